@@ -1,0 +1,44 @@
+# The two set-up commands of the README: `make run` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# torch is installed first with this pin: here it is a CPU build on local disk; an unpinned
+# requirement could pull a multi-GB CUDA build. pyproject keeps a broad range for real users.
+TORCH_PIN ?= torch==2.13.0
+
+.PHONY: run test install install-test assets bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.torch: | $(PY)
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH_PIN)"
+	touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.torch
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: install
+	$(VENV)/bin/attnviz
+
+test: install-test
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+
+# Re-train every bundled model into assets/models (each task takes seconds to a couple of minutes on CPU).
+assets: install
+	$(PY) -m attnviz.training.make_assets
+
+bench: install
+	$(VENV)/bin/attnviz bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

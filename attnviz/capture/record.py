@@ -1,0 +1,158 @@
+"""Run one forward pass on the explicit attention path and collect every intermediate."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+from torch import nn
+
+from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.models.attention import Attention
+from attnviz.models.registry import attention_layers
+
+__all__ = ["capture", "recording", "LARGE_T"]
+
+# Above this many tokens the trace keeps float16 arrays and recomputes logits from q·kᵀ on demand,
+# so L=12, H=12, T=1024 stays well under half a gigabyte.
+LARGE_T = 512
+
+
+@contextmanager
+def recording(model: nn.Module, keep_grad: bool = False):
+    """Switch every attention module to the explicit path and give every recordable module a dict.
+
+    The previous flags come back on exit, also when the forward pass raises.
+    """
+    modules = [m for m in model.modules() if hasattr(m, "record")]
+    saved = [(m, m.record, getattr(m, "fused", None), getattr(m, "keep_grad", None)) for m in modules]
+    was_training = model.training
+    try:
+        model.eval()
+        for m in modules:
+            m.record = {}
+            if isinstance(m, Attention):
+                m.fused = False
+                m.keep_grad = keep_grad
+        yield
+    finally:
+        for m, record, fused, keep in saved:
+            m.record = record
+            if isinstance(m, Attention):
+                m.fused, m.keep_grad = fused, keep
+        model.train(was_training)
+
+
+def _np(t: torch.Tensor, dtype) -> np.ndarray:
+    return t.detach().to("cpu", torch.float32).numpy().astype(dtype, copy=False)
+
+
+def _attention_arrays(attn: Attention, prefix: str, dtype, keep_logits: bool) -> dict[str, np.ndarray]:
+    rec = attn.record
+    out = {
+        prefix + "x": _np(rec["x"][0], dtype),  # (T, D)
+        prefix + "q": _np(rec["q"][0], dtype),  # (H, T, dh)
+        prefix + "k": _np(rec["k"][0], dtype),  # (H_kv, T, dh)
+        prefix + "v": _np(rec["v"][0], dtype),
+        prefix + "mask": _np(rec["mask"][0, 0], np.float32),  # (Tq, Tk)
+        prefix + "probs": _np(rec["probs"][0], dtype),  # (H, Tq, Tk)
+        prefix + "z": _np(rec["z"][0], dtype),  # (H, Tq, dh)
+        prefix + "out": _np(rec["out"][0], dtype),  # (Tq, D)
+    }
+    if keep_logits:
+        out[prefix + "logits"] = _np(rec["logits"][0], dtype)
+    # weights in the "x @ W + b" orientation the lectures use (Q = X W_Q)
+    for name, lin in (("q", attn.q_proj), ("k", attn.k_proj), ("v", attn.v_proj), ("o", attn.o_proj)):
+        out[f"{prefix}W_{name}"] = _np(lin.weight.T, dtype)
+        bias = lin.bias if lin.bias is not None else torch.zeros(lin.out_features)
+        out[f"{prefix}b_{name}"] = _np(bias, dtype)
+    return out
+
+
+def _prediction(model: nn.Module, logits: torch.Tensor) -> np.ndarray:
+    cfg = model.cfg
+    probs = torch.softmax(logits.detach().float(), dim=-1)[0]
+    if cfg.kind in ("decoder", "encoder-decoder"):
+        return probs[-1].cpu().numpy()  # next-token distribution after the last position
+    return probs.cpu().numpy()  # (C,) or per-token (T, C)
+
+
+def capture(
+    model: nn.Module,
+    inputs: dict[str, torch.Tensor],
+    tokens: list[str],
+    meta: dict | None = None,
+    grad: bool = False,
+    target: int | None = None,
+    precision: str = "auto",
+) -> Trace:
+    """One explicit forward pass of a batch-of-one input; returns a :class:`Trace`.
+
+    Parameters
+    ----------
+    model : an attnviz model (``model.cfg`` is its :class:`ModelConfig`).
+    inputs : keyword arguments of ``model.forward`` (ids / images / src+tgt), batch size 1.
+    tokens : labels of the (decoder) positions; for images "[CLS]" and patch names.
+    grad : also record d(target logit)/d(attention probabilities) as ``L{i}.grad`` (gradient rollout).
+    target : class (or next token) whose logit is differentiated; default: the predicted one.
+    precision : "float32", "float16" or "auto" (float16 with logits recomputed on demand when T is large).
+    """
+    cfg = model.cfg
+    T = len(tokens)
+    large = T > LARGE_T
+    dtype = np.float16 if precision == "float16" or (precision == "auto" and large) else np.float32
+    layers = attention_layers(model)
+    with recording(model, keep_grad=grad), torch.set_grad_enabled(grad):
+        logits = model(**inputs)
+        if grad:
+            flat = logits[0] if logits.dim() == 2 else logits[0, -1]
+            idx = int(flat.argmax()) if target is None else int(target)
+            model.zero_grad(set_to_none=True)
+            flat[idx].backward()
+        arrays: dict[str, np.ndarray] = {}
+        first = layers["main"][0].attn
+        unique_masks: list[np.ndarray] = []  # every layer has the same mask: hold one copy
+        for role, blocks in layers.items():
+            for i, block in enumerate(blocks):
+                parts = [("enc" if role == "enc" else "self", block.attn)]
+                if block.cross is not None:
+                    parts.append(("cross", block.cross))
+                for part, attn in parts:
+                    prefix = layer_prefix(i, part)
+                    arrays.update(_attention_arrays(attn, prefix, dtype, keep_logits=not large))
+                    m = arrays[prefix + "mask"]
+                    same = next((u for u in unique_masks if u.shape == m.shape and np.array_equal(u, m)), None)
+                    if same is None:
+                        unique_masks.append(m)
+                    else:
+                        arrays[prefix + "mask"] = same
+                    if grad:
+                        g = attn.record["probs"].grad
+                        arrays[prefix + "grad"] = _np(g[0], dtype) if g is not None else np.zeros_like(arrays[prefix + "probs"])
+                base = "enc." if role == "enc" else ""
+                arrays[f"{base}L{i}.h"] = _np(block.record["h"][0], dtype)
+                arrays[f"{base}L{i}.resid"] = _np(block.record["resid"][0], dtype)
+        embeds = [("", getattr(model, "embed", None) or getattr(model, "tgt_embed")),
+                  ("enc.", getattr(model, "src_embed", None))]
+        for base, emb in embeds:
+            if emb is not None and emb.record:
+                for name in ("token", "pos", "sum"):
+                    arrays[f"{base}emb.{name}"] = _np(emb.record[name][0], dtype)
+        arrays["prediction"] = _prediction(model, logits)
+    meta = {
+        "kind": cfg.kind,
+        "config": cfg.to_dict(),
+        "scale": float(first.scale),
+        "causal": bool(first.causal),
+        "n_layers": len(layers["main"]),
+        "n_enc_layers": len(layers.get("enc", [])),
+        "n_heads": cfg.n_heads,
+        "n_kv_heads": cfg.kv_heads,
+        "kv_group": cfg.n_heads // cfg.kv_heads,  # query head h reads key/value head h // kv_group
+        "d_head": cfg.head_dim,
+        "grid": list(cfg.grid) if cfg.kind == "vit" else None,
+        "precision": np.dtype(dtype).name,
+        **(meta or {}),
+    }
+    return Trace(tokens=list(tokens), meta=meta, arrays=arrays)

@@ -1,0 +1,167 @@
+"""The Trace: everything one forward pass computed, as plain numpy plus metadata.
+
+Key names are a public contract (documented in the README):
+
+``tokens`` (T,) · ``meta`` JSON · ``L{i}.x`` (T, D) input to the Q/K/V projections ·
+``L{i}.q`` (H, T, dh) · ``L{i}.k`` / ``L{i}.v`` (H_kv, T, dh) · ``L{i}.logits`` / ``L{i}.probs``
+(H, T, T) · ``L{i}.mask`` (T, T) additive · ``L{i}.z`` (H, T, dh) · ``L{i}.out`` (T, D) ·
+``L{i}.resid`` (T, D) residual stream after block i · ``L{i}.W_q`` … (D, H·dh) with ``q = x W_q + b_q`` ·
+``L{i}.cross.*`` decoder cross-attention over (T_dec, T_enc) · ``enc.L{i}.*`` encoder layers of an
+encoder–decoder · ``emb.token`` / ``emb.pos`` / ``emb.sum`` (T, D) · ``prediction`` · ``rollout`` (T, T).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.errors import InputError
+
+__all__ = ["Trace", "layer_prefix", "write_atomic"]
+
+FORMAT_VERSION = 1
+
+
+def layer_prefix(layer: int, part: str = "self") -> str:
+    """Key prefix of one attention block: part is "self", "cross" or "enc" (encoder of enc–dec)."""
+    if part == "cross":
+        return f"L{layer}.cross."
+    if part == "enc":
+        return f"enc.L{layer}."
+    return f"L{layer}."
+
+
+def write_atomic(path: str | os.PathLike, write) -> None:
+    """Call ``write(tmp_path)`` and rename the result onto ``path``; no partial file is ever left.
+
+    A failure leaves any existing file at ``path`` untouched.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass
+class Trace:
+    """Tokens, metadata and named arrays of one captured forward pass (batch of one)."""
+
+    tokens: list[str]
+    meta: dict
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+    # -- access --------------------------------------------------------------------------------
+    def __contains__(self, key: str) -> bool:
+        return key in self.arrays or (key.endswith(".logits") and key[: -len("logits")] + "q" in self.arrays)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key in self.arrays:
+            return self.arrays[key]
+        if key.endswith(".logits"):
+            # Long inputs do not keep the logits (memory); they are q·kᵀ·scale, recomputed here.
+            return self._logits_from_qk(key[: -len("logits")])
+        raise KeyError(f"trace has no array {key!r}")
+
+    def get(self, key: str, default=None):
+        return self[key] if key in self else default
+
+    def keys(self) -> list[str]:
+        return list(self.arrays)
+
+    def _logits_from_qk(self, prefix: str) -> np.ndarray:
+        q = self.arrays[prefix + "q"].astype(np.float32)  # (H, Tq, dh)
+        k = self.arrays[prefix + "k"].astype(np.float32)  # (H_kv, Tk, dh)
+        k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)  # (H, Tk, dh)
+        return (q @ k.transpose(0, 2, 1)) * np.float32(self.meta["scale"])
+
+    # -- shape facts -------------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return self.meta.get("kind", "encoder")
+
+    @property
+    def n_layers(self) -> int:
+        return int(self.meta["n_layers"])
+
+    @property
+    def n_enc_layers(self) -> int:
+        return int(self.meta.get("n_enc_layers", 0))
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.meta["n_heads"])
+
+    @property
+    def n_kv_heads(self) -> int:
+        return int(self.meta.get("n_kv_heads", self.n_heads))
+
+    @property
+    def has_cross(self) -> bool:
+        return "L0.cross.probs" in self.arrays
+
+    @property
+    def src_tokens(self) -> list[str]:
+        return [str(t) for t in self.arrays.get("src_tokens", [])]
+
+    @property
+    def grid(self) -> tuple[int, int] | None:
+        g = self.meta.get("grid")
+        return tuple(g) if g else None
+
+    def probs(self, layer: int, part: str = "self") -> np.ndarray:
+        """Attention probabilities (H, Tq, Tk) as float32."""
+        return np.asarray(self[layer_prefix(layer, part) + "probs"], dtype=np.float32)
+
+    def all_probs(self, part: str = "self") -> list[np.ndarray]:
+        n = self.n_enc_layers if part == "enc" else self.n_layers
+        return [self.probs(i, part) for i in range(n)]
+
+    def key_tokens(self, part: str = "self") -> list[str]:
+        """Labels of the keys (columns) of a block: source tokens for cross-attention."""
+        if part in ("cross", "enc"):
+            return self.src_tokens
+        return list(self.tokens)
+
+    def query_tokens(self, part: str = "self") -> list[str]:
+        return self.src_tokens if part == "enc" else list(self.tokens)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in {id(a): a for a in self.arrays.values()}.values())
+
+    # -- files -----------------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> None:
+        """Write an .npz (atomically: a temporary name renamed into place)."""
+        payload = dict(self.arrays)
+        payload["tokens"] = np.array(self.tokens, dtype=str)
+        payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
+
+        def write(tmp: str) -> None:
+            with open(tmp, "wb") as fh:
+                np.savez_compressed(fh, **payload)
+
+        write_atomic(path, write)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Trace":
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read trace {path}: {exc}") from None
+        if "tokens" not in arrays or "meta" not in arrays:
+            raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
+        tokens = [str(t) for t in arrays.pop("tokens")]
+        meta = json.loads(str(arrays.pop("meta")))
+        return cls(tokens=tokens, meta=meta, arrays=arrays)

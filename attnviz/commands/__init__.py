@@ -1,0 +1,1 @@
+"""Subcommands of the attnviz CLI, one module each (see attnviz.cli)."""

@@ -1,0 +1,83 @@
+"""What every built-in task provides: data, a model config, a metric and probe inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from attnviz.models.config import ModelConfig
+
+__all__ = ["Batch", "Task", "IGNORE"]
+
+IGNORE = -100  # target value that the loss and the accuracy skip (padding, unmasked MLM positions)
+
+
+@dataclass
+class Batch:
+    """Keyword arguments of ``model.forward`` and the targets, as CPU tensors."""
+
+    inputs: dict[str, torch.Tensor]
+    targets: torch.Tensor
+    n_items: int  # examples (sequences or images) in the batch: throughput is counted in these
+
+    def to(self, device) -> "Batch":
+        return Batch({k: v.to(device) for k, v in self.inputs.items()}, self.targets.to(device), self.n_items)
+
+
+class Task:
+    """Base class. Subclasses are deterministic given ``seed`` and keep train and held-out data apart.
+
+    Override: ``model_config``, ``sample_batch``, ``evaluate``, ``probe_inputs``, ``example_input``;
+    optionally ``prepare_text`` (how the app turns typed text into model inputs) and ``loss``.
+    """
+
+    name = "task"
+    kind = "encoder"  # the model kind this task trains
+    description = ""
+    steps = 1000  # default training steps
+    batch_size = 64
+    lr = 3e-3
+    warmup = 50
+    weight_decay = 0.01
+    tokenizer = None
+    tgt_tokenizer = None
+    labels: list[str] | None = None
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def model_config(self, **overrides) -> ModelConfig:
+        raise NotImplementedError
+
+    def sample_batch(self, split: str, batch_size: int, rng: np.random.Generator) -> Batch:
+        """A random batch from the "train" or "test" distribution (disjoint by construction)."""
+        raise NotImplementedError
+
+    def loss(self, logits: torch.Tensor, batch: Batch):
+        """Cross-entropy over every non-ignored target; returns (loss, n_correct, n_counted)."""
+        flat = logits.reshape(-1, logits.shape[-1])
+        tgt = batch.targets.reshape(-1)
+        loss = F.cross_entropy(flat, tgt, ignore_index=IGNORE)
+        with torch.no_grad():
+            keep = tgt != IGNORE
+            correct = int((flat.argmax(-1)[keep] == tgt[keep]).sum())
+        return loss, correct, int(keep.sum())
+
+    def evaluate(self, loaded, seed: int = 12345) -> dict:
+        """Held-out metrics on freshly generated data (the numbers stored in the checkpoint)."""
+        raise NotImplementedError
+
+    def probe_inputs(self) -> list:
+        """Fixed inputs whose attention is snapshotted during training (texts or images)."""
+        raise NotImplementedError
+
+    def example_input(self):
+        """What the app shows first for this task (text or an image array)."""
+        return self.probe_inputs()[0]
+
+    def info(self) -> dict:
+        """Extra fields stored in the checkpoint's config.json (labels, preprocessing...)."""
+        return {"labels": self.labels} if self.labels else {}

@@ -1,0 +1,5 @@
+"""Tokenizers (character, word, BPE) — Qt-free."""
+
+from attnviz.text.tokenizer import SPECIALS, Encoding, Tokenizer
+
+__all__ = ["Tokenizer", "Encoding", "SPECIALS"]
