@@ -48,7 +48,7 @@ def _np(t: torch.Tensor, dtype) -> np.ndarray:
     return t.detach().to("cpu", torch.float32).numpy().astype(dtype, copy=False)
 
 
-def _attention_arrays(attn: Attention, prefix: str, dtype, keep_logits: bool) -> dict[str, np.ndarray]:
+def _attention_arrays(attn: Attention, prefix: str, dtype, keep_derived: bool) -> dict[str, np.ndarray]:
     rec = attn.record
     out = {
         prefix + "x": _np(rec["x"][0], dtype),  # (T, D)
@@ -58,10 +58,10 @@ def _attention_arrays(attn: Attention, prefix: str, dtype, keep_logits: bool) ->
         prefix + "mask": _np(rec["mask"][0, 0], np.float32),  # (Tq, Tk)
         prefix + "probs": _np(rec["probs"][0], dtype),  # (H, Tq, Tk)
         prefix + "z": _np(rec["z"][0], dtype),  # (H, Tq, dh)
-        prefix + "out": _np(rec["out"][0], dtype),  # (Tq, D)
     }
-    if keep_logits:
+    if keep_derived:  # for long inputs Trace recomputes these on demand
         out[prefix + "logits"] = _np(rec["logits"][0], dtype)
+        out[prefix + "out"] = _np(rec["out"][0], dtype)  # (Tq, D)
     # weights in the "x @ W + b" orientation the lectures use (Q = X W_Q)
     for name, lin in (("q", attn.q_proj), ("k", attn.k_proj), ("v", attn.v_proj), ("o", attn.o_proj)):
         out[f"{prefix}W_{name}"] = _np(lin.weight.T, dtype)
@@ -120,7 +120,7 @@ def capture(
                     parts.append(("cross", block.cross))
                 for part, attn in parts:
                     prefix = layer_prefix(i, part)
-                    arrays.update(_attention_arrays(attn, prefix, dtype, keep_logits=not large))
+                    arrays.update(_attention_arrays(attn, prefix, dtype, keep_derived=not large))
                     m = arrays[prefix + "mask"]
                     same = next((u for u in unique_masks if u.shape == m.shape and np.array_equal(u, m)), None)
                     if same is None:
@@ -133,6 +133,11 @@ def capture(
                 base = "enc." if role == "enc" else ""
                 arrays[f"{base}L{i}.h"] = _np(block.record["h"][0], dtype)
                 arrays[f"{base}L{i}.resid"] = _np(block.record["resid"][0], dtype)
+                # post-LN blocks read the previous residual stream unchanged: hold that array once
+                prev = arrays.get(f"{base}L{i - 1}.resid")
+                x = arrays[layer_prefix(i, "enc" if role == "enc" else "self") + "x"]
+                if prev is not None and prev.shape == x.shape and np.array_equal(prev, x):
+                    arrays[layer_prefix(i, "enc" if role == "enc" else "self") + "x"] = prev
         embeds = [("", getattr(model, "embed", None) or getattr(model, "tgt_embed")),
                   ("enc.", getattr(model, "src_embed", None))]
         for base, emb in embeds:

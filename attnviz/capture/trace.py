@@ -62,15 +62,24 @@ class Trace:
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
 
     # -- access --------------------------------------------------------------------------------
+    # Long inputs do not keep what is cheap to recompute (memory): logits = q·kᵀ·scale and
+    # out = concat(z)·W_O + b_O are rebuilt here on demand from the arrays that are kept.
+    _DERIVED = {"logits": "q", "out": "z"}
+
     def __contains__(self, key: str) -> bool:
-        return key in self.arrays or (key.endswith(".logits") and key[: -len("logits")] + "q" in self.arrays)
+        if key in self.arrays:
+            return True
+        stem, _, leaf = key.rpartition(".")
+        return leaf in self._DERIVED and f"{stem}.{self._DERIVED[leaf]}" in self.arrays
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key in self.arrays:
             return self.arrays[key]
-        if key.endswith(".logits"):
-            # Long inputs do not keep the logits (memory); they are q·kᵀ·scale, recomputed here.
-            return self._logits_from_qk(key[: -len("logits")])
+        stem, _, leaf = key.rpartition(".")
+        if leaf == "logits" and f"{stem}.q" in self.arrays:
+            return self._logits_from_qk(stem + ".")
+        if leaf == "out" and f"{stem}.z" in self.arrays:
+            return self._out_from_z(stem + ".")
         raise KeyError(f"trace has no array {key!r}")
 
     def get(self, key: str, default=None):
@@ -84,6 +93,11 @@ class Trace:
         k = self.arrays[prefix + "k"].astype(np.float32)  # (H_kv, Tk, dh)
         k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)  # (H, Tk, dh)
         return (q @ k.transpose(0, 2, 1)) * np.float32(self.meta["scale"])
+
+    def _out_from_z(self, prefix: str) -> np.ndarray:
+        z = self.arrays[prefix + "z"].astype(np.float32)  # (H, T, dh)
+        merged = z.transpose(1, 0, 2).reshape(z.shape[1], -1)  # (T, H*dh), heads concatenated
+        return merged @ self.arrays[prefix + "W_o"].astype(np.float32) + self.arrays[prefix + "b_o"].astype(np.float32)
 
     # -- shape facts -------------------------------------------------------------------------
     @property

@@ -1,0 +1,74 @@
+"""``attnviz bench``: print the performance figures the issues ask for, measured in one run."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+SECTIONS = ("capture", "memory", "training", "gui", "export")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("bench", help="measure capture overhead, trace memory, training and GUI speed")
+    p.add_argument("--only", default="capture,memory,training",
+                   help=f"comma-separated sections: {', '.join(SECTIONS)} (default: capture,memory,training)")
+    p.add_argument("--repeat", type=int, default=5, help="timed repetitions per figure (median reported)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from attnviz.errors import AttnvizError
+
+    wanted = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = [s for s in wanted if s not in SECTIONS]
+    if unknown:
+        raise AttnvizError(f"unknown bench section {unknown[0]!r}: choose from {', '.join(SECTIONS)}")
+    results: dict[str, dict] = {}
+    for section in wanted:
+        results[section] = _SECTION_RUNNERS[section](args.repeat)
+        if not args.json:
+            _print_section(section, results[section])
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return 0
+
+
+def _print_section(name: str, figures: dict) -> None:
+    print(f"[{name}]")
+    for key, value in figures.items():
+        print(f"  {key:<48} {value:.4g}" if isinstance(value, float) else f"  {key:<48} {value}")
+    sys.stdout.flush()
+
+
+def _capture(repeat: int) -> dict:
+    from attnviz.capture.bench import measure_capture_overhead
+
+    return measure_capture_overhead(repeat)
+
+
+def _memory(repeat: int) -> dict:
+    from attnviz.capture.bench import measure_trace_memory
+
+    return measure_trace_memory()
+
+
+def _training(repeat: int) -> dict:
+    from attnviz.training.bench import measure_training_overhead
+
+    return measure_training_overhead()
+
+
+def _gui(repeat: int) -> dict:
+    from attnviz.gui.bench import run_gui_benchmarks
+
+    return run_gui_benchmarks()
+
+
+def _export(repeat: int) -> dict:
+    from attnviz.export.bench import run_export_benchmarks
+
+    return run_export_benchmarks()
+
+
+_SECTION_RUNNERS = {"capture": _capture, "memory": _memory, "training": _training, "gui": _gui, "export": _export}
