@@ -1,0 +1,1 @@
+"""Figures for lectures: render views off-screen to PNG/SVG/PDF (Qt)."""

@@ -1,0 +1,171 @@
+"""Render a view off-screen into PNG, SVG or PDF — the same drawing code the screen uses.
+
+The widget is resized to the requested figure size and asked to paint itself (``QWidget.render``) into a
+QImage (PNG), a QSvgGenerator (SVG: text and lines stay vector, heatmaps are embedded images) or a
+QPdfWriter (PDF). A title and a caption band can be added around it. Files are written to a temporary
+name and renamed into place, so a failed export never leaves or replaces a file with a broken one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication, QWidget
+
+from attnviz.capture.trace import write_atomic
+from attnviz.errors import AttnvizError
+
+__all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard"]
+
+FORMATS = ("png", "svg", "pdf")
+SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
+
+
+@dataclass
+class ExportOptions:
+    """Figure size in pixels (points for SVG/PDF at ``dpi``), and the slide dressing."""
+
+    width: int = 1920
+    height: int = 1080
+    dpi: int = 150  # PNG: pixels per inch stored in the file; PDF: page size = pixels / dpi inches
+    scale: float = 1.0  # PNG supersampling (2.0 doubles the pixels, same layout)
+    transparent: bool = False
+    title: str = ""
+    caption: str = ""
+    font_scale: float = 1.0
+
+    @classmethod
+    def preset(cls, name: str, **kw) -> "ExportOptions":
+        if name not in SLIDE_PRESETS:
+            raise AttnvizError(f"unknown slide preset {name!r}: choose {', '.join(SLIDE_PRESETS)} or a WxH size")
+        w, h = SLIDE_PRESETS[name]
+        return cls(width=w, height=h, **kw)
+
+    def validate(self) -> None:
+        if not (16 <= self.width <= 16384 and 16 <= self.height <= 16384):
+            raise AttnvizError(f"figure size {self.width}×{self.height} is out of range (16…16384 pixels)")
+        if not (0.25 <= self.scale <= 8):
+            raise AttnvizError("PNG scale must be between 0.25 and 8")
+
+
+def _band_height(text: str, opts: ExportOptions, rel: float) -> int:
+    return int(round(opts.height * rel * opts.font_scale)) if text else 0
+
+
+def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
+    """Draw title, the widget and caption into a painter whose logical size is width × height."""
+    w, h = opts.width, opts.height
+    if not opts.transparent:
+        painter.fillRect(QRectF(0, 0, w, h), QColor("white"))
+    top = _band_height(opts.title, opts, 0.07)
+    bottom = _band_height(opts.caption, opts, 0.05)
+    font = QFont(painter.font())
+    if top:
+        font.setPixelSize(max(8, int(top * 0.6)))
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("black"))
+        painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
+    body = QSize(w, max(16, h - top - bottom))
+    if widget.size() != body:
+        widget.resize(body)
+        QApplication.processEvents()  # let layouts and pyqtgraph ranges settle at the new size
+    painter.save()
+    painter.translate(0, top)
+    # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
+    QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+    painter.restore()
+    if bottom:
+        font.setPixelSize(max(8, int(bottom * 0.55)))
+        font.setBold(False)
+        painter.setFont(font)
+        painter.setPen(QColor(60, 60, 60))
+        painter.drawText(QRectF(0, h - bottom, w, bottom), Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
+
+
+def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
+    """The figure as a QImage (what PNG export and Copy to clipboard produce)."""
+    opts.validate()
+    img = QImage(int(opts.width * opts.scale), int(opts.height * opts.scale), QImage.Format_ARGB32_Premultiplied)
+    img.fill(Qt.transparent)
+    dots_per_m = int(round(opts.dpi / 0.0254))
+    img.setDotsPerMeterX(dots_per_m)
+    img.setDotsPerMeterY(dots_per_m)
+    painter = QPainter(img)
+    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setRenderHint(QPainter.TextAntialiasing)
+    painter.scale(opts.scale, opts.scale)
+    try:
+        _paint(painter, widget, opts)
+    finally:
+        painter.end()
+    return img
+
+
+def _write_png(widget, opts, tmp: str) -> None:
+    if not render_image(widget, opts).save(tmp, "PNG"):
+        raise AttnvizError("could not encode the PNG")
+
+
+def _write_svg(widget, opts, tmp: str) -> None:
+    gen = QSvgGenerator()
+    gen.setFileName(tmp)
+    gen.setSize(QSize(opts.width, opts.height))
+    gen.setViewBox(QRectF(0, 0, opts.width, opts.height))
+    gen.setResolution(opts.dpi)
+    gen.setTitle(opts.title or "attnviz figure")
+    gen.setDescription(opts.caption or "exported by attnviz")
+    painter = QPainter()
+    if not painter.begin(gen):
+        raise AttnvizError("could not start the SVG writer")
+    try:
+        _paint(painter, widget, opts)
+    finally:
+        painter.end()
+
+
+def _write_pdf(widget, opts, tmp: str) -> None:
+    writer = QPdfWriter(tmp)
+    writer.setResolution(opts.dpi)
+    size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
+    writer.setPageLayout(QPageLayout(QPageSize(size_pt, QPageSize.Point), QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
+    writer.setTitle(opts.title or "attnviz figure")
+    writer.setCreator("attnviz")
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise AttnvizError("could not start the PDF writer")
+    try:
+        # the page is width × height device pixels at opts.dpi; draw in those same logical units
+        _paint(painter, widget, opts)
+    finally:
+        painter.end()
+
+
+_WRITERS = {"png": _write_png, "svg": _write_svg, "pdf": _write_pdf}
+
+
+def export_widget(widget: QWidget, path, opts: ExportOptions | None = None) -> Path:
+    """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf)."""
+    opts = opts or ExportOptions()
+    opts.validate()
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in _WRITERS:
+        raise AttnvizError(f"cannot export to {path.name}: use a .png, .svg or .pdf file name")
+    if not path.parent.exists():
+        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
+    try:
+        write_atomic(path, lambda tmp: _WRITERS[fmt](widget, opts, tmp))
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def copy_to_clipboard(widget: QWidget, opts: ExportOptions | None = None) -> QImage:
+    img = render_image(widget, opts or ExportOptions())
+    QApplication.clipboard().setImage(img)
+    return img
