@@ -1,6 +1,7 @@
 """Render a view off-screen into PNG, SVG or PDF — the same drawing code the screen uses.
 
-The widget is resized to the requested figure size and asked to paint itself (``QWidget.render``) into a
+Attention views draw their figure with ``render_figure(painter, rect, scale)`` (see
+attnviz/gui/views/base.py); any other widget is resized and painted with ``QWidget.render``. Either way it goes into a
 QImage (PNG), a QSvgGenerator (SVG: text and lines stay vector, heatmaps are embedded images) or a
 QPdfWriter (PDF). A title and a caption band can be added around it. Files are written to a temporary
 name and renamed into place, so a failed export never leaves or replaces a file with a broken one.
@@ -70,14 +71,19 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         painter.setFont(font)
         painter.setPen(QColor("black"))
         painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
-    body = QSize(w, max(16, h - top - bottom))
-    if widget.size() != body:
-        widget.resize(body)
-        QApplication.processEvents()  # let layouts and pyqtgraph ranges settle at the new size
+    body = QRectF(0, top, w, max(16, h - top - bottom))
     painter.save()
-    painter.translate(0, top)
-    # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
-    QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+    if hasattr(widget, "render_figure"):
+        # attention views draw just the figure (no controls or status line), re-flowed to the size
+        widget.render_figure(painter, body, 1.0)
+    else:
+        size = body.size().toSize()
+        if widget.size() != size:
+            widget.resize(size)
+            QApplication.processEvents()  # let layouts settle at the new size
+        painter.translate(0, top)
+        # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
+        QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
     painter.restore()
     if bottom:
         font.setPixelSize(max(8, int(bottom * 0.55)))

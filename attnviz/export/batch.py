@@ -1,0 +1,151 @@
+"""Many figures from one trace: all heads, all layers, and the lecture pack with its index page."""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.errors import AttnvizError
+from attnviz.export.figures import FIGURES, make_figure
+from attnviz.export.render import ExportOptions, export_widget
+from attnviz.selection import SelectionState
+
+__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry"]
+
+
+@dataclass
+class PackEntry:
+    path: Path
+    title: str
+    command: str
+    seconds: float
+
+
+def export_one(name: str, trace, state: SelectionState, path, opts: ExportOptions, style=None,
+               step: int | None = None) -> Path:
+    """Build the view off-screen and write it; the view is closed afterwards."""
+    view, _selection = make_figure(name, trace, state, style, step)
+    try:
+        return export_widget(view, path, opts)
+    finally:
+        view.close()
+        view.deleteLater()
+
+
+def export_many(name: str, trace, state: SelectionState, path, opts: ExportOptions, style=None,
+                all_heads: bool = False, all_layers: bool = False) -> list[Path]:
+    """One figure per head and/or per layer: ``stem_L{l}_H{h}.ext``."""
+    path = Path(path)
+    spec = FIGURES[name]
+    n_layers = trace.n_enc_layers if state.part == "enc" else trace.n_layers
+    layers = range(n_layers) if all_layers else [state.layer]
+    heads = range(trace.n_heads) if all_heads and spec.per_head else [state.head]
+    written = []
+    for layer in layers:
+        for head in heads:
+            parts = [f"L{layer}" if all_layers or all_heads else "", f"H{head}" if all_heads and spec.per_head else ""]
+            stem = "_".join([path.stem, *[p for p in parts if p]])
+            s = replace(state, layer=layer, head=head)
+            title = opts.title or f"{name} · layer {layer}" + (f" · head {head}" if spec.per_head else "")
+            written.append(export_one(name, trace, s, path.with_name(stem + path.suffix), replace(opts, title=title),
+                                      style))
+    return written
+
+
+def heads_of_interest(trace, n: int = 4) -> list[tuple[int, int]]:
+    """The n most focused heads (lowest mean attention entropy), a lecture's usual starting point."""
+    from attnviz.analysis.distance import attention_entropy
+
+    ent = np.asarray(attention_entropy(trace.all_probs()))  # (L, H)
+    order = np.argsort(ent, axis=None)[:n]
+    return [tuple(int(v) for v in np.unravel_index(i, ent.shape)) for i in order]
+
+
+def _default_query(trace) -> int:
+    tokens = [t.lower() for t in trace.tokens]
+    if "it" in tokens:  # the lecture's coreference example
+        return tokens.index("it")
+    return len(tokens) - 1
+
+
+def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_command: str = "attnviz export",
+                        fmt: str = "png", query: int | None = None) -> list[PackEntry]:
+    """Six steps for one query, matrix form, model view, heads of interest, rollout, embedding views.
+
+    Writes ``index.md`` and ``index.html`` listing every figure and the command that made it.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    q = _default_query(trace) if query is None else query
+    plan: list[tuple[str, SelectionState, int | None, str]] = []
+    focused = heads_of_interest(trace)
+    layer, head = focused[0]
+    for step in range(1, 7):
+        plan.append(("steps", SelectionState(layer=layer, head=head, query=q), step, f"step {step}"))
+    plan.append(("matrix-form", SelectionState(layer=layer, head=head, query=q), None, ""))
+    plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
+    for lyr, hd in focused:
+        plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
+        plan.append(("token-lines", SelectionState(layer=lyr, head=hd), None, ""))
+    if trace.has_cross:
+        plan.append(("head-map", SelectionState(layer=trace.n_layers - 1, head=0, part="cross"), None, "cross"))
+    for name in ("rollout", "filters-pca", "pos-similarity", "attention-distance", "token-pca", "pos-encoding"):
+        if trace.kind in FIGURES[name].kinds:
+            if name == "rollout" and "L0.grad" not in trace.arrays:
+                continue
+            plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
+    entries = []
+    for name, state, step, note in plan:
+        bits = [name, f"L{state.layer}", f"H{state.head}" if FIGURES[name].per_head else "",
+                f"step{step}" if step else "", "cross" if state.part == "cross" else ""]
+        file = directory / ("_".join(b for b in bits if b) + f".{fmt}")
+        title = _title(name, state, step, trace)
+        t0 = time.perf_counter()
+        export_one(name, trace, state, file, replace(opts, title=title), style, step)
+        args = [base_command, "--view", name, "--layer", str(state.layer), "--head", str(state.head)]
+        if state.query is not None:
+            args += ["--query", str(state.query)]
+        if state.part != "self":
+            args += ["--part", state.part]
+        if step:
+            args += ["--step", str(step)]
+        args += ["-o", file.name]
+        entries.append(PackEntry(file, title, " ".join(args), time.perf_counter() - t0))
+    _write_index(directory, entries, trace)
+    return entries
+
+
+def _title(name, s: SelectionState, step, trace) -> str:
+    what = FIGURES[name].help.split(" (")[0]
+    where = f"layer {s.layer}" + (f", head {s.head}" if FIGURES[name].per_head else "")
+    if s.part == "cross":
+        where += ", cross-attention"
+    if step:
+        return f"Step {step} of self-attention · {where} · query “{trace.tokens[s.query]}”"
+    return f"{what[0].upper()}{what[1:]} · {where}"
+
+
+def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
+    from attnviz.capture.trace import write_atomic
+
+    model = trace.meta.get("model_name", "model")
+    src = trace.meta.get("input_text") or "image input"
+    md = [f"# attnviz lecture pack: {model}", "", f"Input: {src}", "", "| figure | file | command |", "|---|---|---|"]
+    md += [f"| {e.title} | [{e.path.name}]({e.path.name}) | `{e.command}` |" for e in entries]
+    rows = "\n".join(
+        f"<tr><td>{html.escape(e.title)}</td><td><a href='{html.escape(e.path.name)}'>"
+        f"<img src='{html.escape(e.path.name)}' width='320' alt='{html.escape(e.title)}'></a></td>"
+        f"<td><code>{html.escape(e.command)}</code></td></tr>" for e in entries)
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>attnviz: {html.escape(model)}</title></head>"
+            f"<body><h1>attnviz lecture pack: {html.escape(model)}</h1><p>Input: {html.escape(src)}</p>"
+            f"<table border='1' cellpadding='6'><tr><th>figure</th><th>file</th><th>command</th></tr>{rows}"
+            f"</table></body></html>")
+    write_atomic(directory / "index.md", lambda tmp: Path(tmp).write_text("\n".join(md) + "\n", encoding="utf-8"))
+    write_atomic(directory / "index.html", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))

@@ -1,0 +1,128 @@
+"""The numbers behind a figure, written as .npz or .csv next to (or instead of) the picture.
+
+Qt-free: a figure name, a Trace and a selection state in; named arrays with row/column labels out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.capture.trace import layer_prefix, write_atomic
+from attnviz.errors import AttnvizError
+from attnviz.selection import SelectionState
+
+__all__ = ["FigureData", "figure_data", "write_figure_data"]
+
+
+@dataclass
+class FigureData:
+    """Named arrays, and for the main 2-D array the labels of its rows and columns (CSV header)."""
+
+    arrays: dict[str, np.ndarray]
+    rows: list[str] = field(default_factory=list)
+    cols: list[str] = field(default_factory=list)
+    main: str = ""
+
+
+def _head_map(trace, s: SelectionState) -> FigureData:
+    p = trace.probs(s.layer, s.part)[s.head]
+    key = f"{layer_prefix(s.layer, s.part)}probs[{s.head}]"
+    return FigureData({key: p}, trace.query_tokens(s.part), trace.key_tokens(s.part), key)
+
+
+def _layer_probs(trace, s: SelectionState) -> FigureData:
+    prefix = layer_prefix(s.layer, s.part)
+    return FigureData({prefix + "probs": trace.probs(s.layer, s.part)}, main="")
+
+
+def _all_probs(trace, s: SelectionState) -> FigureData:
+    n = trace.n_enc_layers if s.part == "enc" else trace.n_layers
+    return FigureData({f"{layer_prefix(i, s.part)}probs": trace.probs(i, s.part) for i in range(n)})
+
+
+def _rollout(trace, s: SelectionState) -> FigureData:
+    from attnviz.analysis.rollout import compute_rollout
+
+    r = trace["rollout"] if "rollout" in trace else compute_rollout(trace.all_probs())
+    return FigureData({"rollout": np.asarray(r, dtype=np.float32)}, list(trace.tokens), list(trace.tokens), "rollout")
+
+
+def _steps(trace, s: SelectionState) -> FigureData:
+    from attnviz.analysis.steps import compute_six_steps
+
+    steps = compute_six_steps(trace, s.layer, s.head, s.query or 0, s.part)
+    arrays = {k: np.asarray(v) for k, v in vars(steps).items()
+              if isinstance(v, np.ndarray) or isinstance(v, (float, int))}
+    cols = trace.key_tokens(s.part)
+    table = np.stack([np.asarray(steps.scores), np.asarray(steps.scaled), np.asarray(steps.masked),
+                      np.asarray(steps.weights)])  # (4, T)
+    arrays["steps_table"] = table
+    return FigureData(arrays, ["score q·k", "scaled", "masked", "softmax weight"], cols, "steps_table")
+
+
+def _distance(trace, s: SelectionState) -> FigureData:
+    from attnviz.analysis.distance import attention_entropy, mean_attention_distance
+
+    probs = trace.all_probs(s.part if s.part != "cross" else "self")
+    grid = trace.grid
+    patch = (trace.meta.get("config") or {}).get("patch_size", 1) if grid else 1
+    return FigureData({"mean_distance": mean_attention_distance(probs, grid=grid, patch_size=patch),
+                       "entropy": attention_entropy(probs)})
+
+
+def _embeddings(trace, s: SelectionState) -> FigureData:
+    keys = [k for k in ("emb.token", "emb.pos", "emb.sum") if k in trace]
+    return FigureData({k: np.asarray(trace[k], dtype=np.float32) for k in keys}, main="")
+
+
+_DATA = {
+    "head-map": _head_map,
+    "token-lines": _layer_probs,
+    "model": _all_probs,
+    "rollout": _rollout,
+    "steps": _steps,
+    "matrix-form": _layer_probs,
+    "attention-distance": _distance,
+    "token-pca": _embeddings,
+    "pos-encoding": _embeddings,
+    "pos-similarity": _embeddings,
+}
+
+
+def figure_data(name: str, trace, state: SelectionState) -> FigureData:
+    """The arrays a figure of ``name`` shows (falls back to the selected layer's probabilities)."""
+    return _DATA.get(name, _layer_probs)(trace, state)
+
+
+def write_figure_data(path, data: FigureData) -> Path:
+    """``.npz``: every array. ``.csv``: the main 2-D array with its row and column labels."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        def write(tmp: str) -> None:
+            with open(tmp, "wb") as fh:
+                np.savez_compressed(fh, **{k: np.asarray(v) for k, v in data.arrays.items()})
+    elif suffix == ".csv":
+        main = data.arrays.get(data.main) if data.main else None
+        if main is None or np.ndim(main) != 2:
+            raise AttnvizError("this figure's numbers are not one table: write them as .npz instead of .csv")
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["", *(data.cols or range(main.shape[1]))])
+        for label, row in zip(data.rows or range(main.shape[0]), main):
+            w.writerow([label, *(repr(float(x)) for x in row)])
+
+        def write(tmp: str) -> None:
+            Path(tmp).write_text(buf.getvalue(), encoding="utf-8")
+    else:
+        raise AttnvizError(f"cannot write data to {path.name}: use .npz or .csv")
+    try:
+        write_atomic(path, write)
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path

@@ -1,0 +1,107 @@
+"""Every exportable figure by name: which view draws it and which models it applies to.
+
+The CLI, the lecture pack and the app's Export… action all build figures here, so a figure exported
+from the command line is drawn by exactly the widget the app shows.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from attnviz.errors import AttnvizError
+from attnviz.selection import Selection, SelectionState
+
+__all__ = ["FigureSpec", "FIGURES", "figure_names", "make_figure", "figure_spec"]
+
+TEXT = ("encoder", "decoder", "encoder-decoder")
+ALL = (*TEXT, "vit")
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    name: str
+    module: str
+    cls: str
+    kinds: tuple[str, ...] = ALL
+    needs_grad: bool = False  # the view shows gradient rollout: capture with grad=True
+    per_head: bool = True  # the figure depends on the selected head (--all-heads makes sense)
+    help: str = ""
+
+
+FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
+    FigureSpec("head-map", "attnviz.gui.views.head_map_view", "HeadMapView",
+               help="T×T attention of one layer/head with token labels and colour bar"),
+    FigureSpec("model", "attnviz.gui.views.model_view", "ModelView", per_head=False,
+               help="all layers × heads as thumbnails"),
+    FigureSpec("token-lines", "attnviz.gui.views.token_lines_view", "TokenLinesView",
+               help="tokens joined by lines whose opacity is the attention weight"),
+    FigureSpec("rollout", "attnviz.gui.views.rollout_view", "RolloutView", needs_grad=True, per_head=False,
+               help="raw attention vs rollout vs gradient rollout (overlay on images)"),
+    FigureSpec("filters-pca", "attnviz.gui.views.embedding_views", "FilterPCAView", ("vit",), per_head=False,
+               help="first principal components of the patch-embedding filters"),
+    FigureSpec("pos-similarity", "attnviz.gui.views.embedding_views", "PositionSimilarityView", per_head=False,
+               help="cosine similarity of positional embeddings"),
+    FigureSpec("attention-distance", "attnviz.gui.views.embedding_views", "AttentionDistanceView", per_head=False,
+               help="mean attention distance per head vs layer"),
+    FigureSpec("token-pca", "attnviz.gui.views.embedding_views", "TokenEmbeddingView", TEXT, per_head=False,
+               help="PCA of the token embeddings, labelled"),
+    FigureSpec("pos-encoding", "attnviz.gui.views.embedding_views", "PositionalEncodingView", per_head=False,
+               help="the positional encoding as a heatmap"),
+    FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughView",
+               help="self-attention step by step for one query (--step 1..6)"),
+    FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormView",
+               help="Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O"),
+)}
+
+
+def figure_names() -> list[str]:
+    return list(FIGURES)
+
+
+def figure_spec(name: str) -> FigureSpec:
+    if name not in FIGURES:
+        raise AttnvizError(f"unknown view {name!r}: choose one of {', '.join(FIGURES)}")
+    return FIGURES[name]
+
+
+def view_class(spec: FigureSpec):
+    try:
+        return getattr(importlib.import_module(spec.module), spec.cls)
+    except (ImportError, AttributeError):
+        raise AttnvizError(f"the {spec.name!r} view is not available in this build") from None
+
+
+def make_figure(name: str, trace, state: SelectionState, style=None, step: int | None = None):
+    """Build the view for ``name`` off-screen, showing ``trace`` at ``state``; returns (view, selection).
+
+    The caller keeps the selection alive as long as the view (views hold it weakly).
+    """
+    spec = figure_spec(name)
+    if trace.kind not in spec.kinds:
+        raise AttnvizError(f"the {name!r} view does not apply to a {trace.kind} model")
+    _check_state(trace, state)
+    cls = view_class(spec)
+    selection = Selection(state)
+    view = cls(selection=selection, style=style) if style is not None else cls(selection=selection)
+    view.set_trace(trace)
+    if step is not None:
+        if not hasattr(view, "set_step"):
+            raise AttnvizError(f"--step applies to the 'steps' view, not {name!r}")
+        view.set_step(step)
+    return view, selection
+
+
+def _check_state(trace, s: SelectionState) -> None:
+    n_layers = trace.n_enc_layers if s.part == "enc" else trace.n_layers
+    if s.part == "cross" and not trace.has_cross:
+        raise AttnvizError("this model has no cross-attention (part 'cross' needs an encoder–decoder)")
+    if s.part == "enc" and not trace.n_enc_layers:
+        raise AttnvizError("this model has no separate encoder (part 'enc' needs an encoder–decoder)")
+    if not 0 <= s.layer < n_layers:
+        raise AttnvizError(f"layer {s.layer} does not exist: the model has layers 0..{n_layers - 1}")
+    if not 0 <= s.head < trace.n_heads:
+        raise AttnvizError(f"head {s.head} does not exist: the model has heads 0..{trace.n_heads - 1}")
+    n_q = len(trace.query_tokens(s.part))
+    if s.query is not None and not 0 <= s.query < n_q:
+        raise AttnvizError(f"query {s.query} does not exist: the input has positions 0..{n_q - 1}")
