@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     except AttnvizError as exc:
         print(f"attnviz: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `attnviz steps ... | head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("attnviz: interrupted", file=sys.stderr)
         return 130

@@ -59,6 +59,10 @@ def _attention_arrays(attn: Attention, prefix: str, dtype, keep_derived: bool) -
         prefix + "probs": _np(rec["probs"][0], dtype),  # (H, Tq, Tk)
         prefix + "z": _np(rec["z"][0], dtype),  # (H, Tq, dh)
     }
+    if "x_kv" in rec:
+        out[prefix + "x_kv"] = _np(rec["x_kv"][0], dtype)  # (T_enc, D)
+    if attn.head_gate is not None:  # what-if ablation: out = concat(gate_h · z_h) W_O + b
+        out[prefix + "head_gate"] = _np(attn.head_gate, np.float32)
     if keep_derived:  # for long inputs Trace recomputes these on demand
         out[prefix + "logits"] = _np(rec["logits"][0], dtype)
         out[prefix + "out"] = _np(rec["out"][0], dtype)  # (Tq, D)

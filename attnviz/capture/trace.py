@@ -96,6 +96,8 @@ class Trace:
 
     def _out_from_z(self, prefix: str) -> np.ndarray:
         z = self.arrays[prefix + "z"].astype(np.float32)  # (H, T, dh)
+        if prefix + "head_gate" in self.arrays:  # heads ablated by the what-if lab
+            z = z * self.arrays[prefix + "head_gate"].astype(np.float32)[:, None, None]
         merged = z.transpose(1, 0, 2).reshape(z.shape[1], -1)  # (T, H*dh), heads concatenated
         return merged @ self.arrays[prefix + "W_o"].astype(np.float32) + self.arrays[prefix + "b_o"].astype(np.float32)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -66,18 +65,6 @@ def _options(args):
     return opts
 
 
-def _style(args):
-    import pyqtgraph as pg
-
-    from attnviz.gui.style import PRESETS
-
-    base = PRESETS["default" if args.theme == "light" else args.theme]
-    if args.colormap not in pg.colormap.listMaps():
-        raise AttnvizError(f"unknown colour map {args.colormap!r} (try viridis, cividis, inferno, magma, plasma)")
-    return base.with_(cmap=args.colormap, colour_bar=not args.no_colorbar,
-                      font_scale=base.font_scale * args.font_scale)
-
-
 def _validate(args) -> None:
     if bool(args.lecture_pack) == bool(args.view):
         raise AttnvizError("give either --view VIEW (with -o FILE) or --lecture-pack DIR")
@@ -97,12 +84,11 @@ def _validate(args) -> None:
 
 def run(args) -> int:
     _validate(args)
-    # headless: no display needed unless the user chose a platform
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from attnviz.export.headless import ensure_app, export_style
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (keeps Qt alive)
-    opts, style = _options(args), _style(args)
+    app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
+    opts = _options(args)
+    style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
     from attnviz.export.figures import figure_spec
     from attnviz.pipeline import run_trace
     from attnviz.selection import SelectionState

@@ -82,7 +82,7 @@ class Attention(nn.Module):
         if self.fused and self.record is None:
             z = self._fused(q, k, v, causal, key_pad)
         else:
-            z = self._explicit(x, q, k, v, causal, key_pad)
+            z = self._explicit(x, q, k, v, causal, key_pad, src=None if kv is None else kv)
         if self.head_gate is not None:
             z = z * self.head_gate.to(z.dtype).view(1, -1, 1, 1)
         merged = z.transpose(1, 2).reshape(B, Tq, self.n_heads * self.d_head)  # (B, Tq, H*dh)
@@ -107,7 +107,7 @@ class Attention(nn.Module):
             enable_gqa=self.group > 1,
         )  # (B, H, Tq, dh)
 
-    def _explicit(self, x, q, k, v, causal, key_pad):
+    def _explicit(self, x, q, k, v, causal, key_pad, src=None):
         Tq, Tk = q.shape[2], k.shape[2]
         k_rep = k.repeat_interleave(self.group, dim=1)  # (B, H, Tk, dh): head h reads kv head h // group
         v_rep = v.repeat_interleave(self.group, dim=1)
@@ -122,6 +122,8 @@ class Attention(nn.Module):
         if self.record is not None:
             rec = self.record
             rec["x"] = x.detach()
+            if src is not None:  # cross-attention: the encoder output that k and v are made from
+                rec["x_kv"] = src.detach()
             rec["q"], rec["k"], rec["v"] = q.detach(), k.detach(), v.detach()
             rec["logits"] = logits.detach()
             rec["mask"] = (mask if mask is not None else torch.zeros(1, 1, Tq, Tk, device=q.device)).detach()

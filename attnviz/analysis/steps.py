@@ -1,0 +1,261 @@
+"""Self-attention in six steps, recomputed in float64 numpy from a Trace (the walkthrough's numbers).
+
+For one query position i of one head (the six steps of "The Illustrated Transformer"):
+
+1. q_i = x_i W_Q + b_Q,  k_j = x_j W_K + b_K,  v_j = x_j W_V + b_V
+2. score_j = q_i · k_j
+3. scaled_j = score_j · scale (1/√d_head by default), then the mask row is added (0 or −inf)
+4. w = softmax(masked)
+5. weighted_j = w_j · v_j
+6. z_i = Σ_j weighted_j
+
+Everything is recomputed from the block input x and the weights, never copied from the trace, and
+compared with the z the model produced (``max_error``) — the walkthrough proves its own arithmetic.
+:func:`compute_matrix_form` does the same for all positions and heads at once (Q = X W_Q, …).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from attnviz.capture.trace import layer_prefix
+from attnviz.errors import InputError
+
+__all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain"]
+
+PARTS = ("self", "cross", "enc")
+
+
+def to_plain(value):
+    """Arrays and numpy scalars as JSON-ready lists/floats; non-finite numbers as "inf"/"-inf"/"nan"."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "US":
+            return value.tolist()
+        return [to_plain(v) for v in value] if value.ndim else to_plain(value.item())
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if np.isnan(v):
+            return "nan"
+        if np.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return v
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def _softmax(masked: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis; −inf entries get exactly 0, a fully masked row is all 0."""
+    top = np.max(masked, axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)  # fully masked row: avoid inf - inf
+    e = np.exp(masked - top)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _f64(trace, key: str) -> np.ndarray:
+    return np.asarray(trace[key], dtype=np.float64)
+
+
+def _check(trace, part: str, layer: int, head: int | None = None) -> str:
+    """Validate the indices against the trace; return the key prefix of the attention block."""
+    if part not in PARTS:
+        raise InputError(f"part {part!r} must be one of {', '.join(PARTS)}")
+    if part == "cross" and not trace.has_cross:
+        raise InputError("this model has no cross-attention (only encoder–decoders do): choose part 'self'")
+    if part == "enc" and not trace.n_enc_layers:
+        raise InputError("this model has no separate encoder (only encoder–decoders do): choose part 'self'")
+    n_layers = trace.n_enc_layers if part == "enc" else trace.n_layers
+    if not 0 <= layer < n_layers:
+        raise InputError(f"layer {layer} is out of range: the {part} attention has {n_layers} layers "
+                         f"(0..{n_layers - 1})")
+    if head is not None and not 0 <= head < trace.n_heads:
+        raise InputError(f"head {head} is out of range: the model has {trace.n_heads} heads (0..{trace.n_heads - 1})")
+    return layer_prefix(layer, part)
+
+
+def _kv_input(trace, prefix: str, part: str) -> np.ndarray | None:
+    """Input rows of the keys/values: the block input for self-attention. Cross-attention reads the
+    encoder output, which a trace holds only when it recorded ``x_kv``; otherwise None."""
+    if part != "cross":
+        return _f64(trace, prefix + "x")
+    return _f64(trace, prefix + "x_kv") if prefix + "x_kv" in trace else None
+
+
+def _labels(tokens, n: int) -> list[str]:
+    """Token labels, or position numbers when the trace does not carry them (e.g. src_tokens)."""
+    return [str(t) for t in tokens] if len(tokens) == n else [str(i) for i in range(n)]
+
+
+def _head_slice(trace, prefix: str, name: str, head: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of W_name (D, heads·dh) and b_name belonging to one (query or kv) head."""
+    dh = int(trace.meta["d_head"])
+    cols = slice(head * dh, (head + 1) * dh)
+    return _f64(trace, f"{prefix}W_{name}")[:, cols], _f64(trace, f"{prefix}b_{name}")[cols]
+
+
+@dataclass
+class SixSteps:
+    """Every number of the six steps for one query of one head (float64 arrays)."""
+
+    part: str
+    layer: int
+    head: int
+    kv_head: int  # the key/value head this query head reads (GQA: head // kv_group)
+    query: int
+    query_token: str
+    key_tokens: list[str]
+    kv_source: str  # "recomputed" (k, v from x and W) or "trace" (cross-attention without x_kv)
+    x_i: np.ndarray  # (D,)
+    W_Q: np.ndarray  # (D, dh)
+    W_K: np.ndarray
+    W_V: np.ndarray
+    b_Q: np.ndarray  # (dh,)
+    b_K: np.ndarray
+    b_V: np.ndarray
+    q_i: np.ndarray  # (dh,)
+    k: np.ndarray  # (Tk, dh)
+    v: np.ndarray  # (Tk, dh)
+    scores: np.ndarray  # (Tk,) q_i · k_j
+    scale: float
+    scaled: np.ndarray  # (Tk,)
+    mask: np.ndarray  # (Tk,) 0 or -inf
+    masked: np.ndarray  # (Tk,)
+    weights: np.ndarray  # (Tk,) softmax
+    weighted: np.ndarray  # (Tk, dh) w_j · v_j
+    z_i: np.ndarray  # (dh,)
+    z_trace: np.ndarray  # (dh,) what the model computed
+    weights_trace: np.ndarray  # (Tk,)
+    max_error: float  # max |z_i - z_trace|
+    max_weight_error: float  # max |weights - weights_trace|
+
+    def to_json(self) -> dict:
+        """Plain-Python dict (lists, floats, strings; −inf as "-inf") for ``json.dumps``."""
+        return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "self") -> SixSteps:
+    """Recompute one query's attention output step by step from the trace's x and weights.
+
+    Parameters
+    ----------
+    trace : a Trace captured with float32 (or float16) arrays.
+    layer, head, query : indices (query is a position of the block's query tokens).
+    part : "self", "cross" (decoder cross-attention of an encoder–decoder) or "enc" (its encoder).
+
+    Returns
+    -------
+    SixSteps with every intermediate and the error against the traced z.
+    """
+    prefix = _check(trace, part, layer, head)
+    x = _f64(trace, prefix + "x")  # (Tq, D)
+    if not 0 <= query < x.shape[0]:
+        raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
+    kv_head = head // int(trace.meta.get("kv_group", 1))
+    W_Q, b_Q = _head_slice(trace, prefix, "q", head)
+    W_K, b_K = _head_slice(trace, prefix, "k", kv_head)
+    W_V, b_V = _head_slice(trace, prefix, "v", kv_head)
+    x_i = x[query]
+    q_i = x_i @ W_Q + b_Q  # (dh,)
+    x_kv = _kv_input(trace, prefix, part)
+    if x_kv is not None:
+        k, v, source = x_kv @ W_K + b_K, x_kv @ W_V + b_V, "recomputed"  # (Tk, dh)
+    else:
+        k, v, source = _f64(trace, prefix + "k")[kv_head], _f64(trace, prefix + "v")[kv_head], "trace"
+    scores = k @ q_i  # (Tk,)
+    scale = float(trace.meta["scale"])
+    scaled = scores * scale
+    mask = _f64(trace, prefix + "mask")[query]
+    masked = scaled + mask
+    weights = _softmax(masked)
+    weighted = weights[:, None] * v  # (Tk, dh)
+    z_i = weighted.sum(axis=0)
+    z_trace = _f64(trace, prefix + "z")[head, query]
+    w_trace = _f64(trace, prefix + "probs")[head, query]
+    return SixSteps(
+        part=part, layer=layer, head=head, kv_head=kv_head, query=query,
+        query_token=_labels(trace.query_tokens(part), x.shape[0])[query],
+        key_tokens=_labels(trace.key_tokens(part), k.shape[0]),
+        kv_source=source, x_i=x_i, W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K, b_V=b_V,
+        q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,
+        weights=weights, weighted=weighted, z_i=z_i, z_trace=z_trace, weights_trace=w_trace,
+        max_error=float(np.max(np.abs(z_i - z_trace))),
+        max_weight_error=float(np.max(np.abs(weights - w_trace))),
+    )
+
+
+@dataclass
+class MatrixForm:
+    """Self-attention of one layer for all positions and heads as matrices (float64)."""
+
+    part: str
+    layer: int
+    scale: float
+    kv_source: str
+    X: np.ndarray  # (Tq, D)
+    Q: np.ndarray  # (H, Tq, dh)
+    K: np.ndarray  # (H, Tk, dh) per query head (GQA kv heads repeated)
+    V: np.ndarray  # (H, Tk, dh)
+    QK: np.ndarray  # (H, Tq, Tk) Q Kᵀ
+    scaled: np.ndarray  # (H, Tq, Tk)
+    mask: np.ndarray  # (Tq, Tk)
+    masked: np.ndarray  # (H, Tq, Tk)
+    P: np.ndarray  # (H, Tq, Tk) softmax
+    Z: np.ndarray  # (H, Tq, dh) P V
+    concat: np.ndarray  # (Tq, H·dh) (each head's Z times its ablation gate, when the trace has one)
+    W_O: np.ndarray  # (H·dh, D)
+    b_O: np.ndarray  # (D,)
+    out: np.ndarray  # (Tq, D) concat · W_O + b_O
+    out_trace: np.ndarray  # (Tq, D)
+    max_error: float  # max |out - out_trace|
+
+    def to_json(self) -> dict:
+        return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
+    """Recompute a whole attention layer as matrix products: Q = X W_Q + b_Q, …, out = concat(Z) W_O + b_O."""
+    prefix = _check(trace, part, layer)
+    H, dh = trace.n_heads, int(trace.meta["d_head"])
+    group = int(trace.meta.get("kv_group", 1))
+    X = _f64(trace, prefix + "x")
+    Tq = X.shape[0]
+
+    def heads(m: np.ndarray) -> np.ndarray:
+        return m.reshape(m.shape[0], -1, dh).transpose(1, 0, 2)  # (T, heads·dh) → (heads, T, dh)
+
+    Q = heads(X @ _f64(trace, prefix + "W_q") + _f64(trace, prefix + "b_q"))  # (H, Tq, dh)
+    x_kv = _kv_input(trace, prefix, part)
+    if x_kv is not None:
+        K = heads(x_kv @ _f64(trace, prefix + "W_k") + _f64(trace, prefix + "b_k"))  # (H_kv, Tk, dh)
+        V = heads(x_kv @ _f64(trace, prefix + "W_v") + _f64(trace, prefix + "b_v"))
+        source = "recomputed"
+    else:
+        K, V, source = _f64(trace, prefix + "k"), _f64(trace, prefix + "v"), "trace"
+    K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
+    V = np.repeat(V, group, axis=0)
+    scale = float(trace.meta["scale"])
+    QK = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk)
+    scaled = QK * scale
+    mask = _f64(trace, prefix + "mask")
+    masked = scaled + mask[None]
+    P = _softmax(masked)
+    Z = P @ V  # (H, Tq, dh)
+    # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
+    # (``head_gate``, (H,)) is reproduced exactly
+    gate = _f64(trace, prefix + "head_gate") if prefix + "head_gate" in trace else np.ones(H)
+    concat = (Z * gate[:, None, None]).transpose(1, 0, 2).reshape(Tq, H * dh)  # (Tq, H·dh), head-major
+    W_O, b_O = _f64(trace, prefix + "W_o"), _f64(trace, prefix + "b_o")
+    out = concat @ W_O + b_O
+    out_trace = _f64(trace, prefix + "out")
+    return MatrixForm(
+        part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q, K=K, V=V, QK=QK, scaled=scaled,
+        mask=mask, masked=masked, P=P, Z=Z, concat=concat, W_O=W_O, b_O=b_O, out=out, out_trace=out_trace,
+        max_error=float(np.max(np.abs(out - out_trace))),
+    )

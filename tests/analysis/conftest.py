@@ -1,0 +1,41 @@
+"""Fixtures of the analysis tests: tiny seeded models and their traces."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attnviz.capture import capture
+
+from .tiny import build_tiny, make_inputs
+
+# (id, kind, config overrides, padded keys): every model kind, padding masks, GQA and MQA
+CASES = [
+    ("encoder", "encoder", {}, 0),
+    ("encoder-pad", "encoder", {}, 2),
+    ("encoder-mqa-post", "encoder", {"n_kv_heads": 1, "norm": "post"}, 0),
+    ("decoder", "decoder", {}, 0),
+    ("decoder-gqa", "decoder", {"n_kv_heads": 2}, 0),
+    ("decoder-pad-nobias", "decoder", {"attn_bias": False, "pos": "sinusoidal"}, 1),
+    ("encoder-decoder", "encoder-decoder", {"n_kv_heads": 2}, 1),
+    ("vit", "vit", {}, 0),
+]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    # Tiny models on a shared 2-core machine: intra-op threads cost more than they save (measured
+    # 6× slower capture with the default thread count while other jobs run).
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(params=CASES, ids=[c[0] for c in CASES])
+def case(request):
+    """(model, inputs, tokens, trace) for every model kind the app supports."""
+    _, kind, overrides, pad = request.param
+    model = build_tiny(kind, **overrides)
+    inputs, tokens = make_inputs(model, pad=pad)
+    return model, inputs, tokens, capture(model, inputs, tokens, precision="float32")
