@@ -148,6 +148,8 @@ def capture(
             if emb is not None and emb.record:
                 for name in ("token", "pos", "sum"):
                     arrays[f"{base}emb.{name}"] = _np(emb.record[name][0], dtype)
+        if cfg.kind == "vit":  # the patch-embedding filters, for the ViT paper's PCA figure
+            arrays["emb.patch_weight"] = _np(model.embed.proj.weight, dtype)  # (D, C, P, P)
         arrays["prediction"] = _prediction(model, logits)
     meta = {
         "kind": cfg.kind,

@@ -27,7 +27,9 @@ def add_parser(sub) -> None:
     p.add_argument("--query", type=int, default=None, help="query position (default: none selected)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
                    help="cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
-    p.add_argument("--step", type=int, default=None, help="walkthrough step 1..6 for --view steps")
+    p.add_argument("--step", default=None,
+                   help="walkthrough step for --view steps: 1..6 or a name (project, score, scale, mask, softmax, "
+                        "weight, sum)")
     p.add_argument("--all-heads", action="store_true", help="one figure per head of the layer")
     p.add_argument("--all-layers", action="store_true", help="one figure per layer")
     p.add_argument("--size", default=None, help="WxH pixels, e.g. 1920x1080")
@@ -78,8 +80,9 @@ def _validate(args) -> None:
         data = check_writable(args.data)
         if data.suffix.lower() not in (".npz", ".csv"):
             raise AttnvizError(f"cannot write data to {data.name}: use .npz or .csv")
-    if args.step is not None and not 1 <= args.step <= 6:
-        raise AttnvizError("--step must be 1..6")
+    names = ("project", "score", "scale", "mask", "softmax", "weight", "sum")
+    if args.step is not None and args.step not in names and args.step not in "123456":
+        raise AttnvizError(f"--step must be 1..6 or one of {', '.join(names)}")
 
 
 def run(args) -> int:

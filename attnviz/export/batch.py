@@ -87,7 +87,9 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     plan: list[tuple[str, SelectionState, int | None, str]] = []
     focused = heads_of_interest(trace)
     layer, head = focused[0]
-    for step in range(1, 7):
+    masked = bool(np.isinf(np.asarray(trace[f"L{layer}.mask"])[q]).any())
+    steps = [1, 2, 3, "mask", 4, 5, 6] if masked else [1, 2, 3, 4, 5, 6]
+    for step in steps:
         plan.append(("steps", SelectionState(layer=layer, head=head, query=q), step, f"step {step}"))
     plan.append(("matrix-form", SelectionState(layer=layer, head=head, query=q), None, ""))
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
@@ -127,6 +129,8 @@ def _title(name, s: SelectionState, step, trace) -> str:
     where = f"layer {s.layer}" + (f", head {s.head}" if FIGURES[name].per_head else "")
     if s.part == "cross":
         where += ", cross-attention"
+    if step == "mask":
+        return f"Masking the future (before step 4) · {where} · query “{trace.tokens[s.query]}”"
     if step:
         return f"Step {step} of self-attention · {where} · query “{trace.tokens[s.query]}”"
     return f"{what[0].upper()}{what[1:]} · {where}"

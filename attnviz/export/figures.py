@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from attnviz.errors import AttnvizError
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["FigureSpec", "FIGURES", "figure_names", "make_figure", "figure_spec"]
+__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "figure_names", "make_figure", "figure_spec"]
 
 TEXT = ("encoder", "decoder", "encoder-decoder")
 ALL = (*TEXT, "vit")
@@ -38,19 +38,19 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="tokens joined by lines whose opacity is the attention weight"),
     FigureSpec("rollout", "attnviz.gui.views.rollout_view", "RolloutView", needs_grad=True, per_head=False,
                help="raw attention vs rollout vs gradient rollout (overlay on images)"),
-    FigureSpec("filters-pca", "attnviz.gui.views.embedding_views", "FilterPCAView", ("vit",), per_head=False,
+    FigureSpec("filters-pca", "attnviz.gui.views.filter_pca_view", "FilterPCAView", ("vit",), per_head=False,
                help="first principal components of the patch-embedding filters"),
-    FigureSpec("pos-similarity", "attnviz.gui.views.embedding_views", "PositionSimilarityView", per_head=False,
+    FigureSpec("pos-similarity", "attnviz.gui.views.position_similarity_view", "PositionSimilarityView", per_head=False,
                help="cosine similarity of positional embeddings"),
-    FigureSpec("attention-distance", "attnviz.gui.views.embedding_views", "AttentionDistanceView", per_head=False,
+    FigureSpec("attention-distance", "attnviz.gui.views.attention_distance_view", "AttentionDistanceView", per_head=False,
                help="mean attention distance per head vs layer"),
-    FigureSpec("token-pca", "attnviz.gui.views.embedding_views", "TokenEmbeddingView", TEXT, per_head=False,
+    FigureSpec("token-pca", "attnviz.gui.views.token_embedding_view", "TokenEmbeddingView", TEXT, per_head=False,
                help="PCA of the token embeddings, labelled"),
-    FigureSpec("pos-encoding", "attnviz.gui.views.embedding_views", "PositionalEncodingView", per_head=False,
+    FigureSpec("pos-encoding", "attnviz.gui.views.positional_encoding_view", "PositionalEncodingView", per_head=False,
                help="the positional encoding as a heatmap"),
-    FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughView",
+    FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughWidget",
                help="self-attention step by step for one query (--step 1..6)"),
-    FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormView",
+    FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
                help="Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O"),
 )}
 
@@ -86,10 +86,22 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
     view = cls(selection=selection, style=style) if style is not None else cls(selection=selection)
     view.set_trace(trace)
     if step is not None:
-        if not hasattr(view, "set_step"):
-            raise AttnvizError(f"--step applies to the 'steps' view, not {name!r}")
-        view.set_step(step)
+        _goto_step(view, name, step)
     return view, selection
+
+
+# The lectures' six steps; the walkthrough adds a "mask" step between 3 and 4 for masked (causal) rows.
+SIX_STEPS = ("project", "score", "scale", "softmax", "weight", "sum")
+
+
+def _goto_step(view, name: str, step) -> None:
+    if not hasattr(view, "set_step"):
+        raise AttnvizError(f"--step applies to the 'steps' view, not {name!r}")
+    view.ensure_current()  # views built off-screen postpone their updates until shown
+    key = SIX_STEPS[int(step) - 1] if str(step).isdigit() and 1 <= int(step) <= 6 else str(step)
+    if key not in view.step_list:
+        raise AttnvizError(f"step {step!r} is not shown for this input (steps: 1-6 or {', '.join(view.step_list)})")
+    view.set_step(view.step_list.index(key))
 
 
 def _check_state(trace, s: SelectionState) -> None:

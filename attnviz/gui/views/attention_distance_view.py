@@ -1,0 +1,137 @@
+"""AttentionDistanceView: mean attention distance of every head against depth (ViT paper, figure 7 right).
+
+One point per head and layer; early layers of a trained ViT mix near and far heads, later layers
+look far. Distances come from :func:`attnviz.analysis.mean_attention_distance` (pixels for images,
+tokens for text), computed off the GUI thread. Clicking a point selects that layer and head.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from attnviz.gui.style import head_colour
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.model_summary import HeadStats, summarize_stats
+from attnviz.gui.views.trace_parts import resolve
+from attnviz.gui.widgets.plot_style import style_plot
+from attnviz.gui.widgets.title import make_title, set_title
+
+__all__ = ["AttentionDistanceView"]
+
+
+def _offsets(n_heads: int) -> np.ndarray:
+    # spread the heads of a layer a little so equal distances do not hide each other
+    return (np.arange(n_heads) - (n_heads - 1) / 2) * (0.5 / max(n_heads, 1))
+
+
+class AttentionDistanceView(BaseView):
+    title = "Attention distance"
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.plot = pg.PlotItem(enableMenu=False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.scatter = pg.ScatterPlotItem(hoverable=True)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.scatter.sigHovered.connect(self._hovered)
+        self.marker = pg.ScatterPlotItem()
+        self.plot.addItem(self.scatter)
+        self.plot.addItem(self.marker)
+        self.figure.addItem(self.title_item, row=0, col=0)
+        self.figure.addItem(self.plot, row=1, col=0)
+        self.stats: HeadStats | None = None
+        self.res = None
+        self._apply_style()
+
+    def _trace_changed(self) -> None:
+        self.stats = None
+        self.scatter.clear()
+        self.marker.clear()
+        if self.trace is None:
+            set_title(self.title_item, "no trace", self.style)
+            return
+        self.res = resolve(self.trace, self.state)
+        part = "self" if self.res.part == "cross" else self.res.part
+        trace = self.trace
+        set_title(self.title_item, "computing mean attention distances…", self.style)
+        self.run_in_background(lambda: summarize_stats(trace, part), self._ready)
+
+    def set_stats(self, stats: HeadStats) -> None:
+        """Show statistics computed elsewhere for the current trace."""
+        self.stats = stats
+        self._draw()
+
+    def _ready(self, result) -> None:
+        if isinstance(result, Exception):
+            set_title(self.title_item, f"distances unavailable: {result}", self.style)
+            return
+        self.set_stats(result)
+
+    def _selection_changed(self, state, changed) -> None:
+        if self.trace is None:
+            return
+        old = self.res
+        self.res = resolve(self.trace, state)
+        if old is not None and old.part != self.res.part and "enc" in (old.part, self.res.part):
+            self._trace_changed()
+        else:
+            self._draw_marker()
+
+    def points(self) -> np.ndarray:
+        """(L·H, 4) rows of (x, distance, layer, head) as plotted."""
+        d = self.stats.distance  # (L, H)
+        L, H = d.shape
+        layer, head = np.meshgrid(np.arange(L), np.arange(H), indexing="ij")
+        x = layer + _offsets(H)[None, :]
+        return np.stack([x.ravel(), d.ravel(), layer.ravel(), head.ravel()], axis=1)
+
+    def _draw(self) -> None:
+        if self.stats is None or self.stats.distance is None:
+            return
+        pts = self.points()
+        size = 9 * max(1.0, self.style.font_scale)
+        spots = [{"pos": (x, y), "data": (int(layer), int(h)), "size": size,
+                  "brush": pg.mkBrush(head_colour(int(h))), "pen": pg.mkPen(self.style.foreground, width=0.5)}
+                 for x, y, layer, h in pts]
+        self.scatter.setData(spots)
+        L = self.stats.distance.shape[0]
+        self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
+        self.plot.setXRange(-0.6, L - 0.4, padding=0)
+        self.plot.setYRange(0, max(float(np.nanmax(self.stats.distance)) * 1.08, 1e-6), padding=0)
+        unit = self.stats.distance_unit
+        style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
+        set_title(self.title_item, "Mean attention distance per head (one point per head, coloured by head)",
+                  self.style)
+        self._draw_marker()
+
+    def _draw_marker(self) -> None:
+        if self.stats is None or self.stats.distance is None or self.res is None:
+            self.marker.clear()
+            return
+        L, H = self.stats.distance.shape
+        layer, head = min(self.res.layer, L - 1), min(self.res.head, H - 1)
+        x = layer + _offsets(H)[head]
+        size = 18 * max(1.0, self.style.font_scale)
+        self.marker.setData([x], [self.stats.distance[layer, head]], size=size, brush=None,
+                            pen=pg.mkPen(self.style.foreground, width=2 * self.style.line_width))
+
+    def _apply_style(self) -> None:
+        style_plot(self.plot, self.style)
+
+    def _style_changed(self) -> None:
+        self._apply_style()
+        self._draw()
+
+    def point_text(self, layer: int, head: int) -> str:
+        return (f"layer {layer} · head {head}: mean distance {self.stats.distance[layer, head]:.4f} "
+                f"{self.stats.distance_unit}")
+
+    def _clicked(self, item, points, ev=None) -> None:
+        if len(points) and self.selection is not None:
+            layer, head = points[0].data()
+            self.selection.update(layer=layer, head=head)
+
+    def _hovered(self, item, points, ev=None) -> None:
+        self.set_hover_text(self.point_text(*points[0].data()) if len(points) else "")

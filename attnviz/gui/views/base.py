@@ -1,0 +1,214 @@
+"""The contract every attention view keeps (small on purpose).
+
+A view is a QWidget that draws a :class:`~attnviz.capture.Trace` (or an analysis result given to it)
+and follows one shared :class:`~attnviz.selection.Selection`:
+
+``set_trace(trace)``
+    Show a new trace. The view only picks arrays out of it; it never holds or calls a model.
+``set_selection(sel)``
+    Follow ``sel`` (layer, head, query, key, part). Clicking in the view calls ``sel.update(...)``,
+    so every view moves together. Views keep out-of-range selections valid locally (a shorter text,
+    fewer layers) and never rewrite the selection just because a trace arrived.
+``set_style(style)``
+    Apply a :class:`~attnviz.gui.style.ViewStyle` (colour map, fonts, line widths, colours).
+``render_figure(painter, rect, scale=1.0)``
+    Draw the figure — what the view shows minus its controls, status line and tooltips — into any
+    QPainter: a QImage (PNG), a QSvgGenerator (SVG) or a QPdfWriter (PDF). The figure is laid out at
+    ``rect.size() / scale`` logical pixels and drawn scaled by ``scale`` into ``rect``: ``scale=1``
+    re-flows the figure to the target size; ``scale=2`` gives the on-screen look at twice the
+    resolution. Text is drawn with ``drawText`` so it stays text in SVG and PDF.
+``hover_text``
+    What the status line says about the cell/token under the mouse (tests read it).
+
+Everything drawn lives in ``self.figure`` (a pyqtgraph GraphicsLayout inside ``self.canvas``), which
+is why one ``render_figure`` serves every view.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+import pyqtgraph as pg
+import shiboken6
+from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QSize, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from attnviz.gui.style import ViewStyle
+from attnviz.gui.views.heatmap_data import BACKGROUND
+from attnviz.selection import Selection, SelectionState
+
+__all__ = ["BaseView", "ALL_FIELDS"]
+
+ALL_FIELDS = frozenset({"layer", "head", "query", "key", "part"})
+
+
+class _WeakListener:
+    """Selection listener that does not keep a closed view alive and never calls a deleted widget."""
+
+    def __init__(self, view: "BaseView", selection: Selection):
+        self.view = weakref.ref(view)
+        self.selection = weakref.ref(selection)
+
+    def __call__(self, state: SelectionState, changed: set[str]) -> None:
+        view = self.view()
+        if view is None or not shiboken6.isValid(view):
+            sel = self.selection()
+            if sel is not None:
+                sel.disconnect(self)
+            return
+        view._selection_changed(state, set(changed))
+
+
+class _Relay(QObject):
+    """Carries results of background work to the GUI thread (a queued signal)."""
+
+    done = Signal(int, object)
+
+
+class BaseView(QWidget):
+    """Base of every view: canvas, optional controls row, status line, selection and style plumbing."""
+
+    title = "view"
+
+    def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
+        super().__init__(parent)
+        self.trace = None
+        self.selection: Selection | None = None
+        self._listener: _WeakListener | None = None
+        self.style = style or ViewStyle()
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.figure: pg.GraphicsLayout = self.canvas.ci
+        self.controls = QHBoxLayout()
+        self.controls.setContentsMargins(4, 2, 4, 2)
+        self.status = QLabel(" ")
+        self.status.setTextInteractionFlags(self.status.textInteractionFlags())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.status)
+        self.canvas.setBackground(self.style.background)
+        self._generation = 0
+        self._relay = _Relay(self)
+        self._relay.done.connect(self._background_done)
+        self._pending: dict[int, Callable] = {}
+        self._build()
+        if selection is not None:
+            self.set_selection(selection)
+
+    # -- the contract --------------------------------------------------------------------------
+    def set_trace(self, trace) -> None:
+        """Show ``trace`` (an :class:`attnviz.capture.Trace`) or clear the view with None."""
+        self.trace = trace
+        self._trace_changed()
+
+    def set_selection(self, selection: Selection) -> None:
+        """Follow ``selection`` from now on (and stop following the previous one)."""
+        if self.selection is not None and self._listener is not None:
+            self.selection.disconnect(self._listener)
+        self.selection = selection
+        self._listener = _WeakListener(self, selection)
+        selection.connect(self._listener)
+        self._selection_changed(selection.state, set(ALL_FIELDS))
+
+    def set_style(self, style: ViewStyle) -> None:
+        """Apply ``style`` to everything the view draws."""
+        self.style = style
+        self.canvas.setBackground(style.background)
+        self._style_changed()
+
+    @property
+    def state(self) -> SelectionState:
+        return self.selection.state if self.selection is not None else SelectionState()
+
+    @property
+    def hover_text(self) -> str:
+        return self.status.text().strip()
+
+    def set_hover_text(self, text: str) -> None:
+        self.status.setText(text or " ")
+
+    def widget_pos(self, item, x: float, y: float) -> QPoint:
+        """Where data point (x, y) of ``item`` (a ViewBox or graphics item) is in ``canvas.viewport()``
+        pixels: for scripted clicks (tests, guided tours)."""
+        scene_pt = item.mapViewToScene(QPointF(x, y)) if hasattr(item, "mapViewToScene") else item.mapToScene(QPointF(x, y))
+        return self.canvas.mapFromScene(scene_pt)
+
+    def figure_size(self) -> QSize:
+        """A good default export size in logical pixels."""
+        return QSize(1200, 800)
+
+    def render_figure(self, painter: QPainter, rect: QRectF, scale: float = 1.0) -> None:
+        """Draw the figure into ``painter`` filling ``rect`` (see the module docstring)."""
+        rect = QRectF(rect)
+        scale = float(scale) if scale and scale > 0 else 1.0
+        src = QRectF(0, 0, rect.width() / scale, rect.height() / scale)
+        old = self.figure.geometry()
+        # items cached as device pixmaps on screen must draw themselves here, or SVG/PDF get bitmaps
+        cached = [(it, it.cacheMode()) for it in self.canvas.scene().items()
+                  if it.cacheMode() != QGraphicsItem.CacheMode.NoCache]
+        for it, _ in cached:
+            it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        try:
+            self._relayout(src)
+            painter.save()
+            painter.fillRect(rect, QColor(self.style.background))
+            painter.setRenderHint(QPainter.Antialiasing, True)
+            painter.setRenderHint(QPainter.TextAntialiasing, True)
+            self.canvas.scene().render(painter, rect, src)
+            painter.restore()
+        finally:
+            self._relayout(old)
+            for it, mode in cached:
+                it.setCacheMode(mode)
+
+    def _relayout(self, geom: QRectF) -> None:
+        self.figure.setGeometry(geom)
+        layout = self.figure.layout
+        layout.invalidate()
+        layout.activate()
+        self._after_relayout()
+
+    # -- background work -----------------------------------------------------------------------
+    def run_in_background(self, fn: Callable[[], object], done: Callable[[object], None]) -> None:
+        """Run ``fn()`` (numpy only, no Qt) on the views' worker thread; ``done(result)`` runs later on
+        the GUI thread unless newer work was started meanwhile. An exception is passed as the result."""
+        self._generation += 1
+        gen, relay = self._generation, self._relay
+        self._pending = {gen: done}
+
+        def work():
+            try:
+                result = fn()
+            except Exception as exc:  # handed to done(), shown to the user, never a traceback
+                result = exc
+            try:
+                relay.done.emit(gen, result)
+            except RuntimeError:  # the view was closed meanwhile
+                pass
+
+        BACKGROUND.submit(work)
+
+    def _background_done(self, generation: int, result) -> None:
+        done = self._pending.pop(generation, None)
+        if done is not None:
+            done(result)
+
+    # -- hooks for subclasses ------------------------------------------------------------------
+    def _build(self) -> None:
+        """Create the figure's items and the controls (called once from ``__init__``)."""
+
+    def _trace_changed(self) -> None:
+        raise NotImplementedError
+
+    def _selection_changed(self, state: SelectionState, changed: set[str]) -> None:
+        """Called with the fields that changed; the base does nothing."""
+
+    def _style_changed(self) -> None:
+        raise NotImplementedError
+
+    def _after_relayout(self) -> None:
+        """Items that size themselves from the figure geometry update here (default: nothing)."""

@@ -1,0 +1,115 @@
+"""FilterPCAView: principal components of the patch-embedding filters (the ViT paper's figure 7, left).
+
+The filters are model weights, not activations: the view takes them from the Trace (key
+``emb.patch_weight``, (D, C, P, P)) when capture stored them, or from :meth:`set_filters`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+
+from attnviz.analysis import compute_filter_pca
+from attnviz.errors import AttnvizError
+from attnviz.gui.style import colour_lut
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.heatmap_data import colourize, quantize, tile_mosaic
+from attnviz.gui.widgets.title import make_title, set_title
+
+__all__ = ["FilterPCAView", "FILTER_KEY"]
+
+FILTER_KEY = "emb.patch_weight"
+N_COMPONENTS = 28
+COLS = 7
+
+
+def component_tiles(components: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """(k, P, P, C) components → (k, P, P, 4) RGBA, each stretched to its own min..max.
+
+    Colour filters (C=3) are shown as RGB, one channel as the colour map.
+    """
+    k, P, _, C = components.shape
+    lo = components.min(axis=(1, 2, 3), keepdims=True)
+    hi = components.max(axis=(1, 2, 3), keepdims=True)
+    unit = (components - lo) / np.where(hi > lo, hi - lo, 1.0)  # (k, P, P, C) in [0, 1]
+    if C == 3:
+        rgba = np.full((k, P, P, 4), 255, np.uint8)
+        rgba[..., :3] = (unit * 255).round().astype(np.uint8)
+        return rgba
+    return colourize(quantize(unit[..., 0], 1.0), lut)
+
+
+class FilterPCAView(BaseView):
+    title = "Patch filters (PCA)"
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.vb = pg.ViewBox(invertY=True, enableMenu=False, lockAspect=True)
+        self.vb.setAspectLocked(True)
+        self.vb.setMouseEnabled(False, False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.vb.addItem(self.image)
+        self.figure.addItem(self.title_item, row=0, col=0)
+        self.figure.addItem(self.vb, row=1, col=0)
+        self.captions: list[pg.TextItem] = []
+        self.filters: np.ndarray | None = None
+        self.components = self.ratio = None
+
+    def set_filters(self, weight) -> None:
+        """Use this (D, C, P, P) patch-embedding weight (e.g. ``model.embed.proj.weight``)."""
+        self.filters = None if weight is None else np.asarray(weight, dtype=np.float64)
+        self._draw()
+
+    def _trace_changed(self) -> None:
+        if self.trace is not None and FILTER_KEY in self.trace:
+            self.filters = np.asarray(self.trace[FILTER_KEY], dtype=np.float64)
+        self._draw()
+
+    def _style_changed(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.filters is None:
+            self._clear(f"No patch-embedding filters: this trace has no {FILTER_KEY} (a ViT trace can carry them;"
+                        " or call set_filters)")
+            return
+        try:
+            self.components, self.ratio = compute_filter_pca(self.filters, N_COMPONENTS)
+        except AttnvizError as exc:
+            self._clear(str(exc))
+            return
+        tiles = component_tiles(self.components, colour_lut(self.style))
+        P = tiles.shape[1]
+        gap = max(1, P // 4)
+        cap_h = P * 0.55  # room under each tile for its caption
+        rows = []
+        for start in range(0, len(tiles), COLS):
+            rows.append(tile_mosaic(tiles[start:start + COLS], COLS, gap))
+        pad = np.zeros((int(np.ceil(cap_h)), rows[0].shape[1], 4), np.uint8)
+        mosaic = np.concatenate([np.concatenate([r, pad]) for r in rows])
+        self.image.setImage(mosaic, autoLevels=False, levels=None)
+        self.image.setRect(QRectF(0, 0, mosaic.shape[1], mosaic.shape[0]))
+        for c in self.captions:
+            self.vb.removeItem(c)
+        self.captions = []
+        row_h = rows[0].shape[0] + pad.shape[0]
+        for i, share in enumerate(self.ratio):
+            r, c = divmod(i, COLS)
+            item = pg.TextItem(f"PC{i + 1} {share:.1%}", color=self.style.foreground, anchor=(0.5, 0))
+            item.setFont(self.style.font(0.8))
+            item.setPos(c * (P + gap) + P / 2, r * row_h + P + 0.5)
+            self.vb.addItem(item)
+            self.captions.append(item)
+        self.vb.autoRange(padding=0.02)
+        total = float(np.sum(self.ratio))
+        set_title(self.title_item, f"First {len(self.ratio)} principal components of the patch-embedding filters"
+                  f" ({self.filters.shape[0]} filters, {total:.0%} of their variance)", self.style)
+
+    def _clear(self, message: str) -> None:
+        self.components = self.ratio = None
+        self.image.clear()
+        for c in self.captions:
+            self.vb.removeItem(c)
+        self.captions = []
+        set_title(self.title_item, message, self.style)

@@ -1,0 +1,160 @@
+"""Turn attention matrices into display images fast: block-max pooling, uint8 quantisation, a cache.
+
+Numpy only (no Qt), so a worker thread can run it too. A (T, T) head at T=4096 is 16 M values; the
+screen shows about a thousand pixels per side, so the matrix is reduced by the *maximum* of each
+k×k block first (a one-token-wide diagonal stays visible instead of fading to 1/k, and the colour
+scale's top is still the true maximum), then quantised to uint8 indices of a 256-entry lookup table.
+Hover texts always read the full-resolution matrix.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from attnviz.gui.style import MASKED_INDEX
+
+__all__ = ["MAX_PX", "BACKGROUND", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic",
+           "PooledHeadCache"]
+
+MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
+
+# One background thread for the views' numpy work (pooling ahead, statistics): numpy releases the
+# GIL in its loops, so the GUI thread stays responsive; one worker keeps the 2-core budget.
+BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attnviz-views")
+
+
+def pool_factor(n: int, max_px: int = MAX_PX) -> int:
+    """Smallest integer k with ceil(n / k) ≤ max_px."""
+    return max(1, math.ceil(n / max_px))
+
+
+def _padded(a: np.ndarray, kr: int, kc: int, fill) -> np.ndarray:
+    r, c = a.shape
+    pr, pc = -r % kr, -c % kc
+    if not pr and not pc:
+        return a
+    out = np.full((r + pr, c + pc), fill, dtype=a.dtype)
+    out[:r, :c] = a
+    return out
+
+
+def _strided_reduce(a: np.ndarray, kr: int, kc: int, op) -> np.ndarray:
+    # Elementwise op over strided row/column slices: contiguous SIMD loops, several times faster
+    # than reshape(...).max(axis=(1, 3)) on large arrays.
+    rows = a[0::kr].copy() if kr > 1 else a
+    for i in range(1, kr):
+        op(rows, a[i::kr], out=rows)
+    if kc == 1:
+        return np.ascontiguousarray(rows)
+    out = np.ascontiguousarray(rows[:, 0::kc])
+    for j in range(1, kc):
+        op(out, rows[:, j::kc], out=out)
+    return out
+
+
+def block_max(a: np.ndarray, kr: int, kc: int) -> np.ndarray:
+    """Maximum of every kr×kc block of a non-negative 2-D float array, as float32.
+
+    float16 input is reduced on its bit pattern (uint16), whose order equals the order of
+    non-negative floats and which numpy reduces far faster than float16.
+    """
+    if kr == 1 and kc == 1:
+        return np.asarray(a, dtype=np.float32)
+    if a.dtype == np.float16:
+        bits = _padded(np.ascontiguousarray(a).view(np.uint16), kr, kc, 0)
+        return _strided_reduce(bits, kr, kc, np.maximum).view(np.float16).astype(np.float32)
+    a = _padded(np.asarray(a, dtype=np.float32), kr, kc, 0.0)
+    return _strided_reduce(a, kr, kc, np.maximum)
+
+
+def block_all(mask: np.ndarray, kr: int, kc: int) -> np.ndarray:
+    """True where every cell of a kr×kc block is True (padding counts as True)."""
+    return _strided_reduce(_padded(np.asarray(mask, dtype=bool), kr, kc, True), kr, kc, np.logical_and)
+
+
+def quantize(values: np.ndarray, vmax: float, masked: np.ndarray | None = None, vmin: float = 0.0) -> np.ndarray:
+    """Map values in [vmin, vmax] to uint8 0..254; cells where ``masked`` is True become 255.
+
+    Parameters
+    ----------
+    values : float array.
+    vmax, vmin : the values drawn with the top and bottom colours; values outside are clipped.
+    masked : optional bool array of the same shape.
+    """
+    span = vmax - vmin
+    scale = np.float32(254.0 / span) if span > 0 else np.float32(0.0)
+    if vmin:
+        values = np.subtract(values, vmin, dtype=np.float32)
+    q = np.multiply(values, scale, dtype=np.float32)
+    np.clip(q, 0.0, 254.0, out=q)
+    q += np.float32(0.5)  # round to nearest when truncating below
+    out = q.astype(np.uint8)
+    if masked is not None:
+        out[masked] = MASKED_INDEX
+    return out
+
+
+def colourize(indices: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """RGBA uint8 image (..., 4) of LUT indices. Handing pyqtgraph finished RGBA takes its fast path;
+    an indexed image with a LUT is re-converted through a Python-built colour table on every render."""
+    lut32 = np.ascontiguousarray(lut, dtype=np.uint8).view(np.uint32).reshape(-1)  # one RGBA word per entry
+    return lut32[indices].view(np.uint8).reshape(indices.shape + (4,))  # 4-byte gather, ~20× faster
+
+
+def tile_mosaic(tiles: np.ndarray, cols: int, gap: int = 1) -> np.ndarray:
+    """Arrange (N, h, w, 4) RGBA tiles in rows of ``cols`` with ``gap`` transparent pixels between."""
+    n, h, w, _ = tiles.shape
+    rows = -(-n // cols)
+    out = np.zeros((rows * (h + gap) - gap, cols * (w + gap) - gap, 4), np.uint8)
+    for i in range(n):
+        r, c = divmod(i, cols)
+        out[r * (h + gap): r * (h + gap) + h, c * (w + gap): c * (w + gap) + w] = tiles[i]
+    return out
+
+
+class PooledHeadCache:
+    """Block-max pooled heads of one (H, Tq, Tk) attention array, filled in a background thread.
+
+    ``get(h)`` returns head h pooled (computing it now if the prefetch has not reached it yet);
+    ``prefetch()`` pools the other heads off the GUI thread (numpy releases the GIL), so switching
+    heads afterwards costs only the quantisation of a ~1024² image.
+    """
+
+    def __init__(self, probs: np.ndarray, kr: int, kc: int):
+        self.probs, self.kr, self.kc = probs, kr, kc
+        self._done: dict[int, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    def get(self, head: int) -> np.ndarray:
+        with self._lock:
+            hit = self._done.get(head)
+        if hit is not None:
+            return hit
+        pooled = block_max(self.probs[head], self.kr, self.kc)
+        with self._lock:
+            self._done[head] = pooled
+        return pooled
+
+    def prefetch(self, first: int = 0):
+        """Pool every head not cached yet, starting after ``first``; returns a Future."""
+        n = self.probs.shape[0]
+        order = [(first + i) % n for i in range(n)]
+        return BACKGROUND.submit(self._fill, order)
+
+    def _fill(self, order: list[int]) -> None:
+        for h in order:
+            if self._cancelled:
+                return
+            with self._lock:
+                if h in self._done:
+                    continue
+            self.get(h)
+
+    def cancel(self) -> None:
+        """Stop a running prefetch at the next head (a new trace or layer arrived)."""
+        self._cancelled = True

@@ -1,0 +1,277 @@
+"""ModelView: every layer × head as a thumbnail on one colour scale, with entropy and distance.
+
+Click a thumbnail (or a table row) to select that layer and head; every other view follows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QTableWidget, QTableWidgetItem,
+                               QToolButton)
+
+from attnviz.gui.style import colour_lut
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.heatmap_data import colourize
+from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
+from attnviz.gui.views.trace_parts import resolve
+from attnviz.gui.widgets.colour_bar import ColourBarItem
+from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+__all__ = ["ModelView"]
+
+PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height holds the annotation
+
+
+class _TileItem(pg.ImageItem):
+    def __init__(self, view: "ModelView", layer: int, head: int):
+        super().__init__(axisOrder="row-major")
+        self.view, self.index = view, (layer, head)
+        self.setAcceptHoverEvents(True)
+        self.shape_set = None
+
+    def show_rgba(self, rgba: np.ndarray) -> None:
+        self.setImage(rgba, autoLevels=False, levels=None, lut=None)
+        if self.shape_set != rgba.shape:  # setRect scales by the image size: redo when it changes
+            layer, head = self.index
+            self.setRect(QRectF(head * PITCH_X, layer * PITCH_Y, 1, 1))
+            self.shape_set = rgba.shape
+
+    def hoverEvent(self, ev):
+        self.view._hover(None if ev.isExit() else self.index)
+
+    def mouseClickEvent(self, ev):
+        if ev.button() == Qt.LeftButton:
+            ev.accept()
+            self.view._select(*self.index)
+
+
+class ModelView(BaseView):
+    """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
+
+    title = "Model"
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.vb = pg.ViewBox(invertY=True, enableMenu=False)
+        self.vb.setMouseEnabled(False, False)
+        self.vb.setAspectLocked(True)
+        self.vb.setDefaultPadding(0.01)
+        self.left = TokenAxisItem("left", self.style)
+        self.top = TokenAxisItem("top", self.style)
+        self.bar = ColourBarItem(self.style, "attention weight")
+        self.figure.addItem(self.title_item, row=0, col=0, colspan=3)
+        self.figure.addItem(self.top, row=1, col=1)
+        self.figure.addItem(self.left, row=2, col=0)
+        self.figure.addItem(self.vb, row=2, col=1)
+        self.figure.addItem(self.bar, row=2, col=2)
+        self.left.link_view(self.vb)
+        self.top.link_view(self.vb)
+        self.left.on_click = lambda i: self._select(i, self.res.head if self.res else 0)
+        self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, i)
+        self.tiles: list[list[_TileItem]] = []
+        self.notes: list[list[pg.TextItem]] = []
+        self.marks = [QGraphicsRectItem() for _ in range(2)]
+        for m in self.marks:
+            m.setZValue(10)
+            self.vb.addItem(m, ignoreBounds=True)
+        self.thumbs = None
+        self.stats: HeadStats | None = None
+        self.res = None
+        self._part = None
+        self.table = QTableWidget(0, 5, self)
+        self.table.setHorizontalHeaderLabels(["layer", "head", "entropy (nats)", "mean distance", "max weight"])
+        self.table.setSortingEnabled(True)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.cellClicked.connect(self._table_clicked)
+        self.table.hide()
+        self.layout().insertWidget(2, self.table, 1)
+        self.table_button = QToolButton(text="Table", checkable=True)
+        self.table_button.setToolTip("Show the heads as a sortable table instead of thumbnails")
+        self.table_button.toggled.connect(self.show_table)
+        self.controls.addWidget(self.table_button)
+        self.controls.addStretch(1)
+        self._apply_style()
+
+    # -- data flow -----------------------------------------------------------------------------
+    def _trace_changed(self) -> None:
+        self._rebuild()
+
+    def _selection_changed(self, state, changed) -> None:
+        if self.trace is None:
+            return
+        part = resolve(self.trace, state).part
+        if part != self._part:
+            self._rebuild()
+        else:
+            self.res = resolve(self.trace, state)
+            self._draw_marks()
+
+    def _rebuild(self) -> None:
+        if self.trace is None:
+            self._pending.clear()
+            self.thumbs = self.stats = self.res = self._part = None
+            self._ensure_grid(0, 0)
+            set_title(self.title_item, "no trace", self.style)
+            return
+        self.res = r = resolve(self.trace, self.state)
+        self._part = r.part
+        self.thumbs = summarize_thumbnails(self.trace, r.part, scale=self.style.scale)
+        L, H = self.thumbs.images.shape[:2]
+        self._ensure_grid(L, H)
+        rgba = colourize(self.thumbs.images, colour_lut(self.style))  # (L, H, s, s, 4)
+        for layer in range(L):
+            for h in range(H):
+                self.tiles[layer][h].show_rgba(rgba[layer, h])
+        self.bar.set_levels(0.0, self.thumbs.vmax)
+        self.stats = None
+        self._write_notes()
+        self._set_title()
+        self._draw_marks()
+        trace, part = self.trace, r.part
+        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+
+    def set_stats(self, stats: HeadStats) -> None:
+        """Show statistics computed elsewhere (e.g. by an app worker) for the current trace."""
+        self.stats = stats
+        self._write_notes()
+        self._set_title()
+        if self.table.isVisible():
+            self._fill_table()
+
+    def _stats_ready(self, result) -> None:
+        if isinstance(result, Exception):
+            set_title(self.title_item, f"statistics unavailable: {result}", self.style)
+            return
+        self.set_stats(result)
+
+    # -- grid ----------------------------------------------------------------------------------
+    def _ensure_grid(self, L: int, H: int) -> None:
+        if len(self.tiles) == L and (not L or len(self.tiles[0]) == H):
+            return
+        for row in self.tiles:
+            for t in row:
+                self.vb.removeItem(t)
+        for row in self.notes:
+            for n in row:
+                self.vb.removeItem(n)
+        self.tiles = [[_TileItem(self, layer, h) for h in range(H)] for layer in range(L)]
+        self.notes = [[pg.TextItem("", anchor=(0.5, 0.0)) for _ in range(H)] for _ in range(L)]
+        for layer in range(L):
+            for h in range(H):
+                self.vb.addItem(self.tiles[layer][h])
+                note = self.notes[layer][h]
+                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.02)
+                self.vb.addItem(note)
+        self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
+        self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
+        self._style_notes()
+        # the range includes the annotations under the last row (TextItems do not count as bounds)
+        self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.45), padding=0)
+
+    def _write_notes(self) -> None:
+        for layer, row in enumerate(self.notes):
+            for h, note in enumerate(row):
+                note.setText(self._note(layer, h), color=self.style.foreground)
+
+    def _note(self, layer: int, head: int) -> str:
+        s = self.stats
+        if s is None:
+            return "…"
+        text = f"{s.entropy[layer, head]:.2f}"
+        if s.distance is not None:
+            text += f" · {s.distance[layer, head]:.1f}"
+        return text
+
+    def _set_title(self) -> None:
+        r, s = self.res, self.stats
+        notes = "" if s is None else " — under each: entropy (nats)" + (
+            f" · mean attention distance ({s.distance_unit})" if s.distance is not None else "")
+        set_title(self.title_item, f"All heads · {r.part_name}{notes}", self.style)
+
+    def _draw_marks(self) -> None:
+        r = self.res
+        for m in self.marks:
+            m.setVisible(r is not None and bool(self.tiles))
+            if r is not None:
+                m.setRect(QRectF(r.head * PITCH_X - 0.04, r.layer * PITCH_Y - 0.04, 1.08, 1.08))
+        if r is not None:
+            self.left.set_selected(r.layer)
+            self.top.set_selected(r.head)
+
+    # -- interaction ---------------------------------------------------------------------------
+    def head_info(self, layer: int, head: int) -> str:
+        """Status text for one head: its statistics and largest weight."""
+        text = f"layer {layer} · head {head}: max weight {self.thumbs.max_weight[layer, head]:.4f}"
+        if self.stats is not None:
+            text += f", entropy {self.stats.entropy[layer, head]:.4f} nats"
+            if self.stats.distance is not None:
+                text += f", mean distance {self.stats.distance[layer, head]:.3f} {self.stats.distance_unit}"
+        return text
+
+    def _hover(self, index) -> None:
+        self.set_hover_text("" if index is None or self.thumbs is None else self.head_info(*index))
+
+    def _select(self, layer: int, head: int) -> None:
+        if self.selection is not None:
+            self.selection.update(layer=layer, head=head)
+
+    def show_table(self, on: bool) -> None:
+        """Switch between thumbnails and the sortable table."""
+        if on:
+            self._fill_table()
+        self.table.setVisible(on)
+        self.canvas.setVisible(not on)
+        if self.table_button.isChecked() != on:
+            self.table_button.setChecked(on)
+
+    def _fill_table(self) -> None:
+        self.table.setSortingEnabled(False)
+        if self.thumbs is None:
+            self.table.setRowCount(0)
+            return
+        L, H = self.thumbs.max_weight.shape
+        self.table.setRowCount(L * H)
+        s = self.stats
+        for i, (layer, h) in enumerate(np.ndindex(L, H)):
+            values = [layer, h, None if s is None else float(s.entropy[layer, h]),
+                      None if s is None or s.distance is None else float(s.distance[layer, h]),
+                      float(self.thumbs.max_weight[layer, h])]
+            for j, v in enumerate(values):
+                item = QTableWidgetItem()
+                item.setData(Qt.DisplayRole, "…" if v is None else (round(v, 4) if isinstance(v, float) else v))
+                item.setData(Qt.UserRole, (layer, h))
+                self.table.setItem(i, j, item)
+        self.table.setSortingEnabled(True)
+
+    def _table_clicked(self, row: int, col: int) -> None:
+        self._select(*self.table.item(row, col).data(Qt.UserRole))
+
+    # -- style ---------------------------------------------------------------------------------
+    def _style_changed(self) -> None:
+        self._apply_style()
+        if self.trace is not None:
+            self._rebuild()
+
+    def _apply_style(self) -> None:
+        st = self.style
+        for ax in (self.left, self.top):
+            ax.set_style(st)
+        self.bar.set_style(st)
+        w = 1.5 * st.line_width
+        for m, colour, width in zip(self.marks, ("#000000", st.highlight), (w + 2, w)):
+            pen = QPen(QColor(colour), width)
+            pen.setCosmetic(True)
+            m.setPen(pen)
+        self._style_notes()
+
+    def _style_notes(self) -> None:
+        font = self.style.font(0.8)
+        for row in self.notes:
+            for n in row:
+                n.setFont(font)
+                n.setColor(self.style.foreground)

@@ -1,0 +1,83 @@
+"""The three maps the rollout view compares, computed from a Trace with the analysis functions (no Qt).
+
+For a query row q: raw attention (last layer, heads averaged), attention rollout (Abnar & Zuidema)
+and gradient rollout (Chefer et al.). Each row is turned into "shares": for images the CLS row over
+the patches (the CLS column dropped) renormalised to sum 1; for text the whole row, renormalised.
+Shares are comparable, so one colour scale serves all three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.analysis import compute_grad_rollout, compute_rollout
+from attnviz.capture.trace import layer_prefix
+from attnviz.errors import AttnvizError
+
+__all__ = ["RolloutSettings", "RolloutMaps", "compute_rollout_maps", "default_query"]
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    fusion: str = "mean"
+    residual: float = 0.5
+    start_layer: int = 0
+    discard: float = 0.0
+
+
+@dataclass
+class RolloutMaps:
+    """``maps`` name → 1-D shares over keys (patches for images) or None with ``notes[name]`` saying why."""
+
+    query: int
+    maps: dict[str, np.ndarray | None]
+    notes: dict[str, str]
+    image_mode: bool
+
+    @property
+    def vmax(self) -> float:
+        found = [float(m.max()) for m in self.maps.values() if m is not None and m.size]
+        return max(found) if found else 1.0
+
+
+def default_query(trace) -> int:
+    """CLS (position 0) for classifiers and vision transformers; the last token for decoders."""
+    return len(trace.tokens) - 1 if trace.kind in ("decoder", "encoder-decoder") else 0
+
+
+def _shares(row: np.ndarray, drop_first: bool) -> np.ndarray:
+    row = np.clip(np.asarray(row, dtype=np.float64), 0.0, None)
+    if drop_first:
+        row = row[1:]
+    total = row.sum()
+    return row / total if total > 0 else row
+
+
+def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = None,
+                         part: str = "self") -> RolloutMaps:
+    """Raw, rollout and gradient-rollout shares of row ``query`` (default :func:`default_query`).
+
+    part : "self" or "enc" (cross-attention is not square: no rollout).
+    """
+    image_mode = trace.grid is not None and part == "self"
+    q = 0 if image_mode else (default_query(trace) if query is None else int(query))
+    n = trace.n_enc_layers if part == "enc" else trace.n_layers
+    start = min(max(settings.start_layer, 0), n - 1)
+    last = np.asarray(trace[layer_prefix(n - 1, part) + "probs"], dtype=np.float64)  # (H, T, T)
+    maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0)[q], image_mode)}
+    notes = {"raw": f"raw attention (layer {n - 1}, heads averaged)"}
+    roll = compute_rollout(trace, fusion=settings.fusion, residual=settings.residual, start_layer=start,
+                           discard=settings.discard, part=part)
+    maps["rollout"] = _shares(roll[q], image_mode)
+    notes["rollout"] = f"rollout ({settings.fusion}, residual {settings.residual:.2f}, from layer {start})"
+    try:
+        R = compute_grad_rollout(trace, start_layer=start, part=part)
+        # R = I + attention terms: the identity is each token's own input, not attention
+        maps["grad"] = _shares((R - np.eye(R.shape[0]))[q], image_mode)
+        notes["grad"] = f"gradient rollout (from layer {start})"
+    except AttnvizError:
+        maps["grad"] = None
+        notes["grad"] = "gradient rollout: capture the trace with gradients (grad=True, attnviz trace --grad)"
+    return RolloutMaps(query=q, maps=maps, notes=notes, image_mode=image_mode)

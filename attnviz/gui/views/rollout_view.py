@@ -1,0 +1,253 @@
+"""RolloutView: raw attention vs attention rollout vs gradient rollout, side by side on one colour scale.
+
+Images: each map overlaid on the preprocessed input (patch grid from ``trace.grid``) with an opacity
+slider. Text: one highlighted token strip per map for the selected query (or CLS / the last token).
+The controls recompute live; slider changes are debounced so dragging stays smooth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QLabel, QSlider, QSpinBox
+
+from attnviz.errors import AttnvizError
+from attnviz.gui.style import colour_lut
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.views.rollout_maps import RolloutSettings, compute_rollout_maps
+from attnviz.gui.views.trace_parts import format_value, resolve
+from attnviz.gui.widgets.colour_bar import ColourBarItem
+from attnviz.gui.widgets.heatmap import CellImageItem
+from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.token_strip import TokenStripItem
+
+__all__ = ["RolloutView"]
+
+NAMES = ("raw", "rollout", "grad")
+SHORT = {"raw": "raw attention", "rollout": "rollout", "grad": "gradient rollout"}
+DEBOUNCE_MS = 80
+
+
+def _slider(lo: int, hi: int, value: int) -> QSlider:
+    s = QSlider(Qt.Horizontal)
+    s.setRange(lo, hi)
+    s.setValue(value)
+    s.setFixedWidth(110)
+    return s
+
+
+class RolloutView(BaseView):
+    title = "Rollout"
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.bar = ColourBarItem(self.style, "share of attention")
+        self.figure.addItem(self.title_item, row=0, col=0, colspan=2)
+        self.figure.addItem(self.bar, row=1, col=1)
+        self._build_image_panels()
+        self._build_text_strips()
+        self._body = None
+        self.maps = None
+        self.res = None
+        self._build_controls()
+        self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._timer.timeout.connect(self.recompute)
+
+    def _build_image_panels(self) -> None:
+        self.image_body = pg.GraphicsLayout()
+        self.panels = {}
+        for col, name in enumerate(NAMES):
+            label = make_title()
+            vb = pg.ViewBox(invertY=True, enableMenu=False, lockAspect=True)
+            vb.setAspectLocked(True)
+            vb.setMouseEnabled(False, False)
+            picture = pg.ImageItem(axisOrder="row-major")
+            heat = CellImageItem()
+            heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
+            heat.on_click = lambda r, c: self._click_pixel(r, c)
+            vb.addItem(picture)
+            vb.addItem(heat)
+            self.image_body.addItem(label, row=0, col=col)
+            self.image_body.addItem(vb, row=1, col=col)
+            self.panels[name] = (label, vb, picture, heat)
+
+    def _build_text_strips(self) -> None:
+        self.text_body = pg.GraphicsLayout()
+        self.strips = {}
+        for row, name in enumerate(NAMES):
+            strip = TokenStripItem(self.style, SHORT[name])
+            strip.on_hover = lambda i, n=name: self._hover_token(n, i)
+            strip.on_click = lambda i: self.selection is not None and self.selection.update(query=i)
+            self.text_body.addItem(strip, row=row, col=0)
+            self.strips[name] = strip
+        self.text_body.layout.setRowStretchFactor(len(NAMES), 1)
+        self.text_body.addLabel("", row=len(NAMES), col=0)  # takes the spare height below the strips
+
+    def _build_controls(self) -> None:
+        c = self.controls
+        self.fusion = QComboBox()
+        self.fusion.addItems(["mean", "max", "min"])
+        self.discard = _slider(0, 95, 0)
+        self.residual = _slider(0, 100, 50)
+        self.start_layer = QSpinBox()
+        self.opacity = _slider(0, 100, 60)
+        self.values_label = QLabel()
+        for text, w in (("heads:", self.fusion), ("discard", self.discard), ("residual", self.residual),
+                        ("start layer", self.start_layer), ("overlay", self.opacity)):
+            c.addWidget(QLabel(text))
+            c.addWidget(w)
+        c.addWidget(self.values_label)
+        c.addStretch(1)
+        self.fusion.currentIndexChanged.connect(self.schedule)
+        self.discard.valueChanged.connect(self.schedule)
+        self.residual.valueChanged.connect(self.schedule)
+        self.start_layer.valueChanged.connect(self.schedule)
+        self.opacity.valueChanged.connect(self._apply_opacity)
+
+    # -- settings --------------------------------------------------------------------------------
+    @property
+    def settings(self) -> RolloutSettings:
+        return RolloutSettings(fusion=self.fusion.currentText(), residual=self.residual.value() / 100,
+                               start_layer=self.start_layer.value(), discard=self.discard.value() / 100)
+
+    def schedule(self, *args) -> None:
+        """Recompute after the controls have been still for DEBOUNCE_MS."""
+        s = self.settings
+        self.values_label.setText(f"discard {s.discard:.2f} · residual {s.residual:.2f}")
+        self._timer.start()
+
+    # -- data flow -------------------------------------------------------------------------------
+    def _trace_changed(self) -> None:
+        if self.trace is None:
+            self.maps = None
+            set_title(self.title_item, "no trace", self.style)
+            return
+        self.res = resolve(self.trace, self.state)
+        n = self.trace.n_enc_layers if self.res.part == "enc" else self.trace.n_layers
+        self.start_layer.blockSignals(True)
+        self.start_layer.setRange(0, n - 1)
+        self.start_layer.blockSignals(False)
+        image = self.trace.grid is not None and "image" in self.trace and self.res.part == "self"
+        body = self.image_body if image else self.text_body
+        if body is not self._body:
+            if self._body is not None:
+                self.figure.removeItem(self._body)
+            self.figure.addItem(body, row=1, col=0)
+            self._body = body
+        self.opacity.setEnabled(image)
+        if image:
+            self._set_picture()
+        self.recompute()
+
+    def _selection_changed(self, state, changed) -> None:
+        if self.trace is None:
+            return
+        old = self.res
+        self.res = resolve(self.trace, state)
+        if old is None or self.res.part != old.part:
+            self._trace_changed()
+        elif changed & {"query"} and self._body is self.text_body:
+            self.recompute()
+
+    def recompute(self) -> None:
+        """Compute the three maps for the current settings and draw them (cheap numpy)."""
+        self._timer.stop()
+        if self.trace is None:
+            return
+        part = "self" if self.res.part == "cross" else self.res.part
+        try:
+            self.maps = compute_rollout_maps(self.trace, self.settings, self.res.query, part)
+        except AttnvizError as exc:
+            set_title(self.title_item, f"rollout unavailable: {exc}", self.style)
+            return
+        m = self.maps
+        vmax = m.vmax if self.style.scale == "max" else 1.0
+        self.bar.set_levels(0.0, vmax)
+        who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
+        set_title(self.title_item, f"Where does {who} get its information? · one colour scale for all maps",
+                  self.style)
+        if self._body is self.image_body:
+            self._draw_images(vmax)
+        else:
+            self._draw_strips(vmax, part)
+
+    def _set_picture(self) -> None:
+        img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]
+        if img.shape[2] == 1:
+            img = np.repeat(img, 3, axis=2)
+        rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
+        self._image_size = rgb.shape[:2]
+        for label, vb, picture, heat in self.panels.values():
+            picture.setImage(rgb, autoLevels=False, levels=(0, 255))
+            picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
+
+    def _draw_images(self, vmax: float) -> None:
+        gh, gw = self.trace.grid
+        S = self._image_size
+        lut = colour_lut(self.style)
+        for name, (label, vb, picture, heat) in self.panels.items():
+            values = self.maps.maps[name]
+            note = self.maps.notes[name]
+            set_title(label, note if values is not None else "gradient rollout: no gradients captured",
+                      self.style, 1.0)
+            if values is None:
+                heat.clear()
+                heat.shape_rc = (0, 0)
+                continue
+            grid = values.reshape(gh, gw)  # patches in row-major order
+            heat.setImage(quantize(grid, vmax), autoLevels=False, levels=(0, 255), lut=lut)
+            heat.setRect(QRectF(0, 0, S[1], S[0]))
+            heat.shape_rc = S
+            vb.autoRange(padding=0)
+        self._apply_opacity()
+
+    def _draw_strips(self, vmax: float, part: str) -> None:
+        tokens = self.trace.key_tokens(part)
+        for name, strip in self.strips.items():
+            values = self.maps.maps[name]
+            if values is None:
+                strip.set_values([], [], [], message=self.maps.notes[name])
+                continue
+            strip.set_values(tokens, values, quantize(values, vmax), marked=self.maps.query)
+
+    def _apply_opacity(self, *args) -> None:
+        for _, _, _, heat in self.panels.values():
+            heat.setOpacity(self.opacity.value() / 100)
+
+    def _style_changed(self) -> None:
+        self.bar.set_style(self.style)
+        for strip in self.strips.values():
+            strip.set_style(self.style)
+        if self.trace is not None:
+            self.recompute()
+
+    # -- interaction -----------------------------------------------------------------------------
+    def patch_text(self, name: str, r: int, c: int) -> str:
+        """Hover text for patch (r, c) of map ``name``."""
+        gh, gw = self.trace.grid
+        values = self.maps.maps[name]
+        v = "—" if values is None else format_value(values[r * gw + c])
+        return f"patch {r},{c} · {SHORT[name]}: {v}"
+
+    def _patch_of(self, y: int, x: int) -> tuple[int, int]:
+        gh, gw = self.trace.grid
+        S = self._image_size
+        return y * gh // S[0], x * gw // S[1]
+
+    def _hover_pixel(self, name, y, x) -> None:
+        self.set_hover_text("" if y is None or self.maps is None else self.patch_text(name, *self._patch_of(y, x)))
+
+    def _click_pixel(self, y, x) -> None:
+        if self.selection is not None:
+            r, c = self._patch_of(y, x)
+            self.selection.update(query=1 + r * self.trace.grid[1] + c)  # token 0 is CLS
+
+    def _hover_token(self, name, i) -> None:
+        values = None if self.maps is None else self.maps.maps[name]
+        if i is None or values is None:
+            self.set_hover_text("")
+            return
+        tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
+        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {format_value(values[i])}")

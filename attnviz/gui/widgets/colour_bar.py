@@ -1,0 +1,138 @@
+"""A colour bar that states its scale honestly: exact ends, nice ticks between, a masked swatch."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtGui import QColor, QLinearGradient, QPen
+
+from attnviz.gui.style import ViewStyle, colour_lut
+from attnviz.gui.widgets.hatch import draw_hatch
+
+__all__ = ["ColourBarItem", "nice_ticks", "format_level"]
+
+
+def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    """About ``n`` round values (1, 2 or 5 × 10^k steps) strictly inside (lo, hi)."""
+    span = hi - lo
+    if not math.isfinite(span) or span <= 0:
+        return []
+    raw = span / max(n, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step) * step
+    ticks = [first + i * step for i in range(int(span / step) + 2)]
+    eps = step * 1e-6
+    return [round(t, 12) for t in ticks if lo + eps < t < hi - eps]
+
+
+def format_level(v: float) -> str:
+    """A short, exact-enough label: 0, 1, 0.734, 1.2e-05."""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e4 or abs(v) < 1e-3:
+        return f"{v:.2g}"
+    return f"{v:.3g}"
+
+
+class ColourBarItem(pg.GraphicsWidget):
+    """Vertical colour bar for the index-LUT heatmaps: levels, a label, optional masked legend."""
+
+    def __init__(self, style: ViewStyle | None = None, label: str = ""):
+        super().__init__()
+        self.style = style or ViewStyle()
+        self.levels = (0.0, 1.0)
+        self.label = label
+        self.show_masked = False
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
+        self._update_width()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.update()  # the device-coordinate cache was drawn at the old size
+
+    def set_levels(self, lo: float, hi: float) -> None:
+        self.levels = (float(lo), float(hi))
+        self._update_width()
+        self.update()
+
+    def set_label(self, text: str) -> None:
+        self.label = text
+        self.update()
+
+    def set_masked_legend(self, show: bool) -> None:
+        self.show_masked = bool(show)
+        self._update_width()
+        self.update()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self._update_width()
+        self.update()
+
+    def _texts(self) -> list[str]:
+        lo, hi = self.levels
+        texts = [format_level(lo), format_level(hi)] + [format_level(t) for t in nice_ticks(lo, hi)]
+        return texts + (["masked"] if self.show_masked else [])
+
+    def _update_width(self) -> None:
+        if not self.style.colour_bar:  # hidden items still take layout space: collapse instead
+            self.setFixedWidth(0)
+            return
+        fm = self.style.metrics()
+        text_w = max(fm.horizontalAdvance(t) for t in self._texts())
+        w = self._bar_w() + 6 + text_w + 6 + fm.height() + 4
+        self.setFixedWidth(math.ceil(w))
+
+    def _bar_w(self) -> float:
+        return 14 * max(1.0, self.style.font_scale)
+
+    def paint(self, p, *args):
+        st = self.style
+        if not st.colour_bar:
+            return
+        font = st.font()
+        fm = st.metrics()
+        p.setFont(font)
+        fg = QColor(st.foreground)
+        r = self.boundingRect()
+        top = fm.height() / 2 + 2
+        bottom = r.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
+        bar = QRectF(2, top, self._bar_w(), max(bottom - top, 1))
+        lut = colour_lut(st)
+        grad = QLinearGradient(bar.bottomLeft(), bar.topLeft())  # low values at the bottom
+        for i in np.linspace(0, 254, 33).astype(int):
+            grad.setColorAt(i / 254, QColor(*lut[i]))
+        p.fillRect(bar, grad)
+        p.setPen(QPen(fg, 1))
+        p.drawRect(bar)
+        lo, hi = self.levels
+        span = (hi - lo) or 1.0
+        ticks = [(lo, True), (hi, True)] + [(t, False) for t in nice_ticks(lo, hi)]
+        for v, exact in ticks:
+            y = bar.bottom() - (v - lo) / span * bar.height()
+            p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
+            text_rect = QRectF(bar.right() + 6, y - fm.height() / 2, r.width(), fm.height())
+            if not exact:  # keep in-between ticks from overlapping the exact ends
+                if min(abs(y - bar.top()), abs(y - bar.bottom())) < fm.height():
+                    continue
+            p.drawText(text_rect, int(Qt.AlignLeft | Qt.AlignVCenter), format_level(v))
+        if self.label:
+            p.save()
+            p.translate(r.width() - 2, bar.center().y())
+            p.rotate(-90)
+            p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()),
+                       int(Qt.AlignCenter), fm.elidedText(self.label, Qt.ElideRight, bar.height()))
+            p.restore()
+        if self.show_masked:
+            sw = QRectF(2, bar.bottom() + fm.height() * 0.6 + 2, self._bar_w(), fm.height())
+            p.fillRect(sw, QColor(st.masked))
+            draw_hatch(p, sw, fg, spacing=5)
+            p.setPen(QPen(fg, 1))
+            p.drawRect(sw)
+            p.drawText(QRectF(sw.right() + 6, sw.top(), r.width(), sw.height()),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), "masked")

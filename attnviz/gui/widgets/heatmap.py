@@ -1,0 +1,190 @@
+"""A labelled heatmap: index image + token axes + colour bar + masked hatching + row highlight.
+
+The image is uint8 indices (see :mod:`attnviz.gui.views.heatmap_data`) drawn through the style's
+256-entry lookup table; one ImageItem is reused for every head, nothing is re-created on a switch.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from attnviz.gui.style import ViewStyle, colour_lut
+from attnviz.gui.widgets.colour_bar import ColourBarItem
+from attnviz.gui.widgets.hatch import HatchItem, mask_path
+from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+__all__ = ["CellImageItem", "LabelledHeatmap"]
+
+
+class CellImageItem(pg.ImageItem):
+    """ImageItem that reports the data cell (row, col) under the mouse and clicked cells.
+
+    Cells are in data units of the ViewBox (x = column, y = row), independent of any pooling.
+    """
+
+    def __init__(self):
+        super().__init__(axisOrder="row-major")
+        self.shape_rc = (0, 0)
+        self.on_hover: Callable[[int | None, int | None], None] | None = None
+        self.on_click: Callable[[int, int], None] | None = None
+        self.setAcceptHoverEvents(True)
+
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        vb = self.getViewBox()
+        if vb is None:
+            return None
+        pt = vb.mapSceneToView(scene_pos)
+        r, c = int(np.floor(pt.y())), int(np.floor(pt.x()))
+        rows, cols = self.shape_rc
+        if 0 <= r < rows and 0 <= c < cols:
+            return r, c
+        return None
+
+    def paint(self, p, *args):
+        # cells are exact blocks: no smoothing (it blurs cell borders and costs 5-10 ms a frame)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        super().paint(p, *args)
+
+    def hoverEvent(self, ev):
+        if self.on_hover is None:
+            return
+        cell = None if ev.isExit() else self.cell_at(ev.scenePos())
+        self.on_hover(*(cell or (None, None)))
+
+    def mouseClickEvent(self, ev):
+        if ev.button() != Qt.LeftButton or self.on_click is None:
+            return
+        cell = self.cell_at(ev.scenePos())
+        if cell is not None:
+            ev.accept()
+            self.on_click(*cell)
+
+
+class LabelledHeatmap(pg.GraphicsLayout):
+    """Title, left/bottom token axes, a ViewBox with the image, and a colour bar on the right."""
+
+    def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None):
+        """lock_aspect: square cells, the matrix anchored top-left so the axes touch it (the column
+        labels then go on top, since the spare room is on the right or at the bottom)."""
+        super().__init__()
+        self.style = style or ViewStyle()
+        self.lock_aspect = lock_aspect
+        top_axis = lock_aspect if top_axis is None else top_axis
+        self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
+        self.title = make_title()
+        self.addItem(self.title, row=0, col=0, colspan=3)
+        self.vb = pg.ViewBox(invertY=True, enableMenu=False)
+        self.vb.setDefaultPadding(0.0)
+        if lock_aspect:
+            self.vb.setMouseEnabled(False, False)
+            self.vb.sigResized.connect(self._fit_square)
+        else:
+            self.vb.enableAutoRange(enable=True)  # re-fit the whole matrix whenever the size changes
+        self.left = TokenAxisItem("left", self.style)
+        self.bottom = TokenAxisItem("top" if top_axis else "bottom", self.style)
+        self.bar = ColourBarItem(self.style)
+        if top_axis:
+            self.addItem(self.bottom, row=1, col=1)
+        self.addItem(self.left, row=2, col=0)
+        self.addItem(self.vb, row=2, col=1)
+        self.addItem(self.bar, row=2, col=2)
+        if not top_axis:
+            self.addItem(self.bottom, row=3, col=1)
+        self.left.link_view(self.vb)
+        self.bottom.link_view(self.vb)
+        self.image = CellImageItem()
+        self.vb.addItem(self.image)
+        self.hatch = HatchItem()
+        self.vb.addItem(self.hatch, ignoreBounds=True)
+        # selected row: a dark and a light outline, visible on every colour of every map
+        self.row_marks = [QGraphicsRectItem() for _ in range(2)]
+        self.col_marks = [QGraphicsRectItem() for _ in range(2)]
+        for item in self.row_marks + self.col_marks:
+            item.setZValue(10)
+            item.setVisible(False)
+            self.vb.addItem(item, ignoreBounds=True)
+        self.set_style(self.style)
+
+    # -- data ----------------------------------------------------------------------------------
+    def set_labels(self, rows, cols) -> None:
+        self.left.set_labels(rows)
+        self.bottom.set_labels(cols)
+
+    def set_image(self, img: np.ndarray, shape_rc: tuple[int, int]) -> None:
+        """Show uint8 indices covering ``shape_rc`` data cells (img may be pooled: fewer pixels)."""
+        rows, cols = shape_rc
+        first = self.image.shape_rc != (rows, cols)
+        self.image.shape_rc = (rows, cols)
+        self.indices = img
+        # one large image: pyqtgraph's indexed-8 path (a colour table, 1 byte per pixel) draws fastest
+        self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style))
+        if first:
+            self.image.setRect(QRectF(0, 0, cols, rows))
+            if self.lock_aspect:
+                self._fit_square()
+            else:
+                self.vb.enableAutoRange(enable=True)
+
+    def _fit_square(self, *args) -> None:
+        """Square cells with the matrix in the top-left corner of the view (spare room right/bottom)."""
+        rows, cols = self.image.shape_rc
+        w, h = self.vb.width(), self.vb.height()
+        if not rows or not cols or w <= 0 or h <= 0:
+            return
+        px = min(w / cols, h / rows)  # pixels per cell
+        self.vb.setRange(xRange=(0, w / px), yRange=(0, h / px), padding=0, disableAutoRange=True)
+
+    def set_levels(self, lo: float, hi: float, label: str = "") -> None:
+        self.bar.set_levels(lo, hi)
+        if label:
+            self.bar.set_label(label)
+
+    def set_mask(self, masked: np.ndarray | None) -> None:
+        """Hatch the True cells of a (rows, cols) bool array (None or all False: no hatching)."""
+        show = masked is not None and bool(np.any(masked))
+        self.hatch.set_path(mask_path(masked) if show else pg.QtGui.QPainterPath())
+        self.bar.set_masked_legend(show)
+
+    def set_highlight(self, row: int | None, col: int | None = None) -> None:
+        rows, cols = self.image.shape_rc
+        for items, idx, rect in ((self.row_marks, row, lambda i: QRectF(0, i, cols, 1)),
+                                 (self.col_marks, col, lambda i: QRectF(i, 0, 1, rows))):
+            for item in items:
+                item.setVisible(idx is not None)
+                if idx is not None:
+                    item.setRect(rect(idx))
+        self.left.set_selected(row)
+        self.bottom.set_selected(col)
+
+    def set_title(self, text: str) -> None:
+        set_title(self.title, text, self.style)
+
+    # -- style ---------------------------------------------------------------------------------
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        for ax in (self.left, self.bottom):
+            ax.set_style(style)
+        self.bar.set_style(style)
+        self.hatch.set_colour(style.foreground, max(1.0, style.line_width * 0.6))
+        w = 1.5 * style.line_width
+        for items in (self.row_marks, self.col_marks):
+            dark, light = items
+            dark.setPen(self._pen("#000000", w + 2))
+            light.setPen(self._pen(style.highlight, w))
+        if self.indices is not None:
+            self.image.setLookupTable(colour_lut(style))
+        self.set_title(self.title.text or "")
+
+    @staticmethod
+    def _pen(colour: str, width: float) -> QPen:
+        pen = QPen(QColor(colour), width)
+        pen.setCosmetic(True)
+        return pen

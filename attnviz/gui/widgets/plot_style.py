@@ -1,0 +1,29 @@
+"""Apply a ViewStyle to a pyqtgraph PlotItem (axes, fonts, labels) without touching global config."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+
+from attnviz.gui.style import ViewStyle
+
+__all__ = ["style_plot"]
+
+
+def style_plot(plot: pg.PlotItem, style: ViewStyle, bottom: str = "", left: str = "") -> None:
+    """Colours, tick fonts and axis labels of ``plot`` from ``style``."""
+    css = {"color": style.foreground, "font-size": f"{style.font_pt():.1f}pt"}  # pyqtgraph wants CSS keys
+    for name in ("left", "bottom"):
+        ax = plot.getAxis(name)
+        ax.setPen(pg.mkPen(style.foreground, width=max(1.0, style.line_width * 0.7)))
+        ax.setTextPen(pg.mkPen(style.foreground))
+        ax.setTickFont(QFont(style.font()))  # the axis keeps it: give it its own copy
+        ax.enableAutoSIPrefix(False)  # "(x0.001)" in an axis title confuses more than it helps
+    # the bottom axis does not grow with its font by itself: tick labels would be cut off
+    fm = style.metrics()
+    plot.getAxis("bottom").setHeight(int(fm.height() * (2.8 if bottom else 1.6)) + 6)
+    plot.getAxis("left").setWidth(int(fm.horizontalAdvance("−0.000") + fm.height() * (2.4 if left else 0.5)) + 8)
+    if bottom:
+        plot.setLabel("bottom", bottom, **css)
+    if left:
+        plot.setLabel("left", left, **css)

@@ -1,0 +1,221 @@
+"""Token labels along a heatmap axis: elided, rotated when crowded, every k-th when there are many."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
+
+from attnviz.gui.style import ViewStyle
+
+__all__ = ["TokenAxisItem", "display_token"]
+
+_VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}
+
+
+def display_token(tok: str) -> str:
+    """A token as a label: whitespace made visible, so " " and "\\n" do not look like nothing."""
+    tok = str(tok)
+    if tok in _VISIBLE:
+        return _VISIBLE[tok]
+    return tok.replace("\n", "⏎").replace("\t", "⇥")
+
+
+class TokenAxisItem(pg.GraphicsWidget):
+    """Labels at given data positions of a linked ViewBox ("left", "top" or "bottom").
+
+    Labels are elided to ``max_chars`` wide; the bottom/top axis draws them at 45° when they do not
+    fit side by side; when even that overlaps only every k-th label is drawn (k chosen from the
+    pixels per label, always starting at label 0). ``on_click(index)`` is called on a click.
+    """
+
+    ANGLE = 45.0
+
+    def __init__(self, orientation: str, style: ViewStyle | None = None, max_chars: int = 14):
+        super().__init__()
+        if orientation not in ("left", "top", "bottom"):
+            raise ValueError(orientation)
+        self.orientation = orientation
+        self.style = style or ViewStyle()
+        self.max_chars = max_chars
+        self.labels: list[str] = []
+        self.centers: list[float] = []
+        self.selected: int | None = None
+        self.title = ""
+        self.view: pg.ViewBox | None = None
+        self.on_click: Callable[[int], None] | None = None
+        self.stride = 1
+        self.rotated = False
+        self._elided: tuple[list[str], float] | None = None
+        # drawn once into a pixmap and reused until its labels/range change: a head switch then
+        # repaints only the image (render_figure turns caching off so exports keep vector text)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._update_size()
+
+    # -- configuration -------------------------------------------------------------------------
+    def link_view(self, view: pg.ViewBox) -> None:
+        self.view = view
+        view.sigRangeChanged.connect(self._view_changed)
+        view.sigResized.connect(self._view_changed)
+
+    def set_labels(self, labels, centers=None) -> None:
+        self.labels = [display_token(t) for t in labels]
+        self.centers = [i + 0.5 for i in range(len(self.labels))] if centers is None else list(centers)
+        self._elided = None
+        self._update_size()
+        self.update()
+
+    def set_selected(self, index: int | None) -> None:
+        if index != self.selected:
+            self.selected = index
+            self.update()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self._elided = None
+        self._update_size()
+        self.update()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.update()  # the device-coordinate cache was drawn at the old size
+
+    def _view_changed(self, *args) -> None:
+        self._update_size()
+        self.update()
+
+    # -- geometry ------------------------------------------------------------------------------
+    def _metrics(self) -> QFontMetricsF:
+        return self.style.metrics()
+
+    def _texts(self) -> tuple[list[str], float]:
+        """Elided labels and the widest one's width, cached until labels or style change."""
+        if self._elided is None:
+            fm = self._metrics()
+            limit = fm.horizontalAdvance("M") * self.max_chars * 0.75
+            texts = [fm.elidedText(t, Qt.ElideRight, limit) if len(t) > 3 else t for t in self.labels]
+            # measuring 4096 labels is slow: the widest few by character count are enough
+            longest = sorted(range(len(texts)), key=lambda i: -len(texts[i]))[:32]
+            width = max((fm.horizontalAdvance(texts[i]) for i in longest), default=fm.horizontalAdvance("0"))
+            self._elided = (texts, width)
+        return self._elided
+
+    def _text(self, i: int) -> str:
+        return self._texts()[0][i]
+
+    def _max_text_w(self) -> float:
+        return self._texts()[1]
+
+    def _px_per_unit(self) -> float:
+        if self.view is None or self.view.width() <= 0:
+            return 0.0
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        if self.orientation == "left":
+            return self.view.height() / max(y1 - y0, 1e-9)
+        return self.view.width() / max(x1 - x0, 1e-9)
+
+    def _layout(self) -> None:
+        """Choose rotation and stride from the pixels available per label."""
+        fm = self._metrics()
+        n = len(self.centers)
+        pitch = (self.centers[1] - self.centers[0]) if n > 1 else 1.0
+        px = abs(pitch) * self._px_per_unit()
+        need = fm.height() * 1.05
+        self.rotated = False
+        if self.orientation != "left":
+            if px >= self._max_text_w() + 6:
+                need = px  # fits side by side
+            else:
+                self.rotated = True
+                need = fm.height() / math.sin(math.radians(self.ANGLE)) * 1.05
+        self.stride = max(1, math.ceil(need / px)) if px > 0 else 1
+
+    def _update_size(self) -> None:
+        self._layout()
+        fm = self._metrics()
+        text_w = self._max_text_w()
+        if self.orientation == "left":
+            self.setFixedWidth(math.ceil(text_w + 10))
+            return
+        if self.rotated:
+            s = math.sin(math.radians(self.ANGLE))
+            h = text_w * s + fm.height() * s + 8
+        else:
+            h = fm.height() + 8
+        self.setFixedHeight(math.ceil(h))
+
+    def _local(self, c: float) -> float:
+        a, b = self._affine()
+        return a * c + b
+
+    def _affine(self) -> tuple[float, float]:
+        """Local coordinate = a · data + b along the axis (the view maps data linearly)."""
+        if self.orientation == "left":
+            p0 = self.mapFromScene(self.view.mapViewToScene(QPointF(0, 0))).y()
+            p1 = self.mapFromScene(self.view.mapViewToScene(QPointF(0, 1))).y()
+        else:
+            p0 = self.mapFromScene(self.view.mapViewToScene(QPointF(0, 0))).x()
+            p1 = self.mapFromScene(self.view.mapViewToScene(QPointF(1, 0))).x()
+        return p1 - p0, p0
+
+    # -- drawing -------------------------------------------------------------------------------
+    def visible_indices(self) -> list[int]:
+        """The label indices drawn at the current size (every ``stride``-th plus the selected one)."""
+        self._layout()
+        idx = list(range(0, len(self.labels), self.stride))
+        sel = self.selected
+        if sel is not None and 0 <= sel < len(self.labels) and sel not in idx:
+            # the selected label replaces its neighbours so the bold text does not overlap them
+            idx = [i for i in idx if abs(i - sel) >= self.stride] + [sel]
+        return idx
+
+    def paint(self, p, *args):
+        if self.view is None or not self.labels:
+            return
+        st = self.style
+        r = self.boundingRect()
+        fm = self._metrics()
+        pen = QPen(QColor(st.foreground))
+        lo = -fm.height()
+        hi = (r.height() if self.orientation == "left" else r.width()) + fm.height()
+        a, b = self._affine()
+        for i in self.visible_indices():
+            pos = a * self.centers[i] + b
+            if not lo <= pos <= hi:
+                continue
+            p.setFont(st.font(bold=i == self.selected))
+            p.setPen(pen)
+            text = self._text(i)
+            if self.orientation == "left":
+                p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()),
+                           int(Qt.AlignRight | Qt.AlignVCenter), text)
+                p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
+                continue
+            edge = 0.0 if self.orientation == "bottom" else r.height()
+            sign = 1 if self.orientation == "bottom" else -1
+            if not self.rotated:  # rotated labels point at their cell themselves: a tick would read as a quote
+                p.drawLine(QPointF(pos, edge), QPointF(pos, edge + sign * 4))
+                y = 5 if sign > 0 else r.height() - 5 - fm.height()
+                p.drawText(QRectF(pos - 200, y, 400, fm.height()), int(Qt.AlignCenter), text)
+                continue
+            p.save()
+            p.translate(pos, edge + sign * 3)
+            p.rotate(-self.ANGLE * sign)
+            w = fm.horizontalAdvance(text) + 2
+            # text ends at the tick (right-aligned), so long labels run away from the plot
+            p.drawText(QRectF(-w, -fm.height() / 2 if sign > 0 else -fm.height() / 2, w, fm.height()),
+                       int(Qt.AlignRight | Qt.AlignVCenter), text)
+            p.restore()
+
+    def mouseClickEvent(self, ev):
+        if self.on_click is None or self.view is None or not self.labels or ev.button() != Qt.LeftButton:
+            return
+        pos = ev.pos().y() if self.orientation == "left" else ev.pos().x()
+        dist = [abs(self._local(c) - pos) for c in self.centers]
+        i = min(range(len(dist)), key=dist.__getitem__)
+        ev.accept()
+        self.on_click(i)

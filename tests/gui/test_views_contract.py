@@ -1,0 +1,70 @@
+"""Every view keeps the common contract on every kind of trace: selection, style, None, export."""
+
+from __future__ import annotations
+
+import os
+import re
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtSvg import QSvgGenerator  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from attnviz.gui.style import PRESETS  # noqa: E402
+from attnviz.gui.views import VIEW_CLASSES  # noqa: E402
+from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.selection import Selection  # noqa: E402
+
+SHOTS = "/tmp/attnviz-shots"
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return {kind: sample_trace(kind, T=7, grad=True) for kind in ("encoder", "decoder", "encoder-decoder", "vit")}
+
+
+def svg_texts(view) -> list[str]:
+    buf = QBuffer()
+    buf.open(QIODevice.WriteOnly)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buf)
+    gen.setSize(QSize(900, 600))
+    gen.setViewBox(QRectF(0, 0, 900, 600))
+    painter = QPainter(gen)
+    view.render_figure(painter, QRectF(0, 0, 900, 600))
+    painter.end()
+    return re.findall(r"<text[^>]*>([^<]*)</text>", bytes(buf.data()).decode("utf-8"))
+
+
+@pytest.mark.parametrize("cls", VIEW_CLASSES, ids=[c.__name__ for c in VIEW_CLASSES])
+def test_view_contract(qtbot, cls, traces):
+    sel = Selection()
+    view = cls(selection=sel, style=PRESETS["default"])
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    for kind, trace in traces.items():
+        view.set_trace(trace)
+        for changes in ({"layer": 1, "head": 3, "query": 2}, {"part": "cross"}, {"part": "enc"},
+                        {"part": "self", "query": None}, {"layer": 5, "head": 9}):  # out of range stays valid
+            sel.update(**changes)
+        QApplication.processEvents()
+    qtbot.wait(300)  # background statistics arrive
+    view.set_style(PRESETS["presentation"])
+    view.set_style(PRESETS["dark"])
+    texts = svg_texts(view)
+    assert texts, f"{cls.__name__} exported no text"
+    img = QImage(800, 500, QImage.Format_ARGB32)
+    img.fill(0)
+    painter = QPainter(img)
+    view.render_figure(painter, QRectF(0, 0, 800, 500), scale=1.0)
+    painter.end()
+    assert len({img.pixel(x, y) for x in range(0, 800, 23) for y in range(0, 500, 19)}) > 3
+    os.makedirs(SHOTS, exist_ok=True)
+    QApplication.processEvents()
+    assert view.grab().save(f"{SHOTS}/contract_{cls.__name__}_dark.png")
+    view.set_trace(None)
+    QApplication.processEvents()

@@ -1,0 +1,102 @@
+"""RolloutView: the three maps equal an independent numpy recomputation; controls are debounced."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+import pytest  # noqa: E402
+
+from attnviz.gui.views.rollout_view import RolloutView  # noqa: E402
+from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.selection import Selection  # noqa: E402
+
+SHOTS = "/tmp/attnviz-shots"
+
+
+def make(qtbot, trace):
+    sel = Selection()
+    view = RolloutView(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitExposed(view)
+    return view, sel
+
+
+def rollout_numpy(trace, residual=0.5, start=0):
+    """Abnar & Zuidema with mean fusion, written out independently."""
+    T = len(trace.tokens)
+    R = np.eye(T)
+    for i in range(start, trace.n_layers):
+        A = trace[f"L{i}.probs"].astype(np.float64).mean(0)
+        A = (1 - residual) * A + residual * np.eye(T)
+        A /= A.sum(-1, keepdims=True)
+        R = A @ R
+    return R
+
+
+def shares(row, drop_cls):
+    row = row[1:] if drop_cls else row
+    return row / row.sum()
+
+
+def test_image_maps_share_one_scale(qtbot):
+    trace = sample_trace("vit", n_layers=3, grad=True)
+    view, sel = make(qtbot, trace)
+    maps = view.maps.maps
+    raw = shares(trace["L2.probs"].astype(np.float64).mean(0)[0], True)
+    np.testing.assert_allclose(maps["raw"], raw, rtol=1e-6)
+    np.testing.assert_allclose(maps["rollout"], shares(rollout_numpy(trace)[0], True), rtol=1e-6)
+    assert maps["grad"] is not None and maps["grad"].shape == (16,)
+    vmax = max(float(m.max()) for m in maps.values())
+    assert view.bar.levels == (0.0, pytest.approx(vmax))
+    heat = view.panels["rollout"][3].image
+    expected = np.floor(np.clip(maps["rollout"].reshape(4, 4) / vmax * 254, 0, 254) + 0.5).astype(np.uint8)
+    np.testing.assert_array_equal(heat, expected)
+    view.opacity.setValue(30)
+    assert view.panels["raw"][3].opacity() == pytest.approx(0.3)
+    assert "patch 1,2" in view.patch_text("raw", 1, 2)
+    os.makedirs(SHOTS, exist_ok=True)
+    QApplication.processEvents()  # let pending layout requests apply before the picture
+    assert view.grab().save(f"{SHOTS}/rollout_vit.png")
+
+
+def test_controls_recompute_after_debounce(qtbot):
+    trace = sample_trace("vit", n_layers=3)
+    view, sel = make(qtbot, trace)
+    before = view.maps.maps["rollout"].copy()
+    view.residual.setValue(20)
+    view.start_layer.setValue(1)
+    np.testing.assert_array_equal(view.maps.maps["rollout"], before)  # not yet: debounced
+    qtbot.waitUntil(lambda: not np.array_equal(view.maps.maps["rollout"], before), timeout=3000)
+    np.testing.assert_allclose(view.maps.maps["rollout"], shares(rollout_numpy(trace, 0.2, 1)[0], True), rtol=1e-6)
+    assert view.maps.maps["grad"] is None and "grad=True" in view.maps.notes["grad"]
+
+
+def test_text_strips_follow_the_selected_query(qtbot):
+    trace = sample_trace("encoder", T=9, grad=True)
+    view, sel = make(qtbot, trace)
+    assert view._body is view.text_body
+    strip = view.strips["rollout"]
+    assert strip.tokens == trace.tokens and strip.marked == 0  # CLS by default
+    sel.update(query=4)
+    np.testing.assert_allclose(view.strips["rollout"].values, shares(rollout_numpy(trace)[4], False), rtol=1e-6)
+    assert view.strips["rollout"].marked == 4
+    R = np.eye(9)
+    for i in range(trace.n_layers):  # Chefer et al.: R += mean_h (grad ⊙ A)+ · R
+        cam = np.clip(trace[f"L{i}.grad"].astype(np.float64) * trace[f"L{i}.probs"], 0, None).mean(0)
+        R = R + cam @ R
+    np.testing.assert_allclose(view.strips["grad"].values, shares((R - np.eye(9))[4], False), rtol=1e-6)
+    box = strip._boxes[6].center()
+    from PySide6.QtCore import Qt
+    view.grab()
+    qtbot.mouseClick(view.canvas.viewport(), Qt.LeftButton, pos=view.widget_pos(strip, box.x(), box.y()))
+    assert sel.query == 6
+    os.makedirs(SHOTS, exist_ok=True)
+    QApplication.processEvents()  # let pending layout requests apply before the picture
+    assert view.grab().save(f"{SHOTS}/rollout_text.png")
