@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.analysis.steps import _softmax
+from attnviz.analysis.steps import softmax
 
 __all__ = [
     "CellError", "ParsedMatrix", "SandboxConfig", "SandboxResult", "SandboxSteps", "SandboxPreset",
@@ -114,7 +114,8 @@ def parse_matrix(text: str, name: str = "X", max_size: int = MAX_SIZE) -> Parsed
     """
     rows = _rows(text or "")
     if not rows:
-        return ParsedMatrix(name, None, [CellError(name, None, None, f"{name} is empty: type numbers, one row per line")])
+        empty = CellError(name, None, None, f"{name} is empty: type numbers, one row per line")
+        return ParsedMatrix(name, None, [empty])
     errors: list[CellError] = []
     width = len(rows[0])
     values = np.zeros((len(rows), width))
@@ -308,7 +309,7 @@ def compute_sandbox(X, W_Q=None, W_K=None, W_V=None, config: SandboxConfig | Non
     if config.causal:
         mask[np.triu_indices(T, 1)] = -np.inf  # query i may see keys j <= i
     masked = scaled + mask
-    P = _softmax(masked)
+    P = softmax(masked)
     return SandboxResult(config=config, tokens=tokens, X=X, W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K,
                          b_V=b_V, Q=Q, K=K, V=V, scores=scores, scale=scale, scaled=scaled, mask=mask,
                          masked=masked, P=P, Z=P @ V)

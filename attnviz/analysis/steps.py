@@ -23,7 +23,7 @@ import numpy as np
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
-__all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain"]
+__all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain", "softmax"]
 
 PARTS = ("self", "cross", "enc")
 
@@ -50,7 +50,7 @@ def to_plain(value):
     return value
 
 
-def _softmax(masked: np.ndarray) -> np.ndarray:
+def softmax(masked: np.ndarray) -> np.ndarray:
     """Softmax over the last axis; −inf entries get exactly 0, a fully masked row is all 0."""
     top = np.max(masked, axis=-1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)  # fully masked row: avoid inf - inf
@@ -173,7 +173,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     scaled = scores * scale
     mask = _f64(trace, prefix + "mask")[query]
     masked = scaled + mask
-    weights = _softmax(masked)
+    weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
     z_trace = _f64(trace, prefix + "z")[head, query]
@@ -245,7 +245,7 @@ def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
     scaled = QK * scale
     mask = _f64(trace, prefix + "mask")
     masked = scaled + mask[None]
-    P = _softmax(masked)
+    P = softmax(masked)
     Z = P @ V  # (H, Tq, dh)
     # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
     # (``head_gate``, (H,)) is reproduced exactly

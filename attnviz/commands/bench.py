@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "gui", "export")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export")
 
 
 def add_parser(sub) -> None:
@@ -54,9 +54,28 @@ def _memory(repeat: int) -> dict:
 
 
 def _training(repeat: int) -> dict:
-    from attnviz.training.bench import measure_training_overhead
+    from attnviz.training.bench import measure_loop_overhead
 
-    return measure_training_overhead()
+    return measure_loop_overhead(repeats=max(1, min(repeat, 3)))
+
+
+def _views(repeat: int) -> dict:
+    import io
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from attnviz.gui.views.bench import benchmark_head_switch, benchmark_model_grid
+
+    sink = io.StringIO()  # the functions narrate; the figures are returned and printed here
+    out: dict = {}
+    for T, figs in benchmark_head_switch(out=sink).items():
+        for k, v in figs.items():
+            out[f"head switch T={T} {k} ms"] = v
+    out["head switch goal"] = "<= 16 ms up to T=2048, <= 30 ms at 4096"
+    for k, v in benchmark_model_grid(out=sink).items():
+        out[f"12x12 grid T=128 {k}"] = v
+    out["grid goal"] = "<= 50 ms"
+    return out
 
 
 def _gui(repeat: int) -> dict:
@@ -71,4 +90,5 @@ def _export(repeat: int) -> dict:
     return run_export_benchmarks()
 
 
-_SECTION_RUNNERS = {"capture": _capture, "memory": _memory, "training": _training, "gui": _gui, "export": _export}
+_SECTION_RUNNERS = {"capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
+                    "export": _export}

@@ -51,7 +51,7 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
     FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughWidget",
                help="self-attention step by step for one query (--step 1..6)"),
     FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
-               help="Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O"),
+               help="matrix form (Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O)"),
 )}
 
 

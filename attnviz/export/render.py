@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -68,6 +68,9 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     if top:
         font.setPixelSize(max(8, int(top * 0.6)))
         font.setBold(True)
+        # a long title shrinks to fit the width rather than being cut at the edges
+        while font.pixelSize() > 8 and QFontMetricsF(font).horizontalAdvance(opts.title) > w * 0.96:
+            font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
         painter.setPen(QColor("black"))
         painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)

@@ -137,6 +137,9 @@ class BaseView(QWidget):
         scene_pt = item.mapViewToScene(QPointF(x, y)) if hasattr(item, "mapViewToScene") else item.mapToScene(QPointF(x, y))
         return self.canvas.mapFromScene(scene_pt)
 
+    def ensure_current(self) -> None:
+        """Views draw synchronously: nothing is postponed, so nothing to do (see FigureHostMixin)."""
+
     def figure_size(self) -> QSize:
         """A good default export size in logical pixels."""
         return QSize(1200, 800)

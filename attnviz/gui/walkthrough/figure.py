@@ -1,0 +1,242 @@
+"""The figure part of the walkthrough widgets: rows of grids and formulas, drawable into any QPainter.
+
+Each widget keeps its controls apart from ``figure_widget`` (a :class:`FigureBoard`), so an export
+shows the figure — grids, formulas, labels — without buttons and sliders. ``render_figure`` keeps the
+contract of :mod:`attnviz.gui.views.base`: lay the figure out at ``rect.size() / scale`` and draw it
+scaled into ``rect``; child widgets paint with ``drawText``, so SVG and PDF keep every number as text.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPalette, QRegion, QResizeEvent
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from attnviz.gui.style import ViewStyle
+
+__all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "style_label"]
+
+
+def style_label(label: QLabel, style: ViewStyle, factor: float = 1.0, bold: bool = False) -> QLabel:
+    """Give a label the view's font size and colours (so presentation mode enlarges it too)."""
+    label.setFont(style.font(factor, bold))
+    pal = label.palette()
+    pal.setColor(QPalette.WindowText, QColor(style.foreground))
+    label.setPalette(pal)
+    return label
+
+
+class _Label(QLabel):
+    """A label that wraps without asking for height-for-width layout, which would make a scroll area
+    give the whole figure its preferred height instead of fitting it to the window."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+class FigureWidget(QWidget):
+    """The exportable part of a widget. It fits the space it is given (grids become heatmaps, numbers
+    stay on hover) instead of asking a scroll area for the height its wrapped notes would like."""
+
+    def __init__(self, style: ViewStyle, parent=None):
+        super().__init__(parent)
+        self.setAutoFillBackground(True)
+        self.set_style(style)
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        pal = self.palette()
+        pal.setColor(QPalette.Window, QColor(style.background))
+        self.setPalette(pal)
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+class FigureBoard(QWidget):
+    """A vertical stack of rows; each row is grids and operator/formula labels side by side."""
+
+    def __init__(self, style: ViewStyle | None = None, parent=None):
+        super().__init__(parent)
+        self.style = style or ViewStyle()
+        self.setAutoFillBackground(True)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(14, 10, 14, 10)
+        self._layout.setSpacing(10)
+        self.items: list[QWidget] = []
+        self.context = ""  # prefixed to the line under every heading
+        self.set_style(self.style)
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        pal = self.palette()
+        pal.setColor(QPalette.Window, QColor(style.background))
+        self.setPalette(pal)
+
+    def clear(self) -> None:
+        """Remove every row (the widgets are deleted)."""
+        while self._layout.count():
+            item = self._layout.takeAt(0)
+            w = item.widget()
+            if w is not None:
+                w.setParent(None)
+                w.deleteLater()
+            elif item.layout() is not None:
+                _drop_layout(item.layout())
+        self.items = []
+
+    def label(self, text: str, factor: float = 1.3, bold: bool = False, wrap: bool = False) -> QLabel:
+        lab = style_label(_Label(text), self.style, factor, bold)
+        lab.setTextFormat(Qt.PlainText)
+        lab.setWordWrap(wrap)
+        lab.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        # a long line is cut at the figure's edge rather than widening the figure past the window
+        lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        return lab
+
+    def add_heading(self, text: str, detail: str = "") -> QLabel:
+        """The step's formula in large type, an optional explanation under it."""
+        head = self.label(text, 1.7, bold=True)
+        self._layout.addWidget(head)
+        self.items.append(head)
+        detail = " · ".join(x for x in (self.context, detail) if x)
+        if detail:
+            note = self.label(detail, 1.2, wrap=True)
+            self._layout.addWidget(note)
+            self.items.append(note)
+        return head
+
+    def add_note(self, text: str, factor: float = 1.2) -> QLabel:
+        note = self.label(text, factor, wrap=True)
+        self._layout.addWidget(note)
+        self.items.append(note)
+        return note
+
+    def add_row(self, items: list, stretch: int | None = None) -> QHBoxLayout:
+        """A row of widgets; strings become large operator labels ("×", "=", "→ softmax →").
+
+        Width is shared in proportion to what each grid asks for; an item may be ``(widget, factor)``
+        to ask for ``factor`` times more (results keep their numbers, weight matrices become heatmaps).
+        """
+        row = QHBoxLayout()
+        row.setSpacing(12)
+        for it in items:
+            factor = 1
+            if isinstance(it, tuple):
+                it, factor = it
+            w = self.label(it, 2.0, bold=True) if isinstance(it, str) else it
+            if isinstance(it, str):
+                w.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+                w.setMinimumWidth(w.sizeHint().width())
+            if isinstance(it, str) or w.sizePolicy().verticalPolicy() == QSizePolicy.Fixed:
+                # centred, and a fixed-height item must not cap the height of the whole row
+                row.addWidget(w, 0, Qt.AlignVCenter)
+            else:  # grids fill the row's height, so spare room enlarges their cells
+                row.addWidget(w, factor * max(1, round(w.sizeHint().width() / 20)))
+            self.items.append(w)
+        row.addStretch(0)
+        if stretch is None:  # rows share spare (or missing) height in proportion to what they ask for
+            stretch = max([w.sizeHint().height() for w in self.items[-len(items):]] + [1])
+        self._layout.addLayout(row, stretch)
+        return row
+
+    def finish(self) -> None:
+        """Close the stack: spare height goes to the rows of grids (which then enlarge their numbers)."""
+        self._layout.addStretch(0)
+
+
+def _drop_layout(layout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item.widget() is not None:
+            item.widget().setParent(None)
+            item.widget().deleteLater()
+        elif item.layout() is not None:
+            _drop_layout(item.layout())
+
+
+def _settle(widget: QWidget) -> None:
+    """Lay out ``widget`` and every descendant now, top down, shown or not.
+
+    A widget that was never shown keeps its children's resize events pending and its nested layouts
+    inactive; an off-screen export must not wait for an event loop to place the grids.
+    """
+    if widget.testAttribute(Qt.WA_PendingResizeEvent) or not widget.isVisible():
+        QApplication.sendEvent(widget, QResizeEvent(widget.size(), QSize()))
+        widget.setAttribute(Qt.WA_PendingResizeEvent, False)
+    if widget.layout() is not None:
+        widget.layout().activate()
+    for child in widget.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
+        if not child.isHidden():
+            _settle(child)
+
+
+class FigureHostMixin:
+    """``render_figure`` / ``figure_size`` for a widget whose figure is ``self.figure_widget``.
+
+    Views that skip work while hidden set ``_stale`` and implement ``_update``; showing them (or
+    exporting them) brings them up to date.
+    """
+
+    figure_widget: QWidget
+    _stale = False
+    _forcing = False  # exporting: compute now, even off screen
+
+    def _skip_while_hidden(self) -> bool:
+        """True (and remember to update later) when the widget is not on screen."""
+        if self.isVisible() or self._forcing:
+            self._stale = False
+            return False
+        self._stale = True
+        return True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self._update()
+
+    def ensure_current(self) -> None:
+        """Bring a hidden (off-screen) widget up to date now: export builds figures that are never shown."""
+        if self._stale or not self.isVisible():
+            self._forcing = True
+            try:
+                self._update()
+            finally:
+                self._forcing = False
+            self._stale = False
+
+    def figure_size(self) -> QSize:
+        return QSize(1400, 900)
+
+    def render_figure(self, painter: QPainter, rect: QRectF, scale: float = 1.0) -> None:
+        """Lay the figure out at ``rect.size() / scale`` and draw it into ``rect`` (controls left out)."""
+        rect = QRectF(rect)
+        scale = float(scale) if scale and scale > 0 else 1.0
+        if self._stale:  # a hidden view skipped its last update; export must show the current state
+            self.ensure_current()
+        fig = self.figure_widget
+        old = fig.size()
+        target = QSize(max(16, int(rect.width() / scale)), max(16, int(rect.height() / scale)))
+        # a resizable scroll area would snap the figure back to its viewport as soon as it is laid out
+        holder = fig.parentWidget().parentWidget() if fig.parentWidget() is not None else None
+        scroll = holder if isinstance(holder, QScrollArea) and holder.widgetResizable() else None
+        if scroll is not None:
+            scroll.setWidgetResizable(False)
+        try:
+            fig.resize(target)
+            _settle(fig)
+            painter.save()
+            painter.fillRect(rect, QColor(fig.style.background if hasattr(fig, "style") else "white"))
+            painter.translate(rect.topLeft())
+            painter.scale(scale, scale)
+            painter.setRenderHint(QPainter.Antialiasing, True)
+            painter.setRenderHint(QPainter.TextAntialiasing, True)
+            QWidget.render(fig, painter, QPoint(0, 0), QRegion(fig.rect()),
+                           QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground)
+            painter.restore()
+        finally:
+            fig.resize(old)
+            _settle(fig)
+            if scroll is not None:
+                scroll.setWidgetResizable(True)

@@ -1,0 +1,359 @@
+"""A matrix drawn as coloured cells: numbers in the cells when they fit, a heatmap when they do not.
+
+Colours are honest: signed values (weights, q, k, scores) use a diverging blue–white–red map centred on
+0 with symmetric limits, probabilities the view's colour map on the fixed range 0…1, and masked cells
+(−∞) a hatched grey labelled "−∞", never a colour that could be read as a number. A legend under the
+grid states the range. Hovering a cell shows its exact value (tooltip and ``hovered`` signal).
+Everything is drawn with QPainter, so SVG/PDF exports keep the numbers as text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QTransform
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from attnviz.gui.style import ViewStyle
+from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_legend
+from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
+from attnviz.gui.widgets.hatch import draw_hatch, mask_path
+
+__all__ = ["MatrixGrid", "KINDS"]
+
+KINDS = ("signed", "prob")
+MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
+_ASPECT = 2.5  # most a heatmap cell may be stretched, either way
+MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
+
+
+def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
+    """Values whose labels are likely the longest: the largest and smallest magnitudes of each sign,
+    plus a strided sample (formatting every cell of a 64×64 matrix on each redraw is too slow)."""
+    flat = values.ravel()
+    if flat.size <= 4 * n:
+        return flat
+    order = np.argsort(np.abs(flat), kind="stable")
+    return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
+
+
+class MatrixGrid(QWidget):
+    """One named matrix. ``set_data`` gives it values and labels; it sizes and draws itself."""
+
+    hovered = Signal(str)
+    clicked = Signal(int, int)
+
+    def __init__(self, name: str, style: ViewStyle | None = None, parent=None):
+        super().__init__(parent)
+        self.name = name
+        self.style = style or ViewStyle()
+        self.values = np.zeros((0, 0))
+        self.title = name
+        self.subtitle = ""
+        self.row_labels: list[str] = []
+        self.col_labels: list[str] = []
+        self.kind = "signed"
+        self.vmax = 1.0
+        self.highlight_rows: set[int] = set()
+        self.frame_colour: str | None = None
+        self.digits = 2
+        self.hover_text = ""
+        self._layout: tuple | None = None
+        self._zoom = 1.0
+        self._numbers = False
+        self._memo: dict = {}
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+
+    # -- data ----------------------------------------------------------------------------------
+    def set_data(self, values, title: str | None = None, subtitle: str = "", row_labels=None, col_labels=None,
+                 kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None):
+        """Show ``values`` (2-D; a 1-D vector is drawn as a row).
+
+        kind : "signed" (diverging, symmetric about 0) or "prob" (colour map on 0…1).
+        vmax : the colour limit; default the largest finite |value| (signed) or 1 (prob).
+        """
+        a = np.asarray(values, dtype=np.float64)
+        self.values = a[None, :] if a.ndim == 1 else a
+        self.title = self.name if title is None else title
+        self.subtitle = subtitle or f"{self.values.shape[0]} × {self.values.shape[1]}"
+        self.row_labels = [str(x) for x in row_labels] if row_labels is not None else []
+        self.col_labels = [str(x) for x in col_labels] if col_labels is not None else []
+        self.kind = kind
+        finite = np.abs(self.values[np.isfinite(self.values)])
+        auto = 1.0 if kind == "prob" else float(finite.max()) if finite.size else 1.0
+        self.vmax = float(vmax) if vmax is not None else (auto or 1.0)  # all zeros: white cells, legend ±1
+        self.highlight_rows = set(highlight_rows)
+        self.frame_colour = frame_colour
+        self._memo = {}
+        self.updateGeometry()
+        self.update()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self._memo = {}
+        self.updateGeometry()
+        self.update()
+
+    def _memoized(self, name: str, compute):
+        """Text measurements depend only on data and style: measure once per set_data/set_style."""
+        if name not in self._memo:
+            self._memo[name] = compute()
+        return self._memo[name]
+
+    def cell_text(self, r: int, c: int) -> str:
+        """What the cell shows (rounded)."""
+        return format_number(self.values[r, c], self.digits)
+
+    def exact_text(self, r: int, c: int) -> str:
+        """The exact value shown on hover."""
+        return exact_number(self.values[r, c])
+
+    # -- geometry --------------------------------------------------------------------------------
+    def _fonts(self):
+        """(numbers, title, labels) fonts of the current style, made once per style."""
+        if getattr(self, "_font_cache", (None,))[0] is not self.style:
+            st = self.style
+            self._font_cache = (st, (st.font(1.15), st.font(1.25, bold=True), st.font(1.1)))
+        return self._font_cache[1]
+
+    def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = 10) -> float:
+        return max((fm.horizontalAdvance(s[:limit]) for s in labels), default=0.0)
+
+    def _preferred_cell(self) -> tuple[float, float]:
+        """Cell size at which every number fits."""
+        def compute():
+            fm = QFontMetricsF(self._fonts()[0])
+            texts = {format_number(v, self.digits) for v in _widest_candidates(self.values)} or {"0.00"}
+            longest = sorted(texts, key=len)[-6:]  # width follows length closely: measure the longest few
+            widest = max(fm.horizontalAdvance(t) for t in longest)
+            return max(widest + 12, fm.height() * 1.8), fm.height() + 10
+
+        return self._memoized("cell", compute)
+
+    def sizeHint(self) -> QSize:
+        rows, cols = self.values.shape if self.values.size else (1, 1)
+        cw, ch = self._preferred_cell()
+        if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
+            cw = ch = max(2.0, min(12.0, 420.0 / max(rows, cols)))
+        left, top, bottom = self._margins()
+        width = max(left + cols * cw + 8, left + self._legend_width(), self._title_width())
+        return QSize(int(min(width, 900)), int(min(top + rows * ch + bottom, 900)))
+
+    def _legend_texts(self) -> tuple[str, str]:
+        hi = format_number(self.vmax, 2)
+        return ("0" if self.kind == "prob" else MINUS + hi), hi
+
+    def _legend_width(self) -> float:
+        """Room for "−2.6   0   2.6" under the grid, so the end labels never overlap."""
+        return self._memoized("legend", self._measure_legend)
+
+    def _measure_legend(self) -> float:
+        fm = QFontMetricsF(self._fonts()[2])
+        lo, hi = self._legend_texts()
+        width = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + LEGEND_BAR + 12
+        if self.values.size and not np.isfinite(self.values).all():
+            width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
+        return width
+
+    def _title_width(self) -> float:
+        _, title_font, label_font = self._fonts()
+        return self._memoized("title", lambda: QFontMetricsF(title_font).horizontalAdvance(f"{self.title}   ")
+                              + QFontMetricsF(label_font).horizontalAdvance(self.subtitle) + 4)
+
+    def minimumSizeHint(self) -> QSize:
+        left, top, bottom = self._margins()
+        rows, cols = self.values.shape if self.values.size else (1, 1)
+        fm = QFontMetricsF(self._fonts()[2])
+        width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20)
+        return QSize(int(width), int(top + min(rows, 40) * 2 + bottom))
+
+    def _margins(self) -> tuple[float, float, float]:
+        return self._memoized("margins", self._measure_margins)
+
+    def _measure_margins(self) -> tuple[float, float, float]:
+        num_font, title_font, label_font = self._fonts()
+        fl = QFontMetricsF(label_font)
+        left = self._label_width(self.row_labels, fl) + 8 if self.row_labels else 2
+        top = QFontMetricsF(title_font).height() * 1.2 + fl.height() * (1.1 if self._show_col_labels() else 0)
+        bottom = fl.height() * 1.4  # the one-line legend
+        return left, top, bottom
+
+    def _show_col_labels(self) -> bool:
+        return bool(self.col_labels) and len(self.col_labels) <= 24
+
+    def _needed_cell(self) -> tuple[float, float]:
+        """The smallest cell that still holds its number legibly."""
+        pcw, _ = self._preferred_cell()
+        fm = QFontMetricsF(self._fonts()[0])
+        return pcw - 8, fm.height() + 2
+
+    @property
+    def numbers_shown(self) -> bool:
+        """Whether the cells are large enough (at the current size) to carry their numbers."""
+        return bool(self.values.size) and self._cells() is not None and self._numbers
+
+    def _cells(self) -> tuple[QRectF, float, float]:
+        """The cell area and the cell width/height for the current widget size.
+
+        Numbers at their normal size when they fit (enlarged up to MAX_ZOOM when there is room), smaller
+        down to MIN_ZOOM, else a heatmap (square cells; a one- or two-column vector keeps wide cells).
+        """
+        left, top, bottom = self._margins()
+        rows, cols = self.values.shape
+        avail_w, avail_h = max(self.width() - left - 8, 1), max(self.height() - top - bottom, 1)
+        pcw, pch = self._preferred_cell()
+        need_w, need_h = self._needed_cell()
+        padded = min(avail_w / (cols * pcw), avail_h / (rows * pch))
+        tight = min(avail_w / (cols * need_w), avail_h / (rows * need_h))
+        self._numbers = True
+        if padded >= 1:  # room to spare: larger cells and numbers, for the back row of the lecture hall
+            self._zoom = min(padded, MAX_ZOOM)
+            cw, ch = pcw * self._zoom, pch * self._zoom
+        elif tight >= 1:
+            self._zoom = 1.0
+            cw, ch = min(pcw, avail_w / cols), min(pch, avail_h / rows)
+        elif tight >= MIN_ZOOM:  # smaller type rather than no numbers at all
+            self._zoom = tight
+            cw, ch = need_w * tight, need_h * tight
+        else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
+            self._numbers, self._zoom = False, 1.0
+            cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
+            if cols > 2:
+                cw, ch = min(cw, ch * _ASPECT), min(ch, cw * _ASPECT)
+        # centred vertically, so operators ("=", "×") between grids line up with the cells
+        y = top + max(0.0, (avail_h - rows * ch) / 2)
+        return QRectF(left, y, cw * cols, ch * rows), cw, ch
+
+    # -- drawing -------------------------------------------------------------------------------------
+    def _rgb(self) -> np.ndarray:
+        """(rows, cols, 3) uint8 colours of the cells."""
+        return colours(self.values, self.kind, self.vmax, self.style)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.TextAntialiasing)
+        self.paint(p)
+        p.end()
+
+    def paint(self, p: QPainter) -> None:
+        st = self.style
+        num_font, title_font, label_font = self._fonts()
+        fg = QColor(st.foreground)
+        area, cw, ch = self._cells() if self.values.size else (QRectF(0, self._margins()[1], 0, 0), 0.0, 0.0)
+        y0 = area.top() - self._margins()[1]
+        p.setPen(fg)
+        p.setFont(title_font)
+        ft = QFontMetricsF(title_font)
+        p.drawText(QRectF(0, y0, self.width(), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
+                   f"{self.title}   ")
+        tw = ft.horizontalAdvance(f"{self.title}   ")
+        p.setFont(label_font)
+        p.setPen(QColor(st.foreground).lighter(160) if st.background != "#ffffff" else QColor("#606060"))
+        p.drawText(QRectF(tw, y0, max(self.width() - tw, 1), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
+                   self.subtitle)
+        if not self.values.size:
+            return
+        rows, cols = self.values.shape
+        self._layout = (area, cw, ch)
+        finite = np.isfinite(self.values)
+        rgb = self._rgb()
+        if self._numbers:
+            num_font = self.style.font(1.15 * self._zoom)
+            self._paint_numbers(p, area, cw, ch, rgb, finite, num_font)
+        else:
+            self._paint_heatmap(p, area, rgb, finite)
+        self._paint_labels(p, area, cw, ch, label_font)
+        if self.frame_colour:
+            p.setPen(QPen(QColor(self.frame_colour), 3 * st.line_width))
+            p.setBrush(Qt.NoBrush)
+            p.drawRect(area.adjusted(-2, -2, 2, 2))
+        for r in sorted(self.highlight_rows):
+            if 0 <= r < rows:
+                # Tol orange, visible on both maps; never thicker than a third of a cell
+                p.setPen(QPen(QColor("#EE7733"), max(1.0, min(2.5 * st.line_width, ch / 3))))
+                p.setBrush(Qt.NoBrush)
+                p.drawRect(QRectF(area.left(), area.top() + r * ch, area.width(), ch))
+        paint_legend(self, p, area, label_font)
+
+    def _paint_numbers(self, p, area, cw, ch, rgb, finite, font) -> None:
+        p.setFont(font)
+        grid_pen = QPen(QColor(self.style.background), 1)
+        for r in range(self.values.shape[0]):
+            for c in range(self.values.shape[1]):
+                cell = QRectF(area.left() + c * cw, area.top() + r * ch, cw, ch)
+                if finite[r, c]:
+                    col = QColor(*[int(x) for x in rgb[r, c]])
+                    p.fillRect(cell, col)
+                    lum = 0.299 * col.red() + 0.587 * col.green() + 0.114 * col.blue()
+                    p.setPen(QColor("#000000") if lum > 140 else QColor("#ffffff"))
+                else:
+                    p.fillRect(cell, QColor(self.style.masked))
+                    draw_hatch(p, cell, QColor(self.style.foreground).lighter(130), spacing=7, width=0.8)
+                    p.setPen(QColor(self.style.foreground))
+                p.drawText(cell, int(Qt.AlignCenter), self.cell_text(r, c))
+                p.setPen(grid_pen)
+                p.drawRect(cell)
+
+    def _paint_heatmap(self, p, area, rgb, finite) -> None:
+        rows, cols = self.values.shape
+        rgba = np.empty((rows, cols, 4), dtype=np.uint8)
+        rgba[..., :3], rgba[..., 3] = rgb, 255
+        img = QImage(np.ascontiguousarray(rgba).data, cols, rows, 4 * cols, QImage.Format_RGBA8888).copy()
+        p.save()
+        p.setRenderHint(QPainter.SmoothPixmapTransform, False)  # one cell, one colour: no blur
+        p.drawImage(area, img)
+        if not finite.all():
+            path = QTransform.fromScale(area.width() / cols, area.height() / rows).map(mask_path(~finite))
+            path.translate(area.topLeft())
+            p.fillPath(path, QColor(self.style.masked))
+            p.setClipPath(path)
+            draw_hatch(p, path.boundingRect(), QColor(self.style.foreground).lighter(130), spacing=7, width=0.8)
+        p.restore()
+
+    def _paint_labels(self, p, area, cw, ch, font) -> None:
+        rows, cols = self.values.shape
+        fm = QFontMetricsF(font)
+        p.setFont(font)
+        p.setPen(QColor(self.style.foreground))
+        if self.row_labels and ch >= fm.height() * 0.8:
+            for r, lab in enumerate(self.row_labels[:rows]):
+                p.drawText(QRectF(0, area.top() + r * ch, area.left() - 6, ch), int(Qt.AlignRight | Qt.AlignVCenter),
+                           lab[:10])
+        shown = self.col_labels[:cols]
+        # column labels only when every one fits whole (rows carry the same tokens in square maps)
+        if self._show_col_labels() and max(fm.horizontalAdvance(x) for x in shown) <= cw - 2:
+            y = area.top() - fm.height() * 1.05
+            for c, lab in enumerate(shown):
+                p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter), lab)
+
+    # -- interaction ---------------------------------------------------------------------------------
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        if not self.values.size:
+            return None
+        area, cw, ch = self._layout = self._cells()  # the current geometry, painted or not
+        if not area.contains(pos):
+            return None
+        r, c = int((pos.y() - area.top()) // ch), int((pos.x() - area.left()) // cw)
+        rows, cols = self.values.shape
+        return (r, c) if 0 <= r < rows and 0 <= c < cols else None
+
+    def describe_cell(self, r: int, c: int) -> str:
+        row = self.row_labels[r] if r < len(self.row_labels) else str(r)
+        col = self.col_labels[c] if c < len(self.col_labels) else str(c)
+        return f"{self.title}[{row}, {col}] = {self.exact_text(r, c)}"
+
+    def mouseMoveEvent(self, event) -> None:
+        cell = self.cell_at(event.position())
+        text = self.describe_cell(*cell) if cell else ""
+        if text != self.hover_text:
+            self.hover_text = text
+            self.setToolTip(text)
+            if text:
+                QToolTip.showText(event.globalPosition().toPoint(), text, self)
+            self.hovered.emit(text)
+
+    def mousePressEvent(self, event) -> None:
+        cell = self.cell_at(event.position())
+        if cell is not None:
+            self.clicked.emit(*cell)

@@ -1,0 +1,160 @@
+"""What each of the six steps shows, for the model's numbers (SixSteps) and the sandbox's (SandboxSteps).
+
+``build_step(board, steps, name)`` fills a :class:`FigureBoard` with the grids of one step and returns
+them by the field names of :class:`~attnviz.analysis.steps.SixSteps` ("q_i", "k", "scores", …), which is
+how tests read back exactly what is on screen.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attnviz.gui.walkthrough.figure import FigureBoard
+from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+from attnviz.gui.walkthrough.number_format import dot_product_text, format_number
+
+__all__ = ["step_names", "build_step", "STEP_TITLES"]
+
+STEP_TITLES = {
+    "project": "1 · project",
+    "score": "2 · score",
+    "scale": "3 · scale",
+    "mask": "mask",
+    "softmax": "4 · softmax",
+    "weight": "5 · weight",
+    "sum": "6 · sum",
+}
+
+
+def step_names(has_mask: bool) -> list[str]:
+    """The walkthrough's steps; the mask step only when some key is masked (causal models, padding)."""
+    names = ["project", "score", "scale", "mask", "softmax", "weight", "sum"]
+    return names if has_mask else [n for n in names if n != "mask"]
+
+
+def _grid(board: FigureBoard, grids: dict, name: str, values, title: str, **kw) -> MatrixGrid:
+    g = MatrixGrid(name, board.style)
+    g.set_data(values, title=title, **kw)
+    grids[name] = g
+    return g
+
+
+def _focus_key(steps, key: int | None) -> int:
+    """The key a worked example is written for: the selected one, else the most attended."""
+    n = len(steps.key_tokens)
+    if key is not None and 0 <= key < n:
+        return key
+    return int(np.argmax(steps.weights))
+
+
+def _short(x: float) -> str:
+    """A factor with up to four significant digits and no trailing zeros: 0.5, 0.3536, 1."""
+    return f"{x:.4g}"
+
+
+def _scale_note(steps) -> str:
+    d_k = steps.q_i.shape[-1]
+    if math.isclose(steps.scale, 1 / math.sqrt(d_k), rel_tol=1e-6):
+        return (f"d_k = {d_k}, so ÷√d_k = ÷{_short(math.sqrt(d_k))} = ×{_short(steps.scale)}: "
+                "dot products of d_k numbers grow like √d_k; dividing keeps the softmax from saturating")
+    if steps.scale == 1.0:
+        return "no scaling: the raw dot products go into the softmax, which then tends to pick a single key"
+    return f"this model multiplies by its own factor {_short(steps.scale)} (1/√d_k would be " \
+           f"{_short(1 / math.sqrt(d_k))})"
+
+
+def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
+               context: str = "") -> dict[str, MatrixGrid]:
+    """Fill ``board`` with step ``name`` of ``steps`` (SixSteps or SandboxSteps); return the grids.
+
+    ``context`` (e.g. "layer 1 · head 2") starts the line under the step's formula.
+    """
+    board.clear()
+    board.context = context
+    grids: dict[str, MatrixGrid] = {}
+    keys = steps.key_tokens
+    qtok = steps.query_token
+    j = _focus_key(steps, key)
+    col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
+    D = steps.x_i.shape[-1]
+    if name == "project":
+        board.add_heading("Step 1 · project:  q_i = x_i W_Q + b_Q",
+                          f"and every token's key k_j = x_j W_K + b_K and value v_j = x_j W_V + b_V; "
+                          f"x_i is the query token {qtok!r} (its row of the layer's input)")
+        x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
+        if steps.W_Q is None:
+            board.add_row([x])
+            board.add_note("parameter-free attention: q_i = x_i, k_j = v_j = x_j (no weight matrices)")
+            k = _grid(board, grids, "k", steps.k, "K = X", row_labels=keys)
+            board.add_row([k])
+        else:
+            board.add_row([x])
+            board.add_row([
+                _grid(board, grids, "W_Q", steps.W_Q, "W_Q"), "→",
+                (_grid(board, grids, "q_i", steps.q_i, "q_i", row_labels=[qtok]), 2),
+                _grid(board, grids, "W_K", steps.W_K, "W_K"), "→",
+                (_grid(board, grids, "k", steps.k, "K", row_labels=keys), 2),
+                _grid(board, grids, "W_V", steps.W_V, "W_V"), "→",
+                (_grid(board, grids, "v", steps.v, "V", row_labels=keys), 2),
+            ])
+            biases = [(n, getattr(steps, n)) for n in ("b_Q", "b_K", "b_V")]
+            if any(b is not None and np.any(b) for _, b in biases):
+                board.add_row([_grid(board, grids, n, b, n) for n, b in biases if b is not None])
+        board.add_note(f"shapes: x_i 1×{D}, W {D}×{steps.q_i.shape[-1]}, K and V {len(keys)}×{steps.k.shape[-1]}")
+    elif name == "score":
+        board.add_heading("Step 2 · score:  s_j = q_i · k_j",
+                          "how well each key matches the query: one dot product per token")
+        board.add_note(f"for {keys[j]!r}:  q_i · k_j = {dot_product_text(steps.q_i, steps.k[j])}")
+        board.add_row([_grid(board, grids, "q_i", steps.q_i, "q_i", row_labels=[qtok]), "•",
+                       _grid(board, grids, "k", steps.k, "K", row_labels=keys, highlight_rows=[j]), "=",
+                       (_grid(board, grids, "scores", col(steps.scores), "s = q_i·k_j", row_labels=keys,
+                              col_labels=["score"], highlight_rows=[j]), 3)])
+    elif name == "scale":
+        board.add_heading(f"Step 3 · scale:  s_j × {_short(steps.scale)}", _scale_note(steps))
+        board.add_note(f"for {keys[j]!r}: {format_number(steps.scores[j], 3)} × {_short(steps.scale)}"
+                       f" = {format_number(steps.scaled[j], 3)}")
+        board.add_row([_grid(board, grids, "scores", col(steps.scores), "s", row_labels=keys, highlight_rows=[j]),
+                       f"× {_short(steps.scale)} =",
+                       _grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys,
+                             highlight_rows=[j])])
+    elif name == "mask":
+        n_masked = int(np.isneginf(steps.mask).sum())
+        board.add_heading("Mask:  s_j + M_j,   M_j = −∞ for keys the query may not see",
+                          f"{n_masked} of {len(keys)} keys are masked (future tokens of a decoder, or padding); "
+                          "e^−∞ = 0, so the softmax gives them no weight")
+        board.add_row([_grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys), "+",
+                       _grid(board, grids, "mask", col(steps.mask), "M", row_labels=keys), "=",
+                       _grid(board, grids, "masked", col(steps.masked), "masked", row_labels=keys)])
+    elif name == "softmax":
+        top = int(np.argmax(steps.weights))
+        board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / Σ_l exp(s_l)",
+                          f"the weights are positive and sum to 1 (Σ = {steps.weights.sum():.6f}); "
+                          f"{keys[top]!r} gets the most: {format_number(steps.weights[top], 3)}")
+        board.add_row([_grid(board, grids, "masked", col(steps.masked), "scores", row_labels=keys), "→ softmax →",
+                       _grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob",
+                             highlight_rows=[j])])
+    elif name == "weight":
+        board.add_heading("Step 5 · weight the values:  w_j · v_j",
+                          "each token's value vector, scaled by how much the query attends to it")
+        board.add_row([_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), "×",
+                       _grid(board, grids, "v", steps.v, "V", row_labels=keys), "=",
+                       _grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys,
+                             highlight_rows=[j])])
+    elif name == "sum":
+        board.add_heading("Step 6 · sum:  z_i = Σ_j w_j v_j", "the head's output for the query token "
+                          f"{qtok!r}: a weighted average of the values")
+        row = [_grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys), "Σ_j →",
+               _grid(board, grids, "z_i", steps.z_i, "z_i", row_labels=[qtok])]
+        z_model = getattr(steps, "z_trace", None)
+        if z_model is not None:
+            row += ["model:", _grid(board, grids, "z_trace", z_model, "z from the model", row_labels=[qtok])]
+        board.add_row(row)
+        if z_model is not None:
+            board.add_note(f"recomputed here in float64 from x and the weights; the model's own z differs by at "
+                           f"most {steps.max_error:.1e}")
+    else:
+        raise ValueError(f"unknown step {name!r}")
+    board.finish()
+    return grids

@@ -1,0 +1,254 @@
+"""Self-attention step by step, with the numbers the loaded model actually computed.
+
+One query token of one head of one layer: project → score → scale → (mask) → softmax → weight → sum.
+Back/forward buttons and a slider move through the steps; clicking a token makes it the query (through
+the shared Selection, so every view follows). The numbers come from
+:func:`attnviz.analysis.steps.compute_six_steps`, the same function behind ``attnviz steps --json``.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from attnviz.capture.trace import layer_prefix
+from attnviz.errors import AttnvizError
+from attnviz.gui.style import ViewStyle
+from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
+from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
+from attnviz.gui.walkthrough.step_panels import STEP_TITLES, build_step, step_names
+from attnviz.gui.walkthrough.token_strip import TokenStrip
+from attnviz.selection import Selection
+
+__all__ = ["WalkthroughWidget", "connect_selection"]
+
+
+def connect_selection(widget, selection: Selection, handler_name: str = "_selection_changed"):
+    """Subscribe ``widget.<handler_name>`` to ``selection`` without keeping a closed widget alive."""
+    ref = weakref.ref(widget)
+
+    def listener(state, changed):
+        w = ref()
+        if w is None or not shiboken6.isValid(w):
+            selection.disconnect(listener)
+            return
+        getattr(w, handler_name)(state, set(changed))
+
+    selection.connect(listener)
+    return listener
+
+
+class WalkthroughWidget(FigureHostMixin, QWidget):
+    """The six steps for the selected layer, head and query token of a Trace."""
+
+    title = "Walkthrough"
+
+    def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
+        super().__init__(parent)
+        self.style = style or ViewStyle()
+        self.trace = None
+        self.selection: Selection | None = None
+        self._listener = None
+        self.steps = None  # the SixSteps on screen
+        self.step_list: list[str] = step_names(False)
+        self.grids: dict = {}
+        self.message = ""
+        self._build()
+        self.set_selection(selection or Selection())
+
+    # -- widgets ---------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.layer_box, self.head_box = QSpinBox(), QSpinBox()
+        self.layer_box.setPrefix("layer ")
+        self.head_box.setPrefix("head ")
+        self.part_box = QComboBox()
+        self.part_box.addItem("self-attention", "self")
+        self.back_button, self.next_button = QPushButton("◀ Back"), QPushButton("Next ▶")
+        self.back_button.setShortcut("Alt+Left")
+        self.next_button.setShortcut("Alt+Right")
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setPageStep(1)
+        self.slider.setTickPosition(QSlider.TicksBelow)
+        self.step_label = QLabel()
+        self.step_label.setMinimumWidth(120)
+        controls = QHBoxLayout()
+        for w in (self.layer_box, self.head_box, self.part_box, self.back_button):
+            controls.addWidget(w)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.next_button)
+        controls.addWidget(self.step_label)
+        self.layer_box.valueChanged.connect(lambda v: self._select(layer=v))
+        self.head_box.valueChanged.connect(lambda v: self._select(head=v))
+        self.part_box.currentIndexChanged.connect(lambda _i: self._select(part=self.part_box.currentData()))
+        self.back_button.clicked.connect(lambda: self.set_step(self.slider.value() - 1))
+        self.next_button.clicked.connect(lambda: self.set_step(self.slider.value() + 1))
+        self.slider.valueChanged.connect(lambda _v: self._refresh_board())
+
+        self.figure_widget = FigureWidget(self.style)
+        fig_layout = QVBoxLayout(self.figure_widget)
+        fig_layout.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        self.tokens = TokenStrip(self.style)
+        self.tokens.clicked.connect(lambda i: self._select(query=i))
+        self.gqa = GqaDiagram(self.style)
+        top.addWidget(self.tokens, 1)
+        top.addWidget(self.gqa)
+        fig_layout.addLayout(top)
+        self.board = FigureBoard(self.style)
+        fig_layout.addWidget(self.board, 1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.figure_widget)
+        self.status = QLabel(" ")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(controls)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.status)
+        self._sync_controls()
+
+    # -- the view contract -------------------------------------------------------------------------
+    def set_trace(self, trace) -> None:
+        """Show ``trace`` (None clears)."""
+        self.trace = trace
+        self.part_box.blockSignals(True)
+        self.part_box.clear()
+        self.part_box.addItem("self-attention", "self")
+        if trace is not None and trace.has_cross:
+            self.part_box.addItem("cross-attention", "cross")
+        if trace is not None and trace.n_enc_layers:
+            self.part_box.addItem("encoder", "enc")
+        self.part_box.setVisible(self.part_box.count() > 1)
+        self.part_box.blockSignals(False)
+        self._update()
+
+    def set_selection(self, selection: Selection) -> None:
+        if self.selection is not None and self._listener is not None:
+            self.selection.disconnect(self._listener)
+        self.selection = selection
+        self._listener = connect_selection(self, selection)
+        self._update()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self.figure_widget.set_style(style)
+        for w in (self.tokens, self.gqa, self.board):
+            w.set_style(style)
+        self._refresh_board()
+
+    @property
+    def hover_text(self) -> str:
+        return self.status.text().strip()
+
+    def set_step(self, index: int) -> None:
+        """Go to step ``index`` (0-based, clamped)."""
+        self.slider.setValue(max(0, min(index, len(self.step_list) - 1)))
+
+    @property
+    def step_name(self) -> str:
+        return self.step_list[self.slider.value()]
+
+    # -- state ------------------------------------------------------------------------------------
+    def _selection_changed(self, state, changed) -> None:
+        self._update()
+
+    def _select(self, **changes) -> None:
+        if self.selection is not None and not getattr(self, "_syncing", False):
+            self.selection.update(**changes)
+
+    def _resolved(self) -> tuple[str, int, int, int] | None:
+        """(part, layer, head, query) valid for the trace; the selection is never rewritten here."""
+        t = self.trace
+        if t is None:
+            return None
+        s = self.selection.state
+        part = s.part if s.part in ("self", "cross", "enc") else "self"
+        if (part == "cross" and not t.has_cross) or (part == "enc" and not t.n_enc_layers):
+            part = "self"
+        n_layers = t.n_enc_layers if part == "enc" else t.n_layers
+        n_q = t[layer_prefix(0, part) + "x"].shape[0]
+        query = s.query if s.query is not None and 0 <= s.query < n_q else n_q - 1
+        return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
+
+    def _update(self) -> None:
+        from attnviz.analysis.steps import compute_six_steps
+
+        if self._skip_while_hidden():
+            return
+        where = self._resolved()
+        self.steps, self.message = None, ""
+        if where is not None:
+            part, layer, head, query = where
+            try:
+                self.steps = compute_six_steps(self.trace, layer, head, query, part=part)
+            except (AttnvizError, KeyError) as exc:  # a trace without the arrays this needs
+                self.message = f"cannot show the steps: {exc}"
+        has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.meta.get("causal"))
+        current = self.step_name if self.step_list else "project"
+        self.step_list = step_names(has_mask)
+        self._sync_controls()
+        index = self.step_list.index(current) if current in self.step_list else min(self.slider.value(),
+                                                                                    len(self.step_list) - 1)
+        self.slider.blockSignals(True)
+        self.slider.setValue(index)
+        self.slider.blockSignals(False)
+        self._refresh_board()
+
+    def _sync_controls(self) -> None:
+        self._syncing = True
+        try:
+            t, where = self.trace, self._resolved()
+            self.slider.setRange(0, len(self.step_list) - 1)
+            if t is not None and where is not None:
+                part, layer, head, query = where
+                self.layer_box.setRange(0, (t.n_enc_layers if part == "enc" else t.n_layers) - 1)
+                self.head_box.setRange(0, t.n_heads - 1)
+                self.layer_box.setValue(layer)
+                self.head_box.setValue(head)
+                self.part_box.setCurrentIndex(max(0, self.part_box.findData(part)))
+                self.tokens.set_tokens(t.query_tokens(part), query)
+                self.gqa.setVisible(t.n_kv_heads < t.n_heads)
+                self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
+            else:
+                self.tokens.set_tokens([], None)
+                self.gqa.setVisible(False)
+            for w in (self.layer_box, self.head_box, self.back_button, self.next_button, self.slider):
+                w.setEnabled(t is not None)
+        finally:
+            self._syncing = False
+
+    def _refresh_board(self) -> None:
+        i = self.slider.value()
+        self.back_button.setEnabled(self.trace is not None and i > 0)
+        self.next_button.setEnabled(self.trace is not None and i < len(self.step_list) - 1)
+        self.step_label.setText(f"{STEP_TITLES[self.step_list[i]]}  ({i + 1}/{len(self.step_list)})")
+        if self.steps is None:
+            self.board.clear()
+            self.grids = {}
+            self.board.add_heading("Self-attention step by step",
+                                   self.message or "load a model and run an input to see its numbers")
+            self.board.finish()
+            return
+        key = self.selection.state.key if self.selection is not None else None
+        s = self.steps
+        gqa = f" (reads key/value head {s.kv_head})" if self.trace.n_kv_heads < self.trace.n_heads else ""
+        where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
+        self.grids = build_step(self.board, s, self.step_name, key=key, context=where)
+        for g in self.grids.values():
+            g.hovered.connect(self._hovered)
+            g.clicked.connect(self._grid_clicked)
+
+    def _hovered(self, text: str) -> None:
+        self.status.setText(text or " ")
+
+    def _grid_clicked(self, r: int, c: int) -> None:
+        grid = self.sender()
+        # rows of K, V, scores… are keys: clicking one picks the key the worked example is written for
+        keyed = grid is not None and grid.values.shape[0] == len(self.steps.key_tokens)
+        if keyed and grid.name not in ("W_Q", "W_K", "W_V"):
+            self._select(key=r)

@@ -1,0 +1,332 @@
+"""What-if switches on the loaded model, re-run live: the prediction before and after, attention, entropy.
+
+Scale (1/√d_k, none, a temperature), the causal mask, positional encoding, ablated heads, and "permute
+tokens" (A(RX) = R A(X) Rᵀ holds without positions). Every run goes through ``run_async`` — the main
+window's model lane — so the GUI thread never waits for the model and never races another run.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+                               QScrollArea, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+
+from attnviz.gui.style import ViewStyle
+from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
+from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+from attnviz.gui.walkthrough.walkthrough_widget import connect_selection
+from attnviz.selection import Selection
+from attnviz.whatif import WhatIf, compare_whatif, permute_tokens
+
+__all__ = ["WhatIfPanel"]
+
+
+class WhatIfPanel(FigureHostMixin, QWidget):
+    """Switches on the left, the comparison on the right. ``set_model`` and ``set_input`` feed it."""
+
+    title = "What if"
+
+    def __init__(self, run_async=None, selection: Selection | None = None, style: ViewStyle | None = None,
+                 parent=None, debounce_ms: int = 300):
+        super().__init__(parent)
+        if run_async is None:  # standalone: a lane of our own still keeps runs off the GUI thread, in order
+            from attnviz.gui.walkthrough.runners import lane_runner
+            from attnviz.gui.workers import ModelLane
+
+            self._own_lane = ModelLane(self)
+            run_async = lane_runner(self._own_lane)
+        self.run_async = run_async
+        self.style = style or ViewStyle()
+        self.loaded = None
+        self.text: str | None = None
+        self.image = None
+        self.comparison = None  # the last WhatIfComparison
+        self.permutation = None  # the last PermutationResult (cleared when a switch changes)
+        self.message = ""
+        self.running = False
+        self.grids: dict[str, MatrixGrid] = {}
+        self._gen = 0  # compare runs: a result of an older request is dropped
+        self._perm_gen = 0  # permutation runs, counted apart so a re-run does not drop them
+        self._before = None  # (key, Trace) of the model as trained, reused while the input stays
+        self.selection: Selection | None = None
+        self._listener = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self.rerun)
+        self._build()
+        self.set_selection(selection or Selection())
+
+    # -- widgets --------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        left = QWidget()
+        form = QFormLayout(left)
+        self.scale_box = QComboBox()
+        self.scale_box.addItem("× 1/√d_k (as trained)", "model")
+        self.scale_box.addItem("none (× 1)", "none")
+        self.temp_slider = QSlider(Qt.Horizontal)
+        self.temp_slider.setRange(-20, 20)  # temperature 10^(v/20): 0.1 … 10
+        self.temp_label = QLabel("T = 1")
+        trow = QHBoxLayout()
+        trow.addWidget(self.temp_slider, 1)
+        trow.addWidget(self.temp_label)
+        self.causal_box = QCheckBox("causal mask")
+        self.pos_box = QCheckBox("positional encoding")
+        form.addRow("Scale", self.scale_box)
+        form.addRow("Temperature", trow)
+        form.addRow(self.causal_box)
+        form.addRow(self.pos_box)
+        self.heads_box = QWidget()
+        self.heads_grid = QGridLayout(self.heads_box)
+        self.heads_grid.setContentsMargins(0, 0, 0, 0)
+        self.head_checks: dict[tuple[int, int], QCheckBox] = {}
+        form.addRow(QLabel("Ablate heads (tick to zero a head's output):"))
+        form.addRow(self.heads_box)
+        self.reset_button = QPushButton("Reset all switches")
+        self.permute_button = QPushButton("Permute tokens")
+        self.permute_button.setToolTip("shuffle the input tokens and compare the attention with R·P·Rᵀ "
+                                       "(uses the switches above: try positional encoding off)")
+        self.perm_seed = QSpinBox()
+        self.perm_seed.setRange(0, 9999)
+        self.perm_seed.setPrefix("shuffle ")
+        prow = QHBoxLayout()
+        prow.addWidget(self.permute_button, 1)
+        prow.addWidget(self.perm_seed)
+        form.addRow(self.reset_button)
+        form.addRow(prow)
+        self.state_label = QLabel("")
+        self.state_label.setWordWrap(True)
+        form.addRow(self.state_label)
+        self.scale_box.currentIndexChanged.connect(self._changed)
+        self.temp_slider.valueChanged.connect(self._changed)
+        self.causal_box.toggled.connect(self._changed)
+        self.pos_box.toggled.connect(self._changed)
+        self.reset_button.clicked.connect(self.reset)
+        self.permute_button.clicked.connect(self.permute)
+        holder = QWidget()
+        hl = QVBoxLayout(holder)
+        hl.addWidget(left)
+        hl.addStretch(1)
+        left_scroll = QScrollArea()
+        left_scroll.setWidgetResizable(True)
+        left_scroll.setWidget(holder)
+        left_scroll.setMinimumWidth(320)
+        self.figure_widget = FigureWidget(self.style)
+        fl = QVBoxLayout(self.figure_widget)
+        fl.setContentsMargins(0, 0, 0, 0)
+        self.board = FigureBoard(self.style)
+        fl.addWidget(self.board)
+        right = QScrollArea()
+        right.setWidgetResizable(True)
+        right.setWidget(self.figure_widget)
+        split = QSplitter()
+        split.addWidget(left_scroll)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([340, 1060])
+        self.status = QLabel(" ")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+        self._sync_controls()
+        self._draw()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if getattr(self, "_rerun_when_shown", False):
+            self.rerun()
+
+    # -- the view contract and inputs -----------------------------------------------------------------------
+    def set_selection(self, selection: Selection) -> None:
+        if self.selection is not None and self._listener is not None:
+            self.selection.disconnect(self._listener)
+        self.selection = selection
+        self._listener = connect_selection(self, selection)
+
+    def _selection_changed(self, state, changed) -> None:
+        if changed & {"layer", "head"}:
+            self._draw()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self.figure_widget.set_style(style)
+        self.board.set_style(style)
+        self._draw()
+
+    @property
+    def hover_text(self) -> str:
+        return self.status.text().strip()
+
+    def set_model(self, loaded) -> None:
+        """A newly loaded model: switches back to as-trained, heads listed, results cleared."""
+        self.loaded = loaded
+        self._before, self.comparison, self.permutation = None, None, None
+        self._gen += 1
+        self._perm_gen += 1
+        self._sync_controls()
+        self._changed()
+
+    def set_input(self, text: str | None = None, image=None) -> None:
+        """The input the model is re-run on (the main window's current text or image)."""
+        if text == self.text and image is self.image:
+            return
+        self.text, self.image = text, image
+        self._before, self.permutation = None, None
+        self._changed()
+
+    def set_trace(self, trace) -> None:
+        """Follow the main view's input when the trace carries its text (images need ``set_input``)."""
+        text = trace.meta.get("input_text") if trace is not None else None
+        if text:
+            self.set_input(text=text)
+
+    def whatif(self) -> WhatIf:
+        """The switches as a :class:`~attnviz.whatif.WhatIf`."""
+        cfg = self.loaded.config if self.loaded is not None else None
+        causal_default = bool(cfg is not None and cfg.kind in ("decoder", "encoder-decoder"))
+        causal = self.causal_box.isChecked()
+        ablate = {lh for lh, box in self.head_checks.items() if box.isChecked()}
+        return WhatIf(scale=self.scale_box.currentData(), temperature=self.temperature,
+                      causal=None if causal == causal_default else causal,
+                      positional=self.pos_box.isChecked() or not self.pos_box.isEnabled(), ablate=ablate)
+
+    @property
+    def temperature(self) -> float:
+        return round(10 ** (self.temp_slider.value() / 20), 3)
+
+    def reset(self) -> None:
+        self._sync_controls()
+        self._changed()
+
+    # -- controls ------------------------------------------------------------------------------------------
+    def _sync_controls(self) -> None:
+        """Switches as trained; one ablation box per (layer, head) of the loaded model."""
+        cfg = self.loaded.config if self.loaded is not None else None
+        widgets = [self.scale_box, self.temp_slider, self.causal_box, self.pos_box] + list(self.head_checks.values())
+        for w in widgets:
+            w.blockSignals(True)
+        self.scale_box.setCurrentIndex(0)
+        self.temp_slider.setValue(0)
+        decoder = cfg is not None and cfg.kind in ("decoder", "encoder-decoder")
+        self.causal_box.setChecked(decoder)
+        self.causal_box.setEnabled(decoder)
+        self.causal_box.setToolTip("" if decoder else "only decoders have a causal mask")
+        self.pos_box.setChecked(True)
+        self.pos_box.setEnabled(cfg is not None and cfg.pos != "none")
+        for w in widgets:
+            w.blockSignals(False)
+        n_layers = (cfg.dec_layers if cfg.kind == "encoder-decoder" else cfg.n_layers) if cfg else 0
+        shape = (n_layers, cfg.n_heads if cfg else 0)
+        if getattr(self, "_heads_shape", None) != shape:
+            for box in self.head_checks.values():
+                box.setParent(None)
+                box.deleteLater()
+            self.head_checks = {}
+            for layer in range(shape[0]):
+                self.heads_grid.addWidget(QLabel(f"L{layer}"), layer, 0)
+                for h in range(shape[1]):
+                    box = QCheckBox(f"h{h}")
+                    box.toggled.connect(self._changed)
+                    self.heads_grid.addWidget(box, layer, h + 1)
+                    self.head_checks[(layer, h)] = box
+            self._heads_shape = shape
+        else:
+            for box in self.head_checks.values():
+                box.blockSignals(True)
+                box.setChecked(False)
+                box.blockSignals(False)
+        self.permute_button.setEnabled(cfg is not None and cfg.kind in ("encoder", "decoder"))
+
+    def _changed(self, *_args) -> None:
+        self.temp_label.setText(f"T = {self.temperature:g}")
+        self.permutation = None
+        self._perm_gen += 1  # a permutation under the old switches no longer applies
+        self._timer.start()
+
+    # -- runs ------------------------------------------------------------------------------------------------
+    def _input_key(self):
+        return (id(self.loaded), self.text, id(self.image))
+
+    def rerun(self) -> None:
+        """Re-run the model with the current switches (asynchronously; once shown, if hidden now)."""
+        self._timer.stop()
+        if not self.isVisible():  # typing in the main window must not queue model runs for a hidden tab
+            self._rerun_when_shown = True
+            return
+        self._rerun_when_shown = False
+        if self.loaded is None or (self.text is None and self.image is None):
+            self.message = "load a model and run an input first"
+            self._draw()
+            return
+        whatif = self.whatif()
+        before = self._before[1] if self._before is not None and self._before[0] == self._input_key() else None
+        self._gen += 1
+        gen, key = self._gen, self._input_key()
+        fn = functools.partial(compare_whatif, self.loaded, whatif, self.text, self.image, 5, before)
+        self.running = True
+        self.state_label.setText("running…")
+        self.run_async("compare", fn, lambda res: self._compared(gen, key, res), self._failed)
+
+    def permute(self) -> None:
+        """Shuffle the tokens with the current switches and compare with R·P·Rᵀ (asynchronously)."""
+        if self.loaded is None or not self.text:
+            return
+        self._perm_gen += 1
+        gen = self._perm_gen
+        fn = functools.partial(permute_tokens, self.loaded, self.text, None, self.whatif(), self.perm_seed.value())
+        self.running = True
+        self.state_label.setText("permuting…")
+        self.run_async("permute", fn, lambda res: self._permuted(gen, res), self._failed)
+
+    def _compared(self, gen: int, key, res) -> None:
+        if gen != self._gen:
+            return  # the switches or the model changed meanwhile: a newer run is coming
+        self.running = False
+        self._before = (key, res.before)
+        self.comparison, self.message = res, ""
+        self.state_label.setText("")
+        self._draw()
+
+    def _permuted(self, gen: int, res) -> None:
+        if gen != self._perm_gen:
+            return
+        self.running = False
+        self.permutation = res
+        self.state_label.setText("")
+        self._draw()
+
+    def _failed(self, message: str) -> None:
+        self.running = False
+        self.message = message
+        self.state_label.setText(message)
+        self._draw()
+
+    # -- drawing ---------------------------------------------------------------------------------------------
+    def _grid(self, name: str, values, title: str, **kw) -> MatrixGrid:
+        g = MatrixGrid(name, self.style)
+        g.set_data(values, title=title, **kw)
+        g.hovered.connect(lambda text: self.status.setText(text or " "))
+        self.grids[name] = g
+        return g
+
+    def _draw(self) -> None:
+        from attnviz.gui.walkthrough.whatif_figure import draw_comparison, draw_permutation
+
+        self.board.clear()
+        self.grids = {}
+        c = self.comparison
+        if c is None:
+            self.board.add_heading("What if…", self.message or "change a switch on the left to re-run the model")
+            self.board.finish()
+            return
+        s = self.selection.state
+        draw_comparison(self, c, s.layer, s.head)
+        if self.permutation is not None:
+            draw_permutation(self, self.permutation, s.layer, s.head)
+        if self.message:
+            self.board.add_note(self.message)
+        self.board.finish()
+
