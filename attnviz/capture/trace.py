@@ -27,6 +27,16 @@ __all__ = ["Trace", "layer_prefix", "write_atomic"]
 FORMAT_VERSION = 1
 
 
+def _read_umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+# mkstemp makes owner-only files; written files should get the usual permissions instead
+_FILE_MODE = 0o666 & ~_read_umask()
+
+
 def layer_prefix(layer: int, part: str = "self") -> str:
     """Key prefix of one attention block: part is "self", "cross" or "enc" (encoder of enc–dec)."""
     if part == "cross":
@@ -46,6 +56,7 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

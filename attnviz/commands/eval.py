@@ -1,14 +1,38 @@
-"""``attnviz eval``."""
+"""``attnviz eval``: re-measure a model's held-out metrics on freshly generated data."""
 
 from __future__ import annotations
 
-from attnviz.errors import AttnvizError
+import json
+
+from attnviz.commands.common import add_model_args
+
+__all__ = ["add_parser", "run", "EVAL_SEED"]
+
+# Training records metrics with the task's default evaluation seed; `eval` draws different held-out data.
+EVAL_SEED = 2024
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="(not built yet)")
+    p = sub.add_parser("eval", help="print a model's held-out metrics as JSON (fresh held-out data)")
+    add_model_args(p)
+    p.add_argument("--seed", type=int, default=EVAL_SEED, help=f"seed of the held-out data (default {EVAL_SEED})")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    raise AttnvizError("'eval' is not built yet")
+    import torch
+
+    from attnviz.commands.common import load_from_args
+    from attnviz.errors import AttnvizError
+    from attnviz.pipeline import task_of
+
+    loaded = load_from_args(args)
+    task = task_of(loaded)
+    if task is None:
+        raise AttnvizError(f"model {loaded.name!r} was not trained on a built-in task (task: {loaded.task!r}); "
+                           "there is no held-out set to evaluate it on")
+    with torch.no_grad():
+        metrics = task.evaluate(loaded, seed=args.seed)
+    print(json.dumps({"model": loaded.name, "task": loaded.task, "seed": args.seed, "metrics": metrics,
+                      "recorded": loaded.info.get("metrics", {})}, indent=1))
+    return 0

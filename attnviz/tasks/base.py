@@ -45,6 +45,8 @@ class Task:
     tokenizer = None
     tgt_tokenizer = None
     labels: list[str] | None = None
+    targets: dict = {}  # metric -> (">=" | "<=", value) a bundled model must meet (make_assets, tests)
+    n_train: int | None = None  # distinct training examples, for Progress.epoch (None: fraction of steps)
 
     def __init__(self, seed: int = 0):
         self.seed = seed
