@@ -59,6 +59,9 @@ def prepare_text(loaded, text: str, truncate: bool = False) -> Prepared:
         raise InputError(f"{loaded.name} is a vision model: give it an image, not text")
     if text is None or not str(text).strip():
         raise InputError("the text is empty: type a sentence")
+    hook = loaded.extra.get("prepare_text")  # Hugging Face models tokenize their own way
+    if hook is not None:
+        return hook(loaded, text, truncate=truncate)
     task = task_of(loaded)
     if task is not None and hasattr(task, "prepare_text"):
         return task.prepare_text(loaded, text, truncate=truncate)
@@ -85,6 +88,9 @@ def prepare_image(loaded, image) -> Prepared:
     cfg = loaded.config
     if cfg.kind != "vit":
         raise InputError(f"{loaded.name} is a text model: give it text, not an image")
+    hook = loaded.extra.get("prepare_image")
+    if hook is not None:
+        return hook(loaded, image)
     tensor, shown = preprocess_image(image, cfg, loaded.info.get("preprocess"))
     return Prepared({"images": tensor.to(loaded.device)}, patch_labels(cfg.grid), image=shown)
 
@@ -99,7 +105,8 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     prep = prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
-    trace = capture(loaded.model, prep.inputs, prep.tokens, meta=meta, grad=grad, target=target,
+    capture_fn = loaded.extra.get("capture", capture)  # Hugging Face models record through hooks
+    trace = capture_fn(loaded.model, prep.inputs, prep.tokens, meta=meta, grad=grad, target=target,
                     precision=precision)
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)

@@ -81,6 +81,8 @@ def applied(model, whatif: WhatIf):
     from attnviz.models.blocks import PositionalEncoding
     from attnviz.models.registry import attention_layers
 
+    if not hasattr(model, "cfg"):  # e.g. a Hugging Face model: its attention modules are not ours
+        raise InputError("the what-if switches work on attnviz's own models, not on Hugging Face models")
     main = [block.attn for block in attention_layers(model)["main"]]
     for layer, head in whatif.ablate:
         if not 0 <= layer < len(main) or not 0 <= head < main[0].n_heads:

@@ -35,7 +35,7 @@ def position_distances(T: int, grid=None, patch_size: float = 1.0) -> tuple[np.n
         return np.abs(idx[:, None] - idx[None, :]), 0
     gh, gw = (int(g) for g in grid)
     n = gh * gw
-    if T not in (n, n + 1):
+    if not 0 <= T - n <= 2:  # patches, after none, a CLS, or CLS + distillation token (DeiT)
         raise InputError(f"{T} tokens do not fit a {gh}×{gw} patch grid (with or without a CLS token)")
     rows, cols = np.divmod(np.arange(n), gw)  # row-major patch order, as the model flattens it
     centres = np.stack([rows, cols], axis=1).astype(np.float64) * float(patch_size)  # (n, 2)

@@ -43,7 +43,7 @@ def patch_position_similarity(pos: np.ndarray, grid) -> np.ndarray:
     gh, gw = (int(g) for g in grid)
     p = np.asarray(pos)
     n = gh * gw
-    if p.ndim != 2 or p.shape[0] not in (n, n + 1):
+    if p.ndim != 2 or not 0 <= p.shape[0] - n <= 2:  # CLS and DeiT's distillation token come first
         raise InputError(f"{p.shape[0] if p.ndim == 2 else p.shape} position rows do not fit a {gh}×{gw} patch grid")
-    patches = p[p.shape[0] - n :]  # drop the CLS row when present
+    patches = p[p.shape[0] - n :]  # drop the CLS (and distillation) rows when present
     return positional_similarity(patches).reshape(gh, gw, gh, gw)  # (query patch r, c, key patch r, c)

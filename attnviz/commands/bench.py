@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf")
 
 
 def add_parser(sub) -> None:
@@ -90,5 +90,11 @@ def _export(repeat: int) -> dict:
     return run_export_benchmarks()
 
 
-_SECTION_RUNNERS = {"capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
+def _hf(repeat: int) -> dict:
+    from attnviz.hf.bench import measure_hf_overhead
+
+    return measure_hf_overhead()
+
+
+_SECTION_RUNNERS = {"hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
                     "export": _export}

@@ -84,9 +84,15 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
     cls = view_class(spec)
     selection = Selection(state)
     view = cls(selection=selection, style=style) if style is not None else cls(selection=selection)
-    view.set_trace(trace)
-    if step is not None:
-        _goto_step(view, name, step)
+    try:
+        view.set_trace(trace)
+        view.ensure_current()  # views built off-screen postpone or background some work
+        if step is not None:
+            _goto_step(view, name, step)
+    except BaseException:
+        view.close()
+        view.deleteLater()
+        raise
     return view, selection
 
 
@@ -97,7 +103,6 @@ SIX_STEPS = ("project", "score", "scale", "softmax", "weight", "sum")
 def _goto_step(view, name: str, step) -> None:
     if not hasattr(view, "set_step"):
         raise AttnvizError(f"--step applies to the 'steps' view, not {name!r}")
-    view.ensure_current()  # views built off-screen postpone their updates until shown
     key = SIX_STEPS[int(step) - 1] if str(step).isdigit() and 1 <= int(step) <= 6 else str(step)
     if key not in view.step_list:
         raise AttnvizError(f"step {step!r} is not shown for this input (steps: 1-6 or {', '.join(view.step_list)})")

@@ -138,7 +138,16 @@ class BaseView(QWidget):
         return self.canvas.mapFromScene(scene_pt)
 
     def ensure_current(self) -> None:
-        """Views draw synchronously: nothing is postponed, so nothing to do (see FigureHostMixin)."""
+        """Finish pending background work now, on this thread: an exported figure must be complete."""
+        gen, fn = getattr(self, "_pending_work", (None, None))
+        done = self._pending.pop(gen, None) if gen is not None else None
+        if done is None:
+            return
+        try:
+            result = fn()
+        except Exception as exc:  # shown by done() like a background failure
+            result = exc
+        done(result)  # the background result for this generation now finds nothing pending
 
     def figure_size(self) -> QSize:
         """A good default export size in logical pixels."""
@@ -182,6 +191,7 @@ class BaseView(QWidget):
         self._generation += 1
         gen, relay = self._generation, self._relay
         self._pending = {gen: done}
+        self._pending_work = (gen, fn)
 
         def work():
             try:

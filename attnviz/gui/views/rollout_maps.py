@@ -47,10 +47,11 @@ def default_query(trace) -> int:
     return len(trace.tokens) - 1 if trace.kind in ("decoder", "encoder-decoder") else 0
 
 
-def _shares(row: np.ndarray, drop_first: bool) -> np.ndarray:
+def _shares(row: np.ndarray, n_prefix: int) -> np.ndarray:
+    """The row's weights on the image patches (the first ``n_prefix`` tokens — CLS, DeiT's
+    distillation token — have no place on the image), normalised to sum to 1."""
     row = np.clip(np.asarray(row, dtype=np.float64), 0.0, None)
-    if drop_first:
-        row = row[1:]
+    row = row[n_prefix:]
     total = row.sum()
     return row / total if total > 0 else row
 
@@ -62,20 +63,21 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
     part : "self" or "enc" (cross-attention is not square: no rollout).
     """
     image_mode = trace.grid is not None and part == "self"
+    n_prefix = len(trace.tokens) - trace.grid[0] * trace.grid[1] if image_mode else 0
     q = 0 if image_mode else (default_query(trace) if query is None else int(query))
     n = trace.n_enc_layers if part == "enc" else trace.n_layers
     start = min(max(settings.start_layer, 0), n - 1)
     last = np.asarray(trace[layer_prefix(n - 1, part) + "probs"], dtype=np.float64)  # (H, T, T)
-    maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0)[q], image_mode)}
+    maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0)[q], n_prefix)}
     notes = {"raw": f"raw attention (layer {n - 1}, heads averaged)"}
     roll = compute_rollout(trace, fusion=settings.fusion, residual=settings.residual, start_layer=start,
                            discard=settings.discard, part=part)
-    maps["rollout"] = _shares(roll[q], image_mode)
+    maps["rollout"] = _shares(roll[q], n_prefix)
     notes["rollout"] = f"rollout ({settings.fusion}, residual {settings.residual:.2f}, from layer {start})"
     try:
         R = compute_grad_rollout(trace, start_layer=start, part=part)
         # R = I + attention terms: the identity is each token's own input, not attention
-        maps["grad"] = _shares((R - np.eye(R.shape[0]))[q], image_mode)
+        maps["grad"] = _shares((R - np.eye(R.shape[0]))[q], n_prefix)
         notes["grad"] = f"gradient rollout (from layer {start})"
     except AttnvizError:
         maps["grad"] = None

@@ -1,0 +1,82 @@
+"""Capture overhead of a BERT-base-sized Hugging Face model, measured in one run against two baselines.
+
+1. the plain forward with transformers' SDPA attention (what users run),
+2. transformers' own eager path with ``output_attentions=True`` (probabilities only),
+3. :func:`attnviz.hf.capture.capture_hf` (every intermediate, to numpy, with the MLM prediction).
+
+One model object (random weights, nothing read from disk or network) switches attention
+implementation between the timings; the timings are interleaved so machine noise hits all alike.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+__all__ = ["measure_hf_overhead", "BERT_BASE"]
+
+BERT_BASE = dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                 intermediate_size=3072, max_position_embeddings=512)
+
+
+def measure_hf_overhead(T: int = 128, repeat: int = 5, sizes: dict | None = None) -> dict:
+    """Fastest wall times (ms), and wall and CPU-time ratios against the SDPA forward.
+
+    Parameters
+    ----------
+    T : tokens in the input.
+    repeat : timed runs per figure after one warm-up round; runs are interleaved round-robin.
+    sizes : BertConfig overrides (tests use a tiny model); default BERT-base.
+    """
+    import torch
+
+    from attnviz.hf.capture import capture_hf
+    from attnviz.hf.loader import quiet_transformers, require_transformers
+
+    tf = require_transformers("the Hugging Face benchmark")
+    torch.manual_seed(0)
+    with quiet_transformers(tf):
+        model = tf.BertForMaskedLM(tf.BertConfig(**{**BERT_BASE, **(sizes or {})})).eval()
+    ids = torch.randint(1000 if model.config.vocab_size > 1000 else 0, model.config.vocab_size, (1, T))
+    tokens = [str(i) for i in range(T)]
+
+    runs = {
+        "sdpa": ("sdpa", lambda: _forward(model, ids, False)),
+        "eager": ("eager", lambda: _forward(model, ids, True)),
+        "capture": ("eager", lambda: capture_hf(model, {"input_ids": ids}, tokens)),
+    }
+    wall: dict[str, list[float]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for rep in range(repeat + 1):  # round-robin, so load from other processes hits every run alike
+        for name, (impl, fn) in runs.items():
+            model.set_attn_implementation(impl)
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            if rep:  # the first round warms up allocators and kernels
+                wall[name].append(time.perf_counter() - w0)
+                cpu[name].append(time.process_time() - c0)
+    model.set_attn_implementation("eager")
+    # the fastest wall time is the least disturbed by other processes; CPU time hardly depends on them
+    w = {name: min(v) for name, v in wall.items()}
+    c = {name: statistics.median(v) for name, v in cpu.items()}
+    cfg = model.config
+    return {
+        "model": f"BERT {cfg.num_hidden_layers}L {cfg.num_attention_heads}H d{cfg.hidden_size} MLM, T={T}",
+        "torch threads": torch.get_num_threads(),
+        "transformers": tf.__version__,
+        "SDPA forward ms (fastest wall)": w["sdpa"] * 1e3,
+        "eager + output_attentions ms": w["eager"] * 1e3,
+        "attnviz capture ms": w["capture"] * 1e3,
+        "eager output_attentions / SDPA (wall)": w["eager"] / w["sdpa"],
+        "attnviz capture / SDPA (wall)": w["capture"] / w["sdpa"],
+        "eager output_attentions / SDPA (CPU time)": c["eager"] / c["sdpa"],
+        "attnviz capture / SDPA (CPU time)": c["capture"] / c["sdpa"],
+        "goal": "capture / SDPA <= 1.25x, with every intermediate",
+    }
+
+
+def _forward(model, ids, attentions: bool):
+    import torch
+
+    with torch.no_grad():
+        return model(input_ids=ids, output_attentions=attentions)

@@ -1,0 +1,274 @@
+"""Load a Hugging Face model folder — local files only, eager attention — as an attnviz :class:`LoadedModel`.
+
+``config.json`` + ``model.safetensors`` (or a sharded index) + tokenizer / image-processor files.
+Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set before transformers is imported and every
+``from_pretrained`` call passes ``local_files_only=True``. Pickled weights (``pytorch_model.bin``)
+are refused unless the caller allows the restricted unpickler (``torch.load(weights_only=True)``).
+Every problem the user can fix is a :class:`~attnviz.errors.ModelLoadError` with one clear line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from contextlib import contextmanager
+from pathlib import Path
+
+from attnviz.errors import ModelLoadError
+from attnviz.hf.detect import HFFolder, detect_hf_folder
+from attnviz.hf.describe import describe_model, head_of, positions_of
+
+__all__ = ["load_hf_model", "require_transformers", "quiet_transformers", "weights_numel", "available_memory",
+           "INSTALL_HINT", "MIN_TRANSFORMERS"]
+
+INSTALL_HINT = "pip install 'attnviz[hf]'"
+MIN_TRANSFORMERS = 5  # module paths in attnviz.hf.families follow transformers 5
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "tokenizer.model",
+                    "sentencepiece.bpe.model")
+_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+
+
+def require_transformers(what: str = "this Hugging Face model folder"):
+    """Import transformers offline, or say how to install it."""
+    os.environ["HF_HUB_OFFLINE"] = "1"  # read by huggingface_hub at import: never reach the network
+    try:
+        import transformers
+    except ImportError:
+        raise ModelLoadError(f"opening {what} needs the optional transformers package: {INSTALL_HINT}") from None
+    major = int(str(transformers.__version__).split(".")[0])
+    if major < MIN_TRANSFORMERS:
+        raise ModelLoadError(f"attnviz needs transformers {MIN_TRANSFORMERS} or newer (found "
+                             f"{transformers.__version__}): pip install -U 'attnviz[hf]'")
+    return transformers
+
+
+@contextmanager
+def quiet_transformers(tf):
+    """Silence transformers' log reports and progress bars for the block (restored afterwards): they
+    would land on the terminal, and the loader's own checks say the same in one line."""
+    logging = tf.utils.logging
+    level, bars = logging.get_verbosity(), logging.is_progress_bar_enabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(level)
+        if bars:
+            logging.enable_progress_bar()
+
+
+# -- files -------------------------------------------------------------------------------------------
+def _shards(folder: HFFolder) -> list[Path]:
+    st = folder.safetensors
+    if st.name.endswith(".index.json"):
+        try:
+            weight_map = json.loads(st.read_text(encoding="utf-8"))["weight_map"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelLoadError(f"cannot read the shard index {st}: {exc}") from None
+        files = [folder.path / f for f in dict.fromkeys(weight_map.values())]
+        absent = [f.name for f in files if not f.is_file()]
+        if absent:
+            raise ModelLoadError(f"{folder.path} is missing weight shards: {', '.join(absent[:3])}")
+        return files
+    return [st]
+
+
+def _safetensors_numel(file: Path) -> int:
+    """Parameters in one safetensors file, from its header; a truncated file is caught here."""
+    try:
+        with open(file, "rb") as fh:
+            (n,) = struct.unpack("<Q", fh.read(8))
+            if n > 100_000_000:
+                raise ValueError("header length is implausible")
+            header = json.loads(fh.read(n))
+        size = file.stat().st_size
+    except (OSError, ValueError, struct.error) as exc:
+        raise ModelLoadError(f"{file} is not a readable safetensors file: {exc}") from None
+    numel, end = 0, 0
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        count = 1
+        for d in t["shape"]:
+            count *= int(d)
+        numel += count
+        end = max(end, int(t["data_offsets"][1]))
+    if 8 + n + end > size:
+        raise ModelLoadError(f"{file} is truncated ({size:,} bytes, its header needs {8 + n + end:,})")
+    return numel
+
+
+def weights_numel(folder: HFFolder) -> int:
+    """Parameters stored in the folder's safetensors weights (pickles: estimated from the file size)."""
+    if folder.safetensors is not None:
+        return sum(_safetensors_numel(f) for f in _shards(folder))
+    return folder.pickle.stat().st_size // 4
+
+
+def available_memory() -> int | None:
+    """Bytes of memory free for new allocations (Linux MemAvailable), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
+    if folder.doc.get("auto_map"):
+        raise ModelLoadError(f"{folder.path.name} needs its own Python code (auto_map / trust_remote_code), "
+                             "which attnviz never runs")
+    if folder.safetensors is not None:
+        return
+    if folder.pickle is not None:
+        if not allow_pickle:
+            raise ModelLoadError(
+                f"{folder.pickle.name} is a pickle, which can run code when loaded; attnviz refuses it. "
+                "Convert it to model.safetensors, or allow the restricted loader (weights_only) explicitly.")
+        return
+    if folder.other_weights:
+        raise ModelLoadError(f"{folder.path} holds only {', '.join(folder.other_weights)} (TensorFlow/Flax "
+                             "weights); attnviz reads PyTorch weights in model.safetensors")
+    raise ModelLoadError(f"{folder.path} has config.json but no model.safetensors (the weights are missing)")
+
+
+def _check_memory(folder: HFFolder) -> None:
+    need = weights_numel(folder) * 4 * 1.2 + 256e6  # float32 weights, loader copies, activations
+    free = available_memory()
+    if free is not None and need > free:
+        raise ModelLoadError(f"{folder.path.name} needs about {need / 1e9:.1f} GB of memory but only "
+                             f"{free / 1e9:.1f} GB are free: close other programs or choose a smaller model")
+
+
+# -- model -------------------------------------------------------------------------------------------
+def _model_class(tf, folder: HFFolder, config):
+    if getattr(config, "is_encoder_decoder", False):
+        raise ModelLoadError(f"{folder.architecture or folder.model_type} is an encoder–decoder; attnviz opens "
+                             "Hugging Face encoders, decoders and vision transformers")
+    if folder.architecture:
+        cls = getattr(tf, folder.architecture, None)
+        if cls is None:
+            raise ModelLoadError(f"unsupported architecture {folder.architecture!r}: transformers "
+                                 f"{tf.__version__} has no such model")
+    else:
+        try:
+            cls = tf.AutoModel._model_mapping[type(config)]
+        except (KeyError, AttributeError):
+            raise ModelLoadError(f"unsupported architecture: no model for {folder.model_type!r}") from None
+    if getattr(cls, "main_input_name", "input_ids") not in ("input_ids", "pixel_values"):
+        raise ModelLoadError(f"{cls.__name__} takes {cls.main_input_name}: attnviz opens text and image models")
+    if "attentions" not in (getattr(cls, "_can_record_outputs", None) or {}):
+        raise ModelLoadError(f"unsupported architecture {cls.__name__}: it has no attention maps attnviz can read")
+    return cls
+
+
+def _load_weights(cls, folder: HFFolder, config):
+    import torch
+
+    try:
+        model, info = cls.from_pretrained(
+            str(folder.path), config=config, local_files_only=True, trust_remote_code=False,
+            attn_implementation="eager", dtype=torch.float32, use_safetensors=folder.safetensors is not None,
+            weights_only=True, output_loading_info=True, ignore_mismatched_sizes=True)
+    except Exception as exc:  # third-party loading raises many types; the user gets one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelLoadError(f"cannot load the weights in {folder.path}: {first}") from None
+    bad = [f"{k} {tuple(a)} in the file, {tuple(b)} in config.json"
+           for k, a, b in sorted(info.get("mismatched_keys", []), key=lambda m: m[0])]
+    missing = sorted(info.get("missing_keys", []))
+    if bad or missing:
+        what = bad[:2] if bad else [f"missing {', '.join(missing[:3])}"]
+        count = len(bad) + len(missing)
+        raise ModelLoadError(f"the weights in {folder.path} do not match its config.json ({count} tensors; "
+                             f"{'; '.join(what)})")
+    return model
+
+
+def _tokenizer(tf, folder: HFFolder, vocab_size: int):
+    from attnviz.hf.tokenizer import HFTokenizer
+
+    if not any((folder.path / n).is_file() for n in _TOKENIZER_FILES):
+        raise ModelLoadError(f"{folder.path} has no tokenizer files ({', '.join(_TOKENIZER_FILES[:3])}, …)")
+    try:
+        tok = tf.AutoTokenizer.from_pretrained(str(folder.path), local_files_only=True, trust_remote_code=False)
+    except Exception as exc:  # see _load_weights
+        raise ModelLoadError(f"cannot read the tokenizer in {folder.path}: {str(exc).strip()[:200]}") from None
+    return HFTokenizer(tok, vocab_size)
+
+
+def _processor(tf, folder: HFFolder):
+    if not folder.has_processor:
+        return None  # images are then resized to the config's size with ViT's default mean/std (notice)
+    try:
+        return tf.AutoImageProcessor.from_pretrained(str(folder.path), local_files_only=True,
+                                                     trust_remote_code=False)
+    except Exception as exc:  # see _load_weights
+        raise ModelLoadError(f"cannot read preprocessor_config.json in {folder.path}: {str(exc)[:200]}") from None
+
+
+def _labels(config, head: str) -> list[str] | None:
+    if head not in ("classify", "token-classify"):
+        return None
+    id2label = getattr(config, "id2label", None) or {}
+    return [str(id2label.get(i, id2label.get(str(i), f"class {i}"))) for i in range(int(config.num_labels))]
+
+
+def load_hf_model(path, device=None, allow_pickle: bool = False):
+    """Load a Hugging Face model folder for tracing.
+
+    Parameters
+    ----------
+    path : folder with ``config.json``, ``model.safetensors`` and tokenizer or image-processor files.
+    device : "auto", "cpu", "cuda", "mps" or a torch.device.
+    allow_pickle : read ``pytorch_model.bin`` with ``torch.load(weights_only=True)`` (refused otherwise).
+
+    Returns
+    -------
+    LoadedModel whose ``extra`` holds ``prepare_text``, ``prepare_image`` and ``capture`` for the
+    pipeline, and ``processor`` (the image processor or None).
+    """
+    import torch
+
+    from attnviz.device import pick_device
+    from attnviz.hf.capture import capture_hf
+    from attnviz.hf.inputs import prepare_hf_image, prepare_hf_text
+    from attnviz.models.checkpoint import LoadedModel
+
+    folder = detect_hf_folder(path)
+    if folder is None:
+        raise ModelLoadError(f"{path} is not a Hugging Face model folder (no config.json with a model_type)")
+    _check_files(folder, allow_pickle)
+    tf = require_transformers(folder.path.name)
+    with quiet_transformers(tf):
+        try:
+            config = tf.AutoConfig.from_pretrained(str(folder.path), local_files_only=True, trust_remote_code=False)
+        except Exception as exc:  # unknown model_type, broken fields
+            raise ModelLoadError(f"unsupported architecture in {folder.path}: {str(exc).strip()[:200]}") from None
+        cls = _model_class(tf, folder, config)
+        _check_memory(folder)
+        model = _load_weights(cls, folder, config)
+        arch = folder.architecture or type(model).__name__
+        head = head_of(arch)
+        vision = cls.main_input_name == "pixel_values"
+        tokenizer = None if vision else _tokenizer(tf, folder, int(getattr(config, "vocab_size", 0) or 0))
+        processor = _processor(tf, folder) if vision else None
+    limits = [n for n in (positions_of(config, folder.family), tokenizer and tokenizer.max_length) if n]
+    model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)
+    device = pick_device(device) if not isinstance(device, torch.device) else device
+    model.to(device).eval()
+    info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
+            "family": folder.family_name, "model_type": folder.model_type, "head": head,
+            "labels": _labels(config, head), "qkv_available": folder.family is not None,
+            "transformers": tf.__version__}
+    extra = {"prepare_text": prepare_hf_text, "prepare_image": prepare_hf_image, "capture": capture_hf,
+             "processor": processor}
+    return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
+                       device=device, extra=extra)

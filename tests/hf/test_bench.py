@@ -1,0 +1,19 @@
+"""The benchmark runs end to end (tiny sizes here; the BERT-base figures come from ``measure_hf_overhead()``)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_overhead_benchmark_reports_all_three_timings():
+    pytest.importorskip("transformers")
+    from attnviz.hf.bench import measure_hf_overhead
+
+    tiny = dict(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                max_position_embeddings=64)
+    out = measure_hf_overhead(T=32, repeat=2, sizes=tiny)
+    assert out["model"] == "BERT 2L 4H d32 MLM, T=32"
+    for key in ("SDPA forward ms (fastest wall)", "eager + output_attentions ms", "attnviz capture ms"):
+        assert out[key] > 0
+    ratio = out["attnviz capture ms"] / out["SDPA forward ms (fastest wall)"]
+    assert out["attnviz capture / SDPA (wall)"] == pytest.approx(ratio)
