@@ -1,0 +1,152 @@
+"""Export… and Copy to clipboard from the app: the dialog and the actions behind it.
+
+The dialog gathers ExportOptions and a style (slide theme, colour map, colour bar, font scale); the
+figure is re-drawn off-screen by the same view class at the chosen size (``make_figure``), so the file
+looks like the screen whatever size the window has. Views that are not in the figure registry (training
+curves, sandbox) are exported directly with ``export_widget``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
+                               QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget)
+
+from attnviz.export.render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
+
+__all__ = ["ExportDialog", "export_current_view", "copy_current_view"]
+
+_CMAPS = ("viridis", "cividis", "magma", "inferno", "plasma")
+
+
+class ExportDialog(QDialog):
+    """File, format, size preset or custom size, DPI, PNG scale/transparency, theme, colour map, title."""
+
+    def __init__(self, suggested_name: str = "figure.png", title: str = "", parent: QWidget | None = None,
+                 cmap: str = "viridis"):
+        super().__init__(parent)
+        self.setWindowTitle("Export figure")
+        form = QFormLayout(self)
+        self.path = QLineEdit(str(Path.home() / suggested_name))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form.addRow("File (.png .svg .pdf)", row)
+        self.preset = QComboBox()
+        self.preset.addItems([*SLIDE_PRESETS, "custom"])
+        self.preset.currentTextChanged.connect(self._preset_changed)
+        form.addRow("Slide size", self.preset)
+        self.width, self.height = QSpinBox(), QSpinBox()
+        for box in (self.width, self.height):
+            box.setRange(16, 16384)
+        size_row = QHBoxLayout()
+        size_row.addWidget(self.width)
+        size_row.addWidget(self.height)
+        form.addRow("Width × height (px)", size_row)
+        self.dpi = QSpinBox()
+        self.dpi.setRange(36, 1200)
+        self.dpi.setValue(150)
+        form.addRow("DPI", self.dpi)
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.25, 8.0)
+        self.scale.setValue(1.0)
+        self.scale.setSingleStep(0.5)
+        form.addRow("PNG supersampling", self.scale)
+        self.transparent = QCheckBox("transparent background (PNG)")
+        form.addRow("", self.transparent)
+        self.theme = QComboBox()
+        self.theme.addItems(["light", "presentation", "dark"])
+        self.theme.setToolTip("light is best for slides, whatever the app's theme")
+        form.addRow("Theme", self.theme)
+        self.cmap = QComboBox()
+        self.cmap.addItems(_CMAPS)
+        self.cmap.setCurrentText(cmap if cmap in _CMAPS else "viridis")
+        form.addRow("Colour map", self.cmap)
+        self.colour_bar = QCheckBox("colour bar")
+        self.colour_bar.setChecked(True)
+        form.addRow("", self.colour_bar)
+        self.font_scale = QDoubleSpinBox()
+        self.font_scale.setRange(0.5, 4.0)
+        self.font_scale.setValue(1.0)
+        self.font_scale.setSingleStep(0.1)
+        form.addRow("Font scale", self.font_scale)
+        self.title_edit = QLineEdit(title)
+        form.addRow("Title", self.title_edit)
+        self.caption = QLineEdit()
+        form.addRow("Caption", self.caption)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self._preset_changed(self.preset.currentText())
+
+    def _browse(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export figure", self.path.text(),
+                                              "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)")
+        if name:
+            self.path.setText(name)
+
+    def _preset_changed(self, name: str) -> None:
+        custom = name == "custom"
+        self.width.setEnabled(custom)
+        self.height.setEnabled(custom)
+        if not custom:
+            w, h = SLIDE_PRESETS[name]
+            self.width.setValue(w)
+            self.height.setValue(h)
+
+    def options(self) -> ExportOptions:
+        opts = ExportOptions(width=self.width.value(), height=self.height.value(), dpi=self.dpi.value(),
+                             scale=self.scale.value(), transparent=self.transparent.isChecked(),
+                             title=self.title_edit.text(), caption=self.caption.text())
+        opts.validate()
+        return opts
+
+    def style(self):
+        from attnviz.export.headless import export_style
+
+        return export_style(self.theme.currentText(), self.cmap.currentText(), self.colour_bar.isChecked(),
+                            self.font_scale.value())
+
+
+def _figure_for(view, trace, state, style):
+    """Re-create a registered view at export size; other widgets are exported as they are."""
+    from attnviz.export.figures import FIGURES, make_figure
+
+    name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), None)
+    if name is None or trace is None:
+        return view, None
+    fig, selection = make_figure(name, trace, state, style)
+    step = getattr(view, "step_name", None)
+    if step is not None and hasattr(fig, "set_step") and step in fig.step_list:
+        fig.set_step(fig.step_list.index(step))
+    return fig, selection
+
+
+def export_current_view(view, trace, state, path, opts: ExportOptions, style) -> Path:
+    """Write ``view`` (re-drawn in ``style`` at ``opts`` size) to ``path``."""
+    fig, selection = _figure_for(view, trace, state, style)
+    try:
+        return export_widget(fig, path, opts)
+    finally:
+        if fig is not view:
+            fig.close()
+            fig.deleteLater()
+        del selection
+
+
+def copy_current_view(view, trace, state, opts: ExportOptions | None = None, style=None):
+    """Put the figure on the clipboard as an image (1920×1080 light slide unless told otherwise)."""
+    from attnviz.export.headless import export_style
+
+    fig, selection = _figure_for(view, trace, state, style or export_style())
+    try:
+        return copy_to_clipboard(fig, opts or ExportOptions())
+    finally:
+        if fig is not view:
+            fig.close()
+            fig.deleteLater()
+        del selection
