@@ -11,7 +11,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["Prepared", "load_model", "task_of", "prepare_text", "prepare_image", "run_trace"]
+__all__ = ["Prepared", "load_model", "task_of", "prepare_text", "prepare_seq2seq", "prepare_image", "run_trace"]
 
 
 @dataclass
@@ -68,17 +68,26 @@ def prepare_text(loaded, text: str, truncate: bool = False) -> Prepared:
     enc = loaded.tokenizer.encode(text)
     ids, tokens, notice = _fit(enc.ids, enc.tokens, cfg.max_len, truncate, "the text")
     meta = {"notice": notice} if notice else {}
-    device = loaded.device
-    src = torch.tensor([ids], device=device)
     if cfg.kind != "encoder-decoder":
-        return Prepared({"ids": src}, tokens, meta=meta)
-    # encoder–decoder: decode greedily, then trace the decoder over its own output
-    tgt_tok = loaded.tgt_tokenizer or loaded.tokenizer
-    bos, eos = tgt_tok.id_of("[BOS]"), tgt_tok.id_of("[EOS]")
-    out = loaded.model.generate(src, bos=bos, eos=eos, max_new=cfg.max_len - 1)[0].tolist()
-    out_tokens = [tgt_tok.vocab[i] for i in out]
-    meta["output_text"] = tgt_tok.decode(out)
-    return Prepared({"src": src, "tgt": torch.tensor([out], device=device)}, out_tokens, tokens, meta)
+        return Prepared({"ids": torch.tensor([ids], device=loaded.device)}, tokens, meta=meta)
+    return prepare_seq2seq(loaded, tokens, meta)
+
+
+def prepare_seq2seq(loaded, src_tokens: list[str], meta: dict | None = None) -> Prepared:
+    """Encoder–decoder input: translate ``src_tokens`` greedily, then trace the decoder over its own output.
+
+    Positions are the decoder's tokens "[BOS] y1 … [EOS]"; ``src_tokens`` label the encoder positions.
+    """
+    import torch
+
+    src_tok = loaded.tokenizer
+    tgt_tok = loaded.tgt_tokenizer or src_tok
+    src = torch.tensor([[src_tok.id_of(t) for t in src_tokens]], device=loaded.device)
+    out = loaded.model.generate(src, bos=tgt_tok.id_of("[BOS]"), eos=tgt_tok.id_of("[EOS]"),
+                                max_new=loaded.config.max_len - 1)[0].tolist()
+    meta = {**(meta or {}), "output_text": tgt_tok.decode(out)}
+    return Prepared({"src": src, "tgt": torch.tensor([out], device=loaded.device)},
+                    [tgt_tok.vocab[i] for i in out], list(src_tokens), meta)
 
 
 def prepare_image(loaded, image) -> Prepared:

@@ -18,10 +18,11 @@ import numpy as np
 import torch
 
 from attnviz.models.config import ModelConfig
+from attnviz.pipeline import prepare_seq2seq
 from attnviz.tasks.base import Batch, Task
 from attnviz.tasks.seq_data import (
     alignment_hits, batch_attention, best_head, check_vocab, encode_pairs, greedy_scores, parse_symbols,
-    prepare_seq2seq, sample_split,
+    sample_split,
 )
 from attnviz.text.tokenizer import BOS, EOS, Tokenizer
 

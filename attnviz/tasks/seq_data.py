@@ -17,7 +17,7 @@ from attnviz.errors import AttnvizError, InputError
 
 __all__ = [
     "HOLDOUT_EVERY", "split_of", "sample_split", "pad_rows", "parse_symbols", "batch_attention",
-    "best_head", "check_vocab", "alignment_hits", "prepare_seq2seq", "encode_pairs", "greedy_scores",
+    "best_head", "check_vocab", "alignment_hits", "encode_pairs", "greedy_scores",
 ]
 
 HOLDOUT_EVERY = 8  # one example in 8 (by hash) is held out for evaluation
@@ -139,25 +139,6 @@ def alignment_hits(cross: list[np.ndarray], triples) -> tuple[np.ndarray, np.nda
     per_head = (picked.argmax(-1) == gold[:, None, None]).mean(0)  # (L, H)
     per_layer = (picked.mean(2).argmax(-1) == gold[:, None]).mean(0)  # (L,)
     return per_head, per_layer
-
-
-def prepare_seq2seq(loaded, src_tokens: list[str], meta: dict):
-    """Translate ``src_tokens`` greedily and return the Prepared decoder-over-its-own-output input.
-
-    The same convention as :func:`attnviz.pipeline.prepare_text` for encoder–decoders: positions
-    are the decoder's tokens "[BOS] y1 … [EOS]", and ``src_tokens`` label the encoder positions.
-    """
-    from attnviz.pipeline import Prepared
-    from attnviz.text.tokenizer import BOS, EOS
-
-    src_tok = loaded.tokenizer
-    tgt_tok = loaded.tgt_tokenizer or src_tok
-    src = torch.tensor([[src_tok.id_of(t) for t in src_tokens]], device=loaded.device)
-    out = loaded.model.generate(src, bos=tgt_tok.id_of(BOS), eos=tgt_tok.id_of(EOS),
-                                max_new=loaded.config.max_len - 1)[0].tolist()
-    meta = {**meta, "output_text": tgt_tok.decode(out)}
-    return Prepared({"src": src, "tgt": torch.tensor([out], device=loaded.device)},
-                    [tgt_tok.vocab[i] for i in out], list(src_tokens), meta)
 
 
 def encode_pairs(src_rows, tgt_rows, src_pad: int, tgt_pad: int, bos: int, eos: int) -> tuple[dict, torch.Tensor]:

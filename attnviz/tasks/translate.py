@@ -15,9 +15,10 @@ import torch
 
 from attnviz.errors import InputError
 from attnviz.models.config import ModelConfig
+from attnviz.pipeline import prepare_seq2seq
 from attnviz.tasks.base import Batch, Task
 from attnviz.tasks.seq_data import (
-    alignment_hits, batch_attention, best_head, check_vocab, encode_pairs, greedy_scores, prepare_seq2seq,
+    alignment_hits, batch_attention, best_head, check_vocab, encode_pairs, greedy_scores,
     sample_split,
 )
 from attnviz.text.tokenizer import BOS, EOS, Tokenizer

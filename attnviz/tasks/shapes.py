@@ -1,0 +1,94 @@
+"""``shapes``: a ViT that names the one shape in a cluttered 32×32 scene — and points at it.
+
+Scenes come from :mod:`attnviz.vision.shape_scenes` (a pure function of the scene id, object mask
+included). Training ids are drawn from [0, TEST_OFFSET), held-out ids are TEST_OFFSET + i, so the two
+sets are disjoint by construction. Besides accuracy the held-out metrics include the pointing game:
+the share of held-out scenes whose CLS attention-rollout maximum lands on a patch of the object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from attnviz.models.config import ModelConfig
+from attnviz.tasks.base import Batch, Task
+from attnviz.vision.preprocess import normalise
+from attnviz.vision.shape_scenes import SCENE_SIZE, SHAPES, make_scene, make_scenes
+
+__all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids"]
+
+TEST_OFFSET = 1 << 40  # held-out scene ids start here; training ids lie below
+MEAN, STD = [0.5, 0.5, 0.5], [0.22, 0.22, 0.22]  # of generated scenes (measured: 0.49–0.50, 0.216–0.220)
+
+
+def scene_ids(split: str, indices) -> np.ndarray:
+    """Scene ids of ``indices`` in the "train" or "test" id range."""
+    idx = np.asarray(indices, dtype=np.int64)
+    if np.any(idx < 0) or np.any(idx >= TEST_OFFSET):
+        raise ValueError("scene indices must lie in [0, TEST_OFFSET)")
+    return idx if split == "train" else idx + TEST_OFFSET
+
+
+class ShapesTask(Task):
+    name = "shapes"
+    kind = "vit"
+    description = "Circle, square, triangle, cross or star on a cluttered 32×32 background (8×8 patches grid)"
+    steps = 1200
+    batch_size = 64
+    lr = 2e-3
+    warmup = 60
+    weight_decay = 0.05
+    labels = list(SHAPES)
+    targets = {"accuracy": (">=", 0.97), "pointing_game": (">=", 0.90)}
+    n_eval = 1000  # held-out scenes in the stored metrics
+
+    def model_config(self, **overrides) -> ModelConfig:
+        cfg = dict(kind="vit", image_size=SCENE_SIZE, patch_size=4, in_chans=3, d_model=64, n_heads=4,
+                   n_layers=4, mlp_ratio=2.0, norm="pre", pos="learned", head="classify", pool="cls",
+                   n_classes=len(SHAPES), dropout=0.0)
+        cfg.update(overrides)
+        return ModelConfig(**cfg)
+
+    @staticmethod
+    def _tensor(images_u8: np.ndarray) -> torch.Tensor:
+        return normalise(images_u8.astype(np.float32) / 255.0, MEAN, STD)  # (N, 3, S, S)
+
+    def sample_batch(self, split: str, batch_size: int, rng: np.random.Generator) -> Batch:
+        # each split draws from 2⁴⁰ scenes: a training scene practically never repeats
+        images, _, labels = make_scenes(scene_ids(split, rng.integers(0, TEST_OFFSET, size=batch_size)))
+        return Batch({"images": self._tensor(images)}, torch.from_numpy(labels), batch_size)
+
+    def held_out(self, seed: int = 12345, n: int | None = None):
+        """Images, masks and labels of ``n`` (default ``n_eval``) held-out scenes; ``seed`` picks which."""
+        n = self.n_eval if n is None else n
+        return make_scenes(scene_ids("test", seed * n + np.arange(n)))
+
+    @torch.no_grad()
+    def evaluate(self, loaded, seed: int = 12345) -> dict:
+        """Accuracy and pointing game on ``n_eval`` held-out scenes chosen by ``seed``."""
+        from attnviz.vision.pointing import classify_and_point, patch_hits
+
+        images, masks, labels = self.held_out(seed)
+        preds, peaks = classify_and_point(loaded.model, self._tensor(images).to(loaded.device))
+        hits = patch_hits(peaks, masks, loaded.config.patch_size)
+        return {"accuracy": float((preds == labels).mean()), "pointing_game": float(hits.mean()),
+                "n_test": int(len(labels))}
+
+    def probe_inputs(self) -> list:
+        """One held-out scene of each shape, as uint8 (32, 32, 3) arrays."""
+        out = {}
+        i = 0
+        while len(out) < len(SHAPES):
+            image, _, label = make_scene(int(scene_ids("test", [i])[0]))
+            out.setdefault(label, image)
+            i += 1
+        return [out[c] for c in range(len(SHAPES))]
+
+    def example_input(self):
+        from attnviz.vision.samples import sample_path
+
+        return sample_path("shapes-star") or self.probe_inputs()[SHAPES.index("star")]
+
+    def info(self) -> dict:
+        return {"labels": self.labels, "preprocess": {"mean": MEAN, "std": STD}}
