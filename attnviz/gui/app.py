@@ -1,19 +1,100 @@
-"""Start the Qt application and show the main window."""
+"""Start the Qt application and show the main window.
+
+Start-up is kept light on purpose (goal: window on screen within a second on two cores): only
+QtCore/QtGui/QtWidgets are imported before the first paint; torch, pyqtgraph and the model are
+loaded afterwards, off the GUI thread, by ``MainWindow.start``.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["run_app", "create_application", "apply_theme", "icon_path"]
+
+APP_NAME = "attnviz"
+SWITCH_INTERVAL_S = 0.001
+
+
+def icon_path(name: str = "attnviz.svg") -> Path:
+    """An icon from ``assets/icons``.
+
+    Mirrors ``attnviz.models.checkpoint.assets_dir`` (``ATTNVIZ_ASSETS`` overrides) without importing
+    it: ``attnviz.models`` loads torch, which must not happen before the window is painted.
+    """
+    env = os.environ.get("ATTNVIZ_ASSETS")
+    root = Path(env) if env else Path(__file__).resolve().parents[2] / "assets"
+    found = root / "icons" / name
+    return found if found.is_file() else Path(__file__).resolve().parents[2] / "assets" / "icons" / name
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (created once): name, Fusion style, icon, exact high-DPI scaling."""
+    app = QApplication.instance()
+    if app is None:
+        # fractional scale factors (125 %, 150 %) as they are: rounding would blur or shrink figures
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    # Workers run Python too (training steps, imports). With CPython's default 5 ms switch interval a
+    # busy worker makes the GUI thread wait up to 5 ms each time it needs the GIL back, and drawing a
+    # plot needs it hundreds of times: 1 ms keeps painting smooth while a model trains.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setDesktopFileName(APP_NAME)
+    app.setStyle("Fusion")  # the same look on every platform, and palettes that theme cleanly
+    icon = icon_path()
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def _dark_palette() -> QPalette:
+    pal = QPalette()
+    colours = {
+        QPalette.ColorRole.Window: "#26272b", QPalette.ColorRole.WindowText: "#e8e8e8",
+        QPalette.ColorRole.Base: "#1b1b1f", QPalette.ColorRole.AlternateBase: "#303136",
+        QPalette.ColorRole.Text: "#e8e8e8", QPalette.ColorRole.Button: "#303136",
+        QPalette.ColorRole.ButtonText: "#e8e8e8", QPalette.ColorRole.Highlight: "#4c7bd9",
+        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#303136",
+        QPalette.ColorRole.ToolTipText: "#e8e8e8", QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.Mid: "#55565c", QPalette.ColorRole.PlaceholderText: "#9a9aa0",
+    }
+    for role, colour in colours.items():
+        pal.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#808086"))
+    return pal
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    """"light" (Fusion's own palette) or "dark"."""
+    app.setPalette(_dark_palette() if theme == "dark" else app.style().standardPalette())
 
 
 def run_app(args) -> int:
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+    """Open the window (``attnviz`` / ``attnviz gui``); returns the exit code."""
+    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.settings import AppSettings
 
-    from attnviz import __version__
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    win = QMainWindow()
-    win.setWindowTitle(f"attnviz {__version__}")
-    win.setCentralWidget(QLabel("attnviz"))
-    win.resize(1200, 800)
-    win.show()
-    return app.exec()
+    app = create_application()
+    settings = AppSettings()
+    apply_theme(app, settings.theme)
+    win = MainWindow(settings, model=getattr(args, "model", None), text=getattr(args, "text", None),
+                     image=getattr(args, "image", None),
+                     presentation=True if getattr(args, "presentation", False) else None)
+    win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    win.show()  # the window starts loading the model after its first paint
+    code = app.exec()
+    # background imports may still run: drop queued jobs and give running ones a moment, so the
+    # interpreter does not shut down under a worker thread (that only prints noise, but still)
+    pool = QThreadPool.globalInstance()
+    pool.clear()
+    pool.waitForDone(5000)
+    return code

@@ -74,3 +74,31 @@ def test_bad_size_is_refused(qtbot):
 
     with pytest.raises(AttnvizError):
         ExportOptions(width=20000, height=10).validate()
+
+
+def test_main_window_export_and_copy(qtbot, tmp_path, monkeypatch):
+    """File ▸ Export… writes the current view; Copy figure fills the clipboard."""
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.export import dialog as dialog_mod
+    from attnviz.gui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    trace = sample_trace("encoder", T=6)
+    view = HeadMapView(win.selection)
+    qtbot.addWidget(view)
+    view.set_trace(trace)
+    win.trace = trace
+    monkeypatch.setattr(win, "current_figure", lambda: view)
+    out = tmp_path / "fig.svg"
+
+    def fake_exec(self):
+        self.path.setText(str(out))
+        return dialog_mod.ExportDialog.Accepted
+
+    monkeypatch.setattr(dialog_mod.ExportDialog, "exec", fake_exec)
+    win.export_figure()
+    assert out.exists() and trace.tokens[2] in out.read_text()
+    win.copy_figure()
+    assert QApplication.clipboard().image().width() == 1920

@@ -1,0 +1,215 @@
+"""GUI speed figures: time to the first window, to the first attention map, and keystroke → views.
+
+``attnviz bench --only gui`` prints :func:`run_gui_benchmarks`. Start-up is measured in a fresh
+process launched exactly like ``attnviz`` (the clock starts before the interpreter does); the
+keystroke figure types real key events into the input box of a window in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+__all__ = ["StallMeter", "measure_startup", "measure_keystroke", "run_gui_benchmarks"]
+
+
+class StallMeter:
+    """Measures how long the GUI event loop goes without running: a 10 ms timer records its gaps.
+
+    ``max_gap_ms`` is the longest time between two ticks, i.e. the worst freeze a user would feel
+    (minus the 10 ms period). Use as a context manager around the work to watch.
+    """
+
+    def __init__(self, period_ms: int = 10):
+        from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+
+        self.period_ms = period_ms
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(period_ms)
+        self._timer.timeout.connect(self._tick)
+        self._clock = QElapsedTimer()
+        self.gaps_ms: list[float] = []
+
+    def _tick(self) -> None:
+        self.gaps_ms.append(self._clock.nsecsElapsed() / 1e6)
+        self._clock.restart()
+
+    def __enter__(self) -> "StallMeter":
+        self.gaps_ms.clear()
+        self._clock.start()
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.stop()
+        self._tick()
+
+    @property
+    def max_gap_ms(self) -> float:
+        return max(self.gaps_ms, default=0.0)
+
+    @property
+    def ticks(self) -> int:
+        return len(self.gaps_ms)
+
+# The child runs the real CLI path; it only adds listeners that report when things reach the screen,
+# and a stall meter from the first paint to the first attention map (the start-up's worst freeze).
+_CHILD = r"""
+import json, os, sys, time
+T0 = float(os.environ["ATTNVIZ_BENCH_T0"])
+marks = {}
+def mark(name):
+    marks.setdefault(name, time.time() - T0)
+import attnviz.gui.main_window as mw
+from attnviz.gui.bench import StallMeter
+_init = mw.MainWindow.__init__
+def _patched(self, *a, **k):
+    _init(self, *a, **k)
+    from PySide6.QtWidgets import QApplication
+    meter = StallMeter()
+    def painted():
+        mark("first_window_s")
+        meter.__enter__()
+    def shown(_trace=None):
+        if self.trace is not None and self.views_area.views:
+            self.views_area.repaint()  # synchronous: the map is drawn when this returns
+            mark("first_attention_s")
+            meter.__exit__()
+            marks["startup_max_stall_ms"] = meter.max_gap_ms
+            print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
+            QApplication.instance().quit()
+    self.first_painted.connect(painted)
+    self.model_loaded.connect(lambda _ref: mark("model_loaded_s"))
+    self.trace_shown.connect(lambda _t: mark("first_trace_s"))
+    self.views_ready.connect(lambda: mark("views_ready_s"))
+    self.trace_shown.connect(shown)
+    self.views_ready.connect(shown)
+mw.MainWindow.__init__ = _patched
+from attnviz.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None) -> dict:
+    """Launch the app in a new process and time its first paint and its first attention map.
+
+    Parameters
+    ----------
+    model : bundled model name or directory (default: what the app opens by itself).
+    settings_path : settings file for the child (default: a fresh temporary one, i.e. a first launch).
+
+    Returns
+    -------
+    dict with ``first_window_s`` and ``first_attention_s`` (seconds from process launch).
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ)
+        env["ATTNVIZ_SETTINGS"] = settings_path or os.path.join(tmp, "settings.ini")
+        env["ATTNVIZ_BENCH_T0"] = repr(time.time())
+        args = [sys.executable, "-c", _CHILD, "gui"] + (["--model", model] if model else [])
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+    for line in proc.stdout.splitlines():
+        if line.startswith("ATTNVIZ_BENCH "):
+            return json.loads(line.split(" ", 1)[1])
+    tail = (proc.stderr or proc.stdout)[-400:]
+    raise RuntimeError(f"the app did not report its start-up (exit {proc.returncode}): {tail}")
+
+
+def _pause(ms: int) -> None:
+    # QTest.qWait keeps the GIL in PySide6, which would freeze the workers: spin a real event loop
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def _wait(signal, timeout_ms: int) -> bool:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    got = []
+
+    def done(*args):
+        got.append(args)
+        loop.quit()
+
+    signal.connect(done)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    signal.disconnect(done)
+    return bool(got)
+
+
+def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = None) -> dict:
+    """Type ``n`` characters into a window (pausing between keys) and time key → every visible view drawn.
+
+    The first key after a pause is run at once (leading edge of the debounce), so the figure is the
+    real latency a lecturer sees for one edit: model run in the worker, trace delivery, every visible
+    view's ``set_trace`` and a synchronous repaint.
+    """
+    from PySide6.QtCore import QElapsedTimer, Qt
+    from PySide6.QtTest import QTest
+
+    from attnviz.gui.app import create_application
+    from attnviz.gui.main_window import MainWindow
+
+    app = create_application()
+    win = MainWindow(model=model, text=text, autostart=False)
+    win.resize(1440, 900)
+    win.show()
+    win.start()
+    try:
+        if not (_wait(win.trace_shown, 120000) and (win.views_area.views or _wait(win.views_ready, 60000))):
+            raise RuntimeError("the window did not show a first trace")
+        if win.input_panel.mode != "text":
+            return {"keystroke_model": win.loaded.name, "keystroke_ms_median": float("nan")}
+        win.input_panel.edit.setFocus()
+        clock, times = QElapsedTimer(), []
+        for i in range(n):
+            _pause(250)  # a pause: the next key is a fresh edit, not part of a burst
+            key = Qt.Key.Key_Backspace if i % 2 else Qt.Key.Key_Space
+            clock.start()
+            QTest.keyClick(win.input_panel.edit, key)
+            if not _wait(win.trace_shown, 30000):
+                raise RuntimeError("a keystroke produced no trace")
+            for view in win.views_area.visible_views():
+                view.repaint()
+            app.processEvents()
+            times.append(clock.nsecsElapsed() / 1e6)
+        return {"keystroke_model": win.loaded.name, "keystroke_visible_views": len(win.views_area.visible_views()),
+                "keystroke_ms_median": statistics.median(times), "keystroke_ms_max": max(times)}
+    finally:
+        win.close()
+        win.deleteLater()
+        app.processEvents()
+
+
+def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
+    """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from attnviz.models.checkpoint import bundled_models
+
+    out: dict = {}
+    cold = measure_startup()
+    out["startup_first_window_s"] = cold["first_window_s"]
+    out["startup_first_attention_s"] = cold["first_attention_s"]
+    out["startup_max_stall_ms"] = cold["startup_max_stall_ms"]
+    names = models if models is not None else tuple(m for m in bundled_models() if m != "shapes" and m != "digits")
+    for name in names:
+        fig = measure_keystroke(name, n=10)
+        out[f"keystroke_ms_median[{name}]"] = fig["keystroke_ms_median"]
+        out[f"keystroke_ms_max[{name}]"] = fig["keystroke_ms_max"]
+    return out
+
+
+if __name__ == "__main__":  # python -m attnviz.gui.bench: the same figures without the CLI
+    for key, value in run_gui_benchmarks().items():
+        print(f"{key:<44} {value:.3f}" if isinstance(value, float) else f"{key:<44} {value}")

@@ -1,0 +1,444 @@
+"""The main window: model, input and prediction panels around the attention views, plus training.
+
+Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
+``start()`` loads torch and the model on the model lane and the views' Qt-free dependencies on the
+thread pool, while this thread imports pyqtgraph; the views, then the Training and Walkthrough tabs
+are built as their parts arrive. Every model run happens on the lane; results come back as signals,
+stale ones are dropped, and a failure leaves the last good trace on screen.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+
+from attnviz import __version__
+from attnviz.gui.dialogs.notice_bar import NoticeBar
+from attnviz.gui.panels.appearance import placeholder_page
+from attnviz.gui.panels.input_panel import InputPanel
+from attnviz.gui.panels.model_panel import ModelPanel
+from attnviz.gui.panels.prediction_panel import PredictionPanel
+from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
+from attnviz.gui.panels.window_actions import build_actions
+from attnviz.gui.panels.window_pages import WindowPagesMixin
+from attnviz.gui.settings import AppSettings
+from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
+from attnviz.gui.workers import ModelLane, import_modules_job, run_job
+from attnviz.selection import Selection
+
+__all__ = ["MainWindow", "FALLBACK_TEXT"]
+
+log = logging.getLogger(__name__)
+
+# shown by text models whose task gives no example (e.g. a model folder trained elsewhere)
+FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
+
+# Qt-free modules the views, the walkthrough and the training panel import: loaded on a worker first,
+# so importing those Qt modules on the GUI thread afterwards is quick
+VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.analysis.sandbox",
+                     "attnviz.analysis.permutation", "attnviz.whatif", "attnviz.pipeline", "attnviz.tasks",
+                     "attnviz.training.snapshots")
+
+
+def _import_pyqtgraph() -> None:
+    import pyqtgraph  # noqa: F401  (GUI thread, see MainWindow.start)
+
+
+def default_size() -> tuple[int, int]:
+    """1440 × 900, or less on a smaller screen (a lecture laptop at 1366 × 768 gets a window that fits)."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return 1440, 900
+    avail = screen.availableGeometry()
+    return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
+
+
+class MainWindow(WindowPagesMixin, QMainWindow):
+    """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
+
+    first_painted = Signal()
+    trace_shown = Signal(object)  # after every visible view got the new Trace
+    model_loaded = Signal(str)
+    views_ready = Signal()
+    warmed_up = Signal()  # every heavy import is done: nothing left to load in the background
+    notice_shown = Signal(str, str)  # text, level
+
+    def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, text: str | None = None,
+                 image: str | None = None, presentation: bool | None = None, autostart: bool = True):
+        super().__init__()
+        self.autostart = autostart  # start() after the first paint (tests may start by hand)
+        self._painted = self._started = self.warm = False
+        self.settings = settings or AppSettings()
+        self.selection = Selection()
+        self.loaded = None
+        self.model_ref = ""
+        self.trace = None
+        self.training = None  # TrainingPanel, built once pyqtgraph and torch are loaded
+        self.walkthrough = None  # WalkthroughPage (attnviz.gui.walkthrough), built likewise
+        self._walkthrough_fed = (None, None, None)  # (model, trace, input) the walkthrough last got
+        self._walkthrough_input = (None, None)
+        self.view_style = None
+        self._first = {"model": model, "text": text, "image": image}
+        self._example_text = ""
+        self._snapshots_pending = None  # (snapshots, causal) of the loaded model, for the training tab
+        self._presentation = self.settings.presentation if presentation is None else presentation
+        self._base_font = None
+        self.setWindowTitle(f"attnviz {__version__}")
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+
+        self.lane = ModelLane(self)
+        self.lane.result.connect(self._lane_result)
+        self.lane.error.connect(self._lane_error)
+        self.lane.busy_changed.connect(self._busy)
+        self._build_body()
+        self.actions_ = build_actions(self)
+        self.busy_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.busy_label)
+        self.statusBar().showMessage("starting…")
+        self.selection.connect(self._selection_changed)
+        geometry, state = self.settings.layout("geometry"), self.settings.layout("state")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(*default_size())
+        if state is not None:
+            self.restoreState(state)
+        if self._presentation:
+            self.set_presentation(True)
+
+    # -- layout ------------------------------------------------------------------------------------
+    def _build_body(self) -> None:
+        self.notice = NoticeBar(self)
+        self.notice.closed.connect(lambda: self.statusBar().clearMessage())
+        self.views_area = ViewsArea(self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.views_area, "Attention")
+        self.training_page = placeholder_page("Preparing the training panel…", self)
+        self.tabs.addTab(self.training_page, "Training")
+        self.walkthrough_page = placeholder_page("Preparing the step-by-step Q/K/V walkthrough…", self)
+        self.tabs.addTab(self.walkthrough_page, "Walkthrough")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        central = QWidget(self)
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.notice)
+        lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self.model_panel = ModelPanel(self)
+        self.model_panel.model_requested.connect(self.load_model)
+        self.model_panel.open_requested.connect(self.open_model_dialog)
+        self.model_panel.device_changed.connect(self._device_changed)
+        self.model_panel.set_recent(self.settings.recent("models"))
+        self.input_panel = InputPanel(self)
+        self.input_panel.text_submitted.connect(self.run_text)
+        self.input_panel.image_submitted.connect(self.run_image)
+        self.input_panel.token_clicked.connect(lambda i: self.selection.update(query=i))
+        self.input_panel.notice.connect(lambda t: self.notify(t, "warning"))
+        self.prediction_panel = PredictionPanel(self)
+        self.prediction_panel.step_requested.connect(self._step)
+        self.docks = {}
+        for name, title, widget, area in (
+                ("ModelDock", "Model", self.model_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
+                ("InputDock", "Input", self.input_panel, Qt.DockWidgetArea.TopDockWidgetArea),
+                ("PredictionDock", "Prediction", self.prediction_panel, Qt.DockWidgetArea.LeftDockWidgetArea)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(name)
+            dock.setWidget(widget)
+            self.addDockWidget(area, dock)
+            self.docks[name] = dock
+        # model list above the prediction, both left: the attention views get the full remaining width
+        self.splitDockWidget(self.docks["ModelDock"], self.docks["PredictionDock"], Qt.Orientation.Vertical)
+
+    # -- start-up ----------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.first_painted.emit()
+            if self.autostart:
+                QTimer.singleShot(0, self.start)  # heavy imports only once the window is on screen
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.settings.layout("state") is None and not self._started:  # first launch: a wider model list
+            self.resizeDocks([self.docks["ModelDock"]], [400], Qt.Orientation.Horizontal)
+        if self.autostart:
+            QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
+
+    def start(self) -> None:
+        """Begin the heavy work: torch, the model and the non-Qt modules the views need on workers;
+        then pyqtgraph and the views on this thread (Qt-using modules are never imported off the GUI
+        thread: PySide6 creates its enums lazily and a concurrent import can crash the process)."""
+        from attnviz.gui.panels.model_catalogue import scan_bundled
+
+        if self._started:
+            return
+        self._started = True
+        first = self._first["model"] or self.settings.last_model or None
+        self.load_model(first)
+        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
+        run_job(import_modules_job, list(VIEW_DEPENDENCIES), on_result=self._view_dependencies_ready,
+                on_error=self.notify)
+        QTimer.singleShot(0, self, _import_pyqtgraph)  # meanwhile: it needs no torch
+
+    def _view_dependencies_ready(self, _imported) -> None:
+        from attnviz.gui.workers import gc_paused
+
+        try:
+            with gc_paused():  # a big import on this thread: at least no collection walks the heap meanwhile
+                classes = discover_view_classes()
+        except Exception as exc:  # noqa: BLE001 - a broken views package must not take the app down
+            log.exception("cannot import the attention views")
+            self.notify(f"the attention views could not be loaded ({type(exc).__name__}: {exc})", "error")
+            classes = []
+        self.views_area.install(classes, self.selection, self._make_style())
+        state = self.settings.layout("views")
+        if state is not None:
+            self.views_area.restoreState(state)
+        self.views_ready.emit()
+        QTimer.singleShot(0, self, self._install_pages)  # after the views have painted
+
+    # -- models ------------------------------------------------------------------------------------
+    def load_model(self, ref: str | None) -> None:
+        """Load a bundled model by name or a model directory (None: the default bundled model)."""
+        self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
+        self.lane.submit("load", load_model_job, ref, self.model_panel.device)
+
+    def open_model_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a model folder (config.json + model.safetensors)")
+        if path:
+            self.load_model(path)
+
+    def _device_changed(self, device: str) -> None:
+        self.settings.device = device
+        if self.model_ref:
+            self.load_model(self.model_ref)
+
+    def _model_loaded(self, res) -> None:
+        from attnviz.models.checkpoint import bundled_models
+
+        loaded = self.loaded = res.loaded
+        self.model_ref = res.ref
+        bundled = res.ref in bundled_models()
+        self.settings.last_model = res.ref
+        if not bundled:
+            self.model_panel.set_recent(self.settings.add_recent("models", str(Path(res.ref).resolve())))
+        self.model_panel.set_current(res.ref)
+        if self.model_panel.device_box.count() <= 1:
+            self.model_panel.set_devices(res.devices, self.settings.device)
+            if self.training is not None:
+                self.training.set_devices(res.devices)
+        cfg = loaded.config
+        self.model_panel.show_loaded(loaded)
+        out_tok = loaded.tgt_tokenizer or loaded.tokenizer
+        self.prediction_panel.set_vocab(out_tok.vocab if out_tok is not None else [])
+        self.selection.clamp(max(cfg.n_layers, cfg.dec_layers), cfg.n_heads, 10**9)
+        self.setWindowTitle(f"attnviz {__version__} — {loaded.name}")
+        self.statusBar().showMessage(f"{loaded.name} loaded on {loaded.device}", 4000)
+        if res.notice:
+            self.notify(res.notice, "warning")
+        elif self.notice.level == "error":
+            self.notice.dismiss()  # the model problem is solved
+        if res.snapshots is not None:
+            self._snapshots_pending = (res.snapshots, cfg.causal)
+            if self.training is not None:
+                self.training.show_model_snapshots(res.snapshots, cfg.causal)
+        self._tab_changed(self.tabs.currentIndex())
+        self._feed_first_input(res)
+        self.model_loaded.emit(res.ref)
+
+    def _feed_first_input(self, res) -> None:
+        vision = res.loaded.config.kind == "vit"
+        self.input_panel.set_mode("image" if vision else "text")
+        first_text, first_image = self._first.pop("text", None), self._first.pop("image", None)
+        if vision:
+            self.input_panel.image.set_samples(res.samples)
+            if first_image:
+                self.input_panel.image.submit(first_image)
+            elif res.example is not None:
+                self.input_panel.image.submit(res.example, caption="example")
+            elif self.input_panel.image.current is not None:
+                self.input_panel.image.submit(self.input_panel.image.current)
+            return
+        text = self.input_panel.text
+        if first_text:
+            text = first_text
+        elif text in ("", self._example_text):  # the user had not edited: show the model's example
+            text = self._example_text = res.example if isinstance(res.example, str) else FALLBACK_TEXT
+        self.input_panel.set_text(text, submit=True)
+
+    # -- runs ----------------------------------------------------------------------------------------
+    def run_text(self, text: str) -> None:
+        if self.loaded is not None and self.loaded.config.kind != "vit":
+            self.lane.submit("trace", run_input_job, self.loaded, text=text)
+
+    def run_image(self, image) -> None:
+        if self.loaded is None:
+            return
+        if isinstance(image, str):
+            self.settings.add_recent("images", image)
+        self.lane.submit("trace", run_input_job, self.loaded, image=image)
+
+    def _lane_result(self, kind: str, value) -> None:
+        if kind == "load":
+            self._model_loaded(value)
+        elif kind == "trace":
+            self._show_run(value)
+
+    def _lane_error(self, kind: str, message: str) -> None:
+        if kind == "load":
+            self.notify(f"cannot load the model: {message}", "error")
+            self.model_panel.set_current(self.model_ref)
+            if self.loaded is None:
+                self.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
+        else:
+            self.notify(message, "warning")
+
+    def _show_run(self, res) -> None:
+        trace = self.trace = res.trace
+        self.views_area.set_trace(trace)
+        self.prediction_panel.set_trace(trace)
+        if res.strip is not None:
+            self.input_panel.set_strip(res.strip)
+        if "image" in trace:
+            self.input_panel.image.set_preview(trace["image"])
+        src, image_input = res.source, "image" in trace
+        self._walkthrough_input = (None, src) if image_input else (src, None)
+        self._tab_changed(self.tabs.currentIndex())
+        notice = trace.meta.get("notice")
+        if notice:
+            self.notify(notice, "warning")
+        elif self.notice.level == "warning":
+            self.notice.dismiss()  # the input problem is gone
+        self.statusBar().showMessage(
+            f"{trace.meta.get('model_name', '')} · {len(trace.tokens)} positions · "
+            f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
+        self.trace_shown.emit(trace)
+
+    def _busy(self, busy: bool) -> None:
+        self.busy_label.setText("running…" if busy else "")
+
+    def _step(self, token: str) -> None:
+        kind = self.loaded.tokenizer.kind if self.loaded is not None and self.loaded.tokenizer else "char"
+        self.input_panel.append_token(token, kind)
+
+    # -- selection & style ---------------------------------------------------------------------------
+    def _selection_changed(self, state, changed) -> None:
+        if "query" in changed:
+            self.input_panel.set_query(state.query)
+            self.prediction_panel.set_query(state.query)
+        self.statusBar().showMessage(f"layer {state.layer} · head {state.head}"
+                                     + (f" · query {state.query}" if state.query is not None else ""), 3000)
+
+    def step_selection(self, field: str, delta: int) -> None:
+        """Next/previous layer or head, wrapping around (keyboard shortcuts)."""
+        if self.trace is None:
+            return
+        n = self.trace.n_heads if field == "head" else (
+            self.trace.n_enc_layers if self.selection.part == "enc" else self.trace.n_layers)
+        current = min(getattr(self.selection, field), n - 1)
+        self.selection.update(**{field: (current + delta) % n})
+
+    def toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    # -- notices, export, about ----------------------------------------------------------------------
+    def notify(self, text: str, level: str = "error") -> None:
+        """Show a non-blocking notice and put it in the status bar too."""
+        self.notice.show_notice(text, level)
+        self.statusBar().showMessage(text, 8000)
+        self.notice_shown.emit(text, level)
+
+    def current_figure(self):
+        """The view "export the current figure" draws: the walkthrough's sub-tab, else the first view
+        on screen in the Attention tab (the training tab exports its curves widget)."""
+        page = self.tabs.currentWidget()
+        if page is self.walkthrough_page and self.walkthrough is not None:
+            return self.walkthrough.current_view()
+        if page is self.views_area:
+            shown = self.views_area.visible_views()
+            focus = QApplication.focusWidget()
+            for view in shown:  # the view holding the keyboard focus wins
+                if focus is not None and (focus is view or view.isAncestorOf(focus)):
+                    return view
+            return shown[0] if shown else None
+        return page
+
+    def export_figure(self) -> None:
+        """Export… : the current view, re-drawn at the chosen slide size, as PNG, SVG or PDF."""
+        from attnviz.errors import AttnvizError
+        from attnviz.export.dialog import ExportDialog, export_current_view
+
+        view = self.current_figure()
+        if view is None:
+            self.notify("nothing to export yet: load a model and an input", "info")
+            return
+        name = f"{type(view).__name__.removesuffix('View').removesuffix('Widget').lower()}.png"
+        dialog = ExportDialog(name, parent=self, cmap=getattr(self.view_style, "cmap", "viridis"))
+        if dialog.exec() != ExportDialog.Accepted:
+            return
+        try:
+            path = export_current_view(view, self.trace, self.selection.state, dialog.path.text(),
+                                       dialog.options(), dialog.style())
+        except AttnvizError as exc:
+            self.notify(str(exc), "error")
+            return
+        self.notify(f"exported {path}", "info")
+
+    def copy_figure(self) -> None:
+        """Copy the current view to the clipboard as a slide-sized image."""
+        from attnviz.errors import AttnvizError
+        from attnviz.export.dialog import copy_current_view
+
+        view = self.current_figure()
+        if view is None:
+            self.notify("nothing to copy yet: load a model and an input", "info")
+            return
+        try:
+            copy_current_view(view, self.trace, self.selection.state)
+        except AttnvizError as exc:
+            self.notify(str(exc), "error")
+            return
+        self.notify("figure copied to the clipboard (1920×1080)", "info")
+
+    def show_about(self) -> None:
+        from attnviz.gui.dialogs.about_dialog import AboutDialog
+
+        device = str(self.loaded.device) if self.loaded is not None else "no model loaded"
+        AboutDialog(device, self).exec()
+
+    # -- drag and drop, closing -----------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if not urls:
+            return
+        path = Path(urls[0].toLocalFile())
+        if path.is_dir():
+            self.load_model(str(path))
+        elif self.loaded is not None and self.loaded.config.kind == "vit":
+            self.input_panel.image.submit(str(path))
+        else:
+            self.notify("drop a model folder, or an image when a vision model is loaded", "warning")
+        event.acceptProposedAction()
+
+    def closeEvent(self, event) -> None:
+        self.settings.set_layout("geometry", self.saveGeometry())
+        self.settings.set_layout("state", self.saveState())
+        if self.views_area.views:
+            self.settings.set_layout("views", self.views_area.saveState())
+        self.settings.sync()
+        if self.training is not None:
+            self.training.shutdown()
+        self.lane.wait()
+        self.selection.disconnect(self._selection_changed)
+        super().closeEvent(event)

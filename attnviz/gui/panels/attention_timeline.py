@@ -1,0 +1,144 @@
+"""The attention timeline: a slider over training snapshots, replaying how the probes' attention formed.
+
+The snapshot of one probe at one step is turned into a small Trace (probabilities only), so the
+timeline draws with the same head-map view as the Attention tab: what the lecture shows during the
+replay looks exactly like the live view.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
+
+from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.selection import Selection
+
+__all__ = ["AttentionTimeline", "snapshot_trace"]
+
+
+def snapshot_trace(snaps, k: int, probe: int, causal: bool = False) -> Trace:
+    """A Trace holding the attention probabilities of probe ``probe`` at snapshot ``k``.
+
+    Parameters
+    ----------
+    snaps : :class:`attnviz.training.snapshots.Snapshots`
+    causal : bool
+        The model is a decoder: add its causal mask so masked cells look masked, not zero.
+    """
+    tokens = snaps.tokens(k, probe)
+    src = [str(t) for t in snaps.probes[probe].get("src_tokens", [])]
+    arrays: dict[str, np.ndarray] = {}
+    n_heads = 0
+    counts = {}
+    for part in snaps.parts:
+        counts[part] = snaps.n_layers(part)
+        for i in range(counts[part]):
+            probs = snaps.probs(k, probe, i, part)  # (H, Tq, Tk)
+            arrays[layer_prefix(i, part) + "probs"] = probs
+            n_heads = probs.shape[0]
+    if causal:
+        t = len(tokens)
+        mask = np.triu(np.full((t, t), -np.inf, dtype=np.float32), k=1)  # (T, T) additive
+        for i in range(counts.get("self", 0)):
+            arrays[layer_prefix(i, "self") + "mask"] = mask
+    if src:
+        arrays["src_tokens"] = np.array(src, dtype=str)
+    meta = {"n_layers": counts.get("self", 0), "n_enc_layers": counts.get("enc", 0), "n_heads": n_heads,
+            "causal": causal, "kind": "snapshot", "step": int(snaps.steps[k])}
+    return Trace(tokens=list(tokens), meta=meta, arrays=arrays)
+
+
+def _head_map_class():
+    if importlib.util.find_spec("attnviz.gui.views.head_map_view") is None:
+        return None
+    from attnviz.gui.views.head_map_view import HeadMapView
+
+    return HeadMapView
+
+
+class AttentionTimeline(QWidget):
+    """Probe chooser, layer/head, and a step slider driving a head map of the snapshot."""
+
+    def __init__(self, style=None, parent=None):
+        super().__init__(parent)
+        self.selection = Selection()  # its own: the replay must not move the live views
+        self.snapshots = None
+        self.causal = False
+        self.probe_box = QComboBox(self)
+        self.probe_box.setToolTip("Probe input whose attention was recorded during training")
+        self.probe_box.currentIndexChanged.connect(self._redraw)
+        self.layer_box = QSpinBox(self)
+        self.layer_box.setPrefix("layer ")
+        self.layer_box.valueChanged.connect(lambda v: self.selection.update(layer=v))
+        self.head_box = QSpinBox(self)
+        self.head_box.setPrefix("head ")
+        self.head_box.valueChanged.connect(lambda v: self.selection.update(head=v))
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setToolTip("Drag through training: attention at each stored step")
+        self.slider.valueChanged.connect(self._redraw)
+        self.step_label = QLabel("no snapshots", self)
+        self.step_label.setMinimumWidth(140)
+        cls = _head_map_class()
+        self.view = cls(selection=self.selection, style=style) if cls is not None else None
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Probe:", self))
+        top.addWidget(self.probe_box, 1)
+        top.addWidget(self.layer_box)
+        top.addWidget(self.head_box)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.slider, 1)
+        bottom.addWidget(self.step_label)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(top)
+        if self.view is not None:
+            lay.addWidget(self.view, 1)
+        else:
+            lay.addWidget(QLabel("The head map view is not installed yet.", self), 1)
+        lay.addLayout(bottom)
+        self.set_snapshots(None)
+
+    def set_style(self, style) -> None:
+        if self.view is not None:
+            self.view.set_style(style)
+
+    def set_snapshots(self, snaps, causal: bool = False) -> None:
+        """Show ``snaps`` (or nothing); the slider starts at the last (trained) step."""
+        self.snapshots, self.causal = snaps, causal
+        has = snaps is not None and bool(snaps.steps)
+        for w in (self.probe_box, self.layer_box, self.head_box, self.slider):
+            w.setEnabled(has)
+        self.probe_box.blockSignals(True)
+        self.probe_box.clear()
+        if has:
+            self.probe_box.addItems([str(p.get("input", f"probe {j}"))[:60] for j, p in enumerate(snaps.probes)])
+            self.layer_box.setMaximum(max(snaps.n_layers("self") - 1, 0))
+            head0 = snaps.arrays.get("s0.p0.L0")
+            self.head_box.setMaximum(max((head0.shape[0] if head0 is not None else 1) - 1, 0))
+        self.probe_box.blockSignals(False)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(len(snaps.steps) - 1, 0) if has else 0)
+        self.slider.setValue(self.slider.maximum())
+        self.slider.blockSignals(False)
+        self._redraw()
+
+    def _redraw(self, *_args) -> None:
+        snaps = self.snapshots
+        if snaps is None or not snaps.steps:
+            self.step_label.setText("no snapshots")
+            if self.view is not None:
+                self.view.set_trace(None)
+            return
+        k = self.slider.value()
+        probe = max(self.probe_box.currentIndex(), 0)
+        self.step_label.setText(f"step {snaps.steps[k]} ({k + 1}/{len(snaps.steps)})")
+        if self.view is not None:
+            self.view.set_trace(snapshot_trace(snaps, k, probe, self.causal))
+
+    @property
+    def step(self) -> int | None:
+        snaps = self.snapshots
+        return None if snaps is None or not snaps.steps else int(snaps.steps[self.slider.value()])

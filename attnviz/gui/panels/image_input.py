@@ -1,0 +1,149 @@
+"""Image input for vision models: open a file, drop it, paste it, or pick a bundled sample.
+
+Decoding happens in the worker (``attnviz.vision.preprocess.load_image``), so an undecodable file
+becomes a notice, not a frozen window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication, QImage, QPixmap
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
+                               QWidget)
+
+__all__ = ["ImageInput", "array_to_qimage", "qimage_to_array", "IMAGE_FILTER"]
+
+IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp);;All files (*)"
+PREVIEW = 168  # px: large enough to see the patches of a 32 px image at a glance
+
+
+def array_to_qimage(arr) -> QImage:
+    """(H, W[, C]) array (uint8, or floats in [0, 1]) → a QImage that owns its pixels."""
+    import numpy as np
+
+    a = np.asarray(arr)
+    if a.dtype != np.uint8:
+        a = (np.clip(a.astype(np.float32), 0, 1) * 255).round().astype(np.uint8)
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    a = np.ascontiguousarray(a)
+    h, w = a.shape[:2]
+    if a.ndim == 2:
+        return QImage(a.data, w, h, w, QImage.Format.Format_Grayscale8).copy()
+    if a.shape[2] == 4:
+        return QImage(a.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+    return QImage(a[:, :, :3].copy().data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+
+
+def qimage_to_array(img: QImage):
+    """A QImage (e.g. from the clipboard) → (H, W, 3) uint8 array."""
+    import numpy as np
+
+    rgb = img.convertToFormat(QImage.Format.Format_RGB888)
+    h, w, stride = rgb.height(), rgb.width(), rgb.bytesPerLine()
+    buf = np.frombuffer(rgb.constBits(), dtype=np.uint8, count=stride * h).reshape(h, stride)  # rows padded
+    return buf[:, : 3 * w].reshape(h, w, 3).copy()
+
+
+class ImageInput(QWidget):
+    """Emits ``image_submitted(path_or_array)``; ``notice(text)`` for things the user should know."""
+
+    image_submitted = Signal(object)
+    notice = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.preview = QLabel("no image", self)
+        self.preview.setFixedSize(PREVIEW, PREVIEW)
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.preview.setFrameShape(QLabel.Shape.StyledPanel)
+        self.preview.setToolTip("What the model sees (resized to its input size). Drop an image here.")
+        self.open_button = QPushButton("Open image…", self)
+        self.open_button.setToolTip("Open an image file (Ctrl+Shift+O); drag and drop works too")
+        self.open_button.clicked.connect(self.open_dialog)
+        self.paste_button = QPushButton("Paste", self)
+        self.paste_button.setToolTip("Use the image on the clipboard")
+        self.paste_button.clicked.connect(self.paste)
+        self.samples = QComboBox(self)
+        self.samples.setToolTip("Bundled sample images")
+        self.samples.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.samples.activated.connect(self._sample_chosen)
+        self.caption = QLabel("", self)
+        self.caption.setWordWrap(True)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.paste_button)
+        buttons.addWidget(QLabel("Samples:", self))
+        buttons.addWidget(self.samples)
+        buttons.addWidget(self.caption)
+        buttons.addStretch(1)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.preview)
+        lay.addLayout(buttons, 1)
+        self.current: object = None
+        self.set_samples({})
+
+    # -- sources ---------------------------------------------------------------------------------
+    def set_samples(self, samples: dict[str, str]) -> None:
+        """Bundled samples (``attnviz.vision.samples.sample_images()``: name → path)."""
+        self.samples.clear()
+        self.samples.addItem("choose…", None)
+        for name, path in samples.items():
+            self.samples.addItem(name, str(path))
+        self.samples.setEnabled(bool(samples))
+
+    def _sample_chosen(self, index: int) -> None:
+        path = self.samples.itemData(index)
+        if path:
+            self.submit(path, caption=self.samples.itemText(index))
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open image", "", IMAGE_FILTER)
+        if path:
+            self.submit(path)
+
+    def paste(self) -> None:
+        mime = QGuiApplication.clipboard().mimeData()
+        if mime is not None and mime.hasImage():
+            img = QImage(mime.imageData())
+            if not img.isNull():
+                self.submit(qimage_to_array(img), caption="pasted image")
+                return
+        if mime is not None and mime.hasUrls() and mime.urls()[0].isLocalFile():
+            self.submit(mime.urls()[0].toLocalFile())
+            return
+        self.notice.emit("the clipboard holds no image")
+
+    def submit(self, image, caption: str | None = None) -> None:
+        """Send an image (path or array) to the model."""
+        self.current = image
+        if caption is None:
+            caption = Path(image).name if isinstance(image, (str, Path)) else "image"
+        self.caption.setText(caption)
+        self.image_submitted.emit(str(image) if isinstance(image, Path) else image)
+
+    # -- what the model saw -------------------------------------------------------------------------
+    def set_preview(self, shown) -> None:
+        """Show the preprocessed image (S, S, C) in [0, 1]; nearest-neighbour so pixels stay visible."""
+        pix = QPixmap.fromImage(array_to_qimage(shown))
+        self.preview.setPixmap(pix.scaled(PREVIEW - 4, PREVIEW - 4, Qt.AspectRatioMode.KeepAspectRatio,
+                                          Qt.TransformationMode.FastTransformation))
+
+    # -- drag and drop ------------------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:
+        mime = event.mimeData()
+        if mime.hasImage() or (mime.hasUrls() and mime.urls()[0].isLocalFile()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        mime = event.mimeData()
+        if mime.hasUrls() and mime.urls()[0].isLocalFile():
+            self.submit(mime.urls()[0].toLocalFile())
+        elif mime.hasImage():
+            self.submit(qimage_to_array(QImage(mime.imageData())), caption="dropped image")
+        event.acceptProposedAction()

@@ -1,0 +1,169 @@
+"""Input panel: a sentence (re-run live while typing) or an image, and the token strip.
+
+Typing is debounced: the first key after a pause runs the model at once (so one edit is seen
+immediately), further keys within ``DEBOUNCE_MS`` are folded into one run when typing pauses.
+The run itself happens in a worker; this panel only emits the text.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QTextOption
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
+
+from attnviz.gui.panels.image_input import ImageInput
+from attnviz.gui.panels.token_strip import StripData, TokenStrip
+
+__all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
+
+DEBOUNCE_MS = 150
+
+
+class SentenceEdit(QPlainTextEdit):
+    """A few lines of plain text; Enter runs immediately instead of inserting a line break."""
+
+    submit_now = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setTabChangesFocus(True)
+        self.setPlaceholderText("Type a sentence…")
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        lines = 3
+        fm = QFontMetrics(self.font())
+        self.setFixedHeight(int(fm.lineSpacing() * lines + 2 * self.frameWidth() + 10))
+
+    def changeEvent(self, ev) -> None:
+        from PySide6.QtCore import QEvent
+
+        super().changeEvent(ev)
+        if ev.type() == QEvent.Type.FontChange:
+            self._fit_height()
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            self.submit_now.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class InputPanel(QWidget):
+    """Text or image input plus the token strip.
+
+    Signals
+    -------
+    text_submitted(str) : the (debounced) text to run.
+    image_submitted(object) : an image path or array to run.
+    token_clicked(int) : a token of the strip was clicked (select it as the query).
+    """
+
+    text_submitted = Signal(str)
+    image_submitted = Signal(object)
+    token_clicked = Signal(int)
+    notice = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.edit = SentenceEdit(self)
+        self.edit.setToolTip("The model re-runs as you type")
+        self.edit.textChanged.connect(self._typed)
+        self.edit.submit_now.connect(self.flush)
+        self.image = ImageInput(self)
+        self.image.image_submitted.connect(self.image_submitted)
+        self.image.notice.connect(self.notice)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.edit)
+        self.stack.addWidget(self.image)
+        self.strip_label = QLabel("tokens · IDs", self)
+        self.strip_label.setToolTip("How the model reads the text: each token and its vocabulary ID "
+                                    "(BPE models also show the merges that built the token). Click a token "
+                                    "to select it as the query.")
+        self.strip = TokenStrip(self)
+        self.strip.token_clicked.connect(self.token_clicked)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.stack)
+        lay.addWidget(self.strip_label)
+        lay.addWidget(self.strip)
+        lay.addStretch(1)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._trailing)
+        self._since_last = QElapsedTimer()
+        self._sent = None  # last text emitted, so the trailing edge does not repeat the leading one
+        self.enabled_runs = True
+        self.set_mode("text")
+
+    # -- mode ------------------------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return "image" if self.stack.currentWidget() is self.image else "text"
+
+    def set_mode(self, mode: str) -> None:
+        """"text" for text models, "image" for vision models."""
+        self.stack.setCurrentWidget(self.image if mode == "image" else self.edit)
+        self.stack.setFixedHeight(self.stack.currentWidget().sizeHint().height()
+                                  if mode == "image" else self.edit.height())
+        self.strip.setVisible(mode == "text")
+        self.strip_label.setVisible(mode == "text")
+
+    # -- text --------------------------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str, submit: bool = True) -> None:
+        """Replace the text; emit it at once when ``submit`` (no debounce: this is not typing)."""
+        self.edit.blockSignals(True)
+        self.edit.setPlainText(text)
+        self.edit.blockSignals(False)
+        cursor = self.edit.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.edit.setTextCursor(cursor)
+        if submit:
+            self.flush()
+
+    def append_token(self, token: str, tokenizer_kind: str) -> None:
+        """Add a generated token to the text (Step): characters join directly, words with a space."""
+        text = self.text
+        if tokenizer_kind == "word" and text and not text.endswith(" ") and token.isalnum():
+            text += " "
+        self.set_text(text + token, submit=True)
+
+    def _typed(self) -> None:
+        if not self.enabled_runs:
+            return
+        idle = not self._since_last.isValid() or self._since_last.elapsed() >= DEBOUNCE_MS
+        self._since_last.restart()
+        if idle and not self._timer.isActive():
+            self._emit(self.text)  # leading edge: one edit after a pause is shown at once
+        self._timer.start()  # trailing edge: the rest once typing pauses
+
+    def _trailing(self) -> None:
+        self._emit(self.text)
+
+    def flush(self) -> None:
+        """Emit the current text now (Enter, Step, a new model)."""
+        self._timer.stop()
+        self._sent = None
+        self._emit(self.text)
+
+    def _emit(self, text: str) -> None:
+        if text == self._sent:
+            return
+        self._sent = text
+        self.text_submitted.emit(text)
+
+    # -- strip -------------------------------------------------------------------------------------------
+    def set_strip(self, data: StripData) -> None:
+        self.strip_label.setText(f"{data.title} · IDs" + (" · BPE merges" if any(data.merges) else ""))
+        self.strip.set_data(data)
+
+    def set_query(self, index: int | None) -> None:
+        self.strip.strip.set_selected(index)

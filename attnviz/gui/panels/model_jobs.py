@@ -1,0 +1,98 @@
+"""The jobs the main window runs on its model lane: load a model, run it on an input.
+
+Plain functions and result holders, executed on a worker thread (no widgets in here); see
+:class:`attnviz.gui.workers.ModelLane`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from attnviz.errors import AttnvizError
+
+__all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "DEFAULT_MODEL"]
+
+log = logging.getLogger(__name__)
+
+
+class LoadResult:
+    """A loaded model and what the window shows with it first."""
+
+    def __init__(self, ref: str, loaded, example, devices: list[str], snapshots=None, notice: str = "",
+                 samples: dict | None = None):
+        self.ref, self.loaded, self.example, self.devices = ref, loaded, example, devices
+        self.snapshots, self.notice, self.samples = snapshots, notice, samples or {}
+
+
+class RunResult:
+    """One model run: the trace, the token strip, and the input it answers."""
+
+    def __init__(self, trace, strip, source, seconds: float):
+        self.trace, self.strip, self.source, self.seconds = trace, strip, source, seconds
+
+
+DEFAULT_MODEL = "coref"
+
+
+def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
+    """Load ``ref`` (bundled name or directory; None: the default bundled model) and its example."""
+    from attnviz.device import available_devices
+    from attnviz.errors import ModelLoadError
+    from attnviz.models.checkpoint import bundled_models
+    from attnviz.pipeline import load_model, task_of
+
+    notice = ""
+    if not ref:
+        names = bundled_models()
+        if not names:
+            raise ModelLoadError("no bundled models are installed: open a model folder (File → Open model folder)")
+        ref = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
+    loaded = load_model(ref, device=device)
+    try:
+        task = task_of(loaded)
+        example = task.example_input() if task is not None else None
+    except AttnvizError as exc:  # a model whose task module is missing still loads and runs
+        example, notice = None, str(exc)
+    snapshots = None
+    if loaded.path is not None:
+        from attnviz.training.snapshots import load_snapshots
+
+        try:
+            snapshots = load_snapshots(loaded.path)
+        except AttnvizError as exc:
+            notice = str(exc)
+    return LoadResult(str(ref), loaded, example, available_devices(), snapshots, notice,
+                      _sample_images() if loaded.config.kind == "vit" else {})
+
+
+def _sample_images() -> dict:
+    """Bundled sample images (name → path), when ``attnviz.vision.samples`` is installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("attnviz.vision.samples") is None:
+        return {}
+    from attnviz.vision.samples import sample_images
+
+    try:
+        return {str(k): str(v) for k, v in sample_images().items()}
+    except AttnvizError as exc:
+        log.warning("no sample images: %s", exc)
+        return {}
+
+
+def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
+    """Run the model on text or an image and capture a Trace (+ the token strip for text)."""
+    # token_strip is a Qt module, but already imported by the window (GUI thread): only a lookup here
+    from attnviz.gui.panels.token_strip import build_strip
+    from attnviz.pipeline import run_trace
+
+    t0 = time.perf_counter()
+    trace = run_trace(loaded, text=text, image=image, truncate=True)
+    strip = None
+    if text is not None:
+        if trace.src_tokens:  # encoder–decoder: the strip shows what the encoder read
+            strip = build_strip(loaded.tokenizer, trace.src_tokens, "source tokens")
+        else:
+            strip = build_strip(loaded.tokenizer, trace.tokens)
+    return RunResult(trace, strip, text if text is not None else image, time.perf_counter() - t0)

@@ -1,0 +1,155 @@
+"""Model panel: bundled models with their task, size and held-out metrics; open a folder; device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from attnviz.gui.panels.model_catalogue import format_count
+
+__all__ = ["ModelPanel"]
+
+COLUMNS = ("Model (task)", "Params", "Held-out", "Architecture")
+SHOWN_METRICS = 2  # the table shows the first metrics; the tooltip has them all
+_PATH = Qt.ItemDataRole.UserRole
+
+
+class ModelPanel(QWidget):
+    """Lists models; emits ``model_requested(name_or_dir)`` when the user picks one.
+
+    The list arrives from a worker (:func:`set_catalogue`); until then it says it is loading.
+    """
+
+    model_requested = Signal(str)
+    open_requested = Signal()
+    device_changed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setToolTip("Double-click (or Enter) to load a model")
+        self.tree.itemActivated.connect(self._activated)
+        self.tree.itemClicked.connect(self._activated)
+        self._placeholder = QTreeWidgetItem(["looking for models…"])
+        self._placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+        self.tree.addTopLevelItem(self._placeholder)
+
+        self.open_button = QPushButton("Open folder…", self)
+        self.open_button.setToolTip("Load a model directory (config.json + model.safetensors); "
+                                    "you can also drop a folder on the window (Ctrl+O)")
+        self.open_button.clicked.connect(self.open_requested)
+        self.recent_button = QToolButton(self)
+        self.recent_button.setText("Recent")
+        self.recent_button.setToolTip("Model folders opened before")
+        self.recent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.recent_menu = QMenu(self.recent_button)
+        self.recent_button.setMenu(self.recent_menu)
+        self.device_box = QComboBox(self)
+        self.device_box.setToolTip("Where the model runs: CPU, or CUDA / Apple MPS when present")
+        self.device_box.addItem("auto")
+        self.device_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.device_box.currentTextChanged.connect(self.device_changed)
+
+        self.details = QLabel("", self)
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        row = QHBoxLayout()
+        row.addWidget(self.open_button)
+        row.addWidget(self.recent_button)
+        row.addStretch(1)
+        row.addWidget(QLabel("Device:", self))
+        row.addWidget(self.device_box)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.tree, 1)
+        lay.addLayout(row)
+        lay.addWidget(self.details)
+        self._current = ""
+        self.set_recent([])
+
+    # -- filling -----------------------------------------------------------------------------------
+    def set_catalogue(self, entries: list[dict]) -> None:
+        """Show the models described by :func:`attnviz.gui.panels.model_catalogue.describe_model_dir`."""
+        self.tree.clear()
+        if not entries:
+            item = QTreeWidgetItem(["no bundled models found — open a model folder"])
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.tree.addTopLevelItem(item)
+            return
+        for e in entries:
+            name = e["name"] if e["task"] in ("", e["name"]) else f"{e['name']} ({e['task']})"
+            metrics = ", ".join(e["metrics"].split(", ")[:SHOWN_METRICS])
+            item = QTreeWidgetItem([name, format_count(e["params"]), metrics, e["architecture"]])
+            item.setData(0, _PATH, e["name"])
+            tip = e.get("error") or "\n".join(x for x in (
+                f"{e['name']} — task {e['task'] or '?'}", e.get("description", ""), e["architecture"],
+                f"held-out: {e['metrics']}", e["path"]) if x)
+            for col in range(len(COLUMNS)):
+                item.setToolTip(col, tip)
+            if e.get("error"):
+                item.setFlags(Qt.ItemFlag.NoItemFlags)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.tree.addTopLevelItem(item)
+        self.set_current(self._current)
+
+    def names(self) -> list[str]:
+        """Names of the listed (loadable) models, in order."""
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            value = self.tree.topLevelItem(i).data(0, _PATH)
+            if value:
+                out.append(str(value))
+        return out
+
+    def set_current(self, name_or_dir: str) -> None:
+        """Highlight the loaded model (nothing when it is not a listed one) without emitting."""
+        self._current = name_or_dir
+        self.tree.blockSignals(True)
+        self.tree.clearSelection()
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, _PATH) == name_or_dir:
+                item.setSelected(True)
+                self.tree.setCurrentItem(item)
+        self.tree.blockSignals(False)
+
+    def show_loaded(self, loaded) -> None:
+        """Details of the loaded model (a LoadedModel) under the list."""
+        self.details.setText(f"<b>{loaded.name}</b> · task {loaded.task or '—'} · {loaded.n_params:,} parameters"
+                             f" · on {loaded.device}<br><small>{loaded.path or ''}</small>")
+
+    def set_recent(self, paths: list[str]) -> None:
+        self.recent_menu.clear()
+        for p in paths:
+            act = self.recent_menu.addAction(Path(p).name or p)
+            act.setToolTip(p)
+            act.setData(p)
+            act.triggered.connect(lambda _=False, p=p: self.model_requested.emit(p))
+        self.recent_button.setEnabled(bool(paths))
+
+    def set_devices(self, devices: list[str], current: str = "auto") -> None:
+        """Offer "auto" plus the devices present here (``attnviz.device.available_devices``)."""
+        self.device_box.blockSignals(True)
+        self.device_box.clear()
+        self.device_box.addItems(["auto", *devices])
+        idx = self.device_box.findText(current)
+        self.device_box.setCurrentIndex(max(idx, 0))
+        self.device_box.blockSignals(False)
+
+    @property
+    def device(self) -> str:
+        return self.device_box.currentText() or "auto"
+
+    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        value = item.data(0, _PATH)
+        if value and value != self._current:
+            self.model_requested.emit(str(value))

@@ -1,0 +1,195 @@
+"""Prediction panel: class probabilities, a decoder's next-token distribution (with Step), a translation."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+__all__ = ["PredictionPanel", "ProbabilityBars", "top_entries"]
+
+TOP_K = 10
+
+
+def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str, float]]:
+    """The ``k`` most probable (index, label, probability), most probable first."""
+    import numpy as np
+
+    from attnviz.gui.panels.token_strip import shown_token
+
+    p = np.asarray(probs, dtype=np.float64).ravel()
+    order = np.argsort(-p, kind="stable")[:k]
+    return [(int(i), shown_token(labels[i]) if i < len(labels) else str(int(i)), float(p[i])) for i in order]
+
+
+class ProbabilityBars(QWidget):
+    """Horizontal bars: label · bar · percentage. Clicking a row chooses it (``row_clicked``)."""
+
+    row_clicked = Signal(int)  # index into the distribution
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.entries: list[tuple[int, str, float]] = []
+        self.chosen: int | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+
+    def set_entries(self, entries: list[tuple[int, str, float]], chosen: int | None = None) -> None:
+        self.entries = entries
+        self.chosen = chosen
+        self.updateGeometry()
+        self.update()
+
+    def _row_h(self) -> int:
+        return QFontMetrics(self.font()).height() + 6
+
+    def sizeHint(self) -> QSize:
+        return QSize(220, max(1, len(self.entries)) * self._row_h() + 4)
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        pal = self.palette()
+        fm = QFontMetrics(self.font())
+        rh = self._row_h()
+        label_w = min(max((fm.horizontalAdvance(e[1]) for e in self.entries), default=0) + 8, self.width() // 2)
+        pct_w = fm.horizontalAdvance("100.0%") + 6
+        bar_w = max(self.width() - label_w - pct_w - 8, 10)
+        bar = pal.color(QPalette.ColorRole.Highlight)
+        for row, (idx, label, prob) in enumerate(self.entries):
+            y = 2 + row * rh
+            p.setPen(pal.color(QPalette.ColorRole.Text))
+            p.drawText(QRectF(0, y, label_w - 6, rh), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                       fm.elidedText(label, Qt.TextElideMode.ElideRight, label_w - 6))
+            p.fillRect(QRectF(label_w, y + 3, bar_w, rh - 6), pal.color(QPalette.ColorRole.AlternateBase))
+            colour = QColor(bar) if idx == self.chosen or self.chosen is None else QColor(bar).lighter(140)
+            p.fillRect(QRectF(label_w, y + 3, bar_w * max(0.0, min(prob, 1.0)), rh - 6), colour)
+            p.drawText(QRectF(label_w + bar_w + 4, y, pct_w, rh), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                       f"{100 * prob:.1f}%")
+        p.end()
+
+    def mousePressEvent(self, event) -> None:
+        row = int((event.position().y() - 2) // self._row_h())
+        if 0 <= row < len(self.entries):
+            self.row_clicked.emit(self.entries[row][0])
+
+
+class PredictionPanel(QWidget):
+    """Shows ``trace["prediction"]`` with labels; ``step_requested(token)`` appends a decoder's choice."""
+
+    step_requested = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.title = QLabel("Prediction", self)
+        self.title.setWordWrap(True)
+        self.output = QLabel("", self)
+        self.output.setWordWrap(True)
+        self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        f = self.output.font()
+        f.setPointSizeF(f.pointSizeF() * 1.4)
+        self.output.setFont(f)
+        self.output.setToolTip("The model's decoded output (greedy)")
+        self.bars = ProbabilityBars(self)
+        self.bars.row_clicked.connect(self._choose)
+        self.step_button = QPushButton("Step ▶", self)
+        self.step_button.setToolTip("Append the chosen next token to the text and run again (Ctrl+Return). "
+                                    "Click a bar to choose another token.")
+        self.step_button.clicked.connect(self.step)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.step_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addWidget(self.title)
+        lay.addWidget(self.output)
+        lay.addWidget(self.bars)
+        lay.addLayout(row)
+        lay.addStretch(1)
+        self.vocab: list[str] = []
+        self.mode = "none"
+        self.chosen: int | None = None
+        self._trace = None
+        self._query: int | None = None
+        self.clear()
+
+    def clear(self) -> None:
+        self.mode = "none"
+        self._trace = None
+        self.title.setText("Prediction: run a model")
+        self.output.hide()
+        self.bars.set_entries([])
+        self.step_button.hide()
+
+    def set_vocab(self, vocab: list[str]) -> None:
+        """Output vocabulary of the loaded model (labels of a next-token distribution)."""
+        self.vocab = list(vocab)
+
+    def set_query(self, query: int | None) -> None:
+        """Per-token predictions follow the selected query token."""
+        self._query = query
+        if self._trace is not None and self.mode == "per-token":
+            self.set_trace(self._trace)
+
+    def set_trace(self, trace) -> None:
+        """Show the prediction held by ``trace`` (kept until the next successful run)."""
+        self._trace = trace
+        pred = trace.get("prediction")
+        if pred is None:
+            self.clear()
+            return
+        labels = trace.meta.get("labels") or []
+        kind = trace.kind
+        out_text = trace.meta.get("output_text")
+        self.output.setVisible(bool(out_text))
+        self.output.setText(f"→ {out_text}" if out_text else "")
+        if kind in ("decoder", "encoder-decoder"):
+            self.mode = "next-token"
+            names = self.vocab if len(self.vocab) == pred.shape[-1] else labels
+            entries = top_entries(pred, names)
+            self.chosen = entries[0][0] if entries else None
+            self.title.setText("Next token (top 10)" if kind == "decoder" else
+                               "Translation; next-token distribution after it")
+            self.bars.set_entries(entries, self.chosen)
+            self.step_button.setVisible(kind == "decoder")
+            self._update_step()
+            return
+        self.step_button.hide()
+        self.chosen = None
+        if pred.ndim == 2:  # (T, C): one distribution per token
+            self.mode = "per-token"
+            q = self._query if self._query is not None and self._query < pred.shape[0] else 0
+            names = labels if len(labels) == pred.shape[1] else self.vocab
+            self.title.setText(f"Prediction for token {q} “{trace.tokens[q]}” (click a token to choose)")
+            self.bars.set_entries(top_entries(pred[q], names))
+            return
+        self.mode = "classes"
+        names = labels if len(labels) == pred.shape[0] else [f"class {i}" for i in range(pred.shape[0])]
+        few = len(names) <= TOP_K + 2  # a handful of classes: show them all, in order of probability
+        self.title.setText("Class probabilities" if few else f"Class probabilities (top {TOP_K} of {len(names)})")
+        self.bars.set_entries(top_entries(pred, names, k=len(names) if few else TOP_K))
+
+    def _choose(self, index: int) -> None:
+        if self.mode == "next-token":
+            self.chosen = index
+            self.bars.set_entries(self.bars.entries, index)
+            self._update_step()
+
+    def _update_step(self) -> None:
+        from attnviz.gui.panels.token_strip import shown_token
+
+        token = self.chosen_token()
+        self.step_button.setText(f"Step ▶ append “{shown_token(token)}”" if token is not None else "Step ▶")
+
+    def chosen_token(self) -> str | None:
+        if self.chosen is None:
+            return None
+        names = self.vocab if self.vocab else []
+        return names[self.chosen] if self.chosen < len(names) else None
+
+    def step(self) -> None:
+        """Append the chosen next token (decoders)."""
+        token = self.chosen_token()
+        if self.mode == "next-token" and token is not None and self.step_button.isVisible():
+            self.step_requested.emit(token)

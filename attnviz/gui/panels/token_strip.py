@@ -1,0 +1,214 @@
+"""The token strip: text → tokens → IDs (and, for BPE, the merges that built each token).
+
+Each token is a chip; clicking one selects it as the query in every view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
+
+__all__ = ["StripData", "TokenStrip", "TokenStripWidget", "build_strip", "merge_path", "shown_token"]
+
+
+@dataclass
+class StripData:
+    """What the strip shows: one entry per input token."""
+
+    tokens: list[str]
+    ids: list[int]
+    merges: list[list[str]] = field(default_factory=list)  # per token, e.g. ["t+h", "th+e"]
+    title: str = "tokens"
+
+
+def merge_path(token: str, ranks: dict[tuple[str, str], int]) -> list[str]:
+    """Replay BPE merges inside one token: the steps that built it from its characters.
+
+    Parameters
+    ----------
+    token : a BPE vocabulary token (no special tokens).
+    ranks : merge pair → order in which it was learned (``Tokenizer.merges``).
+    """
+    parts = list(token)
+    steps = []
+    while len(parts) > 1:
+        pairs = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+        best = min((p for p in pairs if p[0] is not None), default=None)
+        if best is None:
+            break
+        i = best[1]
+        steps.append(f"{parts[i]}+{parts[i + 1]}")
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+    return steps
+
+
+def build_strip(tokenizer, tokens: list[str], title: str = "tokens") -> StripData:
+    """Token IDs (and BPE merge paths) for ``tokens`` as the model saw them. Runs in a worker."""
+    from attnviz.text.tokenizer import SPECIALS
+
+    tokens = [str(t) for t in tokens]
+    if tokenizer is None:
+        return StripData(tokens, [-1] * len(tokens), title=title)
+    ids = [tokenizer.id_of(t) for t in tokens]
+    merges: list[list[str]] = []
+    if tokenizer.kind == "bpe":
+        ranks = getattr(tokenizer, "_attnviz_merge_ranks", None)
+        if ranks is None:
+            ranks = {tuple(m): i for i, m in enumerate(tokenizer.merges)}
+            tokenizer._attnviz_merge_ranks = ranks  # parsing the merges JSON once per model is enough
+        merges = [[] if t in SPECIALS else merge_path(t, ranks) for t in tokens]
+    return StripData(tokens, ids, merges, title)
+
+
+class TokenStripWidget(QWidget):
+    """Paints the chips; ``token_clicked(index)`` when one is clicked."""
+
+    token_clicked = Signal(int)
+    PAD = 6
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.data = StripData([], [])
+        self.selected: int | None = None
+        self._rects: list[QRectF] = []
+        self._tips: list[str] = []
+        self.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
+        self.setMouseTracking(True)
+
+    def set_data(self, data: StripData) -> None:
+        self.data = data
+        if self.selected is not None and self.selected >= len(data.tokens):
+            self.selected = None
+        self._layout()
+        self.update()
+
+    def set_selected(self, index: int | None) -> None:
+        if index != self.selected:
+            self.selected = index
+            self.update()
+
+    def _rows(self) -> int:
+        return 3 if any(self.data.merges) else 2
+
+    def _layout(self) -> None:
+        fm = QFontMetrics(self.font())
+        small = QFontMetrics(self._small_font())
+        x, self._rects = float(self.PAD), []
+        line = fm.height()
+        height = line + small.height() * (self._rows() - 1) + 2 * self.PAD
+        for i, tok in enumerate(self.data.tokens):
+            texts = [fm.horizontalAdvance(shown_token(tok)), small.horizontalAdvance(str(self.data.ids[i]))]
+            if self.data.merges and self.data.merges[i]:
+                texts.append(small.horizontalAdvance(" ".join(self.data.merges[i])))
+            w = max(texts) + 2 * self.PAD
+            self._rects.append(QRectF(x, self.PAD / 2, w, height - self.PAD))
+            x += w + 4
+        self.setFixedSize(max(int(x + self.PAD), 10), int(height))
+        self._tips = []
+        for i in range(len(self._rects)):
+            tip = f"position {i}: {self.data.tokens[i]!r} → id {self.data.ids[i]}"
+            if self.data.merges and self.data.merges[i]:
+                tip += "\nBPE merges: " + " → ".join(self.data.merges[i])
+            self._tips.append(tip)
+
+    def _small_font(self):
+        f = self.font()
+        f.setPointSizeF(max(f.pointSizeF() * 0.8, 6.0))
+        return f
+
+    def sizeHint(self) -> QSize:
+        return self.size()
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pal = self.palette()
+        fm = QFontMetrics(self.font())
+        small = self._small_font()
+        sm = QFontMetrics(small)
+        text_col = pal.color(QPalette.ColorRole.Text)
+        dim = QColor(text_col)
+        dim.setAlphaF(0.65)
+        for i, r in enumerate(self._rects):
+            chosen = i == self.selected
+            fill = pal.color(QPalette.ColorRole.Highlight) if chosen else pal.color(QPalette.ColorRole.AlternateBase)
+            p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
+            p.setBrush(fill)
+            p.drawRoundedRect(r, 4, 4)
+            fg = pal.color(QPalette.ColorRole.HighlightedText) if chosen else text_col
+            p.setFont(self.font())
+            p.setPen(fg)
+            top = r.top() + self.PAD / 2
+            p.drawText(QRectF(r.left(), top, r.width(), fm.height()), Qt.AlignmentFlag.AlignCenter,
+                       shown_token(self.data.tokens[i]))
+            p.setFont(small)
+            p.setPen(fg if chosen else dim)
+            y = top + fm.height()
+            p.drawText(QRectF(r.left(), y, r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
+                       str(self.data.ids[i]))
+            if self.data.merges and self.data.merges[i]:
+                p.drawText(QRectF(r.left(), y + sm.height(), r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
+                           " ".join(self.data.merges[i]))
+        p.end()
+
+    def index_at(self, x: float, y: float) -> int | None:
+        for i, r in enumerate(self._rects):
+            if r.contains(x, y):
+                return i
+        return None
+
+    def mousePressEvent(self, event) -> None:
+        i = self.index_at(event.position().x(), event.position().y())
+        if i is not None:
+            self.token_clicked.emit(i)
+
+    def event(self, ev) -> bool:
+        from PySide6.QtWidgets import QToolTip
+
+        if ev.type() == QEvent.Type.ToolTip:
+            i = self.index_at(ev.pos().x(), ev.pos().y())
+            if i is not None:
+                QToolTip.showText(ev.globalPos(), self._tips[i], self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(ev)
+
+    def changeEvent(self, ev) -> None:
+        super().changeEvent(ev)
+        if ev.type() == QEvent.Type.FontChange and hasattr(self, "data"):
+            self._layout()
+
+
+def shown_token(token: str) -> str:
+    """Whitespace made visible, exactly as the views label tokens."""
+    # imported here: token_axis brings pyqtgraph, which start-up must not wait for (a strip is only
+    # drawn once a trace exists, and by then pyqtgraph is loaded)
+    from attnviz.gui.widgets.token_axis import display_token
+
+    return display_token(token)
+
+
+class TokenStrip(QScrollArea):
+    """The strip in a horizontal scroll area (long inputs scroll; the strip never wraps)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.strip = TokenStripWidget(self)
+        self.setWidget(self.strip)
+        self.setWidgetResizable(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.token_clicked = self.strip.token_clicked
+        self._fit()
+
+    def set_data(self, data: StripData) -> None:
+        self.strip.set_data(data)
+        self._fit()
+
+    def _fit(self) -> None:
+        bar = self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(self.strip.height() + bar + 2)

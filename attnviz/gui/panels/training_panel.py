@@ -1,0 +1,319 @@
+"""Training panel: pick a task and settings, train in a worker with live curves, then replay attention.
+
+The loop is :func:`attnviz.training.train` — the same generator the CLI prints — run by a
+:class:`~attnviz.gui.workers.TrainingWorker`; cancelling takes effect between steps.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QStandardPaths, QTimer, Signal
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QToolButton, QVBoxLayout,
+                               QWidget)
+
+from attnviz.gui.panels.attention_timeline import AttentionTimeline
+from attnviz.gui.workers import TrainingWorker, run_job
+
+__all__ = ["TrainingPanel", "default_run_dir", "task_defaults", "REDRAW_MS"]
+
+REDRAW_MS = 250  # live curves: four updates a second read as "live" and leave the GUI thread free
+
+
+def task_defaults(name: str) -> dict:
+    """Default steps, learning rate, batch size and description of a task (runs in a worker)."""
+    from attnviz.tasks import get_task
+
+    task = get_task(name)
+    return {"name": name, "steps": int(task.steps), "lr": float(task.lr), "batch_size": int(task.batch_size),
+            "description": str(task.description or ""), "causal": task.kind == "decoder"}
+
+
+def load_snapshots_job(path: str):
+    from attnviz.training.snapshots import load_snapshots
+
+    return load_snapshots(path)
+
+
+def default_run_dir(task: str) -> Path:
+    """A new folder for a training run under the per-user data location."""
+    base = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation) or Path.home())
+    return base / "runs" / f"{task}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+class TrainingPanel(QWidget):
+    """Emits ``open_model(path)`` when the user wants the trained model in the main views."""
+
+    open_model = Signal(str)
+    notice = Signal(str, str)  # text, level
+    finished = Signal(object)  # final Progress (tests and the status bar)
+
+    def __init__(self, task_names: list[str], style=None, parent=None):
+        super().__init__(parent)
+        self.worker: TrainingWorker | None = None
+        self.out_dir: Path | None = None
+        self.steps, self.loss, self.acc = [], [], []
+        self._defaults: dict = {}
+        self._last = None
+        self._loss_top = 0.0
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(REDRAW_MS)
+        self._redraw_timer.timeout.connect(self._redraw)
+        self._build_form(task_names)
+        self._build_plots()
+        self.timeline = AttentionTimeline(style=style, parent=self)
+        box = QGroupBox("How attention emerged (snapshots taken during training)", self)
+        QVBoxLayout(box).addWidget(self.timeline)
+        split = QSplitter(self)
+        left = QWidget(self)
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.form_box)
+        ll.addWidget(self.plots, 1)
+        split.addWidget(left)
+        split.addWidget(box)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        QVBoxLayout(self).addWidget(split)
+        self.task_box.currentTextChanged.connect(self._task_changed)
+        self._task_changed(self.task_box.currentText())
+        if style is not None:
+            self.set_style(style)
+
+    # -- building ------------------------------------------------------------------------------------
+    def _build_form(self, task_names: list[str]) -> None:
+        self.form_box = QGroupBox("Train a model", self)
+        self.task_box = QComboBox(self)
+        self.task_box.addItems(task_names)
+        self.task_box.setToolTip("A built-in task: the data is generated, nothing is downloaded")
+        self.description = QLabel("", self)
+        self.description.setWordWrap(True)
+        self.steps_box = QSpinBox(self)
+        self.steps_box.setRange(1, 1_000_000)
+        self.steps_box.setSingleStep(100)
+        self.lr_box = QDoubleSpinBox(self)
+        self.lr_box.setDecimals(5)
+        self.lr_box.setRange(1e-5, 1.0)
+        self.lr_box.setSingleStep(1e-4)
+        self.batch_box = QSpinBox(self)
+        self.batch_box.setRange(1, 4096)
+        self.device_box = QComboBox(self)
+        self.device_box.addItem("auto")
+        self.seed_box = QSpinBox(self)
+        self.seed_box.setRange(0, 2**31 - 1)
+        self.out_edit = QLineEdit(self)
+        self.out_edit.setPlaceholderText("a new folder under the app's data folder")
+        self.out_edit.setToolTip("Where the checkpoint and the attention snapshots are written")
+        browse = QToolButton(self)
+        browse.setText("…")
+        browse.setToolTip("Choose the output folder")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_edit, 1)
+        out_row.addWidget(browse)
+        self.start_button = QPushButton("Start training", self)
+        self.start_button.setToolTip("Train in the background; the app stays usable")
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop after the current step (the partly trained model is kept)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_button = QPushButton("Open trained model", self)
+        self.open_button.setToolTip("Load the trained model into the Attention views")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(lambda: self.out_dir and self.open_model.emit(str(self.out_dir)))
+        self.progress = QProgressBar(self)
+        self.progress.setFormat("%v / %m steps")
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        # two lines, always: a label that grows would re-lay out the plots on every update
+        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
+        form = QFormLayout()
+        form.addRow("Task:", self.task_box)
+        form.addRow("", self.description)
+        form.addRow("Steps:", self.steps_box)
+        form.addRow("Learning rate:", self.lr_box)
+        form.addRow("Batch size:", self.batch_box)
+        form.addRow("Device:", self.device_box)
+        form.addRow("Seed:", self.seed_box)
+        form.addRow("Save to:", out_row)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.open_button)
+        lay = QVBoxLayout(self.form_box)
+        lay.addLayout(form)
+        lay.addLayout(buttons)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+
+    def _build_plots(self) -> None:
+        self.plots = pg.GraphicsLayoutWidget()
+        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss")
+        self.acc_plot = self.plots.addPlot(row=1, col=0, title="batch accuracy")
+        self.acc_plot.setYRange(0, 1)
+        self.acc_plot.setXLink(self.loss_plot)
+        self.acc_plot.setLabel("bottom", "step")
+        self.loss_plot.hideAxis("bottom")  # shared with the accuracy plot below (fewer axes to repaint)
+        for plot in (self.loss_plot, self.acc_plot):
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMouseEnabled(x=False, y=False)  # ranges follow the run, not the mouse
+            plot.enableAutoRange(False)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+        self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#CC6677", width=2))
+        self.acc_curve = self.acc_plot.plot(pen=pg.mkPen("#117733", width=2))
+
+    def set_devices(self, devices: list[str]) -> None:
+        self.device_box.clear()
+        self.device_box.addItems(["auto", *devices])
+
+    def set_style(self, style) -> None:
+        self.timeline.set_style(style)
+        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)  # fonts may have grown
+        width = max(2.0, style.line_width)
+        self.loss_curve.setPen(pg.mkPen("#CC6677", width=width))
+        self.acc_curve.setPen(pg.mkPen("#117733", width=width))
+        self.plots.setBackground(style.background)
+        for plot in (self.loss_plot, self.acc_plot):  # axes and titles in the figure colour, sized like the views
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(style.foreground))
+                axis.setTextPen(pg.mkPen(style.foreground))
+                axis.setStyle(tickFont=style.font())
+            plot.titleLabel.setText(plot.titleLabel.text, color=style.foreground, size=f"{style.font_pt(1.2):.0f}pt")
+
+    # -- settings ------------------------------------------------------------------------------------
+    def _task_changed(self, name: str) -> None:
+        if name:
+            run_job(task_defaults, name, on_result=self._got_defaults, on_error=self._error)
+
+    def _got_defaults(self, d: dict) -> None:
+        if d["name"] != self.task_box.currentText():
+            return
+        self._defaults = d
+        self.steps_box.setValue(d["steps"])
+        self.lr_box.setValue(d["lr"])
+        self.batch_box.setValue(d["batch_size"])
+        self.description.setText(d["description"])
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Save the trained model in")
+        if path:
+            self.out_edit.setText(path)
+
+    def _error(self, message: str) -> None:
+        self.notice.emit(message, "error")
+
+    # -- running -------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and self.worker.isRunning()
+
+    def start(self) -> None:
+        """Start training the chosen task with the chosen settings."""
+        if self.running:
+            return
+        task = self.task_box.currentText()
+        self.out_dir = Path(self.out_edit.text()).expanduser() if self.out_edit.text().strip() else default_run_dir(task)
+        kwargs = {"task": task, "steps": self.steps_box.value(), "lr": self.lr_box.value(),
+                  "batch_size": self.batch_box.value(), "device": self.device_box.currentText(),
+                  "seed": self.seed_box.value(), "out_dir": str(self.out_dir)}
+        self.steps, self.loss, self.acc = [], [], []
+        self._last = None
+        self._loss_top = 0.0
+        self.loss_plot.setXRange(0, kwargs["steps"], padding=0.02)
+        self.loss_curve.setData([], [])
+        self.acc_curve.setData([], [])
+        self.progress.setRange(0, kwargs["steps"])
+        self.progress.setValue(0)
+        self.status.setText(f"starting… (saving to {self.out_dir})")
+        if self.timeline.snapshots is not None:
+            self.timeline.set_snapshots(None)
+        self.worker = TrainingWorker(kwargs, parent=self)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.completed.connect(self._on_completed)
+        self.worker.finished.connect(self._on_thread_finished)
+        self._set_running(True)
+        self.worker.start()
+
+    def cancel(self) -> None:
+        if self.running:
+            self.worker.cancel()
+            self.cancel_button.setEnabled(False)
+            self.status.setText("cancelling after the current step…")
+
+    def _set_running(self, on: bool) -> None:
+        self.start_button.setEnabled(not on)
+        self.cancel_button.setEnabled(on)
+        for w in (self.task_box, self.steps_box, self.lr_box, self.batch_box, self.device_box, self.seed_box,
+                  self.out_edit):
+            w.setEnabled(not on)
+        if on:
+            self.open_button.setEnabled(False)
+
+    def _on_progress(self, events: list) -> None:
+        for ev in events:
+            if ev.step and (not self.steps or ev.step > self.steps[-1]):
+                self.steps.append(ev.step)
+                self.loss.append(ev.loss)
+                self.acc.append(ev.accuracy if not math.isnan(ev.accuracy) else 0.0)
+        self._last = events[-1]
+        if events[-1].done:
+            self._redraw()
+        elif not self._redraw_timer.isActive():
+            self._redraw_timer.start()  # curves and text at most REDRAW_MS apart: drawing costs GUI time
+
+    def _redraw(self) -> None:
+        last = self._last
+        if last is None:
+            return
+        self.progress.setValue(last.step)
+        text = (f"step {last.step}/{last.total} · loss {last.loss:.4f} · accuracy {100 * last.accuracy:.1f}% · "
+                f"{last.items_per_s:.0f} examples/s · {last.elapsed:.1f} s")
+        self.status.setText(last.message or text)
+        self.loss_curve.setData(self.steps, self.loss)
+        self.acc_curve.setData(self.steps, self.acc)
+        finite = [v for v in self.loss[-50:] if math.isfinite(v)]
+        top = max(finite, default=0.0)
+        if top > self._loss_top:
+            # ranges are fixed and grow only when needed: re-ticking the axes on every update would
+            # cost the GUI thread more than drawing the curves
+            self._loss_top = top * 1.1
+            self.loss_plot.setYRange(0, self._loss_top, padding=0)
+
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(message)
+        self.notice.emit(message, "error")
+
+    def _on_completed(self, final) -> None:
+        if final is not None:
+            self.status.setText(final.message)
+            cancelled = bool(final.result is not None and final.result.info.get("cancelled"))
+            self.open_button.setEnabled(not cancelled and self.out_dir is not None)
+            if not cancelled and self.out_dir is not None:
+                run_job(load_snapshots_job, str(self.out_dir), on_result=self._got_snapshots, on_error=self._error)
+        self.finished.emit(final)
+
+    def _got_snapshots(self, snaps) -> None:
+        self.timeline.set_snapshots(snaps, causal=bool(self._defaults.get("causal")))
+
+    def _on_thread_finished(self) -> None:
+        self._set_running(False)
+
+    def show_model_snapshots(self, snaps, causal: bool) -> None:
+        """Replay the snapshots stored with a loaded model (when no training run is on screen)."""
+        if not self.running and not self.steps:
+            self.timeline.set_snapshots(snaps, causal)
+
+    def shutdown(self, msecs: int = 10000) -> None:
+        """Cancel a running training and wait for its thread (window closing)."""
+        if self.worker is not None and self.worker.isRunning():
+            self.worker.cancel()
+            self.worker.wait(msecs)

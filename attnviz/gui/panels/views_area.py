@@ -1,0 +1,144 @@
+"""The attention views, each in a dock of a nested main window (the "Attention" tab).
+
+Views are discovered, not listed here: ``attnviz.gui.views.VIEW_CLASSES`` when the views package defines it,
+otherwise every ``*View`` subclass of ``BaseView`` in a ``views/*_view.py`` module. A view that is
+not written yet simply has no dock. Hidden docks (a background tab) are updated when they are shown,
+so a keystroke only pays for the views on screen.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget
+
+__all__ = ["ViewsArea", "discover_view_classes", "PREFERRED_ORDER"]
+
+log = logging.getLogger(__name__)
+
+# lecture order: the single head first, then the whole model, then the other readings of the same trace
+PREFERRED_ORDER = ("HeadMapView", "ModelView", "TokenLinesView", "RolloutView")
+LEFT_GROUP = frozenset({"HeadMapView", "TokenLinesView", "RolloutView"})
+
+
+def discover_view_classes() -> list[type]:
+    """The view classes present in ``attnviz.gui.views`` (imports them: GUI thread only, they use Qt)."""
+    import attnviz.gui.views as pkg
+    from attnviz.gui.views.base import BaseView
+
+    classes = list(getattr(pkg, "VIEW_CLASSES", []) or [])
+    if not classes:
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if not info.name.endswith("_view"):
+                continue
+            name = f"{pkg.__name__}.{info.name}"
+            try:
+                mod = importlib.import_module(name)
+            except Exception as exc:  # noqa: BLE001 - one unfinished view must not stop the app
+                log.warning("skipping view module %s: %s", name, exc)
+                continue
+            for obj in vars(mod).values():
+                if (isinstance(obj, type) and issubclass(obj, BaseView) and obj is not BaseView
+                        and obj.__module__ == mod.__name__ and obj.__name__.endswith("View")
+                        and not obj.__name__.startswith("_")):
+                    classes.append(obj)
+    rank = {n: i for i, n in enumerate(PREFERRED_ORDER)}
+    return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c.__name__, len(rank)), c.__name__))
+
+
+class ViewsArea(QMainWindow):
+    """Hosts one dock per view; forwards trace, selection and style to all of them."""
+
+    views_installed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowFlags(Qt.WindowType.Widget)  # a main window used as a widget: it gets dock areas
+        self.setDockNestingEnabled(True)
+        self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
+        self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.AnimatedDocks)
+        self._waiting = QLabel("Loading the attention views…", self)
+        self._waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setCentralWidget(self._waiting)
+        self.views: list = []
+        self.docks: dict[str, QDockWidget] = {}
+        self._dirty: set[int] = set()
+        self._visible: list[bool] = []
+        self._trace = None
+
+    def install(self, classes: list[type], selection, style) -> None:
+        """Create the views (GUI thread) and dock them: the single-head readings on the left (55 %),
+        the whole model and the analysis views tabbed on the right."""
+        groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
+        for cls in classes:
+            try:
+                view = cls(selection=selection, style=style)
+            except Exception as exc:  # noqa: BLE001 - a broken view is left out, the others work
+                log.warning("cannot create %s: %s", cls.__name__, exc)
+                continue
+            title = getattr(cls, "title", cls.__name__)
+            dock = QDockWidget(title, self)
+            dock.setObjectName(cls.__name__)  # stable name: the layout is saved and restored by it
+            dock.setToolTip(title)
+            dock.setWidget(view)
+            dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                             | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+            i = len(self.views)
+            self.views.append(view)
+            self._visible.append(True)
+            self.docks[cls.__name__] = dock
+            group = groups[cls.__name__ in LEFT_GROUP]
+            if group:
+                self.tabifyDockWidget(group[0], dock)
+            else:
+                area = Qt.DockWidgetArea.LeftDockWidgetArea if cls.__name__ in LEFT_GROUP else \
+                    Qt.DockWidgetArea.RightDockWidgetArea
+                self.addDockWidget(area, dock)
+            group.append(dock)
+            dock.visibilityChanged.connect(lambda visible, i=i: self._shown(i, visible))
+        if self.views:
+            self.takeCentralWidget().deleteLater()
+            self.setCentralWidget(None)
+            for group in groups.values():
+                if group:
+                    group[0].raise_()  # the first of each group is in front
+            if groups[True] and groups[False]:
+                pair = [groups[True][0], groups[False][0]]
+                # once the new docks are laid out: sizes are pixels, so they need the real width
+                QTimer.singleShot(0, self, lambda: self.resizeDocks(
+                    pair, [int(self.width() * 0.55), int(self.width() * 0.45)], Qt.Orientation.Horizontal))
+        else:
+            self._waiting.setText("No attention views are installed yet.")
+        if self._trace is not None:
+            self.set_trace(self._trace)
+        self.views_installed.emit()
+
+    def _shown(self, i: int, visible: bool) -> None:
+        # Qt says when a dock appears or disappears, including its tab being selected in a tab group
+        self._visible[i] = visible
+        if visible and i in self._dirty:
+            self._dirty.discard(i)
+            self.views[i].set_trace(self._trace)
+
+    def visible_views(self) -> list:
+        return [v for i, v in enumerate(self.views) if self._visible[i] and v.isVisible()]
+
+    def set_trace(self, trace) -> None:
+        """Give ``trace`` to every view on screen now, and to the others when they are shown."""
+        self._trace = trace
+        never_shown = not self.window().isVisible()  # tests and export: update everything
+        for i, view in enumerate(self.views):
+            if never_shown or (self._visible[i] and view.isVisible()):
+                self._dirty.discard(i)
+                view.set_trace(trace)
+            else:
+                self._dirty.add(i)
+
+    def set_style(self, style) -> None:
+        for view in self.views:
+            view.set_style(style)

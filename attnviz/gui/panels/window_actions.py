@@ -1,0 +1,136 @@
+"""Menus, shortcuts and tooltips of the main window (everything is reachable from the keyboard)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+
+from attnviz.gui.settings import THEMES
+
+__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS"]
+
+# perceptually uniform maps first; viridis (default) and cividis are colour-blind safe
+COLORMAPS = ("viridis", "cividis", "inferno", "magma", "plasma", "CET-L1")
+
+SHORTCUTS = {
+    "open_model": "Ctrl+O",
+    "open_image": "Ctrl+Shift+O",
+    "export": "Ctrl+E",
+    "quit": "Ctrl+Q",
+    "next_layer": "Alt+Down",
+    "prev_layer": "Alt+Up",
+    "next_head": "Alt+Right",
+    "prev_head": "Alt+Left",
+    "step": "Ctrl+Return",
+    "presentation": "F5",
+    "full_screen": "F11",
+    "tab_attention": "Ctrl+1",
+    "tab_training": "Ctrl+2",
+    "tab_walkthrough": "Ctrl+3",
+}
+
+
+def _action(win, text: str, slot, key: str | None = None, tip: str = "", checkable: bool = False) -> QAction:
+    act = QAction(text, win)
+    if key:
+        act.setShortcut(QKeySequence(SHORTCUTS.get(key, key)))
+    shown = f"{tip} ({act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})" if key else tip
+    act.setToolTip(shown or text)
+    act.setStatusTip(tip or text)
+    act.setCheckable(checkable)
+    act.triggered.connect(slot)
+    win.addAction(act)  # shortcuts work even when the menu bar is hidden (full screen)
+    return act
+
+
+def build_actions(win) -> dict[str, QAction]:
+    """Create the File / View / Help menus of ``win`` (a MainWindow) and return the actions by name."""
+    acts: dict[str, QAction] = {}
+    bar = win.menuBar()
+
+    file_menu = bar.addMenu("&File")
+    acts["open_model"] = _action(win, "Open &model folder…", win.open_model_dialog, "open_model",
+                                 "Load a model directory (config.json + model.safetensors)")
+    acts["open_image"] = _action(win, "Open &image…", win.input_panel.image.open_dialog, "open_image",
+                                 "Give an image to the vision model")
+    acts["export"] = _action(win, "&Export figure…", win.export_figure, "export",
+                             "Export the current view as PNG, SVG or PDF")
+    acts["copy_figure"] = _action(win, "&Copy figure", win.copy_figure, None,
+                                  "Copy the current view to the clipboard as a 1920×1080 slide image")
+    acts["copy_figure"].setShortcut("Ctrl+Shift+C")
+    acts["quit"] = _action(win, "&Quit", win.close, "quit", "Close attnviz")
+    for name in ("open_model", "open_image"):
+        file_menu.addAction(acts[name])
+    recent = file_menu.addMenu("Recent models")
+    recent.aboutToShow.connect(lambda: _fill_recent(win, recent, "models", win.load_model))
+    images = file_menu.addMenu("Recent images")
+    images.aboutToShow.connect(lambda: _fill_recent(win, images, "images", win.input_panel.image.submit))
+    file_menu.addSeparator()
+    file_menu.addAction(acts["export"])
+    file_menu.addAction(acts["copy_figure"])
+    file_menu.addSeparator()
+    file_menu.addAction(acts["quit"])
+
+    view_menu = bar.addMenu("&View")
+    for name, text, field, delta, tip in (
+            ("next_layer", "Next layer", "layer", 1, "Show the next layer in every view"),
+            ("prev_layer", "Previous layer", "layer", -1, "Show the previous layer in every view"),
+            ("next_head", "Next head", "head", 1, "Show the next head in every view"),
+            ("prev_head", "Previous head", "head", -1, "Show the previous head in every view")):
+        acts[name] = _action(win, text, lambda _=False, f=field, d=delta: win.step_selection(f, d), name, tip)
+        view_menu.addAction(acts[name])
+    acts["step"] = _action(win, "Step (append next token)", lambda: win.prediction_panel.step(), "step",
+                           "Decoders: append the chosen next token and run again")
+    view_menu.addAction(acts["step"])
+    view_menu.addSeparator()
+    cmap_menu = view_menu.addMenu("Colour map")
+    group = QActionGroup(win)
+    for name in COLORMAPS:
+        act = QAction(name, win, checkable=True)
+        act.setChecked(name == win.settings.colormap)
+        act.triggered.connect(lambda _=False, n=name: win.set_colormap(n))
+        group.addAction(act)
+        cmap_menu.addAction(act)
+        acts[f"cmap_{name}"] = act
+    theme_menu = view_menu.addMenu("Theme")
+    tgroup = QActionGroup(win)
+    for theme in THEMES:
+        act = QAction(theme.capitalize(), win, checkable=True)
+        act.setChecked(theme == win.settings.theme)
+        act.triggered.connect(lambda _=False, t=theme: win.set_theme(t))
+        tgroup.addAction(act)
+        theme_menu.addAction(act)
+        acts[f"theme_{theme}"] = act
+    acts["presentation"] = _action(win, "Presentation mode", win.set_presentation, "presentation",
+                                   "Large fonts and thick lines for the back row", checkable=True)
+    acts["presentation"].setChecked(win._presentation)
+    acts["full_screen"] = _action(win, "Full screen", win.toggle_full_screen, "full_screen",
+                                  "Use the whole screen", checkable=True)
+    view_menu.addAction(acts["presentation"])
+    view_menu.addAction(acts["full_screen"])
+    view_menu.addSeparator()
+    for i, (key, label, tip) in enumerate((
+            ("tab_attention", "Attention", "Attention of the current input"),
+            ("tab_training", "Training", "Train a model on a built-in task and replay its attention"),
+            ("tab_walkthrough", "Walkthrough", "Self-attention step by step"))):
+        acts[key] = _action(win, f"Go to {label}", lambda _=False, i=i: win.tabs.setCurrentIndex(i), key, tip)
+        win.tabs.setTabToolTip(i, acts[key].toolTip())
+        view_menu.addAction(acts[key])
+    panels = view_menu.addMenu("Panels")
+    for dock in win.docks.values():
+        panels.addAction(dock.toggleViewAction())
+
+    help_menu = bar.addMenu("&Help")
+    acts["about"] = _action(win, "&About attnviz", win.show_about, None, "Versions and the compute device")
+    help_menu.addAction(acts["about"])
+    return acts
+
+
+def _fill_recent(win, menu, kind: str, open_it) -> None:
+    """Fill a File → Recent submenu with ``settings.recent(kind)``; choosing one calls ``open_it(path)``."""
+    menu.clear()
+    paths = win.settings.recent(kind)
+    for p in paths:
+        act = menu.addAction(p)
+        act.triggered.connect(lambda _=False, p=p: open_it(p))
+    if not paths:
+        menu.addAction("(none yet)").setEnabled(False)

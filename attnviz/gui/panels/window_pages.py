@@ -1,0 +1,100 @@
+"""The main window's pages and looks: the Training and Walkthrough tabs, theme, colour map, presentation.
+
+A mixin of :class:`attnviz.gui.main_window.MainWindow` (kept apart so each file stays readable);
+it uses the window's ``settings``, ``selection``, ``lane``, ``trace``, ``loaded`` and panels.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+
+from PySide6.QtWidgets import QApplication
+
+from attnviz.gui.panels.appearance import compose_style, fill_page, presentation_font
+from attnviz.gui.workers import import_modules_job, run_job
+
+__all__ = ["WindowPagesMixin", "WARM_UP_MODULES"]
+
+WARM_UP_MODULES = ("torch._dynamo", "attnviz.training.loop")
+
+
+class WindowPagesMixin:
+    """Builds the heavy tab pages once their modules are imported, and applies the view style."""
+
+    def _install_pages(self) -> None:
+        """The Training and Walkthrough tabs (their Qt modules are imported here, on the GUI thread)."""
+        if self.training is None:
+            from attnviz.gui.panels.training_panel import TrainingPanel
+            from attnviz.tasks import task_names
+
+            self.training = TrainingPanel(task_names(), style=self.view_style, parent=self)
+            self.training.open_model.connect(self.load_model)
+            self.training.notice.connect(self.notify)
+            box = self.model_panel.device_box
+            if box.count() > 1:
+                self.training.set_devices([box.itemText(i) for i in range(1, box.count())])
+            fill_page(self.training_page, self.training)
+            if self._snapshots_pending is not None:
+                self.training.show_model_snapshots(*self._snapshots_pending)
+        if self.walkthrough is None and importlib.util.find_spec("attnviz.gui.walkthrough") is not None:
+            from attnviz.gui.walkthrough import WalkthroughPage, lane_runner
+
+            self.walkthrough = WalkthroughPage(self.selection, self.view_style, lane_runner(self.lane), self)
+            fill_page(self.walkthrough_page, self.walkthrough)
+            self._tab_changed(self.tabs.currentIndex())
+        # start-up is over: what it built lives for the session; later collections skip it
+        gc.freeze()
+        if not self.warm:
+            # torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; doing
+            # that now, in the background, keeps the first training start free of import hiccups
+            run_job(import_modules_job, list(WARM_UP_MODULES), on_result=self._warmed_up)
+
+    def _warmed_up(self, _done) -> None:
+        self.warm = True
+        self.warmed_up.emit()
+
+    def _tab_changed(self, index: int) -> None:
+        """Bring the walkthrough up to date, but only while it is on screen: it recomputes a lot."""
+        if self.walkthrough is None or self.tabs.widget(index) is not self.walkthrough_page:
+            return
+        model, trace, given = self._walkthrough_fed
+        if self.loaded is not None and self.loaded is not model:
+            self.walkthrough.set_model(self.loaded)
+        if self._walkthrough_input is not given:  # a new tuple per run (images are arrays: no ==)
+            text, image = self._walkthrough_input
+            self.walkthrough.set_input(text=text, image=image)
+        if self.trace is not None and self.trace is not trace:
+            self.walkthrough.set_trace(self.trace)
+        self._walkthrough_fed = (self.loaded, self.trace, self._walkthrough_input)
+
+    def _make_style(self):
+        self.view_style = compose_style(self.settings.theme, self._presentation, self.settings.colormap)
+        return self.view_style
+
+    def restyle(self) -> None:
+        """Apply colour map, theme and presentation mode to every view."""
+        style = self._make_style()
+        self.views_area.set_style(style)
+        for page in (self.training, self.walkthrough):
+            if page is not None:
+                page.set_style(style)
+
+    def set_colormap(self, name: str) -> None:
+        self.settings.colormap = name
+        self.restyle()
+
+    def set_theme(self, theme: str) -> None:
+        from attnviz.gui.app import apply_theme
+
+        self.settings.theme = theme
+        apply_theme(QApplication.instance(), theme)
+        self.restyle()
+
+    def set_presentation(self, on: bool) -> None:
+        """Large fonts and thick lines for a lecture hall (views and panels)."""
+        app = QApplication.instance()
+        self._base_font = self._base_font or app.font()
+        self._presentation = self.settings.presentation = bool(on)
+        app.setFont(presentation_font(self._base_font, self._presentation))
+        self.restyle()

@@ -1,0 +1,251 @@
+"""Model, input (text, token strip, image) and prediction panels: change the input or model, check what they hold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from attnviz.models.checkpoint import load_checkpoint
+
+
+def _ready(make_window, qtbot, **kwargs):
+    win = make_window(start=False, **kwargs)
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.start()
+    return win
+
+
+# -- model panel --------------------------------------------------------------------------------------
+def test_model_panel_lists_task_size_and_metrics(make_window, qtbot, assets):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    qtbot.waitUntil(lambda: len(win.model_panel.names()) == 4, timeout=30000)
+    tree = win.model_panel.tree
+    rows = {tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole): tree.topLevelItem(i) for i in range(4)}
+    enc = rows["tiny-encoder"]
+    n_params = sum(p.numel() for p in load_checkpoint(assets / "models" / "tiny-encoder").model.parameters())
+    assert enc.text(0) == "tiny-encoder (tiny-classify)"
+    assert enc.text(1) == f"{n_params / 1000:.3g} k"
+    assert enc.text(2) == "accuracy 87.5%"
+    assert enc.text(3).startswith("encoder · 2 layers × 2 heads · d=16")
+    assert rows["tiny-vit"].text(3).startswith("vit ·")
+    assert "held-out: accuracy 87.5%" in enc.toolTip(0)
+    assert enc.isSelected()  # the loaded model is highlighted
+
+
+def test_picking_another_model_loads_and_runs_it(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat sat")
+    qtbot.waitUntil(lambda: len(win.model_panel.names()) == 4, timeout=30000)
+    item = next(win.model_panel.tree.topLevelItem(i) for i in range(4)
+                if win.model_panel.tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == "tiny-decoder")
+    with qtbot.waitSignal(win.trace_shown, timeout=30000) as got:
+        win.model_panel.tree.itemActivated.emit(item, 0)
+    assert win.loaded.name == "tiny-decoder" and got.args[0].kind == "decoder"
+    assert got.args[0].meta["input_text"] == "the cat sat"  # the user's text is kept across models
+    assert win.prediction_panel.mode == "next-token"
+
+
+@pytest.mark.parametrize("problem", ["empty", "bad-json", "no-weights"])
+def test_bad_model_directory_gives_a_notice_and_keeps_the_model(make_window, qtbot, tmp_path, problem):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat sat")
+    before, trace = win.loaded, win.trace
+    bad = tmp_path / "broken"
+    bad.mkdir()
+    if problem == "bad-json":
+        (bad / "config.json").write_text("{ not json", encoding="utf-8")
+    if problem == "no-weights":
+        (bad / "config.json").write_text('{"model": {"kind": "encoder", "vocab_size": 9}}', encoding="utf-8")
+    with qtbot.waitSignal(win.notice_shown, timeout=30000) as got:
+        win.load_model(str(bad))
+    text, level = got.args
+    assert level == "error" and "cannot load the model" in text and str(bad) in text
+    assert "Traceback" not in text
+    assert win.notice.isVisible() and win.notice.text.endswith(text)
+    assert win.loaded is before and win.trace is trace
+    # the app keeps working
+    with qtbot.waitSignal(win.trace_shown, timeout=30000) as got:
+        win.input_panel.set_text("a dog")
+    assert got.args[0].tokens == ["[CLS]", "a", "dog"]
+    assert win.notice.isVisible()  # a model problem stays until dismissed or a model loads
+    with qtbot.waitSignal(win.model_loaded, timeout=30000):
+        win.load_model("tiny-decoder")
+    assert not win.notice.isVisible()
+
+
+def test_dropping_a_model_folder_loads_it(make_window, qtbot, assets):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(assets / "models" / "tiny-decoder"))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(win.model_loaded, timeout=30000) as got:
+        win.dropEvent(event)
+    assert got.args[0] == str(assets / "models" / "tiny-decoder")
+    assert win.settings.recent("models")[0] == str((assets / "models" / "tiny-decoder").resolve())
+
+
+# -- text input and token strip -----------------------------------------------------------------------
+def test_typing_reruns_and_the_strip_shows_tokens_and_ids(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    edit = win.input_panel.edit
+    edit.setFocus()
+    with qtbot.waitSignal(win.trace_shown, timeout=30000) as got:
+        QTest.keyClicks(edit, " sat")
+    qtbot.waitUntil(lambda: win.trace.meta["input_text"] == "the cat sat", timeout=30000)
+    assert win.trace.tokens == ["[CLS]", "the", "cat", "sat"]
+    strip = win.input_panel.strip.strip.data
+    expected = win.loaded.tokenizer.encode("the cat sat")  # the tokenizer itself, not the strip's code
+    assert strip.tokens == expected.tokens and strip.ids == expected.ids
+    assert got.args[0] is not None
+
+
+def test_bpe_strip_shows_the_merges_that_built_each_token(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-bpe", text="the animal was tired")
+    data = win.input_panel.strip.strip.data
+    learned = set(win.loaded.tokenizer.merges)
+    assert any(data.merges)
+    for token, steps in zip(data.tokens, data.merges):
+        parts = list(token) if steps else None
+        for step in steps:  # replaying the shown merges on the characters must rebuild the token
+            a, b = step.split("+")
+            assert (a, b) in learned
+            i = next(i for i in range(len(parts) - 1) if parts[i] == a and parts[i + 1] == b)
+            parts[i:i + 2] = [a + b]
+        if steps:
+            assert parts == [token]
+    assert "BPE merges" in win.input_panel.strip_label.text()
+
+
+def test_clicking_a_token_selects_it_everywhere(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat sat")
+    strip = win.input_panel.strip.strip
+    rect = strip._rects[2]
+    QTest.mouseClick(strip, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    assert win.selection.query == 2 and strip.selected == 2
+
+
+def test_text_longer_than_the_model_is_truncated_with_a_notice(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    long_text = " ".join(["the cat sat on the mat"] * 4)  # 24 words + [CLS], the model takes 12
+    with qtbot.waitSignal(win.notice_shown, timeout=30000) as got:
+        win.input_panel.set_text(long_text)
+    assert got.args[1] == "warning" and "truncated" in got.args[0]
+    assert len(win.trace.tokens) == win.loaded.config.max_len
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        win.input_panel.set_text("the cat")
+    assert not win.notice.isVisible()  # the next good input clears the warning
+
+
+def test_empty_text_is_a_notice_not_an_error(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    trace = win.trace
+    with qtbot.waitSignal(win.notice_shown, timeout=30000) as got:
+        win.input_panel.set_text("   ")
+    assert "empty" in got.args[0] and win.trace is trace
+
+
+# -- image input ----------------------------------------------------------------------------------------
+def test_image_input_runs_and_undecodable_file_gives_a_notice(make_window, qtbot, tmp_path):
+    win = make_window(start=False, model="tiny-vit")
+    with qtbot.waitSignal(win.model_loaded, timeout=60000):
+        win.start()
+    img = np.zeros((40, 40, 3), np.uint8)
+    img[10:30, 10:30] = (250, 30, 30)
+    with qtbot.waitSignal(win.trace_shown, timeout=30000) as got:
+        win.input_panel.image.submit(img, caption="red square")
+    trace = got.args[0]
+    assert trace["image"].shape == (8, 8, 3)
+    labels = ["circle", "square", "triangle"]
+    shown = [(e[1], e[2]) for e in win.prediction_panel.bars.entries]
+    order = np.argsort(-trace["prediction"], kind="stable")
+    assert shown == [(labels[i], pytest.approx(float(trace["prediction"][i]))) for i in order]
+
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"this is not a png")
+    with qtbot.waitSignal(win.notice_shown, timeout=30000) as got:
+        win.input_panel.image.submit(str(bad))
+    assert "cannot decode image" in got.args[0] and "Traceback" not in got.args[0]
+    assert win.trace is trace  # the last good picture stays on screen
+
+
+def test_pasting_an_image_from_the_clipboard(make_window, qtbot, qapp):
+    from attnviz.gui.panels.image_input import array_to_qimage, qimage_to_array
+
+    win = make_window(start=False, model="tiny-vit")
+    with qtbot.waitSignal(win.model_loaded, timeout=60000):
+        win.start()
+    img = np.random.default_rng(0).integers(0, 256, (12, 10, 3), dtype=np.uint8)
+    assert np.array_equal(qimage_to_array(array_to_qimage(img)), img)  # odd width: row padding handled
+    qapp.clipboard().setImage(array_to_qimage(img))
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        win.input_panel.image.paste()
+    assert win.input_panel.image.caption.text() == "pasted image"
+    qapp.clipboard().setText("no picture here")
+    with qtbot.waitSignal(win.notice_shown, timeout=5000) as got:
+        win.input_panel.image.paste()
+    assert "no image" in got.args[0]
+
+
+# -- prediction panel -----------------------------------------------------------------------------------
+def test_class_probabilities_carry_the_labels(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat sat")
+    pred = win.trace["prediction"]
+    entries = win.prediction_panel.bars.entries
+    assert [e[1] for e in entries] == [["negative", "positive"][i] for i in np.argsort(-pred, kind="stable")]
+    assert sum(e[2] for e in entries) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_step_appends_the_most_likely_next_token(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-decoder", text="the ca")
+    vocab = win.loaded.tokenizer.vocab
+    best = vocab[int(np.argmax(win.trace["prediction"]))]
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        win.actions_["step"].trigger()
+    assert win.input_panel.text == "the ca" + best
+    # choosing another bar changes what Step appends
+    second = win.prediction_panel.bars.entries[1][0]
+    win.prediction_panel.bars.row_clicked.emit(second)
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        win.prediction_panel.step_button.click()
+    assert win.input_panel.text == "the ca" + best + vocab[second]
+
+
+def test_translation_output_and_per_token_predictions(qtbot):
+    from attnviz.capture.trace import Trace
+    from attnviz.gui.panels.prediction_panel import PredictionPanel
+
+    panel = PredictionPanel()
+    qtbot.addWidget(panel)
+    panel.set_vocab(["[PAD]", "a", "b", "c"])
+    enc_dec = Trace(["[BOS]", "a"], {"kind": "encoder-decoder", "output_text": "a b"},
+                    {"prediction": np.array([0.1, 0.2, 0.6, 0.1], np.float32)})
+    panel.set_trace(enc_dec)
+    assert not panel.output.isHidden() and "a b" in panel.output.text()
+    assert panel.step_button.isHidden() and panel.bars.entries[0][1] == "b"
+    per_token = Trace(["x", "y"], {"kind": "encoder", "labels": ["A", "B"]},
+                      {"prediction": np.array([[0.9, 0.1], [0.2, 0.8]], np.float32)})
+    panel.set_trace(per_token)
+    assert panel.bars.entries[0][1] == "A"
+    panel.set_query(1)  # the selected query token decides which row is shown
+    assert panel.bars.entries[0][1] == "B" and "“y”" in panel.title.text()
+
+
+def test_a_view_behind_a_tab_catches_up_when_shown(make_window, qtbot):
+    win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
+    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=60000)
+    area = win.views_area
+    shown = area.visible_views()
+    hidden = [dock for dock in area.docks.values() if dock.widget() not in shown]
+    assert shown and hidden  # the default layout tabs some views behind others
+    dock = hidden[0]
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        win.input_panel.set_text("the cat sat")
+    assert all(v.trace is win.trace for v in shown)
+    assert dock.widget().trace is not win.trace  # not drawn while nobody could see it
+    dock.raise_()
+    qtbot.waitUntil(lambda: dock.widget() in area.visible_views(), timeout=5000)
+    assert dock.widget().trace is win.trace

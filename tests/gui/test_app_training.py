@@ -1,0 +1,152 @@
+"""Training panel (settings, progress, curves, cancel, attention timeline) and the window's keyboard/looks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from attnviz.training.snapshots import load_snapshots
+
+TASK = "coref"  # an encoder task whose few steps and evaluation take about a second
+
+
+def _window_with_training(make_window, qtbot):
+    win = make_window(model="tiny-encoder", text="the cat sat")
+    qtbot.waitUntil(lambda: win.training is not None, timeout=90000)
+    panel = win.training
+    panel.task_box.setCurrentText(TASK)
+    qtbot.waitUntil(lambda: panel._defaults.get("name") == TASK, timeout=60000)
+    return win, panel
+
+
+def test_training_runs_in_the_background_and_replays_attention(make_window, qtbot, tmp_path):
+    win, panel = _window_with_training(make_window, qtbot)
+    out = tmp_path / "run"
+    panel.steps_box.setValue(12)
+    panel.batch_box.setValue(8)
+    panel.seed_box.setValue(3)
+    panel.out_edit.setText(str(out))
+    with qtbot.waitSignal(panel.finished, timeout=180000) as got:
+        panel.start_button.click()
+        assert panel.running and not panel.start_button.isEnabled() and panel.cancel_button.isEnabled()
+    final = got.args[0]
+    assert final.done and final.step == 12 and "done" in final.message
+    assert panel.progress.value() == 12 and panel.progress.maximum() == 12
+    assert panel.steps == list(range(1, 13))
+    assert all(math.isfinite(v) for v in panel.loss)
+    xs, ys = panel.loss_curve.getData()
+    assert list(xs) == panel.steps and np.allclose(ys, panel.loss)
+    assert (out / "config.json").is_file()
+
+    # the timeline replays the snapshots written next to the checkpoint
+    snaps = load_snapshots(out)
+    qtbot.waitUntil(lambda: panel.timeline.snapshots is not None, timeout=30000)
+    tl = panel.timeline
+    assert tl.slider.maximum() == len(snaps.steps) - 1 and tl.step == snaps.steps[-1]
+    tl.slider.setValue(0)
+    assert tl.step == 0 and tl.step_label.text().startswith("step 0 ")
+    if tl.view is not None:
+        np.testing.assert_allclose(tl.view.trace["L0.probs"], snaps.probs(0, 0, 0), rtol=0, atol=0)
+        tl.layer_box.setValue(1)
+        assert tl.view.res.layer == 1
+
+    # open the trained model in the main views
+    assert panel.open_button.isEnabled()
+    qtbot.waitUntil(lambda: not win.lane.busy, timeout=30000)
+    with qtbot.waitSignal(win.model_loaded, timeout=60000) as got:
+        panel.open_button.click()
+    assert got.args[0] == str(out) and win.loaded.task == TASK
+
+
+def test_cancel_stops_between_steps(make_window, qtbot, tmp_path):
+    win, panel = _window_with_training(make_window, qtbot)
+    panel.steps_box.setValue(100000)
+    panel.batch_box.setValue(4)
+    panel.out_edit.setText(str(tmp_path / "cancelled"))
+    panel.start()
+    qtbot.waitUntil(lambda: len(panel.steps) >= 3, timeout=120000)
+    with qtbot.waitSignal(panel.finished, timeout=60000) as got:
+        panel.cancel_button.click()
+    final = got.args[0]
+    assert "cancelled" in final.message and final.step < 100000
+    qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=10000)
+    assert not panel.open_button.isEnabled()
+
+
+def test_training_problem_is_a_notice_not_a_crash(make_window, qtbot, tmp_path):
+    win, panel = _window_with_training(make_window, qtbot)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    panel.out_edit.setText(str(blocker / "run"))  # a folder inside a file: cannot be created
+    panel.steps_box.setValue(5)
+    with qtbot.waitSignal(win.notice_shown, timeout=120000) as got:
+        panel.start()
+    text, level = got.args
+    assert level == "error" and "cannot create output directory" in text and "Traceback" not in text
+    qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=30000)
+    assert panel.status.text() == text
+
+
+# -- keyboard, looks, about, export -----------------------------------------------------------------------
+def test_shortcuts_move_layer_and_head_and_wrap(make_window, qtbot):
+    win = make_window(start=False, model="tiny-encoder", text="the cat sat")
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.start()
+    win.activateWindow()
+    win.setFocus()
+    QTest.keyClick(win, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert win.selection.layer == 1
+    QTest.keyClick(win, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert win.selection.layer == 0  # two layers: wraps around
+    QTest.keyClick(win, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert win.selection.head == 1
+    assert "Alt+Down" in win.actions_["next_layer"].toolTip()
+
+
+def test_colour_map_and_presentation_reach_every_view(make_window, qtbot, qapp):
+    win = make_window(model="tiny-encoder", text="the cat")
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.training is not None, timeout=90000)
+    assert {v.style.cmap for v in win.views_area.views} == {"viridis"}  # the colour-blind-safe default
+    win.actions_["cmap_cividis"].trigger()
+    assert {v.style.cmap for v in win.views_area.views} == {"cividis"}
+    base = qapp.font().pointSizeF()
+    win.actions_["presentation"].trigger()
+    try:
+        assert {v.style.font_scale for v in win.views_area.views} == {1.7}
+        assert {v.style.line_width for v in win.views_area.views} == {2.5}
+        assert qapp.font().pointSizeF() == pytest.approx(base * 1.5)
+        assert win.settings.presentation
+    finally:
+        win.actions_["presentation"].trigger()
+    assert qapp.font().pointSizeF() == pytest.approx(base)
+    assert {v.style.font_scale for v in win.views_area.views} == {1.0}
+
+
+def test_about_lists_versions_and_device(make_window, qtbot):
+    import PySide6
+    import pyqtgraph
+    import torch
+
+    from attnviz import __version__
+    from attnviz.gui.dialogs.about_dialog import AboutDialog
+
+    win = make_window(start=False, model="tiny-encoder", text="x")
+    with qtbot.waitSignal(win.model_loaded, timeout=60000):
+        win.start()
+    box = AboutDialog(str(win.loaded.device), win)
+    rows = dict(box.rows)
+    assert rows["attnviz"] == __version__ and rows["PyTorch"] == torch.__version__
+    assert rows["PySide6"] == PySide6.__version__ and rows["pyqtgraph"] == pyqtgraph.__version__
+    assert rows["Device"] == "cpu"
+    box.deleteLater()
+
+
+def test_export_is_wired_but_disabled_until_it_exists(make_window):
+    win = make_window(start=False)
+    act = win.actions_["export"]
+    assert not act.isEnabled() and "export" in act.toolTip().lower()
+    assert act.shortcut().toString() == "Ctrl+E"

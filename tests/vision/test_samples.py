@@ -1,0 +1,50 @@
+"""Bundled sample images: listed by name, loadable, and exactly what the generator writes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.models.config import ModelConfig
+from attnviz.vision.preprocess import load_image, preprocess_image
+from attnviz.vision.samples import sample_images, sample_path, samples_dir, sklearn_photos, write_samples
+
+DIGITS = [f"digit-{d}" for d in range(10)]
+SHAPES = ["shapes-circle", "shapes-square", "shapes-triangle", "shapes-cross", "shapes-star"]
+
+
+def test_every_sample_is_listed_and_loads():
+    found = sample_images()
+    assert set(DIGITS + SHAPES + ["china", "flower"]) <= set(found)
+    for name, path in found.items():
+        assert path.is_file(), name
+        img = load_image(path)
+        assert img.width > 0 and img.height > 0
+    assert load_image(found["digit-0"]).size == (16, 16) and load_image(found["digit-0"]).mode == "L"
+    assert load_image(found["shapes-star"]).size == (32, 32) and load_image(found["shapes-star"]).mode == "RGB"
+    assert load_image(found["china"]).size == (640, 427)
+    assert sample_path("no-such-sample") is None
+
+
+def test_photos_come_from_scikit_learn_and_are_not_copied():
+    photos = sklearn_photos()
+    assert set(photos) == {"china", "flower"}
+    assert all("sklearn" in p.parts for p in photos.values())
+    assert not any(samples_dir().glob("*.jpg"))
+
+
+def test_bundled_pngs_are_what_the_generator_writes_now(tmp_path):
+    written = write_samples(tmp_path)
+    assert sorted(p.stem for p in written) == sorted(DIGITS + SHAPES)
+    for path in written:
+        bundled = samples_dir() / path.name
+        np.testing.assert_array_equal(np.asarray(load_image(path)), np.asarray(load_image(bundled)), err_msg=path.name)
+        assert path.stat().st_size < 4096  # small files
+
+
+def test_a_photo_goes_through_both_vision_preprocessings():
+    path = sample_path("flower")
+    for cfg in (ModelConfig(kind="vit", image_size=32, patch_size=4, in_chans=3, n_classes=5),
+                ModelConfig(kind="vit", image_size=16, patch_size=4, in_chans=1, n_classes=10)):
+        tensor, shown = preprocess_image(path, cfg)
+        assert tensor.shape == (1, cfg.in_chans, cfg.image_size, cfg.image_size)
+        assert np.isfinite(shown).all() and shown.std() > 0.01

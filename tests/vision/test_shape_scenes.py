@@ -1,0 +1,97 @@
+"""The shapes scene generator: deterministic, disjoint splits, masks that match what was painted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.vision.shape_scenes import (
+    MASK_COVERAGE, SCENE_SIZE, SHAPES, draw_params, make_scene, make_scenes, render_scene,
+)
+
+IDS = [0, 1, 2, 3, 4, 17, 1234, 99_999, (1 << 40) + 5]
+
+
+def test_a_scene_is_a_pure_function_of_its_id():
+    a = make_scenes(IDS)
+    b = make_scenes(list(reversed(IDS)))  # order and batch company do not matter
+    for arr_a, arr_b in zip(a, b):
+        np.testing.assert_array_equal(arr_a, arr_b[::-1])
+    img, mask, label = make_scene(IDS[3])
+    np.testing.assert_array_equal(img, a[0][3])
+    np.testing.assert_array_equal(mask, a[1][3])
+    assert label == a[2][3]
+
+
+def test_different_ids_give_different_scenes():
+    images, _, _ = make_scenes(range(200))
+    flat = images.reshape(200, -1)
+    assert len({row.tobytes() for row in flat}) == 200
+
+
+def test_labels_cycle_through_the_classes_and_types():
+    images, masks, labels = make_scenes(range(50))
+    assert images.dtype == np.uint8 and images.shape == (50, SCENE_SIZE, SCENE_SIZE, 3)
+    assert masks.dtype == bool and masks.shape == (50, SCENE_SIZE, SCENE_SIZE)
+    np.testing.assert_array_equal(labels, np.arange(50) % len(SHAPES))
+
+
+@pytest.mark.parametrize("scene_id", range(25))
+def test_mask_is_exactly_where_the_shape_was_painted(scene_id):
+    p = draw_params(scene_id)
+    with_shape, cov = render_scene(p, draw_shape=True)
+    without, cov2 = render_scene(p, draw_shape=False)
+    np.testing.assert_array_equal(cov, cov2)
+    changed = np.any(with_shape != without, axis=-1)
+    np.testing.assert_array_equal(changed, cov > 0)  # painting touched exactly the covered pixels
+    _, mask, _ = make_scene(scene_id)
+    np.testing.assert_array_equal(mask, cov >= MASK_COVERAGE)
+    # fully covered pixels are the shape colour plus this scene's noise, nothing else
+    full = cov == 1.0
+    assert full.sum() > 10
+    noise = p["noise"] * p["noise_field"]
+    np.testing.assert_allclose((with_shape - noise)[full], np.broadcast_to(p["colour"], (full.sum(), 3)), atol=1e-5)
+    # in mask pixels the shape colour dominates: at least half-way from the background to the colour
+    clean, back = (with_shape - noise)[mask], (without - noise)[mask]
+    dist_shape = np.linalg.norm(clean - p["colour"], axis=1)
+    dist_back = np.linalg.norm(back - p["colour"], axis=1)
+    assert np.all(dist_shape <= 0.5 * dist_back + 1e-5)
+
+
+def _area(name: str) -> float:
+    """Area of each shape for circumradius 1, from geometry (independent of the rasteriser)."""
+    return {
+        "circle": np.pi,
+        "square": 1.5 ** 2,
+        "triangle": 3 * np.sqrt(3) / 4,
+        "cross": 2 * (0.6 * 2.0) - 0.6 ** 2,
+        "star": 5 * 1.0 * 0.45 * np.sin(np.pi / 5),  # ten triangles (outer 1, inner 0.45, 36° apart)
+    }[name]
+
+
+@pytest.mark.parametrize("scene_id", range(40))
+def test_painted_area_matches_the_geometry(scene_id):
+    p = draw_params(scene_id)
+    _, cov = render_scene(p)
+    want = _area(SHAPES[p["label"]]) * p["radius"] ** 2
+    assert cov.sum() == pytest.approx(want, rel=0.04)  # 4×4 supersampling; and nothing was cut off
+
+
+def test_shape_stays_inside_the_image_and_is_lighter():
+    for sid in range(200):
+        p = draw_params(sid)
+        r, (cx, cy) = p["radius"], p["centre"]
+        assert r <= cx <= SCENE_SIZE - r and r <= cy <= SCENE_SIZE - r
+        assert np.all(p["colour"] > p["base"])  # the shape is lighter than its background's base colour
+
+
+@pytest.mark.parametrize("label", range(len(SHAPES)))
+def test_every_shape_is_left_right_symmetric(label):
+    # the shapes task trains on mirrored scenes too: that must not change any shape's class or look
+    from attnviz.vision.shape_scenes import shape_distance
+
+    rng = np.random.default_rng(label)
+    u, v = rng.uniform(-1.3, 1.3, (2, 5000))
+    np.testing.assert_allclose(shape_distance(label, u, v), shape_distance(label, -u, v), atol=1e-9)
+    inside = shape_distance(label, u, v) <= 0
+    assert 0.1 < inside.mean() < 0.7  # a real shape, not empty or everything
