@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-
-import numpy as np
+import math
 
 from attnviz.commands.common import add_input_args, add_model_args, load_from_args
 
@@ -27,12 +26,14 @@ def add_parser(sub) -> None:
 _PART_NAMES = {"self": "self-attention", "cross": "cross-attention", "enc": "encoder self-attention"}
 
 
-def _vec(a: np.ndarray) -> str:
+def _vec(a) -> str:
+    import numpy as np  # not at module level: every `attnviz` start imports this module
+
     return np.array2string(np.asarray(a), precision=4, suppress_small=True, max_line_width=110, threshold=10**6)
 
 
 def _num(x: float) -> str:
-    return f"{x:10.4f}" if np.isfinite(x) else f"{x:>10}"
+    return f"{x:10.4f}" if math.isfinite(x) else f"{x:>10}"
 
 
 def format_steps(s, model_name: str) -> str:
