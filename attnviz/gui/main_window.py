@@ -13,10 +13,11 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from attnviz import __version__
 from attnviz.gui.dialogs.notice_bar import NoticeBar
+from attnviz.gui.panels import figure_actions
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
 from attnviz.gui.panels.model_panel import ModelPanel
@@ -356,56 +357,16 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         self.notice_shown.emit(text, level)
 
     def current_figure(self):
-        """The view "export the current figure" draws: the walkthrough's sub-tab, else the first view
-        on screen in the Attention tab (the training tab exports its curves widget)."""
-        page = self.tabs.currentWidget()
-        if page is self.walkthrough_page and self.walkthrough is not None:
-            return self.walkthrough.current_view()
-        if page is self.views_area:
-            shown = self.views_area.visible_views()
-            focus = QApplication.focusWidget()
-            for view in shown:  # the view holding the keyboard focus wins
-                if focus is not None and (focus is view or view.isAncestorOf(focus)):
-                    return view
-            return shown[0] if shown else None
-        return page
+        """The view "export the current figure" draws (see panels/figure_actions.py)."""
+        return figure_actions.current_figure(self)
 
     def export_figure(self) -> None:
         """Export… : the current view, re-drawn at the chosen slide size, as PNG, SVG or PDF."""
-        from attnviz.errors import AttnvizError
-        from attnviz.export.dialog import ExportDialog, export_current_view
-
-        view = self.current_figure()
-        if view is None:
-            self.notify("nothing to export yet: load a model and an input", "info")
-            return
-        name = f"{type(view).__name__.removesuffix('View').removesuffix('Widget').lower()}.png"
-        dialog = ExportDialog(name, parent=self, cmap=getattr(self.view_style, "cmap", "viridis"))
-        if dialog.exec() != ExportDialog.Accepted:
-            return
-        try:
-            path = export_current_view(view, self.trace, self.selection.state, dialog.path.text(),
-                                       dialog.options(), dialog.style())
-        except AttnvizError as exc:
-            self.notify(str(exc), "error")
-            return
-        self.notify(f"exported {path}", "info")
+        figure_actions.export_figure(self)
 
     def copy_figure(self) -> None:
         """Copy the current view to the clipboard as a slide-sized image."""
-        from attnviz.errors import AttnvizError
-        from attnviz.export.dialog import copy_current_view
-
-        view = self.current_figure()
-        if view is None:
-            self.notify("nothing to copy yet: load a model and an input", "info")
-            return
-        try:
-            copy_current_view(view, self.trace, self.selection.state)
-        except AttnvizError as exc:
-            self.notify(str(exc), "error")
-            return
-        self.notify("figure copied to the clipboard (1920×1080)", "info")
+        figure_actions.copy_figure(self)
 
     def show_about(self) -> None:
         from attnviz.gui.dialogs.about_dialog import AboutDialog
