@@ -145,8 +145,9 @@ def test_about_lists_versions_and_device(make_window, qtbot):
     box.deleteLater()
 
 
-def test_export_is_wired_but_disabled_until_it_exists(make_window):
+def test_export_and_copy_actions_are_enabled(make_window):
     win = make_window(start=False)
     act = win.actions_["export"]
-    assert not act.isEnabled() and "export" in act.toolTip().lower()
+    assert act.isEnabled() and "export" in act.toolTip().lower()
     assert act.shortcut().toString() == "Ctrl+E"
+    assert win.actions_["copy_figure"].shortcut().toString() == "Ctrl+Shift+C"
