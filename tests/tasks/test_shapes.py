@@ -45,6 +45,7 @@ def test_train_and_held_out_ids_are_disjoint():
 
 def test_training_batches_never_show_a_held_out_scene():
     task = ShapesTask()
+    task.n_train = 1000  # a smaller pool, built faster: disjointness does not depend on its size
     held, _, _ = task.held_out(n=1000)
     held_bytes = {img.tobytes() for img in held}
     assert len(held_bytes) == 1000
@@ -149,8 +150,7 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
     assert loaded.info["preprocess"] == task.info()["preprocess"]
     metrics = task.evaluate(loaded)  # the same held-out scenes as at training time
     assert metrics == pytest.approx(doc["metrics"], abs=1e-9)
-    # the accuracy target (0.97) is checked, and its current miss recorded, in test_bundled_models.py
-    assert metrics["pointing_game"] >= 0.90
+    assert metrics["accuracy"] >= 0.97 and metrics["pointing_game"] >= 0.90
     samples = sample_images()
     assert task.example_input() == samples["shapes-star"]
     for label, name in enumerate(SHAPES):

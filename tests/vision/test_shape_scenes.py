@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnviz.vision.shape_scenes import (
-    MASK_COVERAGE, SCENE_SIZE, SHAPES, draw_params, make_scene, make_scenes, render_scene,
+    CROSS_ARM, MASK_COVERAGE, SCENE_SIZE, SHAPES, draw_params, make_scene, make_scenes, render_scene,
 )
 
 IDS = [0, 1, 2, 3, 4, 17, 1234, 99_999, (1 << 40) + 5]
@@ -64,7 +64,7 @@ def _area(name: str) -> float:
         "circle": np.pi,
         "square": 1.5 ** 2,
         "triangle": 3 * np.sqrt(3) / 4,
-        "cross": 2 * (0.6 * 2.0) - 0.6 ** 2,
+        "cross": 2 * (2 * CROSS_ARM * 2.0) - (2 * CROSS_ARM) ** 2,  # two bars, the centre counted once
         "star": 5 * 1.0 * 0.45 * np.sin(np.pi / 5),  # ten triangles (outer 1, inner 0.45, 36° apart)
     }[name]
 
