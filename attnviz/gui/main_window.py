@@ -37,11 +37,11 @@ log = logging.getLogger(__name__)
 # shown by text models whose task gives no example (e.g. a model folder trained elsewhere)
 FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
 
-# Qt-free modules the views, the walkthrough and the training panel import: loaded on a worker first,
-# so importing those Qt modules on the GUI thread afterwards is quick
-VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.analysis.sandbox",
-                     "attnviz.analysis.permutation", "attnviz.whatif", "attnviz.pipeline", "attnviz.tasks",
-                     "attnviz.training.snapshots")
+# Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
+# GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
+# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
+# with torch's for the one interpreter lock, and delays the map.
+VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.pipeline")
 
 
 def _import_pyqtgraph() -> None:
@@ -73,7 +73,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
                  image: str | None = None, presentation: bool | None = None, autostart: bool = True):
         super().__init__()
         self.autostart = autostart  # start() after the first paint (tests may start by hand)
-        self._painted = self._started = self.warm = False
+        self._painted = self._started = self._pages_started = self._first_run_over = self.warm = False
         self.settings = settings or AppSettings()
         self.selection = Selection()
         self.loaded = None
@@ -186,7 +186,10 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
         run_job(import_modules_job, list(VIEW_DEPENDENCIES), on_result=self._view_dependencies_ready,
                 on_error=self.notify)
-        QTimer.singleShot(0, self, _import_pyqtgraph)  # meanwhile: it needs no torch
+        # meanwhile, on this thread: pyqtgraph needs no torch. Importing it first and alone stalls the
+        # event loop less (~0.5 s instead of ~0.9 s) but puts the first map ~0.5 s later (measured):
+        # torch's import waits on disk and dlopen part of the time, and pyqtgraph's fills those gaps.
+        QTimer.singleShot(0, self, _import_pyqtgraph)
 
     def _view_dependencies_ready(self, _imported) -> None:
         from attnviz.gui.workers import gc_paused
@@ -203,7 +206,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         if state is not None:
             self.views_area.restoreState(state)
         self.views_ready.emit()
-        QTimer.singleShot(0, self, self._install_pages)  # after the views have painted
+        self._prepare_pages()
 
     # -- models ------------------------------------------------------------------------------------
     def load_model(self, ref: str | None) -> None:
@@ -293,6 +296,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
             self._show_run(value)
 
     def _lane_error(self, kind: str, message: str) -> None:
+        self._prepare_pages(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
             self.notify(f"cannot load the model: {message}", "error")
             self.model_panel.set_current(self.model_ref)
@@ -321,6 +325,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
             f"{trace.meta.get('model_name', '')} · {len(trace.tokens)} positions · "
             f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
         self.trace_shown.emit(trace)
+        self._prepare_pages()
 
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")

@@ -112,3 +112,18 @@ def test_vision_model_first_input_is_an_image(make_window, qtbot, missing, tmp_p
     assert win.trace.grid == (4, 4)
     assert win.input_panel.strip.isHidden()
     assert not win.input_panel.image.preview.pixmap().isNull()
+
+
+def test_pages_wait_for_the_first_map_and_follow_a_failed_load(make_window, qtbot, tmp_path):
+    ok = make_window(start=False, model="tiny-encoder")
+    with qtbot.waitSignal(ok.trace_shown, timeout=60000):
+        ok.start()
+    qtbot.waitUntil(lambda: ok.training is not None and ok.walkthrough is not None, timeout=60000)
+    # a first model that cannot load: the notice says why, and the Training page is still built
+    # (training a model is the way on from there)
+    bad = make_window(start=False, model=str(tmp_path / "no-such-model"))
+    with qtbot.waitSignal(bad.notice_shown, timeout=60000) as got:
+        bad.start()
+    assert got.args[1] == "error" and "cannot load the model" in got.args[0]
+    qtbot.waitUntil(lambda: bad.training is not None, timeout=60000)
+    assert bad.trace is None

@@ -14,15 +14,32 @@ from PySide6.QtWidgets import QApplication
 from attnviz.gui.panels.appearance import compose_style, fill_page, presentation_font
 from attnviz.gui.workers import import_modules_job, run_job
 
-__all__ = ["WindowPagesMixin", "WARM_UP_MODULES"]
+__all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES"]
 
+# Qt-free modules the Training and Walkthrough pages import, loaded on a worker before the pages are
+# built on the GUI thread
+PAGE_DEPENDENCIES = ("attnviz.analysis.sandbox", "attnviz.analysis.permutation", "attnviz.whatif",
+                     "attnviz.tasks", "attnviz.training.snapshots")
+# torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; importing that in
+# the background once the pages are built keeps the first training start free of import hiccups
 WARM_UP_MODULES = ("torch._dynamo", "attnviz.training.loop")
 
 
 class WindowPagesMixin:
     """Builds the heavy tab pages once their modules are imported, and applies the view style."""
 
-    def _install_pages(self) -> None:
+    def _prepare_pages(self, first_run_over: bool = False) -> None:
+        """Once the views and the first attention map are on screen (or the first model or input
+        failed): import the pages' dependencies on a worker, then build the pages. Before that,
+        every import would delay the first map."""
+        self._first_run_over = self._first_run_over or first_run_over or self.trace is not None
+        if self._pages_started or not self.views_area.views or not self._first_run_over:
+            return
+        self._pages_started = True
+        run_job(import_modules_job, list(PAGE_DEPENDENCIES), on_result=self._install_pages,
+                on_error=self.notify)
+
+    def _install_pages(self, _imported=None) -> None:
         """The Training and Walkthrough tabs (their Qt modules are imported here, on the GUI thread)."""
         if self.training is None:
             from attnviz.gui.panels.training_panel import TrainingPanel
@@ -46,8 +63,6 @@ class WindowPagesMixin:
         # start-up is over: what it built lives for the session; later collections skip it
         gc.freeze()
         if not self.warm:
-            # torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; doing
-            # that now, in the background, keeps the first training start free of import hiccups
             run_job(import_modules_job, list(WARM_UP_MODULES), on_result=self._warmed_up)
 
     def _warmed_up(self, _done) -> None:
