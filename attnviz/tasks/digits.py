@@ -21,7 +21,8 @@ from attnviz.models.config import ModelConfig
 from attnviz.tasks.base import Batch, Task
 from attnviz.vision.preprocess import normalise
 
-__all__ = ["DigitsTask", "digit_images", "digit_variants", "split_indices", "IMAGE_SIZE", "JITTER"]
+__all__ = ["DigitsTask", "digit_images", "digit_variants", "load_digits_arrays", "split_indices", "IMAGE_SIZE",
+           "JITTER"]
 
 IMAGE_SIZE = 16
 SPLIT_SEED = 1797  # fixed, not the task seed: a model and its evaluation must agree on the held-out set
@@ -33,15 +34,39 @@ JITTER = 0.25  # sub-pixel offsets of the training variants, in original (8×8) 
 
 
 @lru_cache(maxsize=1)
+def load_digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's digits: images float64 (1797, 8, 8) in 0…16 and labels int64 (1797,).
+
+    Read straight from the CSV scikit-learn ships (what ``load_digits`` reads) when it is where
+    ``load_digits`` keeps it: importing ``sklearn`` itself costs ~1.6 s (scipy), more than the
+    whole rest of loading the digits model in the app. Falls back to ``load_digits``.
+    """
+    import gzip
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("sklearn")  # finds the package without importing it
+    if spec is not None and spec.submodule_search_locations:
+        csv = Path(list(spec.submodule_search_locations)[0]) / "datasets" / "data" / "digits.csv.gz"
+        if csv.is_file():
+            with gzip.open(csv, "rt") as fh:
+                data = np.loadtxt(fh, delimiter=",")
+            return data[:, :-1].reshape(-1, 8, 8), data[:, -1].astype(np.int64)
+    from sklearn.datasets import load_digits
+
+    ref = load_digits()
+    return ref.images.astype(np.float64), ref.target.astype(np.int64)
+
+
+@lru_cache(maxsize=1)
 def digit_variants() -> np.ndarray:
     """uint8 (9, N, 16, 16): every digit enlarged bilinearly, sampled at offsets (dy, dx) ∈ {−J, 0, J}².
 
     Variant 4 is the plain enlargement (no offset). Edges are clamped, as PIL does for user images.
     """
     import torch.nn.functional as F
-    from sklearn.datasets import load_digits
 
-    small = torch.from_numpy(load_digits().images[:, None] / 16.0).float()  # (N, 1, 8, 8) in [0, 1]
+    small = torch.from_numpy(load_digits_arrays()[0][:, None] / 16.0).float()  # (N, 1, 8, 8) in [0, 1]
     n = len(small)
     out = []
     for dy in (-JITTER, 0.0, JITTER):
@@ -59,9 +84,7 @@ def digit_variants() -> np.ndarray:
 @lru_cache(maxsize=1)
 def digit_images() -> tuple[np.ndarray, np.ndarray]:
     """All 1 797 digits as uint8 (N, 16, 16) images (ink bright on black) and their labels (N,)."""
-    from sklearn.datasets import load_digits
-
-    return digit_variants()[4], load_digits().target.astype(np.int64)
+    return digit_variants()[4], load_digits_arrays()[1]
 
 
 @lru_cache(maxsize=1)

@@ -100,3 +100,17 @@ def test_text_strips_follow_the_selected_query(qtbot):
     os.makedirs(SHOTS, exist_ok=True)
     QApplication.processEvents()  # let pending layout requests apply before the picture
     assert view.grab().save(f"{SHOTS}/rollout_text.png")
+
+
+def test_controls_wrap_in_a_narrow_dock(qtbot):
+    view, _ = make(qtbot, sample_trace("vit"))
+    assert view.minimumSizeHint().width() < 420  # one row of all controls needs ~700 px
+    view.resize(380, 700)
+    qtbot.wait(50)
+    tops = {w.geometry().top() for w in (view.fusion.parentWidget(), view.opacity.parentWidget())}
+    assert len(tops) == 2  # the overlay control went to a later line
+    for w in (view.fusion, view.discard, view.residual, view.start_layer, view.opacity):
+        assert w.isVisible() and w.width() > 0
+    view.resize(1200, 800)
+    qtbot.wait(50)
+    assert view.fusion.parentWidget().geometry().top() == view.opacity.parentWidget().geometry().top()

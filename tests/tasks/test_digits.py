@@ -201,3 +201,15 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
         assert trace["rollout"].shape == (17, 17) and trace.grid == (4, 4)
         correct += int(pred.argmax()) == d
     assert correct == 10  # typical held-out digits; the model is ≥ 98 % accurate
+
+
+def test_digits_read_without_scikit_learn_equal_load_digits():
+    from sklearn.datasets import load_digits
+
+    from attnviz.tasks.digits import load_digits_arrays
+
+    images, labels = load_digits_arrays()
+    ref = load_digits()
+    np.testing.assert_array_equal(images, ref.images)
+    np.testing.assert_array_equal(labels, ref.target)
+    assert images.shape == (1797, 8, 8) and labels.dtype == np.int64

@@ -19,6 +19,7 @@ from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.gui.views.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
+from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_strip import TokenStripItem
@@ -94,12 +95,12 @@ class RolloutView(BaseView):
         self.start_layer = QSpinBox()
         self.opacity = _slider(0, 100, 60)
         self.values_label = QLabel()
+        row = FlowRow()  # wraps in a narrow dock instead of forcing it ~700 px wide
         for text, w in (("heads:", self.fusion), ("discard", self.discard), ("residual", self.residual),
                         ("start layer", self.start_layer), ("overlay", self.opacity)):
-            c.addWidget(QLabel(text))
-            c.addWidget(w)
-        c.addWidget(self.values_label)
-        c.addStretch(1)
+            row.add_labelled(text, w)
+        row.add(self.values_label)
+        c.addWidget(row, 1)
         self.fusion.currentIndexChanged.connect(self.schedule)
         self.discard.valueChanged.connect(self.schedule)
         self.residual.valueChanged.connect(self.schedule)
