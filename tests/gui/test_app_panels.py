@@ -163,6 +163,11 @@ def test_image_input_runs_and_undecodable_file_gives_a_notice(make_window, qtbot
     shown = [(e[1], e[2]) for e in win.prediction_panel.bars.entries]
     order = np.argsort(-trace["prediction"], kind="stable")
     assert shown == [(labels[i], pytest.approx(float(trace["prediction"][i]))) for i in order]
+    # a small classifier: the app captures attention gradients, so the Rollout view has all three maps
+    assert all(f"L{i}.grad" in trace for i in range(trace.n_layers))
+    win.views_area.docks["RolloutView"].raise_()
+    rollout = win.views_area.docks["RolloutView"].widget()
+    qtbot.waitUntil(lambda: rollout.maps is not None and rollout.maps.maps["grad"] is not None, timeout=10000)
 
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"this is not a png")

@@ -11,7 +11,7 @@ import time
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "DEFAULT_MODEL"]
+__all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "wants_gradients", "DEFAULT_MODEL"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,18 @@ def _sample_images() -> dict:
         return {}
 
 
+# the Rollout view's gradient rollout needs d(class logit)/d(attention): one backward pass, worth it
+# while it stays cheap (a bundled model's takes ~1-3 ms)
+GRAD_MAX_PARAMS = 20_000_000
+
+
+def wants_gradients(loaded) -> bool:
+    """Capture attention gradients for classifiers small enough to backpropagate on every keystroke."""
+    if loaded.config.head != "classify":
+        return False
+    return sum(p.numel() for p in loaded.model.parameters()) <= GRAD_MAX_PARAMS
+
+
 def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
     """Run the model on text or an image and capture a Trace (+ the token strip for text)."""
     # token_strip is a Qt module, but already imported by the window (GUI thread): only a lookup here
@@ -88,7 +100,7 @@ def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
     from attnviz.pipeline import run_trace
 
     t0 = time.perf_counter()
-    trace = run_trace(loaded, text=text, image=image, truncate=True)
+    trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded))
     strip = None
     if text is not None:
         if trace.src_tokens:  # encoder–decoder: the strip shows what the encoder read

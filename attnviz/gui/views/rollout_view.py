@@ -21,7 +21,7 @@ from attnviz.gui.views.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
-from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.title import make_caption, make_title, set_title
 from attnviz.gui.widgets.token_strip import TokenStripItem
 
 __all__ = ["RolloutView"]
@@ -37,6 +37,13 @@ def _slider(lo: int, hi: int, value: int) -> QSlider:
     s.setValue(value)
     s.setFixedWidth(110)
     return s
+
+
+def _two_lines(note: str) -> str:
+    """"rollout (mean, residual 0.50, from layer 0)" → name over details: three panels side by side
+    must fit a dock half the window wide, and one-line captions made the figure ~900 px wide."""
+    name, sep, rest = note.partition(" (")
+    return f"{name}<br>{rest.rstrip(')')}" if sep else note
 
 
 class RolloutView(BaseView):
@@ -60,7 +67,7 @@ class RolloutView(BaseView):
         self.image_body = pg.GraphicsLayout()
         self.panels = {}
         for col, name in enumerate(NAMES):
-            label = make_title()
+            label = make_caption()
             vb = pg.ViewBox(invertY=True, enableMenu=False, lockAspect=True)
             vb.setAspectLocked(True)
             vb.setMouseEnabled(False, False)
@@ -72,6 +79,7 @@ class RolloutView(BaseView):
             vb.addItem(heat)
             self.image_body.addItem(label, row=0, col=col)
             self.image_body.addItem(vb, row=1, col=col)
+            self.image_body.layout.setColumnStretchFactor(col, 1)  # equal columns
             self.panels[name] = (label, vb, picture, heat)
 
     def _build_text_strips(self) -> None:
@@ -167,8 +175,8 @@ class RolloutView(BaseView):
         vmax = m.vmax if self.style.scale == "max" else 1.0
         self.bar.set_levels(0.0, vmax)
         who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
-        set_title(self.title_item, f"Where does {who} get its information? · one colour scale for all maps",
-                  self.style)
+        set_title(self.title_item, f"Where does {who} get its information?<br>"
+                  f"<span style='font-size: small'>one colour scale for all three maps</span>", self.style)
         if self._body is self.image_body:
             self._draw_images(vmax)
         else:
@@ -191,7 +199,7 @@ class RolloutView(BaseView):
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
-            set_title(label, note if values is not None else "gradient rollout: no gradients captured",
+            set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
                       self.style, 1.0)
             if values is None:
                 heat.clear()
