@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTabBar
 
 from attnviz.gui.main_window import FALLBACK_TEXT
 from attnviz.gui.settings import AppSettings
@@ -27,6 +29,10 @@ def test_opens_a_bundled_model_with_an_example(make_window, qtbot):
     shown = win.views_area.visible_views()
     assert shown and all(v.trace is trace for v in shown)
     assert win.prediction_panel.mode == "classes"
+    # tabbed docks show whole names ("Attention distance", not "Attentio…") and scroll when crowded
+    qtbot.waitUntil(lambda: bool(win.views_area.findChildren(QTabBar)), timeout=5000)
+    qtbot.waitUntil(lambda: all(b.elideMode() == Qt.TextElideMode.ElideNone
+                                for b in win.views_area.findChildren(QTabBar)), timeout=5000)
 
 
 def test_command_line_model_and_text_win(make_window, qtbot):

@@ -8,7 +8,7 @@ import re
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize  # noqa: E402
+from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize, Qt  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 from PySide6.QtSvg import QSvgGenerator  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -55,6 +55,9 @@ def test_view_contract(qtbot, cls, traces):
     qtbot.wait(300)  # background statistics arrive
     view.set_style(PRESETS["presentation"])
     view.set_style(PRESETS["dark"])
+    QApplication.processEvents()
+    # long titles wrap: every figure fits a dock a third of a 1280-px screen, even in presentation fonts
+    assert view.figure.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() <= 400
     texts = svg_texts(view)
     assert texts, f"{cls.__name__} exported no text"
     img = QImage(800, 500, QImage.Format_ARGB32)

@@ -12,8 +12,8 @@ import importlib
 import logging
 import pkgutil
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
 __all__ = ["ViewsArea", "discover_view_classes", "PREFERRED_ORDER"]
 
@@ -69,6 +69,7 @@ class ViewsArea(QMainWindow):
         self._dirty: set[int] = set()
         self._visible: list[bool] = []
         self._trace = None
+        self._unelide_pending = False
 
     def install(self, classes: list[type], selection, style) -> None:
         """Create the views (GUI thread) and dock them: the single-head readings on the left (55 %),
@@ -117,6 +118,21 @@ class ViewsArea(QMainWindow):
         if self._trace is not None:
             self.set_trace(self._trace)
         self.views_installed.emit()
+
+    def childEvent(self, event) -> None:
+        # Qt makes a tab bar for each group of tabbed docks (and anew on restoreState); its default
+        # elides the names to "M…", "Attentio…": show whole names and scroll instead
+        # (at ChildAdded the child is not a QTabBar yet: look once the event loop runs again)
+        super().childEvent(event)
+        if event.type() == QEvent.Type.ChildAdded and not getattr(self, "_unelide_pending", True):
+            self._unelide_pending = True
+            QTimer.singleShot(0, self, self._unelide_tabs)
+
+    def _unelide_tabs(self) -> None:
+        self._unelide_pending = False
+        for bar in self.findChildren(QTabBar):
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
 
     def _shown(self, i: int, visible: bool) -> None:
         # Qt says when a dock appears or disappears, including its tab being selected in a tab group

@@ -21,7 +21,7 @@ from attnviz.gui.views.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
-from attnviz.gui.widgets.title import make_caption, make_title, set_title
+from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_strip import TokenStripItem
 
 __all__ = ["RolloutView"]
@@ -67,7 +67,7 @@ class RolloutView(BaseView):
         self.image_body = pg.GraphicsLayout()
         self.panels = {}
         for col, name in enumerate(NAMES):
-            label = make_caption()
+            label = make_title()
             vb = pg.ViewBox(invertY=True, enableMenu=False, lockAspect=True)
             vb.setAspectLocked(True)
             vb.setMouseEnabled(False, False)

@@ -1,24 +1,18 @@
-"""Figure titles that take only the height of their text (a plain LabelItem grows with the layout)."""
+"""Figure titles and captions: they take only the height of their text (a plain LabelItem grows with the
+layout) and wrap to the width they are given (a plain LabelItem's minimum width is its text's)."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.gui.style import ViewStyle
 
-__all__ = ["make_title", "make_caption", "set_title"]
+__all__ = ["make_title", "set_title"]
 
 
-def make_title() -> pg.LabelItem:
-    """A centred LabelItem whose height is fixed to its text."""
-    item = pg.LabelItem("", justify="center")
-    item.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-    return item
-
-
-class _Caption(pg.LabelItem):
+class _WrappingLabel(pg.LabelItem):
     """A LabelItem that wraps its text to the width it is given instead of claiming the text's width,
     so panels side by side get equal columns and a narrow dock wraps the caption (lines centred)."""
 
@@ -34,6 +28,11 @@ class _Caption(pg.LabelItem):
             self.item.setTextWidth(width)
         super().resizeEvent(ev)
 
+    def sizeHint(self, hint, constraint):
+        # Qt may still ask while the Python side is torn down (a closed view): answer "no size"
+        size = getattr(self, "_sizeHint", {}).get(hint)
+        return QSizeF(*size) if size is not None else QSizeF(0, 0)
+
     def updateMin(self):
         super().updateMin()
         # pyqtgraph makes the text width the minimum and preferred width; keep only the height
@@ -44,9 +43,10 @@ class _Caption(pg.LabelItem):
         self.updateGeometry()
 
 
-def make_caption() -> pg.LabelItem:
-    """A centred caption over one panel of a row: fixed height, no minimum width."""
-    item = _Caption("", justify="center")
+def make_title() -> pg.LabelItem:
+    """A centred title or panel caption: height fixed to its (wrapped) text, no minimum width, so a
+    long title in a narrow dock wraps instead of pushing the figure out of view."""
+    item = _WrappingLabel("", justify="center")
     item.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     return item
 
