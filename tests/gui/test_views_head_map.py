@@ -186,3 +186,19 @@ def test_screenshot(make_view):
     os.makedirs(SHOTS, exist_ok=True)
     QApplication.processEvents()  # let pending layout requests apply before the picture
     assert view.grab().save(f"{SHOTS}/head_map.png")
+
+
+def test_rotated_labels_stay_inside_the_axis_cache(make_view):
+    # the axis is drawn through a pixmap cache the size of its bounding rectangle: the 45° labels
+    # run left past the axis' own rectangle and were cut ("‹CLS]") until the rectangle included them
+    import math
+
+    trace = sample_trace("encoder", T=24)
+    view, sel = make_view(trace)
+    view.resize(420, 500)
+    QApplication.processEvents()
+    axis = view.heatmap.bottom
+    assert axis.rotated
+    first = axis.style.metrics().horizontalAdvance(axis._text(0))
+    left = axis._local(axis.centers[0]) - first * math.cos(math.radians(axis.ANGLE))
+    assert axis.boundingRect().left() <= left

@@ -134,7 +134,17 @@ class TokenAxisItem(pg.GraphicsWidget):
                 need = fm.height() / math.sin(math.radians(self.ANGLE)) * 1.05
         self.stride = max(1, math.ceil(need / px)) if px > 0 else 1
 
+    def boundingRect(self) -> QRectF:
+        # rotated labels end at their cell and run left, past the axis' own rectangle (the first
+        # ones over the empty corner under the row labels): the cached pixmap must include them
+        r = super().boundingRect()
+        if self.rotated and self.orientation != "left":
+            overhang = (self._max_text_w() + 2) * math.cos(math.radians(self.ANGLE)) + self._metrics().height()
+            r = r.adjusted(-overhang, 0, 0, 0)
+        return r
+
     def _update_size(self) -> None:
+        self.prepareGeometryChange()  # rotation and label widths change the bounding rectangle
         self._layout()
         fm = self._metrics()
         text_w = self._max_text_w()
