@@ -306,8 +306,10 @@ class MainWindow(WindowPagesMixin, QMainWindow):
             self.notify(message, "warning")
 
     def _show_run(self, res) -> None:
-        trace = self.trace = res.trace
+        previous, trace = self.trace, res.trace
+        self.trace = trace
         self.views_area.set_trace(trace)
+        self._follow_task_query(previous, trace)
         self.prediction_panel.set_trace(trace)
         if res.strip is not None:
             self.input_panel.set_strip(res.strip)
@@ -326,6 +328,16 @@ class MainWindow(WindowPagesMixin, QMainWindow):
             f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
         self.trace_shown.emit(trace)
         self._prepare_pages()
+
+    def _follow_task_query(self, previous, trace) -> None:
+        """Select the token where the task reads its answer ("it" for coref: the it → animal lesson),
+        unless the user picked another one; typing keeps following it as it moves."""
+        index = trace.meta.get("query_index")
+        if index is None:
+            return
+        followed = previous.meta.get("query_index") if previous is not None else None
+        if self.selection.query is None or self.selection.query == followed:
+            self.selection.update(query=int(index))
 
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")

@@ -128,6 +128,23 @@ def test_clicking_a_token_selects_it_everywhere(make_window, qtbot):
     assert win.selection.query == 2 and strip.selected == 2
 
 
+def test_the_token_a_task_answers_at_is_selected_until_the_user_picks_another(make_window, qtbot):
+    from pathlib import Path
+
+    coref = Path(__file__).resolve().parents[2] / "assets" / "models" / "coref"
+    if not (coref / "config.json").exists():
+        pytest.skip("the bundled coref model is not built")
+    win = _ready(make_window, qtbot, model=str(coref), text="the animal didn't cross the street because it was tired")
+    assert win.trace.tokens[win.selection.query] == "it"  # the it → animal lesson is on screen at once
+    win.input_panel.set_text("yesterday the animal didn't cross the street because it was tired")
+    qtbot.waitUntil(lambda: win.trace.meta["input_text"].startswith("yesterday"), timeout=30000)
+    assert win.selection.query == win.trace.meta["query_index"] == 9  # "it" moved one to the right
+    win.selection.update(query=2)  # the user picks "animal": typing no longer moves the selection
+    win.input_panel.set_text("the animal didn't cross the street because it was tired")
+    qtbot.waitUntil(lambda: win.trace.meta["input_text"].startswith("the"), timeout=30000)
+    assert win.selection.query == 2
+
+
 def test_text_longer_than_the_model_is_truncated_with_a_notice(make_window, qtbot):
     win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
     long_text = " ".join(["the cat sat on the mat"] * 4)  # 24 words + [CLS], the model takes 12

@@ -165,8 +165,11 @@ class MatrixGrid(QWidget):
         left, top, bottom = self._margins()
         rows, cols = self.values.shape if self.values.size else (1, 1)
         fm = QFontMetricsF(self._fonts()[2])
-        width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20)
-        return QSize(int(width), int(top + min(rows, 40) * 2 + bottom))
+        width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20,
+                    self._title_width())  # "W_Q  64 × 16": the shape is part of the lesson, never cut
+        # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
+        cell_h = 12 if rows <= 4 else 2
+        return QSize(int(width), int(top + min(rows, 40) * cell_h + bottom))
 
     def _margins(self) -> tuple[float, float, float]:
         return self._memoized("margins", self._measure_margins)
