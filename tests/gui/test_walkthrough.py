@@ -271,6 +271,22 @@ def test_whatif_scale_none_sharpens_attention(tmp_path, qtbot):
     c = panel.comparison
     assert c.whatif.scale == "none" and c.entropy_after.mean() < c.entropy_before.mean()
     assert any("saturates" in lab.text() for lab in panel.board.items if hasattr(lab, "text"))
+    # the figure fits beside the controls in a 1200-px window (no horizontal scrolling)
+    assert panel.figure_widget.minimumSizeHint().width() <= 1200 - 360
+
+
+def test_a_narrow_grid_stacks_its_shape_under_its_name(qtbot):
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    grid = MatrixGrid("W_Q")
+    grid.set_data(np.zeros((64, 16)), title="W_Q", subtitle="64 × 16")
+    title_w, sub_w = grid._title_parts()
+    _shown(qtbot, grid, size=(int(title_w + sub_w) + 10, 400))
+    assert not grid._subtitle_below()
+    top = grid._margins()[1]
+    grid.resize(int(max(title_w, sub_w)) + 2, 400)
+    assert grid._subtitle_below() and grid._margins()[1] > top  # a second title line, never a cut
+    assert grid.minimumSizeHint().width() >= max(title_w, sub_w)
 
 
 def test_page_mounts_all_four(gqa_decoder, qtbot):

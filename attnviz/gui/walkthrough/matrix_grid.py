@@ -9,6 +9,8 @@ Everything is drawn with QPainter, so SVG/PDF exports keep the numbers as text.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QTransform
@@ -156,23 +158,36 @@ class MatrixGrid(QWidget):
             width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
         return width
 
-    def _title_width(self) -> float:
+    def _title_parts(self) -> tuple[float, float]:
+        """Widths of the title (with its gap) and of the subtitle ("64 × 16")."""
         _, title_font, label_font = self._fonts()
-        return self._memoized("title", lambda: QFontMetricsF(title_font).horizontalAdvance(f"{self.title}   ")
-                              + QFontMetricsF(label_font).horizontalAdvance(self.subtitle) + 4)
+        return self._memoized("title", lambda: (QFontMetricsF(title_font).horizontalAdvance(f"{self.title}   "),
+                                                QFontMetricsF(label_font).horizontalAdvance(self.subtitle) + 4))
+
+    def _title_width(self) -> float:
+        return sum(self._title_parts())
+
+    def _subtitle_below(self) -> bool:
+        """A narrow grid puts its subtitle under the title rather than cutting it off."""
+        return bool(self.subtitle) and 0 < self.width() < self._title_width()
 
     def minimumSizeHint(self) -> QSize:
         left, top, bottom = self._margins()
         rows, cols = self.values.shape if self.values.size else (1, 1)
         fm = QFontMetricsF(self._fonts()[2])
+        # title and subtitle ("W_Q", "64 × 16": the shape is part of the lesson) are never cut; a
+        # narrow grid stacks them
         width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20,
-                    self._title_width())  # "W_Q  64 × 16": the shape is part of the lesson, never cut
+                    *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
         cell_h = 12 if rows <= 4 else 2
-        return QSize(int(width), int(top + min(rows, 40) * cell_h + bottom))
+        return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
     def _margins(self) -> tuple[float, float, float]:
-        return self._memoized("margins", self._measure_margins)
+        left, top, bottom = self._memoized("margins", self._measure_margins)
+        if self._subtitle_below():
+            top += QFontMetricsF(self._fonts()[2]).height()
+        return left, top, bottom
 
     def _measure_margins(self) -> tuple[float, float, float]:
         num_font, title_font, label_font = self._fonts()
@@ -253,6 +268,8 @@ class MatrixGrid(QWidget):
         tw = ft.horizontalAdvance(f"{self.title}   ")
         p.setFont(label_font)
         p.setPen(QColor(st.foreground).lighter(160) if st.background != "#ffffff" else QColor("#606060"))
+        if self._subtitle_below():
+            tw, y0 = 0.0, y0 + ft.height()
         p.drawText(QRectF(tw, y0, max(self.width() - tw, 1), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
                    self.subtitle)
         if not self.values.size:

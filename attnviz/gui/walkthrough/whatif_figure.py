@@ -43,6 +43,10 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
         labels = _labels(tr, p.shape[-1])
         row.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
                                col_labels=labels))
+    board.add_row(row, stretch=5)
+    # the entropies get a row of their own: beside two attention maps they pushed the figure past
+    # the window's width
+    row = []
     T = c.before.probs(0).shape[-1]
     top = math.log(T)  # the entropy of a uniform row: the colour scale's honest top
     for name, ent, title in (("H_before", c.entropy_before, "entropy as trained"),
@@ -51,7 +55,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
                                row_labels=[f"L{i}" for i in range(ent.shape[0])],
                                col_labels=[f"h{h}" for h in range(ent.shape[1])],
                                subtitle=f"uniform: {top:.2f}"))
-    board.add_row(row, stretch=5)
+    board.add_row(row, stretch=2)
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"
