@@ -272,6 +272,7 @@ def test_whatif_scale_none_sharpens_attention(tmp_path, qtbot):
     assert c.whatif.scale == "none" and c.entropy_after.mean() < c.entropy_before.mean()
     assert any("saturates" in lab.text() for lab in panel.board.items if hasattr(lab, "text"))
     # the figure fits beside the controls in a 1200-px window (no horizontal scrolling)
+    qtbot.wait(10)  # the layout settles
     assert panel.figure_widget.minimumSizeHint().width() <= 1200 - 360
 
 
