@@ -21,6 +21,7 @@ from attnviz.gui.panels import figure_actions
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
 from attnviz.gui.panels.model_panel import ModelPanel
+from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
 from attnviz.gui.panels.window_actions import build_actions
@@ -79,6 +80,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         self.loaded = None
         self.model_ref = ""
         self.trace = None
+        self._new_model = False  # the next trace is a new model's first: choose its starting view
         self.training = None  # TrainingPanel, built once pyqtgraph and torch are loaded
         self.walkthrough = None  # WalkthroughPage (attnviz.gui.walkthrough), built likewise
         self._walkthrough_fed = (None, None, None)  # (model, trace, input) the walkthrough last got
@@ -116,6 +118,8 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         self.notice = NoticeBar(self)
         self.notice.closed.connect(lambda: self.statusBar().clearMessage())
         self.views_area = ViewsArea(self)
+        self.part_bar = PartBar(self.selection, self.views_area)
+        self.views_area.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.part_bar)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.views_area, "Attention")
@@ -228,6 +232,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         from attnviz.models.checkpoint import bundled_models
 
         loaded = self.loaded = res.loaded
+        self._new_model = True
         self.model_ref = res.ref
         bundled = res.ref in bundled_models()
         self.settings.last_model = res.ref
@@ -309,7 +314,8 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         previous, trace = self.trace, res.trace
         self.trace = trace
         self.views_area.set_trace(trace)
-        self._follow_task_query(previous, trace)
+        self.part_bar.set_trace(trace)
+        self._apply_trace_defaults(previous, trace)
         self.prediction_panel.set_trace(trace)
         if res.strip is not None:
             self.input_panel.set_strip(res.strip)
@@ -329,15 +335,25 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         self.trace_shown.emit(trace)
         self._prepare_pages()
 
-    def _follow_task_query(self, previous, trace) -> None:
-        """Select the token where the task reads its answer ("it" for coref: the it → animal lesson),
-        unless the user picked another one; typing keeps following it as it moves."""
+    def _apply_trace_defaults(self, previous, trace) -> None:
+        """What a lecture starts from, in one selection change (one redraw):
+
+        * a new model's first trace: cross-attention when there is one (the alignment of a
+          translation), else self-attention;
+        * the token where the task reads its answer ("it" for coref: the it → animal lesson), unless
+          the user picked another one; typing keeps following it as it moves.
+        """
+        changes = {}
+        if self._new_model:
+            self._new_model = False
+            changes["part"] = "cross" if trace.has_cross else "self"
         index = trace.meta.get("query_index")
-        if index is None:
-            return
-        followed = previous.meta.get("query_index") if previous is not None else None
-        if self.selection.query is None or self.selection.query == followed:
-            self.selection.update(query=int(index))
+        if index is not None:
+            followed = previous.meta.get("query_index") if previous is not None else None
+            if self.selection.query is None or self.selection.query == followed:
+                changes["query"] = int(index)
+        if changes:
+            self.selection.update(**changes)
 
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")

@@ -256,6 +256,29 @@ def test_translation_output_and_per_token_predictions(qtbot):
     assert panel.bars.entries[0][1] == "B" and "“y”" in panel.title.text()
 
 
+def test_an_encoder_decoder_opens_on_cross_attention_and_the_bar_switches_parts(make_window, qtbot):
+    from pathlib import Path
+
+    translate = Path(__file__).resolve().parents[2] / "assets" / "models" / "translate"
+    if not (translate / "config.json").exists():
+        pytest.skip("the bundled translate model is not built")
+    win = _ready(make_window, qtbot, model=str(translate), text="the big dog sees a small cat")
+    bar = win.part_bar
+    assert win.selection.part == "cross" and bar.buttons["cross"].isChecked()  # the alignment first
+    assert not bar.isHidden() and all(bar._action_of(b).isVisible() for b in bar.buttons.values())
+    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=30000)
+    head_map = win.views_area.docks["HeadMapView"].widget()
+    qtbot.waitUntil(lambda: "cross-attention" in head_map.heatmap.title.text, timeout=10000)
+    QTest.mouseClick(bar.buttons["enc"], Qt.MouseButton.LeftButton)
+    assert win.selection.part == "enc"
+    qtbot.waitUntil(lambda: "encoder self-attention" in head_map.heatmap.title.text, timeout=10000)
+    assert head_map.heatmap.bottom.labels == win.trace.src_tokens
+
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.load_model("tiny-encoder")  # one kind of attention: no bar, back to self-attention
+    assert bar.isHidden() and win.selection.part == "self"
+
+
 def test_a_view_behind_a_tab_catches_up_when_shown(make_window, qtbot):
     win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
     qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=60000)

@@ -1,0 +1,79 @@
+"""Which attention of an encoder–decoder the views show: decoder self, cross (decoder → encoder), encoder self.
+
+A tool bar over the attention views, shown only for traces that have more than one kind of attention.
+It writes ``Selection.part``; every view and the walkthrough read it from there.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QButtonGroup, QLabel, QToolBar, QToolButton
+
+__all__ = ["PartBar", "PARTS", "available_parts"]
+
+# (selection value, button text, tooltip)
+PARTS = (
+    ("enc", "encoder self-attention", "How the source tokens attend to each other (encoder layers)"),
+    ("cross", "cross-attention: decoder → encoder",
+     "Where each output token looks in the source: the alignment a translation model learns"),
+    ("self", "decoder self-attention", "How each output token attends to the output before it (causal)"),
+)
+
+
+def available_parts(trace) -> list[str]:
+    """The parts ``trace`` holds, in reading order (encoder, cross, decoder)."""
+    if trace is None:
+        return []
+    have = {"enc": bool(trace.n_enc_layers), "cross": bool(trace.has_cross), "self": True}
+    return [p for p, _, _ in PARTS if have[p]]
+
+
+class PartBar(QToolBar):
+    """Exclusive buttons for the attention parts of the current trace; hidden when there is only one."""
+
+    def __init__(self, selection, parent=None):
+        super().__init__("Attention part", parent)
+        self.setObjectName("PartBar")  # saved with the window layout
+        self.setMovable(False)
+        self.selection = selection
+        self.addWidget(QLabel(" Show: "))
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.buttons: dict[str, QToolButton] = {}
+        for part, text, tip in PARTS:
+            button = QToolButton(self)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setCheckable(True)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            self.group.addButton(button)
+            self.addWidget(button)
+            button.clicked.connect(lambda _checked=False, p=part: self.selection.update(part=p))
+            self.buttons[part] = button
+        selection.connect(self._selection_changed)
+        self._parts: list[str] = []
+        self.setVisible(False)
+
+    def set_trace(self, trace) -> None:
+        parts = available_parts(trace)
+        if parts != self._parts:
+            self._parts = parts
+            for part, button in self.buttons.items():
+                # QToolBar hides widgets through their actions, not the widgets themselves
+                self._action_of(button).setVisible(part in parts)
+            self.setVisible(len(parts) > 1)
+        self._check(self.selection.part)
+
+    def _action_of(self, button):
+        return next(a for a in self.actions() if self.widgetForAction(a) is button)
+
+    def _selection_changed(self, state, changed) -> None:
+        if "part" in changed:
+            self._check(state.part)
+
+    def _check(self, part: str) -> None:
+        # the part the views fall back to when the selection names one this trace lacks
+        shown = part if part in self._parts else "self"
+        button = self.buttons.get(shown)
+        if button is not None and not button.isChecked():
+            button.setChecked(True)
