@@ -294,3 +294,26 @@ def test_a_view_behind_a_tab_catches_up_when_shown(make_window, qtbot):
     dock.raise_()
     qtbot.waitUntil(lambda: dock.widget() in area.visible_views(), timeout=5000)
     assert dock.widget().trace is win.trace
+
+
+def test_token_strip_draws_short_inputs_cached_and_long_ones_in_view(qtbot):
+    from attnviz.gui.panels.token_strip import MAX_CACHED_WIDTH, StripData, TokenStrip
+
+    strip = TokenStrip()
+    qtbot.addWidget(strip)
+    strip.resize(600, 90)
+    strip.show()
+    chips = strip.strip
+    chips.set_data(StripData(["[CLS]", "the", "cat"], [2, 7, 9]))
+    first = chips.grab().toImage()
+    assert chips._pixmap is not None  # drawn once, reused by the next paints
+    chips.set_selected(1)  # a new selection redraws the chips
+    assert chips._pixmap is None
+    assert chips.grab().toImage() != first
+    many = [f"t{i}" for i in range(3000)]
+    chips.set_data(StripData(many, list(range(3000))))
+    assert chips.width() > MAX_CACHED_WIDTH
+    strip.horizontalScrollBar().setValue(strip.horizontalScrollBar().maximum())
+    image = strip.viewport().grab().toImage()
+    colours = {image.pixel(x, 20) for x in range(0, image.width(), 7)}
+    assert len(colours) > 2  # the chips at the end are drawn

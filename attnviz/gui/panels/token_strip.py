@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
 __all__ = ["StripData", "TokenStrip", "TokenStripWidget", "build_strip", "merge_path", "shown_token"]
@@ -63,6 +63,9 @@ def build_strip(tokenizer, tokens: list[str], title: str = "tokens") -> StripDat
     return StripData(tokens, ids, merges, title)
 
 
+MAX_CACHED_WIDTH = 8192  # px: longer strips are not cached in a pixmap (memory; Qt's 32767-px limit)
+
+
 class TokenStripWidget(QWidget):
     """Paints the chips; ``token_clicked(index)`` when one is clicked."""
 
@@ -75,6 +78,8 @@ class TokenStripWidget(QWidget):
         self.selected: int | None = None
         self._rects: list[QRectF] = []
         self._tips: list[str] = []
+        # the chips drawn once per input/selection: a keystroke repaints the window more than once
+        self._pixmap: QPixmap | None = None
         self.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(True)
 
@@ -83,12 +88,16 @@ class TokenStripWidget(QWidget):
         if self.selected is not None and self.selected >= len(data.tokens):
             self.selected = None
         self._layout()
-        self.update()
+        self._redraw()
 
     def set_selected(self, index: int | None) -> None:
         if index != self.selected:
             self.selected = index
-            self.update()
+            self._redraw()
+
+    def _redraw(self) -> None:
+        self._pixmap = None
+        self.update()
 
     def _rows(self) -> int:
         return 3 if any(self.data.merges) else 2
@@ -122,8 +131,26 @@ class TokenStripWidget(QWidget):
     def sizeHint(self) -> QSize:
         return self.size()
 
-    def paintEvent(self, _event) -> None:
+    def paintEvent(self, event) -> None:
+        ratio = self.devicePixelRatioF()
+        size = self.size() * ratio
+        if size.width() > MAX_CACHED_WIDTH:  # a very long input: draw the chips in view, uncached
+            p = QPainter(self)
+            self._paint_chips(p, QRectF(event.rect()))
+            p.end()
+            return
+        if self._pixmap is None or self._pixmap.size() != size:
+            self._pixmap = QPixmap(size)
+            self._pixmap.setDevicePixelRatio(ratio)
+            self._pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(self._pixmap)
+            self._paint_chips(painter)
+            painter.end()
         p = QPainter(self)
+        p.drawPixmap(0, 0, self._pixmap)
+        p.end()
+
+    def _paint_chips(self, p: QPainter, exposed: QRectF | None = None) -> None:
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         fm = QFontMetrics(self.font())
@@ -133,6 +160,8 @@ class TokenStripWidget(QWidget):
         dim = QColor(text_col)
         dim.setAlphaF(0.65)
         for i, r in enumerate(self._rects):
+            if exposed is not None and not r.intersects(exposed):
+                continue
             chosen = i == self.selected
             fill = pal.color(QPalette.ColorRole.Highlight) if chosen else pal.color(QPalette.ColorRole.AlternateBase)
             p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
@@ -152,7 +181,6 @@ class TokenStripWidget(QWidget):
             if self.data.merges and self.data.merges[i]:
                 p.drawText(QRectF(r.left(), y + sm.height(), r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
                            " ".join(self.data.merges[i]))
-        p.end()
 
     def index_at(self, x: float, y: float) -> int | None:
         for i, r in enumerate(self._rects):
@@ -179,8 +207,10 @@ class TokenStripWidget(QWidget):
 
     def changeEvent(self, ev) -> None:
         super().changeEvent(ev)
-        if ev.type() == QEvent.Type.FontChange and hasattr(self, "data"):
-            self._layout()
+        if ev.type() in (QEvent.Type.FontChange, QEvent.Type.PaletteChange) and hasattr(self, "data"):
+            if ev.type() == QEvent.Type.FontChange:
+                self._layout()
+            self._redraw()
 
 
 def shown_token(token: str) -> str:

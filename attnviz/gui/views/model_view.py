@@ -82,6 +82,7 @@ class ModelView(BaseView):
         self.stats: HeadStats | None = None
         self.res = None
         self._part = None
+        self._title_notes: tuple[str | None, str] = (None, "")  # (part, legend) of the last statistics
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels(["layer", "head", "entropy (nats)", "mean distance", "max weight"])
         self.table.setSortingEnabled(True)
@@ -189,8 +190,15 @@ class ModelView(BaseView):
 
     def _set_title(self) -> None:
         r, s = self.res, self.stats
-        notes = "" if s is None else " — under each: entropy (nats)" + (
-            f" · mean attention distance ({s.distance_unit})" if s.distance is not None else "")
+        if s is not None:
+            notes = " — under each: entropy (nats)" + (
+                f" · mean attention distance ({s.distance_unit})" if s.distance is not None else "")
+            self._title_notes = (r.part, notes)
+        else:
+            # while a keystroke's statistics are computed, keep the legend of the last ones: a title
+            # that lost and regained its second line re-laid out (and redrew) the whole grid twice
+            last_part, notes = self._title_notes
+            notes = notes if last_part == r.part else ""
         set_title(self.title_item, f"All heads · {r.part_name}{notes}", self.style)
 
     def _draw_marks(self) -> None:
