@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from attnviz.capture.trace import write_atomic
 from attnviz.errors import AttnvizError
 
-__all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard"]
+__all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
+           "layout_scale"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -53,6 +54,15 @@ class ExportOptions:
             raise AttnvizError("PNG scale must be between 0.25 and 8")
 
 
+# the figure size the views are designed for (a dock on a laptop screen): larger exports scale it up
+DESIGN_WIDTH, DESIGN_HEIGHT = 1000.0, 600.0
+
+
+def layout_scale(width: float, height: float) -> float:
+    """How much to enlarge a figure laid out at screen size to fill ``width`` × ``height`` (≥ 1)."""
+    return max(1.0, min(width / DESIGN_WIDTH, height / DESIGN_HEIGHT))
+
+
 def _band_height(text: str, opts: ExportOptions, rel: float) -> int:
     return int(round(opts.height * rel * opts.font_scale)) if text else 0
 
@@ -77,8 +87,10 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     body = QRectF(0, top, w, max(16, h - top - bottom))
     painter.save()
     if hasattr(widget, "render_figure"):
-        # attention views draw just the figure (no controls or status line), re-flowed to the size
-        widget.render_figure(painter, body, 1.0)
+        # attention views draw just the figure (no controls or status line), re-flowed to the size;
+        # laid out as on a screen and scaled up, so a slide's labels are as large relative to the
+        # figure as in the app (at 1920×1080 and scale 1 they were a fiftieth of the height)
+        widget.render_figure(painter, body, layout_scale(body.width(), body.height()))
     else:
         size = body.size().toSize()
         if widget.size() != size:
@@ -101,9 +113,8 @@ def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
     opts.validate()
     img = QImage(int(opts.width * opts.scale), int(opts.height * opts.scale), QImage.Format_ARGB32_Premultiplied)
     img.fill(Qt.transparent)
-    dots_per_m = int(round(opts.dpi / 0.0254))
-    img.setDotsPerMeterX(dots_per_m)
-    img.setDotsPerMeterY(dots_per_m)
+    # painted at the screen's DPI, where the views measured their labels; the file's dpi is set after
+    _set_dpi(img, screen_dpi())
     painter = QPainter(img)
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setRenderHint(QPainter.TextAntialiasing)
@@ -112,7 +123,24 @@ def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
         _paint(painter, widget, opts)
     finally:
         painter.end()
+    _set_dpi(img, opts.dpi)  # metadata only: the pixels do not depend on it
     return img
+
+
+def screen_dpi() -> float:
+    """The logical DPI fonts were measured at when the views laid out their labels.
+
+    Painting onto a device of another DPI converts point sizes differently: labels came out 1.56×
+    wider than their measured boxes at 150 dpi and were cut off ("anima", "becau").
+    """
+    screen = QApplication.primaryScreen()
+    return float(screen.logicalDotsPerInch()) if screen is not None else 96.0
+
+
+def _set_dpi(img: QImage, dpi: float) -> None:
+    dots_per_m = int(round(dpi / 0.0254))
+    img.setDotsPerMeterX(dots_per_m)
+    img.setDotsPerMeterY(dots_per_m)
 
 
 def _write_png(widget, opts, tmp: str) -> None:
@@ -125,7 +153,7 @@ def _write_svg(widget, opts, tmp: str) -> None:
     gen.setFileName(tmp)
     gen.setSize(QSize(opts.width, opts.height))
     gen.setViewBox(QRectF(0, 0, opts.width, opts.height))
-    gen.setResolution(opts.dpi)
+    gen.setResolution(round(screen_dpi()))  # fonts convert as on screen (see screen_dpi)
     gen.setTitle(opts.title or "attnviz figure")
     gen.setDescription(opts.caption or "exported by attnviz")
     painter = QPainter()
@@ -139,7 +167,8 @@ def _write_svg(widget, opts, tmp: str) -> None:
 
 def _write_pdf(widget, opts, tmp: str) -> None:
     writer = QPdfWriter(tmp)
-    writer.setResolution(opts.dpi)
+    dpi = screen_dpi()  # fonts convert as on screen (see screen_dpi); the page keeps opts.dpi's size
+    writer.setResolution(round(dpi))
     size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
     writer.setPageLayout(QPageLayout(QPageSize(size_pt, QPageSize.Point), QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
     writer.setTitle(opts.title or "attnviz figure")
@@ -148,7 +177,8 @@ def _write_pdf(widget, opts, tmp: str) -> None:
     if not painter.begin(writer):
         raise AttnvizError("could not start the PDF writer")
     try:
-        # the page is width × height device pixels at opts.dpi; draw in those same logical units
+        # the page is width × height pixels at opts.dpi: draw in those logical units, scaled to the device
+        painter.scale(round(dpi) / opts.dpi, round(dpi) / opts.dpi)
         _paint(painter, widget, opts)
     finally:
         painter.end()

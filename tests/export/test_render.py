@@ -98,3 +98,26 @@ def test_bad_targets_are_refused(heat_widget, tmp_path, name, fragment):
 def test_absurd_size_is_refused(heat_widget, tmp_path):
     with pytest.raises(AttnvizError, match="out of range"):
         export_widget(heat_widget, tmp_path / "f.png", ExportOptions(width=0, height=10))
+
+
+def test_the_file_dpi_does_not_change_the_drawing(qtbot):
+    # labels are measured at the screen's DPI; painted at the file's 150 dpi they came out 1.56× wider
+    # than their boxes and were cut ("anima"). The dpi is metadata: the pixels must not depend on it.
+    from attnviz.gui.views.rollout_view import RolloutView
+    from attnviz.gui.views.samples import sample_trace
+    from attnviz.selection import Selection
+
+    view = RolloutView(selection=Selection())
+    qtbot.addWidget(view)
+    view.set_trace(sample_trace("encoder", T=9, grad=True))
+    images = [render_image(view, ExportOptions(width=1200, height=700, dpi=dpi)) for dpi in (96, 150, 300)]
+    assert images[0] == images[1] == images[2]
+    assert [round(im.dotsPerMeterX() * 0.0254) for im in images] == [96, 150, 300]
+
+
+def test_slides_enlarge_the_screen_layout():
+    from attnviz.export.render import layout_scale
+
+    assert layout_scale(800, 500) == 1.0  # small figures: as on screen
+    assert layout_scale(1920, 1080) == pytest.approx(1.8)  # a 16:9 slide: labels 1.8× larger
+    assert layout_scale(4000, 700) == pytest.approx(700 / 600)  # the tighter side decides
