@@ -66,6 +66,8 @@ def heads_of_interest(trace, n: int = 4) -> list[tuple[int, int]]:
 
 
 def _default_query(trace) -> int:
+    if trace.meta.get("query_index") is not None:  # where the task reads its answer ("it" for coref)
+        return int(trace.meta["query_index"])
     tokens = [t.lower() for t in trace.tokens]
     if "it" in tokens:  # the lecture's coreference example
         return tokens.index("it")
@@ -95,7 +97,8 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
     for lyr, hd in focused:
         plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
-        plan.append(("token-lines", SelectionState(layer=lyr, head=hd), None, ""))
+        # the lines of the pack's query alone: "it" → "animal" reads at a glance, 144 faint lines do not
+        plan.append(("token-lines", SelectionState(layer=lyr, head=hd, query=q), None, ""))
     if trace.has_cross:
         plan.append(("head-map", SelectionState(layer=trace.n_layers - 1, head=0, part="cross"), None, "cross"))
     for name in ("rollout", "filters-pca", "pos-similarity", "attention-distance", "token-pca", "pos-encoding"):
@@ -133,6 +136,8 @@ def _title(name, s: SelectionState, step, trace) -> str:
         return f"Masking the future (before step 4) · {where} · query “{trace.tokens[s.query]}”"
     if step:
         return f"Step {step} of self-attention · {where} · query “{trace.tokens[s.query]}”"
+    if name == "token-lines" and s.query is not None:
+        where += f" · query “{trace.tokens[s.query]}”"
     return f"{what[0].upper()}{what[1:]} · {where}"
 
 
