@@ -58,6 +58,9 @@ def test_image_maps_share_one_scale(qtbot):
     heat = view.panels["rollout"][3].image
     expected = np.floor(np.clip(maps["rollout"].reshape(4, 4) / vmax * 254, 0, 254) + 0.5).astype(np.uint8)
     np.testing.assert_array_equal(heat, expected)
+    # the three images are the same size, right under their captions (not centred in a tall dock)
+    ranges = [[*vb.viewRange()[0], *vb.viewRange()[1]] for _, vb, _, _ in view.panels.values()]
+    assert all(r == pytest.approx(ranges[0]) for r in ranges) and ranges[0][2] == pytest.approx(0.0)
     view.opacity.setValue(30)
     assert view.panels["raw"][3].opacity() == pytest.approx(0.3)
     assert "patch 1,2" in view.patch_text("raw", 1, 2)

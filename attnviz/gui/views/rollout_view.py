@@ -68,9 +68,9 @@ class RolloutView(BaseView):
         self.panels = {}
         for col, name in enumerate(NAMES):
             label = make_title()
-            vb = pg.ViewBox(invertY=True, enableMenu=False, lockAspect=True)
-            vb.setAspectLocked(True)
+            vb = pg.ViewBox(invertY=True, enableMenu=False)
             vb.setMouseEnabled(False, False)
+            vb.sigResized.connect(lambda _vb, v=vb: self._fit_image(v))
             picture = pg.ImageItem(axisOrder="row-major")
             heat = CellImageItem()
             heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
@@ -191,6 +191,20 @@ class RolloutView(BaseView):
         for label, vb, picture, heat in self.panels.values():
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
+            self._fit_image(vb)
+
+    def _fit_image(self, vb: pg.ViewBox) -> None:
+        """Square pixels, the image right under its caption and centred across the column (an
+        aspect-locked view centred it vertically, far from the caption in a tall dock)."""
+        size = getattr(self, "_image_size", None)
+        w, h = vb.width(), vb.height()
+        if size is None or w <= 0 or h <= 0:
+            return
+        rows, cols = size
+        px = min(w / cols, h / rows)  # screen pixels per image pixel
+        span_x = w / px
+        x0 = -(span_x - cols) / 2
+        vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, h / px), padding=0, disableAutoRange=True)
 
     def _draw_images(self, vmax: float) -> None:
         gh, gw = self.trace.grid
@@ -209,7 +223,6 @@ class RolloutView(BaseView):
             heat.setImage(quantize(grid, vmax), autoLevels=False, levels=(0, 255), lut=lut)
             heat.setRect(QRectF(0, 0, S[1], S[0]))
             heat.shape_rc = S
-            vb.autoRange(padding=0)
         self._apply_opacity()
 
     def _draw_strips(self, vmax: float, part: str) -> None:
