@@ -203,10 +203,12 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
             (self._grid("V", f.V[head], "V = X W_V", subtitle=f"{Tk} × {dh}", row_labels=k_tok), 3),
         ] + ([self.gqa] if t.n_kv_heads < t.n_heads else []), stretch=6)
         square = dict(row_labels=q_tok, col_labels=k_tok, highlight_rows=hl)
-        row = [self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square),
-               f"× {f.scale:.4g}", self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square)]
+        # the score matrices get the same room as P: at one share they shrank to a smudge beside it
+        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 2),
+               f"× {f.scale:.4g}",
+               (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 2)]
         if np.isneginf(f.mask).any():
-            row += ["+ M", self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square)]
+            row += ["+ M", (self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square), 2)]
         row += ["softmax", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 2),
                 "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=q_tok,
                                    highlight_rows=hl, frame_colour=head_colour(head)), 3)]
