@@ -78,7 +78,7 @@ def test_controls_recompute_after_debounce(qtbot):
     np.testing.assert_array_equal(view.maps.maps["rollout"], before)  # not yet: debounced
     qtbot.waitUntil(lambda: not np.array_equal(view.maps.maps["rollout"], before), timeout=3000)
     np.testing.assert_allclose(view.maps.maps["rollout"], shares(rollout_numpy(trace, 0.2, 1)[0], True), rtol=1e-6)
-    assert view.maps.maps["grad"] is None and "grad=True" in view.maps.notes["grad"]
+    assert view.maps.maps["grad"] is None and "attnviz trace --grad" in view.maps.notes["grad"]
 
 
 def test_text_strips_follow_the_selected_query(qtbot):
