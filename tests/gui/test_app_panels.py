@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from attnviz.models.checkpoint import load_checkpoint
+
+
+def _bundled(name: str) -> Path:
+    """A real bundled model's folder (the tiny test assets have no task models)."""
+    path = Path(__file__).resolve().parents[2] / "assets" / "models" / name
+    if not (path / "config.json").exists():
+        pytest.skip(f"the bundled {name} model is not built")
+    return path
 
 
 def _ready(make_window, qtbot, **kwargs):
@@ -129,11 +139,7 @@ def test_clicking_a_token_selects_it_everywhere(make_window, qtbot):
 
 
 def test_the_token_a_task_answers_at_is_selected_until_the_user_picks_another(make_window, qtbot):
-    from pathlib import Path
-
-    coref = Path(__file__).resolve().parents[2] / "assets" / "models" / "coref"
-    if not (coref / "config.json").exists():
-        pytest.skip("the bundled coref model is not built")
+    coref = _bundled("coref")
     win = _ready(make_window, qtbot, model=str(coref), text="the animal didn't cross the street because it was tired")
     assert win.trace.tokens[win.selection.query] == "it"  # the it → animal lesson is on screen at once
     win.input_panel.set_text("yesterday the animal didn't cross the street because it was tired")
@@ -257,11 +263,7 @@ def test_translation_output_and_per_token_predictions(qtbot):
 
 
 def test_an_encoder_decoder_opens_on_cross_attention_and_the_bar_switches_parts(make_window, qtbot):
-    from pathlib import Path
-
-    translate = Path(__file__).resolve().parents[2] / "assets" / "models" / "translate"
-    if not (translate / "config.json").exists():
-        pytest.skip("the bundled translate model is not built")
+    translate = _bundled("translate")
     win = _ready(make_window, qtbot, model=str(translate), text="the big dog sees a small cat")
     bar = win.part_bar
     assert win.selection.part == "cross" and bar.buttons["cross"].isChecked()  # the alignment first

@@ -70,7 +70,8 @@ class RolloutView(BaseView):
             label = make_title()
             vb = pg.ViewBox(invertY=True, enableMenu=False)
             vb.setMouseEnabled(False, False)
-            vb.sigResized.connect(lambda _vb, v=vb: self._fit_image(v))
+            # a bound method, not a lambda holding self: Qt then drops the connection with the view
+            vb.sigResized.connect(self._fit_image)
             picture = pg.ImageItem(axisOrder="row-major")
             heat = CellImageItem()
             heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
