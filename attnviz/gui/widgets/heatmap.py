@@ -131,7 +131,12 @@ class LabelledHeatmap(pg.GraphicsLayout):
             if self.lock_aspect:
                 self._fit_square()
             else:
-                self.vb.enableAutoRange(enable=True)
+                # set now rather than by auto-range, which applies it while painting: the axes' answer
+                # to the new range then costs the whole figure a second paint
+                self.vb.setRange(xRange=(0, cols), yRange=(0, rows), padding=0, disableAutoRange=True)
+        # pyqtgraph applies a new range lazily, in the next paint; changing the view's transform
+        # there makes Qt paint the whole figure a second time (charlm: ~6 ms a keystroke)
+        self.vb.prepareForPaint()
 
     def _fit_square(self, *args) -> None:
         """Square cells with the matrix in the top-left corner of the view (spare room right/bottom)."""

@@ -50,6 +50,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.on_click: Callable[[int], None] | None = None
         self.stride = 1
         self.rotated = False
+        self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
         # repaints only the image (render_figure turns caching off so exports keep vector text)
@@ -137,15 +138,18 @@ class TokenAxisItem(pg.GraphicsWidget):
     def boundingRect(self) -> QRectF:
         # rotated labels end at their cell and run left, past the axis' own rectangle (the first
         # ones over the empty corner under the row labels): the cached pixmap must include them
-        r = super().boundingRect()
-        if self.rotated and self.orientation != "left":
-            overhang = (self._max_text_w() + 2) * math.cos(math.radians(self.ANGLE)) + self._metrics().height()
-            r = r.adjusted(-overhang, 0, 0, 0)
-        return r
+        return super().boundingRect().adjusted(-self._overhang, 0, 0, 0)
 
     def _update_size(self) -> None:
-        self.prepareGeometryChange()  # rotation and label widths change the bounding rectangle
         self._layout()
+        overhang = 0.0
+        if self.rotated and self.orientation != "left":
+            overhang = (self._max_text_w() + 2) * math.cos(math.radians(self.ANGLE)) + self._metrics().height()
+        if overhang != self._overhang:
+            # only on a real change: called on every range change, and an unneeded geometry change
+            # costs the whole figure a second paint
+            self.prepareGeometryChange()
+            self._overhang = overhang
         fm = self._metrics()
         text_w = self._max_text_w()
         if self.orientation == "left":
