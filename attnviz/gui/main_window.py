@@ -22,9 +22,11 @@ from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
 from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
+from attnviz.gui.panels.trace_defaults import trace_defaults
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
 from attnviz.gui.panels.window_actions import build_actions
+from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
@@ -60,7 +62,7 @@ def default_size() -> tuple[int, int]:
     return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
 
 
-class MainWindow(WindowPagesMixin, QMainWindow):
+class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
     """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
 
     first_painted = Signal()
@@ -315,7 +317,10 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         self.trace = trace
         self.views_area.set_trace(trace)
         self.part_bar.set_trace(trace)
-        self._apply_trace_defaults(previous, trace)
+        changes = trace_defaults(previous, trace, self.selection.query, self._new_model)
+        self._new_model = False
+        if changes:
+            self.selection.update(**changes)
         self.prediction_panel.set_trace(trace)
         if res.strip is not None:
             self.input_panel.set_strip(res.strip)
@@ -334,26 +339,6 @@ class MainWindow(WindowPagesMixin, QMainWindow):
             f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
         self.trace_shown.emit(trace)
         self._prepare_pages()
-
-    def _apply_trace_defaults(self, previous, trace) -> None:
-        """What a lecture starts from, in one selection change (one redraw):
-
-        * a new model's first trace: cross-attention when there is one (the alignment of a
-          translation), else self-attention;
-        * the token where the task reads its answer ("it" for coref: the it → animal lesson), unless
-          the user picked another one; typing keeps following it as it moves.
-        """
-        changes = {}
-        if self._new_model:
-            self._new_model = False
-            changes["part"] = "cross" if trace.has_cross else "self"
-        index = trace.meta.get("query_index")
-        if index is not None:
-            followed = previous.meta.get("query_index") if previous is not None else None
-            if self.selection.query is None or self.selection.query == followed:
-                changes["query"] = int(index)
-        if changes:
-            self.selection.update(**changes)
 
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")
@@ -407,24 +392,7 @@ class MainWindow(WindowPagesMixin, QMainWindow):
         device = str(self.loaded.device) if self.loaded is not None else "no model loaded"
         AboutDialog(device, self).exec()
 
-    # -- drag and drop, closing -----------------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event) -> None:
-        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
-        if not urls:
-            return
-        path = Path(urls[0].toLocalFile())
-        if path.is_dir():
-            self.load_model(str(path))
-        elif self.loaded is not None and self.loaded.config.kind == "vit":
-            self.input_panel.image.submit(str(path))
-        else:
-            self.notify("drop a model folder, or an image when a vision model is loaded", "warning")
-        event.acceptProposedAction()
-
+    # -- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self.settings.set_layout("geometry", self.saveGeometry())
         self.settings.set_layout("state", self.saveState())

@@ -4,7 +4,7 @@ layout) and wrap to the width they are given (a plain LabelItem's minimum width 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSizeF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.gui.style import ViewStyle
@@ -27,11 +27,6 @@ class _WrappingLabel(pg.LabelItem):
         if width > 0 and self.item.textWidth() != width:
             self.item.setTextWidth(width)
         super().resizeEvent(ev)
-
-    def sizeHint(self, hint, constraint):
-        # Qt may still ask while the Python side is torn down (a closed view): answer "no size"
-        size = getattr(self, "_sizeHint", {}).get(hint)
-        return QSizeF(*size) if size is not None else QSizeF(0, 0)
 
     def updateMin(self):
         super().updateMin()

@@ -1,0 +1,28 @@
+"""Dropping files on the main window: a model folder loads it, an image runs a vision model on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["WindowDropMixin"]
+
+
+class WindowDropMixin:
+    """Drag-and-drop handlers for MainWindow (uses its ``load_model``, ``loaded``, ``input_panel``, ``notify``)."""
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if not urls:
+            return
+        path = Path(urls[0].toLocalFile())
+        if path.is_dir():
+            self.load_model(str(path))
+        elif self.loaded is not None and self.loaded.config.kind == "vit":
+            self.input_panel.image.submit(str(path))
+        else:
+            self.notify("drop a model folder, or an image when a vision model is loaded", "warning")
+        event.acceptProposedAction()
