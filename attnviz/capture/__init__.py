@@ -1,6 +1,6 @@
 """Capture every intermediate of a forward pass into a Trace (Qt-free)."""
 
 from attnviz.capture.record import capture, recording
-from attnviz.capture.trace import Trace, layer_prefix, write_atomic
+from attnviz.capture.trace import Trace, layer_prefix
 
-__all__ = ["Trace", "capture", "recording", "layer_prefix", "write_atomic"]
+__all__ = ["Trace", "capture", "recording", "layer_prefix"]

@@ -14,27 +14,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from attnviz.errors import InputError
+from attnviz.io.atomic import write_atomic
 
-__all__ = ["Trace", "layer_prefix", "write_atomic"]
+__all__ = ["Trace", "layer_prefix"]
 
 FORMAT_VERSION = 1
-
-
-def _read_umask() -> int:
-    old = os.umask(0)
-    os.umask(old)
-    return old
-
-
-# mkstemp makes owner-only files; written files should get the usual permissions instead
-_FILE_MODE = 0o666 & ~_read_umask()
 
 
 def layer_prefix(layer: int, part: str = "self") -> str:
@@ -44,24 +34,6 @@ def layer_prefix(layer: int, part: str = "self") -> str:
     if part == "enc":
         return f"enc.L{layer}."
     return f"L{layer}."
-
-
-def write_atomic(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` and rename the result onto ``path``; no partial file is ever left.
-
-    A failure leaves any existing file at ``path`` untouched.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 @dataclass

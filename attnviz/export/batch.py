@@ -142,7 +142,7 @@ def _title(name, s: SelectionState, step, trace) -> str:
 
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
-    from attnviz.capture.trace import write_atomic
+    from attnviz.io import write_atomic
 
     model = trace.meta.get("model_name", "model")
     src = trace.meta.get("input_text") or "image input"

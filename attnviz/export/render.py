@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPa
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
-from attnviz.capture.trace import write_atomic
+from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",

@@ -15,22 +15,12 @@ from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
-__all__ = ["run_app", "create_application", "apply_theme", "icon_path"]
+from attnviz.io.assets import icon_path
+
+__all__ = ["run_app", "create_application", "apply_theme"]
 
 APP_NAME = "attnviz"
 SWITCH_INTERVAL_S = 0.001
-
-
-def icon_path(name: str = "attnviz.svg") -> Path:
-    """An icon from ``assets/icons``.
-
-    Mirrors ``attnviz.models.checkpoint.assets_dir`` (``ATTNVIZ_ASSETS`` overrides) without importing
-    it: ``attnviz.models`` loads torch, which must not happen before the window is painted.
-    """
-    env = os.environ.get("ATTNVIZ_ASSETS")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "assets"
-    found = root / "icons" / name
-    return found if found.is_file() else Path(__file__).resolve().parents[2] / "assets" / "icons" / name
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:

@@ -200,7 +200,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
 def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
     """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from attnviz.models.checkpoint import bundled_models
+    from attnviz.io import bundled_models
 
     out: dict = {}
     cold = measure_startup()

@@ -231,7 +231,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
             self.load_model(self.model_ref)
 
     def _model_loaded(self, res) -> None:
-        from attnviz.models.checkpoint import bundled_models
+        from attnviz.io import bundled_models
 
         loaded = self.loaded = res.loaded
         self._new_model = True

@@ -11,28 +11,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnviz.capture.trace import write_atomic
 from attnviz.errors import ModelLoadError
+from attnviz.io import assets_dir, bundled_models, write_atomic
 from attnviz.models.config import ModelConfig
 
-__all__ = ["LoadedModel", "save_checkpoint", "load_checkpoint", "resolve_model_path", "bundled_models",
-           "assets_dir", "FORMAT"]
+__all__ = ["LoadedModel", "save_checkpoint", "load_checkpoint", "resolve_model_path",
+           "FORMAT"]
 
 FORMAT = 1
 _PICKLES = ("pytorch_model.bin", "model.pt", "model.pth", "model.bin")
-
-
-def assets_dir() -> Path:
-    """The bundled assets folder (``ATTNVIZ_ASSETS`` overrides, e.g. for packaged builds)."""
-    env = os.environ.get("ATTNVIZ_ASSETS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "assets"
-
-
-def bundled_models() -> list[str]:
-    root = assets_dir() / "models"
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "config.json").is_file())
 
 
 @dataclass

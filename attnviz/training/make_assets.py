@@ -73,7 +73,7 @@ def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", l
 
 def main(argv: list[str] | None = None) -> int:
     from attnviz.errors import AttnvizError
-    from attnviz.models.checkpoint import assets_dir
+    from attnviz.io import assets_dir
     from attnviz.tasks import TASKS
 
     parser = argparse.ArgumentParser(prog="python -m attnviz.training.make_assets", description=__doc__.split("\n")[0])

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.capture.trace import layer_prefix, write_atomic
+from attnviz.capture.trace import layer_prefix
+
+from attnviz.io import write_atomic
 from attnviz.errors import InputError
 
 __all__ = ["Snapshots", "SnapshotRecorder", "load_snapshots", "snapshot_steps", "SNAPSHOT_FILE"]

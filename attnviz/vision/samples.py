@@ -21,7 +21,7 @@ SKLEARN_PHOTOS = ("china", "flower")
 
 def samples_dir() -> Path:
     """The bundled samples folder (inside the assets folder, which ``ATTNVIZ_ASSETS`` may move)."""
-    from attnviz.models.checkpoint import assets_dir
+    from attnviz.io import assets_dir
 
     return assets_dir() / "samples"
 
@@ -63,7 +63,7 @@ def write_samples(directory=None) -> list[Path]:
     """Write the bundled sample PNGs (atomically) into ``directory`` (default: :func:`samples_dir`)."""
     from PIL import Image
 
-    from attnviz.capture.trace import write_atomic
+    from attnviz.io import write_atomic
 
     folder = Path(directory) if directory is not None else samples_dir()
     folder.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,6 @@
 import json
 import math
 import os
-import time
 import xml.etree.ElementTree as ET
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -172,9 +171,8 @@ def test_matrix_form_of_a_long_input_is_computed_off_the_gui_thread(tmp_path, qt
     trace = _trace(d, " ".join([TEXT] * 15))
     assert len(trace.tokens) > SYNC_LIMIT
     w = _shown(qtbot, MatrixFormWidget())
-    t0 = time.perf_counter()
     w.set_trace(trace)
-    assert time.perf_counter() - t0 < 0.5 and w.form is None  # returned at once, matrices still coming
+    assert w.form is None  # returned at once, matrices still coming
     qtbot.waitUntil(lambda: w.form is not None, timeout=20000)
     assert w.grids["P"].values.shape == (len(trace.tokens),) * 2 and not w.grids["P"].numbers_shown
 
@@ -241,10 +239,9 @@ def test_whatif_panel_reruns_off_the_gui_thread(tmp_path, qtbot):
     loaded = load_model(d, device="cpu")
     panel = _shown(qtbot, WhatIfPanel(debounce_ms=0))  # its own model lane: a worker thread
     panel.set_model(loaded)
-    t0 = time.perf_counter()
     panel.set_input(text=TEXT)
     panel.rerun()
-    assert time.perf_counter() - t0 < 0.1  # the GUI thread only queued the job
+    assert panel.comparison is None  # the GUI thread only queued the job
     qtbot.waitUntil(lambda: panel.comparison is not None, timeout=20000)
     assert panel.comparison.whatif.is_default and panel.comparison.changed == 0.0
     for box in panel.head_checks.values():

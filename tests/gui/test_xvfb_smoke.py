@@ -104,7 +104,7 @@ def _viridis_pixels(img: np.ndarray) -> int:
 
 
 def test_real_window_shows_shapes_and_coref(xvfb_display, tmp_path):
-    from attnviz.models.checkpoint import bundled_models
+    from attnviz.io import bundled_models
 
     missing = [m for m in MODELS if m not in bundled_models()]
     if missing:

@@ -7,7 +7,9 @@ import numbers
 import pytest
 import torch
 
-from attnviz.models.checkpoint import bundled_models, load_checkpoint
+from attnviz.models.checkpoint import load_checkpoint
+
+from attnviz.io import bundled_models
 from attnviz.pipeline import task_of
 from attnviz.training.make_assets import check_targets
 

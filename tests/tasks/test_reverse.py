@@ -10,7 +10,8 @@ import torch
 
 from attnviz.errors import InputError
 from attnviz.models import build_model
-from attnviz.models.checkpoint import LoadedModel, bundled_models
+from attnviz.models.checkpoint import LoadedModel
+from attnviz.io import bundled_models
 from attnviz.tasks import get_task
 from attnviz.tasks.base import IGNORE
 from attnviz.tasks.reverse import MAX_N, mirror_position

@@ -99,7 +99,7 @@ def describe_model_dir(path: str | Path, name: str | None = None) -> dict:
 
 def scan_bundled() -> list[dict]:
     """Describe every bundled model (``attnviz.models.checkpoint.bundled_models``)."""
-    from attnviz.models.checkpoint import assets_dir, bundled_models
+    from attnviz.io import assets_dir, bundled_models
 
     root = assets_dir() / "models"
     return [describe_model_dir(root / name, name) for name in bundled_models()]

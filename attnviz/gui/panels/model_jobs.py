@@ -39,7 +39,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
     """Load ``ref`` (bundled name or directory; None: the default bundled model) and its example."""
     from attnviz.device import available_devices
     from attnviz.errors import ModelLoadError
-    from attnviz.models.checkpoint import bundled_models
+    from attnviz.io import bundled_models
     from attnviz.pipeline import load_model, task_of
 
     notice = ""
