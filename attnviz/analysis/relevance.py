@@ -48,7 +48,7 @@ def compute_grad_rollout(probs, grads=None, start_layer: int = 0, part: str = "s
     if grads is None:
         if not hasattr(probs, "all_probs"):
             raise InputError("gradient rollout needs the gradients: pass grads or a Trace captured with grad=True")
-        n = probs.n_enc_layers if part == "enc" else probs.n_layers
+        n = probs.layers_in(part)
         keys = [layer_prefix(i, part) + "grad" for i in range(n)]
         if any(k not in probs for k in keys):
             raise InputError("this trace has no attention gradients: capture it with grad=True (attnviz trace --grad)")

@@ -31,7 +31,7 @@ class ProbLayers(Sequence):
 
     def __init__(self, source, part: str = "self"):
         if hasattr(source, "probs") and hasattr(source, "n_layers"):
-            n = source.n_enc_layers if part == "enc" else source.n_layers
+            n = source.layers_in(part)
             self._get, self._n = (lambda i: source.probs(i, part)), n
         else:
             arrays = list(source)

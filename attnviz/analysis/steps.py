@@ -71,7 +71,7 @@ def _check(trace, part: str, layer: int, head: int | None = None) -> str:
         raise InputError("this model has no cross-attention (only encoder–decoders do): choose part 'self'")
     if part == "enc" and not trace.n_enc_layers:
         raise InputError("this model has no separate encoder (only encoder–decoders do): choose part 'self'")
-    n_layers = trace.n_enc_layers if part == "enc" else trace.n_layers
+    n_layers = trace.layers_in(part)
     if not 0 <= layer < n_layers:
         raise InputError(f"layer {layer} is out of range: the {part} attention has {n_layers} layers "
                          f"(0..{n_layers - 1})")

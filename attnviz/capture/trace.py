@@ -118,13 +118,47 @@ class Trace:
         g = self.meta.get("grid")
         return tuple(g) if g else None
 
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The attention parts this trace holds: ("self",), or ("enc", "cross", "self") for encoder–decoders."""
+        if self.n_enc_layers:
+            return ("enc", "cross", "self") if self.has_cross else ("enc", "self")
+        return ("self",)
+
+    def layers_in(self, part: str = "self") -> int:
+        """Number of layers of one part: the encoder's for "enc", the decoder's (or only) stack otherwise."""
+        return self.n_enc_layers if part == "enc" else self.n_layers
+
+    def selection_error(self, part: str = "self", layer: int = 0, head: int = 0, query: int | None = None) -> str | None:
+        """Why (part, layer, head, query) does not exist in this trace, as a sentence for the user; None if it does."""
+        if part not in ("self", "cross", "enc"):
+            return f"unknown part {part!r}: choose self, cross or enc"
+        if part == "cross" and not self.has_cross:
+            return "this model has no cross-attention (part 'cross' needs an encoder–decoder)"
+        if part == "enc" and not self.n_enc_layers:
+            return "this model has no separate encoder (part 'enc' needs an encoder–decoder)"
+        n_layers = self.layers_in(part)
+        if not 0 <= layer < n_layers:
+            return f"layer {layer} does not exist: the model has layers 0..{n_layers - 1}"
+        if not 0 <= head < self.n_heads:
+            return f"head {head} does not exist: the model has heads 0..{self.n_heads - 1}"
+        n_q = len(self.query_tokens(part))
+        if query is not None and not 0 <= query < n_q:
+            return f"query {query} does not exist: the input has positions 0..{n_q - 1}"
+        return None
+
+    def check_selection(self, part: str = "self", layer: int = 0, head: int = 0, query: int | None = None) -> None:
+        """Raise InputError (one line for the user) unless the selection exists in this trace."""
+        problem = self.selection_error(part, layer, head, query)
+        if problem:
+            raise InputError(problem)
+
     def probs(self, layer: int, part: str = "self") -> np.ndarray:
         """Attention probabilities (H, Tq, Tk) as float32."""
         return np.asarray(self[layer_prefix(layer, part) + "probs"], dtype=np.float32)
 
     def all_probs(self, part: str = "self") -> list[np.ndarray]:
-        n = self.n_enc_layers if part == "enc" else self.n_layers
-        return [self.probs(i, part) for i in range(n)]
+        return [self.probs(i, part) for i in range(self.layers_in(part))]
 
     def key_tokens(self, part: str = "self") -> list[str]:
         """Labels of the keys (columns) of a block: source tokens for cross-attention."""

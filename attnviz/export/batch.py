@@ -41,7 +41,7 @@ def export_many(name: str, trace, state: SelectionState, path, opts: ExportOptio
     """One figure per head and/or per layer: ``stem_L{l}_H{h}.ext``."""
     path = Path(path)
     spec = FIGURES[name]
-    n_layers = trace.n_enc_layers if state.part == "enc" else trace.n_layers
+    n_layers = trace.layers_in(state.part)
     layers = range(n_layers) if all_layers else [state.layer]
     heads = range(trace.n_heads) if all_heads and spec.per_head else [state.head]
     written = []

@@ -43,7 +43,7 @@ def _layer_probs(trace, s: SelectionState) -> FigureData:
 
 
 def _all_probs(trace, s: SelectionState) -> FigureData:
-    n = trace.n_enc_layers if s.part == "enc" else trace.n_layers
+    n = trace.layers_in(s.part)
     return FigureData({f"{layer_prefix(i, s.part)}probs": trace.probs(i, s.part) for i in range(n)})
 
 

@@ -110,15 +110,4 @@ def _goto_step(view, name: str, step) -> None:
 
 
 def _check_state(trace, s: SelectionState) -> None:
-    n_layers = trace.n_enc_layers if s.part == "enc" else trace.n_layers
-    if s.part == "cross" and not trace.has_cross:
-        raise AttnvizError("this model has no cross-attention (part 'cross' needs an encoder–decoder)")
-    if s.part == "enc" and not trace.n_enc_layers:
-        raise AttnvizError("this model has no separate encoder (part 'enc' needs an encoder–decoder)")
-    if not 0 <= s.layer < n_layers:
-        raise AttnvizError(f"layer {s.layer} does not exist: the model has layers 0..{n_layers - 1}")
-    if not 0 <= s.head < trace.n_heads:
-        raise AttnvizError(f"head {s.head} does not exist: the model has heads 0..{trace.n_heads - 1}")
-    n_q = len(trace.query_tokens(s.part))
-    if s.query is not None and not 0 <= s.query < n_q:
-        raise AttnvizError(f"query {s.query} does not exist: the input has positions 0..{n_q - 1}")
+    trace.check_selection(s.part, s.layer, s.head, s.query)

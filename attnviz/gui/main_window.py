@@ -360,7 +360,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         if self.trace is None:
             return
         n = self.trace.n_heads if field == "head" else (
-            self.trace.n_enc_layers if self.selection.part == "enc" else self.trace.n_layers)
+            self.trace.layers_in(self.selection.part))
         current = min(getattr(self.selection, field), n - 1)
         self.selection.update(**{field: (current + delta) % n})
 

@@ -152,7 +152,7 @@ class SnapshotRecorder:
         for j, (probe, (prep, trace)) in enumerate(zip(self.probes, traces)):
             parts = ["self"] + (["cross"] if trace.has_cross else []) + (["enc"] if trace.n_enc_layers else [])
             for part in parts:
-                n = trace.n_enc_layers if part == "enc" else trace.n_layers
+                n = trace.layers_in(part)
                 for i in range(n):
                     snap.arrays[_key(k, j, i, part)] = trace.probs(i, part).astype(np.float16)
             snap.parts = parts

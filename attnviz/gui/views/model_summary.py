@@ -44,7 +44,7 @@ def _prefix(part: str, layer: int) -> str:
 
 
 def n_layers_of(trace, part: str) -> int:
-    return trace.n_enc_layers if part == "enc" else trace.n_layers
+    return trace.layers_in(part)
 
 
 def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: str = "max") -> Thumbnails:

@@ -65,7 +65,7 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
     image_mode = trace.grid is not None and part == "self"
     n_prefix = len(trace.tokens) - trace.grid[0] * trace.grid[1] if image_mode else 0
     q = 0 if image_mode else (default_query(trace) if query is None else int(query))
-    n = trace.n_enc_layers if part == "enc" else trace.n_layers
+    n = trace.layers_in(part)
     start = min(max(settings.start_layer, 0), n - 1)
     last = np.asarray(trace[layer_prefix(n - 1, part) + "probs"], dtype=np.float64)  # (H, T, T)
     maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0)[q], n_prefix)}

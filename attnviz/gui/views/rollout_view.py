@@ -135,7 +135,7 @@ class RolloutView(BaseView):
             set_title(self.title_item, "no trace", self.style)
             return
         self.res = resolve(self.trace, self.state)
-        n = self.trace.n_enc_layers if self.res.part == "enc" else self.trace.n_layers
+        n = self.trace.layers_in(self.res.part)
         self.start_layer.blockSignals(True)
         self.start_layer.setRange(0, n - 1)
         self.start_layer.blockSignals(False)

@@ -20,7 +20,7 @@ class Resolved:
         if part == "enc" and not trace.n_enc_layers:
             part = "self"
         self.part = part
-        n_layers = trace.n_enc_layers if part == "enc" else trace.n_layers
+        n_layers = trace.layers_in(part)
         self.n_layers = n_layers
         self.layer = min(max(state.layer, 0), n_layers - 1)
         self.head = min(max(state.head, 0), trace.n_heads - 1)

@@ -106,7 +106,7 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         t = self.trace
         s = self.selection.state
         part = s.part if (s.part == "cross" and t.has_cross) or (s.part == "enc" and t.n_enc_layers) else "self"
-        n_layers = t.n_enc_layers if part == "enc" else t.n_layers
+        n_layers = t.layers_in(part)
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1)
 
     def _update(self) -> None:

@@ -170,7 +170,7 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         part = s.part if s.part in ("self", "cross", "enc") else "self"
         if (part == "cross" and not t.has_cross) or (part == "enc" and not t.n_enc_layers):
             part = "self"
-        n_layers = t.n_enc_layers if part == "enc" else t.n_layers
+        n_layers = t.layers_in(part)
         n_q = t[layer_prefix(0, part) + "x"].shape[0]
         query = s.query if s.query is not None and 0 <= s.query < n_q else n_q - 1
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
@@ -206,7 +206,7 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
             self.slider.setRange(0, len(self.step_list) - 1)
             if t is not None and where is not None:
                 part, layer, head, query = where
-                self.layer_box.setRange(0, (t.n_enc_layers if part == "enc" else t.n_layers) - 1)
+                self.layer_box.setRange(0, (t.layers_in(part)) - 1)
                 self.head_box.setRange(0, t.n_heads - 1)
                 self.layer_box.setValue(layer)
                 self.head_box.setValue(head)
