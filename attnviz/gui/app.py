@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -84,7 +84,7 @@ def run_app(args) -> int:
     code = app.exec()
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)
-    pool = QThreadPool.globalInstance()
-    pool.clear()
-    pool.waitForDone(5000)
+    from attnviz.gui.workers import wait_for_workers
+
+    wait_for_workers(5000)
     return code

@@ -26,9 +26,9 @@ def _figures(trace):
 
 def _settle(qapp) -> None:
     """Let the views' background worker finish and their deleteLater run while the application lives."""
-    from attnviz.gui.views.heatmap_data import BACKGROUND
+    from attnviz.gui.workers import views_lane
 
-    BACKGROUND.submit(lambda: None).result(timeout=60)  # one worker: everything queued before is done
+    views_lane().submit(None, lambda: None).result(timeout=60)  # one worker: everything queued before is done
     qapp.processEvents()
 
 
