@@ -151,6 +151,8 @@ def capture(
         if cfg.kind == "vit":  # the patch-embedding filters, for the ViT paper's PCA figure
             arrays["emb.patch_weight"] = _np(model.embed.proj.weight, dtype)  # (D, C, P, P)
         arrays["prediction"] = _prediction(model, logits)
+        if cfg.kind == "encoder-decoder":  # what each decoder position wrote next (the panel follows the query)
+            arrays["next_probs"] = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T, C)
     meta = {
         "kind": cfg.kind,
         "config": cfg.to_dict(),

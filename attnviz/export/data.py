@@ -34,7 +34,9 @@ class FigureData:
 def _head_map(trace, s: SelectionState) -> FigureData:
     p = trace.probs(s.layer, s.part)[s.head]
     key = f"{layer_prefix(s.layer, s.part)}probs[{s.head}]"
-    return FigureData({key: p}, trace.query_tokens(s.part), trace.key_tokens(s.part), key)
+    from attnviz.analysis.decoder_positions import row_labels
+
+    return FigureData({key: p}, row_labels(trace, s.part), trace.key_tokens(s.part), key)
 
 
 def _layer_probs(trace, s: SelectionState) -> FigureData:
@@ -108,7 +110,12 @@ def write_figure_data(path, data: FigureData) -> Path:
     if suffix == ".npz":
         def write(tmp: str) -> None:
             with open(tmp, "wb") as fh:
-                np.savez_compressed(fh, **{k: np.asarray(v) for k, v in data.arrays.items()})
+                arrays = {k: np.asarray(v) for k, v in data.arrays.items()}
+                if data.rows:  # the labels the CSV header carries, as plain strings (no pickles)
+                    arrays["row_labels"] = np.array([str(r) for r in data.rows], dtype=str)
+                if data.cols:
+                    arrays["col_labels"] = np.array([str(c) for c in data.cols], dtype=str)
+                np.savez_compressed(fh, **arrays)
     elif suffix == ".csv":
         main = data.arrays.get(data.main) if data.main else None
         if main is None or np.ndim(main) != 2:

@@ -24,6 +24,7 @@ from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.trace_defaults import trace_defaults
 from attnviz.gui.panels.prediction_panel import PredictionPanel
+from attnviz.gui.panels.shown_trace import ShownTraceMixin
 from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
 from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
@@ -62,7 +63,7 @@ def default_size() -> tuple[int, int]:
     return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
 
 
-class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
+class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow):
     """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
 
     first_painted = Signal()
@@ -145,7 +146,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         self.input_panel = InputPanel(self)
         self.input_panel.text_submitted.connect(self.run_text)
         self.input_panel.image_submitted.connect(self.run_image)
-        self.input_panel.token_clicked.connect(lambda i: self.selection.update(query=i))
+        self.input_panel.token_clicked.connect(self._strip_clicked)
         self.input_panel.notice.connect(lambda t: self.notify(t, "warning"))
         self.prediction_panel = PredictionPanel(self)
         self.prediction_panel.step_requested.connect(self._step)
@@ -234,7 +235,12 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
     def _model_loaded(self, res) -> None:
         from attnviz.io import bundled_models
 
+        switched = res.ref != self.model_ref  # not a reload on another device
+        self.clear_shown()  # nothing of the previous model stays on screen, hidden docks included
         loaded = self.loaded = res.loaded
+        if self.walkthrough is not None:  # the what-if lab drops the old model's results, even hidden
+            self.walkthrough.set_model(loaded)
+            self._walkthrough_fed = (loaded, None, self._walkthrough_fed[2])
         self._new_model = True
         self.model_ref = res.ref
         bundled = res.ref in bundled_models()
@@ -262,10 +268,12 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
             if self.training is not None:
                 self.training.show_model_snapshots(res.snapshots, cfg.causal)
         self._tab_changed(self.tabs.currentIndex())
-        self._feed_first_input(res)
+        self._feed_first_input(res, keep_text=not switched)
         self.model_loaded.emit(res.ref)
 
-    def _feed_first_input(self, res) -> None:
+    def _feed_first_input(self, res, keep_text: bool = False) -> None:
+        """Run the model on its own example (its task's sentence, a sample image), or on the text
+        given on the command line; a reload of the same model keeps the text."""
         vision = res.loaded.config.kind == "vit"
         self.input_panel.set_mode("image" if vision else "text")
         first_text, first_image = self._first.pop("text", None), self._first.pop("image", None)
@@ -278,11 +286,14 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
             elif self.input_panel.image.current is not None:
                 self.input_panel.image.submit(self.input_panel.image.current)
             return
+        examples = [e for e in getattr(res, "examples", []) if isinstance(e, str)]
+        example = res.example if isinstance(res.example, str) else (examples[0] if examples else FALLBACK_TEXT)
+        self.input_panel.set_examples(examples or [example])
         text = self.input_panel.text
         if first_text:
             text = first_text
-        elif text in ("", self._example_text):  # the user had not edited: show the model's example
-            text = self._example_text = res.example if isinstance(res.example, str) else FALLBACK_TEXT
+        elif not (keep_text and text):
+            text = self._example_text = example
         self.input_panel.set_text(text, submit=True)
 
     # -- runs ----------------------------------------------------------------------------------------
@@ -310,6 +321,10 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
             self.model_panel.set_current(self.model_ref)
             if self.loaded is None:
                 self.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
+        elif kind == "trace" and self.input_panel.mode == "text":
+            # the box shows the new text: the views would show another input's figures, so clear them
+            # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
+            self.clear_shown(message)
         else:
             self.notify(message, "warning")
 
@@ -325,6 +340,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         self.prediction_panel.set_trace(trace)
         if res.strip is not None:
             self.input_panel.set_strip(res.strip)
+        self._sync_strip()
         if "image" in trace:
             self.input_panel.image.set_preview(trace["image"])
         src, image_input = res.source, "image" in trace
@@ -351,8 +367,9 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
     # -- selection & style ---------------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
         if "query" in changed:
-            self.input_panel.set_query(state.query)
             self.prediction_panel.set_query(state.query)
+        if changed & {"query", "layer", "head"}:
+            self._sync_strip()
         self.statusBar().showMessage(f"layer {state.layer} · head {state.head}"
                                      + (f" · query {state.query}" if state.query is not None else ""), 3000)
 

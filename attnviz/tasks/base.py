@@ -80,6 +80,15 @@ class Task:
         """What the app shows first for this task (text or an image array)."""
         return self.probe_inputs()[0]
 
+    def examples(self) -> list:
+        """Every example the app offers for this task, the one it opens on first (texts or images).
+
+        The public accessor the app's example picker reads; a task extends it by overriding this or
+        ``probe_inputs`` / ``example_input``."""
+        first = self.example_input()
+        rest = [p for p in self.probe_inputs() if not (isinstance(p, str) and p == first)]
+        return [first, *rest] if isinstance(first, str) else rest
+
     def info(self) -> dict:
         """Extra fields stored in the checkpoint's config.json (labels, preprocessing...)."""
         return {"labels": self.labels} if self.labels else {}

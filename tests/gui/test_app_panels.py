@@ -52,7 +52,8 @@ def test_picking_another_model_loads_and_runs_it(make_window, qtbot):
     with qtbot.waitSignal(win.trace_shown, timeout=30000) as got:
         win.model_panel.tree.itemActivated.emit(item, 0)
     assert win.loaded.name == "tiny-decoder" and got.args[0].kind == "decoder"
-    assert got.args[0].meta["input_text"] == "the cat sat"  # the user's text is kept across models
+    # each model opens on its own example (the previous model's sentence is not carried over)
+    assert got.args[0].meta["input_text"] == win.input_panel.text == win.input_panel.examples[0]
     assert win.prediction_panel.mode == "next-token"
 
 
@@ -168,7 +169,9 @@ def test_empty_text_is_a_notice_not_an_error(make_window, qtbot):
     trace = win.trace
     with qtbot.waitSignal(win.notice_shown, timeout=30000) as got:
         win.input_panel.set_text("   ")
-    assert "empty" in got.args[0] and win.trace is trace
+    # the figures of the previous text are not left under the empty input: every view is cleared
+    assert "empty" in got.args[0] and trace is not None and win.trace is None
+    assert all(view.trace is None for view in win.views_area.views)
 
 
 # -- image input ----------------------------------------------------------------------------------------

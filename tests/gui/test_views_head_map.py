@@ -116,7 +116,8 @@ def test_cross_attention_shows_decoder_rows_and_encoder_columns(make_view):
     sel.update(part="cross", head=1)
     probs = trace["L0.cross.probs"][1]
     assert view.image_data.shape == probs.shape == (6, 7)
-    assert view.heatmap.left.labels == trace.tokens
+    # each decoder row is named by the token that position produced ("→ y"), the columns by the source
+    assert view.heatmap.left.labels == [f"→ {t}" for t in trace.tokens[1:]] + ["→ (end)"]
     assert view.heatmap.bottom.labels == trace.src_tokens
     assert "cross-attention" in view.heatmap.title.text
 

@@ -75,7 +75,9 @@ def test_cross_attention_uses_decoder_and_encoder_tokens(qtbot):
     sel = Selection()
     sel.update(part="cross")
     view, _ = make(qtbot, trace, sel)
-    assert view.lines.left == trace.tokens and view.lines.right == trace.src_tokens
+    # decoder positions are named by the token they produced, the source by its tokens
+    assert view.lines.left == [f"→ {t}" for t in trace.tokens[1:]] + ["→ (end)"]
+    assert view.lines.right == trace.src_tokens
     assert view.lines.weights.shape == trace["L0.cross.probs"].shape
     view.set_heads([0, 1, 2, 3])
     view.set_style(PRESETS["presentation"])

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QTextOption
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from attnviz.gui.panels.image_input import ImageInput
 from attnviz.gui.panels.token_strip import StripData, TokenStrip
@@ -71,6 +72,11 @@ class InputPanel(QWidget):
         self.edit.setToolTip("The model re-runs as you type")
         self.edit.textChanged.connect(self._typed)
         self.edit.submit_now.connect(self.flush)
+        self.examples_box = QComboBox(self)  # the loaded model's task examples
+        self.examples_box.setPlaceholderText("Examples of this model's task…")
+        self.examples_box.setToolTip("Run the model on one of its task's example sentences")
+        self.examples_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.examples_box.activated.connect(self._example_chosen)
         self.image = ImageInput(self)
         self.image.image_submitted.connect(self.image_submitted)
         self.image.notice.connect(self.notice)
@@ -85,6 +91,7 @@ class InputPanel(QWidget):
         self.strip.token_clicked.connect(self.token_clicked)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.examples_box)
         lay.addWidget(self.stack)
         lay.addWidget(self.strip_label)
         lay.addWidget(self.strip)
@@ -112,6 +119,22 @@ class InputPanel(QWidget):
                                   if mode == "image" else self.edit.height())
         self.strip.setVisible(mode == "text")
         self.strip_label.setVisible(mode == "text")
+        self.examples_box.setVisible(mode == "text" and self.examples_box.count() > 0)
+
+    def set_examples(self, examples: list[str]) -> None:
+        """The example sentences the picker lists (those of the loaded model's task)."""
+        self.examples_box.clear()
+        self.examples_box.addItems([str(e) for e in examples])
+        self.examples_box.setCurrentIndex(-1)  # the placeholder: nothing picked yet
+        self.examples_box.setVisible(self.mode == "text" and bool(examples))
+
+    @property
+    def examples(self) -> list[str]:
+        return [self.examples_box.itemText(i) for i in range(self.examples_box.count())]
+
+    def _example_chosen(self, index: int) -> None:
+        if 0 <= index < self.examples_box.count():
+            self.set_text(self.examples_box.itemText(index), submit=True)
 
     # -- text --------------------------------------------------------------------------------------------
     @property
@@ -164,6 +187,10 @@ class InputPanel(QWidget):
     def set_strip(self, data: StripData) -> None:
         self.strip_label.setText(f"{data.title} · IDs" + (" · BPE merges" if any(data.merges) else ""))
         self.strip.set_data(data)
+
+    def clear_strip(self) -> None:
+        """No tokens (nothing is shown for the current input)."""
+        self.set_strip(StripData([], [], title="tokens"))
 
     def set_query(self, index: int | None) -> None:
         self.strip.strip.set_selected(index)

@@ -20,9 +20,10 @@ class LoadResult:
     """A loaded model and what the window shows with it first."""
 
     def __init__(self, ref: str, loaded, example, devices: list[str], snapshots=None, notice: str = "",
-                 samples: dict | None = None):
+                 samples: dict | None = None, examples: list | None = None):
         self.ref, self.loaded, self.example, self.devices = ref, loaded, example, devices
         self.snapshots, self.notice, self.samples = snapshots, notice, samples or {}
+        self.examples = examples or []  # the task's example sentences, for the picker
 
 
 class RunResult:
@@ -52,8 +53,9 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
     try:
         task = task_of(loaded)
         example = task.example_input() if task is not None else None
+        examples = [e for e in task.examples() if isinstance(e, str)] if task is not None else []
     except AttnvizError as exc:  # a model whose task module is missing still loads and runs
-        example, notice = None, str(exc)
+        example, examples, notice = None, [], str(exc)
     snapshots = None
     if loaded.path is not None:
         from attnviz.training.snapshots import load_snapshots
@@ -63,7 +65,8 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
         except AttnvizError as exc:
             notice = str(exc)
     return LoadResult(str(ref), loaded, example, available_devices(), snapshots, notice,
-                      _sample_images() if loaded.config.kind == "vit" else {})
+                      _sample_images() if loaded.config.kind == "vit" else {},
+                      examples if loaded.config.kind != "vit" else [])
 
 
 def _sample_images() -> dict:

@@ -129,11 +129,14 @@ class PredictionPanel(QWidget):
     def set_query(self, query: int | None) -> None:
         """Per-token predictions follow the selected query token."""
         self._query = query
-        if self._trace is not None and self.mode == "per-token":
+        if self._trace is not None and self.mode in ("per-token", "decoder-position"):
             self.set_trace(self._trace)
 
     def set_trace(self, trace) -> None:
-        """Show the prediction held by ``trace`` (kept until the next successful run)."""
+        """Show the prediction held by ``trace``; None clears the panel."""
+        if trace is None:
+            self.clear()
+            return
         self._trace = trace
         pred = trace.get("prediction")
         if pred is None:
@@ -144,7 +147,10 @@ class PredictionPanel(QWidget):
         out_text = trace.meta.get("output_text")
         self.output.setVisible(bool(out_text))
         self.output.setText(f"→ {out_text}" if out_text else "")
-        if kind in ("decoder", "encoder-decoder"):
+        if kind == "encoder-decoder":
+            self._show_decoder_position(trace, pred, labels)
+            return
+        if kind == "decoder":
             self.mode = "next-token"
             names = self.vocab if len(self.vocab) == pred.shape[-1] else labels
             entries = top_entries(pred, names)
@@ -169,6 +175,24 @@ class PredictionPanel(QWidget):
         few = len(names) <= TOP_K + 2  # a handful of classes: show them all, in order of probability
         self.title.setText("Class probabilities" if few else f"Class probabilities (top {TOP_K} of {len(names)})")
         self.bars.set_entries(top_entries(pred, names, k=len(names) if few else TOP_K))
+
+    def _show_decoder_position(self, trace, pred, labels) -> None:
+        """Encoder–decoders: the distribution after the selected decoder position (the last one when
+        none is selected), titled with the token that position read and the one it produced."""
+        from attnviz.analysis.decoder_positions import END, position_distribution, produced_tokens
+        from attnviz.gui.panels.token_strip import shown_token
+
+        self.mode = "decoder-position"
+        self.step_button.hide()
+        at = position_distribution(trace, self._query)
+        row, pos = at if at is not None else (pred, len(trace.tokens) - 1)
+        names = self.vocab if len(self.vocab) == row.shape[-1] else labels
+        entries = top_entries(row, names)
+        made = produced_tokens(trace)[pos]
+        self.chosen = None
+        self.title.setText(f"After decoder token {pos} “{shown_token(str(trace.tokens[pos]))}” → "
+                           f"{shown_token(made) if made is not None else END} (click a token to choose)")
+        self.bars.set_entries(entries)
 
     def _choose(self, index: int) -> None:
         if self.mode == "next-token":

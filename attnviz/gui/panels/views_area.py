@@ -153,6 +153,8 @@ class ViewsArea(QMainWindow):
                 self._dirty.discard(i)
                 view.set_trace(trace)
             else:
+                if view.trace is not None and view.trace is not trace:
+                    view.set_trace(None)  # a hidden dock never holds another model's or input's figure
                 self._dirty.add(i)
 
     def set_style(self, style) -> None:

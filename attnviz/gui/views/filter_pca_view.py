@@ -62,8 +62,9 @@ class FilterPCAView(BaseView):
         self._draw()
 
     def _trace_changed(self) -> None:
-        if self.trace is not None and FILTER_KEY in self.trace:
-            self.filters = np.asarray(self.trace[FILTER_KEY], dtype=np.float64)
+        # a new trace brings its own filters or none: never the previous (image) model's
+        has = self.trace is not None and FILTER_KEY in self.trace
+        self.filters = np.asarray(self.trace[FILTER_KEY], dtype=np.float64) if has else None
         self._draw()
 
     def _style_changed(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.analysis.decoder_positions import row_labels
 from attnviz.capture.trace import layer_prefix
 from attnviz.selection import SelectionState
 
@@ -26,8 +27,9 @@ class Resolved:
         self.head = min(max(state.head, 0), trace.n_heads - 1)
         self.prefix = layer_prefix(self.layer, part)
         _, tq, tk = trace[self.prefix + "probs"].shape  # (H, Tq, Tk)
-        # a trace written without src_tokens still gets labels of the right length
-        self.query_tokens = _labels(trace.query_tokens(part), tq)
+        # a trace written without src_tokens still gets labels of the right length; decoder rows of
+        # cross-attention are named by the token they produced ("→ un"), see analysis.decoder_positions
+        self.query_tokens = _labels(row_labels(trace, part), tq)
         self.key_tokens = _labels(trace.key_tokens(part), tk)
         self.query = state.query if state.query is not None and 0 <= state.query < tq else None
         self.key = state.key if state.key is not None and 0 <= state.key < tk else None

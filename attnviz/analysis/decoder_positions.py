@@ -1,0 +1,63 @@
+"""What a decoder position of an encoder–decoder *produces*, and where it looks (Qt-free).
+
+An encoder–decoder trace runs the decoder over its own greedy output "[BOS] y1 … yn [EOS]":
+position i reads ``tokens[i]`` and produces ``tokens[i + 1]``. A cross-attention row is the
+source the model consulted to write that *produced* word, so rows are named "→ y" (read as the
+input token, alignments look shifted by one). The views, the prediction panel and ``export --data``
+all label rows with :func:`row_labels`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.capture.trace import layer_prefix
+
+__all__ = ["PRODUCED_ARROW", "produces_tokens", "produced_tokens", "row_labels", "attended_source",
+           "position_distribution"]
+
+PRODUCED_ARROW = "→"
+END = "(end)"  # the last position: decoding stopped, nothing was written after it
+
+
+def produces_tokens(trace) -> bool:
+    """True for an encoder–decoder trace, whose decoder positions are the model's own output."""
+    return trace.kind == "encoder-decoder"
+
+
+def produced_tokens(trace) -> list[str | None]:
+    """The token each decoder position produced: ``tokens[i + 1]``, None at the last position."""
+    tokens = [str(t) for t in trace.tokens]
+    return tokens[1:] + [None]
+
+
+def row_labels(trace, part: str = "self") -> list[str]:
+    """Labels of a block's rows as they should be read.
+
+    Cross-attention rows of an encoder–decoder: "→ un" (the token that position produced; "→ (end)"
+    for the last). Every other block: its query tokens (:meth:`Trace.query_tokens`).
+    """
+    if part == "cross" and produces_tokens(trace):
+        return [f"{PRODUCED_ARROW} {t if t is not None else END}" for t in produced_tokens(trace)]
+    return [str(t) for t in trace.query_tokens(part)]
+
+
+def attended_source(trace, layer: int, head: int, position: int) -> int | None:
+    """The source position that decoder ``position`` attends to most in cross-attention
+    (``layer``, ``head``); None when the trace has no cross-attention or the indices are out of range."""
+    if not trace.has_cross or not 0 <= layer < trace.n_layers or not 0 <= head < trace.n_heads:
+        return None
+    probs = trace[layer_prefix(layer, "cross") + "probs"]  # (H, T_dec, T_enc)
+    if not 0 <= position < probs.shape[1]:
+        return None
+    return int(np.argmax(np.asarray(probs[head, position], dtype=np.float64)))
+
+
+def position_distribution(trace, position: int | None) -> tuple[np.ndarray, int] | None:
+    """The next-token distribution after decoder ``position`` (last position when None or out of
+    range), and that position; None when the trace holds no per-position distributions."""
+    steps = trace.get("next_probs")  # (T, C), encoder–decoders
+    if steps is None:
+        return None
+    pos = position if position is not None and 0 <= position < steps.shape[0] else steps.shape[0] - 1
+    return np.asarray(steps[pos], dtype=np.float64), pos
