@@ -13,8 +13,8 @@ def trace(query_index=None, has_cross=False):
 
 
 def test_a_new_model_starts_on_cross_attention_when_it_has_one():
-    assert trace_defaults(None, trace(has_cross=True), None, new_model=True) == {"part": "cross"}
-    assert trace_defaults(None, trace(), None, new_model=True) == {"part": "self"}
+    assert trace_defaults(None, trace(has_cross=True), None, new_model=True) == {"part": "cross", "query": None}
+    assert trace_defaults(None, trace(), None, new_model=True) == {"part": "self", "query": None}
     assert trace_defaults(trace(), trace(has_cross=True), None, new_model=False) == {}  # the user's choice stays
 
 
@@ -23,3 +23,8 @@ def test_the_task_query_is_followed_until_the_user_picks_another():
     assert trace_defaults(trace(8), trace(9), 8, new_model=False) == {"query": 9}  # "it" moved as you typed
     assert trace_defaults(trace(8), trace(9), 2, new_model=False) == {}  # the user chose token 2
     assert trace_defaults(trace(8), trace(), 8, new_model=False) == {}  # no task query: leave it
+
+
+def test_a_new_model_never_keeps_the_previous_models_query():
+    assert trace_defaults(None, trace(), 2, new_model=True) == {"part": "self", "query": None}
+    assert trace_defaults(None, trace(8), 2, new_model=True) == {"part": "self", "query": 8}

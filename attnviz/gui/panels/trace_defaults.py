@@ -9,14 +9,17 @@ def trace_defaults(previous, trace, query: int | None, new_model: bool) -> dict:
     """Selection changes for ``trace`` (one update, so one redraw), given the ``previous`` trace.
 
     * a new model's first trace: cross-attention when there is one (the alignment of a translation),
-      else self-attention;
+      else self-attention, and its task's query token or none (never the previous model's);
     * the token where the task reads its answer (``meta["query_index"]``: "it" for coref, the
       it → animal lesson), unless the user picked another one; typing keeps following it as it moves.
     """
     changes = {}
+    index = trace.meta.get("query_index")
     if new_model:
         changes["part"] = "cross" if trace.has_cross else "self"
-    index = trace.meta.get("query_index")
+        # another model's query index means nothing here: its own task query, or none
+        changes["query"] = int(index) if index is not None else None
+        return changes
     if index is not None:
         followed = previous.meta.get("query_index") if previous is not None else None
         if query is None or query == followed:

@@ -63,7 +63,10 @@ class WindowPagesMixin:
         # start-up is over: what it built lives for the session; later collections skip it
         gc.freeze()
         if not self.warm:
-            run_job(import_modules_job, list(WARM_UP_MODULES), on_result=self._warmed_up)
+            # on the model lane, not beside it: importing torch._dynamo while a model runs can hand the
+            # run half-initialised torch modules ("'prims' object has no attribute 'sum'", seen on a
+            # model switch during the warm-up)
+            self.lane.submit("warm-up", import_modules_job, list(WARM_UP_MODULES), on_result=self._warmed_up)
 
     def _warmed_up(self, _done) -> None:
         self.warm = True
