@@ -419,6 +419,7 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         self.settings.sync()
         if self.training is not None:
             self.training.shutdown()
+        self.lane.cancel()  # nothing queued starts, nothing running is delivered to a closing window
         self.lane.wait()
         self.selection.disconnect(self._selection_changed)
         super().closeEvent(event)
