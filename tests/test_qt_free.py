@@ -45,7 +45,7 @@ def test_the_scanner_sees_a_qt_import(tmp_path):
 
 def test_core_modules_import_without_loading_qt():
     code = (
-        "import sys, attnviz.pipeline, attnviz.capture, attnviz.models, attnviz.cli;"
+        "import sys, attnviz.runtime, attnviz.capture, attnviz.models, attnviz.cli;"
         "import attnviz.analysis;"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6','pyqtgraph','superqt'});"
         "print(','.join(bad)); sys.exit(1 if bad else 0)"

@@ -37,6 +37,6 @@ def check_writable(path: str) -> Path:
 
 
 def load_from_args(args):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))

@@ -24,7 +24,7 @@ def run(args) -> int:
 
     from attnviz.commands.common import load_from_args
     from attnviz.errors import AttnvizError
-    from attnviz.pipeline import task_of
+    from attnviz.runtime import task_of
 
     loaded = load_from_args(args)
     task = task_of(loaded)

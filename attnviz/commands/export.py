@@ -93,7 +93,7 @@ def run(args) -> int:
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
     from attnviz.export.figures import figure_spec
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
 
     spec = figure_spec(args.view) if args.view else None

@@ -81,7 +81,7 @@ def format_steps(s, model_name: str) -> str:
 
 def run(args) -> int:
     from attnviz.analysis.steps import compute_six_steps
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     out = check_writable(args.output)
     loaded = load_from_args(args)
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate)
     trace.save(out)

@@ -14,7 +14,7 @@ def run_export_benchmarks(model: str = "coref",
     from attnviz.export.batch import export_lecture_pack, export_one
     from attnviz.export.headless import ensure_app, export_style
     from attnviz.export.render import ExportOptions
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
     from attnviz.selection import SelectionState
 
     app = ensure_app()  # noqa: F841

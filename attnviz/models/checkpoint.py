@@ -99,12 +99,6 @@ def load_checkpoint(name_or_dir, device=None, allow_pickle: bool = False) -> Loa
     from attnviz.text.tokenizer import Tokenizer
 
     path = resolve_model_path(name_or_dir)
-    from attnviz.hf.detect import is_hf_folder
-
-    if is_hf_folder(path):  # a Hugging Face folder: its own loader, same LoadedModel surface
-        from attnviz.hf.loader import load_hf_model
-
-        return load_hf_model(path, device=device, allow_pickle=allow_pickle)
     cfg_file, weights = path / "config.json", path / "model.safetensors"
     if not cfg_file.is_file():
         raise ModelLoadError(f"{path} has no config.json: not a model directory")

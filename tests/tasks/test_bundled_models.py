@@ -10,7 +10,7 @@ import torch
 from attnviz.models.checkpoint import load_checkpoint
 
 from attnviz.io import bundled_models
-from attnviz.pipeline import task_of
+from attnviz.runtime import task_of
 from attnviz.training.make_assets import check_targets
 
 FRESH_SEED = 777  # training recorded metrics with the task's default seed; this draws other held-out data

@@ -11,7 +11,7 @@ import torch
 from attnviz.capture import capture
 from attnviz.errors import AttnvizError, ModelLoadError
 from attnviz.models.checkpoint import load_checkpoint
-from attnviz.pipeline import prepare_text
+from attnviz.runtime import prepare_text
 from attnviz.training import load_snapshots, train
 from attnviz.training.loop import subsample_history
 from attnviz.training.schedule import MIN_LR_RATIO, lr_at
