@@ -224,7 +224,7 @@ def permute_tokens(loaded, text: str, perm=None, whatif: WhatIf | None = None, s
     whatif : default positional encoding off (where the identity holds for an encoder); pass
         ``WhatIf()`` to see it fail with positions on. A causal decoder needs ``causal=False`` too.
     """
-    from attnviz.analysis.permutation import check_permutation
+    from attnviz.runtime.permutation import check_permutation
     from attnviz.capture.record import capture
     from attnviz.runtime import prepare_text
 
