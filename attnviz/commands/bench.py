@@ -42,19 +42,19 @@ def _print_section(name: str, figures: dict) -> None:
 
 
 def _capture(repeat: int) -> dict:
-    from attnviz.capture.bench import measure_capture_overhead
+    from attnviz.bench.capture import measure_capture_overhead
 
     return measure_capture_overhead(repeat)
 
 
 def _memory(repeat: int) -> dict:
-    from attnviz.capture.bench import measure_trace_memory
+    from attnviz.bench.capture import measure_trace_memory
 
     return measure_trace_memory()
 
 
 def _training(repeat: int) -> dict:
-    from attnviz.training.bench import measure_loop_overhead
+    from attnviz.bench.training import measure_loop_overhead
 
     return measure_loop_overhead(repeats=max(1, min(repeat, 3)))
 
@@ -64,7 +64,7 @@ def _views(repeat: int) -> dict:
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from attnviz.gui.views.bench import benchmark_head_switch, benchmark_model_grid
+    from attnviz.bench.views import benchmark_head_switch, benchmark_model_grid
 
     sink = io.StringIO()  # the functions narrate; the figures are returned and printed here
     out: dict = {}
@@ -79,19 +79,19 @@ def _views(repeat: int) -> dict:
 
 
 def _gui(repeat: int) -> dict:
-    from attnviz.gui.bench import run_gui_benchmarks
+    from attnviz.bench.gui import run_gui_benchmarks
 
     return run_gui_benchmarks()
 
 
 def _export(repeat: int) -> dict:
-    from attnviz.export.bench import run_export_benchmarks
+    from attnviz.bench.export import run_export_benchmarks
 
     return run_export_benchmarks()
 
 
 def _hf(repeat: int) -> dict:
-    from attnviz.hf.bench import measure_hf_overhead
+    from attnviz.bench.hf import measure_hf_overhead
 
     return measure_hf_overhead()
 

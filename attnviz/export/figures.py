@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from attnviz.errors import AttnvizError
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "figure_names", "make_figure", "figure_spec"]
+__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec"]
 
 TEXT = ("encoder", "decoder", "encoder-decoder")
 ALL = (*TEXT, "vit")
@@ -53,10 +53,6 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
     FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
                help="matrix form (Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O)"),
 )}
-
-
-def figure_names() -> list[str]:
-    return list(FIGURES)
 
 
 def figure_spec(name: str) -> FigureSpec:

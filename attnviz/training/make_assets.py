@@ -4,7 +4,7 @@
 
 Each model is trained on the CPU with a fixed seed into a temporary directory that replaces the
 old model only when training and evaluation succeeded, so an interrupted run never leaves a
-half-written bundled model. Tasks whose module is not written yet are skipped with a message.
+half-written bundled model.
 """
 
 from __future__ import annotations
@@ -30,22 +30,6 @@ def check_targets(task, metrics: dict) -> list[str]:
         if not ok:
             missed.append(f"{key} = {got} (target {op} {value})")
     return missed
-
-
-def _available(name: str):
-    """The task object, or None when its module is not part of this build yet."""
-    import importlib
-
-    from attnviz.tasks import TASKS, get_task
-
-    module = TASKS[name][0]
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name == module:
-            return None
-        raise
-    return get_task(name)
 
 
 def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", log=None) -> dict:
@@ -74,7 +58,7 @@ def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", l
 def main(argv: list[str] | None = None) -> int:
     from attnviz.errors import AttnvizError
     from attnviz.io import assets_dir
-    from attnviz.tasks import TASKS
+    from attnviz.tasks import TASKS, get_task
 
     parser = argparse.ArgumentParser(prog="python -m attnviz.training.make_assets", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", choices=list(TASKS), help="train only these tasks")
@@ -90,10 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
     failed = False
     for name in args.only or list(TASKS):
-        task = _available(name)
-        if task is None:
-            log(f"{name}: skipped (module {TASKS[name][0]} does not exist yet)")
-            continue
+        task = get_task(name)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         t0 = time.perf_counter()
         try:

@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from attnviz.gui.bench import StallMeter
+from attnviz.bench.stall import StallMeter
 from attnviz.gui.workers import lower_thread_priority
 
 LIMIT_MS = 100.0

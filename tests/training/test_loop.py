@@ -183,7 +183,7 @@ def test_bad_arguments_are_one_line_errors(tiny_task, tmp_path):
 
 
 def test_loop_overhead_is_measured(tiny_task):
-    from attnviz.training.bench import measure_loop_overhead
+    from attnviz.bench.training import measure_loop_overhead
 
     res = measure_loop_overhead(tiny_task, steps=30, repeats=1, n_snapshots=5)
     assert res["bare_s"] > 0 and res["loop_s"] > 0
