@@ -34,6 +34,7 @@ def check_targets(task, metrics: dict) -> list[str]:
 
 def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", log=None) -> dict:
     """Train ``task`` into ``root/NAME`` (swapped in atomically) and return its config info."""
+    from attnviz.runtime.opening import write_opening_trace
     from attnviz.training.loop import train
 
     final_dir = root / task.name
@@ -52,6 +53,7 @@ def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", l
     os.replace(tmp_dir, final_dir)
     if old.exists():
         shutil.rmtree(old)
+    write_opening_trace(final_dir)
     return ev.result.info
 
 
@@ -65,9 +67,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="models folder (default: the bundled assets/models)")
     parser.add_argument("--seed", type=int, default=ASSET_SEED)
     parser.add_argument("--device", default="cpu", help="cpu (default, reproducible) or auto/cuda/mps")
+    parser.add_argument("--opening-only", action="store_true",
+                        help="only re-write each model's stored opening trace (after weights changed)")
     args = parser.parse_args(argv)
     root = args.out or assets_dir() / "models"
     root.mkdir(parents=True, exist_ok=True)
+    if args.opening_only:
+        from attnviz.runtime.opening import write_opening_trace
+
+        for name in args.only or list(TASKS):
+            if (root / name / "config.json").is_file():
+                written = write_opening_trace(root / name)
+                print(f"{name}: {written or 'no opening trace (not a text model)'}", flush=True)
+        return 0
 
     def log(msg: str) -> None:
         print(msg, flush=True)
