@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap")
 
 
 def add_parser(sub) -> None:
@@ -96,5 +96,11 @@ def _hf(repeat: int) -> dict:
     return measure_hf_overhead()
 
 
+def _longmap(repeat: int) -> dict:
+    from attnviz.bench.longmap import measure_long_map
+
+    return measure_long_map()
+
+
 _SECTION_RUNNERS = {"hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
-                    "export": _export}
+                    "export": _export, "longmap": _longmap}
