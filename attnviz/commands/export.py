@@ -12,7 +12,7 @@ from attnviz.errors import AttnvizError
 
 
 def add_parser(sub) -> None:
-    from attnviz.export.figures import FIGURES
+    from attnviz.gui.figures import FIGURES
 
     p = sub.add_parser("export", help="export a view (or a whole lecture pack) to PNG/SVG/PDF, headless")
     add_model_args(p)
@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
 
 
 def _options(args):
-    from attnviz.export.render import ExportOptions
+    from attnviz.gui.figure_render import ExportOptions
 
     if args.size:
         m = re.fullmatch(r"(\d+)[xX×](\d+)", args.size.strip())
@@ -87,12 +87,13 @@ def _validate(args) -> None:
 
 def run(args) -> int:
     _validate(args)
-    from attnviz.export.headless import ensure_app, export_style
+    from attnviz.export.headless import ensure_app
+    from attnviz.gui.figures import export_style
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
-    from attnviz.export.figures import figure_spec
+    from attnviz.gui.figures import figure_spec
     from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
 

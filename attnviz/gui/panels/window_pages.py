@@ -100,7 +100,7 @@ class WindowPagesMixin:
         self.restyle()
 
     def set_theme(self, theme: str) -> None:
-        from attnviz.gui.app import apply_theme
+        from attnviz.gui.theme import apply_theme
 
         self.settings.theme = theme
         apply_theme(QApplication.instance(), theme)
