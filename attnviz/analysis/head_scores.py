@@ -167,8 +167,10 @@ class HeadScores:
             L, H = next(iter(table.values())).shape
             for layer in range(L):
                 for head in range(H):
-                    vals = {name: (None if not np.isfinite(arr[layer, head]) else round(float(arr[layer, head]), 6))
-                            for name, arr in table.items()}
+                    vals = {}
+                    for name in SCORES:  # every score named; null where it is not defined
+                        v = table[name][layer, head] if name in table else np.nan
+                        vals[name] = round(float(v), 6) if np.isfinite(v) else None
                     heads.append({"layer": layer, "head": head, "part": part, "scores": vals})
         return {"n_inputs": int(self.n_inputs), **{k: v for k, v in self.meta.items() if k != "inputs"},
                 "heads": heads}
@@ -245,11 +247,16 @@ class HeadScoreAccumulator:
         newn[: n.shape[0], : n.shape[1]] = n
         self._pat[part], self._patn[part] = new, newn
 
-    def add_inputs(self, first_index: int, items: list) -> None:
-        """Remember the batch's inputs (texts, paths or arrays); :meth:`prune` drops those no top list needs."""
+    def add_inputs(self, first_index: int, items: list, count: bool = True) -> None:
+        """Remember the batch's inputs (texts, paths or arrays); :meth:`prune` drops those no top list needs.
+
+        ``count=False`` for probe inputs that are not part of the data set (the repeated sequences
+        the induction score is measured on): they can be shown but do not add to ``n_inputs``.
+        """
         for i, item in enumerate(items):
             self._inputs[first_index + i] = item
-        self.n_inputs = max(self.n_inputs, first_index + len(items))
+        if count:
+            self.n_inputs = max(self.n_inputs, first_index + len(items))
 
     def prune(self) -> None:
         """Forget the inputs that are in no top list (keeps memory bounded)."""
