@@ -1,0 +1,1 @@
+"""Benchmarks: the performance figures the issues ask for (printed, never asserted in tests)."""
