@@ -95,12 +95,13 @@ def _openable_text(loaded, ids: list[int]) -> str:
 
 
 def _shown_images(loaded, images) -> list[np.ndarray]:
-    """Normalised (B, C, H, W) tensors back to (H, W, C) arrays in [0, 1] that the app can open."""
+    """Normalised (B, C, H, W) tensors back to uint8 (H, W, C) (or (H, W)) images the app can open."""
     pre = loaded.info.get("preprocess") or {}
     x = images.detach().cpu().numpy().astype(np.float32)
     mean = np.asarray(pre.get("mean", [0.0] * x.shape[1]), np.float32)[None, :, None, None]
     std = np.asarray(pre.get("std", [1.0] * x.shape[1]), np.float32)[None, :, None, None]
     x = np.clip(x * std + mean, 0.0, 1.0).transpose(0, 2, 3, 1)  # (B, H, W, C)
+    x = np.round(x * 255).astype(np.uint8)
     return [img[..., 0] if img.shape[-1] == 1 else img for img in x]
 
 
