@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-__all__ = ["private_model", "model_ref", "MODEL_LOCK"]
+__all__ = ["private_model", "model_ref", "model_stamp", "MODEL_LOCK"]
 
 MODEL_LOCK = threading.RLock()  # hold while running a private copy
 _CACHE: OrderedDict = OrderedDict()
@@ -27,6 +27,17 @@ def model_ref(trace=None, loaded=None) -> str | None:
     return None
 
 
+def model_stamp(ref: str) -> float | None:
+    """When the model's files last changed (a model re-trained into the same folder is a new model)."""
+    from attnviz.models.checkpoint import resolve_model_path
+
+    try:
+        path = resolve_model_path(ref)
+        return max(f.stat().st_mtime for f in path.iterdir() if f.is_file())
+    except Exception:  # noqa: BLE001 - unknown or unreadable: loading will say why
+        return None
+
+
 def private_model(ref: str):
     """The LoadedModel for ``ref`` (bundled name or directory) on the CPU, loaded once and cached.
 
@@ -35,11 +46,12 @@ def private_model(ref: str):
     from attnviz.pipeline import load_model
 
     with MODEL_LOCK:
-        if ref in _CACHE:
-            _CACHE.move_to_end(ref)
-            return _CACHE[ref]
+        key = (ref, model_stamp(ref))
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
         loaded = load_model(ref, device="cpu")
-        _CACHE[ref] = loaded
+        _CACHE[key] = loaded
         while len(_CACHE) > _KEEP:
             _CACHE.popitem(last=False)
         return loaded

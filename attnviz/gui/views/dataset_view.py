@@ -20,6 +20,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.runtime.model_copies import model_stamp
 
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
@@ -99,17 +100,23 @@ class DatasetView(BaseView):
         self.top_label = QLabel("inputs where the head fires most")
         self.top_list = QListWidget()
         self.top_list.itemClicked.connect(self._input_clicked)
-        side = QWidget()
-        side_lay = QVBoxLayout(side)
-        side_lay.setContentsMargins(0, 0, 0, 0)
-        side_lay.addWidget(self.table, 3)
-        side_lay.addWidget(self.top_label)
-        side_lay.addWidget(self.top_list, 2)
+        # figure on top; below it the table and the selected head's top inputs side by side
+        tops = QWidget()
+        tops_lay = QVBoxLayout(tops)
+        tops_lay.setContentsMargins(0, 0, 0, 0)
+        self.top_label.setWordWrap(True)
+        tops_lay.addWidget(self.top_label)
+        tops_lay.addWidget(self.top_list, 1)
+        below = QSplitter(Qt.Orientation.Horizontal)
+        below.addWidget(self.table)
+        below.addWidget(tops)
+        below.setStretchFactor(0, 3)
+        below.setStretchFactor(1, 2)
         lay = self.layout()
         lay.removeWidget(self.canvas)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.canvas)
-        self.splitter.addWidget(side)
+        self.splitter.addWidget(below)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         lay.insertWidget(1, self.splitter, 1)
@@ -132,15 +139,16 @@ class DatasetView(BaseView):
     # -- computing -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
         ref = window_model_ref(self, self.trace)
+        self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
         if ref is None:
             self._cancel.set()
             self._ref, self.result = None, None
             self._set_message("no model: open a model to score its heads")
             self._clear()
             return
-        if ref != self._ref:
+        if ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
             self._ref = ref
-            self.start()
+            self.start(force=True)
 
     def start(self, force: bool = False) -> None:
         """Score the current model's heads on ``n`` held-out inputs, on a worker thread."""
@@ -241,8 +249,9 @@ class DatasetView(BaseView):
         data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
                 else f"{self.result.n_inputs} held-out inputs")
         where = PART_TITLES.get(self.part, self.part)
-        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} of every head of "
-                            f"{self.result.meta.get('model', '')} ({where}) over {data}; hatched: not defined")
+        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head, {where} of "
+                            f"{self.result.meta.get('model', '')}, over {data}"
+                            + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()
 
     def _show_head(self) -> None:
@@ -264,8 +273,8 @@ class DatasetView(BaseView):
             self.pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
             self.pattern.set_mask(missing)
             self.pattern.set_levels(0.0, vmax if vmax > 0 else 1.0, "mean attention weight")
-            self.pattern.set_title(f"Mean attention of layer {layer}, head {head} over the inputs "
-                                   f"(rows: query position, columns: key position; hatched: no input reaches it)")
+            self.pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, "
+                                   f"columns: key position)")
         self._fill_top(layer, head)
 
     def _fill_top(self, layer: int, head: int) -> None:

@@ -22,6 +22,7 @@ from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, wi
 from attnviz.gui.widgets.plot_style import style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
+from attnviz.runtime.model_copies import model_stamp
 
 __all__ = ["QKEmbeddingView", "N_INPUTS", "MAX_TOKENS"]
 
@@ -31,17 +32,23 @@ COLOURINGS = ("query / key", "position", "token")
 QUERY_COLOUR, KEY_COLOUR = "#CC6677", "#4477AA"  # Tol's rose and blue: colour-blind safe
 OTHER_COLOUR = "#BBBBBB"
 N_TOKEN_COLOURS = len(HEAD_COLOURS)
+_LAST: list = [None, None]  # (model reference, its QKData): one data set kept, guarded by MODEL_LOCK
 
 
 def _collect(ref: str):
     """Worker: the model's private copy run over the data set (q and k of every layer and head)."""
     from attnviz.runtime.dataset_inputs import dataset_batches
-    from attnviz.runtime.model_copies import MODEL_LOCK, private_model
+    from attnviz.runtime.model_copies import MODEL_LOCK, model_stamp, private_model
     from attnviz.runtime.qk_collect import collect_qk
 
     with MODEL_LOCK:
+        key = (ref, model_stamp(ref))
+        if _LAST[0] == key:  # the same model again (another head exported, the dock shown again)
+            return _LAST[1]
         loaded = private_model(ref)
-        return collect_qk(loaded, dataset_batches(loaded, n=N_INPUTS), max_tokens=MAX_TOKENS)
+        data = collect_qk(loaded, dataset_batches(loaded, n=N_INPUTS, batch_size=16), max_tokens=MAX_TOKENS)
+        _LAST[:] = [key, data]
+        return data
 
 
 def _embed(data, part: str, layer: int, head: int, method: str):
@@ -52,7 +59,7 @@ def _embed(data, part: str, layer: int, head: int, method: str):
 
 
 class QKEmbeddingView(BaseView):
-    title = "Queries & keys (data set)"
+    title = "Queries and keys (data set)"
 
     input_requested = Signal(object)  # an input of the data set to open (text, image path or array)
 
@@ -100,11 +107,12 @@ class QKEmbeddingView(BaseView):
 
     def _trace_changed(self) -> None:
         ref = window_model_ref(self, self.trace)
+        self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
         if ref is None:
             self.data, self._ref = None, None
             self._show_message("no model: open a model to see its queries and keys")
             return
-        if ref == self._ref and self.data is not None:
+        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None:
             return  # same model, same data set: the current input changes nothing here
         self._ref, self.data, self.embedding = ref, None, None
         self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.meta.get('model_name', ref)}…")
