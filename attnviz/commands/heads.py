@@ -81,8 +81,9 @@ class _Bar:
 
 def run(args) -> int:
     from attnviz.errors import InputError
-    from attnviz.runtime.batch_scores import DEFAULT_N, N_REPEATED, score_heads
-    from attnviz.runtime.dataset_inputs import count_corpus_lines, dataset_batches, list_images, repeated_batches
+    from attnviz.runtime.batch_scores import DEFAULT_N, N_REPEATED, score_heads, score_heads_by_trace
+    from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
+                                                repeated_batches)
 
     if args.n is not None and args.n < 1:
         raise InputError("--n must be at least 1")
@@ -97,12 +98,17 @@ def run(args) -> int:
     if args.n is not None:
         total = min(total, args.n)
     loaded = load_from_args(args)
-    batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
-                              batch_size=args.batch_size, seed=args.seed)
-    repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) if loaded.config.kind == "decoder" else None
     bar = _Bar()
     try:
-        result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)
+        if loaded.extra.get("capture") is not None:  # hooked (Hugging Face) models: one input at a time
+            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
+            result = score_heads_by_trace(loaded, items, total, progress=bar)
+        else:
+            batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
+                                      batch_size=args.batch_size, seed=args.seed)
+            repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) \
+                if loaded.config.kind == "decoder" else None
+            result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)
     finally:
         bar.close()
     doc = result.to_json()

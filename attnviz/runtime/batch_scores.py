@@ -15,7 +15,7 @@ import numpy as np
 from attnviz.analysis.head_scores import HeadScoreAccumulator, HeadScores, gradient_attribution, per_input_scores
 from attnviz.errors import AttnvizError, InputError
 
-__all__ = ["score_heads", "forward_batch", "ScoringCancelled", "DEFAULT_N", "N_REPEATED"]
+__all__ = ["score_heads", "score_heads_by_trace", "forward_batch", "ScoringCancelled", "DEFAULT_N", "N_REPEATED"]
 
 DEFAULT_N = 200  # held-out inputs when none are given
 N_REPEATED = 200  # repeated random sequences for the induction score (decoders)
@@ -175,3 +175,70 @@ def _score_repeated(loaded, repeated, acc, done, n_total, progress, cancel) -> i
         if progress is not None:
             progress(done + rep, None if n_total is None else n_total + N_REPEATED)
     return rep
+
+
+def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
+                         progress: Callable[[int, int | None], None] | None = None,
+                         cancel: Callable[[], bool] | None = None, top_k: int = 8) -> HeadScores:
+    """The same scores, one input at a time through ``attnviz.pipeline.run_trace``: for models that
+    record attention through hooks (Hugging Face folders), which cannot run a padded batch here.
+
+    ``items`` are texts or image paths. Repeated tokens are found by their token strings; the
+    gradient share and the induction probe are left out (null).
+    """
+    from attnviz.pipeline import run_trace
+
+    acc = None
+    done = 0
+    for item in items:
+        if cancel is not None and cancel():
+            raise ScoringCancelled("cancelled")
+        is_image = loaded.config.kind == "vit"
+        try:
+            trace = run_trace(loaded, image=item if is_image else None, text=None if is_image else item,
+                              truncate=True, precision="float32", rollout=False)
+        except InputError as exc:
+            raise InputError(f"input {done + 1} ({str(item)[:40]!r}): {exc}") from None
+        if acc is None:
+            acc = HeadScoreAccumulator({p: (trace.layers_in(p), trace.n_heads) for p in trace.parts}, top_k=top_k)
+        distances, spatial = _trace_geometry(trace)
+        for part in trace.parts:
+            square = part != "cross"
+            qt = trace.query_tokens(part)
+            ids = np.unique(np.asarray(qt, dtype=object).astype(str), return_inverse=True)[1][None] if square else None
+            q_valid = np.ones((1, len(qt)), dtype=bool)
+            k_valid = None if square else np.ones((1, len(trace.key_tokens(part))), dtype=bool)
+            for layer in range(trace.layers_in(part)):
+                probs = trace.probs(layer, part)[None]  # (1, H, Tq, Tk)
+                scores = per_input_scores(probs, q_valid, k_valid, ids, distances if square else None,
+                                          spatial if square else None)
+                for name, values in scores.items():
+                    acc.add_scores(part, layer, name, values, done)
+                acc.add_pattern(part, layer, probs, q_valid, k_valid)
+        acc.add_inputs(done, [item])
+        acc.prune()
+        done += 1
+        if progress is not None:
+            progress(done, n_total)
+    if acc is None:
+        raise InputError("no inputs to score")
+    return acc.result({"model": loaded.name, "kind": loaded.config.kind, "n_repeated": 0, "parts": list(acc.layers),
+                       "n_layers": {p: lh[0] for p, lh in acc.layers.items()}, "n_heads": loaded.config.n_heads,
+                       "note": "scored one input at a time (hooked model): no gradient share, no induction probe"})
+
+
+def _trace_geometry(trace):
+    """Pixel distances and patch positions of a vision trace (prefix tokens such as CLS/DIST have none)."""
+    grid = trace.meta.get("grid")
+    if not grid:
+        return None, None
+    from attnviz.analysis.distance import position_distances
+
+    T = len(trace.tokens)
+    patch = (trace.meta.get("config") or {}).get("patch_size", 1) or 1
+    d, off = position_distances(T, grid=grid, patch_size=patch)
+    D = np.zeros((T, T))
+    D[off:, off:] = d
+    spatial = np.ones(T, dtype=bool)
+    spatial[:off] = False
+    return D, spatial

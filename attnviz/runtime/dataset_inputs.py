@@ -17,7 +17,7 @@ import numpy as np
 from attnviz.errors import InputError
 
 __all__ = ["DatasetBatch", "PartMasks", "IMAGE_SUFFIXES", "task_batches", "corpus_batches", "image_batches",
-           "repeated_batches", "dataset_batches", "count_corpus_lines", "list_images"]
+           "repeated_batches", "dataset_batches", "dataset_items", "count_corpus_lines", "list_images"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".webp", ".tif", ".tiff", ".ppm", ".pgm")
 
@@ -285,3 +285,27 @@ def dataset_batches(loaded, corpus=None, images=None, n: int | None = None, batc
     if images is not None:
         return image_batches(loaded, images, n, batch_size)
     return task_batches(loaded, 200 if n is None else n, batch_size, seed)
+
+
+def dataset_items(loaded, corpus=None, images=None, n: int | None = None) -> Iterator:
+    """The inputs one by one (texts of a corpus file or image paths), for models run one input at a time."""
+    if corpus is not None and images is not None:
+        raise InputError("give --corpus or --images, not both")
+    if corpus is None and images is None:
+        raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: "
+                         "give --corpus FILE or --images DIR")
+    if images is not None:
+        if loaded.config.kind != "vit":
+            raise InputError(f"{loaded.name} is a text model: give it --corpus FILE, not --images")
+        files = list_images(images)[: n if n is not None else None]
+        return (str(f) for f in files)
+    if loaded.config.kind == "vit":
+        raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not --corpus")
+
+    def lines():
+        for i, (_, text) in enumerate(_corpus_lines(corpus)):
+            if n is not None and i >= n:
+                return
+            yield text
+
+    return lines()
