@@ -4,6 +4,8 @@
 - :mod:`attnviz.runtime.native` — attnviz's own checkpoints; tasks supply their input rules
 - :mod:`attnviz.runtime.huggingface` — Hugging Face folders (optional extra)
 - :mod:`attnviz.runtime.pipeline` — name or folder → LoadedModel; input → Trace
+- :mod:`attnviz.runtime.batch_scores`, :mod:`~attnviz.runtime.dataset_inputs`, :mod:`~attnviz.runtime.qk_collect` — many inputs
+  at once: head scores and the joint query–key data of a data set
 """
 
 from attnviz.capture.prepared import Prepared

@@ -19,6 +19,7 @@ class ModelAdapter(Protocol):
     """What the runtime needs of one kind of model."""
 
     name: str  # e.g. "attnviz", "huggingface"
+    batched: bool  # True when a batch of many inputs can be recorded in one pass (capture.batch)
 
     def can_load(self, path: Path) -> bool:
         """True when ``path`` (an existing folder) is a model of this kind."""

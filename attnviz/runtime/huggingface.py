@@ -13,6 +13,7 @@ class HuggingFaceAdapter:
     """Folders with a ``config.json`` naming a ``model_type`` (BERT, GPT-2, ViT, …): see :mod:`attnviz.hf`."""
 
     name = "huggingface"
+    batched = False  # hooks record one input at a time
 
     def can_load(self, path: Path) -> bool:
         from attnviz.hf.detect import is_hf_folder

@@ -25,6 +25,7 @@ class NativeAdapter:
     """Folders written by :func:`attnviz.models.checkpoint.save_checkpoint` (``config.json`` + safetensors)."""
 
     name = "attnviz"
+    batched = True
 
     def can_load(self, path: Path) -> bool:
         return (Path(path) / "config.json").is_file()
