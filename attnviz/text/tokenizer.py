@@ -44,7 +44,10 @@ class Tokenizer:
         if self.kind == "bpe":
             from tokenizers import Tokenizer as HFTokenizer
 
-            self._bpe = HFTokenizer.from_str(self.bpe_json)
+            try:
+                self._bpe = HFTokenizer.from_str(self.bpe_json)
+            except Exception as exc:  # the Rust library raises plain Exception on a bad serialisation
+                raise ModelLoadError(f"invalid BPE tokenizer in config: {str(exc).splitlines()[0]}") from None
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
