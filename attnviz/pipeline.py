@@ -67,6 +67,7 @@ def prepare_text(loaded, text: str, truncate: bool = False) -> Prepared:
         return task.prepare_text(loaded, text, truncate=truncate)
     enc = loaded.tokenizer.encode(text)
     ids, tokens, notice = _fit(enc.ids, enc.tokens, cfg.max_len, truncate, "the text")
+    notice = "; ".join(filter(None, [enc.notice, notice]))  # characters read as [UNK] or left out
     meta = {"notice": notice} if notice else {}
     if cfg.kind != "encoder-decoder":
         return Prepared({"ids": torch.tensor([ids], device=loaded.device)}, tokens, meta=meta)
