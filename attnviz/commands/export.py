@@ -81,7 +81,8 @@ def _options(args):
     opts.title, opts.caption, opts.font_scale = args.title, args.caption, args.font_scale
     opts.validate()
     w, h = round(opts.width * opts.scale), round(opts.height * opts.scale)
-    if max(w, h) > 16384 or w * h > MAX_PIXELS:
+    png = (args.output or "").lower().endswith(".png") or args.pack_format == "png" and args.lecture_pack
+    if png and (max(w, h) > 16384 or w * h > MAX_PIXELS):
         raise AttnvizError(f"{opts.width}x{opts.height} at --scale {opts.scale:g} is {w}x{h} pixels, more than "
                            f"attnviz draws (16384 per side, {MAX_PIXELS // 10**6} megapixels): lower --scale or --size")
     pdf = (args.output or "").lower().endswith(".pdf") or args.pack_format == "pdf" and args.lecture_pack
