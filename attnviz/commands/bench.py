@@ -9,10 +9,19 @@ SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "lo
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("bench", help="measure capture overhead, trace memory, training and GUI speed")
+    from attnviz.commands.common import HELP_FORMATTER, examples, int_range
+
+    p = sub.add_parser(
+        "bench", help="measure capture overhead, trace memory, training and GUI speed",
+        description="Print the performance figures attnviz is held to, measured on this machine in one run "
+                    "(medians of --repeat repetitions).",
+        epilog=examples("attnviz bench", "attnviz bench --only capture,memory,training,views,gui,hf",
+                        "attnviz bench --only export --repeat 3 --json > bench.json"),
+        formatter_class=HELP_FORMATTER)
     p.add_argument("--only", default="capture,memory,training",
                    help=f"comma-separated sections: {', '.join(SECTIONS)} (default: capture,memory,training)")
-    p.add_argument("--repeat", type=int, default=5, help="timed repetitions per figure (median reported)")
+    p.add_argument("--repeat", type=int_range(1, 1000), default=5,
+                   help="timed repetitions per figure, 1..1000 (median reported; default 5)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(run=run)
 

@@ -35,8 +35,9 @@ class NativeAdapter:
 
     def load(self, path: Path, device=None, allow_pickle: bool = False):
         from attnviz.models.checkpoint import load_checkpoint
+        from attnviz.tasks import task_kind
 
-        return load_checkpoint(path, device=device, allow_pickle=allow_pickle)
+        return load_checkpoint(path, device=device, allow_pickle=allow_pickle, task_kind=task_kind)
 
     def describe(self, loaded) -> dict:
         return describe_loaded(loaded, self.name)
@@ -59,6 +60,7 @@ class NativeAdapter:
                 raise InputError(f"{loaded.name} has no tokenizer: it cannot read text")
             enc = loaded.tokenizer.encode(text)
             ids, tokens, notice = fit_tokens(enc.ids, enc.tokens, cfg.max_len, truncate, "the text")
+            notice = "; ".join(filter(None, [getattr(enc, "notice", None), notice]))  # read as [UNK] or left out
             read = TextInput(tokens, ids, meta={"notice": notice} if notice else {},
                              seq2seq=cfg.kind == "encoder-decoder")
         if read.seq2seq:

@@ -53,8 +53,11 @@ def test_eval_refuses_a_model_without_a_builtin_task(tmp_path, capsys):
     from attnviz.models.config import ModelConfig
     from attnviz.models.registry import build_model
 
-    cfg = ModelConfig(vocab_size=10, n_layers=1, n_heads=1, d_model=8)
-    save_checkpoint(tmp_path, build_model(cfg), cfg, {"task": "my-own-data"})
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc"])
+    cfg = ModelConfig(vocab_size=len(tok.vocab), n_layers=1, n_heads=1, d_model=8)
+    save_checkpoint(tmp_path, build_model(cfg), cfg, {"task": "my-own-data"}, tokenizer=tok)
     assert main(["eval", "--model", str(tmp_path), "--device", "cpu"]) == 2
     assert "not trained on a built-in task" in capsys.readouterr().err
 
