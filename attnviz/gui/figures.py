@@ -50,6 +50,8 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="the positional encoding as a heatmap"),
     FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughWidget",
                help="self-attention step by step for one query (--step 1..6)"),
+    FigureSpec("qk-embedding", "attnviz.gui.views.qk_embedding_view", "QKEmbeddingView",
+               help="one head's queries and keys of 200 held-out inputs in one 2-D embedding (AttentionViz)"),
     FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
                help="matrix form (Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O)"),
 )}

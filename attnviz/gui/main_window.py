@@ -45,7 +45,7 @@ FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
 # GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
 # first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
 # with torch's for the one interpreter lock, and delays the map.
-VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.pipeline")
+VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
 
 
 def _import_pyqtgraph() -> None:

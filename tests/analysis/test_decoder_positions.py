@@ -21,7 +21,7 @@ from attnviz.selection import SelectionState
 @pytest.fixture(scope="module")
 def translated(request):
     from attnviz.io import bundled_models
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
 
     if "translate" not in bundled_models():
         pytest.skip("the bundled translate model is not built (make assets)")
@@ -48,7 +48,7 @@ def test_each_row_is_named_by_the_token_its_position_produced(translated):
 def test_gold_alignments_read_right_with_the_produced_labels(translated):
     """The task's gold pairs say: row r (writing tokens[r + 1]) attends to source s. With rows read
     as the produced word, the best cross-attention layer agrees with most of them."""
-    from attnviz.pipeline import task_of
+    from attnviz.runtime import task_of
 
     loaded, trace = translated
     gold = task_of(loaded).gold("the big dog sees a small cat")

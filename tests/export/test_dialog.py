@@ -7,7 +7,7 @@ from PIL import Image
 from attnviz.errors import AttnvizError
 from attnviz.gui.dialogs.export_dialog import ExportDialog, copy_current_view, export_current_view
 from attnviz.gui.views.head_map_view import HeadMapView
-from attnviz.gui.views.samples import sample_trace
+from attnviz.bench.traces import sample_trace
 from attnviz.selection import Selection, SelectionState
 
 

@@ -104,7 +104,7 @@ def test_the_file_dpi_does_not_change_the_drawing(qtbot):
     # labels are measured at the screen's DPI; painted at the file's 150 dpi they came out 1.56× wider
     # than their boxes and were cut ("anima"). The dpi is metadata: the pixels must not depend on it.
     from attnviz.gui.views.rollout_view import RolloutView
-    from attnviz.gui.views.samples import sample_trace
+    from attnviz.bench.traces import sample_trace
     from attnviz.selection import Selection
 
     view = RolloutView(selection=Selection())

@@ -81,7 +81,7 @@ def test_every_view_follows_every_model_switch(make_window, qtbot, tmp_path, rea
         _check_current(win)
         kind = win.loaded.config.kind
         if kind != "vit" and ref in real_models:  # each model opens on its own task's example
-            from attnviz.pipeline import task_of
+            from attnviz.runtime import task_of
 
             task = task_of(win.loaded)
             assert win.input_panel.examples == [e for e in task.examples() if isinstance(e, str)]

@@ -23,7 +23,7 @@ from attnviz.gui.walkthrough.number_format import format_number  # noqa: E402
 from attnviz.models import ModelConfig, build_model  # noqa: E402
 from attnviz.models.attention import Attention  # noqa: E402
 from attnviz.models.checkpoint import save_checkpoint  # noqa: E402
-from attnviz.pipeline import load_model, run_trace  # noqa: E402
+from attnviz.runtime import load_model, run_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 from attnviz.text import Tokenizer  # noqa: E402
 

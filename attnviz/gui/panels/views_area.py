@@ -30,6 +30,11 @@ def discover_view_classes() -> list[type]:
     from attnviz.gui.views.base import BaseView
 
     classes = list(getattr(pkg, "VIEW_CLASSES", []) or [])
+    if classes:  # the data-set views (issue 17) are not in the package's list of per-input views
+        from attnviz.gui.views.dataset_view import DatasetView
+        from attnviz.gui.views.qk_embedding_view import QKEmbeddingView
+
+        classes += [DatasetView, QKEmbeddingView]
     if not classes:
         for info in pkgutil.iter_modules(pkg.__path__):
             if not info.name.endswith("_view"):

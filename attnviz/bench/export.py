@@ -15,7 +15,7 @@ def run_export_benchmarks(model: str = "coref",
     from attnviz.export.headless import ensure_app
     from attnviz.gui.figures import export_style
     from attnviz.gui.figure_render import ExportOptions
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
     from attnviz.selection import SelectionState
 
     app = ensure_app()  # noqa: F841

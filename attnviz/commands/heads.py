@@ -1,0 +1,125 @@
+"""``attnviz heads``: score every head over many inputs (previous-token, induction, sink share, ...)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from attnviz.commands.common import (HELP_FORMATTER, add_model_args, examples, int_range, load_from_args,
+                                     positive_int, seed)
+
+__all__ = ["add_parser", "run", "format_table"]
+
+# table columns: score name -> header
+COLUMNS = (("previous_token", "prev"), ("duplicate_token", "dup"), ("induction", "induct"),
+           ("first_token", "sink"), ("entropy", "entropy"), ("distance", "dist"), ("gradient_share", "grad%"))
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "heads", help="score every head over a data set: previous-token, induction, sink share, ...",
+        description="Run many inputs through a model in batches and score every attention head: previous-token, "
+                    "duplicate-token, induction (decoders, on repeated random sequences), first-token (sink) "
+                    "share, mean entropy, mean attention distance and, for classifiers, the share of gradient "
+                    "attribution. A terminal gets a table and a progress bar; --json prints the scores.",
+        epilog=examples("attnviz heads --model induction",
+                        "attnviz heads --model charlm --n 1000 --json > charlm-heads.json",
+                        "attnviz heads --model coref --corpus sentences.txt",
+                        "attnviz heads --model shapes --images photos/"),
+        formatter_class=HELP_FORMATTER)
+    add_model_args(p)
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--corpus", metavar="FILE", help="UTF-8 text file, one input per line (text models)")
+    src.add_argument("--images", metavar="DIR", help="folder of images (vision models)")
+    p.add_argument("--n", type=positive_int, default=None,
+                   help="how many inputs (default: 200 fresh held-out inputs of the model's task, or every "
+                        "line / image given)")
+    p.add_argument("--batch-size", type=int_range(1, 4096), default=64,
+                   help="inputs per forward pass, 1..4096 (default 64)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the generated held-out inputs, 0..2^32-1 (default 0)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"n_inputs": N, "heads": [{"layer", "head", "part", "scores": {...}}]}')
+    p.set_defaults(run=run)
+
+
+def _cell(value) -> str:
+    return "      –" if value is None or not math.isfinite(value) else f"{value:7.3f}"
+
+
+def format_table(doc: dict) -> str:
+    """The scores as a text table, one row per head, with the best head of each score named below."""
+    lines = [f"{doc.get('model', '')}: {doc['n_inputs']} inputs"
+             + (f" (+ {doc['n_repeated']} repeated random sequences for the induction score)"
+                if doc.get("n_repeated") else ""),
+             "", "part  layer head " + " ".join(f"{h:>7}" for _, h in COLUMNS)]
+    for h in doc["heads"]:
+        lines.append(f"{h['part']:<5} {h['layer']:>5} {h['head']:>4} "
+                     + " ".join(_cell(h["scores"].get(name)) for name, _ in COLUMNS))
+    lines.append("")
+    for name, header in COLUMNS:
+        rows = [h for h in doc["heads"] if h["scores"].get(name) is not None]
+        if not rows or name in ("entropy", "distance"):
+            continue
+        best = max(rows, key=lambda h: h["scores"][name])
+        lines.append(f"best {name.replace('_', '-')}: {best['part']} layer {best['layer']} head {best['head']} "
+                     f"({best['scores'][name]:.3f})")
+    lines.append("prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token; "
+                 "sink: share on the first token; entropy in nats; dist in tokens (pixels for images); "
+                 "grad%: share of |gradient × attention|")
+    return "\n".join(lines)
+
+
+class _Bar:
+    """A one-line progress bar on a terminal's stderr; silent when stderr is not a terminal."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if not self.tty:
+            return
+        if total:
+            filled = int(24 * min(done, total) / total)
+            text = f"\rscoring [{'#' * filled}{'.' * (24 - filled)}] {done}/{total} inputs"
+        else:
+            text = f"\rscoring {done} inputs"
+        print(text, end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    from attnviz.errors import InputError
+    from attnviz.runtime import adapter_for
+    from attnviz.runtime.batch_scores import DEFAULT_N, N_REPEATED, score_heads, score_heads_by_trace
+    from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
+                                                repeated_batches)
+
+    if args.corpus is not None:  # check the file before loading the model: a typo fails at once
+        total = count_corpus_lines(args.corpus)
+    elif args.images is not None:
+        total = len(list_images(args.images))
+    else:
+        total = DEFAULT_N if args.n is None else args.n
+    if args.n is not None:
+        total = min(total, args.n)
+    loaded = load_from_args(args)
+    bar = _Bar()
+    try:
+        if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
+            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
+            result = score_heads_by_trace(loaded, items, total, progress=bar)
+        else:
+            batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
+                                      batch_size=args.batch_size, seed=args.seed)
+            repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) \
+                if loaded.config.kind == "decoder" else None
+            result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)
+    finally:
+        bar.close()
+    doc = result.to_json()
+    print(json.dumps(doc) if args.json else format_table(doc))
+    return 0

@@ -1,0 +1,353 @@
+"""DatasetView: every head scored over many inputs — a layers × heads grid, a sortable table, the
+selected head's mean attention pattern and the inputs where it fires most.
+
+The scores come from ``attnviz.runtime.batch_scores`` run on a worker (``attnviz.gui.workers.run_job``)
+with a private copy of the model; the GUI thread only queues the job and draws its result. Clicking
+a cell or a table row selects that head in every view; clicking an input opens it in every view.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QListWidgetItem, QPushButton,
+                               QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.runtime.model_copies import model_stamp
+
+__all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
+
+DEFAULT_INPUTS = 200
+PART_TITLES = {"self": "self-attention", "enc": "encoder self-attention", "cross": "cross-attention"}
+SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
+         "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
+
+
+def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0) -> tuple:
+    """Worker: score ``n`` held-out inputs of the model ``ref`` (its private copy); returns
+    (HeadScores, name of the thread it ran on, ``job_id``)."""
+    from attnviz.runtime.batch_scores import N_REPEATED, score_heads
+    from attnviz.runtime.dataset_inputs import dataset_batches, repeated_batches
+    from attnviz.runtime.model_copies import MODEL_LOCK, private_model
+
+    with MODEL_LOCK:
+        loaded = private_model(ref)
+        repeated = repeated_batches(loaded, N_REPEATED) if loaded.config.kind == "decoder" else None
+        result = score_heads(loaded, dataset_batches(loaded, n=n), n, repeated=repeated, progress=progress,
+                             cancel=cancel)
+    return result, threading.current_thread().name, job_id
+
+
+class _NumberItem(QTableWidgetItem):
+    """A table cell that sorts by its number (undefined scores last)."""
+
+    def __init__(self, value: float | None, text: str):
+        super().__init__(text)
+        self.value = -np.inf if value is None or not np.isfinite(value) else float(value)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other):
+        return self.value < getattr(other, "value", -np.inf)
+
+
+class DatasetView(BaseView):
+    title = "Heads over a data set"
+
+    input_requested = Signal(object)  # an input to open in every view (text, image path or array)
+    scores_ready = Signal(object)  # HeadScores, once computed
+
+    def _build(self) -> None:
+        self.grid = LabelledHeatmap(self.style)
+        self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
+        self.figure.addItem(self.grid, row=0, col=0)
+        self.figure.addItem(self.pattern, row=0, col=1)
+        self.grid.image.on_click = self._grid_clicked
+        self.grid.image.on_hover = self._grid_hovered
+        self.score_box = QComboBox()
+        for name in SCORES:
+            self.score_box.addItem(SCORE_LABELS[name], name)
+        self.score_box.currentIndexChanged.connect(lambda *_: self._draw())
+        self.n_box = QSpinBox()
+        self.n_box.setRange(10, 10_000)
+        self.n_box.setSingleStep(100)
+        self.n_box.setValue(DEFAULT_INPUTS)
+        self.run_button = QPushButton("Score")
+        self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
+        self.run_button.clicked.connect(lambda: self.start(force=True))
+        self.controls.addWidget(QLabel("colour by:"))
+        self.controls.addWidget(self.score_box)
+        self.controls.addWidget(QLabel("inputs:"))
+        self.controls.addWidget(self.n_box)
+        self.controls.addWidget(self.run_button)
+        self.controls.addStretch(1)
+        # the table and the top inputs sit beside the figure (they are controls, not part of an export)
+        self.table = QTableWidget(0, 3 + len(SCORES))
+        self.table.setHorizontalHeaderLabels(["part", "layer", "head"] + [SHORT[s] for s in SCORES])
+        for i, name in enumerate(SCORES):
+            self.table.horizontalHeaderItem(3 + i).setToolTip(SCORE_LABELS[name])
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.cellClicked.connect(self._row_clicked)
+        self.top_label = QLabel("inputs where the head fires most")
+        self.top_list = QListWidget()
+        self.top_list.itemClicked.connect(self._input_clicked)
+        # figure on top; below it the table and the selected head's top inputs side by side
+        tops = QWidget()
+        tops_lay = QVBoxLayout(tops)
+        tops_lay.setContentsMargins(0, 0, 0, 0)
+        self.top_label.setWordWrap(True)
+        tops_lay.addWidget(self.top_label)
+        tops_lay.addWidget(self.top_list, 1)
+        below = QSplitter(Qt.Orientation.Horizontal)
+        below.addWidget(self.table)
+        below.addWidget(tops)
+        below.setStretchFactor(0, 3)
+        below.setStretchFactor(1, 2)
+        lay = self.layout()
+        lay.removeWidget(self.canvas)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.canvas)
+        self.splitter.addWidget(below)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        lay.insertWidget(1, self.splitter, 1)
+        self.result = None
+        self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
+        self._ref = None
+        self._job = None
+        self._job_id = 0
+        self._cancel = threading.Event()
+        self._progress = [0, 0]
+        self._timer = QTimer(self)
+        self._timer.setInterval(200)
+        self._timer.timeout.connect(self._show_progress)
+        self.message = ""
+        self._set_message("")
+
+    def figure_size(self) -> QSize:
+        return QSize(1200, 650)
+
+    # -- computing -----------------------------------------------------------------------------
+    def _trace_changed(self) -> None:
+        ref = window_model_ref(self, self.trace)
+        self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
+        if ref is None:
+            self._cancel.set()
+            self._ref, self.result = None, None
+            self._set_message("no model: open a model to score its heads")
+            self._clear()
+            return
+        if ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
+            self._ref = ref
+            self.start(force=True)
+
+    def start(self, force: bool = False) -> None:
+        """Score the current model's heads on ``n`` held-out inputs, on a worker thread."""
+        from attnviz.gui.workers import run_job
+
+        if self._ref is None or (self._job is not None and not force):
+            return
+        self._cancel.set()  # a running job for another model or size stops at its next batch
+        self._cancel = cancel = threading.Event()
+        n = self.n_box.value()
+        self._progress = progress = [0, n]
+        self.result = None
+        self._clear()
+        self._set_message(f"scoring the heads on {n} held-out inputs…")
+
+        def report(done, total):
+            progress[0], progress[1] = done, total or n
+
+        self._job_id += 1
+        self._job = run_job(score_dataset_job, self._ref, n, report, cancel.is_set, self._job_id,
+                            on_result=self._scored, on_error=self._failed)
+        self._timer.start()
+
+    def _scored(self, value) -> None:
+        result, thread, job_id = value
+        if job_id != self._job_id:  # an older job's answer (another model or size): dropped
+            return
+        self._job = None
+        self._timer.stop()
+        self.result, self.ran_on = result, thread
+        rep = result.meta.get("n_repeated")
+        self.set_hover_text(f"scored {result.n_inputs} held-out inputs"
+                            + (f" and {rep} repeated random sequences" if rep else ""))
+        self._fill_table()
+        self._draw()
+        self.scores_ready.emit(result)
+
+    def _failed(self, message: str) -> None:
+        if message == "cancelled":  # only a superseded job is cancelled: the newer one reports
+            return
+        self._job = None
+        self._timer.stop()
+        self._set_message(f"cannot score the heads: {message}")
+
+    def _show_progress(self) -> None:
+        done, total = self._progress
+        if self._job is not None:
+            self.set_hover_text(f"scoring… {done}/{total} inputs")
+
+    def closeEvent(self, event) -> None:
+        self._cancel.set()
+        self._timer.stop()
+        super().closeEvent(event)
+
+    # -- drawing -------------------------------------------------------------------------------
+    @property
+    def score(self) -> str:
+        return self.score_box.currentData()
+
+    @property
+    def part(self) -> str:
+        parts = self.result.parts if self.result is not None else ["self"]
+        return self.state.part if self.state.part in parts else parts[0]
+
+    def _set_message(self, text: str) -> None:
+        self.message = text
+        self.grid.set_title(text or "Scores of every head over a data set")
+
+    def _clear(self) -> None:
+        self.grid.set_image(np.zeros((1, 1), np.uint8), (1, 1))
+        self.pattern.set_image(np.zeros((1, 1), np.uint8), (1, 1))
+        self.pattern.set_title("")
+        self.table.setRowCount(0)
+        self.top_list.clear()
+
+    def score_table(self) -> np.ndarray:
+        """(L, H) values of the chosen score for the shown part (NaN: not defined)."""
+        table = self.result.scores[self.part]
+        shape = next(iter(table.values())).shape
+        return table.get(self.score, np.full(shape, np.nan))
+
+    def _draw(self) -> None:
+        if self.result is None:
+            return
+        values = self.score_table()
+        L, H = values.shape
+        undefined = ~np.isfinite(values)
+        finite = values[~undefined]
+        hi = float(finite.max()) if finite.size else 1.0
+        lo = min(0.0, float(finite.min())) if finite.size else 0.0
+        hi = hi if hi > lo else lo + 1.0
+        self.grid.set_image(quantize(np.nan_to_num(values, nan=lo), hi, undefined, vmin=lo), (L, H))
+        self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
+        self.grid.set_mask(undefined)
+        self.grid.set_levels(lo, hi, SCORE_LABELS[self.score])
+        counts = self.result.counts[self.part].get(self.score)
+        n_used = int(counts.max()) if counts is not None and counts.size else 0
+        data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
+                else f"{self.result.n_inputs} held-out inputs")
+        where = PART_TITLES.get(self.part, self.part)
+        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head, {where} of "
+                            f"{self.result.meta.get('model', '')}, over {data}"
+                            + ("; hatched: not defined" if undefined.any() else ""))
+        self._show_head()
+
+    def _show_head(self) -> None:
+        """Mean pattern and top inputs of the selected head."""
+        if self.result is None:
+            return
+        values = self.score_table()
+        L, H = values.shape
+        layer, head = min(self.state.layer, L - 1), min(self.state.head, H - 1)
+        self.grid.set_highlight(layer, head)
+        self.grid.image.setToolTip("")
+        pat = self.result.patterns.get(self.part)
+        if pat is not None:
+            mean = pat[layer, head]
+            missing = ~np.isfinite(mean)
+            vmax = float(np.nanmax(mean)) if np.isfinite(mean).any() else 1.0
+            self.pattern.set_image(quantize(np.nan_to_num(mean), vmax if vmax > 0 else 1.0, missing),
+                                   mean.shape)
+            self.pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
+            self.pattern.set_mask(missing)
+            self.pattern.set_levels(0.0, vmax if vmax > 0 else 1.0, "mean attention weight")
+            self.pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, "
+                                   f"columns: key position)")
+        self._fill_top(layer, head)
+
+    def _fill_top(self, layer: int, head: int) -> None:
+        self.top_list.clear()
+        top = self.result.top[self.part].get(self.score)
+        vals = self.result.top_values[self.part].get(self.score)
+        self.top_label.setText(f"inputs where layer {layer} head {head} scores highest on "
+                               f"{SCORE_LABELS[self.score]} (click: open in every view)")
+        if top is None:
+            return
+        for idx, v in zip(top[layer, head], vals[layer, head]):
+            if idx < 0 or idx not in self.result.inputs:
+                continue
+            item = QListWidgetItem(f"{v:.3f}   {describe_item(self.result.inputs[int(idx)])}")
+            item.setData(Qt.ItemDataRole.UserRole, int(idx))
+            self.top_list.addItem(item)
+
+    def _fill_table(self) -> None:
+        self.table.setSortingEnabled(False)
+        rows = self.result.to_json()["heads"]
+        self.table.setRowCount(len(rows))
+        for r, h in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(h["part"]))
+            self.table.setItem(r, 1, _NumberItem(h["layer"], str(h["layer"])))
+            self.table.setItem(r, 2, _NumberItem(h["head"], str(h["head"])))
+            for i, name in enumerate(SCORES):
+                v = h["scores"][name]
+                self.table.setItem(r, 3 + i, _NumberItem(v, "–" if v is None else f"{v:.3f}"))
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+
+    def _selection_changed(self, state, changed) -> None:
+        if self.result is not None and changed & {"layer", "head", "part"}:
+            if "part" in changed:
+                self._draw()
+            else:
+                self._show_head()
+
+    def _style_changed(self) -> None:
+        self.grid.set_style(self.style)
+        self.pattern.set_style(self.style)
+        self._draw()
+
+    # -- interaction ---------------------------------------------------------------------------
+    def select_head(self, layer: int, head: int, part: str | None = None) -> None:
+        """Select a head in every view."""
+        if self.selection is not None:
+            changes = {"layer": int(layer), "head": int(head)}
+            if part is not None and part != self.state.part:
+                changes["part"] = part
+            self.selection.update(**changes)
+
+    def _grid_clicked(self, row: int, col: int) -> None:
+        self.select_head(row, col)
+
+    def _grid_hovered(self, row, col) -> None:
+        if row is None or self.result is None:
+            self.set_hover_text("")
+            return
+        v = self.score_table()[row, col]
+        text = "not defined" if not np.isfinite(v) else f"{v:.3f}"
+        self.set_hover_text(f"layer {row}, head {col}: {SCORE_LABELS[self.score]} {text}")
+
+    def _row_clicked(self, row: int, _col: int) -> None:
+        part = self.table.item(row, 0).text()
+        self.select_head(int(self.table.item(row, 1).value), int(self.table.item(row, 2).value), part)
+
+    def open_input(self, index: int) -> None:
+        """Open input ``index`` of the data set in every view of the app."""
+        item = self.result.inputs[index]
+        self.input_requested.emit(item)
+        if open_input_in_app(self, item):
+            self.set_hover_text(f"opened {describe_item(item)}")
+
+    def _input_clicked(self, item: QListWidgetItem) -> None:
+        self.open_input(int(item.data(Qt.ItemDataRole.UserRole)))

@@ -1,0 +1,247 @@
+"""QKEmbeddingView: one head's queries and keys of a whole data set in one 2-D embedding (AttentionViz).
+
+Keys are translated onto the queries' centroid and queries and keys scaled to the same mean norm
+(:mod:`attnviz.analysis.qk_embedding`): the attention weights stay the same, and a query lands near
+the keys it attends to. Points are coloured by query/key, position or token; hovering shows the
+token in its sentence; clicking opens that input in every view of the app.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtWidgets import QComboBox, QLabel
+
+from attnviz.errors import AttnvizError
+from attnviz.gui.style import HEAD_COLOURS, colour_lut
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.widgets.plot_style import style_plot
+from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.token_axis import display_token
+from attnviz.runtime.model_copies import model_stamp
+
+__all__ = ["QKEmbeddingView", "N_INPUTS", "MAX_TOKENS"]
+
+N_INPUTS = 200  # held-out inputs of the model's task
+MAX_TOKENS = 5000  # positions kept (each gives a query and a key point)
+COLOURINGS = ("query / key", "position", "token")
+QUERY_COLOUR, KEY_COLOUR = "#CC6677", "#4477AA"  # Tol's rose and blue: colour-blind safe
+OTHER_COLOUR = "#BBBBBB"
+N_TOKEN_COLOURS = len(HEAD_COLOURS)
+_LAST: list = [None, None]  # (model reference, its QKData): one data set kept, guarded by MODEL_LOCK
+
+
+def _collect(ref: str):
+    """Worker: the model's private copy run over the data set (q and k of every layer and head)."""
+    from attnviz.runtime.dataset_inputs import dataset_batches
+    from attnviz.runtime.model_copies import MODEL_LOCK, model_stamp, private_model
+    from attnviz.runtime.qk_collect import collect_qk
+
+    with MODEL_LOCK:
+        key = (ref, model_stamp(ref))
+        if _LAST[0] == key:  # the same model again (another head exported, the dock shown again)
+            return _LAST[1]
+        loaded = private_model(ref)
+        data = collect_qk(loaded, dataset_batches(loaded, n=N_INPUTS, batch_size=16), max_tokens=MAX_TOKENS)
+        _LAST[:] = [key, data]
+        return data
+
+
+def _embed(data, part: str, layer: int, head: int, method: str):
+    from attnviz.analysis.qk_embedding import embed_qk
+
+    q, k = data.head_vectors(part, layer, head)
+    return embed_qk(q, k, method=method)
+
+
+class QKEmbeddingView(BaseView):
+    title = "Queries and keys (data set)"
+
+    input_requested = Signal(object)  # an input of the data set to open (text, image path or array)
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.plot = pg.PlotItem(enableMenu=False)
+        self.plot.hideButtons()
+        self.plot.setAspectLocked(True)  # distances are what the figure is about: one unit is one unit
+        self.scatter = pg.ScatterPlotItem(hoverable=True, tip=None)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.scatter.sigHovered.connect(self._hovered)
+        self.plot.addItem(self.scatter)
+        self.legend = make_title()
+        self.figure.addItem(self.title_item, row=0, col=0)
+        self.figure.addItem(self.plot, row=1, col=0)
+        self.figure.addItem(self.legend, row=2, col=0)
+        self.colouring = QComboBox()
+        self.colouring.addItems(list(COLOURINGS))
+        self.colouring.currentIndexChanged.connect(lambda *_: self._draw())
+        self.method = QComboBox()
+        from attnviz.analysis.qk_embedding import embedding_methods
+
+        self.method.addItems(embedding_methods())
+        self.method.currentIndexChanged.connect(lambda *_: self._recompute())
+        self.controls.addWidget(QLabel("colour by:"))
+        self.controls.addWidget(self.colouring)
+        self.controls.addWidget(QLabel("embedding:"))
+        self.controls.addWidget(self.method)
+        self.controls.addStretch(1)
+        self.data = None  # QKData of the current model
+        self.embedding = None
+        self._ref = None
+        self._shown_key = None
+        self.message = ""
+        style_plot(self.plot, self.style)
+
+    def figure_size(self) -> QSize:
+        return QSize(1000, 900)
+
+    # -- data ----------------------------------------------------------------------------------
+    def _head(self) -> tuple[str, int, int]:
+        s = self.state
+        part = s.part if s.part in ("self", "enc") else "self"
+        return part, s.layer, s.head
+
+    def _trace_changed(self) -> None:
+        ref = window_model_ref(self, self.trace)
+        self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
+        if ref is None:
+            self.data, self._ref = None, None
+            self._show_message("no model: open a model to see its queries and keys")
+            return
+        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None:
+            return  # same model, same data set: the current input changes nothing here
+        self._ref, self.data, self.embedding = ref, None, None
+        self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.meta.get('model_name', ref)}…")
+        method = self.method.currentText()
+        part, layer, head = self._head()
+
+        def work():
+            data = _collect(ref)
+            return data, _embed(data, part, layer, head, method), (part, layer, head, method)
+
+        self.run_in_background(work, self._collected)
+
+    def _collected(self, result) -> None:
+        if isinstance(result, Exception):
+            self._show_message(str(result) if isinstance(result, AttnvizError)
+                               else f"cannot collect queries and keys ({type(result).__name__}: {result})")
+            return
+        self.data, self.embedding, self._shown_key = result
+        self._recompute()  # the selection may have moved meanwhile
+
+    def _recompute(self) -> None:
+        if self.data is None:
+            return
+        part, layer, head = self._head()
+        key = (part, layer, head, self.method.currentText())
+        if key == self._shown_key and self.embedding is not None:
+            self._draw()
+            return
+        if self.state.part == "cross":
+            self._show_message("queries and keys of cross-attention come from different sequences: "
+                               "choose self-attention")
+            return
+        data = self.data
+        self.run_in_background(lambda: (_embed(data, *key), key), self._embedded)
+
+    def _embedded(self, result) -> None:
+        if isinstance(result, Exception):
+            self._show_message(str(result))
+            return
+        self.embedding, self._shown_key = result
+        self._draw()
+
+    def _selection_changed(self, state, changed) -> None:
+        if changed & {"layer", "head", "part"}:
+            self._recompute()
+
+    # -- drawing -------------------------------------------------------------------------------
+    def _show_message(self, text: str) -> None:
+        self.message = text
+        self.scatter.clear()
+        set_title(self.title_item, text, self.style)
+        set_title(self.legend, "", self.style)
+
+    def _colours(self, n_q: int) -> tuple[list, str]:
+        """Brush per point (queries then keys) and the legend text of the current colouring."""
+        part = self._shown_key[0]
+        mode = self.colouring.currentText()
+        st = self.style
+        if mode == "position":
+            pos = self.data.position[part]
+            top = max(1, int(pos.max()))
+            lut = colour_lut(st)
+            idx = np.clip(np.round(pos / top * 254), 0, 254).astype(int)
+            brushes = [pg.mkBrush(*lut[i][:3]) for i in idx]
+            return brushes * 2, (f"colour: position in the input, 0 → {top} ({st.cmap}); "
+                                 "● query  ▲ key")
+        if mode == "token":
+            tokens = self.data.token[part]
+            common = [t for t, _ in Counter(tokens).most_common(N_TOKEN_COLOURS)]
+            colour = {t: HEAD_COLOURS[i] for i, t in enumerate(common)}
+            brushes = [pg.mkBrush(colour.get(t, OTHER_COLOUR)) for t in tokens]
+            names = "  ".join(f"<span style='color:{colour[t]}'>■</span> {display_token(t)}" for t in common)
+            return brushes * 2, f"colour: the {len(common)} most frequent tokens {names}  (grey: others); ● query  ▲ key"
+        brushes = [pg.mkBrush(QUERY_COLOUR)] * n_q + [pg.mkBrush(KEY_COLOUR)] * n_q
+        return brushes, (f"<span style='color:{QUERY_COLOUR}'>●</span> query  "
+                         f"<span style='color:{KEY_COLOUR}'>▲</span> key")
+
+    def _draw(self) -> None:
+        if self.data is None or self.embedding is None or self._shown_key is None:
+            return
+        emb, st = self.embedding, self.style
+        part, layer, head, method = self._shown_key
+        n_q = emb.n_queries
+        brushes, legend = self._colours(n_q)
+        size = 5 * max(1.0, st.font_scale)
+        symbols = ["o"] * n_q + ["t1"] * (len(emb.points) - n_q)
+        self.scatter.setData(pos=emb.points, data=np.arange(len(emb.points)), size=size, symbol=symbols,
+                             brush=brushes, pen=None)
+        x_label, y_label = emb.axis_labels()
+        style_plot(self.plot, st, bottom=x_label, left=y_label)
+        n_inputs = len(self.data.items)
+        where = {"self": "", "enc": "encoder "}[part]
+        set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
+                  f"{n_inputs} held-out inputs of {self.data.model} (keys translated and scaled, as in "
+                  f"AttentionViz: near means high attention; scale α = {emb.alpha:.2f})", st)
+        set_title(self.legend, legend, st)
+        self.plot.autoRange()
+
+    def _style_changed(self) -> None:
+        style_plot(self.plot, self.style)
+        if self.message and self.embedding is None:
+            set_title(self.title_item, self.message, self.style)
+        self._draw()
+
+    # -- interaction ---------------------------------------------------------------------------
+    def point_text(self, i: int) -> str:
+        """What the status line says about point ``i`` (queries first, then keys)."""
+        n_q = self.embedding.n_queries
+        kind, j = ("query", i) if i < n_q else ("key", i - n_q)
+        part = self._shown_key[0]
+        d = self.data
+        token = display_token(d.token[part][j])
+        return (f"{kind} {token!r} at position {int(d.position[part][j])} of input "
+                f"{int(d.input_index[part][j])}: {d.context(part, j)}")
+
+    def point_input(self, i: int):
+        """The input (text, image path or array) point ``i`` belongs to."""
+        j = i % self.embedding.n_queries
+        return self.data.items[int(self.data.input_index[self._shown_key[0]][j])]
+
+    def open_point(self, i: int) -> None:
+        item = self.point_input(i)
+        self.input_requested.emit(item)
+        if open_input_in_app(self, item):
+            self.set_hover_text(f"opened {describe_item(item)}")
+
+    def _clicked(self, item, points, ev=None) -> None:
+        if len(points):
+            self.open_point(int(points[0].data()))
+
+    def _hovered(self, item, points, ev=None) -> None:
+        self.set_hover_text(self.point_text(int(points[0].data())) if len(points) else "")

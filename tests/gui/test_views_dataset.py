@@ -1,0 +1,171 @@
+"""The data-set views: head scores grid/table and the joint query–key embedding, alone and in the app."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from attnviz.gui.views.dataset_view import DatasetView  # noqa: E402
+from attnviz.gui.views.heatmap_data import quantize  # noqa: E402
+from attnviz.gui.views.qk_embedding_view import QKEmbeddingView  # noqa: E402
+from attnviz.selection import Selection  # noqa: E402
+
+SHOTS = "/tmp/attnviz-shots"
+
+
+@pytest.fixture(scope="module")
+def induction_trace():
+    from attnviz.runtime import load_model, run_trace
+
+    return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")
+
+
+def make(qtbot, cls, trace):
+    sel = Selection()
+    view = cls(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1300, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_trace(trace)
+    return view, sel
+
+
+def shot(view, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    QApplication.processEvents()
+    assert view.grab().save(f"{SHOTS}/{name}.png")
+
+
+def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induction_trace):
+    view, sel = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    res = view.result
+    assert view.ran_on is not None and view.ran_on != threading.main_thread().name
+    assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
+    view.score_box.setCurrentIndex(view.score_box.findData("induction"))
+    ind = res.scores["self"]["induction"]
+    want = quantize(ind, float(ind.max()), ~np.isfinite(ind), vmin=0.0)
+    np.testing.assert_array_equal(view.grid.indices, want)  # the grid shows the scores, scaled 0..max
+    assert "Induction score" in view.grid.title.text and "repeated random sequences" in view.grid.title.text
+    # click the strongest induction head's cell: every view follows
+    layer, head = np.unravel_index(np.argmax(ind), ind.shape)
+    pos = view.widget_pos(view.grid.vb, head + 0.5, layer + 0.5)
+    qtbot.mouseClick(view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert (sel.layer, sel.head) == (layer, head)
+    np.testing.assert_allclose(view.pattern.indices, quantize(np.nan_to_num(res.patterns["self"][layer, head]),
+                                                              float(np.nanmax(res.patterns["self"][layer, head])),
+                                                              ~np.isfinite(res.patterns["self"][layer, head])))
+    # top inputs of the head, best first, each openable
+    assert view.top_list.count() == 8
+    first = view.top_list.item(0)
+    idx = first.data(Qt.ItemDataRole.UserRole)
+    assert first.text().startswith(f"{res.top_values['self']['induction'][layer, head, 0]:.3f}")
+    with qtbot.waitSignal(view.input_requested) as got:
+        view.top_list.itemClicked.emit(first)
+    assert got.args[0] == res.inputs[idx]
+    shot(view, "dataset_view_induction")
+
+
+def test_dataset_table_sorts_by_a_score_and_selects_the_row(qtbot, induction_trace):
+    view, sel = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    header = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    col = header.index("prev")
+    view.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+    prev = view.result.scores["self"]["previous_token"]
+    shown = [float(view.table.item(r, col).text()) for r in range(view.table.rowCount())]
+    assert shown == sorted(shown, reverse=True)
+    assert shown[0] == pytest.approx(np.nanmax(prev), abs=1e-3)
+    view.table.cellClicked.emit(0, 0)
+    layer, head = np.unravel_index(np.nanargmax(prev), prev.shape)
+    assert (sel.layer, sel.head) == (layer, head) and layer == 0  # the previous-token head is in layer 0
+
+
+def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=1, n_heads=2, d_model=16, max_len=16,
+                      head="lm")
+    path = save_checkpoint(tmp_path / "no-task", build_model(cfg), cfg, {"task": "something-else"}, tokenizer=tok)
+    loaded = load_model(path)
+    trace = run_trace(loaded, text="abc")
+    trace.meta["model_name"] = str(path)  # the view finds the model by its folder
+    view, _ = make(qtbot, DatasetView, trace)
+    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
+    assert "no built-in task" in view.grid.title.text and view.result is None
+
+
+def test_qk_view_embeds_one_head_and_opens_the_input_under_a_click(qtbot, induction_trace):
+    from attnviz.analysis.qk_embedding import embed_qk
+
+    view, sel = make(qtbot, QKEmbeddingView, induction_trace)
+    qtbot.waitUntil(lambda: view.embedding is not None, timeout=120000)
+    sel.update(layer=1, head=0)
+    qtbot.waitUntil(lambda: view._shown_key == ("self", 1, 0, "pca"), timeout=60000)
+    q, k = view.data.head_vectors("self", 1, 0)
+    np.testing.assert_allclose(view.embedding.points, embed_qk(q, k).points)
+    n = len(q)
+    assert len(view.scatter.data) == 2 * n
+    assert "layer 1, head 0" in view.title_item.text and "held-out inputs of induction" in view.title_item.text
+    text = view.point_text(n + 3)  # a key
+    assert text.startswith("key ") and "⟦" in text
+    with qtbot.waitSignal(view.input_requested) as got:
+        view.open_point(3)
+    assert got.args[0] == view.data.items[int(view.data.input_index["self"][3])]
+    for mode in ("position", "token", "query / key"):
+        view.colouring.setCurrentText(mode)
+        assert view.legend.text
+    shot(view, "qk_embedding_induction")
+
+
+def test_qk_export_from_the_command_line(tmp_path):
+    from PIL import Image
+
+    from attnviz.cli import main
+
+    out = tmp_path / "qk.png"
+    assert main(["export", "--model", "coref", "--text", "the dog didn't cross the road because it was too tired",
+                 "--view", "qk-embedding", "--layer", "1", "--head", "2", "--size", "800x600", "-o", str(out)]) == 0
+    with Image.open(out) as im:
+        assert im.size == (800, 600)
+        assert len(np.unique(np.asarray(im.convert("RGB")).reshape(-1, 3), axis=0)) > 20
+
+
+def test_a_top_input_opens_in_every_view_of_the_app(make_window, qtbot, tmp_path):
+    """An untrained model of the built-in induction task: the click runs the clicked input."""
+    import torch
+
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.registry import build_model
+    from attnviz.tasks import get_task
+
+    task = get_task("induction")
+    cfg = task.model_config(d_model=16)
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "ind", build_model(cfg), cfg, {"task": "induction"}, tokenizer=task.tokenizer)
+    win = make_window(model=str(path), text="abcabc")
+    qtbot.waitUntil(lambda: win.trace is not None and "DatasetView" in win.views_area.docks, timeout=60000)
+    dock = win.views_area.docks["DatasetView"]
+    dock.raise_()
+    view = dock.widget()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=120000)
+    item = view.top_list.item(0)
+    text = view.result.inputs[item.data(Qt.ItemDataRole.UserRole)]
+    with qtbot.waitSignal(win.trace_shown, timeout=60000) as got:
+        view.top_list.itemClicked.emit(item)
+    assert got.args[0].meta["input_text"] == text and win.input_panel.text == text
