@@ -170,7 +170,9 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         self.gqa = GqaDiagram(self.style)
         self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
         self.grids = {}
-        q_tok, k_tok = t.query_tokens(part), t.key_tokens(part)
+        from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
+
+        q_tok, k_tok = row_labels(t, part), t.key_tokens(part)
         k_tok = k_tok if len(k_tok) == f.K.shape[1] else [str(i) for i in range(f.K.shape[1])]
         Tq, D = f.X.shape
         Tk, dh = f.K.shape[1], f.Q.shape[2]

@@ -211,7 +211,9 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
                 self.layer_box.setValue(layer)
                 self.head_box.setValue(head)
                 self.part_box.setCurrentIndex(max(0, self.part_box.findData(part)))
-                self.tokens.set_tokens(t.query_tokens(part), query)
+                from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
+
+                self.tokens.set_tokens(row_labels(t, part), query)
                 self.gqa.setVisible(t.n_kv_heads < t.n_heads)
                 self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
             else:
