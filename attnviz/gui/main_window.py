@@ -368,7 +368,7 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
     def _selection_changed(self, state, changed) -> None:
         if "query" in changed:
             self.prediction_panel.set_query(state.query)
-        if changed & {"query", "layer", "head"}:
+        if changed & {"query", "layer", "head", "part"}:
             self._sync_strip()
         self.statusBar().showMessage(f"layer {state.layer} · head {state.head}"
                                      + (f" · query {state.query}" if state.query is not None else ""), 3000)

@@ -46,3 +46,8 @@ def test_the_selected_decoder_position_drives_prediction_and_source(make_window,
     # clicking a source token selects it as the key; the decoder position stays
     win.input_panel.token_clicked.emit(1)
     assert win.selection.key == 1 and win.selection.query == pos
+    # encoder self-attention: the query is a source token itself, highlighted as it is
+    win.selection.update(part="enc", query=3)
+    assert win.input_panel.strip.strip.selected == 3
+    win.input_panel.token_clicked.emit(2)
+    assert win.selection.query == 2

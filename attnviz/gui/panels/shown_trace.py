@@ -19,13 +19,14 @@ def strip_position(trace, state) -> int | None:
 
     The strip shows the model's input. For an encoder–decoder that is the source sentence, while the
     query is a decoder position: highlight the source it attends to most (cross-attention of the
-    selected layer and head). Otherwise the query itself.
+    selected layer and head). Otherwise (and in encoder self-attention, whose queries are source
+    tokens) the query itself.
     """
     if trace is None or state.query is None:
         return None
-    if produces_tokens(trace):
+    if produces_tokens(trace) and state.part != "enc":  # the query is a decoder position
         return attended_source(trace, state.layer, state.head, state.query)
-    return state.query
+    return state.query  # the strip's own tokens (encoder self-attention reads the source)
 
 
 class ShownTraceMixin:
@@ -44,8 +45,9 @@ class ShownTraceMixin:
             self.notify(message, level)
 
     def _strip_clicked(self, index: int) -> None:
-        """A click on the input strip: the query, or for an encoder–decoder the source token (key)."""
-        if self.trace is not None and produces_tokens(self.trace):
+        """A click on the input strip: the query, or for an encoder–decoder's decoder parts the source
+        token as the key (the query there is a decoder position)."""
+        if self.trace is not None and produces_tokens(self.trace) and self.selection.part != "enc":
             self.selection.update(key=index)
         else:
             self.selection.update(query=index)
