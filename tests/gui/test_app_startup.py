@@ -133,3 +133,16 @@ def test_pages_wait_for_the_first_map_and_follow_a_failed_load(make_window, qtbo
     assert got.args[1] == "error" and "cannot load the model" in got.args[0]
     qtbot.waitUntil(lambda: bad.training is not None, timeout=60000)
     assert bad.trace is None
+
+
+def test_building_the_window_imports_no_numpy_torch_or_analysis():
+    """The window paints before the heavy imports start (they run on workers afterwards): importing the
+    main window and the app must not pull in numpy, torch, pyqtgraph or the analyses."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import attnviz.gui.app, attnviz.gui.main_window; "
+            "print(sorted(m for m in ('numpy', 'torch', 'pyqtgraph', 'attnviz.analysis', 'attnviz.capture') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

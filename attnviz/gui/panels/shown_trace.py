@@ -9,8 +9,6 @@ decoder position attends to, not the token with the same index.
 
 from __future__ import annotations
 
-from attnviz.analysis.decoder_positions import attended_source, produces_tokens
-
 __all__ = ["ShownTraceMixin", "strip_position"]
 
 
@@ -24,6 +22,9 @@ def strip_position(trace, state) -> int | None:
     """
     if trace is None or state.query is None:
         return None
+    # imported here: the window is built before numpy and the analyses are (start-up paints first)
+    from attnviz.analysis.decoder_positions import attended_source, produces_tokens
+
     if produces_tokens(trace) and state.part != "enc":  # the query is a decoder position
         return attended_source(trace, state.layer, state.head, state.query)
     return state.query  # the strip's own tokens (encoder self-attention reads the source)
@@ -47,7 +48,8 @@ class ShownTraceMixin:
     def _strip_clicked(self, index: int) -> None:
         """A click on the input strip: the query, or for an encoder–decoder's decoder parts the source
         token as the key (the query there is a decoder position)."""
-        if self.trace is not None and produces_tokens(self.trace) and self.selection.part != "enc":
+        decoder = self.trace is not None and self.trace.kind == "encoder-decoder"
+        if decoder and self.selection.part != "enc":
             self.selection.update(key=index)
         else:
             self.selection.update(query=index)
