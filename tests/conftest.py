@@ -10,3 +10,17 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_data_dir(tmp_path_factory):
+    """`attnviz.cli.main` writes a log file into the user's data folder: never the real one in tests."""
+    import os
+
+    old = os.environ.get("ATTNVIZ_DATA_DIR")
+    os.environ["ATTNVIZ_DATA_DIR"] = str(tmp_path_factory.mktemp("attnviz-data"))
+    yield
+    if old is None:
+        os.environ.pop("ATTNVIZ_DATA_DIR", None)
+    else:
+        os.environ["ATTNVIZ_DATA_DIR"] = old

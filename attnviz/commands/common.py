@@ -37,6 +37,8 @@ def check_writable(path: str) -> Path:
 
 
 def load_from_args(args):
+    from attnviz.commands.progress import status
     from attnviz.pipeline import load_model
 
-    return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+    with status(f"loading {args.model}"):
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))

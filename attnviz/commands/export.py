@@ -108,8 +108,11 @@ def run(args) -> int:
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack
 
-        entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base), args.pack_format,
-                                      query=args.query)
+        from attnviz.commands.progress import Progress
+
+        with Progress(0, "lecture pack") as bar:
+            entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base),
+                                          args.pack_format, query=args.query, progress=bar.update)
         print(f"wrote {len(entries)} figures and index.md/index.html to {args.lecture_pack} "
               f"({sum(e.seconds for e in entries):.1f} s)")
         return 0
