@@ -149,6 +149,8 @@ def write_guard(path):
 
 
 def load_from_args(args):
+    from attnviz.commands.progress import status
     from attnviz.runtime import load_model
 
-    return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+    with status(f"loading {args.model}"):
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))

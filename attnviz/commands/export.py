@@ -150,9 +150,12 @@ def run(args) -> int:
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack
 
+        from attnviz.commands.progress import Progress
+
         trace.check_selection("self", 0, 0, args.query)  # the pack's query must exist (one line otherwise)
-        entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base), args.pack_format,
-                                      query=args.query)
+        with Progress(0, "lecture pack") as bar:
+            entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base),
+                                          args.pack_format, query=args.query, progress=bar.update)
         print(f"wrote {len(entries)} figures and index.md/index.html to {args.lecture_pack} "
               f"({sum(e.seconds for e in entries):.1f} s)")
         return 0

@@ -75,10 +75,11 @@ def _default_query(trace) -> int:
 
 
 def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_command: str = "attnviz export",
-                        fmt: str = "png", query: int | None = None) -> list[PackEntry]:
+                        fmt: str = "png", query: int | None = None, progress=None) -> list[PackEntry]:
     """Six steps for one query, matrix form, model view, heads of interest, rollout, embedding views.
 
     Writes ``index.md`` and ``index.html`` listing every figure and the command that made it.
+    ``progress(done, total, name)``, when given, is called before each figure and once at the end.
     """
     directory = Path(directory)
     try:
@@ -107,7 +108,9 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
                 continue
             plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
     entries = []
-    for name, state, step, note in plan:
+    for i, (name, state, step, note) in enumerate(plan):
+        if progress is not None:
+            progress(i, len(plan), name)
         bits = [name, f"L{state.layer}", f"H{state.head}" if FIGURES[name].per_head else "",
                 f"step{step}" if step else "", "cross" if state.part == "cross" else ""]
         file = directory / ("_".join(b for b in bits if b) + f".{fmt}")
@@ -124,6 +127,8 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
         args += ["-o", file.name]
         entries.append(PackEntry(file, title, " ".join(args), time.perf_counter() - t0))
     _write_index(directory, entries, trace)
+    if progress is not None:
+        progress(len(plan), len(plan), "index")
     return entries
 
 

@@ -59,6 +59,10 @@ def run_app(args) -> int:
                      presentation=True if getattr(args, "presentation", False) else None)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     win.show()  # the window starts loading the model after its first paint
+    if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files
+        from attnviz.gui.open_paths import open_paths
+
+        open_paths(win, args.plan)
     code = app.exec()
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)

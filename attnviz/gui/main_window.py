@@ -341,6 +341,12 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         self.trace_shown.emit(trace)
         self._prepare_pages()
 
+    def show_trace(self, trace, source=None) -> None:
+        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
+        from attnviz.gui.panels.model_jobs import RunResult
+
+        self._show_run(RunResult(trace, None, source, 0.0))
+
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")
 

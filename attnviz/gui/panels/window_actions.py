@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 
-from attnviz.gui.settings import THEMES
+from attnviz.gui.settings import THEME_CHOICES
 
-__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS"]
+__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS", "STANDARD_KEYS"]
 
 # perceptually uniform maps first; viridis (default) and cividis are colour-blind safe
 COLORMAPS = ("viridis", "cividis", "inferno", "magma", "plasma", "CET-L1")
@@ -26,12 +27,26 @@ SHORTCUTS = {
     "tab_attention": "Ctrl+1",
     "tab_training": "Ctrl+2",
     "tab_walkthrough": "Ctrl+3",
+    "shortcuts": "F1",
 }
+
+# the platform's own keys where one exists (macOS ⌘O, ⌘Q, ⌃⌘F …); SHORTCUTS is the fallback where the
+# platform defines none (e.g. Quit on Windows)
+STANDARD_KEYS = {
+    "open_model": QKeySequence.StandardKey.Open,
+    "quit": QKeySequence.StandardKey.Quit,
+    "full_screen": QKeySequence.StandardKey.FullScreen,
+    "shortcuts": QKeySequence.StandardKey.HelpContents,
+}
+THEME_LABELS = {"system": "Follow system", "light": "Light", "dark": "Dark"}
 
 
 def _action(win, text: str, slot, key: str | None = None, tip: str = "", checkable: bool = False) -> QAction:
     act = QAction(text, win)
-    if key:
+    standard = QKeySequence.keyBindings(STANDARD_KEYS[key]) if key in STANDARD_KEYS else []
+    if standard:
+        act.setShortcuts(standard)
+    elif key:
         act.setShortcut(QKeySequence(SHORTCUTS.get(key, key)))
     shown = f"{tip} ({act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})" if key else tip
     act.setToolTip(shown or text)
@@ -93,9 +108,9 @@ def build_actions(win) -> dict[str, QAction]:
         acts[f"cmap_{name}"] = act
     theme_menu = view_menu.addMenu("Theme")
     tgroup = QActionGroup(win)
-    for theme in THEMES:
-        act = QAction(theme.capitalize(), win, checkable=True)
-        act.setChecked(theme == win.settings.theme)
+    for theme in THEME_CHOICES:
+        act = QAction(THEME_LABELS[theme], win, checkable=True)
+        act.setChecked(theme == win.settings.theme_choice)
         act.triggered.connect(lambda _=False, t=theme: win.set_theme(t))
         tgroup.addAction(act)
         theme_menu.addAction(act)
@@ -119,10 +134,43 @@ def build_actions(win) -> dict[str, QAction]:
     for dock in win.docks.values():
         panels.addAction(dock.toggleViewAction())
 
+    _follow_system_scheme(win)
+
     help_menu = bar.addMenu("&Help")
+    acts["shortcuts"] = _action(win, "&Keyboard shortcuts", lambda: _show_shortcuts(win), "shortcuts",
+                                "Every key of the window, as this platform spells it")
+    help_menu.addAction(acts["shortcuts"])
     acts["about"] = _action(win, "&About attnviz", win.show_about, None, "Versions and the compute device")
     help_menu.addAction(acts["about"])
     return acts
+
+
+class _SchemeFollower(QObject):
+    """While the theme follows the system, re-theme the window when the desktop switches light ↔ dark.
+
+    A child of the window: Qt drops the connection to the application-wide hints when it goes.
+    """
+
+    def __init__(self, win):
+        super().__init__(win)
+        self._win = win
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):  # Qt ≥ 6.5
+            hints.colorSchemeChanged.connect(self.scheme_changed)
+
+    def scheme_changed(self, _scheme=None) -> None:
+        if self._win.settings.theme_choice == "system":
+            self._win.set_theme("system")
+
+
+def _follow_system_scheme(win) -> None:
+    win._scheme_follower = _SchemeFollower(win)
+
+
+def _show_shortcuts(win) -> None:
+    from attnviz.gui.dialogs.shortcuts_dialog import ShortcutsDialog
+
+    ShortcutsDialog(win.actions_, win).exec()
 
 
 def _fill_recent(win, menu, kind: str, open_it) -> None:
