@@ -14,7 +14,7 @@ from attnviz.gui.style import head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.gui.views.trace_parts import resolve
-from attnviz.gui.widgets.plot_style import style_plot
+from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["AttentionDistanceView"]
@@ -30,7 +30,7 @@ class AttentionDistanceView(BaseView):
 
     def _build(self) -> None:
         self.title_item = make_title()
-        self.plot = pg.PlotItem(enableMenu=False)
+        self.plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.scatter = pg.ScatterPlotItem(hoverable=True)

@@ -71,8 +71,9 @@ class FilterPCAView(BaseView):
 
     def _draw(self) -> None:
         if self.filters is None:
-            self._clear(f"No patch-embedding filters: this trace has no {FILTER_KEY} (a ViT trace can carry them;"
-                        " or call set_filters)")
+            self._clear("Patch filters belong to image models: this model reads tokens, not image patches"
+                        if self.trace is None or self.trace.grid is None else
+                        "This image model's recording carries no patch-embedding filters")
             return
         try:
             self.components, self.ratio = compute_filter_pca(self.filters, N_COMPONENTS)

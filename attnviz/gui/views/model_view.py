@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QTableWidge
 
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
 from attnviz.gui.views.trace_parts import resolve
@@ -52,7 +53,7 @@ class _TileItem(pg.ImageItem):
 class ModelView(BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
-    title = "Model"
+    title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
 
     def _build(self) -> None:
         self.title_item = make_title()
@@ -95,6 +96,10 @@ class ModelView(BaseView):
         self.table_button.setToolTip("Show the heads as a sortable table instead of thumbnails")
         self.table_button.toggled.connect(self.show_table)
         self.controls.addWidget(self.table_button)
+        self.scale_box = ScaleChooser("fixed", "one scale for the whole grid")
+        self.scale_box.follow_style(self.style.scale)
+        self.scale_box.changed.connect(lambda _: self.thumbs is not None and self._draw_thumbs())
+        self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
         self._apply_style()
 
@@ -121,7 +126,18 @@ class ModelView(BaseView):
             return
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
-        self.thumbs = summarize_thumbnails(self.trace, r.part, scale=self.style.scale)
+        self._draw_thumbs()
+        self.stats = None
+        self._write_notes()
+        self._set_title()
+        self._draw_marks()
+        trace, part = self.trace, r.part
+        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+
+    def _draw_thumbs(self) -> None:
+        """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""
+        mode = self.scale_box.mode
+        self.thumbs = summarize_thumbnails(self.trace, self._part, scale=mode)
         L, H = self.thumbs.images.shape[:2]
         self._ensure_grid(L, H)
         rgba = colourize(self.thumbs.images, colour_lut(self.style))  # (L, H, s, s, 4)
@@ -129,12 +145,10 @@ class ModelView(BaseView):
             for h in range(H):
                 self.tiles[layer][h].show_rgba(rgba[layer, h])
         self.bar.set_levels(0.0, self.thumbs.vmax)
-        self.stats = None
-        self._write_notes()
-        self._set_title()
-        self._draw_marks()
-        trace, part = self.trace, r.part
-        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+        if mode == "per-map":  # each tile reaches the top colour at its own maximum (hover tells it)
+            self.bar.set_label("share of each head's own maximum weight")
+        else:
+            self.bar.set_label("attention weight · " + scale_note(mode, "layers and heads"))
 
     def set_stats(self, stats: HeadStats) -> None:
         """Show statistics computed elsewhere (e.g. by an app worker) for the current trace."""
@@ -214,7 +228,7 @@ class ModelView(BaseView):
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:
         """Status text for one head: its statistics and largest weight."""
-        text = f"layer {layer} · head {head}: max weight {self.thumbs.max_weight[layer, head]:.4f}"
+        text = f"Layer {layer} · head {head}: largest weight {self.thumbs.max_weight[layer, head]:.4f}"
         if self.stats is not None:
             text += f", entropy {self.stats.entropy[layer, head]:.4f} nats"
             if self.stats.distance is not None:
@@ -222,7 +236,11 @@ class ModelView(BaseView):
         return text
 
     def _hover(self, index) -> None:
-        self.set_hover_text("" if index is None or self.thumbs is None else self.head_info(*index))
+        text = "" if index is None or self.thumbs is None else self.head_info(*index)
+        self.set_hover_text(text)
+        if index is not None and self.tiles:
+            # the tile's own tooltip, else Qt shows the dock's (the view's name) over the grid
+            self.tiles[index[0]][index[1]].setToolTip(text)
 
     def _select(self, layer: int, head: int) -> None:
         if self.selection is not None:
@@ -261,6 +279,7 @@ class ModelView(BaseView):
 
     # -- style ---------------------------------------------------------------------------------
     def _style_changed(self) -> None:
+        self.scale_box.follow_style(self.style.scale)
         self._apply_style()
         if self.trace is not None:
             self._rebuild()

@@ -26,6 +26,7 @@ class PositionSimilarityView(BaseView):
 
     def _build(self) -> None:
         self.heatmap = LabelledHeatmap(self.style, lock_aspect=True)
+        self.heatmap.set_diverging(True)  # signed: −1 (opposite) … 0 (unrelated) … 1 (same), white at 0
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
         self.similarity: np.ndarray | None = None  # (gh, gw, gh, gw) or (T, T)

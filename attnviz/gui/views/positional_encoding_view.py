@@ -21,6 +21,7 @@ class PositionalEncodingView(BaseView):
 
     def _build(self) -> None:
         self.heatmap = LabelledHeatmap(self.style)
+        self.heatmap.set_diverging(True)  # signed values: the colour scale is centred on 0
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
         self.heatmap.image.on_click = lambda r, c: self.selection is not None and self.selection.update(query=r)

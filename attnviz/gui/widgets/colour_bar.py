@@ -48,6 +48,7 @@ class ColourBarItem(pg.GraphicsWidget):
         self.levels = (0.0, 1.0)
         self.label = label
         self.show_masked = False
+        self.diverging = False  # signed data: the style's diverging map, centred on 0 by the caller's levels
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
         self._update_width()
 
@@ -62,6 +63,11 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def set_label(self, text: str) -> None:
         self.label = text
+        self.update()
+
+    def set_diverging(self, on: bool) -> None:
+        """Draw with the style's diverging colour map (signed data, levels symmetric around 0)."""
+        self.diverging = bool(on)
         self.update()
 
     def set_masked_legend(self, show: bool) -> None:
@@ -103,7 +109,7 @@ class ColourBarItem(pg.GraphicsWidget):
         top = fm.height() / 2 + 2
         bottom = r.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
         bar = QRectF(2, top, self._bar_w(), max(bottom - top, 1))
-        lut = colour_lut(st)
+        lut = colour_lut(st, self.diverging)
         grad = QLinearGradient(bar.bottomLeft(), bar.topLeft())  # low values at the bottom
         for i in np.linspace(0, 254, 33).astype(int):
             grad.setColorAt(i / 254, QColor(*lut[i]))

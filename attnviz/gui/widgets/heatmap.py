@@ -79,6 +79,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.lock_aspect = lock_aspect
         top_axis = lock_aspect if top_axis is None else top_axis
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
+        self.diverging = False  # signed data: the style's diverging colour map
         self.title = make_title()
         self.addItem(self.title, row=0, col=0, colspan=3)
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
@@ -125,7 +126,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.image.shape_rc = (rows, cols)
         self.indices = img
         # one large image: pyqtgraph's indexed-8 path (a colour table, 1 byte per pixel) draws fastest
-        self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style))
+        self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style, self.diverging))
         if first:
             self.image.setRect(QRectF(0, 0, cols, rows))
             if self.lock_aspect:
@@ -151,6 +152,13 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.bar.set_levels(lo, hi)
         if label:
             self.bar.set_label(label)
+
+    def set_diverging(self, on: bool) -> None:
+        """Signed data: draw image and colour bar with the style's diverging map (call before set_image)."""
+        self.diverging = bool(on)
+        self.bar.set_diverging(on)
+        if self.indices is not None:
+            self.image.setLookupTable(colour_lut(self.style, self.diverging))
 
     def set_mask(self, masked: np.ndarray | None) -> None:
         """Hatch the True cells of a (rows, cols) bool array (None or all False: no hatching)."""
@@ -185,7 +193,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
             dark.setPen(self._pen("#000000", w + 2))
             light.setPen(self._pen(style.highlight, w))
         if self.indices is not None:
-            self.image.setLookupTable(colour_lut(style))
+            self.image.setLookupTable(colour_lut(style, self.diverging))
         self.set_title(self.title.text or "")
 
     @staticmethod
