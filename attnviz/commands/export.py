@@ -40,6 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--font-scale", type=float, default=1.0)
     p.add_argument("--colormap", default="viridis")
     p.add_argument("--no-colorbar", action="store_true")
+    p.add_argument("--color-scale", choices=("auto", "fixed", "per-map", "shared"), default="auto",
+                   help="heatmap colours: fixed 0–1, each map its own maximum, one scale shared by all heads "
+                        "(or maps), or auto: the view's default (attention fixed 0–1, rollout per map)")
     p.add_argument("--theme", choices=("light", "dark", "presentation"), default="light",
                    help="light (default, for slides), dark, or presentation (large fonts, thick lines)")
     p.add_argument("--title", default="")
@@ -92,6 +95,7 @@ def run(args) -> int:
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
+    style = style.with_(scale=args.color_scale)
     from attnviz.export.figures import figure_spec
     from attnviz.pipeline import run_trace
     from attnviz.selection import SelectionState
