@@ -42,6 +42,7 @@ def test_colour_bar_states_and_uses_the_scale(model_dir, tmp_path, mode, words):
     trace = run_trace(load_model(model_dir), text=TEXT)
     top = {"auto": 1.0, "fixed": 1.0, "per-map": float(trace["L1.probs"][1].max()),
            "shared": max(float(np.max(trace[f"L{i}.probs"])) for i in range(2))}[mode]
+    assert mode in ("auto", "fixed") or top < 0.99  # the modes differ for this model
     assert format_level(top) in texts  # the bar's top label is the value the brightest colour stands for
 
 

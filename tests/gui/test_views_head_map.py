@@ -199,8 +199,8 @@ def test_rotated_labels_stay_inside_the_axis_cache(make_view):
     QApplication.processEvents()
     axis = view.heatmap.bottom
     assert axis.rotated
-    first = axis.style.metrics().horizontalAdvance(axis._text(0))
-    left = axis._local(axis.centers[0]) - first * math.cos(math.radians(axis.ANGLE))
+    first = axis._metrics().horizontalAdvance(axis._text(0))
+    left = axis._local(axis.centers[0]) - first * math.cos(math.radians(axis.angle))
     assert axis.boundingRect().left() <= left
 
 

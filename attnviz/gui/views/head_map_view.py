@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
@@ -47,6 +48,7 @@ class HeadMapView(BaseView):
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
+        self.controls.addWidget(QLabel("colours:"))
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
 

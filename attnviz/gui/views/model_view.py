@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QTableWidget, QTableWidgetItem,
                                QToolButton)
 
 from attnviz.gui.style import colour_lut
@@ -99,6 +99,7 @@ class ModelView(BaseView):
         self.scale_box = ScaleChooser("fixed", "one scale for the whole grid")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.thumbs is not None and self._draw_thumbs())
+        self.controls.addWidget(QLabel("colours:"))
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
         self._apply_style()
