@@ -61,7 +61,7 @@ def test_image_maps_each_have_their_own_range_and_the_plain_input(qtbot):
     for name in ("raw", "rollout", "grad"):
         top = float(maps[name].max())
         assert view.bars[name].levels == (0.0, pytest.approx(top))
-        assert "this map" in view.bars[name].label
+        assert "own scale" in view.bars[name].label
         heat = view.panels[name][3].image
         np.testing.assert_array_equal(heat, indices(maps[name].reshape(4, 4), top))
         assert heat.max() == 254

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QLabel, QSlider, QSpinBox
+from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
+from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.gui.views.trace_parts import format_value, resolve
@@ -57,6 +57,7 @@ class RolloutView(BaseView):
         self.title_item = make_title()
         self.bar = ColourBarItem(self.style, "share of attention")  # the text strips' bar
         self.figure.addItem(self.title_item, row=0, col=0, colspan=2)
+        self.figure.layout.setRowStretchFactor(1, 1)  # the maps (or strips) take the height
         self._build_image_panels()
         self._build_text_strips()
         self._body = None
@@ -82,8 +83,13 @@ class RolloutView(BaseView):
             vb.addItem(picture)
             cell.addItem(label, row=0, col=0, colspan=2)
             cell.addItem(vb, row=1, col=0)
+            cell.layout.setRowStretchFactor(1, 1)
             if name == "input":
                 self.input_panel = (label, vb, picture)
+                # an invisible bar as wide as the maps' keeps the four images in two aligned columns
+                self.spacer_bar = ColourBarItem(self.style, "share of attention")
+                self.spacer_bar.setVisible(False)
+                cell.addItem(self.spacer_bar, row=1, col=1)
             else:
                 heat = CellImageItem()
                 heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
@@ -97,6 +103,8 @@ class RolloutView(BaseView):
         for k in range(2):  # equal cells
             self.image_body.layout.setColumnStretchFactor(k, 1)
             self.image_body.layout.setRowStretchFactor(k, 1)
+        # nested layouts claim only their preferred height unless told to grow
+        self.image_body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def _build_text_strips(self) -> None:
         self.text_body = pg.GraphicsLayout()
@@ -167,6 +175,8 @@ class RolloutView(BaseView):
             self.figure.addItem(body, row=1, col=0)
             if body is self.text_body:  # images carry a bar per map
                 self.figure.addItem(self.bar, row=1, col=1)
+                self.figure.layout.setAlignment(self.bar, Qt.AlignmentFlag.AlignTop)
+                self._size_text_bar()
             self._body = body
             # images: each map its own range (shares over many patches are small and differ a lot);
             # text: one scale, the strips are read against each other
@@ -227,8 +237,8 @@ class RolloutView(BaseView):
             self._fit_image(vb)
 
     def _fit_image(self, vb: pg.ViewBox) -> None:
-        """Square pixels, the image right under its caption and centred across the column (an
-        aspect-locked view centred it vertically, far from the caption in a tall dock)."""
+        """Square pixels, the image right under its caption and against the right edge, next to its
+        colour bar (an aspect-locked view centred it, far from caption and bar in a tall dock)."""
         size = getattr(self, "_image_size", None)
         w, h = vb.width(), vb.height()
         if size is None or w <= 0 or h <= 0:
@@ -236,7 +246,7 @@ class RolloutView(BaseView):
         rows, cols = size
         px = min(w / cols, h / rows)  # screen pixels per image pixel
         span_x = w / px
-        x0 = -(span_x - cols) / 2
+        x0 = -(span_x - cols)
         vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, h / px), padding=0, disableAutoRange=True)
 
     def _draw_images(self, mode: str) -> None:
@@ -250,7 +260,11 @@ class RolloutView(BaseView):
                       self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
-            bar.set_label("share of attention · " + scale_note(mode, "maps", 3))
+            if name == "raw":
+                self.spacer_bar.set_levels(0.0, self.tops[name])
+            # short: the bar is as tall as one map, and the title spells the choice out
+            bar.set_label("share of attention (" + {"per-map": "own scale", "shared": "shared scale",
+                                                     "fixed": "fixed 0–1"}[mode] + ")")
             if values is None:
                 heat.clear()
                 heat.shape_rc = (0, 0)
@@ -265,10 +279,10 @@ class RolloutView(BaseView):
         tokens = self.trace.key_tokens(part)
         if mode == "per-map":  # one bar cannot give numbers for three ranges: it gives the fraction
             self.bar.set_levels(0.0, 1.0)
-            self.bar.set_label("share of attention ÷ the strip's own maximum")
+            self.bar.set_label("share ÷ the strip's maximum")
         else:
             self.bar.set_levels(0.0, self.tops["raw"])
-            self.bar.set_label("share of attention · " + scale_note(mode, "strips", 3))
+            self.bar.set_label("share of attention (" + ("fixed 0–1" if mode == "fixed" else "shared scale") + ")")
         for name, strip in self.strips.items():
             values = self.maps.maps[name]
             if values is None:
@@ -280,9 +294,14 @@ class RolloutView(BaseView):
         for _, _, _, heat in self.panels.values():
             heat.setOpacity(self.opacity.value() / 100)
 
+    def _size_text_bar(self) -> None:
+        """The strips' bar beside the strips, not the whole height of a tall dock."""
+        self.bar.setMaximumHeight(self.style.metrics().height() * 20)
+
     def _style_changed(self) -> None:
         self.scale_box.follow_style(self.style.scale)
-        for bar in [self.bar, *self.bars.values()]:
+        self._size_text_bar()
+        for bar in [self.bar, self.spacer_bar, *self.bars.values()]:
             bar.set_style(self.style)
         for strip in self.strips.values():
             strip.set_style(self.style)
