@@ -149,3 +149,15 @@ def pg_point(xy):
     from PySide6.QtCore import QPointF
 
     return QPointF(float(xy[0]), float(xy[1]))
+
+
+def test_single_channel_filter_components_are_diverging_around_zero():
+    from attnviz.gui.views.filter_pca_view import component_tiles
+
+    comp = np.array([[[[-2.0], [0.0]], [[1.0], [2.0]]]])  # (1, 2, 2, 1), signed
+    lut = colour_lut(ViewStyle(), diverging=True)
+    tiles = component_tiles(comp, lut)
+    np.testing.assert_array_equal(tiles[0, 0, 1], lut[127])  # 0 → the middle colour
+    np.testing.assert_array_equal(tiles[0, 0, 0], lut[0])  # −m → one end
+    np.testing.assert_array_equal(tiles[0, 1, 1], lut[254])  # +m → the other
+    np.testing.assert_array_equal(tiles[0, 1, 0], lut[indices(0.5, 1.0, -1.0)])
