@@ -161,3 +161,22 @@ def test_single_channel_filter_components_are_diverging_around_zero():
     np.testing.assert_array_equal(tiles[0, 0, 0], lut[0])  # −m → one end
     np.testing.assert_array_equal(tiles[0, 1, 1], lut[254])  # +m → the other
     np.testing.assert_array_equal(tiles[0, 1, 0], lut[indices(0.5, 1.0, -1.0)])
+
+
+def test_patch_labels_thin_to_the_grid_rows_at_full_size(qtbot):
+    from attnviz.capture import Trace
+    from attnviz.gui.views.samples import synthetic_trace
+
+    base = synthetic_trace(T=65, n_layers=1, n_heads=2, causal=False)  # CLS and 8×8 patches
+    tokens = ["[CLS]"] + [f"{r},{c}" for r in range(8) for c in range(8)]
+    trace = Trace(tokens=tokens, meta={**base.meta, "kind": "vit", "grid": [8, 8]}, arrays=base.arrays)
+    view, _ = make(qtbot, HeadMapView, trace, PRESETS["presentation"], size=(1000, 700))
+    left = view.heatmap.left
+    shown = left.visible_indices()
+    assert left.major_only and left.font_factor == 1.0
+    assert shown == [0] + [1 + 8 * r for r in range(1, 8)]  # CLS, then "r,0" of every grid row (0,0 is CLS's neighbour)
+    assert [left.labels[i] for i in shown[1:]] == [f"{r},0" for r in range(1, 8)]
+    view.resize(1900, 2000)  # room for every label: every label
+    for _ in range(3):
+        QApplication.processEvents()
+    assert left.visible_indices() == list(range(65)) and not left.major_only

@@ -92,12 +92,27 @@ class HeadMapView(BaseView):
             self._masked_pooled = None if self.masked is None else block_all(self.masked, *self._pool)
             self.heatmap.set_mask(self.masked)
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
+        self._set_grid_labels()
         if self._pool != (1, 1):
             self._cache = PooledHeadCache(self.probs, *self._pool)
         self._draw_head()
         self._draw_marks()
         if self._cache is not None:
             self._cache.prefetch(first=r.head)
+
+    def _set_grid_labels(self) -> None:
+        """Image patches: when the labels do not all fit, the first patch of each grid row (and the
+        tokens before the patches, CLS) are drawn at full size; hovers name every cell."""
+        grid = self.trace.grid if self.res.part == "self" else None
+        major = None
+        if grid is not None:
+            gh, gw = grid
+            n = len(self.res.query_tokens)
+            prefix = n - gh * gw
+            if prefix >= 0:
+                major = list(range(prefix)) + [prefix + r * gw for r in range(gh)]
+        self.heatmap.left.set_major(major)
+        self.heatmap.bottom.set_major(major)
 
     def head_matrix(self) -> np.ndarray:
         """The full-resolution (Tq, Tk) probabilities of the shown head (float32)."""

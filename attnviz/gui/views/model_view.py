@@ -181,13 +181,13 @@ class ModelView(BaseView):
             for h in range(H):
                 self.vb.addItem(self.tiles[layer][h])
                 note = self.notes[layer][h]
-                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.02)
+                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06)  # below the selection frame
                 self.vb.addItem(note)
         self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
         self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
         self._style_notes()
         # the range includes the annotations under the last row (TextItems do not count as bounds)
-        self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.45), padding=0)
+        self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.5), padding=0)
 
     def _write_notes(self) -> None:
         for layer, row in enumerate(self.notes):

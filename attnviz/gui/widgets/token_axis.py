@@ -58,6 +58,8 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.rotated = False
         self.angle = 0.0  # 0, 45 or 90 degrees (bottom/top axes)
         self.font_factor = 1.0  # the labels' font relative to the style's (shrunk when crowded)
+        self.major: list[int] | None = None  # labels that alone are drawn, full size, when all would shrink
+        self.major_only = False  # the current layout draws only the major labels
         self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
@@ -75,6 +77,13 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.labels = [display_token(t) for t in labels]
         self.centers = [i + 0.5 for i in range(len(self.labels))] if centers is None else list(centers)
         self._elided = None
+        self._update_size()
+        self.update()
+
+    def set_major(self, indices) -> None:
+        """Labels to draw alone, at full size, when all of them would need a smaller font (e.g. the
+        first patch of every grid row of an image: the grid reads better than 65 tiny labels)."""
+        self.major = None if indices is None else sorted(int(i) for i in indices)
         self._update_size()
         self.update()
 
@@ -145,6 +154,18 @@ class TokenAxisItem(pg.GraphicsWidget):
                 return
             self.angle = self.ANGLE if px >= full_h * self.LINE / math.sin(math.radians(self.ANGLE)) else 90.0
         self.rotated = self.angle > 0
+        self.major_only = False
+        if px > 0 and px < full_h * self.LINE and self.major and len(self.major) > 1:
+            # the major labels at full size, each far enough from the last one kept (CLS and the
+            # first patch are neighbours: the first wins)
+            room = full_h * self.LINE / px
+            kept = [self.major[0]]
+            for i in self.major[1:]:
+                if i - kept[-1] >= room:
+                    kept.append(i)
+            if len(kept) * 2 >= len(self.major):  # most of them fit: draw only these
+                self.major_only, self.stride, self._major_shown = True, 1, kept
+                return
         if px > 0 and px < full_h * self.LINE:  # even upright they touch: a smaller font, to a limit
             # line height is not proportional to the point size: step down (in 4 % steps, so few
             # font sizes are ever made) until the labels fit or the smallest size is reached
@@ -204,6 +225,15 @@ class TokenAxisItem(pg.GraphicsWidget):
     def visible_indices(self) -> list[int]:
         """The label indices drawn at the current size (every ``stride``-th plus the selected one)."""
         self._layout()
+        if self.major_only:
+            idx = [i for i in self._major_shown if 0 <= i < len(self.labels)]
+            sel = self.selected
+            if sel is not None and 0 <= sel < len(self.labels) and sel not in idx:
+                # the selected one joins them; the major label it would overlap gives way
+                pitch = abs(self.centers[1] - self.centers[0]) * self._px_per_unit() if len(self.centers) > 1 else 1
+                room = self._metrics().height() * self.LINE / max(pitch, 1e-9)
+                idx = [i for i in idx if abs(i - sel) >= room] + [sel]
+            return idx
         idx = list(range(0, len(self.labels), self.stride))
         sel = self.selected
         if sel is not None and 0 <= sel < len(self.labels) and sel not in idx:
@@ -231,7 +261,7 @@ class TokenAxisItem(pg.GraphicsWidget):
             if self.orientation == "left":
                 p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()),
                            int(Qt.AlignRight | Qt.AlignVCenter), text)
-                if self.stride > 1:  # with every label drawn, a tick after it reads as a hyphen ("it-")
+                if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
                     p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
                 continue
             edge = 0.0 if self.orientation == "bottom" else r.height()
