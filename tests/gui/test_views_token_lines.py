@@ -123,6 +123,11 @@ def test_patch_inputs_label_the_grid_rows(qtbot):
     trace = sample_trace("vit")  # 4×4 patches and CLS
     view, _ = make(qtbot, trace)
     assert view.lines.grid == (4, 4) and view.lines.n_prefix == 1
+    pic = view.lines.picture  # the plain input beside the queries, pixel for pixel
+    assert (pic.width(), pic.height()) == trace["image"].shape[1::-1]
+    px = pic.pixelColor(3, 5)
+    expected = (np.clip(trace["image"][5, 3], 0, 1) * 255).round().astype(int)
+    assert (px.red(), px.green(), px.blue()) == tuple(expected)
     view.resize(700, 150)  # too short for 17 labels even at the smallest font
     QApplication.processEvents()
     shown = view.lines.labelled("left")

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QPen, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPen, QPixmap
 from PySide6.QtWidgets import QCheckBox, QToolButton
 
 from attnviz.gui.style import ViewStyle, head_colour
@@ -52,8 +52,26 @@ class TokenLinesItem(pg.GraphicsWidget):
         self.selected: int | None = None  # the selected query (left token)
         self.grid: tuple[int, int] | None = None  # patch grid (rows, cols) of an image input
         self.n_prefix = 0  # tokens before the patches (CLS, DeiT's distillation token)
+        self.picture: QImage | None = None  # the input image of patch inputs, drawn left of the queries
         self.on_hover = self.on_click = None
         self.setAcceptHoverEvents(True)
+
+    def set_picture(self, rgb: np.ndarray | None) -> None:
+        """Show the (H, W, 3) uint8 input image beside the query column (None: no image)."""
+        if rgb is None:
+            self.picture = None
+        else:
+            rgb = np.ascontiguousarray(rgb)
+            h, w, _ = rgb.shape
+            self.picture = QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+        self.update()
+
+    def _picture_side(self) -> float:
+        """Side of the square the input image is drawn in (0 without one)."""
+        if self.picture is None or self.grid is None:
+            return 0.0
+        r = self.boundingRect()
+        return float(min(r.height() * 0.4, r.width() * 0.22, 260 * self.style.font_scale))
 
     def set_data(self, left, right, weights, grid=None) -> None:
         self.left, self.right = [display_token(t) for t in left], [display_token(t) for t in right]
@@ -96,8 +114,10 @@ class TokenLinesItem(pg.GraphicsWidget):
         text_w = max([sm.horizontalAdvance(t) for t in self.left + self.right] +
                      [fm.horizontalAdvance(t) for t in ("query", "key")] + [40.0])
         text_w = min(text_w, r.width() * 0.25)
-        gap = float(np.clip(r.width() - 2 * text_w - 40, 80, 420 * self.style.font_scale))
-        x0 = (r.width() - 2 * text_w - gap) / 2
+        pic = self._picture_side()
+        room = pic + 24 if pic else 0.0  # the input image left of the queries
+        gap = float(np.clip(r.width() - room - 2 * text_w - 40, 80, 420 * self.style.font_scale))
+        x0 = room + (r.width() - room - 2 * text_w - gap) / 2
         lx, rx = x0 + text_w, x0 + text_w + gap
         top = fm.height() * 2.2
         return lx, rx, text_w, top, self._step(fm)
@@ -177,6 +197,31 @@ class TokenLinesItem(pg.GraphicsWidget):
             self._paint_lines(p, lx, rx, top, step)
         self._paint_grid_rows(p, lx, rx, text_w, top, step, fg)
         self._paint_labels(p, lx, rx, text_w, top, step, fg)
+        self._paint_picture(p, lx - text_w, top, fg)
+
+    def _paint_picture(self, p, right_edge, top, fg) -> None:
+        """Patch inputs: the image left of the queries, the focused patch outlined on it."""
+        side = self._picture_side()
+        if not side:
+            return
+        rect = QRectF(right_edge - 24 - side, top, side, side)
+        p.save()
+        p.setRenderHint(p.RenderHint.SmoothPixmapTransform, False)  # the patches' pixels, not a blur
+        p.drawImage(rect, self.picture)
+        p.restore()
+        p.setPen(QPen(fg, 1))
+        p.drawRect(rect)
+        focus = self.focus
+        if focus is None or focus[1] < self.n_prefix:
+            return
+        gh, gw = self.grid
+        r, c = divmod(focus[1] - self.n_prefix, gw)
+        if r >= gh:
+            return
+        cell = QRectF(rect.left() + c * side / gw, rect.top() + r * side / gh, side / gw, side / gh)
+        for colour, width in (("#000000", 4.0), (self.style.highlight, 2.0)):
+            p.setPen(QPen(QColor(colour), width * max(1.0, self.style.line_width * 0.6)))
+            p.drawRect(cell)
 
     def _paint_legend(self, p, lx, rx, fm) -> None:
         """The shown heads' colours between the column headings (the figure has no check boxes)."""
@@ -377,6 +422,12 @@ class TokenLinesView(BaseView):
         weights = np.asarray(probs[:, :n_q, :n_k], dtype=np.float32)
         grid = self.trace.grid if r.part == "self" and n_q == probs.shape[1] else None
         self.lines.set_data(r.query_tokens[:n_q], r.key_tokens[:n_k], weights, grid)
+        picture = None
+        if grid is not None and "image" in self.trace:
+            img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]
+            img = np.repeat(img, 3, axis=2) if img.shape[2] == 1 else img[..., :3]
+            picture = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
+        self.lines.set_picture(picture)
         self.lines.selected = r.query if r.query is not None and r.query < n_q else None
         cut = f" · first {MAX_TOKENS} tokens" if max(probs.shape[1:]) > MAX_TOKENS else ""
         self._cut = cut
