@@ -78,7 +78,7 @@ class HeadMapView(BaseView):
             self.heatmap.image.clear()
             self.heatmap.set_labels([], [])
             self.heatmap.set_mask(None)
-            self.heatmap.set_title("no trace")
+            self.heatmap.set_title("no input yet")
             return
         self.res = r = resolve(self.trace, self.state)
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs

@@ -123,7 +123,7 @@ class ModelView(BaseView):
             self._pending.clear()
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
-            set_title(self.title_item, "no trace", self.style)
+            set_title(self.title_item, "no input yet", self.style)
             return
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part

@@ -36,7 +36,8 @@ class PositionSimilarityView(BaseView):
         self.similarity = None
         if self.trace is None or "emb.pos" not in self.trace:
             self.heatmap.image.clear()
-            self.heatmap.set_title("this trace has no position embeddings (emb.pos)")
+            self.heatmap.set_title("no input yet" if self.trace is None else
+                                   "This model's recording has no position embeddings")
             return
         pos = np.asarray(self.trace["emb.pos"], dtype=np.float64)  # (T, D)
         self.grid = self.trace.grid

@@ -31,7 +31,8 @@ class PositionalEncodingView(BaseView):
         self.pos = None
         if self.trace is None or "emb.pos" not in self.trace:
             self.heatmap.image.clear()
-            self.heatmap.set_title("this trace has no position encodings (emb.pos)")
+            self.heatmap.set_title("no input yet" if self.trace is None else
+                                   "This model's recording has no position encodings")
             return
         self.pos = np.asarray(self.trace["emb.pos"], dtype=np.float32)  # (T, D)
         self._draw()

@@ -101,7 +101,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
             # square cells leave spare width: an empty column right of the bar takes it, so the bar
             # stays next to the matrix
             self.spare = pg.GraphicsWidget()
-            self.spare.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum)
+            self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
             self.addItem(self.spare, row=2, col=3)
         if not top_axis:
             self.addItem(self.bottom, row=3, col=1)
@@ -156,7 +156,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         bar, so the bar sits next to the matrix instead of across the spare room."""
         rows, cols = self.image.shape_rc
         if not rows or not cols:
-            self.spare.setFixedWidth(0)
+            self._set_spare(0.0)
             return
         fixed = sum(item.width() for item in (self.left, self.bar)) + 4 * self.layout.horizontalSpacing() + 2
         avail_w = self.width() - fixed
@@ -166,8 +166,14 @@ class LabelledHeatmap(pg.GraphicsLayout):
             return
         px = min(avail_w / cols, avail_h / rows)
         extra = max(0.0, avail_w - cols * px)
-        if abs(self.spare.width() - extra) > 1:
-            self.spare.setFixedWidth(extra)
+        if abs(self.spare.preferredWidth() - extra) > 1:
+            self._set_spare(extra)
+
+    def _set_spare(self, width: float) -> None:
+        # preferred, not minimum: a narrow dock may still squeeze the figure (the spare goes first)
+        self.spare.setMinimumWidth(0)
+        self.spare.setPreferredWidth(width)
+        self.spare.setMaximumWidth(width)
 
     def _fit_square(self, *args) -> None:
         """Square cells with the matrix in the top-left corner of the view (spare room right/bottom)."""
