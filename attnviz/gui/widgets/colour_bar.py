@@ -63,6 +63,7 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def set_label(self, text: str) -> None:
         self.label = text
+        self._update_width()
         self.update()
 
     def set_diverging(self, on: bool) -> None:
@@ -91,8 +92,13 @@ class ColourBarItem(pg.GraphicsWidget):
             return
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        w = self._bar_w() + 6 + text_w + 6 + fm.height() + 4
+        w = self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4
         self.setFixedWidth(math.ceil(w))
+
+    def _label_lines(self) -> list[str]:
+        """The label in lines: what the values are, then how they map to colours ("a · b" → two
+        lines), so a short bar in a small dock still states its scale in full."""
+        return [part for part in self.label.split(" · ") if part] if self.label else []
 
     def _bar_w(self) -> float:
         return 14 * max(1.0, self.style.font_scale)
@@ -127,12 +133,14 @@ class ColourBarItem(pg.GraphicsWidget):
                 if min(abs(y - bar.top()), abs(y - bar.bottom())) < fm.height():
                     continue
             p.drawText(text_rect, int(Qt.AlignLeft | Qt.AlignVCenter), format_level(v))
-        if self.label:
+        lines = self._label_lines()
+        if lines:
             p.save()
-            p.translate(r.width() - 2, bar.center().y())
+            p.translate(r.width() - 2 - fm.height() * (len(lines) - 1), bar.center().y())
             p.rotate(-90)
-            p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()),
-                       int(Qt.AlignCenter), fm.elidedText(self.label, Qt.ElideRight, bar.height()))
+            for i, line in enumerate(lines):  # rotated: later lines further right
+                p.drawText(QRectF(-bar.height() / 2, -fm.height() + i * fm.height(), bar.height(), fm.height()),
+                           int(Qt.AlignCenter), fm.elidedText(line, Qt.ElideRight, bar.height()))
             p.restore()
         if self.show_masked:
             sw = QRectF(2, bar.bottom() + fm.height() * 0.6 + 2, self._bar_w(), fm.height())

@@ -148,7 +148,14 @@ class LabelledHeatmap(pg.GraphicsLayout):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        if getattr(self, "lock_aspect", False) and hasattr(self, "image"):  # also called while constructing
+        if not hasattr(self, "image"):  # also called while constructing
+            return
+        # rotated column labels take at most a fifth of the figure's height: the rows keep their room
+        extent = 0.2 * self.height()
+        if abs(self.bottom.max_extent - extent) > 1:
+            self.bottom.max_extent = extent
+            self.bottom._update_size()
+        if self.lock_aspect:
             self._size_square()
 
     def _size_square(self) -> None:

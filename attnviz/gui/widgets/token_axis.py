@@ -60,6 +60,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.font_factor = 1.0  # the labels' font relative to the style's (shrunk when crowded)
         self.major: list[int] | None = None  # labels that alone are drawn, full size, when all would shrink
         self.major_only = False  # the current layout draws only the major labels
+        self.max_extent = 0.0  # rotated labels reach at most this far from the axis (0: no limit)
         self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
@@ -174,6 +175,11 @@ class TokenAxisItem(pg.GraphicsWidget):
             while f > lo and self.style.metrics(f).height() * self.LINE > px:
                 f = round(f - 0.04, 2)
             self.font_factor = max(lo, f)
+        if self.rotated and self.max_extent > 0:
+            # long rotated labels would take the matrix' height (and shrink its rows' labels)
+            reach = self._texts()[1] * math.sin(math.radians(self.angle))
+            if reach * self.font_factor > self.max_extent:
+                self.font_factor = max(self._min_factor(), math.floor(self.max_extent / reach * 25) / 25)
         need = self._metrics().height() * self.LINE
         if self.angle and self.angle < 90:
             need /= math.sin(math.radians(self.angle))
