@@ -60,6 +60,7 @@ class ModelView(BaseView):
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setMouseEnabled(False, False)
         self.vb.setAspectLocked(True)
+        self.vb.sigResized.connect(self._fit_notes)  # notes shrink rather than overlap on a small grid
         self.vb.setDefaultPadding(0.01)
         self.left = TokenAxisItem("left", self.style)
         self.top = TokenAxisItem("top", self.style)
@@ -193,6 +194,7 @@ class ModelView(BaseView):
         for layer, row in enumerate(self.notes):
             for h, note in enumerate(row):
                 note.setText(self._note(layer, h), color=self.style.foreground)
+        self._fit_notes()
 
     def _note(self, layer: int, head: int) -> str:
         s = self.stats
@@ -298,8 +300,27 @@ class ModelView(BaseView):
         self._style_notes()
 
     def _style_notes(self) -> None:
-        font = self.style.font(0.8)
+        font = self.style.font(self._note_factor())
         for row in self.notes:
             for n in row:
                 n.setFont(font)
                 n.setColor(self.style.foreground)
+
+    def _note_factor(self) -> float:
+        """Font size of the notes under the tiles: 0.8 of the style's, smaller when the widest note
+        would run into its neighbour (presentation fonts on a small grid)."""
+        texts = [n.textItem.toPlainText() for row in self.notes for n in row]
+        if not texts or self.vb.width() <= 0:
+            return 0.8
+        (x0, x1), _ = self.vb.viewRange()
+        pitch_px = PITCH_X * self.vb.width() / max(x1 - x0, 1e-9)
+        widest = max(self.style.metrics(0.8).horizontalAdvance(t) for t in texts)
+        if widest <= pitch_px * 0.92:
+            return 0.8
+        return max(0.4, round(0.8 * pitch_px * 0.92 / widest, 2))
+
+    def _fit_notes(self, *args) -> None:
+        notes = getattr(self, "notes", None)  # resized while _build is still adding items
+        if notes and notes[0] and abs(notes[0][0].textItem.font().pointSizeF()
+                                   - self.style.font_pt(self._note_factor())) > 0.05:
+            self._style_notes()
