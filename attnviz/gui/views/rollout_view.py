@@ -216,7 +216,7 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode]
         set_title(self.title_item, f"Where does {who} get its information?<br>"
-                  f"<span style='font-size: small'>{how}</span>", self.style)
+                  f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>{how}</span>", self.style)
         if self._body is self.image_body:
             self._draw_images(mode)
         else:

@@ -95,7 +95,7 @@ class TokenEmbeddingView(BaseView):
         more = f" (labels for the first {MAX_LABELS})" if len(self.coords) > MAX_LABELS else ""
         set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
                   f"first two principal components{more}", st)
-        self.plot.autoRange()
+        self.plot.autoRange(padding=0.1)  # room for the labels of the outermost points
         self._selection_changed(self.state, {"query"})
 
     def _ring_px(self) -> float:
