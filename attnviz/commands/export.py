@@ -64,6 +64,9 @@ def add_parser(sub) -> None:
     p.add_argument("--colormap", default="viridis", metavar="NAME",
                    help="colour map of attention weights (default viridis; e.g. cividis, magma, inferno)")
     p.add_argument("--no-colorbar", action="store_true", help="leave out the colour scale")
+    p.add_argument("--color-scale", choices=("auto", "fixed", "per-map", "shared"), default="auto",
+                   help="heatmap colours: fixed 0–1, each map its own maximum, one scale shared by all heads "
+                        "(or maps), or auto: the view's default (attention fixed 0–1, rollout per map)")
     p.add_argument("--theme", choices=("light", "dark", "presentation"), default="light",
                    help="light (default, for slides), dark, or presentation (large fonts, thick lines)")
     p.add_argument("--title", default="", help="a title band above the figure")
@@ -115,7 +118,7 @@ def _validate(args) -> None:
     if args.lecture_pack:
         refuse_overwrite(args.lecture_pack, folders=[model_folder(args.model)])
         if args.image and inside(args.image, args.lecture_pack):
-            from attnviz.export.figures import FIGURES
+            from attnviz.gui.figures import FIGURES
 
             name = Path(args.image).name
             if name in ("index.md", "index.html") or name.startswith(tuple(f"{v}_" for v in FIGURES)):
@@ -134,6 +137,7 @@ def run(args) -> int:
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
+    style = style.with_(scale=args.color_scale)
     from attnviz.gui.figures import figure_spec
     from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
