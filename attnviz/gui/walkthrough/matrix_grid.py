@@ -27,6 +27,8 @@ KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
+MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
+LABEL_CHARS = 10  # token labels are cut to this many characters (the hover names the whole token)
 
 
 def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
@@ -59,6 +61,7 @@ class MatrixGrid(QWidget):
         self.highlight_rows: set[int] = set()
         self.frame_colour: str | None = None
         self.digits = 2
+        self.min_side = 0.0  # the cell area's shorter side is at least this (T×T maps on a slide)
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -69,11 +72,14 @@ class MatrixGrid(QWidget):
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values, title: str | None = None, subtitle: str = "", row_labels=None, col_labels=None,
-                 kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None):
+                 kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None,
+                 min_side: float = 0.0):
         """Show ``values`` (2-D; a 1-D vector is drawn as a row).
 
         kind : "signed" (diverging, symmetric about 0) or "prob" (colour map on 0…1).
         vmax : the colour limit; default the largest finite |value| (signed) or 1 (prob).
+        min_side : the least size in pixels of the cell area (width and height), so a T×T map stays
+            readable on a slide; the layout gives the grid at least that room.
         """
         a = np.asarray(values, dtype=np.float64)
         self.values = a[None, :] if a.ndim == 1 else a
@@ -87,6 +93,7 @@ class MatrixGrid(QWidget):
         self.vmax = float(vmax) if vmax is not None else (auto or 1.0)  # all zeros: white cells, legend ±1
         self.highlight_rows = set(highlight_rows)
         self.frame_colour = frame_colour
+        self.min_side = float(min_side)
         self._memo = {}
         self.updateGeometry()
         self.update()
@@ -119,7 +126,7 @@ class MatrixGrid(QWidget):
             self._font_cache = (st, (st.font(1.15), st.font(1.25, bold=True), st.font(1.1)))
         return self._font_cache[1]
 
-    def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = 10) -> float:
+    def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = LABEL_CHARS) -> float:
         return max((fm.horizontalAdvance(s[:limit]) for s in labels), default=0.0)
 
     def _preferred_cell(self) -> tuple[float, float]:
@@ -139,8 +146,9 @@ class MatrixGrid(QWidget):
         if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
             cw = ch = max(2.0, min(12.0, 420.0 / max(rows, cols)))
         left, top, bottom = self._margins()
-        width = max(left + cols * cw + 8, left + self._legend_width(), self._title_width())
-        return QSize(int(min(width, 900)), int(min(top + rows * ch + bottom, 900)))
+        side = self.min_side
+        width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
+        return QSize(int(min(width, max(900, left + side + 8))), int(min(top + max(rows * ch, side) + bottom, 900)))
 
     def _legend_texts(self) -> tuple[str, str]:
         hi = format_number(self.vmax, 2)
@@ -181,7 +189,9 @@ class MatrixGrid(QWidget):
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
         cell_h = 12 if rows <= 4 else 2
-        return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
+        if self.min_side:
+            width = max(width, left + self.min_side + 8)
+        return QSize(math.ceil(width), math.ceil(top + max(min(rows, 40) * cell_h, self.min_side) + bottom))
 
     def _margins(self) -> tuple[float, float, float]:
         left, top, bottom = self._memoized("margins", self._measure_margins)
@@ -193,12 +203,24 @@ class MatrixGrid(QWidget):
         num_font, title_font, label_font = self._fonts()
         fl = QFontMetricsF(label_font)
         left = self._label_width(self.row_labels, fl) + 8 if self.row_labels else 2
-        top = QFontMetricsF(title_font).height() * 1.2 + fl.height() * (1.1 if self._show_col_labels() else 0)
+        top = QFontMetricsF(title_font).height() * 1.2
+        if self._show_col_labels():
+            # token names stand upright above the columns when they are wider than a cell could be
+            top += self._label_width(self.col_labels, fl) + 6 if self._rotated_cols() else fl.height() * 1.1
         bottom = fl.height() * 1.4  # the one-line legend
         return left, top, bottom
 
     def _show_col_labels(self) -> bool:
-        return bool(self.col_labels) and len(self.col_labels) <= 24
+        return bool(self.col_labels) and len(self.col_labels) <= 64
+
+    def _rotated_cols(self) -> bool:
+        """Column labels written bottom-to-top: when one is wider than a preferred cell, or there are many."""
+        def compute():
+            fm = QFontMetricsF(self._fonts()[2])
+            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too
+            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > MIN_ZOOM * self._preferred_cell()[0]
+
+        return self._memoized("rotated", compute)
 
     def _needed_cell(self) -> tuple[float, float]:
         """The smallest cell that still holds its number legibly."""
@@ -231,7 +253,7 @@ class MatrixGrid(QWidget):
         elif tight >= 1:
             self._zoom = 1.0
             cw, ch = min(pcw, avail_w / cols), min(pch, avail_h / rows)
-        elif tight >= MIN_ZOOM:  # smaller type rather than no numbers at all
+        elif tight >= (MIN_ZOOM_VECTOR if cols <= 2 else MIN_ZOOM):  # smaller type rather than no numbers
             self._zoom = tight
             cw, ch = need_w * tight, need_h * tight
         else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
@@ -239,6 +261,9 @@ class MatrixGrid(QWidget):
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
             if cols > 2:
                 cw, ch = min(cw, ch * _ASPECT), min(ch, cw * _ASPECT)
+        if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
+            cw = max(cw, min(avail_w, self.min_side) / cols)
+            ch = max(ch, min(avail_h, self.min_side) / rows)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
@@ -336,16 +361,33 @@ class MatrixGrid(QWidget):
         fm = QFontMetricsF(font)
         p.setFont(font)
         p.setPen(QColor(self.style.foreground))
-        if self.row_labels and ch >= fm.height() * 0.8:
+        if self.row_labels:
+            # thinned, never dropped: every k-th token when the rows are denser than the text
+            every = max(1, math.ceil(fm.height() * 0.9 / max(ch, 1e-6)))
             for r, lab in enumerate(self.row_labels[:rows]):
-                p.drawText(QRectF(0, area.top() + r * ch, area.left() - 6, ch), int(Qt.AlignRight | Qt.AlignVCenter),
-                           lab[:10])
+                if r % every == 0 or r in self.highlight_rows:
+                    y = area.top() + r * ch + ch / 2
+                    p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
+                               int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
+        if not self._show_col_labels():
+            return
         shown = self.col_labels[:cols]
-        # column labels only when every one fits whole (rows carry the same tokens in square maps)
-        if self._show_col_labels() and max(fm.horizontalAdvance(x) for x in shown) <= cw - 2:
+        if not self._rotated_cols():
             y = area.top() - fm.height() * 1.05
             for c, lab in enumerate(shown):
-                p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter), lab)
+                p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter),
+                           lab if fm.horizontalAdvance(lab) <= cw - 2 else fm.elidedText(lab, Qt.ElideRight, cw - 2))
+            return
+        every = max(1, math.ceil(fm.height() * 0.9 / max(cw, 1e-6)))
+        for c, lab in enumerate(shown):
+            if c % every:
+                continue
+            p.save()
+            # upright text reading bottom-to-top, its baseline centred on the column, ending above the cells
+            p.translate(area.left() + c * cw + cw / 2 + fm.ascent() / 2 - fm.descent() / 2, area.top() - 4)
+            p.rotate(-90)
+            p.drawText(QPointF(0, 0), lab[:LABEL_CHARS])
+            p.restore()
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:

@@ -15,7 +15,7 @@ from attnviz.gui.walkthrough.figure import FigureBoard
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import dot_product_text, format_number
 
-__all__ = ["step_names", "build_step", "STEP_TITLES"]
+__all__ = ["step_names", "step_label", "build_step", "STEP_TITLES"]
 
 STEP_TITLES = {
     "project": "1 · project",
@@ -26,6 +26,15 @@ STEP_TITLES = {
     "weight": "5 · weight",
     "sum": "6 · sum",
 }
+
+
+def step_label(name: str) -> str:
+    """The step as the controls name it: "step 4 of 6 · softmax"; the optional mask sits between 3 and 4
+    (the six steps stay six, whether or not a model masks)."""
+    if name == "mask":
+        return "mask · between steps 3 and 4"
+    number, _, what = STEP_TITLES[name].partition(" · ")
+    return f"step {number} of 6 · {what}"
 
 
 def step_names(has_mask: bool) -> list[str]:
