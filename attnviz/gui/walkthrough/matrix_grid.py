@@ -21,7 +21,7 @@ from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_leg
 from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
-__all__ = ["MatrixGrid", "KINDS"]
+__all__ = ["MatrixGrid", "KINDS", "visible_label"]
 
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
@@ -29,6 +29,14 @@ _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 LABEL_CHARS = 10  # token labels are cut to this many characters (the hover names the whole token)
+
+
+def visible_label(token) -> str:
+    """A token as a label: a space as "␣", other blank tokens quoted, so no row is left unnamed."""
+    text = str(token)
+    if text == " ":
+        return "␣"
+    return text if text.strip() else repr(text)
 
 
 def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
@@ -85,8 +93,8 @@ class MatrixGrid(QWidget):
         self.values = a[None, :] if a.ndim == 1 else a
         self.title = self.name if title is None else title
         self.subtitle = subtitle or f"{self.values.shape[0]} × {self.values.shape[1]}"
-        self.row_labels = [str(x) for x in row_labels] if row_labels is not None else []
-        self.col_labels = [str(x) for x in col_labels] if col_labels is not None else []
+        self.row_labels = [visible_label(x) for x in row_labels] if row_labels is not None else []
+        self.col_labels = [visible_label(x) for x in col_labels] if col_labels is not None else []
         self.kind = kind
         finite = np.abs(self.values[np.isfinite(self.values)])
         auto = 1.0 if kind == "prob" else float(finite.max()) if finite.size else 1.0

@@ -91,7 +91,8 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     if name == "project":
         board.add_heading("Step 1 · project:  q_i = x_i W_Q + b_Q",
                           f"and every token's key k_j = x_j W_K + b_K and value v_j = x_j W_V + b_V; "
-                          f"x_i is the query token {qtok!r} (its row of the layer's input)")
+                          f"x_i is the row of X for the query token {qtok!r} (X: what the projections read, "
+                          "LN of the residual stream in a pre-LN model)")
         x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
         if steps.W_Q is None:
             board.add_row([x])
@@ -147,7 +148,8 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     elif name == "weight":
         board.add_heading("Step 5 · weight the values:  w_j · v_j",
                           "each token's value vector, scaled by how much the query attends to it")
-        board.add_row([_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), "×",
+        # the weights keep room for their numbers beside the two wide heatmaps
+        board.add_row([(_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), 4), "×",
                        _grid(board, grids, "v", steps.v, "V", row_labels=keys), "=",
                        _grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys,
                              highlight_rows=[j])])
