@@ -135,6 +135,7 @@ class FigureBoard(QWidget):
                 row.addWidget(w, factor * max(1, round(w.sizeHint().width() / 20)))
             self.items.append(w)
         row.addStretch(0)
+        _group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])
         if stretch is None:  # rows share spare (or missing) height in proportion to what they ask for
             stretch = max([w.sizeHint().height() for w in self.items[-len(items):]] + [1])
         self._layout.addLayout(row, stretch)
@@ -143,6 +144,18 @@ class FigureBoard(QWidget):
     def finish(self) -> None:
         """Close the stack: spare height goes to the rows of grids (which then enlarge their numbers)."""
         self._layout.addStretch(0)
+
+
+def _group_rows(grids: list) -> None:
+    """Grids of one row whose rows are the same tokens (same count, labelled alike) line their rows up."""
+    by_rows: dict = {}
+    for g in grids:
+        if g.values.ndim == 2 and g.values.shape[0] > 1:
+            by_rows.setdefault(g.values.shape[0], []).append(g)
+    for members in by_rows.values():
+        if len(members) > 1:
+            for g in members:
+                g.row_group = members
 
 
 def _drop_layout(layout) -> None:

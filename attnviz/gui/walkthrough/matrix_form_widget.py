@@ -216,7 +216,7 @@ class MatrixFormWidget(WalkthroughView):
                         highlight_rows=c.hl), 3),
             (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
-        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=4 if large else 6)
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=5 if large else 6)
 
     def _one_head_rows(self, c: "_Context") -> None:
         """X → Q, K, V; Q Kᵀ → scaled (and masked) → P; Z = P V → A: large maps with token labels."""
@@ -235,17 +235,17 @@ class MatrixFormWidget(WalkthroughView):
             row += [f"× {f.scale:.4g} =",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
         row += ["→ softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
-        self.board.add_row(row, stretch=9)
+        self.board.add_row(row, stretch=8)
         b_o = " + b_O" if _has(c.t, c.prefix + "b_o") else ""
         self.board.add_row([
             (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                         highlight_rows=c.hl, frame_colour=head_colour(head)), 2),
-            f"→ all {H} heads side by side:",
+            f"→ {H} heads side by side →",
             (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
                         highlight_rows=c.hl), 3),
             "× W_O" + b_o + " =",
             (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", highlight_rows=c.hl), 3),
-        ], stretch=4)
+        ], stretch=5)
 
     def _attention_rows(self, c: "_Context") -> None:
         f, head = c.f, c.head

@@ -70,6 +70,7 @@ class MatrixGrid(QWidget):
         self.frame_colour: str | None = None
         self.digits = 2
         self.min_side = 0.0  # the cell area's shorter side is at least this (T×T maps on a slide)
+        self.row_group: list = []  # grids beside this one whose rows are the same tokens (set by the board)
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -86,8 +87,8 @@ class MatrixGrid(QWidget):
 
         kind : "signed" (diverging, symmetric about 0) or "prob" (colour map on 0…1).
         vmax : the colour limit; default the largest finite |value| (signed) or 1 (prob).
-        min_side : the least size in pixels of the cell area (width and height), so a T×T map stays
-            readable on a slide; the layout gives the grid at least that room.
+        min_side : the size in pixels the cell area asks for (width and height), so a T×T map stays
+            readable on a slide; it takes that much whenever the layout gives the grid the room.
         """
         a = np.asarray(values, dtype=np.float64)
         self.values = a[None, :] if a.ndim == 1 else a
@@ -196,10 +197,10 @@ class MatrixGrid(QWidget):
         width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20,
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
-        cell_h = 12 if rows <= 4 else 2
-        if self.min_side:
-            width = max(width, left + self.min_side + 8)
-        return QSize(math.ceil(width), math.ceil(top + max(min(rows, 40) * cell_h, self.min_side) + bottom))
+        # a short list (top 5, a layer × head table) keeps a text line per row: its labels are the point
+        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 else 2
+        # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
+        return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
     def _margins(self) -> tuple[float, float, float]:
         left, top, bottom = self._memoized("margins", self._measure_margins)
@@ -243,6 +244,27 @@ class MatrixGrid(QWidget):
 
     def _cells(self) -> tuple[QRectF, float, float]:
         """The cell area and the cell width/height for the current widget size.
+
+        Grids of one figure row with the same tokens as rows (``row_group``) share the cell height and
+        the top of their cells, so row "animal" of w, V and w·V lines up across the slide.
+        """
+        area, cw, ch = self._natural_cells()
+        group = [g for g in self.row_group if g is not self and g.values.shape[0] == self.values.shape[0]
+                 and g.height() == self.height() and g.values.size]
+        if not group or not self.values.size:
+            return area, cw, ch
+        rows = self.values.shape[0]
+        shared = min([ch] + [g._natural_cells()[2] for g in group])
+        if self._numbers and shared < ch:
+            self._zoom *= shared / ch  # the numbers shrink with their cells
+        tops = [self._margins()[1]] + [g._margins()[1] for g in group]
+        bottoms = [self._margins()[2]] + [g._margins()[2] for g in group]
+        top, bottom = max(tops), max(bottoms)
+        y = top + max(0.0, (self.height() - top - bottom - rows * shared) / 2)
+        return QRectF(area.left(), y, area.width(), shared * rows), cw, shared
+
+    def _natural_cells(self) -> tuple[QRectF, float, float]:
+        """The cells this grid would have alone.
 
         Numbers at their normal size when they fit (enlarged up to MAX_ZOOM when there is room), smaller
         down to MIN_ZOOM, else a heatmap (square cells; a one- or two-column vector keeps wide cells).
@@ -371,9 +393,11 @@ class MatrixGrid(QWidget):
         p.setPen(QColor(self.style.foreground))
         if self.row_labels:
             # thinned, never dropped: every k-th token when the rows are denser than the text
-            every = max(1, math.ceil(fm.height() * 0.9 / max(ch, 1e-6)))
+            every = max(1, math.ceil(fm.height() * 0.8 / max(ch, 1e-6)))
+            near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
-                if r % every == 0 or r in self.highlight_rows:
+                # the selected row is always named; thinned neighbours make way for it
+                if r in self.highlight_rows or (r % every == 0 and r not in near):
                     y = area.top() + r * ch + ch / 2
                     p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
                                int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
