@@ -170,22 +170,21 @@ def test_matrix_form_shows_the_layer_and_the_block(tmp_path, qtbot, norm):
     assert sum(t == "X" or t.startswith("X ") for t in titles) == 1
 
 
-def _render(widget, size=(1920, 1080)):
-    """Render the figure as export does; returns the grids' cell areas at that size."""
-    from PySide6.QtGui import QImage
-
+def _slide_areas(widget, size=(1920, 1080)):
+    """The grids' cell areas in slide pixels, laid out as `attnviz export --preset 16:9` does it
+    (at screen size, then scaled up by layout_scale)."""
+    from attnviz.export.render import layout_scale
     from attnviz.gui.walkthrough.figure import _settle
 
-    img = QImage(*size, QImage.Format_ARGB32)
-    p = QPainter(img)
-    widget.render_figure(p, QRectF(0, 0, *size))
-    p.end()
+    s = layout_scale(*size)
     old = widget.figure_widget.size()
-    widget.figure_widget.resize(*size)
+    widget.scroll.setWidgetResizable(False)
+    widget.figure_widget.resize(round(size[0] / s), round(size[1] / s))
     _settle(widget.figure_widget)
     areas = {name: g._cells()[0] for name, g in widget.grids.items()}
     widget.figure_widget.resize(old)
-    return areas
+    widget.scroll.setWidgetResizable(True)
+    return {name: QRectF(a.x() * s, a.y() * s, a.width() * s, a.height() * s) for name, a in areas.items()}
 
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
@@ -199,8 +198,8 @@ def test_matrix_form_one_head_is_readable_on_a_slide(tmp_path, qtbot, kind):
     assert w.section == "head"
     square = [n for n, g in w.grids.items() if g.values.shape[0] == g.values.shape[1] == len(trace.tokens)]
     assert {"QK", "P"} <= set(square) and ("masked" in square) == (kind == "decoder")
-    areas = _render(w)
-    for name in square:  # every T×T map at least 300 px each way at 1920×1080, labelled with the tokens
+    areas = _slide_areas(w)
+    for name in square:  # every T×T map at least 300 px each way on a 1920×1080 slide, labelled with the tokens
         assert areas[name].width() >= 300 and areas[name].height() >= 300, (name, areas[name])
         assert w.grids[name].row_labels == list(trace.tokens) == w.grids[name].col_labels
     b = w.grids["K"].title  # the model has biases: the formulas say so

@@ -27,7 +27,9 @@ from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
-SQUARE_SIDE = 300  # px: the least side of a T×T map in the one-head part (readable on a 16:9 slide)
+# px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
+# 1067×600 and scales it ×1.8, so 172 here is 310 px on the slide (and 172 px in a window)
+SQUARE_SIDE = 172
 SECTIONS = {  # name → what the chooser says
     "head": "one head: X → Q, K, V → P → Z → A",
     "heads": "all heads: concat(Z) W_O",
@@ -174,8 +176,7 @@ class MatrixFormWidget(WalkthroughView):
             self.board.add_heading(f"Layer {layer} · the block around attention", self._symbols(ctx))
         else:
             self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax(Q Kᵀ × {f.scale:.4g}{m}) V",
-                                   f"{self._symbols(ctx)} · {Tq} query tokens, {Tk} keys · d_model = {D}, "
-                                   f"d_head = {dh}")
+                                   f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")
         if section == "head":
             self._one_head_rows(ctx)
         elif section == "heads":
@@ -191,10 +192,10 @@ class MatrixFormWidget(WalkthroughView):
     def _symbols(self, c: "_Context") -> str:
         """One line saying what X (and E, R) are for this model and part."""
         pre = c.t.meta.get("config", {}).get("norm", "pre") == "pre"
-        x = "X = LN(R), the input of the projections; R = the residual stream into the block" if pre else \
-            "X = R, the residual stream into the block (post-LN: normalised after each addition)"
+        x = "X = LN(R): what the projections read; R: the residual stream into the block" if pre else \
+            "X = R: the residual stream into the block (post-LN: normalised after each addition)"
         if c.part == "cross":
-            return f"{x} · rows of X are decoder tokens; E = the encoder's output (keys and values)"
+            return f"{x} (decoder) · E: the encoder's output"
         return x
 
     def _formula(self, c: "_Context", name: str) -> str:
@@ -216,7 +217,7 @@ class MatrixFormWidget(WalkthroughView):
                         highlight_rows=c.hl), 3),
             (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
-        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=5 if large else 6)
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=0 if large else 6)
 
     def _one_head_rows(self, c: "_Context") -> None:
         """X → Q, K, V; Q Kᵀ → scaled (and masked) → P; Z = P V → A: large maps with token labels."""
@@ -224,6 +225,7 @@ class MatrixFormWidget(WalkthroughView):
         Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
         H = f.Q.shape[0]
         self._qkv_row(c, large=True)
+        first = set(self.grids)
         square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=SQUARE_SIDE)
         masked = bool(np.isneginf(f.mask).any())
         # scaling and masking in one step: a third T×T map would not leave each one room on a slide
@@ -235,17 +237,24 @@ class MatrixFormWidget(WalkthroughView):
             row += [f"× {f.scale:.4g} =",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
         row += ["→ softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
-        self.board.add_row(row, stretch=8)
+        # the T×T maps take the spare height (the rows around keep their hint); smaller operators leave
+        # them the width
+        self.board.add_row(row, stretch=1, op_factor=1.5)
         b_o = " + b_O" if _has(c.t, c.prefix + "b_o") else ""
         self.board.add_row([
             (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                         highlight_rows=c.hl, frame_colour=head_colour(head)), 2),
-            f"→ {H} heads side by side →",
+            "→ all heads →",
             (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
                         highlight_rows=c.hl), 3),
             "× W_O" + b_o + " =",
             (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", highlight_rows=c.hl), 3),
-        ], stretch=5)
+        ], stretch=0)
+        # the T×T maps ask for their 300 px first; the rows above and below share what is left
+        for name, g in self.grids.items():
+            if name in first or name in ("Z", "concat", "out"):
+                g.modest = True
+                g.updateGeometry()
 
     def _attention_rows(self, c: "_Context") -> None:
         f, head = c.f, c.head

@@ -71,6 +71,7 @@ class MatrixGrid(QWidget):
         self.digits = 2
         self.min_side = 0.0  # the cell area's shorter side is at least this (T×T maps on a slide)
         self.row_group: list = []  # grids beside this one whose rows are the same tokens (set by the board)
+        self.modest = False  # sizeHint asks only for the minimum height (a supporting matrix beside T×T maps)
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -150,6 +151,15 @@ class MatrixGrid(QWidget):
         return self._memoized("cell", compute)
 
     def sizeHint(self) -> QSize:
+        if self.modest:  # a few pixels a row; spare room goes to the grids that matter
+            full = self._full_size_hint()
+            left, top, bottom = self._margins()
+            rows = self.values.shape[0] if self.values.size else 1
+            low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * 5 + bottom))
+            return QSize(full.width(), min(full.height(), low))
+        return self._full_size_hint()
+
+    def _full_size_hint(self) -> QSize:
         rows, cols = self.values.shape if self.values.size else (1, 1)
         cw, ch = self._preferred_cell()
         if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
@@ -198,7 +208,7 @@ class MatrixGrid(QWidget):
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
         # a short list (top 5, a layer × head table) keeps a text line per row: its labels are the point
-        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 else 2
+        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 and cols <= 8 else 2
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
