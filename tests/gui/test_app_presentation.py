@@ -64,6 +64,15 @@ def test_walkthrough_presents_its_figure_and_the_clicker_steps(make_window, qtbo
         leave_presentation(win)
     assert not win.walkthrough.tabBar().isHidden() and not steps.step_label.isHidden()
     assert steps.part_box.isHidden()  # hidden before (one part only): leaving does not show it
+    # the training tab: the curves and the replay, without the settings form
+    win.tabs.setCurrentWidget(win.training_page)
+    win.actions_["presentation"].trigger()
+    form = win.training.splitter.widget(0)
+    try:
+        assert win.presentation_mode.figure is win.training and form.isHidden()
+    finally:
+        QTest.keyClick(win, Qt.Key.Key_Escape)
+    assert not form.isHidden()
 
 
 def test_panels_menu_lists_every_view_and_reset_layout_brings_them_back(make_window, qtbot):

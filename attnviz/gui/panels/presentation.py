@@ -125,6 +125,8 @@ class PresentationMode(QObject):
         if widget is not None:
             self._show_page_of(widget)
         fig = widget or win.current_figure()
+        if fig is not None and fig is getattr(win, "training_page", None) and getattr(win, "training", None):
+            fig = win.training  # the page is a holder: the panel knows which of its parts are the figure
         self.figure = fig
         if fig is None:
             return
@@ -144,9 +146,9 @@ class PresentationMode(QObject):
             if not bar.isHidden():
                 bar.hide()
                 self._figure_hidden.append(bar)
-            if hasattr(fig, "set_controls_visible"):
-                fig.set_controls_visible(False)
-                self._controls_hidden = fig
+        if hasattr(fig, "set_controls_visible"):  # walkthrough widgets, the training panel
+            fig.set_controls_visible(False)
+            self._controls_hidden = fig
 
     def _restore_figure(self) -> None:
         for w in self._figure_hidden:

@@ -188,6 +188,10 @@ class TrainingPanel(QWidget):
         self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#CC6677", width=2))
         self.acc_curve = self.acc_plot.plot(pen=pg.mkPen("#117733", width=2))
 
+    def set_controls_visible(self, on: bool) -> None:
+        """Presentation mode: the curves and the replay alone (the settings form hides)."""
+        self.splitter.widget(0).setVisible(on)
+
     def set_devices(self, devices: list[str]) -> None:
         self.device_box.clear()
         self.device_box.addItems(["auto", *devices])
