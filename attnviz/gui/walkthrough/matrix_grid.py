@@ -230,7 +230,7 @@ class MatrixGrid(QWidget):
         return left, top, bottom
 
     def _show_col_labels(self) -> bool:
-        return bool(self.col_labels) and len(self.col_labels) <= 64
+        return bool(self.col_labels) and len(self.col_labels) <= 512  # thinned to what fits
 
     def _rotated_cols(self) -> bool:
         """Column labels written bottom-to-top: when one is wider than a preferred cell, or there are many."""

@@ -149,7 +149,8 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         board.add_heading("Step 5 · weight the values:  w_j · v_j",
                           "each token's value vector, scaled by how much the query attends to it")
         # the weights keep room for their numbers beside the two wide heatmaps
-        board.add_row([(_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), 4), "×",
+        room = 4 if len(keys) <= 40 else 1  # beyond ~40 rows the numbers give way to a heatmap anyway
+        board.add_row([(_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), room), "×",
                        _grid(board, grids, "v", steps.v, "V", row_labels=keys), "=",
                        _grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys,
                              highlight_rows=[j])])
