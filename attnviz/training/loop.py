@@ -287,6 +287,8 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
         save(step, {k: loaded.info[k] for k in ("complete", "metrics", "train_seconds", "train_cpu_seconds",
                                                 "wall_seconds")})
         loaded.path = out
-    shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+    from attnviz.tasks.metric_names import format_metrics
+
+    shown = format_metrics(metrics, counts=True)  # in words: the CLI and the training tab print this line
     yield Progress(step, total, _epoch(task, items, step, total), ev.loss, ev.accuracy, ev.lr, wall,
                    ev.items_per_s, f"done in {wall:.1f} s: {shown}", done=True, result=loaded)
