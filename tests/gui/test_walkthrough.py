@@ -379,3 +379,39 @@ def test_signed_colours_are_centred_and_symmetric():
     # ±1 are equally far from white, and values beyond the limit clip to its colour
     assert abs(np.abs(c[1] - 247).sum() - np.abs(c[3] - 247).sum()) < 40
     assert tuple(c[5]) == tuple(c[4])
+
+
+def test_steps_are_named_six_and_32_tokens_keep_labels_and_numbers(tmp_path, qtbot):
+    from attnviz.gui.walkthrough.step_panels import step_label
+
+    assert step_label("softmax") == "step 4 of 6 · softmax"  # the mask does not renumber the six steps
+    assert step_label("mask") == "mask · between steps 3 and 4"
+    text = " ".join((TEXT.split() * 3)[:32])
+    trace = _trace(_model_dir(tmp_path / "dec"), text)
+    assert len(trace.tokens) == 32
+    w = _shown(qtbot, WalkthroughWidget(), size=(1200, 800))  # the tab beside the docked panels
+    w.set_trace(trace)
+    assert w.step_label.text() == "step 1 of 6 · project"
+    for step in ("score", "softmax", "weight"):
+        w.set_step(w.step_list.index(step))
+        qtbot.wait(10)
+        column = w.grids["scores" if step == "score" else "weights"]
+        assert column.numbers_shown and column.row_label_stride() <= 2, step  # thinned at most, never dropped
+        assert column.row_labels == list(trace.tokens)
+
+
+def test_whatif_top5_and_maps_are_labelled_before_any_switch(tmp_path, qtbot):
+    loaded = load_model(_model_dir(tmp_path / "enc", kind="encoder"), device="cpu")
+    panel = _shown(qtbot, WhatIfPanel(run_async=sync_runner), size=(1400, 900))
+    panel.set_model(loaded)
+    panel.set_input(text=TEXT)
+    panel.rerun()  # as trained: no switch changed
+    qtbot.wait(10)
+    for name in ("top_before", "top_after"):
+        g = panel.grids[name]
+        assert sorted(g.row_labels) == ["a", "b", "c"]  # the model's three classes, each named
+        assert g.row_label_stride() == 1
+    for name in ("P_before", "P_after"):
+        g = panel.grids[name]
+        assert g.row_labels == g.col_labels == [str(t) for t in panel.comparison.before.tokens]
+        assert g._show_col_labels() and g.row_label_stride() == 1

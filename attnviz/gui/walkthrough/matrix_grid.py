@@ -403,7 +403,7 @@ class MatrixGrid(QWidget):
         p.setPen(QColor(self.style.foreground))
         if self.row_labels:
             # thinned, never dropped: every k-th token when the rows are denser than the text
-            every = max(1, math.ceil(fm.height() * 0.8 / max(ch, 1e-6)))
+            every = self.row_label_stride()
             near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
                 # the selected row is always named; thinned neighbours make way for it
@@ -430,6 +430,14 @@ class MatrixGrid(QWidget):
             p.rotate(-90)
             p.drawText(QPointF(0, 0), lab[:LABEL_CHARS])
             p.restore()
+
+    def row_label_stride(self) -> int:
+        """1 when every row label is written at the current size, k when every k-th is (the selected
+        row's always is)."""
+        if not self.values.size:
+            return 1
+        ch = self._cells()[2]
+        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.8 / max(ch, 1e-6)))
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
