@@ -89,8 +89,11 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
     D = steps.x_i.shape[-1]
     if name == "project":
-        board.add_heading("Step 1 · project:  q_i = x_i W_Q + b_Q",
-                          f"and every token's key k_j = x_j W_K + b_K and value v_j = x_j W_V + b_V; "
+        # a bias term only where the model has one (all-zero biases are a model without them)
+        b = {n: f" + b_{n}" if getattr(steps, f"b_{n}", None) is not None and np.any(getattr(steps, f"b_{n}")) else ""
+             for n in "QKV"}
+        board.add_heading(f"Step 1 · project:  q_i = x_i W_Q{b['Q']}",
+                          f"and every token's key k_j = x_j W_K{b['K']} and value v_j = x_j W_V{b['V']}; "
                           f"x_i is the row of X for the query token {qtok!r} (X: what the projections read, "
                           "LN of the residual stream in a pre-LN model)")
         x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
