@@ -14,7 +14,7 @@ from attnviz import __version__
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench"]
+COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench", "lesson"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,10 +16,18 @@ from attnviz.tasks.base import Batch, Task
 from attnviz.vision.preprocess import normalise
 from attnviz.vision.shape_scenes import SCENE_SIZE, SHAPES, make_scene, make_scenes
 
-__all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids"]
+__all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids", "pointing_chance"]
 
 TEST_OFFSET = 1 << 40  # held-out scene ids start here; training ids lie below
 MEAN, STD = [0.35, 0.35, 0.35], [0.23, 0.23, 0.23]  # of generated scenes (measured: 0.347–0.350, 0.229–0.231)
+
+
+def pointing_chance(masks: np.ndarray, patch: int) -> float:
+    """The pointing game's chance level: the mean share of patches that overlap the object, i.e. how often
+    a patch picked uniformly at random would count as a hit."""
+    n, s, _ = masks.shape
+    g = s // patch
+    return float(masks.reshape(n, g, patch, g, patch).any(axis=(2, 4)).mean())
 
 
 def scene_ids(split: str, indices) -> np.ndarray:
@@ -99,9 +107,19 @@ class ShapesTask(Task):
 
         images, masks, labels = self.held_out(seed)
         preds, peaks = classify_and_point(loaded.model, self._tensor(images).to(loaded.device))
-        hits = patch_hits(peaks, masks, loaded.config.patch_size)
+        patch = loaded.config.patch_size
+        hits = patch_hits(peaks, masks, patch)
         return {"accuracy": float((preds == labels).mean()), "pointing_game": float(hits.mean()),
-                "n_test": int(len(labels))}
+                "pointing_chance": pointing_chance(masks, patch), "n_test": int(len(labels))}
+
+    def probe_mask(self, label: int) -> np.ndarray:
+        """The object mask of the probe scene (and bundled sample image) of class ``label``."""
+        i = 0
+        while True:
+            _, mask, lab = make_scene(int(scene_ids("test", [i])[0]))
+            if lab == label:
+                return mask
+            i += 1
 
     def probe_inputs(self) -> list:
         """One held-out scene of each shape, as uint8 (32, 32, 3) arrays."""
