@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("export", help="export a view (or a whole lecture pack) to PNG/SVG/PDF, headless")
     add_model_args(p)
-    add_input_args(p)
+    p._option_string_actions["--model"].required = False  # --scene / --lesson name their own models
+    add_input_args(p, required=False)
     p.add_argument("--view", choices=list(FIGURES), metavar="VIEW",
                    help="one of: " + ", ".join(FIGURES))
     p.add_argument("-o", "--output", help="output file: .png, .svg or .pdf")
@@ -46,6 +47,9 @@ def add_parser(sub) -> None:
     p.add_argument("--caption", default="")
     p.add_argument("--data", metavar="FILE", help="also write the numbers behind the figure (.npz or .csv)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    from attnviz.commands.scene_args import add_scene_args
+
+    add_scene_args(p)
     p.set_defaults(run=run)
 
 
@@ -86,6 +90,11 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    from attnviz.commands.scene_args import run_scene_export
+
+    done = run_scene_export(args, _options)
+    if done is not None:
+        return done
     _validate(args)
     from attnviz.export.headless import ensure_app, export_style
 
