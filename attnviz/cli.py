@@ -31,10 +31,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _scene_argv(argv: list[str]) -> list[str]:
+    """``attnviz FILE.json`` where FILE is a saved scene: open it in the app (``gui --scene FILE``)."""
+    if len(argv) == 1 and argv[0].lower().endswith(".json") and argv[0] not in COMMANDS:
+        from attnviz.lessons.scene import is_scene_file
+
+        if is_scene_file(argv[0]):
+            return ["gui", "--scene", argv[0]]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]  # no subcommand: open the app
+    argv = _scene_argv(argv)
     args = build_parser().parse_args(argv)
     from attnviz.errors import AttnvizError
 

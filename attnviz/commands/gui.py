@@ -9,6 +9,7 @@ def add_parser(sub) -> None:
     p.add_argument("--text", help="sentence to show first")
     p.add_argument("--image", help="image to show first")
     p.add_argument("--presentation", action="store_true", help="large fonts and thick lines for a lecture hall")
+    p.add_argument("--scene", help="open a saved scene (also: attnviz FILE.json)")
     p.set_defaults(run=run)
 
 
