@@ -71,3 +71,15 @@ def test_relative_images_are_read_next_to_the_scene(tmp_path):
     assert Scene(model="shapes", image="sample:shapes-star").image_source().endswith("shapes-star.png")
     with pytest.raises(InputError, match="sample image"):
         Scene(model="shapes", image="sample:nope").image_source()
+
+
+def test_attnviz_with_a_scene_file_opens_it_in_the_app(tmp_path):
+    from attnviz.cli import _scene_argv, build_parser
+
+    path = save_scene(Scene(model="coref", text="it"), tmp_path / "s.json")
+    assert _scene_argv([str(path)]) == ["gui", "--scene", str(path)]
+    other = tmp_path / "o.json"
+    other.write_text("{}", encoding="utf-8")
+    assert _scene_argv([str(other)]) == [str(other)]  # not a scene: left to the other handlers
+    assert _scene_argv(["lesson", "list"]) == ["lesson", "list"]
+    assert build_parser().parse_args(["gui", "--scene", str(path)]).scene == str(path)
