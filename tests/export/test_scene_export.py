@@ -88,3 +88,14 @@ def test_lesson_deck_has_one_pdf_page_per_scene_and_bad_outputs_exit_2(tmp_path,
     assert (tmp_path / "pack" / "index.html").is_file() and len(list((tmp_path / "pack").glob("*.png"))) == 2
     assert main(["export", "--scene", str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.png")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) >= 1
+
+
+def test_a_scene_reproduces_the_figure_of_the_same_exploration(tmp_path):
+    args = ["--model", "coref", "--text", TIRED, "--view", "head-map", "--layer", "0", "--head", "2", "--query", "8",
+            "--colormap", "magma", "--size", "800x500"]
+    assert main(["export", *args, "-o", str(tmp_path / "direct.png")]) == 0
+    scene = Scene(model="coref", text=TIRED, view="head-map", layer=0, head=2, query=8, colormap="magma")
+    path = save_scene(scene, tmp_path / "s.json")
+    assert main(["export", "--scene", str(path), "--size", "800x500", "-o", str(tmp_path / "scene.png")]) == 0
+    with Image.open(tmp_path / "direct.png") as a, Image.open(tmp_path / "scene.png") as b:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
