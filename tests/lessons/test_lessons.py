@@ -68,10 +68,10 @@ def test_causal_mask_and_permutation(bench):
     r = evaluate_claim(Scene(model="induction", text="dragonflydragonfly", layer=1, claim={"kind": "causal-mask"}),
                        bench, n=3)
     assert r.ok and r.values["cells"] == r.values["T"] * (r.values["T"] - 1) // 2
-    p = evaluate_claim(Scene(model="order-sentiment-nopos", text="the food was good, not bad at all", layer=0,
+    p = evaluate_claim(Scene(model="order-sentiment-nopos", text="the food was good, not bad at all", layer=0, head=1,
                              claim={"kind": "permutation", "with_positions": "order-sentiment"}), bench, n=3)
     assert p.here < 1e-5 and p.values["with_positions"] > 1e-3
-    assert p.values["contrast"] >= 0.1, p.line  # the position-free model's attention is not flat
+    assert p.values["contrast"] >= 0.3, p.line  # the position-free model's attention is not flat
 
 
 def test_unknown_claims_are_input_errors(bench):
