@@ -23,8 +23,8 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", help="output file: .png, .svg or .pdf")
     p.add_argument("--lecture-pack", metavar="DIR", help="write every lecture figure and an index page to DIR")
     p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png", help="lecture pack format")
-    p.add_argument("--layer", type=int, default=0)
-    p.add_argument("--head", type=int, default=0)
+    p.add_argument("--layer", type=int, default=None, help="default: the head the model names as its focus, else 0")
+    p.add_argument("--head", type=int, default=None, help="default: the model's focus head, else 0")
     p.add_argument("--query", type=int, default=None, help="query position (default: none selected)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
                    help="cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
@@ -111,6 +111,9 @@ def run(args) -> int:
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
+    focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
+    args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
+    args.head = args.head if args.head is not None else int(focus.get("head", 0))
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]

@@ -99,3 +99,15 @@ def test_a_scene_reproduces_the_figure_of_the_same_exploration(tmp_path):
     assert main(["export", "--scene", str(path), "--size", "800x500", "-o", str(tmp_path / "scene.png")]) == 0
     with Image.open(tmp_path / "direct.png") as a, Image.open(tmp_path / "scene.png") as b:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_cli_export_defaults_to_the_focus_head(tmp_path):
+
+    data = tmp_path / "hm.npz"
+    assert main(["export", "--model", "coref", "--text", TIRED, "--view", "head-map", "-o", str(tmp_path / "hm.png"),
+                 "--data", str(data)]) == 0
+    from attnviz.pipeline import load_model
+
+    m = load_model("coref", device="cpu").info["metrics"]
+    with np.load(data) as z:
+        assert f"L{m['focus_layer']}.probs[{m['focus_head']}]" in z.files
