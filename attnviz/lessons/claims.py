@@ -324,11 +324,12 @@ def _word_order(scene, bench, trace, state, p, seed, n):
     ok = answers["positions"][0] != answers["positions"][1] and answers["none"][0] == answers["none"][1] and \
         held["positions"] >= 0.95 and held["none"] <= 0.6
     labels = models["positions"].info["labels"]
-    line = (f"swapped pairs right: {held['positions']:.1%} with positions, {held['none']:.1%} without ({n} held-out "
-            f"pairs); here with positions {labels[answers['positions'][0]]} / {labels[answers['positions'][1]]}, "
+    # evaluate(n=...) scores n sentences, i.e. n // 2 swapped pairs
+    line = (f"swapped pairs right: {held['positions']:.1%} with positions, {held['none']:.1%} without ({n // 2} "
+            f"held-out pairs, {n} sentences); here with positions {labels[answers['positions'][0]]} / {labels[answers['positions'][1]]}, "
             f"without {labels[answers['none'][0]]} / {labels[answers['none'][1]]}")
     return ClaimResult("word-order", held["positions"] - held["none"], held["none"], ok, line,
-                       {"with": held["positions"], "without": held["none"], "n": n, "here": float(ok),
+                       {"with": held["positions"], "without": held["none"], "n": n // 2, "here": float(ok),
                         "held": held["none"]})
 
 

@@ -127,7 +127,9 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
                             vmax=float(cls_rows.max())))
         acc = task_of(loaded).evaluate(loaded, seed=seed, n=n)["swapped_pair_accuracy"]
         said = " / ".join(f"{labels[int(p.argmax())]} {p.max():.2f}" for p in preds)
-        notes.append(f"{what} ({name}): swapped pairs right {acc:.1%} of {2 * n} held-out sentences; here: {said}")
+        # evaluate(n=...) scores n sentences: n // 2 swapped pairs, both sentences of each
+        notes.append(f"{what} ({name}): right on {acc:.1%} of {n} held-out sentences ({n // 2} swapped pairs); "
+                     f"here: {said}")
         numbers[f"{what}.swapped_pair_accuracy"] = acc
         numbers[f"{what}.predictions"] = np.stack(preds)
     notes.append(f"typed: “{sentences[0]}” · swapped: “{sentences[1]}”")
