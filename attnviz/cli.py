@@ -20,7 +20,7 @@ from attnviz import __version__
 
 __all__ = ["main", "build_parser", "route", "COMMANDS", "GLOBAL_FLAGS"]
 
-COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench", "heads", "models"]
+COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench", "heads", "models", "lesson"]
 GLOBAL_FLAGS = ("-v", "--verbose")  # accepted before the command (and by the app without one)
 
 

@@ -31,15 +31,18 @@ def add_parser(sub) -> None:
             "attnviz export --model coref --text \"...\" --lecture-pack figures/ --pack-format svg"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
-    add_input_args(p)
+    p._option_string_actions["--model"].required = False  # --scene / --lesson name their own models
+    add_input_args(p, required=False)
     p.add_argument("--view", choices=list(FIGURES), metavar="VIEW",
                    help="the view to draw, one of: " + ", ".join(FIGURES))
     p.add_argument("-o", "--output", metavar="FILE", help="output file of --view: .png, .svg or .pdf")
     p.add_argument("--lecture-pack", metavar="DIR", help="write every lecture figure and an index page to DIR")
     p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png",
                    help="file format of the lecture pack's figures (default png)")
-    p.add_argument("--layer", type=index, default=0, help="layer index, from 0 (default 0)")
-    p.add_argument("--head", type=index, default=0, help="head index, from 0 (default 0)")
+    p.add_argument("--layer", type=index, default=None,
+                   help="layer index, from 0 (default: the layer of the head the model names as its focus, else 0)")
+    p.add_argument("--head", type=index, default=None,
+                   help="head index, from 0 (default: the model's focus head, else 0)")
     p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
@@ -73,6 +76,9 @@ def add_parser(sub) -> None:
     p.add_argument("--caption", default="", help="a caption band below the figure")
     p.add_argument("--data", metavar="FILE", help="also write the numbers behind the figure (.npz or .csv)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    from attnviz.commands.scene_args import add_scene_args
+
+    add_scene_args(p)
     p.set_defaults(run=run)
 
 
@@ -130,6 +136,11 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    from attnviz.commands.scene_args import run_scene_export
+
+    done = run_scene_export(args, _options)
+    if done is not None:
+        return done
     _validate(args)
     from attnviz.export.headless import ensure_app
     from attnviz.gui.figures import export_style
@@ -148,6 +159,9 @@ def run(args) -> int:
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
+    focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
+    args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
+    args.head = args.head if args.head is not None else int(focus.get("head", 0))
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]

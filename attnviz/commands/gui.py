@@ -25,12 +25,20 @@ def add_parser(sub) -> None:
     p.add_argument("--text", metavar="TEXT", help="sentence to show first")
     p.add_argument("--image", metavar="FILE", help="image to show first")
     p.add_argument("--presentation", action="store_true", help="large fonts and thick lines for a lecture hall")
+    p.add_argument("--scene", metavar="FILE", help="open a saved scene (also: attnviz FILE.json)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     from attnviz.gui.open_paths import plan_for_args
+    from attnviz.lessons.scene import is_scene_file
 
+    # a saved scene among the paths (attnviz FILE.json) opens as a scene; the rest as models, images, traces
+    paths = list(getattr(args, "paths", None) or [])
+    scenes = [p for p in paths if str(p).lower().endswith(".json") and is_scene_file(p)]
+    if scenes:
+        args.scene = args.scene or scenes[0]
+        args.paths = [p for p in paths if p not in scenes]
     args.plan = plan_for_args(args)  # a path that is not there or not openable: one line, exit 2
     check_display()  # before Qt: without a display it aborts with exit code 134
     from attnviz.gui.app import run_app

@@ -57,6 +57,10 @@ def run_app(args) -> int:
     win = MainWindow(settings, model=getattr(args, "model", None), text=getattr(args, "text", None),
                      image=getattr(args, "image", None),
                      presentation=True if getattr(args, "presentation", False) else None)
+    if getattr(args, "scene", None):
+        from attnviz.gui.panels.scene_actions import open_scene_at_start
+
+        open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     win.show()  # the window starts loading the model after its first paint
     if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files

@@ -109,7 +109,7 @@ class FilterPCAView(BaseView):
         self.vb.autoRange(padding=0.02)
         total = float(np.sum(self.ratio))
         set_title(self.title_item, f"First {len(self.ratio)} principal components of the patch-embedding filters"
-                  f" ({self.filters.shape[0]} filters, {total:.0%} of their variance)", self.style)
+                  f" ({self.filters.shape[0]} filters, {total:.1%} of their variance)", self.style)
 
     def _clear(self, message: str) -> None:
         self.components = self.ratio = None
