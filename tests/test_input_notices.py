@@ -26,9 +26,10 @@ def test_nan_weights_give_a_trace_notice_in_the_cli(tmp_path, capsys):
     assert err.count("\n") == 1 and "NaN or infinite values in L1.q" in err
 
 
-def test_nonfinite_finder_skips_masks_and_counts_values():
-    arrays = {"L0.mask": np.array([0.0, -np.inf]), "L0.probs": np.array([[np.nan, 0.5], [np.inf, 1.0]]),
-              "tokens": np.array(["a", "b"]), "L1.probs": np.ones(3)}
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nonfinite_finder_skips_masks_and_counts_values(dtype):
+    arrays = {"L0.mask": np.array([0.0, -np.inf], dtype), "L0.probs": np.array([[np.nan, 0.5], [np.inf, 1.0]], dtype),
+              "tokens": np.array(["a", "b"]), "L1.probs": np.ones(3, dtype), "L1.resid": np.full(4, 65504, dtype)}
     assert nonfinite_arrays(arrays) == {"L0.probs": 2}
     meta = {"notice": "the text was truncated"}
     add_nonfinite_notice(meta, arrays)
