@@ -118,6 +118,10 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     capture_fn = loaded.extra.get("capture", capture)  # Hugging Face models record through hooks
     trace = capture_fn(loaded.model, prep.inputs, prep.tokens, meta=meta, grad=grad, target=target,
                     precision=precision)
+    if capture_fn is not capture:  # other adapters (Hugging Face): the same NaN/Inf notice as capture() adds
+        from attnviz.capture.finite import add_nonfinite_notice
+
+        add_nonfinite_notice(trace.meta, trace.arrays)
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:

@@ -89,3 +89,22 @@ def test_every_command_and_option_has_help_and_examples():
             assert action.help, f"attnviz {name} {action.option_strings} has no help text"
         text = p.format_help()
         assert "examples:" in text
+
+
+def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path):
+    """run_trace checks what an adapter's own capture (Hugging Face hooks) returns, like capture() does."""
+    from attnviz.capture import capture
+    from attnviz.models.checkpoint import load_checkpoint
+    from attnviz.pipeline import run_trace
+
+    loaded = load_checkpoint(save_text_model(tmp_path / "m"), device="cpu")
+
+    def adapter_capture(*args, **kwargs):  # a foreign capture whose output holds a NaN
+        trace = capture(*args, **kwargs)
+        trace.arrays["L0.probs"] = trace.arrays["L0.probs"].copy()
+        trace.arrays["L0.probs"][0, 0, 0] = np.nan
+        return trace
+
+    loaded.extra["capture"] = adapter_capture
+    trace = run_trace(loaded, text=SENTENCE, rollout=False)
+    assert trace.meta["nonfinite"] == ["L0.probs"] and "NaN or infinite values in L0.probs" in trace.meta["notice"]
