@@ -135,7 +135,7 @@ def test_the_app_opens_its_default_model_and_draws_it(installed):
     py, _, work, _ = installed
     code = textwrap.dedent("""
         import json, sys
-        from PySide6.QtCore import QTimer
+        from PySide6.QtCore import QEvent, QTimer
         from attnviz.gui.app import create_application
         from attnviz.gui.main_window import MainWindow
         from attnviz.gui.settings import AppSettings
@@ -151,7 +151,10 @@ def test_the_app_opens_its_default_model_and_draws_it(installed):
         errors = [n for n in notices if n[0] == "error"]
         print(json.dumps({"model": win.loaded.name if win.loaded else None,
                           "tokens": len(shown[0].tokens) if shown else 0, "errors": errors}))
+        # as `attnviz` does: the window is destroyed while Python is whole, not in PySide's exit clean-up
         win.close()
+        win.deleteLater()
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     """)
     out = json.loads(_run([py, "-c", code], cwd=work, env=_env(work), timeout=600).stdout.strip().splitlines()[-1])
     assert out == {"model": "coref", "tokens": out["tokens"], "errors": []} and out["tokens"] > 5

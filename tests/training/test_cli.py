@@ -79,5 +79,8 @@ def test_make_assets_swaps_in_the_model(tmp_path, capsys, monkeypatch):
 
 
 def _short(task):
-    task.steps = 40  # instance attribute: the class default is untouched
+    task.steps = 40  # instance attributes: the class defaults are untouched
+    # 40 steps cannot learn single sentences (a target of the real model), but a model without positions
+    # still cannot tell swapped pairs apart: the one target kept, so exit 0 means "built and swapped in"
+    task.targets = {k: v for k, v in task.targets.items() if k == "swapped_pair_accuracy"}
     return task
