@@ -132,8 +132,12 @@ class RolloutView(BaseView):
             strip.on_click = lambda i: self.selection is not None and self.selection.update(query=i)
             self.text_body.addItem(strip, row=row, col=0)
             self.strips[name] = strip
+        # an empty widget that can grow takes the spare height below the strips (an empty label
+        # could not, and the strips drifted apart once the figure had been laid out at a new size)
+        spare = pg.GraphicsWidget()
+        spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.text_body.addItem(spare, row=len(NAMES), col=0)
         self.text_body.layout.setRowStretchFactor(len(NAMES), 1)
-        self.text_body.addLabel("", row=len(NAMES), col=0)  # takes the spare height below the strips
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -311,6 +315,18 @@ class RolloutView(BaseView):
     def _apply_opacity(self, *args) -> None:
         for _, _, _, heat in self.panels.values():
             heat.setOpacity(self.opacity.value() / 100)
+
+    def _after_relayout(self) -> None:
+        # the strips wrap to their new width while the layout is applied, changing their heights:
+        # apply it once more so the rows take those heights (an export after a screen layout
+        # otherwise spread the strips over the old, taller rows)
+        if self._body is self.text_body:
+            for strip in self.strips.values():
+                strip.updateGeometry()  # its new preferred height reaches the layouts
+            self.text_body.layout.invalidate()
+            self.figure.layout.invalidate()
+            self.figure.layout.activate()
+            self.text_body.layout.activate()
 
     def _size_text_bar(self) -> None:
         """The strips' bar beside the strips, not the whole height of a tall dock."""
