@@ -169,3 +169,22 @@ def test_a_top_input_opens_in_every_view_of_the_app(make_window, qtbot, tmp_path
     with qtbot.waitSignal(win.trace_shown, timeout=60000) as got:
         view.top_list.itemClicked.emit(item)
     assert got.args[0].meta["input_text"] == text and win.input_panel.text == text
+
+
+def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_trace, tmp_path):
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    good = tmp_path / "letters.txt"
+    good.write_text("abcabc\nxyzxyz\nqq\n", encoding="utf-8")
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        view.set_data_source("corpus", str(good))
+    assert view.result.n_inputs == 3 and "3 inputs" in view.grid.title.text
+    assert len(view._cell_labels) == 4  # 2 layers × 2 heads, each value written in its cell
+    kept = {i: t for i, t in view.result.inputs.items() if i < 3}  # the file's lines keep their order
+    assert kept and all(t == ["abcabc", "xyzxyz", "qq"][i] for i, t in kept.items())
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff\xfeabc")
+    view.set_data_source("corpus", str(bad))
+    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
+    assert "not UTF-8" in view.grid.title.text
