@@ -138,12 +138,22 @@ def test_qk_export_from_the_command_line(tmp_path):
 
     from attnviz.cli import main
 
-    out = tmp_path / "qk.png"
+    out, table = tmp_path / "qk.png", tmp_path / "qk.csv"
     assert main(["export", "--model", "coref", "--text", "the dog didn't cross the road because it was too tired",
-                 "--view", "qk-embedding", "--layer", "1", "--head", "2", "--size", "800x600", "-o", str(out)]) == 0
+                 "--view", "qk-embedding", "--layer", "1", "--head", "2", "--size", "800x600", "-o", str(out),
+                 "--data", str(table)]) == 0
     with Image.open(out) as im:
         assert im.size == (800, 600)
         assert len(np.unique(np.asarray(im.convert("RGB")).reshape(-1, 3), axis=0)) > 20
+    # the exported numbers: one query and one key row for every real position of the 200 held-out inputs
+    from attnviz.pipeline import load_model
+    from attnviz.runtime.dataset_inputs import task_batches
+
+    loaded = load_model("coref", device="cpu")
+    n_pos = sum(int(b.parts["self"].q_valid.sum()) for b in task_batches(loaded, 200, batch_size=16))
+    rows = np.loadtxt(table, delimiter=",", skiprows=1, usecols=(1, 2, 3, 4, 5))
+    assert rows.shape == (2 * n_pos, 5) and rows[:, 2].sum() == n_pos
+    assert rows[:, 4].max() == 199
 
 
 def test_a_top_input_opens_in_every_view_of_the_app(make_window, qtbot, tmp_path):

@@ -23,32 +23,22 @@ from attnviz.gui.widgets.plot_style import style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
 from attnviz.runtime.model_copies import model_stamp
+from attnviz.runtime.qk_collect import VIEW_INPUTS as N_INPUTS  # held-out inputs of the task
+from attnviz.runtime.qk_collect import VIEW_MAX_TOKENS as MAX_TOKENS  # positions kept
 
 __all__ = ["QKEmbeddingView", "N_INPUTS", "MAX_TOKENS"]
 
-N_INPUTS = 200  # held-out inputs of the model's task
-MAX_TOKENS = 5000  # positions kept (each gives a query and a key point)
 COLOURINGS = ("query / key", "position", "token")
 QUERY_COLOUR, KEY_COLOUR = "#CC6677", "#4477AA"  # Tol's rose and blue: colour-blind safe
 OTHER_COLOUR = "#BBBBBB"
 N_TOKEN_COLOURS = len(HEAD_COLOURS)
-_LAST: list = [None, None]  # (model reference, its QKData): one data set kept, guarded by MODEL_LOCK
 
 
 def _collect(ref: str):
     """Worker: the model's private copy run over the data set (q and k of every layer and head)."""
-    from attnviz.runtime.dataset_inputs import dataset_batches
-    from attnviz.runtime.model_copies import MODEL_LOCK, model_stamp, private_model
-    from attnviz.runtime.qk_collect import collect_qk
+    from attnviz.runtime.qk_collect import dataset_qk
 
-    with MODEL_LOCK:
-        key = (ref, model_stamp(ref))
-        if _LAST[0] == key:  # the same model again (another head exported, the dock shown again)
-            return _LAST[1]
-        loaded = private_model(ref)
-        data = collect_qk(loaded, dataset_batches(loaded, n=N_INPUTS, batch_size=16), max_tokens=MAX_TOKENS)
-        _LAST[:] = [key, data]
-        return data
+    return dataset_qk(ref, N_INPUTS, MAX_TOKENS)
 
 
 def _embed(data, part: str, layer: int, head: int, method: str):
