@@ -198,3 +198,22 @@ def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_
     view.set_data_source("corpus", str(bad))
     qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
     assert "not UTF-8" in view.grid.title.text
+
+
+def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot, induction_trace):
+    from attnviz.gui.panels.views_area import discover_view_classes
+
+    names = [c.__name__ for c in discover_view_classes()]
+    assert "DatasetView" in names and "QKEmbeddingView" in names
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    view.n_box.setValue(10_000)
+    view.run_button.click()
+    assert view.run_button.text() == "Stop"
+    qtbot.waitUntil(lambda: view._progress[0] > 0, timeout=60000)
+    view.run_button.click()
+    assert view.run_button.text() == "Score" and view.result is None
+    assert "stopped after" in view.grid.title.text
+    qtbot.wait(500)  # the worker notices at its next batch; what it sends is dropped
+    assert view.result is None

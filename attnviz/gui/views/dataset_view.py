@@ -98,7 +98,7 @@ class DatasetView(BaseView):
         self.data_source: tuple[str, str] | None = None  # None: the task's held-out inputs
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
-        self.run_button.clicked.connect(lambda: self.start(force=True))
+        self.run_button.clicked.connect(self._run_clicked)
         self.controls.addWidget(QLabel("colour by:"))
         self.controls.addWidget(self.score_box)
         self.controls.addWidget(QLabel("data:"))
@@ -189,11 +189,31 @@ class DatasetView(BaseView):
             progress[0], progress[1] = done, total or n
 
         self._job_id += 1
+        self.run_button.setText("Stop")
         kind, path = self.data_source or (None, None)
         self._job = run_job(score_dataset_job, self._ref, n, report, cancel.is_set, self._job_id,
                             corpus=path if kind == "corpus" else None, images=path if kind == "images" else None,
                             on_result=self._scored, on_error=self._failed)
         self._timer.start()
+
+    def _run_clicked(self) -> None:
+        if self._job is not None:
+            self.stop()
+        else:
+            self.start(force=True)
+
+    def stop(self) -> None:
+        """Stop the running job at its next batch; the last result stays cleared."""
+        if self._job is None:
+            return
+        self._cancel.set()
+        self._job = None
+        self._job_id += 1  # whatever it still sends is dropped
+        self._timer.stop()
+        self.run_button.setText("Score")
+        done, total = self._progress
+        self._set_message(f"stopped after {done} of {total} inputs: press Score to run again")
+        self.set_hover_text("")
 
     def _data_words(self, n: int) -> str:
         if self.data_source is None:
@@ -232,6 +252,7 @@ class DatasetView(BaseView):
         if job_id != self._job_id:  # an older job's answer (another model or size): dropped
             return
         self._job = None
+        self.run_button.setText("Score")
         self._timer.stop()
         self.result, self.ran_on = result, thread
         rep = result.meta.get("n_repeated")
@@ -242,9 +263,10 @@ class DatasetView(BaseView):
         self.scores_ready.emit(result)
 
     def _failed(self, message: str) -> None:
-        if message == "cancelled":  # only a superseded job is cancelled: the newer one reports
+        if message == "cancelled":  # only a superseded or stopped job is cancelled: nothing to say
             return
         self._job = None
+        self.run_button.setText("Score")
         self._timer.stop()
         self._set_message(f"cannot score the heads: {message}")
 
