@@ -58,6 +58,16 @@ def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0, corpu
     return result, threading.current_thread().name, job_id
 
 
+def _thumbnail(image: np.ndarray):
+    """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    from attnviz.gui.panels.image_input import array_to_qimage
+
+    pix = QPixmap.fromImage(array_to_qimage(image))
+    return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))
+
+
 class _NumberItem(QTableWidgetItem):
     """A table cell that sorts by its number (undefined scores last)."""
 
@@ -119,6 +129,7 @@ class DatasetView(BaseView):
         self.table.cellClicked.connect(self._row_clicked)
         self.top_label = QLabel("inputs where the head fires most")
         self.top_list = QListWidget()
+        self.top_list.setIconSize(QSize(48, 48))
         self.top_list.itemClicked.connect(self._input_clicked)
         # figure on top; below it the table and the selected head's top inputs side by side
         tops = QWidget()
@@ -392,8 +403,11 @@ class DatasetView(BaseView):
         for idx, v in zip(top[layer, head], vals[layer, head]):
             if idx < 0 or idx not in self.result.inputs:
                 continue
-            item = QListWidgetItem(f"{v:.3f}   {describe_item(self.result.inputs[int(idx)])}")
+            shown = self.result.inputs[int(idx)]
+            item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
             item.setData(Qt.ItemDataRole.UserRole, int(idx))
+            if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
+                item.setIcon(_thumbnail(shown))
             self.top_list.addItem(item)
 
     def _fill_table(self) -> None:
