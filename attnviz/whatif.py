@@ -117,7 +117,7 @@ def applied(model, whatif: WhatIf):
 
 def run_whatif(loaded, whatif: WhatIf, text: str | None = None, image=None, truncate: bool = False):
     """Trace ``loaded`` on the input with ``whatif`` applied (float32); ``meta["whatif"]`` describes it."""
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     with applied(loaded.model, whatif):
         trace = run_trace(loaded, text=text, image=image, truncate=truncate, precision="float32", rollout=False)
@@ -224,9 +224,9 @@ def permute_tokens(loaded, text: str, perm=None, whatif: WhatIf | None = None, s
     whatif : default positional encoding off (where the identity holds for an encoder); pass
         ``WhatIf()`` to see it fail with positions on. A causal decoder needs ``causal=False`` too.
     """
-    from attnviz.analysis.permutation import check_permutation
+    from attnviz.runtime.permutation import check_permutation
     from attnviz.capture.record import capture
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     whatif = WhatIf(positional=False) if whatif is None else whatif
     if loaded.config.kind not in ("encoder", "decoder"):

@@ -1,4 +1,4 @@
-"""Suite-wide settings: tiny models run faster on one thread, and the machines running CI are shared."""
+"""Suite-wide settings: tiny models run faster on one thread, and no test writes into the checkout."""
 
 import pytest
 import torch
@@ -10,3 +10,10 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
+
+
+@pytest.fixture(autouse=True)
+def _run_in_a_scratch_folder(tmp_path, monkeypatch):
+    """Every test runs with its own empty working directory, so a relative output path (``models/coref``
+    when ``train`` gets no ``--out``) can never land in the checkout."""
+    monkeypatch.chdir(tmp_path)

@@ -8,13 +8,13 @@ from attnviz.errors import InputError
 
 @pytest.fixture(scope="module")
 def coref():
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     return load_model("coref", device="cpu")
 
 
 def test_collected_queries_and_keys_equal_each_inputs_own_trace(coref):
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
     from attnviz.runtime.dataset_inputs import task_batches
     from attnviz.runtime.qk_collect import collect_qk
 
@@ -43,7 +43,7 @@ def test_task_batches_pad_and_mask_like_the_task(coref):
 
 
 def test_repeated_sequences_repeat_distinct_tokens():
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
     from attnviz.runtime.dataset_inputs import repeated_batches
 
     loaded = load_model("induction", device="cpu")
@@ -57,8 +57,8 @@ def test_repeated_sequences_repeat_distinct_tokens():
 def test_hf_style_models_are_refused_with_a_clear_message(coref):
     from attnviz.runtime.batch_scores import forward_batch
 
-    class Hooked:
-        extra = {"capture": object()}
+    class Hooked:  # what the Hugging Face adapter owns: info["source"] == "huggingface"
+        info = {"source": "huggingface"}
         name = "bert-folder"
 
     with pytest.raises(InputError, match="attnviz model"):
@@ -68,7 +68,7 @@ def test_hf_style_models_are_refused_with_a_clear_message(coref):
 @pytest.mark.parametrize("name", ["coref", "order-sentiment", "induction", "charlm", "reverse", "translate"])
 def test_each_generated_input_opens_as_text_that_gives_the_same_ids(name):
     """What the data-set views open in the app is the very input that was scored."""
-    from attnviz.pipeline import load_model, prepare_text
+    from attnviz.runtime import load_model, prepare_text
     from attnviz.runtime.dataset_inputs import task_batches
 
     loaded = load_model(name, device="cpu")

@@ -6,7 +6,7 @@ views draw the results, the CLI prints them.
 
 from attnviz.analysis.distance import attention_entropy, mean_attention_distance
 from attnviz.analysis.pca import compute_embedding_pca, compute_filter_pca
-from attnviz.analysis.permutation import check_permutation
+from attnviz.analysis.permutation import compare_permuted, permutation_matrix
 from attnviz.analysis.positional import patch_position_similarity, positional_similarity
 from attnviz.analysis.relevance import compute_grad_rollout
 from attnviz.analysis.rollout import compute_rollout
@@ -25,5 +25,6 @@ __all__ = [
     "compute_matrix_form",
     "SixSteps",
     "MatrixForm",
-    "check_permutation",
+    "compare_permuted",
+    "permutation_matrix",
 ]

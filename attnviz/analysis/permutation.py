@@ -1,4 +1,4 @@
-"""Is self-attention permutation equivariant? Check it on a real model.
+"""Is self-attention permutation equivariant? Compare the traces of an input and of its shuffle.
 
 Without positional encoding, shuffling the input tokens shuffles every attention map the same way:
 with R the permutation matrix (row i of R picks input position perm[i]),
@@ -16,7 +16,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["check_permutation", "permutation_matrix"]
+__all__ = ["compare_permuted", "permutation_matrix"]
 
 
 def permutation_matrix(perm) -> np.ndarray:
@@ -27,45 +27,31 @@ def permutation_matrix(perm) -> np.ndarray:
     return R
 
 
-def check_permutation(model, ids, perm) -> dict:
-    """Run ``ids`` and ``ids[:, perm]`` through ``capture`` and compare the attention maps.
+def compare_permuted(orig, shuffled, perm) -> dict:
+    """Compare the traces of an input and of its permutation ``perm`` (the permuted input is ``x[perm]``).
 
     Parameters
     ----------
-    model : an attnviz text model (encoder or decoder).
-    ids : (1, T) LongTensor of token ids.
-    perm : a permutation of 0 … T-1; the permuted input is ``ids[:, perm]``.
+    orig, shuffled : Traces (or anything with ``all_probs()`` and ``["prediction"]``) of the two inputs.
+    perm : the permutation of 0 … T-1 that made the second input.
 
     Returns
     -------
     dict with
       ``max_error_equivariant`` – max |A(permuted) − R A(original) Rᵀ| over all layers and heads;
-      ``probs_orig``, ``probs_perm``, ``probs_expected`` – per layer (H, T, T) arrays;
+      ``probs_orig``, ``probs_perm``, ``probs_expected`` – per layer (H, T, T) float64 arrays;
       ``prediction_orig``, ``prediction_perm`` and ``max_error_invariant`` (max |Δ prediction|; only
       meaningful for a sequence-level output such as mean-pooled classification).
     """
-    import torch
-
-    from attnviz.capture.record import capture
-
-    if getattr(model, "cfg", None) is None or model.cfg.kind not in ("encoder", "decoder"):
-        raise InputError("the permutation check needs a text encoder or decoder")
-    ids = torch.as_tensor(ids)
-    if ids.dim() != 2 or ids.shape[0] != 1:
-        raise InputError(f"ids must have shape (1, T), got {tuple(ids.shape)}")
-    T = ids.shape[1]
     perm = np.asarray(perm, dtype=np.int64)
-    if perm.shape != (T,) or not np.array_equal(np.sort(perm), np.arange(T)):
+    T = len(perm)
+    if perm.ndim != 1 or not np.array_equal(np.sort(perm), np.arange(T)):
         raise InputError(f"{perm.tolist()} is not a permutation of 0..{T - 1}")
-    permuted = ids[:, torch.as_tensor(perm, device=ids.device)]
-
-    def run(x: torch.Tensor):
-        return capture(model, {"ids": x}, [str(int(t)) for t in x[0]], precision="float32")
-
-    orig, shuffled = run(ids), run(permuted)
     R = permutation_matrix(perm)
     probs_orig = [p.astype(np.float64) for p in orig.all_probs()]
     probs_perm = [p.astype(np.float64) for p in shuffled.all_probs()]
+    if any(p.shape[-1] != T for p in probs_orig + probs_perm):
+        raise InputError(f"the permutation has {T} positions but the traces have {probs_orig[0].shape[-1]}")
     expected = [R @ p @ R.T for p in probs_orig]  # (H, T, T), the same R on every head
     error = max(float(np.max(np.abs(a - b))) for a, b in zip(probs_perm, expected))
     pred_o, pred_p = orig["prediction"].astype(np.float64), shuffled["prediction"].astype(np.float64)

@@ -31,7 +31,7 @@ def measure_heads(model: str, n: int, batch_size: int = 64) -> dict:
     """Score ``n`` held-out inputs of ``model`` in this process; seconds and memory figures."""
     import torch
 
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
     from attnviz.runtime.batch_scores import N_REPEATED, score_heads, scoring_threads
     from attnviz.runtime.dataset_inputs import dataset_batches, repeated_batches
 

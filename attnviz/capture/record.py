@@ -8,6 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from attnviz.capture.finite import add_nonfinite_notice
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.models.attention import Attention
 from attnviz.models.registry import attention_layers
@@ -166,4 +167,5 @@ def capture(
         "precision": np.dtype(dtype).name,
         **(meta or {}),
     }
+    add_nonfinite_notice(meta, arrays)
     return Trace(tokens=list(tokens), meta=meta, arrays=arrays)

@@ -5,14 +5,23 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("bench", help="measure capture overhead, trace memory, training and GUI speed")
+    from attnviz.commands.common import HELP_FORMATTER, examples, int_range
+
+    p = sub.add_parser(
+        "bench", help="measure capture overhead, trace memory, training and GUI speed",
+        description="Print the performance figures attnviz is held to, measured on this machine in one run "
+                    "(medians of --repeat repetitions).",
+        epilog=examples("attnviz bench", "attnviz bench --only capture,memory,training,views,gui,hf",
+                        "attnviz bench --only export --repeat 3 --json > bench.json"),
+        formatter_class=HELP_FORMATTER)
     p.add_argument("--only", default="capture,memory,training",
                    help=f"comma-separated sections: {', '.join(SECTIONS)} (default: capture,memory,training)")
-    p.add_argument("--repeat", type=int, default=5, help="timed repetitions per figure (median reported)")
+    p.add_argument("--repeat", type=int_range(1, 1000), default=5,
+                   help="timed repetitions per figure, 1..1000 (median reported; default 5)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(run=run)
 
@@ -42,19 +51,19 @@ def _print_section(name: str, figures: dict) -> None:
 
 
 def _capture(repeat: int) -> dict:
-    from attnviz.capture.bench import measure_capture_overhead
+    from attnviz.bench.capture import measure_capture_overhead
 
     return measure_capture_overhead(repeat)
 
 
 def _memory(repeat: int) -> dict:
-    from attnviz.capture.bench import measure_trace_memory
+    from attnviz.bench.capture import measure_trace_memory
 
     return measure_trace_memory()
 
 
 def _training(repeat: int) -> dict:
-    from attnviz.training.bench import measure_loop_overhead
+    from attnviz.bench.training import measure_loop_overhead
 
     return measure_loop_overhead(repeats=max(1, min(repeat, 3)))
 
@@ -64,7 +73,7 @@ def _views(repeat: int) -> dict:
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from attnviz.gui.views.bench import benchmark_head_switch, benchmark_model_grid
+    from attnviz.bench.views import benchmark_head_switch, benchmark_model_grid
 
     sink = io.StringIO()  # the functions narrate; the figures are returned and printed here
     out: dict = {}
@@ -79,22 +88,28 @@ def _views(repeat: int) -> dict:
 
 
 def _gui(repeat: int) -> dict:
-    from attnviz.gui.bench import run_gui_benchmarks
+    from attnviz.bench.gui import run_gui_benchmarks
 
     return run_gui_benchmarks()
 
 
 def _export(repeat: int) -> dict:
-    from attnviz.export.bench import run_export_benchmarks
+    from attnviz.bench.export import run_export_benchmarks
 
     return run_export_benchmarks()
 
 
 def _hf(repeat: int) -> dict:
-    from attnviz.hf.bench import measure_hf_overhead
+    from attnviz.bench.hf import measure_hf_overhead
 
     return measure_hf_overhead()
 
 
+def _longmap(repeat: int) -> dict:
+    from attnviz.bench.longmap import measure_long_map
+
+    return measure_long_map()
+
+
 _SECTION_RUNNERS = {"hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
-                    "export": _export}
+                    "export": _export, "longmap": _longmap}

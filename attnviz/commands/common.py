@@ -1,31 +1,122 @@
-"""Arguments several subcommands share: --model, --text/--image, --device, writable outputs."""
+"""What several subcommands share: --model, --text/--image, --device, checked numbers, safe outputs.
+
+Numbers are checked where argparse reads them (``type=`` functions below), so a bad value is one line
+(``attnviz: error: argument --dpi: 0 is outside 10..2400``) and exit code 2 before anything is loaded.
+Outputs are checked before the model loads: writable, and never one of the command's inputs.
+"""
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["add_model_args", "add_input_args", "check_writable", "load_from_args"]
+__all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
+           "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
+           "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX"]
+
+MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
+HELP_FORMATTER = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks
 
 
+def examples(*lines: str) -> str:
+    """An ``epilog`` of example command lines for ``--help``."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+# -- numbers -----------------------------------------------------------------------------------------------
+def int_range(low: int, high: int | None = None):
+    """An argparse ``type`` accepting whole numbers in ``low..high`` (``high`` None: no upper bound)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(str(text).strip(), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            top = f"{high:,}" if high is not None else "∞"
+            raise argparse.ArgumentTypeError(f"{value:,} is outside {low}..{top}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def float_range(low: float, high: float, low_open: bool = False):
+    """An argparse ``type`` accepting finite numbers in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+        if value < low or value > high or (low_open and value == low):
+            bracket = "(" if low_open else "["
+            raise argparse.ArgumentTypeError(f"{value:g} is outside {bracket}{low:g}, {high:g}]")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+index = int_range(0, MAX_INDEX)  # layer, head, query: checked against the trace once it exists
+positive_int = int_range(1)
+seed = int_range(0, 2**32 - 1)  # numpy refuses negative seeds
+dpi = int_range(10, 2400)
+
+
+def size(text: str) -> tuple[int, int]:
+    """``WxH`` in pixels, each side 16..16384 (the export renderer's range)."""
+    m = re.fullmatch(r"\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*", str(text))
+    if not m:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WxH (e.g. 1920x1080)")
+    w, h = int(m[1]), int(m[2])
+    if not (16 <= w <= 16384 and 16 <= h <= 16384):
+        raise argparse.ArgumentTypeError(f"{w}x{h} is out of range: each side 16..16384 pixels")
+    return w, h
+
+
+size.__name__ = "size"
+
+
+# -- model and input ---------------------------------------------------------------------------------------
 def add_model_args(p) -> None:
-    p.add_argument("--model", required=True, help="bundled model name or model directory")
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or mps")
+    p.add_argument("--model", required=True, metavar="NAME|DIR",
+                   help="a bundled model's name (e.g. coref, shapes) or a model directory")
+    p.add_argument("--device", default="auto", metavar="DEVICE",
+                   help="where the model runs: auto (default: a GPU if there is one), cpu, cuda[:N] or mps")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
 
 
 def add_input_args(p, required: bool = True) -> None:
     g = p.add_mutually_exclusive_group(required=required)
-    g.add_argument("--text", help="input sentence (text models)")
-    g.add_argument("--image", help="input image file (vision models)")
+    g.add_argument("--text", metavar="TEXT", help="input sentence (text models)")
+    g.add_argument("--image", metavar="FILE", help="input image file: PNG, JPEG, … (vision models)")
 
 
+def model_folder(name_or_dir: str) -> Path | None:
+    """The folder ``--model`` names (a directory, or a bundled model), without loading anything."""
+    from attnviz.io import assets_dir
+
+    p = Path(name_or_dir).expanduser()
+    if p.is_dir():
+        return p
+    bundled = assets_dir() / "models" / str(name_or_dir)
+    return bundled if bundled.is_dir() else None
+
+
+# -- outputs -----------------------------------------------------------------------------------------------
 def check_writable(path: str) -> Path:
     """Fail early, with one line, when an output file cannot be written."""
-    out = Path(path)
+    out = Path(path).expanduser()
     parent = out.parent if str(out.parent) else Path(".")
     if out.is_dir():
         raise AttnvizError(f"{out} is a directory, not a file name")
@@ -36,7 +127,28 @@ def check_writable(path: str) -> Path:
     return out
 
 
+def check_output(path: str, args) -> Path:
+    """:func:`check_writable`, and never an input of ``args`` (``--image``, ``--model``'s folder)."""
+    from attnviz.io import refuse_overwrite
+
+    out = check_writable(path)
+    model = getattr(args, "model", None)
+    refuse_overwrite(out, inputs=[getattr(args, "image", None)],
+                     folders=[model_folder(model) if model else None])
+    return out
+
+
+@contextmanager
+def write_guard(path):
+    """Turn a failed write (disk full, permission, read-only file system) into one line for the user."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise AttnvizError(f"cannot write {path}: {reason}") from None
+
+
 def load_from_args(args):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))

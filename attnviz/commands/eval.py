@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from attnviz.commands.common import add_model_args
+from attnviz.commands.common import HELP_FORMATTER, add_model_args, examples, seed
 
 __all__ = ["add_parser", "run", "EVAL_SEED"]
 
@@ -13,9 +13,16 @@ EVAL_SEED = 2024
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="print a model's held-out metrics as JSON (fresh held-out data)")
+    p = sub.add_parser(
+        "eval", help="print a model's held-out metrics as JSON (fresh held-out data)",
+        description="Re-measure the held-out metrics of a model trained on a built-in task, on held-out data "
+                    "generated afresh, and print them beside the metrics recorded when it was trained.",
+        epilog=examples("attnviz eval --model coref",
+                        "attnviz eval --model models/my-coref --seed 7 --device cpu"),
+        formatter_class=HELP_FORMATTER)
     add_model_args(p)
-    p.add_argument("--seed", type=int, default=EVAL_SEED, help=f"seed of the held-out data (default {EVAL_SEED})")
+    p.add_argument("--seed", type=seed, default=EVAL_SEED,
+                   help=f"seed of the held-out data, 0..2^32-1 (default {EVAL_SEED})")
     p.set_defaults(run=run)
 
 
@@ -24,7 +31,7 @@ def run(args) -> int:
 
     from attnviz.commands.common import load_from_args
     from attnviz.errors import AttnvizError
-    from attnviz.pipeline import task_of
+    from attnviz.runtime import task_of
 
     loaded = load_from_args(args)
     task = task_of(loaded)

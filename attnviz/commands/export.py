@@ -2,84 +2,125 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 import sys
 from pathlib import Path
 
-from attnviz.commands.common import add_input_args, add_model_args, check_writable, load_from_args
+from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, check_output, dpi, examples,
+                                     float_range, index, load_from_args, model_folder, size, write_guard)
 from attnviz.errors import AttnvizError
+
+MAX_PIXELS = 16384 * 16384 // 4  # a PNG of at most 64 megapixels (256 MB while it is painted)
+_PDF_MAX_PT, _PDF_MIN_PT = 14400, 3  # page sides PDF readers accept (ISO 32000 annex C)
 
 
 def add_parser(sub) -> None:
-    from attnviz.export.figures import FIGURES
+    from attnviz.gui.figures import FIGURES
 
-    p = sub.add_parser("export", help="export a view (or a whole lecture pack) to PNG/SVG/PDF, headless")
+    p = sub.add_parser(
+        "export", help="export a view (or a whole lecture pack) to PNG/SVG/PDF, headless",
+        description="Draw one of the app's views off-screen, with the same code as the screen, into a PNG, SVG "
+                    "or PDF file; or a lecture pack: every lecture figure of one input plus an index page. "
+                    "SVG and PDF keep text and lines as vectors.",
+        epilog=examples(
+            "attnviz export --model coref --text \"The animal didn't cross the street because it was too tired\" "
+            "--view head-map --layer 1 --head 0 -o it.pdf",
+            "attnviz export --model shapes --image photo.png --view rollout -o rollout.svg --data rollout.csv",
+            "attnviz export --model coref --text \"...\" --view steps --step softmax --query 8 -o softmax.png",
+            "attnviz export --model coref --text \"...\" --view head-map --all-heads --preset 4:3 -o heads.png",
+            "attnviz export --model coref --text \"...\" --lecture-pack figures/ --pack-format svg"),
+        formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
     p.add_argument("--view", choices=list(FIGURES), metavar="VIEW",
-                   help="one of: " + ", ".join(FIGURES))
-    p.add_argument("-o", "--output", help="output file: .png, .svg or .pdf")
+                   help="the view to draw, one of: " + ", ".join(FIGURES))
+    p.add_argument("-o", "--output", metavar="FILE", help="output file of --view: .png, .svg or .pdf")
     p.add_argument("--lecture-pack", metavar="DIR", help="write every lecture figure and an index page to DIR")
-    p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png", help="lecture pack format")
-    p.add_argument("--layer", type=int, default=0)
-    p.add_argument("--head", type=int, default=0)
-    p.add_argument("--query", type=int, default=None, help="query position (default: none selected)")
+    p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png",
+                   help="file format of the lecture pack's figures (default png)")
+    p.add_argument("--layer", type=index, default=0, help="layer index, from 0 (default 0)")
+    p.add_argument("--head", type=index, default=0, help="head index, from 0 (default 0)")
+    p.add_argument("--query", type=index, default=None,
+                   help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
-                   help="cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
+                   help="self (default); cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
     p.add_argument("--step", default=None,
                    help="walkthrough step for --view steps: 1..6 or a name (project, score, scale, mask, softmax, "
                         "weight, sum)")
-    p.add_argument("--all-heads", action="store_true", help="one figure per head of the layer")
-    p.add_argument("--all-layers", action="store_true", help="one figure per layer")
-    p.add_argument("--size", default=None, help="WxH pixels, e.g. 1920x1080")
-    p.add_argument("--preset", default="16:9", help="slide preset: 16:9 (default), 4:3, square")
-    p.add_argument("--dpi", type=int, default=150)
-    p.add_argument("--scale", type=float, default=1.0, help="PNG supersampling factor")
+    p.add_argument("--all-heads", action="store_true", help="one figure per head of the layer (FILE-h0.png, …)")
+    p.add_argument("--all-layers", action="store_true", help="one figure per layer (FILE-l0.png, …)")
+    p.add_argument("--size", type=size, default=None, metavar="WxH",
+                   help="figure size in pixels, each side 16..16384, e.g. 1920x1080 (overrides --preset)")
+    p.add_argument("--preset", default="16:9", choices=("16:9", "4:3", "square"),
+                   help="slide preset size: 16:9 (default), 4:3 or square")
+    p.add_argument("--dpi", type=dpi, default=150,
+                   help="PNG: pixels per inch stored in the file; PDF: page size = pixels / dpi inches "
+                        "(10..2400, default 150)")
+    p.add_argument("--scale", type=float_range(0.25, 8), default=1.0,
+                   help="PNG supersampling factor, 0.25..8 (default 1): 2 draws twice as many pixels per side")
     p.add_argument("--transparent", action="store_true", help="PNG with a transparent background")
-    p.add_argument("--font-scale", type=float, default=1.0)
-    p.add_argument("--colormap", default="viridis")
-    p.add_argument("--no-colorbar", action="store_true")
+    p.add_argument("--font-scale", type=float_range(0.1, 10), default=1.0,
+                   help="multiply every font size, 0.1..10 (default 1)")
+    p.add_argument("--colormap", default="viridis", metavar="NAME",
+                   help="colour map of attention weights (default viridis; e.g. cividis, magma, inferno)")
+    p.add_argument("--no-colorbar", action="store_true", help="leave out the colour scale")
     p.add_argument("--theme", choices=("light", "dark", "presentation"), default="light",
                    help="light (default, for slides), dark, or presentation (large fonts, thick lines)")
-    p.add_argument("--title", default="")
-    p.add_argument("--caption", default="")
+    p.add_argument("--title", default="", help="a title band above the figure")
+    p.add_argument("--caption", default="", help="a caption band below the figure")
     p.add_argument("--data", metavar="FILE", help="also write the numbers behind the figure (.npz or .csv)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
     p.set_defaults(run=run)
 
 
 def _options(args):
-    from attnviz.export.render import ExportOptions
+    from attnviz.gui.figure_render import ExportOptions
 
-    if args.size:
-        m = re.fullmatch(r"(\d+)[xX×](\d+)", args.size.strip())
-        if not m:
-            raise AttnvizError(f"--size {args.size!r} is not WxH (e.g. 1920x1080)")
-        opts = ExportOptions(width=int(m[1]), height=int(m[2]))
-    else:
-        opts = ExportOptions.preset(args.preset)
+    opts = ExportOptions(width=args.size[0], height=args.size[1]) if args.size else ExportOptions.preset(args.preset)
     opts.dpi, opts.scale, opts.transparent = args.dpi, args.scale, args.transparent
     opts.title, opts.caption, opts.font_scale = args.title, args.caption, args.font_scale
     opts.validate()
-    if args.font_scale <= 0 or args.font_scale > 10:
-        raise AttnvizError("--font-scale must be between 0 and 10")
+    w, h = round(opts.width * opts.scale), round(opts.height * opts.scale)
+    png = (args.output or "").lower().endswith(".png") or args.pack_format == "png" and args.lecture_pack
+    if png and (max(w, h) > 16384 or w * h > MAX_PIXELS):
+        raise AttnvizError(f"{opts.width}x{opts.height} at --scale {opts.scale:g} is {w}x{h} pixels, more than "
+                           f"attnviz draws (16384 per side, {MAX_PIXELS // 10**6} megapixels): lower --scale or --size")
+    pdf = (args.output or "").lower().endswith(".pdf") or args.pack_format == "pdf" and args.lecture_pack
+    if pdf:
+        pts = (opts.width * 72 / opts.dpi, opts.height * 72 / opts.dpi)
+        if max(pts) > _PDF_MAX_PT or min(pts) < _PDF_MIN_PT:
+            raise AttnvizError(f"at --dpi {opts.dpi} the PDF page would be {pts[0]:.4g}×{pts[1]:.4g} pt; PDF readers "
+                               f"take {_PDF_MIN_PT}..{_PDF_MAX_PT} pt per side: change --dpi or --size")
     return opts
 
 
 def _validate(args) -> None:
+    from attnviz.io import refuse_overwrite
+    from attnviz.io.paths import inside
+
     if bool(args.lecture_pack) == bool(args.view):
         raise AttnvizError("give either --view VIEW (with -o FILE) or --lecture-pack DIR")
     if args.view:
         if not args.output:
             raise AttnvizError("--view needs -o FILE (.png, .svg or .pdf)")
-        out = check_writable(args.output)
+        out = check_output(args.output, args)
         if out.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg or .pdf file name")
     if args.data:
-        data = check_writable(args.data)
+        data = check_output(args.data, args)
         if data.suffix.lower() not in (".npz", ".csv"):
             raise AttnvizError(f"cannot write data to {data.name}: use .npz or .csv")
+        if args.output:
+            refuse_overwrite(data, inputs=[args.output])
+    if args.lecture_pack:
+        refuse_overwrite(args.lecture_pack, folders=[model_folder(args.model)])
+        if args.image and inside(args.image, args.lecture_pack):
+            from attnviz.export.figures import FIGURES
+
+            name = Path(args.image).name
+            if name in ("index.md", "index.html") or name.startswith(tuple(f"{v}_" for v in FIGURES)):
+                raise AttnvizError(f"{args.image} is a file the lecture pack in {args.lecture_pack} rewrites: "
+                                   "choose another folder")
     names = ("project", "score", "scale", "mask", "softmax", "weight", "sum")
     if args.step is not None and args.step not in names and args.step not in "123456":
         raise AttnvizError(f"--step must be 1..6 or one of {', '.join(names)}")
@@ -87,13 +128,14 @@ def _validate(args) -> None:
 
 def run(args) -> int:
     _validate(args)
-    from attnviz.export.headless import ensure_app, export_style
+    from attnviz.export.headless import ensure_app
+    from attnviz.gui.figures import export_style
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
-    from attnviz.export.figures import figure_spec
-    from attnviz.pipeline import run_trace
+    from attnviz.gui.figures import figure_spec
+    from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
 
     spec = figure_spec(args.view) if args.view else None
@@ -108,6 +150,7 @@ def run(args) -> int:
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack
 
+        trace.check_selection("self", 0, 0, args.query)  # the pack's query must exist (one line otherwise)
         entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base), args.pack_format,
                                       query=args.query)
         print(f"wrote {len(entries)} figures and index.md/index.html to {args.lecture_pack} "
@@ -122,7 +165,8 @@ def run(args) -> int:
     if args.data:
         from attnviz.export.data import figure_data, write_figure_data
 
-        write_figure_data(args.data, figure_data(args.view, trace, state))
+        with write_guard(args.data):
+            write_figure_data(args.data, figure_data(args.view, trace, state))
         written.append(Path(args.data))
     for path in written:
         print(f"wrote {path}")

@@ -6,7 +6,8 @@ import json
 import math
 import sys
 
-from attnviz.commands.common import add_model_args, load_from_args
+from attnviz.commands.common import (HELP_FORMATTER, add_model_args, examples, int_range, load_from_args,
+                                     positive_int, seed)
 
 __all__ = ["add_parser", "run", "format_table"]
 
@@ -16,16 +17,27 @@ COLUMNS = (("previous_token", "prev"), ("duplicate_token", "dup"), ("induction",
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("heads", help="score every head over a data set: previous-token, induction, sink share, ...")
+    p = sub.add_parser(
+        "heads", help="score every head over a data set: previous-token, induction, sink share, ...",
+        description="Run many inputs through a model in batches and score every attention head: previous-token, "
+                    "duplicate-token, induction (decoders, on repeated random sequences), first-token (sink) "
+                    "share, mean entropy, mean attention distance and, for classifiers, the share of gradient "
+                    "attribution. A terminal gets a table and a progress bar; --json prints the scores.",
+        epilog=examples("attnviz heads --model induction",
+                        "attnviz heads --model charlm --n 1000 --json > charlm-heads.json",
+                        "attnviz heads --model coref --corpus sentences.txt",
+                        "attnviz heads --model shapes --images photos/"),
+        formatter_class=HELP_FORMATTER)
     add_model_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--corpus", metavar="FILE", help="UTF-8 text file, one input per line (text models)")
     src.add_argument("--images", metavar="DIR", help="folder of images (vision models)")
-    p.add_argument("--n", type=int, default=None,
+    p.add_argument("--n", type=positive_int, default=None,
                    help="how many inputs (default: 200 fresh held-out inputs of the model's task, or every "
                         "line / image given)")
-    p.add_argument("--batch-size", type=int, default=64, help="inputs per forward pass (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the generated held-out inputs (default 0)")
+    p.add_argument("--batch-size", type=int_range(1, 4096), default=64,
+                   help="inputs per forward pass, 1..4096 (default 64)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the generated held-out inputs, 0..2^32-1 (default 0)")
     p.add_argument("--json", action="store_true",
                    help='print {"n_inputs": N, "heads": [{"layer", "head", "part", "scores": {...}}]}')
     p.set_defaults(run=run)
@@ -81,14 +93,11 @@ class _Bar:
 
 def run(args) -> int:
     from attnviz.errors import InputError
+    from attnviz.runtime import adapter_for
     from attnviz.runtime.batch_scores import DEFAULT_N, N_REPEATED, score_heads, score_heads_by_trace
     from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
                                                 repeated_batches)
 
-    if args.n is not None and args.n < 1:
-        raise InputError("--n must be at least 1")
-    if args.batch_size < 1:
-        raise InputError("--batch-size must be at least 1")
     if args.corpus is not None:  # check the file before loading the model: a typo fails at once
         total = count_corpus_lines(args.corpus)
     elif args.images is not None:
@@ -105,7 +114,7 @@ def run(args) -> int:
     loaded = load_from_args(args)
     bar = _Bar()
     try:
-        if loaded.extra.get("capture") is not None:  # hooked (Hugging Face) models: one input at a time
+        if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
             items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
             result = score_heads_by_trace(loaded, items, total, progress=bar)
         else:

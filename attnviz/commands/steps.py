@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
-from attnviz.commands.common import add_input_args, add_model_args, load_from_args
+from attnviz.commands.common import HELP_FORMATTER, add_input_args, add_model_args, examples, index, load_from_args
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("steps", help="print the six steps of self-attention for one query (table or --json)")
+    p = sub.add_parser(
+        "steps", help="print the six steps of self-attention for one query (table or --json)",
+        description="Every number of self-attention's six steps (project, score, scale and mask, softmax, "
+                    "weight, sum) for one query of one head, recomputed from the model's weights and checked "
+                    "against the model's own output.",
+        epilog=examples(
+            "attnviz steps --model coref --text \"The animal didn't cross the street because it was too tired\" "
+            "--layer 1 --head 0 --query 8",
+            "attnviz steps --model translate --text \"the big dog sees a cat\" --part cross --json > steps.json"),
+        formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
-    p.add_argument("--layer", type=int, default=0, help="layer index, from 0 (default 0)")
-    p.add_argument("--head", type=int, default=0, help="head index, from 0 (default 0)")
-    p.add_argument("--query", type=int, default=None,
+    p.add_argument("--layer", type=index, default=0, help="layer index, from 0 (default 0)")
+    p.add_argument("--head", type=index, default=0, help="head index, from 0 (default 0)")
+    p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: the last one, whose output a decoder predicts from)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
                    help="self-attention (default), decoder cross-attention or the encoder of an encoder–decoder")
@@ -81,12 +91,15 @@ def format_steps(s, model_name: str) -> str:
 
 def run(args) -> int:
     from attnviz.analysis.steps import compute_six_steps
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
                       precision="float32", rollout=False)
     query = len(trace.query_tokens(args.part)) - 1 if args.query is None else args.query
+    notice = trace.meta.get("notice")
+    if notice:
+        print(f"attnviz: note: {notice}", file=sys.stderr)
     steps = compute_six_steps(trace, args.layer, args.head, query, part=args.part)
     if args.json:
         doc = {"model": loaded.name, "input": args.text if args.text is not None else args.image,

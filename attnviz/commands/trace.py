@@ -4,26 +4,39 @@ from __future__ import annotations
 
 import sys
 
-from attnviz.commands.common import add_input_args, add_model_args, check_writable, load_from_args
+from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, check_output, examples,
+                                     load_from_args, write_guard)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("trace", help="capture every intermediate of one forward pass into an .npz")
+    p = sub.add_parser(
+        "trace", help="capture every intermediate of one forward pass into an .npz",
+        description="Run one input through a model on the explicit attention path and write every intermediate "
+                    "(q, k, v, logits, mask, probabilities, outputs, embeddings, prediction) to an .npz file "
+                    "that attnviz.capture.Trace.load reads.",
+        epilog=examples(
+            "attnviz trace --model coref --text \"The animal didn't cross the street because it was too tired\" "
+            "-o t.npz",
+            "attnviz trace --model shapes --image photo.png --grad -o shapes.npz",
+            "attnviz trace --model path/to/bert --text \"a long document\" --truncate -o bert.npz"),
+        formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
-    p.add_argument("-o", "--output", required=True, help="output .npz file")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.npz",
+                   help="output .npz file (never one of the inputs; written atomically)")
     p.add_argument("--grad", action="store_true", help="also record gradients w.r.t. attention (L{i}.grad)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    out = check_writable(args.output)
+    out = check_output(args.output, args)
     loaded = load_from_args(args)
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate)
-    trace.save(out)
+    with write_guard(out):
+        trace.save(out)
     notice = trace.meta.get("notice")
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)

@@ -11,10 +11,11 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+from attnviz.gui.theme import apply_theme
 from attnviz.io.assets import icon_path
 
 __all__ = ["run_app", "create_application", "apply_theme"]
@@ -45,29 +46,6 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def _dark_palette() -> QPalette:
-    pal = QPalette()
-    colours = {
-        QPalette.ColorRole.Window: "#26272b", QPalette.ColorRole.WindowText: "#e8e8e8",
-        QPalette.ColorRole.Base: "#1b1b1f", QPalette.ColorRole.AlternateBase: "#303136",
-        QPalette.ColorRole.Text: "#e8e8e8", QPalette.ColorRole.Button: "#303136",
-        QPalette.ColorRole.ButtonText: "#e8e8e8", QPalette.ColorRole.Highlight: "#4c7bd9",
-        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#303136",
-        QPalette.ColorRole.ToolTipText: "#e8e8e8", QPalette.ColorRole.Link: "#8ab4f8",
-        QPalette.ColorRole.Mid: "#55565c", QPalette.ColorRole.PlaceholderText: "#9a9aa0",
-    }
-    for role, colour in colours.items():
-        pal.setColor(role, QColor(colour))
-    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
-        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#808086"))
-    return pal
-
-
-def apply_theme(app: QApplication, theme: str) -> None:
-    """"light" (Fusion's own palette) or "dark"."""
-    app.setPalette(_dark_palette() if theme == "dark" else app.style().standardPalette())
-
-
 def run_app(args) -> int:
     """Open the window (``attnviz`` / ``attnviz gui``); returns the exit code."""
     from attnviz.gui.main_window import MainWindow
@@ -84,7 +62,7 @@ def run_app(args) -> int:
     code = app.exec()
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)
-    pool = QThreadPool.globalInstance()
-    pool.clear()
-    pool.waitForDone(5000)
+    from attnviz.gui.workers import wait_for_workers
+
+    wait_for_workers(5000)
     return code

@@ -30,7 +30,7 @@ from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
-from attnviz.gui.workers import ModelLane, import_modules_job, run_job
+from attnviz.gui.workers import Lane, import_modules_job, run_job
 from attnviz.selection import Selection
 
 __all__ = ["MainWindow", "FALLBACK_TEXT"]
@@ -44,7 +44,7 @@ FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
 # GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
 # first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
 # with torch's for the one interpreter lock, and delays the map.
-VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.pipeline")
+VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
 
 
 def _import_pyqtgraph() -> None:
@@ -97,7 +97,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
 
-        self.lane = ModelLane(self)
+        self.lane = Lane(self)  # one model job at a time: torch modules are not re-entrant
         self.lane.result.connect(self._lane_result)
         self.lane.error.connect(self._lane_error)
         self.lane.busy_changed.connect(self._busy)
@@ -218,7 +218,8 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
         self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
-        self.lane.submit("load", load_model_job, ref, self.model_panel.device)
+        # a new model makes waiting (and running) traces of the old one stale
+        self.lane.submit("load", load_model_job, ref, self.model_panel.device, supersedes=("trace",))
 
     def open_model_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open a model folder (config.json + model.safetensors)")

@@ -1,7 +1,9 @@
 """Work that must not run on the GUI thread: model loading, model runs, imports, training.
 
-Workers never touch widgets. A job's outcome travels back as a Qt signal, which Qt queues to the
-GUI thread because the signal object is created there. User-fixable problems (``AttnvizError``)
+Everything goes through one class, :class:`Lane`: cancellation, latest-wins (stale results
+dropped) and the workers' lower thread priority live there and nowhere else. Workers never touch
+widgets. A job's outcome travels back as a Qt signal, which Qt queues to the GUI thread because
+the lane's relay object is created there. User-fixable problems (``AttnvizError``)
 arrive as their message; anything else as a one-line "unexpected error" (the traceback goes to
 the log, never on screen).
 """
@@ -9,20 +11,24 @@ the log, never on screen).
 from __future__ import annotations
 
 import gc
+import inspect
 import logging
 import os
 import sys
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from typing import Callable
 
-from PySide6.QtCore import QObject, QThread, QThreadPool, Signal
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QThreadPool, Signal
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["gc_paused", "ensure_torch", "lower_thread_priority", "Job", "JobSignals", "ModelLane", "TrainingWorker",
-           "describe_error", "run_job", "import_modules_job"]
+__all__ = ["gc_paused", "ensure_torch", "lower_thread_priority", "describe_error", "Lane", "Job", "ALL",
+           "ModelLane", "current_job", "cancel_requested", "background_lane", "views_lane", "wait_for_workers",
+           "run_job", "batched", "train_job", "TrainingWorker", "import_modules_job"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +96,7 @@ def ensure_torch() -> None:
 
 
 WORKER_NICENESS = 10
+_thread_state = threading.local()  # per worker thread: niced yet, the job it runs
 
 
 def lower_thread_priority() -> None:
@@ -109,217 +116,359 @@ def lower_thread_priority() -> None:
     _thread_state.niced = True
 
 
-_thread_state = threading.local()
-
-
-class JobSignals(QObject):
-    """Created on the GUI thread, emitted from the worker: Qt queues the call to the GUI thread."""
-
-    result = Signal(object)
-    error = Signal(str)
-    finished = Signal()
-
-
-_HUB: QObject | None = None
-
-
-def _hub() -> QObject:
-    """Parent of every JobSignals: Qt, not a Python reference count, decides when they die."""
-    global _HUB
-    if _HUB is None:
-        _HUB = QObject()
-    return _HUB
+ALL = object()  # ``Lane.cancel(ALL)``: every job of the lane
 
 
 class Job:
-    """``fn(*args, **kwargs)`` to run on a pool thread; ``signals`` report its result or error.
+    """One call of ``fn(*args, **kwargs)`` on a lane. Built by :meth:`Lane.submit`, never by hand.
 
-    Not a QRunnable on purpose: ``pool.start(job.run)`` lets Qt own the runnable, which it touches
-    again after ``run`` returns; a Python-owned runnable could be freed by then (a rare crash).
-    The signals object has a parent and is deleted on the GUI thread once ``finished`` has been
-    handled (not by a direct ``finished → deleteLater`` connection, which can drop slots queued
-    after it), so no QObject is ever destroyed from a worker thread.
+    ``request_cancel()`` asks the function to stop (it polls :func:`cancel_requested`); the lane
+    still delivers what it returns. ``result()`` blocks until the function has returned (benchmarks
+    and scripts only: on the GUI thread it freezes the window).
     """
 
-    def __init__(self, fn: Callable, *args, **kwargs):
-        self.fn, self.args, self.kwargs = fn, args, kwargs
-        self.signals = JobSignals(_hub())  # deleted (deleteLater) by whoever handles "finished" last
-        self.tag = None
+    def __init__(self, lane: "Lane", kind, fn: Callable, args, kwargs, callbacks: dict, owner):
+        self.lane, self.kind, self.fn, self.args, self.kwargs = lane, kind, fn, args, kwargs
+        self.callbacks = callbacks
+        self.owner = owner
+        self.dropped = False  # nobody wants the outcome any more (superseded or cancelled)
+        self._cancel = threading.Event()
+        self._ended = threading.Event()
+        self._outcome: tuple[bool, object] | None = None
 
-    def start(self, pool: QThreadPool) -> None:
-        pool.start(self.run)
+    def request_cancel(self) -> None:
+        self._cancel.set()
 
-    def run(self) -> None:
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    def result(self, timeout: float | None = None):
+        """The function's return value once it has run (raises what it raised as a RuntimeError).
+
+        On the GUI thread this keeps processing events while it waits: a lane starts its next job
+        there, so a job queued behind another would otherwise never start."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        on_gui = QThread.currentThread() is self.lane.thread()
+        while not self._ended.wait(0.005 if on_gui else timeout):
+            if deadline is not None and time.monotonic() > deadline or not on_gui:
+                raise TimeoutError("the job has not finished")
+            QCoreApplication.processEvents()
+        ok, value = self._outcome
+        if not ok:
+            raise RuntimeError(value)
+        return value
+
+
+def current_job() -> Job | None:
+    """The lane job running on the calling thread (None on the GUI thread)."""
+    return getattr(_thread_state, "job", None)
+
+
+def cancel_requested() -> bool:
+    """True once the job running on this thread was asked to stop (poll it between steps)."""
+    job = current_job()
+    return job is not None and job.cancel_requested
+
+
+class _Relay(QObject):
+    """Created on the GUI thread, emitted from workers: Qt queues the calls to the GUI thread."""
+
+    ended = Signal(object, bool, object)  # job, ok, value or message
+    yielded = Signal(object, object)  # job, item
+
+
+class Lane(QObject):
+    """The one way the app runs work off the GUI thread.
+
+    A job has a ``kind``. Jobs of the same kind are *latest-wins*: a newer request replaces one
+    still waiting, and the result of one already running is dropped when it arrives (``stale``
+    counts them), so typing fast never shows an old sentence. ``kind=None`` jobs are independent.
+    ``supersedes`` makes a job also replace other kinds (a new model makes waiting traces stale).
+
+    At most ``threads`` jobs run at once (1: in submission order, which keeps torch modules, not
+    re-entrant, to one thread at a time). Every worker thread runs at a lower OS priority than the
+    GUI thread, and imports torch safely first when ``torch`` is set. A generator function's items
+    are delivered one by one (``on_progress`` / ``progress``) and its return value as the result.
+    ``cancel(kind)`` drops waiting jobs, drops the running ones' results and asks them to stop.
+
+    Outcomes are delivered on the GUI thread: to the job's ``on_result`` / ``on_error`` /
+    ``on_progress`` / ``on_finished`` callbacks and to the ``result`` / ``error`` / ``progress``
+    signals (with the kind). Errors arrive as one-line messages (:func:`describe_error`). With an
+    ``owner`` QObject, nothing is delivered once that object has been deleted.
+    """
+
+    result = Signal(object, object)  # kind, value
+    error = Signal(object, str)  # kind, message
+    progress = Signal(object, object)  # kind, item
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, *, threads: int = 1, torch: bool = True,
+                 pool: QThreadPool | None = None):
+        super().__init__(parent)
+        if pool is None:
+            pool = QThreadPool(self)
+            pool.setMaxThreadCount(threads)
+        self._pool = pool
+        self._threads = max(1, threads)
+        self._torch = torch
+        self._relay = _Relay(self)
+        self._relay.ended.connect(self._ended)
+        self._relay.yielded.connect(self._yielded)
+        self._pending: list[Job] = []  # run order
+        self._running: list[Job] = []
+        self._latest: dict = {}  # kind -> newest Job of that kind
+        self.stale = 0
+        _LANES.add(self)
+
+    # -- asking -----------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return bool(self._running or self._pending)
+
+    def submit(self, kind, fn: Callable, *args, on_result=None, on_error=None, on_progress=None,
+               on_finished=None, owner: QObject | None = None, supersedes=(), **kwargs) -> Job:
+        """Queue ``fn(*args, **kwargs)``; returns its :class:`Job`.
+
+        Without an ``owner``, the QObject whose bound method a callback is becomes the owner (as a
+        signal connected to a slot is cut when the receiver is deleted).
+        """
+        if owner is None:
+            owner = next((cb.__self__ for cb in (on_result, on_error, on_progress, on_finished)
+                          if isinstance(getattr(cb, "__self__", None), QObject)), None)
+        job = Job(self, kind, fn, args, kwargs,
+                  {"result": on_result, "error": on_error, "progress": on_progress, "finished": on_finished},
+                  owner)
+        replaced = () if kind is None else {kind, *supersedes}
+        for k in replaced:
+            old = self._latest.get(k)
+            if old is not None:
+                old.dropped = True
+                old.request_cancel()
+            if k != kind:
+                self._latest.pop(k, None)
+        self._pending = [j for j in self._pending if not j.dropped]
+        if kind is not None:
+            self._latest[kind] = job
+        self._pending.append(job)
+        was_busy = bool(self._running)
+        self._start_next()
+        if not was_busy:
+            self.busy_changed.emit(True)
+        return job
+
+    def cancel(self, kind=ALL) -> None:
+        """Drop waiting jobs of ``kind`` (``ALL``: every kind), drop running ones' results, ask them to stop."""
+        for job in self._pending + self._running:
+            if kind is ALL or job.kind == kind:
+                job.dropped = True
+                job.request_cancel()
+        self._pending = [j for j in self._pending if not j.dropped]
+        if not self.busy:
+            self.busy_changed.emit(False)
+
+    def wait(self, msecs: int = 30000) -> bool:
+        """Block until the running jobs end (shutdown, tests); waiting jobs are not started."""
+        return self._pool.waitForDone(msecs)
+
+    # -- running ------------------------------------------------------------------------------------
+    def _start_next(self) -> None:
+        while self._pending and len(self._running) < self._threads:
+            job = self._pending.pop(0)
+            self._running.append(job)
+            # a plain callable, not a QRunnable: Qt owns what it wraps it in, so nothing Python-owned
+            # is touched by Qt after the call returns
+            self._pool.start(lambda job=job: self._run(job))
+
+    def _run(self, job: Job) -> None:
+        """On the worker thread."""
+        _thread_state.job = job
+        ok, value = False, None
         try:
             lower_thread_priority()
-            ensure_torch()
-            out = self.fn(*self.args, **self.kwargs)
+            if self._torch:
+                ensure_torch()
+            value = job.fn(*job.args, **job.kwargs)
+            if inspect.isgenerator(value):
+                value = self._drain(job, value)
+            ok = True
         except BaseException as exc:  # noqa: BLE001 - nothing may escape into Qt's thread
-            _emit(self.signals.error, describe_error(exc))
-        else:
-            _emit(self.signals.result, out)
+            value = describe_error(exc)
         finally:
-            _emit(self.signals.finished)
+            _thread_state.job = None
+            job._outcome = (ok, value)
+            job._ended.set()
+            _emit(self._relay.ended, job, ok, value)
+
+    def _drain(self, job: Job, gen):
+        while True:
+            if job.dropped:  # nobody will read the items: stop between two of them
+                gen.close()
+                return None
+            try:
+                item = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            _emit(self._relay.yielded, job, item)
+
+    # -- delivering (GUI thread) ----------------------------------------------------------------------
+    def _wanted(self, job: Job) -> bool:
+        if job.dropped:
+            return False
+        owner = job.owner
+        return owner is None or shiboken6.isValid(owner)
+
+    def _yielded(self, job: Job, item) -> None:
+        if self._wanted(job):
+            self._call(job, "progress", item)
+            self.progress.emit(job.kind, item)
+
+    def _ended(self, job: Job, ok: bool, value) -> None:
+        if job in self._running:
+            self._running.remove(job)
+        if self._latest.get(job.kind) is job:
+            del self._latest[job.kind]
+        self._start_next()
+        try:
+            if not self._wanted(job):
+                self.stale += 1
+            elif ok:
+                self._call(job, "result", value)
+                self.result.emit(job.kind, value)
+            else:
+                self._call(job, "error", value)
+                self.error.emit(job.kind, value)
+            if job.owner is None or shiboken6.isValid(job.owner):
+                self._call(job, "finished")
+        finally:
+            if not self.busy:
+                self.busy_changed.emit(False)
+
+    @staticmethod
+    def _call(job: Job, what: str, *args) -> None:
+        fn = job.callbacks.get(what)
+        if fn is not None:
+            fn(*args)
 
 
 def _emit(signal, *args) -> None:
     try:
         signal.emit(*args)
-    except RuntimeError:  # the signals object is gone (window closed, interpreter exiting): drop it
+    except RuntimeError:  # the lane is gone (window closed, interpreter exiting): drop it
         pass
 
 
-def run_job(fn: Callable, *args, on_result=None, on_error=None, pool: QThreadPool | None = None, **kwargs) -> Job:
-    """Start ``fn`` on the global thread pool. Callbacks should be methods of GUI-thread QObjects."""
-    job = Job(fn, *args, **kwargs)
-    if on_result is not None:
-        job.signals.result.connect(on_result)
-    if on_error is not None:
-        job.signals.error.connect(on_error)
-    job.signals.finished.connect(job.signals.deleteLater)  # the last signal it sends
-    job.start(pool or QThreadPool.globalInstance())
-    return job
+_LANES: "weakref.WeakSet[Lane]" = weakref.WeakSet()
+_SHARED: dict[str, Lane] = {}
 
 
-class ModelLane(QObject):
-    """One job at a time for the model (torch modules are not re-entrant), newest request wins.
+def background_lane() -> Lane:
+    """The app's lane for independent one-off jobs (imports, scans, file reads): Qt's global pool."""
+    if "background" not in _SHARED:
+        pool = QThreadPool.globalInstance()
+        _SHARED["background"] = Lane(threads=pool.maxThreadCount(), pool=pool)
+    return _SHARED["background"]
 
-    Each job has a ``kind`` ("load", "trace"...). While a job runs, later requests wait; a newer
-    request of the same kind replaces the waiting one, and a load drops waiting traces (they were
-    for the old model). A result that a newer request of its kind has superseded is dropped
-    (``stale`` counts them), so typing fast never shows an old sentence.
+
+def views_lane() -> Lane:
+    """The views' lane: numpy work (pooling ahead, statistics) on one thread, torch never imported."""
+    if "views" not in _SHARED:
+        _SHARED["views"] = Lane(threads=1, torch=False)
+    return _SHARED["views"]
+
+
+def wait_for_workers(msecs: int = 5000) -> None:
+    """Drop waiting jobs of every lane and give running ones ``msecs`` to end (application exit)."""
+    for lane in list(_LANES):
+        if shiboken6.isValid(lane):
+            lane.cancel(ALL)
+            lane.wait(msecs)
+
+
+def run_job(fn: Callable, *args, on_result=None, on_error=None, **kwargs) -> Job:
+    """Run ``fn`` on :func:`background_lane`; callbacks run on the GUI thread."""
+    return background_lane().submit(None, fn, *args, on_result=on_result, on_error=on_error, **kwargs)
+
+
+ModelLane = Lane  # the window's model lane is a plain one-thread Lane
+
+
+def batched(events, interval: float = 0.05):
+    """Yield lists of ``events``: at most one list per ``interval`` seconds, plus one at each snapshot
+    and at the end, so a model doing a thousand steps a second cannot flood the GUI. Returns the
+    final event (``done``)."""
+    batch: list = []
+    last = time.perf_counter()
+    final = None
+    try:
+        for ev in events:
+            batch.append(ev)
+            now = time.perf_counter()
+            if getattr(ev, "done", False):
+                final = ev
+            if getattr(ev, "done", False) or getattr(ev, "snapshot", None) or now - last >= interval:
+                yield batch
+                batch, last = [], now
+    finally:
+        if batch:  # also on an error: the steps done so far are drawn before the message
+            yield batch
+    return final
+
+
+def train_job(train_kwargs: dict, interval: float = 0.05):
+    """Iterate ``attnviz.training.train(**train_kwargs)`` in batches; stops between steps on cancel."""
+    with gc_paused():
+        # torch.optim imports torch._dynamo (and sympy) on its first optimizer: ~800 modules,
+        # imported here with the collector paused rather than in the middle of step 1
+        import torch._dynamo  # noqa: F401
+
+        from attnviz.tasks import get_task
+        from attnviz.training.loop import train
+
+        kwargs = dict(train_kwargs)
+        if isinstance(kwargs.get("task"), str):
+            kwargs["task"] = get_task(kwargs["task"])
+    return (yield from batched(train(cancel=cancel_requested, **kwargs), interval))
+
+
+class TrainingWorker(QObject):
+    """A training run on its own :class:`Lane`, with the signals the training panel listens to.
+
+    ``progress(list)`` carries batches of events, ``completed(final)`` the final event (its
+    ``result`` is the trained LoadedModel), ``failed(message)`` an error; ``finished`` comes last.
+    ``cancel()`` is honoured between training steps (the final event says so).
     """
 
-    result = Signal(str, object)  # kind, value
-    error = Signal(str, str)  # kind, message
-    busy_changed = Signal(bool)
-
-    def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._pending: dict[str, Job] = {}  # insertion order is run order
-        self._running: Job | None = None
-        self._generation: dict[str, int] = {}
-        self.stale = 0
-
-    @property
-    def busy(self) -> bool:
-        return self._running is not None or bool(self._pending)
-
-    def submit(self, kind: str, fn: Callable, *args, **kwargs) -> None:
-        gen = self._generation.get(kind, 0) + 1
-        self._generation[kind] = gen
-        job = Job(fn, *args, **kwargs)
-        job.tag = (kind, gen)
-        dropped = [self._pending.pop(k) for k in ({"trace", kind} if kind == "load" else {kind}) if k in self._pending]
-        for old in dropped:  # never started: nothing will emit their "finished"
-            old.signals.deleteLater()
-        self._pending[kind] = job
-        was_busy = self._running is not None
-        self._start_next()
-        if not was_busy:
-            self.busy_changed.emit(True)
-
-    def _start_next(self) -> None:
-        if self._running is not None or not self._pending:
-            return
-        kind = next(iter(self._pending))
-        job = self._pending.pop(kind)
-        job.signals.result.connect(self._on_result)
-        job.signals.error.connect(self._on_error)
-        job.signals.finished.connect(self._on_finished)
-        self._running = job
-        job.start(self._pool)
-
-    def _current(self, job: Job) -> bool:
-        kind, gen = job.tag
-        return self._generation.get(kind) == gen
-
-    def _on_result(self, value) -> None:
-        job = self._running
-        if job is not None and self._current(job):
-            self.result.emit(job.tag[0], value)
-        else:
-            self.stale += 1
-
-    def _on_error(self, message: str) -> None:
-        job = self._running
-        if job is not None and self._current(job):
-            self.error.emit(job.tag[0], message)
-
-    def _on_finished(self) -> None:
-        if self._running is not None:
-            self._running.signals.deleteLater()
-        self._running = None
-        self._start_next()
-        if self._running is None:
-            self.busy_changed.emit(False)
-
-    def wait(self, msecs: int = 30000) -> bool:
-        """Block until the running job ends (used on shutdown and in tests)."""
-        return self._pool.waitForDone(msecs)
-
-
-class TrainingWorker(QThread):
-    """Iterate ``attnviz.training.train(**kwargs)`` off the GUI thread.
-
-    Progress events are batched: at most one ``progress`` signal per ``interval`` seconds (plus the
-    snapshot and final events), so a model doing a thousand steps a second cannot flood the GUI.
-    ``cancel()`` is honoured between training steps.
-    """
-
-    progress = Signal(list)  # list[Progress]
+    progress = Signal(list)
     failed = Signal(str)
-    completed = Signal(object)  # the final Progress (its ``result`` is the trained LoadedModel)
+    completed = Signal(object)
+    finished = Signal()
 
     def __init__(self, train_kwargs: dict, interval: float = 0.05, parent: QObject | None = None):
         super().__init__(parent)
         self.train_kwargs = dict(train_kwargs)
         self.interval = interval
-        self._cancel = threading.Event()
+        self.lane = Lane(self)
+        self.job: Job | None = None
+
+    def start(self) -> None:
+        self.job = self.lane.submit("train", train_job, self.train_kwargs, self.interval,
+                                    on_progress=self.progress.emit, on_result=self.completed.emit,
+                                    on_error=self.failed.emit, on_finished=self.finished.emit)
 
     def cancel(self) -> None:
-        self._cancel.set()
+        if self.job is not None:
+            self.job.request_cancel()
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self.job is not None and self.job.cancel_requested
 
-    def run(self) -> None:
-        batch: list = []
-        last_emit = time.perf_counter()
-        final = None
-        try:
-            lower_thread_priority()
-            ensure_torch()
-            with gc_paused():
-                # torch.optim imports torch._dynamo (and sympy) on its first optimizer: ~800 modules,
-                # imported here with the collector paused rather than in the middle of step 1
-                import torch._dynamo  # noqa: F401
+    def isRunning(self) -> bool:  # noqa: N802 - the QThread name the panel used
+        return self.lane.busy
 
-                from attnviz.tasks import get_task
-                from attnviz.training.loop import train
-
-                kwargs = dict(self.train_kwargs)
-                if isinstance(kwargs.get("task"), str):
-                    kwargs["task"] = get_task(kwargs["task"])
-            for ev in train(cancel=self._cancel.is_set, **kwargs):
-                batch.append(ev)
-                now = time.perf_counter()
-                if ev.done:
-                    final = ev
-                if ev.done or ev.snapshot or now - last_emit >= self.interval:
-                    self.progress.emit(batch)
-                    batch, last_emit = [], now
-        except BaseException as exc:  # noqa: BLE001 - report, never crash the thread
-            if batch:
-                self.progress.emit(batch)
-            self.failed.emit(describe_error(exc))
-            return
-        if batch:
-            self.progress.emit(batch)
-        self.completed.emit(final)
+    def wait(self, msecs: int = 30000) -> bool:
+        return self.lane.wait(msecs)
 
 
 def import_modules_job(names: list[str]) -> list[str]:

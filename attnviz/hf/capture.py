@@ -221,15 +221,16 @@ def _block_weights(block, family: Family, D: int, inner: int) -> dict[str, torch
             "b_q": bs[0], "b_k": bs[1], "b_v": bs[2], "b_o": b_o}
 
 
-def _layer_arrays(rec: dict, i: int, weights: dict, conv: _Numpy, dh: int, scale: float, keep: bool) -> dict:
+def _layer_arrays(rec: dict, i: int, weights: dict, conv: _Numpy, dh: int, keep: bool) -> dict:
     p = f"L{i}."
     q, k, v = (_heads(rec[n][0], dh) for n in "qkv")  # (H, T, dh)
     probs = rec["probs"][0]  # (H, Tq, Tk)
     out = {p + "x": conv(rec["x"][0]), p + "q": conv(q), p + "k": conv(k), p + "v": conv(v),
            p + "probs": conv(probs), p + "mask": conv.mask(rec.get("mask"), *probs.shape[-2:]),
            p + "z": conv(_heads(rec["z"][0], dh)), p + "h": conv(rec["h"][0]), p + "resid": conv(rec["resid"][0])}
-    if keep:  # long inputs recompute these on demand (Trace._DERIVED)
-        out[p + "logits"] = conv(torch.matmul(q, k.transpose(1, 2)) * scale)  # (H, Tq, Tk)
+    # logits = q·kᵀ·scale are not stored: Trace rebuilds them from q and k when a view asks
+    # (Trace._DERIVED), which saves a second QKᵀ product per layer on every keystroke.
+    if keep:  # long inputs recompute out on demand too
         out[p + "out"] = conv(rec["out"][0])
     out.update({p + name: conv(w) for name, w in weights.items()})
     return out
@@ -359,7 +360,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             arrays: dict[str, np.ndarray] = {}
             if full:
                 for i, c in enumerate(rec.calls):  # shared layers (ALBERT) share one set of weights
-                    arrays.update(_layer_arrays(c, i, weights[id(c["block"])], conv, dh, scale, keep=T_run <= LARGE_T))
+                    arrays.update(_layer_arrays(c, i, weights[id(c["block"])], conv, dh, keep=T_run <= LARGE_T))
                 arrays.update(_embeddings(rec, conv, T_run))
             else:
                 arrays.update({f"L{i}.probs": conv(p[0]) for i, p in enumerate(probs_list)})

@@ -7,7 +7,6 @@ and usually ``architectures``. Nothing here imports transformers or torch, so
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,9 +42,12 @@ class HFFolder:
 
 
 def _read_config(path: Path) -> dict | None:
+    from attnviz.errors import ModelLoadError
+    from attnviz.models.validate import read_json_bounded  # bounded size and nesting
+
     try:
-        doc = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json_bounded(path / "config.json")
+    except ModelLoadError:
         return None
     return doc if isinstance(doc, dict) else None
 

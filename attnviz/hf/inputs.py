@@ -1,6 +1,6 @@
 """Text and images prepared the way a Hugging Face model expects (its own tokenizer and image processor).
 
-Both return :class:`attnviz.pipeline.Prepared`, so ``pipeline.run_trace`` continues as for attnviz's
+Both return :class:`attnviz.capture.Prepared`, so ``runtime.run_trace`` continues as for attnviz's
 own models. Text longer than the model's positions is refused, or truncated by the tokenizer's own
 rule (closing special token kept) with a visible notice.
 """
@@ -18,7 +18,7 @@ def prepare_hf_text(loaded, text: str, truncate: bool = False):
     """Tokenize ``text`` with the model's tokenizer → ``Prepared({"input_ids": (1, T)}, tokens)``."""
     import torch
 
-    from attnviz.pipeline import Prepared
+    from attnviz.capture.prepared import Prepared
 
     if loaded.config.kind == "vit":
         raise InputError(f"{loaded.name} is a vision model: give it an image, not text")
@@ -66,7 +66,7 @@ def prepare_hf_image(loaded, image):
     """
     import torch
 
-    from attnviz.pipeline import Prepared
+    from attnviz.capture.prepared import Prepared
     from attnviz.vision.preprocess import load_image, preprocess_image, to_model_mode
 
     cfg = loaded.config

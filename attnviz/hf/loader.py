@@ -232,14 +232,12 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
 
     Returns
     -------
-    LoadedModel whose ``extra`` holds ``prepare_text``, ``prepare_image`` and ``capture`` for the
-    pipeline, and ``processor`` (the image processor or None).
+    LoadedModel (``info["source"] == "huggingface"``, which the runtime's HuggingFaceAdapter owns) whose
+    ``extra`` holds ``processor`` (the image processor or None).
     """
     import torch
 
     from attnviz.device import pick_device
-    from attnviz.hf.capture import capture_hf
-    from attnviz.hf.inputs import prepare_hf_image, prepare_hf_text
     from attnviz.models.checkpoint import LoadedModel
 
     folder = detect_hf_folder(path)
@@ -268,7 +266,6 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
             "labels": _labels(config, head), "qkv_available": folder.family is not None,
             "transformers": tf.__version__}
-    extra = {"prepare_text": prepare_hf_text, "prepare_image": prepare_hf_image, "capture": capture_hf,
-             "processor": processor}
+    extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
                        device=device, extra=extra)

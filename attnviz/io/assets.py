@@ -24,7 +24,8 @@ def bundled_models() -> list[str]:
     root = assets_dir() / "models"
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if (p / "config.json").is_file())
+    # dot-folders are a save's temporary or backup copies (see attnviz.models.checkpoint), not models
+    return sorted(p.name for p in root.iterdir() if not p.name.startswith(".") and (p / "config.json").is_file())
 
 
 def icon_path(name: str = "attnviz.svg") -> Path:

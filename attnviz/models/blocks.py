@@ -56,8 +56,6 @@ class Block(nn.Module):
             self.record["h"] = x.detach()  # after the attention sub-layer (residual + norm)
         if self.cross is not None:
             x = self._sublayer(x, self.ln_cross, lambda h: self.cross(h, kv=memory, key_pad=memory_pad))
-        if self.record is not None:
-            self.record["h_cross"] = x.detach()
         y = self._sublayer(x, self.ln2, self.mlp)
         if self.record is not None:
             self.record["resid"] = y.detach()  # the residual stream after this block

@@ -42,19 +42,6 @@ class ScoringCancelled(AttnvizError):
     """The caller asked to stop (the app's Cancel); nothing is returned."""
 
 
-def _layers_by_part(model) -> dict[str, list]:
-    from attnviz.models.registry import attention_layers
-
-    blocks = attention_layers(model)
-    out = {"self": [b.attn for b in blocks["main"]]}
-    if "enc" in blocks:
-        out["enc"] = [b.attn for b in blocks["enc"]]
-    cross = [b.cross for b in blocks["main"] if b.cross is not None]
-    if cross:
-        out["cross"] = cross
-    return out
-
-
 def forward_batch(loaded, inputs: dict, grad: bool = False, keep: Iterable[str] = ("probs",)):
     """One explicit-path forward pass of a padded batch.
 
@@ -62,32 +49,15 @@ def forward_batch(loaded, inputs: dict, grad: bool = False, keep: Iterable[str] 
     recorded ``name`` in ``keep`` (``probs`` (B, H, Tq, Tk), ``q`` (B, H, Tq, dh), ``k`` (B, H_kv, Tk, dh)),
     ``grads[part]`` the per-layer d(predicted class logit)/d(probs) when ``grad`` (classifiers), else None.
     """
-    import torch
+    from attnviz.capture.batch import record_batch
 
-    from attnviz.capture.record import recording
+    from attnviz.runtime.pipeline import adapter_for
 
-    if loaded.extra.get("capture") is not None:
+    if not adapter_for(loaded).batched:
         raise InputError(f"{loaded.name} records attention through hooks, one input at a time: data-set "
                          "scores need an attnviz model")
-    model = loaded.model
     dev_inputs = {k: v.to(loaded.device) for k, v in inputs.items()}
-    parts = _layers_by_part(model)
-    with recording(model, keep_grad=grad), torch.set_grad_enabled(grad):
-        logits = model(**dev_inputs)
-        if grad:
-            target = logits.detach().argmax(-1, keepdim=True)  # (B, 1): each input's predicted class
-            model.zero_grad(set_to_none=True)
-            # inputs of a batch do not interact, so one backward of the sum gives every input its own gradient
-            logits.gather(-1, target).sum().backward()
-        arrays = {p: {name: [m.record[name].detach().float().cpu().numpy() for m in mods] for name in keep}
-                  for p, mods in parts.items()}
-        grads = None
-        if grad:
-            grads = {p: [(m.record["probs"].grad if m.record["probs"].grad is not None
-                          else torch.zeros_like(m.record["probs"])).float().cpu().numpy() for m in mods]
-                     for p, mods in parts.items()}
-    if grad:
-        model.zero_grad(set_to_none=True)
+    _, arrays, grads = record_batch(loaded.model, dev_inputs, keep, grad=grad)
     return arrays, grads
 
 
@@ -130,7 +100,9 @@ def score_heads(loaded, batches: Iterable, n_total: int | None = None, repeated:
     :class:`~attnviz.analysis.head_scores.HeadScores`; ``meta`` names the model and the data.
     """
     cfg = loaded.config
-    layers = _layers_by_part(loaded.model)
+    from attnviz.capture.batch import attention_modules
+
+    layers = attention_modules(loaded.model)
     acc = HeadScoreAccumulator({p: (len(mods), cfg.n_heads) for p, mods in layers.items()}, top_k=top_k)
     distances, spatial = _image_geometry(cfg)
     grad = _wants_gradients(loaded)
@@ -196,13 +168,13 @@ def _score_repeated(loaded, repeated, acc, done, n_total, progress, cancel) -> i
 def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
                          progress: Callable[[int, int | None], None] | None = None,
                          cancel: Callable[[], bool] | None = None, top_k: int = 8) -> HeadScores:
-    """The same scores, one input at a time through ``attnviz.pipeline.run_trace``: for models that
+    """The same scores, one input at a time through ``attnviz.runtime.run_trace``: for models that
     record attention through hooks (Hugging Face folders), which cannot run a padded batch here.
 
     ``items`` are texts or image paths. Repeated tokens are found by their token strings; the
     gradient share and the induction probe are left out (null).
     """
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime.pipeline import run_trace
 
     acc = None
     done = 0

@@ -43,7 +43,7 @@ class DatasetBatch:
 
 
 def _task(loaded):
-    from attnviz.pipeline import task_of
+    from attnviz.runtime.native import task_of
 
     task = task_of(loaded)
     if task is None:
@@ -117,7 +117,7 @@ def task_batches(loaded, n: int, batch_size: int = 64, seed: int = 0) -> Iterato
 
 
 def _collate(loaded, prepared: list, items: list) -> DatasetBatch:
-    """Batches of one (``attnviz.pipeline.Prepared``) padded into one batch."""
+    """Batches of one (``attnviz.capture.Prepared``) padded into one batch."""
     import torch
 
     tok = loaded.tokenizer
@@ -187,7 +187,7 @@ def corpus_batches(loaded, path, n: int | None = None, batch_size: int = 64) -> 
     Each line is prepared exactly as the app prepares typed text (too-long lines are truncated); a
     line the model cannot read stops with an error naming the line.
     """
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime.pipeline import prepare_text
 
     if loaded.config.kind == "vit":
         raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not --corpus")
@@ -223,7 +223,7 @@ def list_images(folder) -> list[Path]:
 
 def image_batches(loaded, folder, n: int | None = None, batch_size: int = 64) -> Iterator[DatasetBatch]:
     """The images of a folder (first ``n`` by name), preprocessed as the app does."""
-    from attnviz.pipeline import prepare_image
+    from attnviz.runtime.pipeline import prepare_image
 
     if loaded.config.kind != "vit":
         raise InputError(f"{loaded.name} is a text model: give it --corpus FILE, not --images")
@@ -243,7 +243,7 @@ def repeated_batches(loaded, n: int, batch_size: int = 64, seed: int = 1) -> Ite
     """Random token sequences repeated once ("x1 … xn x1 … xn"), prepared as typed text: where an
     induction head shows itself. The first copy's tokens are distinct, so only second-copy queries
     have a previous occurrence."""
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime.pipeline import prepare_text
     from attnviz.text.tokenizer import SPECIALS
 
     tok = loaded.tokenizer

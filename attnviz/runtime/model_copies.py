@@ -43,7 +43,7 @@ def private_model(ref: str):
 
     Call it, and run the model, while holding :data:`MODEL_LOCK`.
     """
-    from attnviz.pipeline import load_model
+    from attnviz.runtime.pipeline import load_model
 
     with MODEL_LOCK:
         key = (ref, model_stamp(ref))

@@ -9,7 +9,7 @@ import importlib
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["TASKS", "get_task", "task_names"]
+__all__ = ["TASKS", "get_task", "task_kind", "task_names"]
 
 # public task name -> (module, class)
 TASKS = {
@@ -39,3 +39,14 @@ def get_task(name: str, seed: int = 0):
     except ModuleNotFoundError as exc:
         raise AttnvizError(f"task {name!r} is not available in this build ({exc.name})") from None
     return getattr(mod, cls)(seed=seed)
+
+
+def task_kind(name: str) -> str | None:
+    """The model kind built-in task ``name`` trains ("encoder", "vit", …); None for other names."""
+    if name not in TASKS:
+        return None
+    module, cls = TASKS[name]
+    try:
+        return getattr(importlib.import_module(module), cls).kind
+    except (ImportError, AttributeError):
+        return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from attnviz.models.config import ModelConfig
 
-__all__ = ["Batch", "Task", "IGNORE"]
+__all__ = ["Batch", "Task", "TextInput", "IGNORE"]
 
 IGNORE = -100  # target value that the loss and the accuracy skip (padding, unmasked MLM positions)
 
@@ -27,11 +27,29 @@ class Batch:
         return Batch({k: v.to(device) for k, v in self.inputs.items()}, self.targets.to(device), self.n_items)
 
 
+@dataclass
+class TextInput:
+    """A task's reading of typed text: what the model adapter turns into tensors (no torch here).
+
+    ``ids``/``tokens`` are the model's positions; for a ``seq2seq`` task they are the encoder's
+    (source) side, which the adapter translates greedily before tracing the decoder over its own
+    output. ``extras`` are further integer inputs of the forward (e.g. ``pool_index`` of a classifier
+    that reads its answer at one token), one list per input; ``meta`` goes into the trace.
+    """
+
+    tokens: list[str]
+    ids: list[int]
+    extras: dict[str, list[int]] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    seq2seq: bool = False
+
+
 class Task:
     """Base class. Subclasses are deterministic given ``seed`` and keep train and held-out data apart.
 
     Override: ``model_config``, ``sample_batch``, ``evaluate``, ``probe_inputs``, ``example_input``;
-    optionally ``prepare_text`` (how the app turns typed text into model inputs) and ``loss``.
+    optionally ``read_text`` and ``describe_output`` (the task's input rules, read by the runtime's
+    model adapter) and ``loss``.
     """
 
     name = "task"
@@ -79,6 +97,20 @@ class Task:
     def example_input(self):
         """What the app shows first for this task (text or an image array)."""
         return self.probe_inputs()[0]
+
+    def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput | None:
+        """How typed text becomes model input for this task; None for the tokenizer's plain reading.
+
+        ``tokenizer`` is the loaded model's (None for a model saved without one), ``max_len`` its
+        positions. Raise InputError with a sentence for the user for text the task cannot read.
+        """
+        return None
+
+    def describe_output(self, source: TextInput, meta: dict) -> None:
+        """Add what the task knows about a decoded output (``meta["output_text"]``) to ``meta``.
+
+        Called by the adapter after a seq2seq input was translated, e.g. the expected output.
+        """
 
     def info(self) -> dict:
         """Extra fields stored in the checkpoint's config.json (labels, preprocessing...)."""

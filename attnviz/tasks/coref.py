@@ -13,8 +13,9 @@ import numpy as np
 import torch
 
 from attnviz.models.config import ModelConfig
-from attnviz.tasks.base import Batch, Task
+from attnviz.tasks.base import Batch, Task, TextInput
 from attnviz.tasks.text_data import batched_probs, find_token, held_out, pad_ids
+from attnviz.text.fit import fit_tokens
 from attnviz.text.tokenizer import CLS, Tokenizer
 
 __all__ = ["CorefTask", "ANIMATE", "PLACES", "ANIMATE_ADJ", "PLACE_ADJ", "TEMPLATES"]
@@ -147,14 +148,13 @@ class CorefTask(Task):
     def probe_inputs(self) -> list:
         return list(PROBES)
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
+    def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput:
         """Tokenize user text and classify at its first "it" (at [CLS], with a notice, when there is none)."""
-        from attnviz.pipeline import Prepared, _fit
-
-        enc = loaded.tokenizer.encode(text)
-        ids, tokens, notice = _fit(enc.ids, enc.tokens, loaded.config.max_len, truncate, "the text")
+        tokenizer = tokenizer or self.tokenizer
+        enc = tokenizer.encode(text)
+        ids, tokens, notice = fit_tokens(enc.ids, enc.tokens, max_len, truncate, "the text")
         notices = [notice] if notice else []
-        unknown = sorted({t for t, i in zip(tokens, ids) if i == loaded.tokenizer.id_of("[UNK]")})
+        unknown = sorted({t for t, i in zip(tokens, ids) if i == tokenizer.id_of("[UNK]")})
         if unknown:
             notices.append(f"words the model never saw (read as [UNK]): {', '.join(unknown)}")
         idx = find_token(tokens, "it", 1)
@@ -165,6 +165,4 @@ class CorefTask(Task):
         meta = {"query_index": idx}
         if notices:
             meta["notice"] = "; ".join(notices)
-        inputs = {"ids": torch.tensor([ids], device=loaded.device),
-                  "pool_index": torch.tensor([idx], device=loaded.device)}
-        return Prepared(inputs, tokens, meta=meta)
+        return TextInput(tokens, ids, extras={"pool_index": [idx]}, meta=meta)

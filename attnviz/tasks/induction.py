@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from attnviz.models.config import ModelConfig
-from attnviz.tasks.base import IGNORE, Batch, Task
+from attnviz.tasks.base import IGNORE, Batch, Task, TextInput
 from attnviz.tasks.seq_data import batch_attention, best_head, check_vocab, pad_rows, parse_symbols, sample_split
 from attnviz.text.tokenizer import BOS, Tokenizer
 
@@ -144,13 +144,10 @@ class InductionTask(Task):
                 "format": "[BOS] p1 … pm x1 … xn x1 … xn: up to 3 random letters, then distinct letters twice; "
                           "type letters, e.g. 'dragonflydrag'"}
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
+    def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput:
         """Typed letters (spaces ignored) after [BOS]; the trace's prediction is the next letter."""
-        from attnviz.pipeline import Prepared
-
-        letters, notice = parse_symbols(text, ALPHABET, loaded.config.max_len - 1, truncate,
+        letters, notice = parse_symbols(text, ALPHABET, max_len - 1, truncate,
                                         "letters a–z, e.g. 'dragonflydrag'")
-        tok = loaded.tokenizer or self.tokenizer
+        tok = tokenizer or self.tokenizer
         ids = [tok.id_of(BOS)] + [tok.id_of(c) for c in letters]
-        meta = {"notice": notice} if notice else {}
-        return Prepared({"ids": torch.tensor([ids], device=loaded.device)}, [tok.vocab[i] for i in ids], meta=meta)
+        return TextInput([tok.vocab[i] for i in ids], ids, meta={"notice": notice} if notice else {})

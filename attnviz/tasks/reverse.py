@@ -18,8 +18,7 @@ import numpy as np
 import torch
 
 from attnviz.models.config import ModelConfig
-from attnviz.pipeline import prepare_seq2seq
-from attnviz.tasks.base import Batch, Task
+from attnviz.tasks.base import Batch, Task, TextInput
 from attnviz.tasks.seq_data import (
     alignment_hits, batch_attention, best_head, check_vocab, encode_pairs, greedy_scores, parse_symbols,
     sample_split,
@@ -116,10 +115,13 @@ class ReverseTask(Task):
                 "format": "source x1 … xn [EOS] → target xn … x1 [EOS]; decoder row k should attend to "
                           "source position n-1-k (the anti-diagonal)"}
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
-        """Letters (spaces ignored) → greedy reversal; the trace is the decoder over its own output."""
+    def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput:
+        """Letters (spaces ignored) as the source; the adapter reverses them greedily and traces the decoder."""
         letters, notice = parse_symbols(text, ALPHABET, MAX_N, truncate, "letters a–z, e.g. 'attention'")
-        expected = "".join(letters[::-1])
-        prep = prepare_seq2seq(loaded, letters + [EOS], {"notice": notice} if notice else {})
-        prep.meta.update(expected_text=expected, correct=prep.meta["output_text"] == expected)
-        return prep
+        tok = tokenizer or self.tokenizer
+        src = letters + [EOS]
+        return TextInput(src, [tok.id_of(t) for t in src], meta={"notice": notice} if notice else {}, seq2seq=True)
+
+    def describe_output(self, source: TextInput, meta: dict) -> None:
+        expected = "".join(t for t in source.tokens if t != EOS)[::-1]
+        meta.update(expected_text=expected, correct=meta["output_text"] == expected)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from attnviz.capture.batch import batch_attention  # noqa: F401  (re-exported for the tasks)
 from attnviz.errors import AttnvizError, InputError
 
 __all__ = [
@@ -91,28 +92,6 @@ def check_vocab(task_tok, loaded_tok, what: str = "vocabulary") -> None:
 
 
 @torch.no_grad()
-def batch_attention(model, inputs: dict) -> tuple[torch.Tensor, dict[str, list[np.ndarray]]]:
-    """One explicit forward pass of a whole batch; returns (logits, probabilities by part).
-
-    The parts are "self" (decoder / only stack), "cross" (decoder cross-attention) and "enc"
-    (encoder of an encoder–decoder); each is a list over layers of (B, H, T_q, T_k) arrays.
-    """
-    from attnviz.capture.record import recording
-    from attnviz.models.registry import attention_layers
-
-    layers = attention_layers(model)
-    with recording(model):
-        logits = model(**inputs)
-        probs: dict[str, list[np.ndarray]] = {"self": [], "cross": [], "enc": []}
-        for role, blocks in layers.items():
-            for block in blocks:
-                part = "enc" if role == "enc" else "self"
-                probs[part].append(block.attn.record["probs"].float().cpu().numpy())
-                if block.cross is not None:
-                    probs["cross"].append(block.cross.record["probs"].float().cpu().numpy())
-    return logits, probs
-
-
 def best_head(scores: np.ndarray) -> tuple[int, int, float]:
     """(layer, head, score) of the largest entry of a (L, H) score table."""
     layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)

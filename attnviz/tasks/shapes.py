@@ -95,7 +95,7 @@ class ShapesTask(Task):
     @torch.no_grad()
     def evaluate(self, loaded, seed: int = 12345) -> dict:
         """Accuracy and pointing game on ``n_eval`` held-out scenes chosen by ``seed``."""
-        from attnviz.vision.pointing import classify_and_point, patch_hits
+        from attnviz.tasks.pointing import classify_and_point, patch_hits
 
         images, masks, labels = self.held_out(seed)
         preds, peaks = classify_and_point(loaded.model, self._tensor(images).to(loaded.device))

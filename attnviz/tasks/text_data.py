@@ -40,16 +40,8 @@ def find_token(tokens: list[str], word: str, start: int = 0) -> int | None:
 
 
 def batched_probs(model, inputs: dict) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """One explicit-path forward pass of a whole batch; returns logits and each main layer's probs (B, H, T, T).
+    """One explicit-path forward pass of a whole batch; returns logits and each main layer's probs (B, H, T, T)."""
+    from attnviz.capture.batch import batch_attention
 
-    Metrics over many sentences need attention for all of them; ``capture`` handles one input at a time
-    and keeps every intermediate, so this records through the same switch but keeps only the probabilities.
-    """
-    from attnviz.capture.record import recording
-    from attnviz.models.registry import attention_layers
-
-    blocks = attention_layers(model)["main"]
-    with recording(model), torch.no_grad():
-        logits = model(**inputs)
-        probs = [b.attn.record["probs"] for b in blocks]
-    return logits, probs
+    logits, probs = batch_attention(model, inputs, as_numpy=False)
+    return logits, probs["self"]

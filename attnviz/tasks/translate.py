@@ -15,8 +15,7 @@ import torch
 
 from attnviz.errors import InputError
 from attnviz.models.config import ModelConfig
-from attnviz.pipeline import prepare_seq2seq
-from attnviz.tasks.base import Batch, Task
+from attnviz.tasks.base import Batch, Task, TextInput
 from attnviz.tasks.seq_data import (
     alignment_hits, batch_attention, best_head, check_vocab, encode_pairs, greedy_scores,
     sample_split,
@@ -203,10 +202,15 @@ class TranslateTask(Task):
             "source_words": list(LEXICON), "grammar": "det (adj) noun verb [det (adj) noun]",
         }
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
-        """Check every word is known, translate greedily, trace the decoder over its own output."""
+    def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput:
+        """Check every word is known; the adapter translates greedily and traces the decoder over its output."""
         # punctuation carries nothing in this grammar: drop it rather than refuse the sentence
-        words = [w for w in self.tokenizer.tokenize(str(text or "")) if w[0].isalnum()]
+        pieces = self.tokenizer.tokenize(str(text or ""))
+        words = [w for w in pieces if w[0].isalnum()]
+        # say what was left out: an emoji or a control character vanishing without a word confuses
+        left_out = list(dict.fromkeys(w for w in pieces if not w[0].isalnum()))
+        left_out += [c for c in dict.fromkeys(str(text or "")) if not c.isspace() and not c.isprintable()
+                     and c not in "".join(left_out)]
         if not words:
             raise InputError("the text is empty: type a sentence such as 'the big dog sees a small cat'")
         unknown = [w for w in dict.fromkeys(words) if w not in LEXICON]
@@ -215,20 +219,26 @@ class TranslateTask(Task):
             plural = "s" if len(unknown) > 1 else ""
             raise InputError(f"unknown word{plural} {listed}; this model knows only {KNOWN_WORDS}")
         meta = {}
-        limit = loaded.config.max_len - 1  # room for [EOS]
+        if left_out:
+            shown = ", ".join(repr(w) for w in left_out[:8]) + (" …" if len(left_out) > 8 else "")
+            meta["notice"] = f"left out (not words of this grammar): {shown}"
+        limit = max_len - 1  # room for [EOS]
         if len(words) > limit:
             if not truncate:
                 raise InputError(f"the sentence has {len(words)} words but this model takes at most {limit}; "
                                  "shorten it")
-            meta["notice"] = f"the sentence was truncated to {limit} words (it had {len(words)})"
+            meta["notice"] = "; ".join(filter(None, [meta.get("notice"), f"the sentence was truncated to {limit} "
+                                                     f"words (it had {len(words)})"]))
             words = words[:limit]
-        prep = prepare_seq2seq(loaded, words + [EOS], meta)
-        meta = prep.meta
-        ref = self.gold(" ".join(words))
+        tok = tokenizer or self.tokenizer
+        src = words + [EOS]
+        return TextInput(src, [tok.id_of(t) for t in src], meta=meta, seq2seq=True)
+
+    def describe_output(self, source: TextInput, meta: dict) -> None:
+        ref = self.gold(" ".join(t for t in source.tokens if t != EOS))
         if ref is None:
             meta["notice"] = "; ".join(filter(None, [meta.get("notice"), "not a sentence of the training grammar "
                                                      "(det (adj) noun verb det (adj) noun): no reference alignment"]))
         else:
             meta.update(reference_text=ref["reference"], alignment=ref["pairs"],
                         correct=meta["output_text"] == ref["reference"])
-        return prep

@@ -21,8 +21,29 @@ _WORD_RE = re.compile(r"\[[A-Z]+\]|\w+(?:'\w+)?|[^\w\s]")
 
 @dataclass
 class Encoding:
+    """Token ids and labels; ``unknown`` are pieces of the text read as [UNK], ``dropped`` characters
+    the tokenizer left out (both in the order they occur, each once)."""
+
     ids: list[int]
     tokens: list[str]
+    unknown: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def notice(self) -> str | None:
+        """One sentence for the user about what the model will not see as typed, or None."""
+        parts = []
+        if self.unknown:
+            parts.append(f"read as [UNK] (not in the model's vocabulary): {_show(self.unknown)}")
+        if self.dropped:
+            parts.append(f"left out by the tokenizer: {_show(self.dropped)}")
+        return "; ".join(parts) or None
+
+
+def _show(pieces: list[str], limit: int = 8) -> str:
+    # repr shows control characters as escapes (a bell is '\x07', not an invisible nothing)
+    shown = ", ".join(repr(p) for p in pieces[:limit])
+    return shown + (f" and {len(pieces) - limit} more" if len(pieces) > limit else "")
 
 
 @dataclass
@@ -44,7 +65,10 @@ class Tokenizer:
         if self.kind == "bpe":
             from tokenizers import Tokenizer as HFTokenizer
 
-            self._bpe = HFTokenizer.from_str(self.bpe_json)
+            try:
+                self._bpe = HFTokenizer.from_str(self.bpe_json)
+            except Exception as exc:  # the Rust library raises plain Exception on a bad serialisation
+                raise ModelLoadError(f"invalid BPE tokenizer in config: {str(exc).splitlines()[0]}") from None
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -91,12 +115,37 @@ class Tokenizer:
         return self._split(self.kind, body)
 
     def encode(self, text: str, specials: bool = True) -> Encoding:
+        """Ids and tokens of ``text``, with what was read as [UNK] or left out (see :class:`Encoding`)."""
         if not text or not text.strip():
             raise InputError("the text is empty: type a sentence")
+        unknown, dropped = self._losses(text)
         tokens = self.tokenize(text)
         if specials:
             tokens = self.prefix + tokens + self.suffix
-        return Encoding([self.id_of(t) for t in tokens], tokens)
+        return Encoding([self.id_of(t) for t in tokens], tokens, unknown, dropped)
+
+    def _losses(self, text: str) -> tuple[list[str], list[str]]:
+        """Pieces of ``text`` read as [UNK] and non-space characters no token covers."""
+        covered = [False] * len(text)
+        unknown: list[str] = []
+        if self.kind == "bpe":
+            enc = self._bpe.encode(text, add_special_tokens=False)
+            pieces = [(tok == UNK, a, b) for tok, (a, b) in zip(enc.tokens, enc.offsets)]
+        else:
+            body = text.lower() if self.lowercase else text
+            if self.kind == "char":
+                spans = [(i, i + 1) for i in range(len(body))]
+            else:
+                spans = [m.span() for m in _WORD_RE.finditer(body)]
+            # lower() keeps the length of almost every string; where it does not, offsets are approximate
+            pieces = [(body[a:b] not in self.index, a, b) for a, b in spans]
+        for is_unknown, a, b in pieces:
+            for i in range(a, min(b, len(text))):
+                covered[i] = True
+            if is_unknown and text[a:b] not in unknown:
+                unknown.append(text[a:b])
+        dropped = list(dict.fromkeys(c for c, seen in zip(text, covered) if not seen and not c.isspace()))
+        return unknown, dropped
 
     def decode(self, ids) -> str:
         tokens = [self.vocab[i] for i in ids if self.vocab[i] not in SPECIALS]

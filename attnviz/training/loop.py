@@ -19,7 +19,7 @@ import torch
 from attnviz.errors import AttnvizError
 from attnviz.models.checkpoint import LoadedModel, save_checkpoint
 from attnviz.training.schedule import lr_at, make_optimizer
-from attnviz.training.snapshots import SnapshotRecorder, snapshot_steps
+from attnviz.training.snapshots import SNAPSHOT_FILE, SnapshotRecorder, snapshot_steps
 
 __all__ = ["Progress", "train", "subsample_history", "cpu_threads", "prepare_out_dir", "HISTORY_POINTS", "GRAD_CLIP"]
 
@@ -58,6 +58,11 @@ def subsample_history(history: dict[str, list], max_points: int = HISTORY_POINTS
         for key in ("loss", "accuracy", "lr"):
             out[key].append(float(np.mean(history[key][a:b])))
     return out
+
+
+def _write_snapshots(recorder, path: str) -> None:
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **recorder.snapshots.to_payload())
 
 
 def _resolve_task(task):
@@ -163,14 +168,19 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
     total = int(task.steps if steps is None else steps)
     bs = int(task.batch_size if batch_size is None else batch_size)
     peak = float(task.lr if lr is None else lr)
-    if total < 1 or bs < 1 or not peak > 0:
-        raise AttnvizError(f"steps ({total}), batch size ({bs}) and learning rate ({peak}) must be positive")
+    if total < 1 or bs < 1 or not (peak > 0 and math.isfinite(peak)):
+        raise AttnvizError(f"steps ({total}), batch size ({bs}) and learning rate ({peak}) must be positive "
+                           "and finite")
+    cfg = task.model_config(**(config_overrides or {}))
+    from attnviz.models.validate import check_memory, estimate_training_bytes
+
+    # before anything is allocated: a batch size of 10^9 is one line, not a machine swapping to death
+    check_memory(estimate_training_bytes(cfg, bs), f"training with batch size {bs:,}")
     out = prepare_out_dir(out_dir)
     warmup = min(task.warmup, total // 5)  # a short run (a quick test, a demo) still gets its cosine decay
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    cfg = task.model_config(**(config_overrides or {}))
     model = build_model(cfg).to(dev)
     model.train()
     opt = make_optimizer(model, peak, task.weight_decay)
@@ -189,10 +199,13 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
     last_ckpt: int | None = None
 
     def save(step: int, extra: dict) -> None:
+        # weights, config and the snapshots so far are one unit: a kill mid-save keeps the previous checkpoint
         info = {**base_info, **run_info, "history": subsample_history(history), "trained_steps": step, **extra}
-        save_checkpoint(out, model, cfg, info, tokenizer=task.tokenizer, tgt_tokenizer=task.tgt_tokenizer)
-        if recorder is not None:
-            recorder.save(out)
+        files = {}
+        if recorder is not None and recorder.snapshots.steps:
+            files[SNAPSHOT_FILE] = lambda path: _write_snapshots(recorder, path)
+        save_checkpoint(out, model, cfg, info, tokenizer=task.tokenizer, tgt_tokenizer=task.tgt_tokenizer,
+                        extra_files=files)
 
     t0, cpu0 = time.perf_counter(), time.process_time()
     items = 0

@@ -4,7 +4,7 @@
 
 Each model is trained on the CPU with a fixed seed into a temporary directory that replaces the
 old model only when training and evaluation succeeded, so an interrupted run never leaves a
-half-written bundled model. Tasks whose module is not written yet are skipped with a message.
+half-written bundled model.
 """
 
 from __future__ import annotations
@@ -32,24 +32,9 @@ def check_targets(task, metrics: dict) -> list[str]:
     return missed
 
 
-def _available(name: str):
-    """The task object, or None when its module is not part of this build yet."""
-    import importlib
-
-    from attnviz.tasks import TASKS, get_task
-
-    module = TASKS[name][0]
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name == module:
-            return None
-        raise
-    return get_task(name)
-
-
 def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", log=None) -> dict:
     """Train ``task`` into ``root/NAME`` (swapped in atomically) and return its config info."""
+    from attnviz.runtime.opening import write_opening_trace
     from attnviz.training.loop import train
 
     final_dir = root / task.name
@@ -68,32 +53,40 @@ def build_asset(task, root: Path, seed: int = ASSET_SEED, device: str = "cpu", l
     os.replace(tmp_dir, final_dir)
     if old.exists():
         shutil.rmtree(old)
+    write_opening_trace(final_dir)
     return ev.result.info
 
 
 def main(argv: list[str] | None = None) -> int:
     from attnviz.errors import AttnvizError
     from attnviz.io import assets_dir
-    from attnviz.tasks import TASKS
+    from attnviz.tasks import TASKS, get_task
 
     parser = argparse.ArgumentParser(prog="python -m attnviz.training.make_assets", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", choices=list(TASKS), help="train only these tasks")
     parser.add_argument("--out", type=Path, help="models folder (default: the bundled assets/models)")
     parser.add_argument("--seed", type=int, default=ASSET_SEED)
     parser.add_argument("--device", default="cpu", help="cpu (default, reproducible) or auto/cuda/mps")
+    parser.add_argument("--opening-only", action="store_true",
+                        help="only re-write each model's stored opening trace (after weights changed)")
     args = parser.parse_args(argv)
     root = args.out or assets_dir() / "models"
     root.mkdir(parents=True, exist_ok=True)
+    if args.opening_only:
+        from attnviz.runtime.opening import write_opening_trace
+
+        for name in args.only or list(TASKS):
+            if (root / name / "config.json").is_file():
+                written = write_opening_trace(root / name)
+                print(f"{name}: {written or 'no opening trace (not a text model)'}", flush=True)
+        return 0
 
     def log(msg: str) -> None:
         print(msg, flush=True)
 
     failed = False
     for name in args.only or list(TASKS):
-        task = _available(name)
-        if task is None:
-            log(f"{name}: skipped (module {TASKS[name][0]} does not exist yet)")
-            continue
+        task = get_task(name)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         t0 = time.perf_counter()
         try:

@@ -126,7 +126,7 @@ class SnapshotRecorder:
         self.snapshots = Snapshots(steps=[], probes=[], parts=[])
 
     def _prepare(self, probe):
-        from attnviz.pipeline import prepare_image, prepare_text
+        from attnviz.runtime import prepare_image, prepare_text
 
         if isinstance(probe, str):
             return prepare_text(self.loaded, probe, truncate=True)

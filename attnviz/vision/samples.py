@@ -1,10 +1,10 @@
 """Sample images the app offers for the vision models.
 
-``assets/samples/`` holds small PNGs written by :func:`write_samples` (deterministic: held-out
-digits and held-out shape scenes, so a sample is never a training image); scikit-learn's two
+``assets/samples/`` holds small PNGs written by :func:`attnviz.tasks.sample_images.write_samples`
+(deterministic: held-out digits and held-out shape scenes, so a sample is never a training image); scikit-learn's two
 sample photos (``china``, ``flower``) are listed by name from the installed package, not copied.
 
-Regenerate the PNGs with ``python -m attnviz.vision.samples``.
+Regenerate the PNGs with ``python -m attnviz.tasks.sample_images``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["sample_images", "sample_path", "samples_dir", "write_samples", "sklearn_photos"]
+__all__ = ["sample_images", "sample_path", "samples_dir", "sklearn_photos"]
 
 SKLEARN_PHOTOS = ("china", "flower")
 
@@ -45,36 +45,3 @@ def sample_images() -> dict[str, Path]:
 def sample_path(name: str) -> Path | None:
     """The path of sample ``name``, or None when it is not there."""
     return sample_images().get(name)
-
-
-def _sample_arrays() -> dict[str, np.ndarray]:
-    """The bundled samples as uint8 arrays: the tasks' probe inputs (one held-out image per class)."""
-    # imported here: the tasks build on this package, not the other way round
-    from attnviz.tasks.digits import DigitsTask
-    from attnviz.tasks.shapes import ShapesTask
-
-    digits, shapes = DigitsTask(), ShapesTask()
-    out = {f"digit-{label}": img for label, img in zip(digits.labels, digits.probe_inputs())}
-    out.update({f"shapes-{label}": img for label, img in zip(shapes.labels, shapes.probe_inputs())})
-    return out
-
-
-def write_samples(directory=None) -> list[Path]:
-    """Write the bundled sample PNGs (atomically) into ``directory`` (default: :func:`samples_dir`)."""
-    from PIL import Image
-
-    from attnviz.io import write_atomic
-
-    folder = Path(directory) if directory is not None else samples_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, arr in _sample_arrays().items():
-        path = folder / f"{name}.png"
-        img = Image.fromarray(np.ascontiguousarray(arr))
-        write_atomic(path, lambda tmp, img=img: img.save(tmp, format="PNG", optimize=True))
-        written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    write_samples()

@@ -8,9 +8,9 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from attnviz.analysis import check_permutation
 from attnviz.analysis.permutation import permutation_matrix
 from attnviz.errors import InputError
+from attnviz.runtime.permutation import check_permutation
 
 from .tiny import build_tiny
 
@@ -55,3 +55,33 @@ def test_identity_permutation_has_zero_error_even_with_positions():
 def test_bad_permutation_is_a_clear_error(perm):
     with pytest.raises(InputError, match="not a permutation"):
         check_permutation(NOPOS, IDS, perm)
+
+
+def test_compare_permuted_on_hand_built_traces():
+    """The comparison alone, on arrays whose answer is known: an equivariant pair and a broken one."""
+    from attnviz.analysis.permutation import compare_permuted
+
+    class Fake:
+        def __init__(self, probs, pred):
+            self._p, self._pred = probs, pred
+
+        def all_probs(self):
+            return self._p
+
+        def __getitem__(self, key):
+            assert key == "prediction"
+            return self._pred
+
+    rng = np.random.default_rng(0)
+    a = rng.random((2, 4, 4))
+    a /= a.sum(-1, keepdims=True)
+    perm = [2, 0, 3, 1]
+    R = permutation_matrix(perm)
+    shuffled = np.einsum("ij,hjk,lk->hil", R, a, R)  # R A Rᵀ per head
+    result = compare_permuted(Fake([a], np.array([0.3, 0.7])), Fake([shuffled], np.array([0.3, 0.7])), perm)
+    assert result["max_error_equivariant"] < 1e-12 and result["max_error_invariant"] == 0.0
+    broken = compare_permuted(Fake([a], np.array([0.3, 0.7])), Fake([a], np.array([0.4, 0.6])), perm)
+    assert broken["max_error_equivariant"] == pytest.approx(np.abs(a - shuffled).max())
+    assert broken["max_error_invariant"] == pytest.approx(0.1)
+    with pytest.raises(InputError, match="not a permutation"):
+        compare_permuted(Fake([a], None), Fake([a], None), [0, 0, 1, 2])

@@ -10,7 +10,7 @@ import pytest
 from attnviz.analysis import compute_six_steps
 from attnviz.cli import main
 from attnviz.models.checkpoint import save_checkpoint
-from attnviz.pipeline import load_model, run_trace
+from attnviz.runtime import load_model, run_trace
 from attnviz.text.tokenizer import Tokenizer
 
 from .tiny import build_tiny

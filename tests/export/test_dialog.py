@@ -5,9 +5,9 @@ import pytest
 from PIL import Image
 
 from attnviz.errors import AttnvizError
-from attnviz.export.dialog import ExportDialog, copy_current_view, export_current_view
+from attnviz.gui.dialogs.export_dialog import ExportDialog, copy_current_view, export_current_view
 from attnviz.gui.views.head_map_view import HeadMapView
-from attnviz.gui.views.samples import sample_trace
+from attnviz.bench.traces import sample_trace
 from attnviz.selection import Selection, SelectionState
 
 
@@ -70,7 +70,7 @@ def test_bad_size_is_refused(qtbot):
     d.width.setValue(16)
     d.height.setValue(16)
     d.options()  # the smallest allowed figure is fine
-    from attnviz.export.render import ExportOptions
+    from attnviz.gui.figure_render import ExportOptions
 
     with pytest.raises(AttnvizError):
         ExportOptions(width=20000, height=10).validate()
@@ -80,7 +80,7 @@ def test_main_window_export_and_copy(qtbot, tmp_path, monkeypatch):
     """File ▸ Export… writes the current view; Copy figure fills the clipboard."""
     from PySide6.QtWidgets import QApplication
 
-    from attnviz.export import dialog as dialog_mod
+    from attnviz.gui.dialogs import export_dialog as dialog_mod
     from attnviz.gui.main_window import MainWindow
 
     win = MainWindow()

@@ -46,7 +46,7 @@ def test_all_heads_writes_one_file_per_head(model_dir, tmp_path):
 
 
 def test_data_csv_holds_the_probabilities(model_dir, tmp_path):
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
 
     assert _export(model_dir, "--view", "head-map", "--layer", "1", "--head", "0", "--size", "400x300",
                    "-o", str(tmp_path / "h.png"), "--data", str(tmp_path / "h.csv")) == 0

@@ -84,7 +84,10 @@ def _settle(qapp) -> None:
 
     from PySide6.QtCore import QCoreApplication, QEvent, QThreadPool
 
+    from attnviz.gui.workers import wait_for_workers
+
     QThreadPool.globalInstance().waitForDone(30000)
+    wait_for_workers(30000)  # every lane: the window's model lane, the views' lane
     # the window freezes the heap after start-up (attnviz.gui.workers.gc_paused); a test must see
     # everything it created collected, so thaw it first
     gc.unfreeze()

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QObject, QThread
 
 from attnviz.errors import InputError
-from attnviz.gui.workers import ModelLane, describe_error, run_job
+from attnviz.gui.workers import ALL, Lane, ModelLane, cancel_requested, describe_error, run_job
 
 
 class Recorder(QObject):
@@ -57,7 +57,7 @@ def test_a_load_drops_waiting_runs_of_the_old_model(qapp, qtbot):
     lane.result.connect(rec.lane_result)
     lane.submit("trace", _slow, "running")
     lane.submit("trace", _slow, "waiting, for the old model")
-    lane.submit("load", _slow, "new model")
+    lane.submit("load", _slow, "new model", supersedes=("trace",))
     qtbot.waitUntil(lambda: not lane.busy, timeout=10000)
     # the waiting run never starts; the running one was superseded by it, so its result is stale too
     assert [(k, v) for k, (v, _m) in rec.got] == [("load", "new model")] and lane.stale == 1
@@ -103,3 +103,49 @@ def test_run_job_delivers_on_the_gui_thread(qapp, qtbot):
 @pytest.mark.parametrize("exc, text", [(MemoryError(), "out of memory"), (InputError("bad image"), "bad image")])
 def test_describe_error(exc, text):
     assert describe_error(exc).startswith(text)
+
+
+def test_cancel_drops_waiting_jobs_and_running_results_and_asks_the_job_to_stop(qapp, qtbot):
+    lane, rec = Lane(), Recorder()
+    lane.result.connect(rec.lane_result)
+    started, saw_cancel = threading.Event(), []
+
+    def polls():
+        started.set()
+        while not cancel_requested():  # a job that checks between its steps
+            time.sleep(0.005)
+        saw_cancel.append(True)
+        return "stopped"
+
+    lane.submit("a", polls)
+    lane.submit("b", _slow, "never started")
+    assert started.wait(10)
+    lane.cancel(ALL)
+    qtbot.waitUntil(lambda: not lane.busy, timeout=10000)
+    assert saw_cancel == [True] and rec.got == [] and lane.stale == 1
+
+
+def test_a_generator_job_streams_its_items_and_returns_its_value(qapp, qtbot):
+    lane, rec = Lane(torch=False), Recorder()
+    items, threads = [], set()
+
+    def steps(n):
+        for i in range(n):
+            threads.add(threading.get_ident())
+            yield i
+        return "done"
+
+    lane.submit("train", steps, 5, on_progress=items.append, on_result=rec.result)
+    qtbot.waitUntil(lambda: bool(rec.got), timeout=10000)
+    assert items == [0, 1, 2, 3, 4] and rec.got == ["done"]
+    assert threading.get_ident() not in threads  # it ran on a worker
+
+
+def test_nothing_is_delivered_to_a_deleted_owner(qapp, qtbot):
+    import shiboken6
+
+    lane, owner, got = Lane(torch=False), QObject(), []
+    lane.submit("x", _slow, "late", 0.1, on_result=got.append, owner=owner)
+    shiboken6.delete(owner)
+    qtbot.waitUntil(lambda: not lane.busy, timeout=10000)
+    assert got == [] and lane.stale == 1

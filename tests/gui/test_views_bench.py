@@ -7,7 +7,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from attnviz.gui.views.bench import benchmark_head_switch, benchmark_model_grid  # noqa: E402
+from attnviz.bench.views import benchmark_head_switch, benchmark_model_grid  # noqa: E402
 
 
 def test_benchmarks_report_milliseconds(qapp):

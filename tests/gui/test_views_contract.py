@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from attnviz.gui.style import PRESETS  # noqa: E402
 from attnviz.gui.views import VIEW_CLASSES  # noqa: E402
-from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"

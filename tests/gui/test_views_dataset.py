@@ -22,7 +22,7 @@ SHOTS = "/tmp/attnviz-shots"
 
 @pytest.fixture(scope="module")
 def induction_trace():
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
 
     return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")
 
@@ -95,7 +95,7 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     from attnviz.models.checkpoint import save_checkpoint
     from attnviz.models.config import ModelConfig
     from attnviz.models.registry import build_model
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.runtime import load_model, run_trace
     from attnviz.text.tokenizer import Tokenizer
 
     tok = Tokenizer.build("char", ["abc def"])
@@ -146,7 +146,7 @@ def test_qk_export_from_the_command_line(tmp_path):
         assert im.size == (800, 600)
         assert len(np.unique(np.asarray(im.convert("RGB")).reshape(-1, 3), axis=0)) > 20
     # the exported numbers: one query and one key row for every real position of the 200 held-out inputs
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
     from attnviz.runtime.dataset_inputs import task_batches
 
     loaded = load_model("coref", device="cpu")

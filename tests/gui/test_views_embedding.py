@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from attnviz.gui.style import PRESETS  # noqa: E402
 from attnviz.gui.views import (AttentionDistanceView, FilterPCAView, PositionalEncodingView,  # noqa: E402
                                PositionSimilarityView, TokenEmbeddingView)
-from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"

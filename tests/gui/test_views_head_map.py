@@ -15,7 +15,7 @@ from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
 from attnviz.gui.style import PRESETS, ViewStyle  # noqa: E402
 from attnviz.gui.views.head_map_view import HeadMapView  # noqa: E402
-from attnviz.gui.views.samples import sample_trace, synthetic_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace, synthetic_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"

@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from attnviz.gui.views.model_view import ModelView  # noqa: E402
-from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"

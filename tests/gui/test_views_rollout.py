@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import pytest  # noqa: E402
 
 from attnviz.gui.views.rollout_view import RolloutView  # noqa: E402
-from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"

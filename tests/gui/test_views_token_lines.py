@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from attnviz.gui.style import PRESETS  # noqa: E402
-from attnviz.gui.views.samples import sample_trace  # noqa: E402
+from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.gui.views.token_lines_view import MIN_WEIGHT, TokenLinesView  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 

@@ -16,14 +16,14 @@ from PySide6.QtSvg import QSvgGenerator  # noqa: E402
 
 from attnviz.analysis.steps import compute_matrix_form  # noqa: E402
 from attnviz.cli import main  # noqa: E402
-from attnviz.export.render import ExportOptions, export_widget  # noqa: E402
+from attnviz.gui.figure_render import ExportOptions, export_widget  # noqa: E402
 from attnviz.gui.walkthrough import (MatrixFormWidget, SandboxWidget, WalkthroughPage,  # noqa: E402
                                      WalkthroughWidget, WhatIfPanel, sync_runner)
 from attnviz.gui.walkthrough.number_format import format_number  # noqa: E402
 from attnviz.models import ModelConfig, build_model  # noqa: E402
 from attnviz.models.attention import Attention  # noqa: E402
 from attnviz.models.checkpoint import save_checkpoint  # noqa: E402
-from attnviz.pipeline import load_model, run_trace  # noqa: E402
+from attnviz.runtime import load_model, run_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 from attnviz.text import Tokenizer  # noqa: E402
 

@@ -127,15 +127,19 @@ def make_model(family: str, path, seed: int = 0, layers: int = 2, max_pos: int =
 
 
 def prepare(loaded, text=TEXT, picture=None, truncate=False):
-    """The pipeline's preparation through the hooks the loader installs."""
+    """The runtime's preparation, through the adapter that owns the Hugging Face model."""
+    from attnviz.runtime import prepare_image, prepare_text
+
     if loaded.config.kind == "vit":
-        return loaded.extra["prepare_image"](loaded, picture if picture is not None else sample_image())
-    return loaded.extra["prepare_text"](loaded, text, truncate=truncate)
+        return prepare_image(loaded, picture if picture is not None else sample_image())
+    return prepare_text(loaded, text, truncate=truncate)
 
 
 def trace_of(loaded, grad=False, **kw):
     prep = prepare(loaded, **kw)
-    return loaded.extra["capture"](loaded.model, prep.inputs, prep.tokens, meta=prep.meta, grad=grad), prep
+    from attnviz.runtime import adapter_for
+
+    return adapter_for(loaded).capture(loaded, prep, prep.meta, grad=grad), prep
 
 
 def sample_image():

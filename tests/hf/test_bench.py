@@ -7,7 +7,7 @@ import pytest
 
 def test_overhead_benchmark_reports_all_three_timings():
     pytest.importorskip("transformers")
-    from attnviz.hf.bench import measure_hf_overhead
+    from attnviz.bench.hf import measure_hf_overhead
 
     tiny = dict(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
                 max_position_embeddings=64)

@@ -10,7 +10,7 @@ from attnviz.cli import main
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
 def test_heads_of_an_hf_text_model_equal_its_traces(family, hf_folders, hf_loaded, tmp_path, capsys):
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     lines = ["the cat sat on the mat", "a dog ran to the cat and the dog sat"]
     corpus = tmp_path / "c.txt"

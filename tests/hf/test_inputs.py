@@ -35,10 +35,12 @@ def test_short_text_has_no_notice_and_empty_text_is_refused(hf_loaded):
 
 
 def test_text_and_image_go_to_the_right_kind_of_model(hf_loaded):
+    from attnviz.runtime import prepare_image, prepare_text
+
     with pytest.raises(InputError, match="vision model"):
-        hf_loaded["vit"].extra["prepare_text"](hf_loaded["vit"], TEXT)
+        prepare_text(hf_loaded["vit"], TEXT)
     with pytest.raises(InputError, match="text model"):
-        hf_loaded["bert"].extra["prepare_image"](hf_loaded["bert"], sample_image())
+        prepare_image(hf_loaded["bert"], sample_image())
 
 
 def _pil_reference(size, resample, crop=None):

@@ -1,32 +1,23 @@
-"""The shared path (``load_model`` → ``run_trace``) on HF folders, once checkpoint.py and pipeline.py route them.
-
-Skipped, with the reason, while ``load_checkpoint`` does not yet send Hugging Face folders to
-:func:`attnviz.hf.loader.load_hf_model` (the change is described in the issue-7 report).
-"""
+"""The shared path (``runtime.load_model`` → ``run_trace``) on HF folders, through the HuggingFaceAdapter."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attnviz.errors import InputError, ModelLoadError
+from attnviz.errors import InputError
 
 from .factories import LABELS, TEXT, sample_image
 
 
 def _load(folder):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
-    try:
-        return load_model(str(folder), device="cpu")
-    except ModelLoadError as exc:
-        if "attnviz model config" in str(exc):
-            pytest.skip("attnviz.models.checkpoint.load_checkpoint does not route Hugging Face folders yet")
-        raise
+    return load_model(str(folder), device="cpu")
 
 
 def test_run_trace_on_a_text_model_with_grad_and_rollout(hf_folders):
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     loaded = _load(hf_folders["gpt2"])
     assert loaded.info["source"] == "huggingface"
@@ -41,7 +32,7 @@ def test_run_trace_on_a_text_model_with_grad_and_rollout(hf_folders):
 
 
 def test_run_trace_on_a_vision_model_keeps_image_and_labels(hf_folders):
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     loaded = _load(hf_folders["vit"])
     trace = run_trace(loaded, image=sample_image())

@@ -19,23 +19,23 @@ KNOWN_GAPS: set = set()
 
 
 def _figures(trace):
-    from attnviz.export.figures import FIGURES
+    from attnviz.gui.figures import FIGURES
 
     return [name for name, spec in FIGURES.items() if trace.kind in spec.kinds]
 
 
 def _settle(qapp) -> None:
     """Let the views' background worker finish and their deleteLater run while the application lives."""
-    from attnviz.gui.views.heatmap_data import BACKGROUND
+    from attnviz.gui.workers import views_lane
 
-    BACKGROUND.submit(lambda: None).result(timeout=60)  # one worker: everything queued before is done
+    views_lane().submit(None, lambda: None).result(timeout=60)  # one worker: everything queued before is done
     qapp.processEvents()
 
 
 def _export(loaded, path, qapp):
     from attnviz.analysis.rollout import compute_rollout
     from attnviz.export.batch import export_one
-    from attnviz.export.render import ExportOptions
+    from attnviz.gui.figure_render import ExportOptions
     from attnviz.selection import SelectionState
 
     trace, prep = trace_of(loaded, grad=True)
@@ -64,7 +64,7 @@ def test_every_figure_renders_for_every_family(name, hf_loaded, qapp, tmp_path):
 
 def test_lecture_pack_of_an_hf_model(hf_loaded, qapp, tmp_path):
     from attnviz.export.batch import export_lecture_pack
-    from attnviz.export.render import ExportOptions
+    from attnviz.gui.figure_render import ExportOptions
 
     trace, _ = trace_of(hf_loaded["gpt2"], grad=True)
     try:

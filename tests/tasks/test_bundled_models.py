@@ -7,10 +7,11 @@ import numbers
 import pytest
 import torch
 
+from attnviz.io import assets_dir, bundled_models
 from attnviz.models.checkpoint import load_checkpoint
-
-from attnviz.io import bundled_models
-from attnviz.pipeline import task_of
+from attnviz.runtime import task_of
+from attnviz.runtime.opening import read_opening_trace
+from attnviz.tasks import get_task
 from attnviz.training.make_assets import check_targets
 
 FRESH_SEED = 777  # training recorded metrics with the task's default seed; this draws other held-out data
@@ -59,3 +60,17 @@ def test_bundled_model_meets_its_targets(name):
     loaded, task, fresh = _evaluate(name)
     assert check_targets(task, fresh) == [], f"{name} misses its targets on fresh data"
     assert check_targets(task, loaded.info["metrics"]) == []
+
+
+@pytest.mark.parametrize("name", bundled_models())
+def test_text_models_ship_an_opening_trace_of_their_current_weights(name):
+    """The app draws this before torch loads; stale after retraining until `make_assets --opening-only`."""
+    folder = assets_dir() / "models" / name
+    task = get_task(load_checkpoint(name, device="cpu").task)
+    example = task.example_input()
+    if not isinstance(example, str):
+        assert read_opening_trace(folder) is None
+        return
+    trace = read_opening_trace(folder, text=example)
+    assert trace is not None, f"{name}: opening.npz missing or stale: run python -m attnviz.training.make_assets --opening-only"
+    assert trace.meta["model_name"] == name and trace.meta["input_text"] == example

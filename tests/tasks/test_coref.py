@@ -10,7 +10,7 @@ from attnviz.capture import capture
 from attnviz.errors import InputError
 from attnviz.models.checkpoint import LoadedModel
 from attnviz.models.registry import build_model
-from attnviz.pipeline import prepare_text
+from attnviz.runtime import prepare_text
 from attnviz.tasks.coref import ANIMATE, ANIMATE_ADJ, PLACE_ADJ, PLACES, CorefTask
 
 

@@ -10,7 +10,7 @@ import torch
 
 from attnviz.models.checkpoint import LoadedModel
 from attnviz.models.registry import build_model
-from attnviz.pipeline import load_model, run_trace
+from attnviz.runtime import load_model, run_trace
 from attnviz.tasks import get_task
 from attnviz.tasks.base import Batch
 from attnviz.tasks.digits import JITTER, DigitsTask, digit_images, digit_variants, split_indices

@@ -104,7 +104,7 @@ def test_evaluate_agrees_with_single_example_traces(task, untrained, monkeypatch
 
 
 def test_prepare_text_accepts_letters(untrained):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     prep = prepare_text(untrained, "Dragon Fly drag")
     assert prep.tokens == ["[BOS]"] + list("dragonflydrag")
@@ -115,20 +115,22 @@ def test_prepare_text_accepts_letters(untrained):
     ("", "empty"), ("abc abc!", "'!'"), ("ab3", "'3'"), ("a" * (MAX_PREFIX + 2 * MAX_N + 1), "at most"),
 ])
 def test_prepare_text_rejects_bad_input(untrained, text, message):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     with pytest.raises(InputError, match=message):
         prepare_text(untrained, text)
 
 
 def test_prepare_text_truncates_when_asked(task, untrained):
-    prep = task.prepare_text(untrained, "q" * (MAX_PREFIX + 2 * MAX_N + 5), truncate=True)
+    from attnviz.runtime import prepare_text
+
+    prep = prepare_text(untrained, "q" * (MAX_PREFIX + 2 * MAX_N + 5), truncate=True)
     assert len(prep.tokens) == untrained.config.max_len and "truncated" in prep.meta["notice"]
 
 
 @pytest.mark.skipif("induction" not in bundled_models(), reason="bundled model not trained yet")
 def test_bundled_model_reproduces_its_metrics(task):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     loaded = load_model("induction", device="cpu")
     stored = loaded.info["metrics"]

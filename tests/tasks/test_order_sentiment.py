@@ -10,7 +10,7 @@ import torch
 
 from attnviz.models.checkpoint import LoadedModel
 from attnviz.models.registry import build_model
-from attnviz.pipeline import prepare_text
+from attnviz.runtime import prepare_text
 from attnviz.tasks import get_task
 from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE, THINGS, OrderSentimentTask, swap
 

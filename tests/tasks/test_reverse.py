@@ -117,7 +117,7 @@ def test_evaluate_agrees_with_single_example_traces(task, untrained, monkeypatch
 
 
 def test_prepare_text_accepts_letters_and_traces_the_decoder(task, untrained):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     prep = prepare_text(untrained, "At tention")
     assert prep.src_tokens == list("attention") + ["[EOS]"]
@@ -131,21 +131,22 @@ def test_prepare_text_accepts_letters_and_traces_the_decoder(task, untrained):
     ("", "empty"), ("   ", "empty"), ("abc1", "'1'"), ("héllo", "'é'"), ("a" * (MAX_N + 1), "at most"),
 ])
 def test_prepare_text_rejects_bad_input(untrained, text, message):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     with pytest.raises(InputError, match=message):
         prepare_text(untrained, text)
 
 
 def test_prepare_text_truncates_when_asked(untrained):
-    prep = untrained.extra.setdefault("task_obj", get_task("reverse")).prepare_text(
-        untrained, "b" * (MAX_N + 3), truncate=True)
+    from attnviz.runtime import prepare_text
+
+    prep = prepare_text(untrained, "b" * (MAX_N + 3), truncate=True)
     assert len(prep.src_tokens) == MAX_N + 1 and "truncated" in prep.meta["notice"]
 
 
 @pytest.mark.skipif("reverse" not in bundled_models(), reason="bundled model not trained yet")
 def test_bundled_model_reproduces_its_metrics(task):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     loaded = load_model("reverse", device="cpu")
     stored = loaded.info["metrics"]

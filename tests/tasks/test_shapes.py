@@ -11,9 +11,9 @@ import torch
 from attnviz.analysis.rollout import compute_rollout
 from attnviz.models.checkpoint import LoadedModel
 from attnviz.models.registry import build_model
-from attnviz.pipeline import load_model, run_trace
+from attnviz.runtime import load_model, run_trace
 from attnviz.tasks.shapes import TEST_OFFSET, ShapesTask, scene_ids
-from attnviz.vision.pointing import classify_and_point, patch_hits
+from attnviz.tasks.pointing import classify_and_point, patch_hits
 from attnviz.vision.preprocess import preprocess_image
 from attnviz.vision.shape_scenes import SHAPES, make_scene
 

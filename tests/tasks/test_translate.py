@@ -123,7 +123,7 @@ def test_evaluate_agrees_with_single_example_traces(task, untrained, monkeypatch
 
 
 def test_prepare_text_translates_and_gives_the_reference(task, untrained):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     prep = prepare_text(untrained, "The big dog sees a small cat.")
     assert prep.src_tokens == "the big dog sees a small cat".split() + ["[EOS]"]
@@ -139,7 +139,7 @@ def test_prepare_text_translates_and_gives_the_reference(task, untrained):
     ("the zebra sees a gnu", "'zebra', 'gnu'"), ("the dog " * 10, "at most"),
 ])
 def test_prepare_text_rejects_bad_input(untrained, text, message):
-    from attnviz.pipeline import prepare_text
+    from attnviz.runtime import prepare_text
 
     with pytest.raises(InputError, match=message):
         prepare_text(untrained, text)
@@ -147,7 +147,7 @@ def test_prepare_text_rejects_bad_input(untrained, text, message):
 
 @pytest.mark.skipif("translate" not in bundled_models(), reason="bundled model not trained yet")
 def test_bundled_model_reproduces_its_metrics(task):
-    from attnviz.pipeline import load_model
+    from attnviz.runtime import load_model
 
     loaded = load_model("translate", device="cpu")
     stored = loaded.info["metrics"]

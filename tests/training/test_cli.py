@@ -53,24 +53,23 @@ def test_eval_refuses_a_model_without_a_builtin_task(tmp_path, capsys):
     from attnviz.models.config import ModelConfig
     from attnviz.models.registry import build_model
 
-    cfg = ModelConfig(vocab_size=10, n_layers=1, n_heads=1, d_model=8)
-    save_checkpoint(tmp_path, build_model(cfg), cfg, {"task": "my-own-data"})
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc"])
+    cfg = ModelConfig(vocab_size=len(tok.vocab), n_layers=1, n_heads=1, d_model=8)
+    save_checkpoint(tmp_path, build_model(cfg), cfg, {"task": "my-own-data"}, tokenizer=tok)
     assert main(["eval", "--model", str(tmp_path), "--device", "cpu"]) == 2
     assert "not trained on a built-in task" in capsys.readouterr().err
 
 
-def test_make_assets_skips_missing_modules_and_swaps_in_the_model(tmp_path, capsys, monkeypatch):
-    from attnviz import tasks
-
-    monkeypatch.setitem(tasks.TASKS, "not-written", ("attnviz.tasks.not_written_yet", "Nope"))
+def test_make_assets_swaps_in_the_model(tmp_path, capsys, monkeypatch):
     real_build = make_assets.build_asset
     monkeypatch.setattr(make_assets, "build_asset",
                         lambda task, root, **kw: real_build(_short(task), root, **kw))
     (tmp_path / "order-sentiment-nopos").mkdir()
     (tmp_path / "order-sentiment-nopos" / "stale.txt").write_text("old model")
-    code = make_assets.main(["--out", str(tmp_path), "--only", "order-sentiment-nopos", "not-written"])
+    code = make_assets.main(["--out", str(tmp_path), "--only", "order-sentiment-nopos"])
     out = capsys.readouterr().out
-    assert "not-written: skipped" in out
     assert "order-sentiment-nopos: accuracy" in out and "trained" in out
     assert code == 0  # 40 steps of a model without positions still meets "cannot tell pairs apart"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["order-sentiment-nopos"]

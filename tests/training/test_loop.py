@@ -11,7 +11,7 @@ import torch
 from attnviz.capture import capture
 from attnviz.errors import AttnvizError, ModelLoadError
 from attnviz.models.checkpoint import load_checkpoint
-from attnviz.pipeline import prepare_text
+from attnviz.runtime import prepare_text
 from attnviz.training import load_snapshots, train
 from attnviz.training.loop import subsample_history
 from attnviz.training.schedule import MIN_LR_RATIO, lr_at
@@ -183,7 +183,7 @@ def test_bad_arguments_are_one_line_errors(tiny_task, tmp_path):
 
 
 def test_loop_overhead_is_measured(tiny_task):
-    from attnviz.training.bench import measure_loop_overhead
+    from attnviz.bench.training import measure_loop_overhead
 
     res = measure_loop_overhead(tiny_task, steps=30, repeats=1, n_snapshots=5)
     assert res["bare_s"] > 0 and res["loop_s"] > 0

@@ -6,7 +6,8 @@ import numpy as np
 
 from attnviz.models.config import ModelConfig
 from attnviz.vision.preprocess import load_image, preprocess_image
-from attnviz.vision.samples import sample_images, sample_path, samples_dir, sklearn_photos, write_samples
+from attnviz.tasks.sample_images import write_samples
+from attnviz.vision.samples import sample_images, sample_path, samples_dir, sklearn_photos
 
 DIGITS = [f"digit-{d}" for d in range(10)]
 SHAPES = ["shapes-circle", "shapes-square", "shapes-triangle", "shapes-cross", "shapes-star"]

@@ -26,7 +26,7 @@ def current_figure(win):
 
 
 def export_figure(win) -> None:
-    from attnviz.export.dialog import ExportDialog, export_current_view
+    from attnviz.gui.dialogs.export_dialog import ExportDialog, export_current_view
 
     view = win.current_figure()
     if view is None:
@@ -46,7 +46,7 @@ def export_figure(win) -> None:
 
 
 def copy_figure(win) -> None:
-    from attnviz.export.dialog import copy_current_view
+    from attnviz.gui.dialogs.export_dialog import copy_current_view
 
     view = win.current_figure()
     if view is None:

@@ -40,7 +40,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
     from attnviz.device import available_devices
     from attnviz.errors import ModelLoadError
     from attnviz.io import bundled_models
-    from attnviz.pipeline import load_model, task_of
+    from attnviz.runtime import load_model, task_of
 
     notice = ""
     if not ref:
@@ -97,7 +97,7 @@ def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
     """Run the model on text or an image and capture a Trace (+ the token strip for text)."""
     # token_strip is a Qt module, but already imported by the window (GUI thread): only a lookup here
     from attnviz.gui.panels.token_strip import build_strip
-    from attnviz.pipeline import run_trace
+    from attnviz.runtime import run_trace
 
     t0 = time.perf_counter()
     trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded))

@@ -18,7 +18,7 @@ __all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES"]
 
 # Qt-free modules the Training and Walkthrough pages import, loaded on a worker before the pages are
 # built on the GUI thread
-PAGE_DEPENDENCIES = ("attnviz.analysis.sandbox", "attnviz.analysis.permutation", "attnviz.whatif",
+PAGE_DEPENDENCIES = ("attnviz.analysis.sandbox", "attnviz.runtime.permutation", "attnviz.whatif",
                      "attnviz.tasks", "attnviz.training.snapshots")
 # torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; importing that in
 # the background once the pages are built keeps the first training start free of import hiccups
@@ -100,7 +100,7 @@ class WindowPagesMixin:
         self.restyle()
 
     def set_theme(self, theme: str) -> None:
-        from attnviz.gui.app import apply_theme
+        from attnviz.gui.theme import apply_theme
 
         self.settings.theme = theme
         apply_theme(QApplication.instance(), theme)

@@ -31,12 +31,12 @@ from typing import Callable
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QSize, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.views.heatmap_data import BACKGROUND
+from attnviz.gui.workers import views_lane
 from attnviz.selection import Selection, SelectionState
 
 __all__ = ["BaseView", "ALL_FIELDS"]
@@ -61,10 +61,11 @@ class _WeakListener:
         view._selection_changed(state, set(changed))
 
 
-class _Relay(QObject):
-    """Carries results of background work to the GUI thread (a queued signal)."""
-
-    done = Signal(int, object)
+def _call(fn):
+    try:
+        return fn()
+    except Exception as exc:  # handed to done(), shown to the user, never a traceback
+        return exc
 
 
 class BaseView(QWidget):
@@ -91,10 +92,7 @@ class BaseView(QWidget):
         layout.addWidget(self.canvas, 1)
         layout.addWidget(self.status)
         self.canvas.setBackground(self.style.background)
-        self._generation = 0
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._background_done)
-        self._pending: dict[int, Callable] = {}
+        self._work = None  # (job, fn, done) of the newest background work not delivered yet
         self._build()
         if selection is not None:
             self.set_selection(selection)
@@ -139,15 +137,12 @@ class BaseView(QWidget):
 
     def ensure_current(self) -> None:
         """Finish pending background work now, on this thread: an exported figure must be complete."""
-        gen, fn = getattr(self, "_pending_work", (None, None))
-        done = self._pending.pop(gen, None) if gen is not None else None
-        if done is None:
+        if self._work is None:
             return
-        try:
-            result = fn()
-        except Exception as exc:  # shown by done() like a background failure
-            result = exc
-        done(result)  # the background result for this generation now finds nothing pending
+        job, fn, done = self._work
+        self._work = None
+        job.lane.cancel(job.kind)  # its result, if it still comes, is dropped
+        done(_call(fn))
 
     def figure_size(self) -> QSize:
         """A good default export size in logical pixels."""
@@ -186,29 +181,23 @@ class BaseView(QWidget):
 
     # -- background work -----------------------------------------------------------------------
     def run_in_background(self, fn: Callable[[], object], done: Callable[[object], None]) -> None:
-        """Run ``fn()`` (numpy only, no Qt) on the views' worker thread; ``done(result)`` runs later on
-        the GUI thread unless newer work was started meanwhile. An exception is passed as the result."""
-        self._generation += 1
-        gen, relay = self._generation, self._relay
-        self._pending = {gen: done}
-        self._pending_work = (gen, fn)
+        """Run ``fn()`` (numpy only, no Qt) on the views' lane; ``done(result)`` runs later on the GUI
+        thread unless newer work of this view was started meanwhile (latest wins) or the view was
+        deleted. An exception is passed as the result."""
 
-        def work():
-            try:
-                result = fn()
-            except Exception as exc:  # handed to done(), shown to the user, never a traceback
-                result = exc
-            try:
-                relay.done.emit(gen, result)
-            except RuntimeError:  # the view was closed meanwhile
-                pass
-
-        BACKGROUND.submit(work)
-
-    def _background_done(self, generation: int, result) -> None:
-        done = self._pending.pop(generation, None)
-        if done is not None:
+        def delivered(result):
+            self._work = None
             done(result)
+
+        job = views_lane().submit(("view", id(self)), _call, fn, on_result=delivered, owner=self)
+        self._work = (job, fn, done)
+
+    def cancel_background(self) -> None:
+        """Drop this view's background work: its result will not be delivered."""
+        if self._work is not None:
+            job = self._work[0]
+            job.lane.cancel(job.kind)
+            self._work = None
 
     # -- hooks for subclasses ------------------------------------------------------------------
     def _build(self) -> None:

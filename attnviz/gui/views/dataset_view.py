@@ -40,6 +40,7 @@ def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0, corpu
     from attnviz.runtime.batch_scores import N_REPEATED, score_heads, score_heads_by_trace
     from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
                                                 repeated_batches)
+    from attnviz.runtime import adapter_for
     from attnviz.runtime.model_copies import MODEL_LOCK, private_model
 
     if corpus is not None:
@@ -48,7 +49,7 @@ def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0, corpu
         n = min(n, len(list_images(images)))
     with MODEL_LOCK:
         loaded = private_model(ref)
-        if loaded.extra.get("capture") is not None:  # hooked (Hugging Face) models: one input at a time
+        if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
             items = dataset_items(loaded, corpus=corpus, images=images, n=n)
             result = score_heads_by_trace(loaded, items, n, progress=progress, cancel=cancel)
         else:

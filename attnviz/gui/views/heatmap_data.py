@@ -11,20 +11,15 @@ from __future__ import annotations
 
 import math
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from attnviz.gui.style import MASKED_INDEX
 
-__all__ = ["MAX_PX", "BACKGROUND", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic",
+__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic",
            "PooledHeadCache"]
 
 MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
-
-# One background thread for the views' numpy work (pooling ahead, statistics): numpy releases the
-# GIL in its loops, so the GUI thread stays responsive; one worker keeps the 2-core budget.
-BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attnviz-views")
 
 
 def pool_factor(n: int, max_px: int = MAX_PX) -> int:
@@ -141,10 +136,13 @@ class PooledHeadCache:
         return pooled
 
     def prefetch(self, first: int = 0):
-        """Pool every head not cached yet, starting after ``first``; returns a Future."""
+        """Pool every head not cached yet, starting after ``first``, on the views' lane (numpy releases
+        the GIL in its loops, so the GUI thread stays responsive); returns the lane's Job."""
+        from attnviz.gui.workers import views_lane  # Qt: only when called from the GUI, never from a worker
+
         n = self.probs.shape[0]
         order = [(first + i) % n for i in range(n)]
-        return BACKGROUND.submit(self._fill, order)
+        return views_lane().submit(None, self._fill, order)
 
     def _fill(self, order: list[int]) -> None:
         for h in order:

@@ -114,7 +114,7 @@ class ModelView(BaseView):
 
     def _rebuild(self) -> None:
         if self.trace is None:
-            self._pending.clear()
+            self.cancel_background()
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
             set_title(self.title_item, "no trace", self.style)

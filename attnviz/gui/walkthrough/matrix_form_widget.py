@@ -136,7 +136,7 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         self._show_message(f"computing the matrices of layer {layer} ({T} tokens)…")
         self._pending = run_job(compute_matrix_form, self.trace, layer, part,
                                 on_result=lambda form, k=key: self._form_ready(k, form),
-                                on_error=self._show_message)
+                                on_error=self._show_message, owner=self)
 
     def _form_ready(self, key, form) -> None:
         if key != self._form_key:

@@ -33,9 +33,9 @@ class WhatIfPanel(FigureHostMixin, QWidget):
         super().__init__(parent)
         if run_async is None:  # standalone: a lane of our own still keeps runs off the GUI thread, in order
             from attnviz.gui.walkthrough.runners import lane_runner
-            from attnviz.gui.workers import ModelLane
+            from attnviz.gui.workers import Lane
 
-            self._own_lane = ModelLane(self)
+            self._own_lane = Lane(self)
             run_async = lane_runner(self._own_lane)
         self.run_async = run_async
         self.style = style or ViewStyle()

@@ -12,9 +12,10 @@ __all__ = ["run_export_benchmarks"]
 def run_export_benchmarks(model: str = "coref",
                           text: str = "The animal didn't cross the street because it was too tired") -> dict:
     from attnviz.export.batch import export_lecture_pack, export_one
-    from attnviz.export.headless import ensure_app, export_style
-    from attnviz.export.render import ExportOptions
-    from attnviz.pipeline import load_model, run_trace
+    from attnviz.export.headless import ensure_app
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.runtime import load_model, run_trace
     from attnviz.selection import SelectionState
 
     app = ensure_app()  # noqa: F841

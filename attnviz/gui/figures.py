@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from attnviz.errors import AttnvizError
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "figure_names", "make_figure", "figure_spec"]
+__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec", "export_style"]
 
 TEXT = ("encoder", "decoder", "encoder-decoder")
 ALL = (*TEXT, "vit")
@@ -57,10 +57,6 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
 )}
 
 
-def figure_names() -> list[str]:
-    return list(FIGURES)
-
-
 def figure_spec(name: str) -> FigureSpec:
     if name not in FIGURES:
         raise AttnvizError(f"unknown view {name!r}: choose one of {', '.join(FIGURES)}")
@@ -72,6 +68,18 @@ def view_class(spec: FigureSpec):
         return getattr(importlib.import_module(spec.module), spec.cls)
     except (ImportError, AttributeError):
         raise AttnvizError(f"the {spec.name!r} view is not available in this build") from None
+
+
+def export_style(theme: str = "light", colormap: str = "viridis", colour_bar: bool = True, font_scale: float = 1.0):
+    """The ViewStyle of an exported figure: light for slides by default, whatever the app's theme."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.style import PRESETS
+
+    base = PRESETS["default" if theme == "light" else theme]
+    if colormap not in pg.colormap.listMaps():
+        raise AttnvizError(f"unknown colour map {colormap!r} (try viridis, cividis, inferno, magma, plasma)")
+    return base.with_(cmap=colormap, colour_bar=colour_bar, font_scale=base.font_scale * font_scale)
 
 
 def make_figure(name: str, trace, state: SelectionState, style=None, step: int | None = None):

@@ -12,7 +12,8 @@ import time
 import numpy as np
 import torch
 
-from attnviz.training.loop import GRAD_CLIP, _resolve_task, cpu_threads, train
+from attnviz.tasks import get_task
+from attnviz.training.loop import GRAD_CLIP, cpu_threads, train
 from attnviz.training.schedule import lr_at, make_optimizer
 
 __all__ = ["measure_loop_overhead", "run_bare_loop"]
@@ -87,7 +88,7 @@ def measure_loop_overhead(task="coref", steps: int = 200, repeats: int = 3, devi
         ``task``, ``steps``, ``bare_s``/``loop_s`` (CPU seconds), ``bare_wall_s``/``loop_wall_s``,
         ``ratio`` (loop / bare CPU time) and ``overhead_pct``.
     """
-    task = _resolve_task(task)
+    task = get_task(task) if isinstance(task, str) else task
     if n_snapshots is None:
         n_snapshots = max(2, round(20 * steps / task.steps))
     previous = torch.get_num_threads()

@@ -21,15 +21,12 @@ def classify_and_point(model, images: torch.Tensor, chunk: int = 128) -> tuple[n
     chunk gives both the logits and every layer's attention.
     """
     from attnviz.analysis.rollout import compute_rollout
-    from attnviz.capture.record import recording
-    from attnviz.models.registry import attention_layers
+    from attnviz.capture.batch import batch_attention
 
-    blocks = attention_layers(model)["main"]
     preds, peaks = [], []
     for start in range(0, len(images), chunk):
-        with recording(model):
-            logits = model(images[start : start + chunk])
-            probs = [b.attn.record["probs"].float().cpu().numpy() for b in blocks]  # L × (B, H, T, T)
+        logits, by_part = batch_attention(model, {"images": images[start : start + chunk]})
+        probs = by_part["self"]  # L × (B, H, T, T)
         preds.append(logits.argmax(-1).cpu().numpy())
         for i in range(len(logits)):
             roll = compute_rollout([p[i] for p in probs])  # (T, T)

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget)
 
-from attnviz.export.render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
+from attnviz.gui.figure_render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
 
 __all__ = ["ExportDialog", "export_current_view", "copy_current_view"]
 
@@ -106,7 +106,7 @@ class ExportDialog(QDialog):
         return opts
 
     def style(self):
-        from attnviz.export.headless import export_style
+        from attnviz.gui.figures import export_style
 
         return export_style(self.theme.currentText(), self.cmap.currentText(), self.colour_bar.isChecked(),
                             self.font_scale.value())
@@ -114,7 +114,7 @@ class ExportDialog(QDialog):
 
 def _figure_for(view, trace, state, style):
     """Re-create a registered view at export size; other widgets are exported as they are."""
-    from attnviz.export.figures import FIGURES, make_figure
+    from attnviz.gui.figures import FIGURES, make_figure
 
     name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), None)
     if name is None or trace is None:
@@ -140,7 +140,7 @@ def export_current_view(view, trace, state, path, opts: ExportOptions, style) ->
 
 def copy_current_view(view, trace, state, opts: ExportOptions | None = None, style=None):
     """Put the figure on the clipboard as an image (1920×1080 light slide unless told otherwise)."""
-    from attnviz.export.headless import export_style
+    from attnviz.gui.figures import export_style
 
     fig, selection = _figure_for(view, trace, state, style or export_style())
     try:

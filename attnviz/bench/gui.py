@@ -14,48 +14,8 @@ import subprocess
 import sys
 import time
 
-__all__ = ["StallMeter", "measure_startup", "measure_keystroke", "run_gui_benchmarks"]
+__all__ = ["measure_startup", "measure_keystroke", "run_gui_benchmarks"]
 
-
-class StallMeter:
-    """Measures how long the GUI event loop goes without running: a 10 ms timer records its gaps.
-
-    ``max_gap_ms`` is the longest time between two ticks, i.e. the worst freeze a user would feel
-    (minus the 10 ms period). Use as a context manager around the work to watch.
-    """
-
-    def __init__(self, period_ms: int = 10):
-        from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-
-        self.period_ms = period_ms
-        self._timer = QTimer()
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(period_ms)
-        self._timer.timeout.connect(self._tick)
-        self._clock = QElapsedTimer()
-        self.gaps_ms: list[float] = []
-
-    def _tick(self) -> None:
-        self.gaps_ms.append(self._clock.nsecsElapsed() / 1e6)
-        self._clock.restart()
-
-    def __enter__(self) -> "StallMeter":
-        self.gaps_ms.clear()
-        self._clock.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._timer.stop()
-        self._tick()
-
-    @property
-    def max_gap_ms(self) -> float:
-        return max(self.gaps_ms, default=0.0)
-
-    @property
-    def ticks(self) -> int:
-        return len(self.gaps_ms)
 
 # The child runs the real CLI path; it only adds listeners that report when things reach the screen,
 # and a stall meter from the first paint to the first attention map (the start-up's worst freeze).
@@ -66,7 +26,7 @@ marks = {}
 def mark(name):
     marks.setdefault(name, time.time() - T0)
 import attnviz.gui.main_window as mw
-from attnviz.gui.bench import StallMeter
+from attnviz.bench.stall import StallMeter
 _init = mw.MainWindow.__init__
 def _patched(self, *a, **k):
     _init(self, *a, **k)
@@ -216,6 +176,6 @@ def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
     return out
 
 
-if __name__ == "__main__":  # python -m attnviz.gui.bench: the same figures without the CLI
+if __name__ == "__main__":  # python -m attnviz.bench.gui: the same figures without the CLI
     for key, value in run_gui_benchmarks().items():
         print(f"{key:<44} {value:.3f}" if isinstance(value, float) else f"{key:<44} {value}")

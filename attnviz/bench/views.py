@@ -43,7 +43,7 @@ def benchmark_head_switch(T_list=(64, 512, 2048, 4096), n_heads: int = 4, repeat
     Returns {T: {"warm_wall", "warm_cpu", "cold_wall", "cold_cpu"}} in ms.
     """
     from attnviz.gui.views.head_map_view import HeadMapView
-    from attnviz.gui.views.samples import synthetic_trace
+    from attnviz.bench.traces import synthetic_trace
     from attnviz.selection import Selection
 
     app = _app()
@@ -86,7 +86,7 @@ def benchmark_model_grid(T: int = 128, n_layers: int = 12, n_heads: int = 12, re
                          out=sys.stdout) -> dict[str, float]:
     """Median ms to redraw the full layers × heads thumbnail grid of :class:`ModelView` for a new trace."""
     from attnviz.gui.views.model_view import ModelView
-    from attnviz.gui.views.samples import synthetic_trace
+    from attnviz.bench.traces import synthetic_trace
     from attnviz.selection import Selection
 
     app = _app()

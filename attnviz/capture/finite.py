@@ -1,0 +1,33 @@
+"""Say so when a trace holds NaN or infinity: a model with NaN weights, or an attention scale that
+overflows, otherwise draws an empty map with no word of why."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["nonfinite_arrays", "add_nonfinite_notice"]
+
+
+def nonfinite_arrays(arrays: dict) -> dict[str, int]:
+    """Names of float arrays holding NaN or ±inf → how many such values; masks (−inf by design) are skipped."""
+    found: dict[str, int] = {}
+    for name, a in arrays.items():
+        if name.endswith("mask") or not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+            continue
+        bad = a.size - int(np.count_nonzero(np.isfinite(a)))
+        if bad:
+            found[name] = bad
+    return found
+
+
+def add_nonfinite_notice(meta: dict, arrays: dict) -> None:
+    """Append a one-sentence notice (and the list ``meta["nonfinite"]``) when any array is not finite."""
+    found = nonfinite_arrays(arrays)
+    if not found:
+        return
+    first, count = next(iter(found.items()))
+    more = f" and {len(found) - 1} more arrays" if len(found) > 1 else ""
+    text = (f"NaN or infinite values in {first} ({count} of {arrays[first].size}){more}: the model's numbers "
+            "overflowed or its weights are not finite, so these figures show nothing meaningful")
+    meta["nonfinite"] = sorted(found)
+    meta["notice"] = "; ".join(filter(None, [meta.get("notice"), text]))

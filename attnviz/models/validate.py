@@ -1,0 +1,385 @@
+"""Check a native model folder completely before anything is built or allocated.
+
+One pass answers "can this folder be loaded?" without reading the weights themselves:
+
+1. ``config.json`` is read with bounded size and nesting (a deeply nested file would otherwise end in a
+   RecursionError inside the JSON parser);
+2. the ``model`` section has the right types and ranges (``n_layers: "three"``, ``dropout: 2``,
+   ``patch_size: 0``, ``attn_scale: NaN``... are refused here, not as tracebacks in torch);
+3. the tokenizers agree with the config (present for text models, the special tokens present, as many
+   entries as the embedding has rows), and a built-in task named in the file trains this kind of model;
+4. the parameter shapes the config implies (a model built on torch's ``meta`` device: no memory) equal the
+   shapes in the ``model.safetensors`` header, which is read without the tensor data, and the file is as
+   long as its header says;
+5. the parameter memory fits in the memory available now.
+
+Every failure is a :class:`~attnviz.errors.ModelLoadError` whose message is one line; the full list of
+problems (e.g. every mismatching weight) is on its ``details`` attribute for a "details" button.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+from dataclasses import fields
+from pathlib import Path
+
+from attnviz.errors import ModelLoadError
+
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "LIMITS", "read_json_bounded", "check_json_depth",
+           "validate_model_dict", "validate_tokenizer_dict", "read_safetensors_header", "expected_shapes",
+           "check_weight_shapes", "available_memory", "check_memory", "estimate_training_bytes",
+           "validate_model_folder"]
+
+MAX_JSON_BYTES = 64 * 1024 * 1024  # a bundled config with a BPE vocabulary is ~0.1 MB
+MAX_JSON_DEPTH = 64  # attnviz configs nest 5 deep; Hugging Face configs a few more
+MAX_HEADER_BYTES = 100_000_000  # the safetensors reference implementation's own limit
+# (low, high) per integer field of ModelConfig: generous for any model this app can show, but finite, so a
+# typo such as n_layers 1e9 is refused before a module is made
+LIMITS = {
+    "vocab_size": (0, 1_000_000), "tgt_vocab_size": (0, 1_000_000), "n_layers": (1, 256),
+    "n_dec_layers": (0, 256), "n_heads": (1, 256), "n_kv_heads": (0, 256), "d_model": (1, 16_384),
+    "d_head": (0, 4096), "max_len": (1, 65_536), "n_classes": (1, 1_000_000), "image_size": (1, 4096),
+    "patch_size": (1, 4096), "in_chans": (1, 16),
+}
+_FLOAT_FIELDS = {"mlp_ratio": (0.0, 64.0), "attn_scale": (0.0, 1e6), "dropout": (0.0, 1.0)}
+_FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
+_DTYPE_BYTES = {**_FLOAT_DTYPES, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
+                "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+def _fail(message: str, details: list[str] | None = None) -> ModelLoadError:
+    exc = ModelLoadError(message)
+    exc.details = "\n".join(details) if details else message
+    return exc
+
+
+# -- JSON ----------------------------------------------------------------------------------------------
+def check_json_depth(doc, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raise ModelLoadError when ``doc`` nests deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise _fail(f"nested more than {limit} levels deep")
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def read_json_bounded(path, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH):
+    """Parse a JSON file of at most ``max_bytes`` nesting at most ``max_depth`` levels.
+
+    Raises
+    ------
+    ModelLoadError
+        Unreadable, too large, not UTF-8, not JSON, or too deeply nested; one line naming the file.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise _fail(f"cannot read {path}: {size:,} bytes is more than a config file may hold "
+                        f"({max_bytes:,})")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise _fail(f"cannot read {path}: not UTF-8 text") from None
+    try:
+        doc = json.loads(text, parse_constant=_keep_constant)
+    except RecursionError:
+        raise _fail(f"cannot read {path}: nested more than {max_depth} levels deep") from None
+    except ValueError as exc:  # JSONDecodeError; also int() of a 5000-digit number
+        raise _fail(f"cannot read {path}: not valid JSON ({str(exc).splitlines()[0]})") from None
+    try:
+        check_json_depth(doc, max_depth)
+    except ModelLoadError as exc:
+        raise _fail(f"cannot read {path}: {exc}") from None
+    return doc
+
+
+def _keep_constant(name: str) -> float:
+    # NaN / Infinity are not JSON, but Python writes them; read them so the range checks can name the field
+    return float(name.replace("Infinity", "inf"))
+
+
+# -- the model section -----------------------------------------------------------------------------------
+def _type_name(value) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def validate_model_dict(data) -> "ModelConfig":  # noqa: F821 (ModelConfig imported inside)
+    """Check the types and ranges of a config's ``model`` section and build the :class:`ModelConfig`."""
+    from attnviz.models.config import ModelConfig
+
+    if not isinstance(data, dict):
+        raise _fail(f"invalid model config: the 'model' section is {_type_name(data)}, not an object")
+    known = {f.name: f for f in fields(ModelConfig)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise _fail(f"invalid model config: unknown keys {', '.join(map(str, unknown))}")
+    defaults = ModelConfig.__dataclass_fields__
+    for name, value in data.items():
+        default = defaults[name].default
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise _fail(f"invalid model config: {name} must be true or false, not {value!r}")
+        elif isinstance(default, int):
+            # 64.0 from a hand-edited file is fine; 1e9 as a float is caught by the range below
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                    isinstance(value, float) and not (math.isfinite(value) and value.is_integer())):
+                raise _fail(f"invalid model config: {name} must be a whole number, not {value!r}")
+            low, high = LIMITS[name]
+            if not low <= value <= high:
+                raise _fail(f"invalid model config: {name}={_short(value)} is outside {low}..{high:,}")
+            data = {**data, name: int(value)}
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise _fail(f"invalid model config: {name} must be a number, not {value!r}")
+            low, high = _FLOAT_FIELDS[name]
+            top_ok = value < high if name == "dropout" else value <= high
+            if not (math.isfinite(value) and low <= value and top_ok):
+                shown = "[0, 1)" if name == "dropout" else f"{low:g}..{high:g}"
+                raise _fail(f"invalid model config: {name}={_short(value)} must be a finite number in {shown}")
+            if name == "mlp_ratio" and value <= 0:
+                raise _fail(f"invalid model config: mlp_ratio={value} must be positive")
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise _fail(f"invalid model config: {name} must be a string, not {value!r}")
+    cfg = ModelConfig(**data)  # choices and divisibility: ModelConfig.validate
+    if cfg.n_kv_heads > cfg.n_heads:
+        raise _fail(f"invalid model config: n_kv_heads={cfg.n_kv_heads} is more than n_heads={cfg.n_heads}")
+    if int(cfg.d_model * cfg.mlp_ratio) < 1:
+        raise _fail(f"invalid model config: d_model × mlp_ratio = {cfg.d_model * cfg.mlp_ratio:g} leaves "
+                    "the MLP no hidden units")
+    if cfg.kind == "vit" and cfg.patch_size > cfg.image_size:
+        raise _fail(f"invalid model config: patch_size={cfg.patch_size} is larger than image_size="
+                    f"{cfg.image_size}")
+    if cfg.kind == "encoder-decoder" and cfg.tgt_vocab < 1:
+        raise _fail("invalid model config: an encoder-decoder needs tgt_vocab_size >= 1")
+    if cfg.head == "mlm" and cfg.kind != "encoder":
+        raise _fail(f"invalid model config: head 'mlm' needs kind 'encoder', not {cfg.kind!r}")
+    return cfg
+
+
+def _short(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else f"{value:,}"
+
+
+def validate_tokenizer_dict(data, rows: int, what: str = "tokenizer") -> None:
+    """Check a tokenizer section: kind, a vocabulary of strings holding [PAD] and [UNK], ``rows`` entries."""
+    if not isinstance(data, dict):
+        raise _fail(f"invalid {what}: it is {_type_name(data)}, not an object")
+    kind = data.get("kind")
+    if kind not in ("char", "word", "bpe"):
+        raise _fail(f"invalid {what}: kind {kind!r} is not char, word or bpe")
+    vocab = data.get("vocab")
+    if not isinstance(vocab, list) or not vocab:
+        raise _fail(f"invalid {what}: its vocabulary is empty or missing")
+    if not all(isinstance(t, str) for t in vocab):
+        raise _fail(f"invalid {what}: every vocabulary entry must be a string")
+    if len(set(vocab)) != len(vocab):
+        raise _fail(f"invalid {what}: the vocabulary repeats entries")
+    missing = [t for t in ("[PAD]", "[UNK]") if t not in vocab]
+    if missing:
+        raise _fail(f"invalid {what}: the vocabulary lacks {', '.join(missing)}")
+    for key in ("prefix", "suffix"):
+        extra = data.get(key, [])
+        if not isinstance(extra, list) or any(t not in vocab for t in extra if isinstance(t, str)) or not all(
+                isinstance(t, str) for t in extra):
+            raise _fail(f"invalid {what}: {key} must list tokens of its vocabulary")
+    if "lowercase" in data and not isinstance(data["lowercase"], bool):
+        raise _fail(f"invalid {what}: lowercase must be true or false")
+    if kind == "bpe" and not isinstance(data.get("bpe_json"), str):
+        raise _fail(f"invalid {what}: a bpe tokenizer needs its bpe_json")
+    if len(vocab) != rows:
+        raise _fail(f"{what} has {len(vocab)} entries but the model's embedding has {rows} rows")
+
+
+def _check_task(task, cfg, task_kind) -> None:
+    """The task named in config.json must train this kind of model (``task_kind``: name → kind or None)."""
+    kind = task_kind(task) if task is not None and task_kind is not None else None
+    if kind is not None and kind != cfg.kind:
+        raise _fail(f"config.json says task {task!r}, which trains {_a(kind)} model, but this is "
+                    f"{_a(cfg.kind)} model")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def _check_info(doc: dict, cfg, task_kind=None) -> None:
+    task = doc.get("task")
+    if task is not None and not isinstance(task, str):
+        raise _fail(f"invalid config: task must be a name, not {task!r}")
+    labels = doc.get("labels")
+    if labels is not None:
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+            raise _fail("invalid config: labels must be a list of names")
+        if cfg.head == "classify" and len(labels) != cfg.n_classes:
+            raise _fail(f"config.json names {len(labels)} labels but the model has {cfg.n_classes} classes")
+    for key in ("metrics", "history", "preprocess"):
+        if key in doc and doc[key] is not None and not isinstance(doc[key], dict):
+            raise _fail(f"invalid config: {key} must be an object, not {_type_name(doc[key])}")
+    history = doc.get("history") or {}
+    lengths = {len(v) if isinstance(v, list) else -1 for v in history.values()}
+    if -1 in lengths or len(lengths) > 1:
+        raise _fail("invalid config: history must hold lists of equal length")
+    _check_task(task, cfg, task_kind)
+
+
+# -- weights ----------------------------------------------------------------------------------------------
+def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Names → (dtype, shape) from a safetensors file's header, checked against the file's length.
+
+    Only the header is read, never the tensor data.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise ValueError("shorter than a header")
+            (n,) = struct.unpack("<Q", head)
+            if n > MAX_HEADER_BYTES or n > size - 8:
+                raise ValueError("its header length is implausible")
+            raw = fh.read(n)
+        header = json.loads(raw)
+        if not isinstance(header, dict):
+            raise ValueError("its header is not an object")
+        check_json_depth(header, 8)
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError, ModelLoadError) as exc:
+        raise _fail(f"{path} is not a readable safetensors file: {str(exc).splitlines()[0]}") from None
+    out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    end = 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype, shape, (a, b) = entry["dtype"], tuple(int(d) for d in entry["shape"]), entry["data_offsets"]
+            count = math.prod(shape)
+            if dtype not in _DTYPE_BYTES or min(shape, default=0) < 0 or int(b) - int(a) != count * _DTYPE_BYTES[dtype]:
+                raise ValueError
+        except (KeyError, TypeError, ValueError):
+            raise _fail(f"{path} is not a readable safetensors file: bad header entry {name!r}") from None
+        out[name] = (dtype, shape)
+        end = max(end, int(b))
+    if 8 + n + end > size:
+        raise _fail(f"{path} is truncated ({size:,} bytes, its header needs {8 + n + end:,})")
+    return out
+
+
+def expected_shapes(cfg) -> dict[str, tuple[int, ...]]:
+    """Parameter names → shapes of the model ``cfg`` describes, built on the meta device (no memory)."""
+    import torch
+
+    from attnviz.models.registry import build_model
+
+    with torch.device("meta"):
+        model = build_model(cfg)
+    return {k: tuple(v.shape) for k, v in model.state_dict().items()}
+
+
+def check_weight_shapes(expected: dict, header: dict, where: str) -> None:
+    """Every expected parameter present in ``header`` with the same shape and a float dtype; no extras."""
+    problems = []
+    for name, shape in expected.items():
+        if name not in header:
+            problems.append(f"{name}: missing from the weights (config implies {shape})")
+        elif header[name][1] != shape:
+            problems.append(f"{name}: {header[name][1]} in the weights, config.json implies {shape}")
+        elif header[name][0] not in _FLOAT_DTYPES:
+            problems.append(f"{name}: stored as {header[name][0]}, not a float type")
+    problems += [f"{name}: in the weights but not in the model config.json describes"
+                 for name in header if name not in expected]
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise _fail(f"weights in {where} do not match its config.json: {problems[0]}{more}", problems)
+
+
+# -- memory -----------------------------------------------------------------------------------------------
+def available_memory() -> int | None:
+    """Bytes of memory free for new allocations (Linux MemAvailable), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(needed: int, what: str, available: int | None = None) -> None:
+    """Refuse ``needed`` bytes when more than 80 % of the memory available now (unknown: allowed)."""
+    free = available_memory() if available is None else available
+    if free is not None and needed > 0.8 * free:
+        raise _fail(f"{what} needs about {needed / 2**30:.2f} GB but only {free / 2**30:.2f} GB of memory is "
+                    "available")
+
+
+def estimate_training_bytes(cfg, batch_size: int) -> int:
+    """A rough upper estimate of one training step's memory: parameters, Adam state, gradients, activations.
+
+    Activations per layer and example: ~(12 + 3·mlp_ratio)·T·D floats for the projections, norms and MLP,
+    and 3·H·T² for logits, probabilities and their gradients (the explicit path; the fused one needs less).
+    """
+    n_params = sum(math.prod(s) for s in expected_shapes(cfg).values())
+    t = cfg.n_patches + 1 if cfg.kind == "vit" else cfg.max_len
+    layers = cfg.n_layers + (cfg.dec_layers * 2 if cfg.kind == "encoder-decoder" else 0)
+    per_example = layers * ((12 + 3 * cfg.mlp_ratio) * t * cfg.d_model + 3 * cfg.n_heads * t * t)
+    return int(4 * (4 * n_params + 2 * batch_size * per_example))
+
+
+# -- the folder -------------------------------------------------------------------------------------------
+def validate_model_folder(path, doc: dict | None = None, task_kind=None):
+    """Check a native model folder completely; return ``(doc, config, header)`` ready to build and load.
+
+    ``task_kind`` maps a task name to the model kind it trains (None when unknown); the runtime passes
+    the built-in tasks' (models/ cannot know them: tasks are a layer above).
+
+    Raises
+    ------
+    ModelLoadError
+        One line; ``.details`` lists everything found (for example every mismatching weight).
+    """
+    path = Path(path)
+    cfg_file = path / "config.json"
+    if doc is None:
+        if not cfg_file.is_file():
+            raise _fail(f"{path} has no config.json: not a model directory")
+        doc = read_json_bounded(cfg_file)
+    if not isinstance(doc, dict):
+        raise _fail(f"{cfg_file} is not an attnviz model config (it holds {_type_name(doc)}, not an object)")
+    if "model" not in doc:
+        raise _fail(f"{cfg_file} is not an attnviz model config (no 'model' section)")
+    fmt = doc.get("format", 1)
+    # (a string here is a task's description of its inputs that older saves let overwrite the version)
+    if isinstance(fmt, (int, float)) and not isinstance(fmt, bool) and fmt > 1:
+        raise _fail(f"{cfg_file} has format {fmt!r}; this attnviz reads format 1 (a newer attnviz wrote it?)")
+    cfg = validate_model_dict(doc["model"])
+    if cfg.kind != "vit":
+        if "tokenizer" not in doc:
+            raise _fail(f"{cfg_file} has no tokenizer: a text model needs one to read its input")
+        validate_tokenizer_dict(doc["tokenizer"], cfg.vocab_size)
+        if cfg.kind == "encoder-decoder":
+            validate_tokenizer_dict(doc.get("tgt_tokenizer", doc["tokenizer"]), cfg.tgt_vocab,
+                                    "target tokenizer" if "tgt_tokenizer" in doc else "tokenizer (also the target's)")
+    _check_info(doc, cfg, task_kind)
+    expected = expected_shapes(cfg)
+    weights = path / "model.safetensors"
+    header = read_safetensors_header(weights) if weights.is_file() else None
+    if header is not None:
+        check_weight_shapes(expected, header, str(path))
+    n_params = sum(math.prod(s) for s in expected.values())
+    check_memory(8 * n_params, f"this model ({n_params:,} parameters)")  # the module, and the file read in
+    return doc, cfg, header

@@ -1,0 +1,44 @@
+"""The model seam: every kind of model enters attnviz through one adapter protocol.
+
+An adapter knows one family of model folders (attnviz's own checkpoints, Hugging Face folders, …):
+it loads them, describes them, prepares an input the way the model expects, and runs it into a
+:class:`~attnviz.capture.Trace`. Everything above the runtime layer (CLI, GUI, export, training
+snapshots) sees only :class:`~attnviz.models.checkpoint.LoadedModel` and Traces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+__all__ = ["ModelAdapter"]
+
+
+@runtime_checkable
+class ModelAdapter(Protocol):
+    """What the runtime needs of one kind of model."""
+
+    name: str  # e.g. "attnviz", "huggingface"
+    batched: bool  # True when a batch of many inputs can be recorded in one pass (capture.batch)
+
+    def can_load(self, path: Path) -> bool:
+        """True when ``path`` (an existing folder) is a model of this kind."""
+
+    def owns(self, loaded) -> bool:
+        """True when ``loaded`` was loaded by this adapter."""
+
+    def load(self, path: Path, device=None, allow_pickle: bool = False):
+        """Load the folder → LoadedModel (ModelLoadError with a sentence for the user on failure)."""
+
+    def describe(self, loaded) -> dict:
+        """Facts for the user: name, source, kind, task, parameters, layers, heads, labels, metrics."""
+
+    def prepare_text(self, loaded, text: str, truncate: bool = False):
+        """Typed text → :class:`~attnviz.capture.Prepared` (InputError for text the model cannot read)."""
+
+    def prepare_image(self, loaded, image):
+        """A path, PIL image or array → :class:`~attnviz.capture.Prepared`."""
+
+    def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
+                precision: str = "auto"):
+        """Run the prepared input with every intermediate recorded → Trace."""

@@ -1,0 +1,52 @@
+"""Hugging Face model folders, through the same seam as attnviz's own models (optional: ``attnviz[hf]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attnviz.runtime.describe import describe_loaded
+
+__all__ = ["HuggingFaceAdapter"]
+
+
+class HuggingFaceAdapter:
+    """Folders with a ``config.json`` naming a ``model_type`` (BERT, GPT-2, ViT, …): see :mod:`attnviz.hf`."""
+
+    name = "huggingface"
+    batched = False  # hooks record one input at a time
+
+    def can_load(self, path: Path) -> bool:
+        from attnviz.hf.detect import is_hf_folder
+
+        return is_hf_folder(path)
+
+    def owns(self, loaded) -> bool:
+        return loaded.info.get("source") == "huggingface"
+
+    def load(self, path: Path, device=None, allow_pickle: bool = False):
+        from attnviz.hf.loader import load_hf_model
+
+        return load_hf_model(path, device=device, allow_pickle=allow_pickle)
+
+    def describe(self, loaded) -> dict:
+        facts = describe_loaded(loaded, self.name)
+        facts.update(architecture=loaded.info.get("architecture"), family=loaded.info.get("family"),
+                     qkv_available=loaded.info.get("qkv_available"))
+        return facts
+
+    def prepare_text(self, loaded, text: str, truncate: bool = False):
+        from attnviz.hf.inputs import prepare_hf_text
+
+        return prepare_hf_text(loaded, text, truncate=truncate)
+
+    def prepare_image(self, loaded, image):
+        from attnviz.hf.inputs import prepare_hf_image
+
+        return prepare_hf_image(loaded, image)
+
+    def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
+                precision: str = "auto"):
+        from attnviz.hf.capture import capture_hf
+
+        return capture_hf(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
+                          precision=precision)

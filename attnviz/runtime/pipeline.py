@@ -1,0 +1,73 @@
+"""From a model name and an input to a Trace: the one path the CLI, the GUI and notebooks share.
+
+model folder → adapter.load → LoadedModel; input (text | image) → adapter.prepare_* → adapter.capture
+→ Trace (+ default rollout). The adapter is chosen by the folder (loading) or by the LoadedModel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.errors import InputError, ModelLoadError
+from attnviz.runtime.huggingface import HuggingFaceAdapter
+from attnviz.runtime.native import NativeAdapter
+
+__all__ = ["ADAPTERS", "adapter_for", "load_model", "describe_model", "prepare_text", "prepare_image", "run_trace"]
+
+# Asked in order: a Hugging Face folder also has a config.json, so it is recognised first.
+ADAPTERS = (HuggingFaceAdapter(), NativeAdapter())
+
+
+def adapter_for(loaded):
+    """The adapter that loaded ``loaded``."""
+    for adapter in ADAPTERS:
+        if adapter.owns(loaded):
+            return adapter
+    raise ModelLoadError(f"no model adapter knows {loaded.name!r} (source {loaded.info.get('source')!r})")
+
+
+def load_model(name_or_dir, device=None, allow_pickle: bool = False):
+    """Load a bundled model by name or a model folder of any supported kind → LoadedModel."""
+    from attnviz.models.checkpoint import resolve_model_path
+
+    path = resolve_model_path(name_or_dir)
+    for adapter in ADAPTERS:
+        if adapter.can_load(path):
+            return adapter.load(path, device=device, allow_pickle=allow_pickle)
+    raise ModelLoadError(f"{path} has no config.json: not a model directory")
+
+
+def describe_model(loaded) -> dict:
+    """The model's facts for the user (name, source, kind, task, parameters, layers, heads, metrics)."""
+    return adapter_for(loaded).describe(loaded)
+
+
+def prepare_text(loaded, text: str, truncate: bool = False):
+    """Typed text → model inputs (:class:`~attnviz.capture.Prepared`), by the model's and its task's rules."""
+    return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate)
+
+
+def prepare_image(loaded, image):
+    """Load (path, PIL image or array) and preprocess an image for a vision model."""
+    return adapter_for(loaded).prepare_image(loaded, image)
+
+
+def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
+              truncate: bool = False, precision: str = "auto", rollout: bool = True):
+    """Prepare the input, capture a Trace and add the default rollout."""
+    if (text is None) == (image is None):
+        raise InputError("give exactly one input: text or an image")
+    adapter = adapter_for(loaded)
+    prep = adapter.prepare_image(loaded, image) if image is not None else adapter.prepare_text(loaded, text, truncate)
+    meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
+            "input_text": text, **prep.meta}
+    trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision)
+    if prep.src_tokens:
+        trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
+    if prep.image is not None:
+        trace.arrays["image"] = prep.image.astype(np.float32)
+    if rollout:
+        from attnviz.analysis.rollout import compute_rollout
+
+        trace.arrays["rollout"] = compute_rollout(trace.all_probs()).astype(np.float32)
+    return trace

@@ -1,0 +1,15 @@
+"""The long-map benchmark's measuring code runs (on a small map; the figures are printed, never asserted)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def test_long_map_bench_runs_on_a_small_map(qapp):
+    from attnviz.bench.longmap import _causal_attention, measure_long_map
+
+    a = _causal_attention(64, block=16).astype(np.float64)
+    np.testing.assert_allclose(a.sum(axis=1), 1.0, atol=2e-3)
+    assert np.all(np.triu(a, 1) == 0)  # causal: no query sees a later key
+    out = measure_long_map(T=256, n_frames=6, size=(200, 160))
+    assert out["T"] == 256 and out["frame median ms"] > 0 and out["map GB (float16)"] == 256 * 256 * 2 / 1e9
