@@ -65,8 +65,8 @@ def bench_heads(model: str = "charlm", n: int = 1000, n_large: int = 10_000, out
     print(f"heads: {large['n_inputs']} inputs of {model} in {large['seconds']:.2f} s "
           f"(CPU {large['cpu_seconds']:.2f} s), peak memory "
           f"{large['peak_mb']:.0f} MB ({large['rss_before_mb']:.0f} MB before scoring)", file=out, flush=True)
-    return {f"heads_{n}_seconds": small["seconds"], f"heads_{n}_cpu_seconds": small["cpu_seconds"],
-            f"heads_{n}_peak_mb": small["peak_mb"],
+    return {"model": model, f"heads_{n}_seconds": small["seconds"], f"heads_{n}_cpu_seconds": small["cpu_seconds"],
+            f"heads_{n}_peak_mb": small["peak_mb"], f"heads_{n_large}_cpu_seconds": large["cpu_seconds"],
             f"heads_{n_large}_seconds": large["seconds"], f"heads_{n_large}_peak_mb": large["peak_mb"],
             "rss_before_mb": small["rss_before_mb"]}
 
