@@ -41,6 +41,11 @@ def _collect(ref: str):
     return dataset_qk(ref, N_INPUTS, MAX_TOKENS)
 
 
+def _tagged(job_id: int, work):
+    """Worker: ``work()`` with the id of the request it answers."""
+    return job_id, work()
+
+
 def _embed(data, part: str, layer: int, head: int, method: str):
     from attnviz.analysis.qk_embedding import embed_qk
 
@@ -79,6 +84,8 @@ class QKEmbeddingView(BaseView):
         self.controls.addWidget(QLabel("embedding:"))
         self.controls.addWidget(self.method)
         self.controls.addStretch(1)
+        self._collect_id = 0
+        self._collecting = None  # (id, work) of the data-set run in flight
         self.data = None  # QKData of the current model
         self.embedding = None
         self._ref = None
@@ -99,7 +106,7 @@ class QKEmbeddingView(BaseView):
         ref = window_model_ref(self, self.trace)
         self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
         if ref is None:
-            self.data, self._ref = None, None
+            self.data, self._ref, self._collecting = None, None, None
             self._show_message("no model: open a model to see its queries and keys")
             return
         if ref == self._ref and self._stamp == self._stamp_was and self.data is not None:
@@ -113,7 +120,39 @@ class QKEmbeddingView(BaseView):
             data = _collect(ref)
             return data, _embed(data, part, layer, head, method), (part, layer, head, method)
 
-        self.run_in_background(work, self._collected)
+        # the model runs on the app's background lane (torch), not the views' numpy lane; an export
+        # (ensure_current) runs it here instead
+        from attnviz.gui.workers import run_job
+
+        self.cancel_background()
+        self._collect_id += 1
+        self._collecting = (self._collect_id, work)
+        run_job(_tagged, self._collect_id, work, on_result=self._collected_job, on_error=self._collect_failed)
+
+    def ensure_current(self) -> None:
+        """Finish the data set now, on this thread (export), then any pending embedding."""
+        if self._collecting is not None:
+            _, work = self._collecting
+            self._collecting = None
+            self._collect_id += 1  # the lane's answer, when it comes, is dropped
+            try:
+                result = work()
+            except Exception as exc:  # noqa: BLE001 - shown like a background failure
+                result = exc
+            self._collected(result)
+        super().ensure_current()
+
+    def _collected_job(self, value) -> None:
+        job_id, result = value
+        if self._collecting is None or job_id != self._collecting[0]:
+            return  # superseded by another model, or already done by ensure_current
+        self._collecting = None
+        self._collected(result)
+
+    def _collect_failed(self, message: str) -> None:
+        if self._collecting is not None:
+            self._collecting = None
+            self._collected(AttnvizError(message))
 
     def _collected(self, result) -> None:
         if isinstance(result, Exception):
