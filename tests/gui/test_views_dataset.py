@@ -106,8 +106,14 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     trace = run_trace(loaded, text="abc")
     trace.meta["model_name"] = str(path)  # the view finds the model by its folder
     view, _ = make(qtbot, DatasetView, trace)
-    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
-    assert "no built-in task" in view.grid.title.text and view.result is None
+    # no data set to run: a visible notice, and the scores of the input on screen
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    assert "no built-in task" in view.grid.title.text and "the current input only" in view.grid.title.text
+    assert view.result.n_inputs == 1
+    P = np.stack([trace.probs(i) for i in range(trace.n_layers)]).astype(np.float64)  # (L, H, T, T)
+    T = P.shape[-1]
+    want = np.mean([P[:, :, i, i - 1] for i in range(1, T)], axis=0)
+    np.testing.assert_allclose(view.result.scores["self"]["previous_token"], want, atol=1e-6)
 
 
 def test_qk_view_embeds_one_head_and_opens_the_input_under_a_click(qtbot, induction_trace):

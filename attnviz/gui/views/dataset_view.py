@@ -153,6 +153,7 @@ class DatasetView(BaseView):
         self.splitter.setStretchFactor(1, 2)
         lay.insertWidget(1, self.splitter, 1)
         self._cell_labels: list = []
+        self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
         self._ref = None
@@ -280,7 +281,20 @@ class DatasetView(BaseView):
         self._job = None
         self.run_button.setText("Score")
         self._timer.stop()
-        self._set_message(f"cannot score the heads: {message}")
+        self.failure = f"cannot score the heads: {message}"
+        self._set_message(self.failure)
+        if self.trace is not None:  # still say what the input on screen shows (numpy only)
+            from attnviz.runtime.batch_scores import score_trace
+
+            trace, job_id = self.trace, self._job_id
+            self.run_in_background(lambda: (score_trace(trace), job_id), self._scored_trace)
+
+    def _scored_trace(self, value) -> None:
+        if isinstance(value, Exception) or value[1] != self._job_id:
+            return
+        self.result = value[0]
+        self._fill_table()
+        self._draw()
 
     def _show_progress(self) -> None:
         done, total = self._progress
@@ -341,6 +355,8 @@ class DatasetView(BaseView):
         n_used = int(counts.max()) if counts is not None and counts.size else 0
         data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
                 else f"{self.result.n_inputs} {'held-out ' if self.data_source is None else ''}inputs")
+        if self.result.meta.get("note") == "the current input only":
+            data = f"the current input only ({self.failure})"
         where = PART_TITLES.get(self.part, self.part)
         self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head ({where}) · "
                             f"{self.result.meta.get('model', '')} · {data}"
