@@ -14,7 +14,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["QKData", "collect_qk", "dataset_qk", "qk_points_table", "DEFAULT_MAX_TOKENS", "VIEW_INPUTS",
+__all__ = ["QKData", "collect_qk", "qk_from_trace", "dataset_qk", "qk_points_table", "DEFAULT_MAX_TOKENS", "VIEW_INPUTS",
            "VIEW_MAX_TOKENS"]
 
 DEFAULT_MAX_TOKENS = 12_000
@@ -149,3 +149,26 @@ def qk_points_table(ref: str, layer: int, head: int, part: str = "self", method:
     values = np.column_stack([emb.points, np.r_[np.ones(n), np.zeros(n)], np.r_[pos, pos], np.r_[inp, inp]])
     rows = [f"{kind} {t!r}" for kind in ("query", "key") for t in data.token[part]]
     return values, rows, ["x", "y", "is_query", "position", "input"]
+
+
+def qk_from_trace(trace) -> QKData:
+    """The queries and keys of one captured input (no model needed), as a one-input QKData."""
+    from attnviz.capture.trace import layer_prefix
+
+    qs, ks, where, pos, toks, labels = {}, {}, {}, {}, {}, {}
+    for part in ("self", "enc"):
+        if part not in trace.parts or layer_prefix(0, part) + "q" not in trace:
+            continue
+        qs[part] = [np.asarray(trace[layer_prefix(i, part) + "q"], np.float32).transpose(1, 0, 2)  # (T, H, dh)
+                    for i in range(trace.layers_in(part))]
+        ks[part] = [np.asarray(trace[layer_prefix(i, part) + "k"], np.float32).transpose(1, 0, 2)  # (T, H_kv, dh)
+                    for i in range(trace.layers_in(part))]
+        tokens = list(trace.query_tokens(part))
+        where[part], pos[part] = np.zeros(len(tokens), dtype=int), np.arange(len(tokens))
+        toks[part], labels[part] = tokens, [tokens]
+    if not qs:
+        raise InputError("this trace holds no queries and keys")
+    item = trace.meta.get("input_text") or "the current input"
+    return QKData(q=qs, k=ks, input_index=where, position=pos, token=toks, items=[item], tokens=labels,
+                  kv_group=int(trace.meta.get("kv_group", 1) or 1), model=trace.meta.get("model_name", ""),
+                  joiner="" if all(len(t) <= 1 for t in toks.get("self", [])) else " ")

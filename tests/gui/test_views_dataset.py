@@ -116,6 +116,28 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     np.testing.assert_allclose(view.result.scores["self"]["previous_token"], want, atol=1e-6)
 
 
+def test_qk_view_without_a_data_set_shows_the_current_inputs_queries_and_keys(qtbot, tmp_path):
+    from attnviz.analysis.qk_embedding import embed_qk
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=2, n_heads=2, d_model=16, max_len=16,
+                      head="lm")
+    path = save_checkpoint(tmp_path / "no-task", build_model(cfg), cfg, {"task": "something-else"}, tokenizer=tok)
+    trace = run_trace(load_model(path), text="abcabc", precision="float32")
+    trace.meta["model_name"] = str(path)
+    view, sel = make(qtbot, QKEmbeddingView, trace)
+    sel.update(layer=1, head=1)
+    qtbot.waitUntil(lambda: view.embedding is not None and view._shown_key == ("self", 1, 1, "pca"), timeout=60000)
+    assert "the current input only" in view.title_item.text and "no built-in task" in view.title_item.text
+    q, k = trace["L1.q"][1], trace["L1.k"][1]  # (T, dh) straight from the trace
+    np.testing.assert_allclose(view.embedding.points, embed_qk(q, k).points, atol=1e-6)
+
+
 def test_qk_view_embeds_one_head_and_opens_the_input_under_a_click(qtbot, induction_trace):
     from attnviz.analysis.qk_embedding import embed_qk
 

@@ -84,6 +84,7 @@ class QKEmbeddingView(BaseView):
         self.controls.addWidget(QLabel("embedding:"))
         self.controls.addWidget(self.method)
         self.controls.addStretch(1)
+        self.failure = ""  # why only the current input is shown, if so
         self._collect_id = 0
         self._collecting = None  # (id, work) of the data-set run in flight
         self.data = None  # QKData of the current model
@@ -109,7 +110,7 @@ class QKEmbeddingView(BaseView):
             self.data, self._ref, self._collecting = None, None, None
             self._show_message("no model: open a model to see its queries and keys")
             return
-        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None:
+        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
         self._ref, self.data, self.embedding = ref, None, None
         self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.meta.get('model_name', ref)}…")
@@ -156,11 +157,36 @@ class QKEmbeddingView(BaseView):
 
     def _collected(self, result) -> None:
         if isinstance(result, Exception):
-            self._show_message(str(result) if isinstance(result, AttnvizError)
-                               else f"cannot collect queries and keys ({type(result).__name__}: {result})")
+            reason = (str(result) if isinstance(result, AttnvizError)
+                      else f"{type(result).__name__}: {result}")
+            self.failure = f"no data set ({reason})"
+            self._show_message(f"cannot collect queries and keys: {reason}")
+            self._from_trace()
             return
+        self.failure = ""
         self.data, self.embedding, self._shown_key = result
         self._recompute()  # the selection may have moved meanwhile
+
+    def _from_trace(self) -> None:
+        """Still show the input on screen: its own queries and keys (numpy, views lane)."""
+        if self.trace is None:
+            return
+        from attnviz.runtime.qk_collect import qk_from_trace
+
+        trace = self.trace
+        part, layer, head = self._head()
+        method = self.method.currentText()
+
+        def work():
+            data = qk_from_trace(trace)
+            return data, _embed(data, part, layer, head, method), (part, layer, head, method)
+
+        def done(result):
+            if not isinstance(result, Exception):
+                self.data, self.embedding, self._shown_key = result
+                self._recompute()
+
+        self.run_in_background(work, done)
 
     def _recompute(self) -> None:
         if self.data is None:
@@ -234,8 +260,10 @@ class QKEmbeddingView(BaseView):
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
         where = {"self": "", "enc": "encoder "}[part]
+        source = (f"the current input only, {self.failure}" if self.failure
+                  else f"{n_inputs} held-out inputs of {self.data.model}")
         set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
-                  f"{n_inputs} held-out inputs of {self.data.model} (keys translated and scaled, as in "
+                  f"{source} (keys translated and scaled, as in "
                   f"AttentionViz: near means high attention; scale α = {emb.alpha:.2f})", st)
         set_title(self.legend, legend, st)
         self.plot.autoRange()
