@@ -245,3 +245,15 @@ def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot
     assert "stopped after" in view.grid.title.text
     qtbot.wait(500)  # the worker notices at its next batch; what it sends is dropped
     assert view.result is None
+
+
+@pytest.mark.parametrize("cls", [DatasetView, QKEmbeddingView])
+def test_data_set_views_keep_the_view_contract(qtbot, cls):
+    """The contract every view keeps (tests/gui/test_views_contract.py), on traces without a model:
+    the data-set views then show the input on screen with a notice."""
+    from test_views_contract import test_view_contract as contract
+
+    from attnviz.bench.traces import sample_trace
+
+    traces = {kind: sample_trace(kind, T=7, grad=True) for kind in ("encoder", "decoder", "encoder-decoder", "vit")}
+    contract(qtbot, cls, traces)

@@ -177,8 +177,11 @@ class DatasetView(BaseView):
         if ref is None:
             self._cancel.set()
             self._ref, self.result = None, None
-            self._set_message("no model: open a model to score its heads")
             self._clear()
+            if self.trace is None:
+                self._set_message("no model: open a model to score its heads")
+            else:  # a trace read from a file: its own scores
+                self._show_current_only("no model to run a data set with")
             return
         if ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
             self._ref = ref
@@ -281,9 +284,13 @@ class DatasetView(BaseView):
         self._job = None
         self.run_button.setText("Score")
         self._timer.stop()
-        self.failure = f"cannot score the heads: {message}"
-        self._set_message(self.failure)
-        if self.trace is not None:  # still say what the input on screen shows (numpy only)
+        self._show_current_only(f"cannot score the heads: {message}")
+
+    def _show_current_only(self, reason: str) -> None:
+        """A notice, and the scores of the input on screen (numpy on the views' lane)."""
+        self.failure = reason
+        self._set_message(reason)
+        if self.trace is not None:
             from attnviz.runtime.batch_scores import score_trace
 
             trace, job_id = self.trace, self._job_id
@@ -358,8 +365,9 @@ class DatasetView(BaseView):
         if self.result.meta.get("note") == "the current input only":
             data = f"the current input only ({self.failure})"
         where = PART_TITLES.get(self.part, self.part)
+        model = self.result.meta.get("model") or ""
         self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head ({where}) · "
-                            f"{self.result.meta.get('model', '')} · {data}"
+                            + (f"{model} · " if model else "") + data
                             + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()
 

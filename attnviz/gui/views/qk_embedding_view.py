@@ -108,7 +108,10 @@ class QKEmbeddingView(BaseView):
         self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
         if ref is None:
             self.data, self._ref, self._collecting = None, None, None
-            self._show_message("no model: open a model to see its queries and keys")
+            if self.trace is None:
+                self._show_message("no model: open a model to see its queries and keys")
+            else:  # a trace read from a file: its own queries and keys
+                self._collected(AttnvizError("no model to run a data set with"))
             return
         if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
