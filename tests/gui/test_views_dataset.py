@@ -257,3 +257,19 @@ def test_data_set_views_keep_the_view_contract(qtbot, cls):
 
     traces = {kind: sample_trace(kind, T=7, grad=True) for kind in ("encoder", "decoder", "encoder-decoder", "vit")}
     contract(qtbot, cls, traces)
+
+
+def test_cross_attention_names_the_scores_that_apply(qtbot):
+    from attnviz.runtime import load_model, run_trace
+
+    trace = run_trace(load_model("translate", device="cpu"), text="the small cat sees a dog")
+    view, sel = make(qtbot, DatasetView, trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    assert set(view.result.parts) == {"self", "enc", "cross"}
+    sel.update(part="cross")
+    view.score_box.setCurrentIndex(view.score_box.findData("previous_token"))
+    assert "not defined for cross-attention" in view.grid.title.text and "sink" in view.grid.title.text
+    view.score_box.setCurrentIndex(view.score_box.findData("entropy"))
+    ent = view.result.scores["cross"]["entropy"]
+    np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))

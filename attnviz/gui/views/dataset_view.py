@@ -366,6 +366,12 @@ class DatasetView(BaseView):
             data = f"the current input only ({self.failure})"
         where = PART_TITLES.get(self.part, self.part)
         model = self.result.meta.get("model") or ""
+        if undefined.all():  # e.g. previous-token on cross-attention: say which scores apply
+            defined = [SCORE_LABELS[n] for n in self.result.score_names(self.part)]
+            self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} is not defined for {where}"
+                                + (f": choose {', '.join(defined)}" if defined else ""))
+            self._show_head()
+            return
         self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head ({where}) · "
                             + (f"{model} · " if model else "") + data
                             + ("; hatched: not defined" if undefined.any() else ""))
