@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 # requirement could pull a multi-GB CUDA build. pyproject keeps a broad range for real users.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: run test install install-test assets bench clean
+.PHONY: run test install install-test assets bench bundle bundle-smoke wheel clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ assets: install
 
 bench: install
 	$(VENV)/bin/attnviz bench
+
+# A wheel (with the bundled models as package data) in dist/.
+wheel: install
+	$(PY) -m pip wheel -q --no-deps -w dist .
+
+# One-folder PyInstaller app in dist/attnviz/ (~6 min on two cores); its size is printed at the end.
+bundle: install
+	$(PY) -c "import PyInstaller" 2>/dev/null || $(PY) -m pip install -q "pyinstaller>=6.10"
+	$(PY) -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/attnviz.spec
+	@du -sh dist/attnviz
+
+# Runs every bundled model in the built bundle, headless (not part of `make test`: needs `make bundle`).
+bundle-smoke:
+	$(PY) packaging/smoke_bundle.py dist/attnviz
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -1,20 +1,27 @@
-"""Command line: ``attnviz [gui|trace|steps|train|eval|export|bench] ...``.
+"""Command line: ``attnviz [PATH…]`` or ``attnviz COMMAND ...``.
 
 Each subcommand lives in ``attnviz/commands/<name>.py`` with ``add_parser(subparsers)`` and
 ``run(args) -> int``. Problems the user can fix print one line and exit with code 2.
+
+Without a command, ``attnviz`` opens the app; paths given instead of a command (a model folder, an
+image, a trace saved by ``attnviz trace``: see :func:`attnviz.io.path_kinds.classify_path`) open in it,
+which is what the desktop entry's ``Exec=attnviz %F`` passes.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from pathlib import Path
 
 from attnviz import __version__
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "route", "COMMANDS", "GLOBAL_FLAGS"]
 
-COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench", "heads"]
+COMMANDS = ["gui", "trace", "steps", "train", "eval", "export", "bench", "heads", "models", "lesson"]
+GLOBAL_FLAGS = ("-v", "--verbose")  # accepted before the command (and by the app without one)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,21 +30,58 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="attnviz", description="Look inside small transformers; export figures for lectures.")
+    parser = _Parser(
+        prog="attnviz", description="Look inside small transformers; export figures for lectures.",
+        usage="attnviz [-v] [PATH ...] | attnviz [-v] COMMAND [options]",
+        epilog="Without a command the app opens; PATHs (a model folder, an image, a trace saved by "
+               "`attnviz trace`) open in it.\nexamples:\n  attnviz\n  attnviz path/to/model-folder photo.jpg\n"
+               "  attnviz models\n  attnviz eval --model coref\n  attnviz COMMAND --help",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"attnviz {__version__}")
+    parser.add_argument(*GLOBAL_FLAGS, dest="verbose", action="store_true",
+                        help="say more on standard error (debug messages, timings); the log file gets them too")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"attnviz.commands.{name}").add_parser(sub)
+        # `attnviz eval --model coref -v` too; SUPPRESS: not given here leaves the top-level value
+        sub.choices[name].add_argument(*GLOBAL_FLAGS, dest="verbose", action="store_true",
+                                       default=argparse.SUPPRESS, help="say more (see attnviz --help)")
     return parser
+
+
+def _looks_like_path(token: str) -> bool:
+    """A token that is meant as a file, not a mistyped command: it exists, or has a folder or suffix."""
+    return Path(token).expanduser().exists() or os.sep in token or "/" in token or Path(token).suffix != ""
+
+
+def route(argv: list[str]) -> list[str]:
+    """The argument list argparse sees: the app (``gui``) when no command is named.
+
+    ``attnviz`` and ``attnviz --presentation`` → ``gui``; ``attnviz FILE…`` → ``gui FILE…``; a leading
+    ``--verbose`` stays in front. A bare word that is neither a command nor a path is left for argparse
+    to reject (``invalid choice``), so a mistyped command is not taken for a missing file.
+    """
+    flags = []
+    rest = list(argv)
+    while rest and rest[0] in GLOBAL_FLAGS:
+        flags.append(rest.pop(0))
+    if not rest:
+        return [*flags, "gui"]
+    first = rest[0]
+    if first in COMMANDS or first in ("-h", "--help", "--version"):
+        return [*flags, *rest]
+    if first.startswith("-") or _looks_like_path(first):
+        return [*flags, "gui", *rest]
+    return [*flags, *rest]
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
-        argv = ["gui", *argv]  # no subcommand: open the app
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(route(argv))
     from attnviz.errors import AttnvizError
+    from attnviz.logsetup import configure_logging
 
+    configure_logging(verbose=getattr(args, "verbose", False))
     try:
         return int(args.run(args) or 0)
     except AttnvizError as exc:

@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# Build distributable artefacts: a wheel (always) and, with --bundle, a one-folder PyInstaller app
-# that carries the bundled models and samples. Run from anywhere; output goes to dist/.
+# Build distributable artefacts into dist/: a wheel (always) and, with --bundle, the one-folder
+# PyInstaller app (the same as `make wheel` / `make bundle`). Run from anywhere.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-py="${PYTHON:-$root/.venv/bin/python}"
-"$py" -m pip install -q build
-"$py" -m build --wheel --outdir dist .
 if [ "${1:-}" = "--bundle" ]; then
-  "$py" -m pip install -q pyinstaller
-  "$py" -m PyInstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/attnviz.spec
-  echo "bundle: dist/attnviz/ (set ATTNVIZ_ASSETS only to override the bundled assets folder)"
+  make wheel bundle
+else
+  make wheel
 fi
 echo "built: $(ls dist)"

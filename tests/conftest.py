@@ -17,3 +17,17 @@ def _run_in_a_scratch_folder(tmp_path, monkeypatch):
     """Every test runs with its own empty working directory, so a relative output path (``models/coref``
     when ``train`` gets no ``--out``) can never land in the checkout."""
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_data_dir(tmp_path_factory):
+    """`attnviz.cli.main` writes a log file into the user's data folder: never the real one in tests."""
+    import os
+
+    old = os.environ.get("ATTNVIZ_DATA_DIR")
+    os.environ["ATTNVIZ_DATA_DIR"] = str(tmp_path_factory.mktemp("attnviz-data"))
+    yield
+    if old is None:
+        os.environ.pop("ATTNVIZ_DATA_DIR", None)
+    else:
+        os.environ["ATTNVIZ_DATA_DIR"] = old

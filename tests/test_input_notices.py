@@ -26,9 +26,10 @@ def test_nan_weights_give_a_trace_notice_in_the_cli(tmp_path, capsys):
     assert err.count("\n") == 1 and "NaN or infinite values in L1.q" in err
 
 
-def test_nonfinite_finder_skips_masks_and_counts_values():
-    arrays = {"L0.mask": np.array([0.0, -np.inf]), "L0.probs": np.array([[np.nan, 0.5], [np.inf, 1.0]]),
-              "tokens": np.array(["a", "b"]), "L1.probs": np.ones(3)}
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nonfinite_finder_skips_masks_and_counts_values(dtype):
+    arrays = {"L0.mask": np.array([0.0, -np.inf], dtype), "L0.probs": np.array([[np.nan, 0.5], [np.inf, 1.0]], dtype),
+              "tokens": np.array(["a", "b"]), "L1.probs": np.ones(3, dtype), "L1.resid": np.full(4, 65504, dtype)}
     assert nonfinite_arrays(arrays) == {"L0.probs": 2}
     meta = {"notice": "the text was truncated"}
     add_nonfinite_notice(meta, arrays)
@@ -88,3 +89,22 @@ def test_every_command_and_option_has_help_and_examples():
             assert action.help, f"attnviz {name} {action.option_strings} has no help text"
         text = p.format_help()
         assert "examples:" in text
+
+
+def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path):
+    """run_trace checks what an adapter's own capture (Hugging Face hooks) returns, like capture() does."""
+    from attnviz.capture import capture
+    from attnviz.models.checkpoint import load_checkpoint
+    from attnviz.runtime import run_trace
+
+    loaded = load_checkpoint(save_text_model(tmp_path / "m"), device="cpu")
+
+    def adapter_capture(*args, **kwargs):  # a foreign capture whose output holds a NaN
+        trace = capture(*args, **kwargs)
+        trace.arrays["L0.probs"] = trace.arrays["L0.probs"].copy()
+        trace.arrays["L0.probs"][0, 0, 0] = np.nan
+        return trace
+
+    loaded.extra["capture"] = adapter_capture
+    trace = run_trace(loaded, text=SENTENCE, rollout=False)
+    assert trace.meta["nonfinite"] == ["L0.probs"] and "NaN or infinite values in L0.probs" in trace.meta["notice"]

@@ -149,3 +149,18 @@ def test_training_killed_at_random_moments_always_leaves_a_consistent_checkpoint
         assert steps and steps[-1] == loaded.info["trained_steps"]
         assert len(steps) == loaded.info["trained_steps"]  # under 400 steps the history is not averaged down
         assert _leftovers(out) == []
+
+
+def test_write_atomic_removes_what_a_killed_write_of_the_same_file_left(tmp_path):
+    from attnviz.io import write_atomic
+
+    stale, fresh = tmp_path / ".t.npz.abc123.part", tmp_path / ".t.npz.def456.part"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"being written by another process")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    from pathlib import Path
+
+    write_atomic(tmp_path / "t.npz", lambda tmp: Path(tmp).write_bytes(b"whole"))
+    assert (tmp_path / "t.npz").read_bytes() == b"whole"
+    assert not stale.exists() and fresh.exists()

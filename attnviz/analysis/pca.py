@@ -4,10 +4,11 @@ The ViT paper (Dosovitskiy et al. 2021, Fig. 7 left) shows the first 28 principa
 learned patch-embedding filters: they look like smooth basis functions (blobs, edges, stripes), the
 kind of low-frequency dictionary a CNN's first layer learns too.
 
-The components are computed from the eigen-decomposition of the smaller Gram matrix of the centred
-data (samples × samples or features × features), so the code does not lean on the SVD it is tested
-against. Signs are fixed so that the largest-magnitude entry of every component is positive
-(eigenvectors are only defined up to sign; a stable choice keeps figures from flipping colours).
+The components are the right singular vectors of the centred data (numpy's SVD, LAPACK ``gesdd``):
+working on the data itself rather than on XᵀX keeps weak directions accurate (forming XᵀX squares the
+condition number, so a component with 10⁻⁹ of the leading standard deviation would drown in rounding).
+Signs are fixed so that the largest-magnitude entry of every component is positive (singular vectors
+are only defined up to sign; a stable choice keeps figures from flipping colours).
 """
 
 from __future__ import annotations
@@ -37,19 +38,11 @@ def principal_components(data: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarr
     centred = x - x.mean(axis=0, keepdims=True)
     n, f = centred.shape
     k = min(k, n - 1, f)
-    total = float((centred**2).sum())
-    if f <= n:
-        evals, evecs = np.linalg.eigh(centred.T @ centred)  # (F,), (F, F) ascending
-        order = np.argsort(evals)[::-1][:k]
-        comps = evecs[:, order].T  # (k, F)
-    else:
-        # fewer samples than features: eigenvectors u of X Xᵀ give directions Xᵀu / ‖Xᵀu‖
-        evals, evecs = np.linalg.eigh(centred @ centred.T)  # (N,), (N, N)
-        order = np.argsort(evals)[::-1][:k]
-        comps = (centred.T @ evecs[:, order]).T  # (k, F)
-        norms = np.linalg.norm(comps, axis=1, keepdims=True)
-        comps = np.divide(comps, norms, out=np.zeros_like(comps), where=norms > 0)
-    ratio = np.clip(evals[order], 0.0, None) / total if total > 0 else np.zeros(k)
+    # singular values come back sorted, largest first; the variance along vᵢ is sᵢ² / n
+    _, sing, vt = np.linalg.svd(centred, full_matrices=False)
+    comps = vt[:k].copy()  # (k, F)
+    total = float((sing**2).sum())  # = ‖centred‖²_F, the total variance times n
+    ratio = sing[:k] ** 2 / total if total > 0 else np.zeros(k)
     peak = np.argmax(np.abs(comps), axis=1)  # (k,)
     signs = np.sign(comps[np.arange(k), peak])
     comps *= np.where(signs == 0, 1.0, signs)[:, None]

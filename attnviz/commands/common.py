@@ -21,7 +21,18 @@ __all__ = ["add_model_args", "add_input_args", "check_writable", "check_output",
            "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX"]
 
 MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
-HELP_FORMATTER = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps the description to the terminal; keeps the example lines of the epilog as written."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+HELP_FORMATTER = HelpFormatter
 
 
 def examples(*lines: str) -> str:
@@ -149,6 +160,8 @@ def write_guard(path):
 
 
 def load_from_args(args):
+    from attnviz.commands.progress import status
     from attnviz.runtime import load_model
 
-    return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+    with status(f"loading {args.model}"):
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))

@@ -38,7 +38,9 @@ def run(args) -> int:
     if task is None:
         raise AttnvizError(f"model {loaded.name!r} was not trained on a built-in task (task: {loaded.task!r}); "
                            "there is no held-out set to evaluate it on")
-    with torch.no_grad():
+    from attnviz.commands.progress import status
+
+    with torch.no_grad(), status(f"evaluating {loaded.name} on fresh held-out data"):
         metrics = task.evaluate(loaded, seed=args.seed)
     print(json.dumps({"model": loaded.name, "task": loaded.task, "seed": args.seed, "metrics": metrics,
                       "recorded": loaded.info.get("metrics", {})}, indent=1))

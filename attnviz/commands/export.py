@@ -31,15 +31,18 @@ def add_parser(sub) -> None:
             "attnviz export --model coref --text \"...\" --lecture-pack figures/ --pack-format svg"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
-    add_input_args(p)
+    p._option_string_actions["--model"].required = False  # --scene / --lesson name their own models
+    add_input_args(p, required=False)
     p.add_argument("--view", choices=list(FIGURES), metavar="VIEW",
                    help="the view to draw, one of: " + ", ".join(FIGURES))
     p.add_argument("-o", "--output", metavar="FILE", help="output file of --view: .png, .svg or .pdf")
     p.add_argument("--lecture-pack", metavar="DIR", help="write every lecture figure and an index page to DIR")
     p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png",
                    help="file format of the lecture pack's figures (default png)")
-    p.add_argument("--layer", type=index, default=0, help="layer index, from 0 (default 0)")
-    p.add_argument("--head", type=index, default=0, help="head index, from 0 (default 0)")
+    p.add_argument("--layer", type=index, default=None,
+                   help="layer index, from 0 (default: the layer of the head the model names as its focus, else 0)")
+    p.add_argument("--head", type=index, default=None,
+                   help="head index, from 0 (default: the model's focus head, else 0)")
     p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
@@ -64,12 +67,18 @@ def add_parser(sub) -> None:
     p.add_argument("--colormap", default="viridis", metavar="NAME",
                    help="colour map of attention weights (default viridis; e.g. cividis, magma, inferno)")
     p.add_argument("--no-colorbar", action="store_true", help="leave out the colour scale")
+    p.add_argument("--color-scale", choices=("auto", "fixed", "per-map", "shared"), default="auto",
+                   help="heatmap colours: fixed 0–1, each map its own maximum, one scale shared by all heads "
+                        "(or maps), or auto: the view's default (attention fixed 0–1, rollout per map)")
     p.add_argument("--theme", choices=("light", "dark", "presentation"), default="light",
                    help="light (default, for slides), dark, or presentation (large fonts, thick lines)")
     p.add_argument("--title", default="", help="a title band above the figure")
     p.add_argument("--caption", default="", help="a caption band below the figure")
     p.add_argument("--data", metavar="FILE", help="also write the numbers behind the figure (.npz or .csv)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    from attnviz.commands.scene_args import add_scene_args
+
+    add_scene_args(p)
     p.set_defaults(run=run)
 
 
@@ -115,7 +124,7 @@ def _validate(args) -> None:
     if args.lecture_pack:
         refuse_overwrite(args.lecture_pack, folders=[model_folder(args.model)])
         if args.image and inside(args.image, args.lecture_pack):
-            from attnviz.export.figures import FIGURES
+            from attnviz.gui.figures import FIGURES
 
             name = Path(args.image).name
             if name in ("index.md", "index.html") or name.startswith(tuple(f"{v}_" for v in FIGURES)):
@@ -127,6 +136,11 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    from attnviz.commands.scene_args import run_scene_export
+
+    done = run_scene_export(args, _options)
+    if done is not None:
+        return done
     _validate(args)
     from attnviz.export.headless import ensure_app
     from attnviz.gui.figures import export_style
@@ -134,6 +148,7 @@ def run(args) -> int:
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
+    style = style.with_(scale=args.color_scale)
     from attnviz.gui.figures import figure_spec
     from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
@@ -144,15 +159,21 @@ def run(args) -> int:
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
+    focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
+    args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
+    args.head = args.head if args.head is not None else int(focus.get("head", 0))
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack
 
+        from attnviz.commands.progress import Progress
+
         trace.check_selection("self", 0, 0, args.query)  # the pack's query must exist (one line otherwise)
-        entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base), args.pack_format,
-                                      query=args.query)
+        with Progress(0, "lecture pack") as bar:
+            entries = export_lecture_pack(trace, args.lecture_pack, opts, style, shlex.join(base),
+                                          args.pack_format, query=args.query, progress=bar.update)
         print(f"wrote {len(entries)} figures and index.md/index.html to {args.lecture_pack} "
               f"({sum(e.seconds for e in entries):.1f} s)")
         return 0

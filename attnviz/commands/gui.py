@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 
 def add_parser(sub) -> None:
     from attnviz.commands.common import HELP_FORMATTER, examples
@@ -11,17 +14,49 @@ def add_parser(sub) -> None:
         description="Open the desktop app: attention views (head map, model overview, token lines, rollout, "
                     "embeddings), the Q/K/V walkthrough and training, on the bundled models or a model directory. "
                     "`attnviz` with no command does the same.",
-        epilog=examples("attnviz", "attnviz gui --model translate --text \"the big dog sees a small cat\"",
+        epilog=examples("attnviz", "attnviz path/to/model-folder photo.png",
+                        "attnviz gui --model translate --text \"the big dog sees a small cat\"",
                         "attnviz gui --model shapes --image photo.png --presentation"),
         formatter_class=HELP_FORMATTER)
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="model folders, images or traces saved by `attnviz trace` to open (what the desktop "
+                        "entry passes)")
     p.add_argument("--model", metavar="NAME|DIR", help="model to select at start (bundled name or directory)")
     p.add_argument("--text", metavar="TEXT", help="sentence to show first")
     p.add_argument("--image", metavar="FILE", help="image to show first")
     p.add_argument("--presentation", action="store_true", help="large fonts and thick lines for a lecture hall")
+    p.add_argument("--scene", metavar="FILE", help="open a saved scene (also: attnviz FILE.json)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from attnviz.gui.open_paths import plan_for_args
+    from attnviz.lessons.scene import is_scene_file
+
+    # a saved scene among the paths (attnviz FILE.json) opens as a scene; the rest as models, images, traces
+    paths = list(getattr(args, "paths", None) or [])
+    scenes = [p for p in paths if str(p).lower().endswith(".json") and is_scene_file(p)]
+    if scenes:
+        args.scene = args.scene or scenes[0]
+        args.paths = [p for p in paths if p not in scenes]
+    args.plan = plan_for_args(args)  # a path that is not there or not openable: one line, exit 2
+    check_display()  # before Qt: without a display it aborts with exit code 134
     from attnviz.gui.app import run_app
 
     return run_app(args)
+
+
+def check_display() -> None:
+    """On Linux and other X11/Wayland systems: fail with one line when there is no display to open.
+
+    Qt would otherwise abort with a multi-line message and exit code 134. ``QT_QPA_PLATFORM`` (e.g.
+    ``offscreen``) counts as a display: the user chose where the window goes.
+    """
+    from attnviz.errors import AttnvizError
+
+    if sys.platform in ("win32", "darwin"):
+        return
+    if any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+        return
+    raise AttnvizError("no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset); "
+                       "the commands work without one: attnviz --help")

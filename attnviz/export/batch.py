@@ -14,7 +14,7 @@ from attnviz.gui.figures import FIGURES, make_figure
 from attnviz.gui.figure_render import ExportOptions, export_widget
 from attnviz.selection import SelectionState
 
-__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry"]
+__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title"]
 
 
 @dataclass
@@ -50,7 +50,7 @@ def export_many(name: str, trace, state: SelectionState, path, opts: ExportOptio
             parts = [f"L{layer}" if all_layers or all_heads else "", f"H{head}" if all_heads and spec.per_head else ""]
             stem = "_".join([path.stem, *[p for p in parts if p]])
             s = replace(state, layer=layer, head=head)
-            title = opts.title or f"{name} · layer {layer}" + (f" · head {head}" if spec.per_head else "")
+            title = opts.title or slide_title(name, s, None, trace)
             written.append(export_one(name, trace, s, path.with_name(stem + path.suffix), replace(opts, title=title),
                                       style))
     return written
@@ -75,10 +75,11 @@ def _default_query(trace) -> int:
 
 
 def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_command: str = "attnviz export",
-                        fmt: str = "png", query: int | None = None) -> list[PackEntry]:
+                        fmt: str = "png", query: int | None = None, progress=None) -> list[PackEntry]:
     """Six steps for one query, matrix form, model view, heads of interest, rollout, embedding views.
 
     Writes ``index.md`` and ``index.html`` listing every figure and the command that made it.
+    ``progress(done, total, name)``, when given, is called before each figure and once at the end.
     """
     directory = Path(directory)
     try:
@@ -107,7 +108,9 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
                 continue
             plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
     entries = []
-    for name, state, step, note in plan:
+    for i, (name, state, step, note) in enumerate(plan):
+        if progress is not None:
+            progress(i, len(plan), name)
         bits = [name, f"L{state.layer}", f"H{state.head}" if FIGURES[name].per_head else "",
                 f"step{step}" if step else "", "cross" if state.part == "cross" else ""]
         file = directory / ("_".join(b for b in bits if b) + f".{fmt}")
@@ -124,21 +127,47 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
         args += ["-o", file.name]
         entries.append(PackEntry(file, title, " ".join(args), time.perf_counter() - t0))
     _write_index(directory, entries, trace)
+    if progress is not None:
+        progress(len(plan), len(plan), "index")
     return entries
 
 
-def _title(name, s: SelectionState, step, trace) -> str:
-    what = FIGURES[name].help.split(" (")[0]
-    where = f"layer {s.layer}" + (f", head {s.head}" if FIGURES[name].per_head else "")
-    if s.part == "cross":
-        where += ", cross-attention"
-    if step == "mask":
-        return f"Masking the future (before step 4) · {where} · query “{trace.tokens[s.query]}”"
+# Slide titles say what the figure shows in a few words; the figure's own heading names layer and head,
+# so the title does not repeat them (and never quotes the registry's help sentence).
+SLIDE_TITLES = {
+    "head-map": "Who attends to whom",
+    "model": "Every head at a glance",
+    "token-lines": "Where each word looks",
+    "rollout": "Where the classifier looked",
+    "filters-pca": "What the patch embedding learned",
+    "pos-similarity": "Which positions look alike",
+    "attention-distance": "How far each head looks",
+    "token-pca": "Word embeddings, flattened",
+    "pos-encoding": "The positional encoding",
+    "steps": "Self-attention, step by step",
+    "matrix-form": "All queries at once: the matrix form",
+    "causal-mask": "A decoder must not see the future",
+    "what-if": "What if…",
+    "permutation": "Shuffle the words, shuffle the attention",
+    "word-order": "Same words, opposite meaning",
+}
+STEP_TITLES = {1: "Step 1: queries, keys, values", 2: "Step 2: scores q·k", 3: "Step 3: scale by 1/√d_k",
+               "mask": "Masking the future", 4: "Step 4: softmax", 5: "Step 5: weight the values",
+               6: "Step 6: sum"}
+
+
+def slide_title(name: str, s: SelectionState, step, trace) -> str:
+    """A short human title for figure ``name`` (e.g. "Where “it” looks", "Step 4: softmax")."""
     if step:
-        return f"Step {step} of self-attention · {where} · query “{trace.tokens[s.query]}”"
+        return STEP_TITLES.get(step, STEP_TITLES.get(int(step) if str(step).isdigit() else step, f"Step {step}"))
     if name == "token-lines" and s.query is not None:
-        where += f" · query “{trace.tokens[s.query]}”"
-    return f"{what[0].upper()}{what[1:]} · {where}"
+        return f"Where “{trace.tokens[s.query]}” looks"
+    if name == "head-map" and s.part == "cross":
+        return "Cross-attention: which source word each output reads"
+    return SLIDE_TITLES.get(name, name.replace("-", " ").capitalize())
+
+
+_title = slide_title
 
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:

@@ -91,8 +91,24 @@ def _qk_points(trace, s: SelectionState) -> FigureData:
     return FigureData({"qk_points": values}, rows, cols, "qk_points")
 
 
+def _filters_pca(trace, s: SelectionState) -> FigureData:
+    """The principal components of the patch filters and their share of the variance (what the figure shows)."""
+    from attnviz.analysis.pca import compute_filter_pca
+
+    comps, ratio = compute_filter_pca(np.asarray(trace["emb.patch_weight"], dtype=np.float64))
+    return FigureData({"components": comps.astype(np.float32), "explained_variance_ratio": ratio}, main="")
+
+
+def _mask(trace, s: SelectionState) -> FigureData:
+    p = layer_prefix(s.layer, s.part)
+    return FigureData({p + "mask": np.asarray(trace[p + "mask"]), p + f"logits[{s.head}]": trace[p + "logits"][s.head],
+                       p + f"probs[{s.head}]": trace.probs(s.layer, s.part)[s.head]}, main="")
+
+
 _DATA = {
     "qk-embedding": _qk_points,
+    "filters-pca": _filters_pca,
+    "causal-mask": _mask,
     "head-map": _head_map,
     "token-lines": _layer_probs,
     "model": _all_probs,

@@ -57,8 +57,16 @@ def run_app(args) -> int:
     win = MainWindow(settings, model=getattr(args, "model", None), text=getattr(args, "text", None),
                      image=getattr(args, "image", None),
                      presentation=True if getattr(args, "presentation", False) else None)
+    if getattr(args, "scene", None):
+        from attnviz.gui.panels.scene_actions import open_scene_at_start
+
+        open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     win.show()  # the window starts loading the model after its first paint
+    if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files
+        from attnviz.gui.open_paths import open_paths
+
+        open_paths(win, args.plan)
     code = app.exec()
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)

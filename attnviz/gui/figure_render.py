@@ -187,6 +187,49 @@ def _write_pdf(widget, opts, tmp: str) -> None:
 _WRITERS = {"png": _write_png, "svg": _write_svg, "pdf": _write_pdf}
 
 
+def export_pdf_pages(path, pages) -> Path:
+    """One vector PDF page per ``(widget, opts)`` that ``pages`` yields (a lesson deck), written atomically.
+
+    ``pages`` may be a generator: each widget is painted before the next is asked for, so it can be
+    closed in between. Every page takes the size of its own options.
+    """
+    path = Path(path)
+    if not path.parent.exists():
+        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
+
+    def write(tmp: str) -> None:
+        writer = QPdfWriter(tmp)
+        dpi = round(screen_dpi())
+        writer.setResolution(dpi)
+        writer.setCreator("attnviz")
+        painter = QPainter()
+        try:
+            for i, (widget, opts) in enumerate(pages):
+                opts.validate()
+                size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
+                writer.setPageLayout(QPageLayout(QPageSize(size_pt, QPageSize.Point), QPageLayout.Portrait,
+                                                 QMarginsF(0, 0, 0, 0)))
+                if i == 0:
+                    writer.setTitle(opts.title or "attnviz lesson")
+                    if not painter.begin(writer):
+                        raise AttnvizError("could not start the PDF writer")
+                elif not writer.newPage():
+                    raise AttnvizError("could not start a new PDF page")
+                painter.save()
+                painter.scale(dpi / opts.dpi, dpi / opts.dpi)
+                _paint(painter, widget, opts)
+                painter.restore()
+        finally:
+            if painter.isActive():
+                painter.end()
+
+    try:
+        write_atomic(path, write)
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
 def export_widget(widget: QWidget, path, opts: ExportOptions | None = None) -> Path:
     """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf)."""
     opts = opts or ExportOptions()

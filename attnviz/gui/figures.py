@@ -54,6 +54,15 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="one head's queries and keys of 200 held-out inputs in one 2-D embedding (AttentionViz)"),
     FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
                help="matrix form (Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O)"),
+    # lesson figures (attnviz.gui.views.lesson_views): the whole mask from a trace; the others re-run the model
+    FigureSpec("causal-mask", "attnviz.gui.views.lesson_views", "CausalMaskView", TEXT,
+               help="the whole T×T mask M with −∞, the masked scores and P"),
+    FigureSpec("what-if", "attnviz.gui.views.lesson_views", "WhatIfView",
+               help="attention and prediction as trained and with what-if switches, row entropy"),
+    FigureSpec("permutation", "attnviz.gui.views.lesson_views", "PermutationView", ("encoder", "decoder"),
+               help="P(RX) beside R·P·Rᵀ with their largest difference"),
+    FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False,
+               help="swapped-pair accuracy with and without positions, both models on the sentence"),
 )}
 
 

@@ -25,6 +25,7 @@ from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.trace_defaults import trace_defaults
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
+from attnviz.gui.panels.scene_actions import install_scene_actions
 from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
@@ -103,6 +104,7 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
         self.lane.busy_changed.connect(self._busy)
         self._build_body()
         self.actions_ = build_actions(self)
+        self.actions_.update(install_scene_actions(self))  # File ▸ Save/Open scene, Lesson menu
         self.busy_label = QLabel("")
         self.statusBar().addPermanentWidget(self.busy_label)
         self.statusBar().showMessage("starting…")
@@ -340,6 +342,12 @@ class MainWindow(WindowPagesMixin, WindowDropMixin, QMainWindow):
             f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
         self.trace_shown.emit(trace)
         self._prepare_pages()
+
+    def show_trace(self, trace, source=None) -> None:
+        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
+        from attnviz.gui.panels.model_jobs import RunResult
+
+        self._show_run(RunResult(trace, None, source, 0.0))
 
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")

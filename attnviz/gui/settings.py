@@ -11,11 +11,24 @@ import os
 
 from PySide6.QtCore import QByteArray, QSettings
 
-__all__ = ["AppSettings", "settings_path", "RECENT_LIMIT", "DEFAULT_COLORMAP", "THEMES"]
+__all__ = ["AppSettings", "settings_path", "system_theme", "RECENT_LIMIT", "DEFAULT_COLORMAP", "THEMES",
+           "THEME_CHOICES"]
 
 RECENT_LIMIT = 8
 DEFAULT_COLORMAP = "viridis"  # perceptually uniform and colour-blind safe
-THEMES = ("light", "dark")
+THEMES = ("light", "dark")  # what the palette and the views are drawn in
+THEME_CHOICES = ("system", "light", "dark")  # what the View ▸ Theme menu offers; "system" by default
+
+
+def system_theme() -> str:
+    """"dark" when the desktop asks for a dark colour scheme (Qt ≥ 6.5 reads it), else "light"."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    app = QGuiApplication.instance()
+    hints = app.styleHints() if app is not None else None
+    scheme = getattr(hints, "colorScheme", None)
+    return "dark" if scheme is not None and scheme() == Qt.ColorScheme.Dark else "light"
 
 
 def settings_path() -> str | None:
@@ -80,12 +93,20 @@ class AppSettings:
 
     @property
     def theme(self) -> str:
-        value = self._str("view/theme", "light")
-        return value if value in THEMES else "light"
+        """The theme in effect, "light" or "dark": the chosen one, or the system's when following it."""
+        choice = self.theme_choice
+        return system_theme() if choice == "system" else choice
 
     @theme.setter
     def theme(self, value: str) -> None:
-        self._set("view/theme", value if value in THEMES else "light")
+        """Choose "system", "light" or "dark" (anything else: "system")."""
+        self._set("view/theme", value if value in THEME_CHOICES else "system")
+
+    @property
+    def theme_choice(self) -> str:
+        """What the user chose in View ▸ Theme: "system" (the default), "light" or "dark"."""
+        value = self._str("view/theme", "system")
+        return value if value in THEME_CHOICES else "system"
 
     @property
     def presentation(self) -> bool:

@@ -11,11 +11,17 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["ViewStyle", "PRESETS", "HEAD_COLOURS", "head_colour", "colour_lut", "MASKED_INDEX"]
+__all__ = ["ViewStyle", "PRESETS", "HEAD_COLOURS", "head_colour", "colour_lut", "MASKED_INDEX", "SCALE_MODES"]
 
-# Paul Tol's "muted" qualitative palette: colour-blind safe and distinct on light and dark backgrounds.
-HEAD_COLOURS = ("#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99",
-                "#999933", "#AA4499")
+# Okabe & Ito's colour-blind-safe palette (its yellow, invisible on white, left out), then the darker
+# colours of Paul Tol's "muted" set: saturated enough that lines of several heads stay apart instead
+# of blending into grey, and distinct on light and dark backgrounds.
+HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#332288",
+                "#999933")
+
+# How a heatmap's colours map to numbers. "auto" lets each view use its own default.
+SCALE_MODES = ("auto", "fixed", "per-map", "shared")
+_SCALE_ALIASES = {"unit": "fixed", "max": "per-map"}  # the names of earlier versions
 
 # Heatmaps are drawn as uint8 indices through a 256-entry lookup table: 0..254 are the colour map,
 # 255 is reserved for masked cells (−∞ before the softmax), so masking never looks like "0".
@@ -33,12 +39,16 @@ class ViewStyle:
     line_width : width in pixels of lines (token lines, outlines, highlights).
     background, foreground : figure colours.
     masked : fill colour of masked cells; the hatch is drawn in ``foreground`` over it.
+    diverging_cmap : colour map of signed data (similarities, encodings), drawn centred on 0.
     colour_bar : show colour bars.
-    scale : "max" colours 0..largest value shown; "unit" colours 0..1 (comparable across heads).
+    scale : how heatmaps map values to colours: "fixed" (0–1, comparable across heads, layers and
+        models), "per-map" (0 to each map's own maximum), "shared" (0 to the largest value of all
+        heads shown together) or "auto" (each view's default). "unit"/"max" are read as fixed/per-map.
     preset : the name this style was made from.
     """
 
     cmap: str = "viridis"
+    diverging_cmap: str = "CET-D1A"  # blue–white–red, colour-blind safe (the two ends differ in lightness)
     font_scale: float = 1.0
     line_width: float = 1.0
     background: str = "#ffffff"
@@ -46,10 +56,16 @@ class ViewStyle:
     masked: str = "#c8c8c8"
     highlight: str = "#ffffff"
     colour_bar: bool = True
-    scale: str = "max"
+    scale: str = "auto"
     preset: str = "default"
 
     BASE_PT = 9.0
+
+    def __post_init__(self):
+        scale = _SCALE_ALIASES.get(self.scale, self.scale)
+        if scale not in SCALE_MODES:
+            raise ValueError(f"unknown colour scale {self.scale!r}; choose one of {', '.join(SCALE_MODES)}")
+        object.__setattr__(self, "scale", scale)  # frozen dataclass: normalise the alias once
 
     def font_pt(self, factor: float = 1.0) -> float:
         """Point size of a font ``factor`` times the base size."""
@@ -121,6 +137,9 @@ def _lut(cmap: str, masked: str) -> np.ndarray:
     return lut
 
 
-def colour_lut(style: ViewStyle) -> np.ndarray:
-    """(256, 4) RGBA lookup table: indices 0..254 the colour map, 255 the masked colour."""
-    return _lut(style.cmap, style.masked)
+def colour_lut(style: ViewStyle, diverging: bool = False) -> np.ndarray:
+    """(256, 4) RGBA lookup table: indices 0..254 the colour map, 255 the masked colour.
+
+    diverging : use the style's diverging map (for signed data drawn symmetric around 0).
+    """
+    return _lut(style.diverging_cmap if diverging else style.cmap, style.masked)

@@ -31,5 +31,9 @@ def _dark_palette() -> QPalette:
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
-    """"light" (Fusion's own palette) or "dark"."""
+    """"light" (Fusion's own palette), "dark", or "system" (whichever the desktop's colour scheme asks for)."""
+    if theme == "system":
+        from attnviz.gui.settings import system_theme
+
+        theme = system_theme()
     app.setPalette(_dark_palette() if theme == "dark" else app.style().standardPalette())

@@ -19,12 +19,31 @@ def _read_umask() -> int:
 _FILE_MODE = 0o666 & ~_read_umask()
 
 
+STALE_SECONDS = 600  # a temporary file this old belongs to a write that was killed, not one in progress
+
+
+def _remove_stale_parts(path: Path) -> None:
+    """Remove what killed earlier writes of ``path`` left (``.NAME.*.part`` older than STALE_SECONDS)."""
+    import glob
+    import time
+
+    now = time.time()
+    for tmp in (path.parent or Path(".")).glob(f".{glob.escape(path.name)}.*.part"):
+        try:
+            if now - tmp.stat().st_mtime > STALE_SECONDS:
+                tmp.unlink()
+        except OSError:
+            pass  # gone already, or not ours to remove
+
+
 def write_atomic(path: str | os.PathLike, write) -> None:
     """Call ``write(tmp_path)`` and rename the result onto ``path``; no partial file is ever left.
 
-    A failure leaves any existing file at ``path`` untouched.
+    A failure leaves any existing file at ``path`` untouched. Temporary files that killed writes of the
+    same ``path`` left behind (older than ``STALE_SECONDS``) are removed first.
     """
     path = Path(path)
+    _remove_stale_parts(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
     os.close(fd)
     try:

@@ -275,15 +275,27 @@ def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
     return out
 
 
+_SHAPES_CACHE: dict[tuple, dict[str, tuple[int, ...]]] = {}
+
+
 def expected_shapes(cfg) -> dict[str, tuple[int, ...]]:
-    """Parameter names → shapes of the model ``cfg`` describes, built on the meta device (no memory)."""
+    """Parameter names → shapes of the model ``cfg`` describes, built on the meta device (no memory).
+
+    The meta build costs tens of milliseconds (every init call is dispatched in Python), so shapes are
+    remembered per config: switching back to a model in the app does not pay again.
+    """
     import torch
 
     from attnviz.models.registry import build_model
 
-    with torch.device("meta"):
-        model = build_model(cfg)
-    return {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    key = tuple(sorted(cfg.to_dict().items()))
+    if key not in _SHAPES_CACHE:
+        with torch.device("meta"):  # a thread-local mode: a model built meanwhile in another thread is real
+            model = build_model(cfg)
+        if len(_SHAPES_CACHE) > 64:
+            _SHAPES_CACHE.clear()
+        _SHAPES_CACHE[key] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    return dict(_SHAPES_CACHE[key])
 
 
 def check_weight_shapes(expected: dict, header: dict, where: str) -> None:

@@ -46,7 +46,10 @@ class HuggingFaceAdapter:
 
     def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
                 precision: str = "auto"):
+        from attnviz.capture.finite import add_nonfinite_notice
         from attnviz.hf.capture import capture_hf
 
-        return capture_hf(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                          precision=precision)
+        trace = capture_hf(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
+                           precision=precision)
+        add_nonfinite_notice(trace.meta, trace.arrays)  # the notice attnviz's own capture() adds
+        return trace

@@ -63,6 +63,9 @@ class NativeAdapter:
             notice = "; ".join(filter(None, [getattr(enc, "notice", None), notice]))  # read as [UNK] or left out
             read = TextInput(tokens, ids, meta={"notice": notice} if notice else {},
                              seq2seq=cfg.kind == "encoder-decoder")
+        focus = task.focus(loaded.info) if task is not None else None
+        if focus is not None:  # the head the task names: the app and exports open on it
+            read.meta["focus"] = {**focus, "query": read.meta.get("query_index")}
         if read.seq2seq:
             return self._translate(loaded, read, task)
         import torch

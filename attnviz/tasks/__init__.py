@@ -1,6 +1,8 @@
 """Built-in tasks: data generators, metrics and probe inputs (Qt-free).
 
-Each task lives in its own module and is imported only when asked for by name.
+Each task lives in its own module and is imported only when asked for by name. The imports are
+spelled out as import statements in :func:`_import_task_module`, not built from strings, so that a
+bundler (PyInstaller follows import statements) collects every task into a packaged build.
 """
 
 from __future__ import annotations
@@ -35,10 +37,33 @@ def get_task(name: str, seed: int = 0):
         raise AttnvizError(f"unknown task {name!r}: choose one of {', '.join(TASKS)}")
     module, cls = TASKS[name]
     try:
-        mod = importlib.import_module(module)
+        mod = _import_task_module(module)
     except ModuleNotFoundError as exc:
         raise AttnvizError(f"task {name!r} is not available in this build ({exc.name})") from None
     return getattr(mod, cls)(seed=seed)
+
+
+def _import_task_module(module: str):
+    """Import a task module; every built-in one by an explicit statement (see the module docstring)."""
+    if module == "attnviz.tasks.coref":
+        from attnviz.tasks import coref as mod
+    elif module == "attnviz.tasks.order_sentiment":
+        from attnviz.tasks import order_sentiment as mod
+    elif module == "attnviz.tasks.reverse":
+        from attnviz.tasks import reverse as mod
+    elif module == "attnviz.tasks.induction":
+        from attnviz.tasks import induction as mod
+    elif module == "attnviz.tasks.translate":
+        from attnviz.tasks import translate as mod
+    elif module == "attnviz.tasks.charlm":
+        from attnviz.tasks import charlm as mod
+    elif module == "attnviz.tasks.digits":
+        from attnviz.tasks import digits as mod
+    elif module == "attnviz.tasks.shapes":
+        from attnviz.tasks import shapes as mod
+    else:  # a task registered at run time (tests, plug-ins): by name
+        mod = importlib.import_module(module)
+    return mod
 
 
 def task_kind(name: str) -> str | None:
@@ -47,6 +72,6 @@ def task_kind(name: str) -> str | None:
         return None
     module, cls = TASKS[name]
     try:
-        return getattr(importlib.import_module(module), cls).kind
+        return getattr(_import_task_module(module), cls).kind
     except (ImportError, AttributeError):
         return None

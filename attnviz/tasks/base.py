@@ -106,6 +106,10 @@ class Task:
         """
         return None
 
+    def focus(self, info: dict) -> dict | None:
+        """The head the lecture shows for this model ({"layer", "head"}), read from its checkpoint ``info``."""
+        return None
+
     def describe_output(self, source: TextInput, meta: dict) -> None:
         """Add what the task knows about a decoded output (``meta["output_text"]``) to ``meta``.
 

@@ -1,4 +1,4 @@
-"""``digits``: a small ViT on scikit-learn's 8×8 handwritten digits (shipped with the package).
+"""``digits``: a small ViT on the UCI 8×8 handwritten digits (shipped in ``assets/data/digits.npz``).
 
 The 8×8 images (17 grey levels) are enlarged to 16×16 bilinearly and cut into 4×4 patches: a 4×4 grid
 whose every patch covers 2×2 original pixels and, through the interpolation, a rim of their
@@ -33,29 +33,26 @@ MEAN, STD = 0.30, 0.32  # of the training pixels in [0, 1] (rounded; stored in t
 JITTER = 0.25  # sub-pixel offsets of the training variants, in original (8×8) pixels
 
 
+DIGITS_FILE = "data/digits.npz"  # inside the assets folder; source and licence in assets/ATTRIBUTION.md
+
+
 @lru_cache(maxsize=1)
 def load_digits_arrays() -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's digits: images float64 (1797, 8, 8) in 0…16 and labels int64 (1797,).
+    """The handwritten digits: images float64 (1797, 8, 8) in 0…16 and labels int64 (1797,).
 
-    Read straight from the CSV scikit-learn ships (what ``load_digits`` reads) when it is where
-    ``load_digits`` keeps it: importing ``sklearn`` itself costs ~1.6 s (scipy), more than the
-    whole rest of loading the digits model in the app. Falls back to ``load_digits``.
+    Read from ``assets/data/digits.npz``: the UCI optical-recognition test set as scikit-learn's
+    ``load_digits`` returns it, same order and values (tests compare the two when scikit-learn is
+    installed), stored as a 45 KB uint8 array so the app needs neither scikit-learn nor scipy.
     """
-    import gzip
-    import importlib.util
-    from pathlib import Path
+    from attnviz.errors import AttnvizError
+    from attnviz.io import assets_dir
 
-    spec = importlib.util.find_spec("sklearn")  # finds the package without importing it
-    if spec is not None and spec.submodule_search_locations:
-        csv = Path(list(spec.submodule_search_locations)[0]) / "datasets" / "data" / "digits.csv.gz"
-        if csv.is_file():
-            with gzip.open(csv, "rt") as fh:
-                data = np.loadtxt(fh, delimiter=",")
-            return data[:, :-1].reshape(-1, 8, 8), data[:, -1].astype(np.int64)
-    from sklearn.datasets import load_digits
-
-    ref = load_digits()
-    return ref.images.astype(np.float64), ref.target.astype(np.int64)
+    path = assets_dir() / DIGITS_FILE
+    if not path.is_file():
+        raise AttnvizError(f"the digits data is missing: {path} (reinstall attnviz, or unset ATTNVIZ_ASSETS)")
+    with np.load(path) as data:
+        images, labels = data["images"], data["labels"]
+    return images.astype(np.float64), labels.astype(np.int64)
 
 
 @lru_cache(maxsize=1)
@@ -102,7 +99,7 @@ def split_indices() -> tuple[np.ndarray, np.ndarray]:
 class DigitsTask(Task):
     name = "digits"
     kind = "vit"
-    description = "Handwritten digits 0–9 (scikit-learn, 8×8 shown as 16×16): a 4×4 grid of patches"
+    description = "Handwritten digits 0–9 (UCI optdigits, 8×8 shown as 16×16): a 4×4 grid of patches"
     steps = 400
     batch_size = 64
     lr = 4e-3

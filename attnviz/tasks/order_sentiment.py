@@ -5,6 +5,12 @@ Every sentence has a positive and a negative adjective and which one is asserted
 word order, so a model without positional encoding (``order-sentiment-nopos``) sees the two
 sentences of a swapped pair as the same bag of words and cannot do better than chance on them —
 the lecture point of positional encodings. Held out: (thing, adjective pair) combinations.
+
+The position-free model also trains on one-adjective sentences ("the food was good"), which a bag of
+words can answer. Without them its attention has nothing to learn and stays uniform (measured:
+|P − 1/T| ≤ 0.014), so the permutation-equivariance figure would show two flat squares; with them
+its [CLS] attention finds the sentiment words — content-dependent attention that a permutation
+visibly moves — while the swapped pairs stay at chance.
 """
 
 from __future__ import annotations
@@ -36,6 +42,12 @@ TEMPLATES = [
     "i expected the {x} to be {b} , but it was {a}",
     "the {x} seemed {b} at first , yet it was {a}",
 ]
+# one adjective, so a bag of words decides the label (training mix of the position-free model only)
+SINGLE_TEMPLATES = [
+    "the {x} was {a}",
+    "{a} : that is how the {x} was",
+    "the {x} was {a} at all",
+]
 HELD_OUT = 0.2
 LABELS = ["negative", "positive"]
 
@@ -62,6 +74,7 @@ class OrderSentimentTask(Task):
     warmup = 50
     labels = LABELS
     pos = "learned"
+    single_share = 0.0  # share of one-adjective sentences in a training batch
     targets = {"accuracy": (">=", 0.99), "swapped_pair_accuracy": (">=", 0.99)}  # checked by make_assets, tests
 
     def __init__(self, seed: int = 0):
@@ -104,6 +117,19 @@ class OrderSentimentTask(Task):
                     break
         return out[:n]
 
+    def single_sentences(self, split: str, n: int, rng: np.random.Generator) -> list[tuple[str, int]]:
+        """``n`` one-adjective (sentence, label) items from ``split``: the adjective alone decides."""
+        want_test = split != "train"
+        out: list[tuple[str, int]] = []
+        while len(out) < n:
+            x, t = int(rng.integers(len(THINGS))), int(rng.integers(len(SINGLE_TEMPLATES)))
+            p, q, positive = int(rng.integers(len(POSITIVE))), int(rng.integers(len(NEGATIVE))), int(rng.integers(2))
+            if self._test_combo[THINGS[x], POSITIVE[p], NEGATIVE[q]] != want_test:
+                continue
+            word = POSITIVE[p] if positive else NEGATIVE[q]
+            out.append((SINGLE_TEMPLATES[t].format(x=THINGS[x], a=word), positive))
+        return out
+
     def encode(self, items: list[tuple[str, int]]) -> Batch:
         index, prefix = self.tokenizer.index, self.tokenizer.prefix
         # generated sentences are lowercase words and punctuation between single spaces: splitting on
@@ -112,7 +138,11 @@ class OrderSentimentTask(Task):
         return Batch({"ids": ids, "key_pad": pad}, torch.tensor([y for _, y in items]), len(items))
 
     def sample_batch(self, split: str, batch_size: int, rng: np.random.Generator) -> Batch:
-        return self.encode(self.sentences(split, batch_size, rng))
+        n_single = int(round(self.single_share * batch_size)) if split == "train" else 0
+        items = self.sentences(split, batch_size - n_single, rng)
+        if n_single:
+            items += self.single_sentences(split, n_single, rng)
+        return self.encode(items)
 
     # -- metrics -------------------------------------------------------------------------------
     def _accuracy(self, loaded, items) -> np.ndarray:
@@ -147,4 +177,39 @@ class OrderSentimentNoPosTask(OrderSentimentTask):
     description = ("The same sentences for a model without positional encoding: \"good, not bad\" and "
                    "\"bad, not good\" look identical to it.")
     pos = "none"
-    targets = {"swapped_pair_accuracy": ("<=", 0.60)}  # it must NOT tell a swapped pair apart
+    steps = 800  # its [CLS] attention sharpens on the adjectives later than the plain task is learned
+    single_share = 0.5
+    # it must NOT tell a swapped pair apart, yet its attention must depend on content: one-adjective
+    # sentences right, and [CLS] looking at the sentiment word rather than spreading evenly
+    targets = {"swapped_pair_accuracy": ("<=", 0.60), "single_accuracy": (">=", 0.95),
+               "cls_on_adjective": (">=", 0.5)}
+
+    def evaluate(self, loaded, seed: int = 12345, n: int = 1000) -> dict:
+        """The parent's metrics plus ``single_accuracy`` (held-out one-adjective sentences) and
+        ``cls_on_adjective``: the mean attention [CLS] gives the adjective, in the head that gives it most
+        (uniform attention would give 1/T ≈ 0.2), and ``max_deviation``, the mean over sentences of
+        max |P − 1/T| over heads and rows of the last layer."""
+        from attnviz.tasks.text_data import batched_probs
+
+        out = super().evaluate(loaded, seed=seed, n=n)
+        items = self.single_sentences("test", n, np.random.default_rng(seed + 1))
+        batch = self.encode(items).to(loaded.device)
+        logits, probs = batched_probs(loaded.model, batch.inputs)
+        out["single_accuracy"] = float((logits.argmax(-1) == batch.targets).float().mean())
+        words = [self.tokenizer.prefix + t.split(" ") for t, _ in items]
+        adj = torch.tensor([next(i for i, w in enumerate(ws) if w in POSITIVE or w in NEGATIVE) for ws in words],
+                           device=batch.targets.device)
+        rows = torch.arange(len(items), device=adj.device)
+        best = 0.0
+        for p in probs:  # (B, H, T, T)
+            cls_rows = p[:, :, 0]  # (B, H, T): what [CLS] looks at in each head
+            heads = torch.arange(p.shape[1], device=adj.device)
+            share = cls_rows[rows[:, None], heads[None, :], adj[:, None]].mean(0)  # (H,)
+            best = max(best, float(share.max()))
+        out["cls_on_adjective"] = best
+        keep = ~batch.inputs["key_pad"]  # (B, T)
+        length = keep.sum(1).float()  # (B,)
+        last = probs[-1]
+        dev = (last - 1.0 / length[:, None, None, None]).abs() * keep[:, None, :, None] * keep[:, None, None, :]
+        out["max_deviation"] = float(dev.amax(dim=(1, 2, 3)).mean())
+        return out

@@ -16,10 +16,18 @@ from attnviz.tasks.base import Batch, Task
 from attnviz.vision.preprocess import normalise
 from attnviz.vision.shape_scenes import SCENE_SIZE, SHAPES, make_scene, make_scenes
 
-__all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids"]
+__all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids", "pointing_chance"]
 
 TEST_OFFSET = 1 << 40  # held-out scene ids start here; training ids lie below
 MEAN, STD = [0.35, 0.35, 0.35], [0.23, 0.23, 0.23]  # of generated scenes (measured: 0.347–0.350, 0.229–0.231)
+
+
+def pointing_chance(masks: np.ndarray, patch: int) -> float:
+    """The pointing game's chance level: the mean share of patches that overlap the object, i.e. how often
+    a patch picked uniformly at random would count as a hit."""
+    n, s, _ = masks.shape
+    g = s // patch
+    return float(masks.reshape(n, g, patch, g, patch).any(axis=(2, 4)).mean())
 
 
 def scene_ids(split: str, indices) -> np.ndarray:
@@ -33,12 +41,17 @@ def scene_ids(split: str, indices) -> np.ndarray:
 class ShapesTask(Task):
     name = "shapes"
     kind = "vit"
-    description = "Circle, square, triangle, cross or star on a cluttered 32×32 background (8×8 patches grid)"
-    steps = 1500
+    description = ("Circle, square, triangle, cross or star on a cluttered 32×32 background: colours, stripes, "
+                   "straight edges, blobs (a 4×4 grid of 8-pixel patches)")
+    # 8-pixel patches (measured, 3 000 steps, seed 0): weight decay 0.3 with the straight-edge backgrounds gave
+    # 98.1 % accuracy and top patch-filter components with 79-89 % of their energy in low spatial frequencies
+    # (white noise: 16 %); without the edges 97.8 %; weight decay 1.0 97.5 %; 4-pixel patches (the old model)
+    # gave filter components that looked like colour noise (45 % low-frequency energy)
+    steps = 3000
     batch_size = 32
     lr = 5e-3
     warmup = 60
-    weight_decay = 0.05
+    weight_decay = 0.3
     labels = list(SHAPES)
     targets = {"accuracy": (">=", 0.97), "pointing_game": (">=", 0.90)}
     n_eval = 1000  # held-out scenes in the stored metrics
@@ -52,7 +65,7 @@ class ShapesTask(Task):
         # d 32, 3 layers, 2 heads: on one CPU core a 64 × 4-layer model costs ~2.5× per step and learned no
         # better on the same budget; 4 heads cost 30 % more per step than 2 for the same accuracy (97.4 vs
         # 97.7 %); 1 500 steps of 32 scenes beat 750 of 64 (measured)
-        cfg = dict(kind="vit", image_size=SCENE_SIZE, patch_size=4, in_chans=3, d_model=32, n_heads=2,
+        cfg = dict(kind="vit", image_size=SCENE_SIZE, patch_size=8, in_chans=3, d_model=32, n_heads=2,
                    n_layers=3, mlp_ratio=2.0, norm="pre", pos="learned", head="classify", pool="cls",
                    n_classes=len(SHAPES), dropout=0.0)
         cfg.update(overrides)
@@ -99,9 +112,19 @@ class ShapesTask(Task):
 
         images, masks, labels = self.held_out(seed)
         preds, peaks = classify_and_point(loaded.model, self._tensor(images).to(loaded.device))
-        hits = patch_hits(peaks, masks, loaded.config.patch_size)
+        patch = loaded.config.patch_size
+        hits = patch_hits(peaks, masks, patch)
         return {"accuracy": float((preds == labels).mean()), "pointing_game": float(hits.mean()),
-                "n_test": int(len(labels))}
+                "pointing_chance": pointing_chance(masks, patch), "n_test": int(len(labels))}
+
+    def probe_mask(self, label: int) -> np.ndarray:
+        """The object mask of the probe scene (and bundled sample image) of class ``label``."""
+        i = 0
+        while True:
+            _, mask, lab = make_scene(int(scene_ids("test", [i])[0]))
+            if lab == label:
+                return mask
+            i += 1
 
     def probe_inputs(self) -> list:
         """One held-out scene of each shape, as uint8 (32, 32, 3) arrays."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -44,6 +44,7 @@ class Progress:
     snapshot: bool = False  # attention of the probe inputs was captured at this step
     done: bool = False
     result: "LoadedModel | None" = None
+    snapshots: object = None  # on snapshot events: the Snapshots taken so far (a copy), for a live replay
 
 
 def subsample_history(history: dict[str, list], max_points: int = HISTORY_POINTS) -> dict[str, list]:
@@ -89,6 +90,16 @@ def prepare_out_dir(out_dir) -> Path | None:
     except OSError as exc:
         raise AttnvizError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
     return out
+
+
+def _drop_if_empty(out: Path | None, created: bool) -> None:
+    """Remove the model directory this run created when nothing was written into it."""
+    if out is None or not created:
+        return
+    try:
+        out.rmdir()  # only succeeds when empty: never deletes a file
+    except OSError:
+        pass
 
 
 def cpu_threads() -> int:
@@ -176,6 +187,7 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
 
     # before anything is allocated: a batch size of 10^9 is one line, not a machine swapping to death
     check_memory(estimate_training_bytes(cfg, bs), f"training with batch size {bs:,}")
+    created = out_dir is not None and not Path(out_dir).expanduser().exists()
     out = prepare_out_dir(out_dir)
     warmup = min(task.warmup, total // 5)  # a short run (a quick test, a demo) still gets its cosine decay
 
@@ -214,6 +226,8 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
     while step < total:
         if cancel is not None and cancel():
             kept = f"; checkpoint of step {last_ckpt} kept in {out}" if last_ckpt else ""
+            if not last_ckpt:
+                _drop_if_empty(out, created)  # a run cancelled before any checkpoint leaves no folder behind
             model.eval()
             loaded.info = {"name": task.name, **base_info, **run_info, "history": subsample_history(history),
                            "trained_steps": step, "cancelled": True}
@@ -239,6 +253,8 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
         if problem is not None:
             kept = (f"the checkpoint of step {last_ckpt} in {out} is kept" if last_ckpt
                     else "no checkpoint was written")
+            if not last_ckpt:
+                _drop_if_empty(out, created)
             msg = f"training stopped: {problem} (try a lower learning rate); {kept}"
             yield Progress(step, total, _epoch(task, items, step, total), loss_val, math.nan, lr_now,
                            time.perf_counter() - t0, 0.0, msg, done=True)
@@ -252,8 +268,13 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
         history["accuracy"].append(acc)
         history["lr"].append(lr_now)
         snap = recorder is not None and step in record_at
+        shared = None
         if snap:
             recorder.take(step)
+            taken = recorder.snapshots
+            # new lists and dict: the recorder goes on appending while a GUI thread replays this copy
+            shared = replace(taken, steps=list(taken.steps), probes=list(taken.probes), parts=list(taken.parts),
+                             arrays=dict(taken.arrays), step_tokens=list(taken.step_tokens))
         msg = ""
         if out is not None and checkpoint_every and step % checkpoint_every == 0 and step < total:
             save(step, {"complete": False})
@@ -261,7 +282,7 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
             msg = f"checkpoint at step {step}"
         elapsed = time.perf_counter() - t0
         ev = Progress(step, total, _epoch(task, items, step, total), loss_val, acc, lr_now, elapsed,
-                      items / elapsed if elapsed > 0 else 0.0, msg, snapshot=snap)
+                      items / elapsed if elapsed > 0 else 0.0, msg, snapshot=snap, snapshots=shared)
         yield ev
 
     train_seconds = time.perf_counter() - t0
@@ -279,6 +300,8 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
         save(step, {k: loaded.info[k] for k in ("complete", "metrics", "train_seconds", "train_cpu_seconds",
                                                 "wall_seconds")})
         loaded.path = out
-    shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items())
+    from attnviz.tasks.metric_names import format_metrics
+
+    shown = format_metrics(metrics, counts=True)  # in words: the CLI and the training tab print this line
     yield Progress(step, total, _epoch(task, items, step, total), ev.loss, ev.accuracy, ev.lr, wall,
                    ev.items_per_s, f"done in {wall:.1f} s: {shown}", done=True, result=loaded)

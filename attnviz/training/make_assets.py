@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attnviz.training.make_assets", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", choices=list(TASKS), help="train only these tasks")
     parser.add_argument("--out", type=Path, help="models folder (default: the bundled assets/models)")
-    parser.add_argument("--seed", type=int, default=ASSET_SEED)
+    parser.add_argument("--seed", type=int, default=None, help="default: the task's asset_seed, else 0")
     parser.add_argument("--device", default="cpu", help="cpu (default, reproducible) or auto/cuda/mps")
     parser.add_argument("--opening-only", action="store_true",
                         help="only re-write each model's stored opening trace (after weights changed)")
@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         t0 = time.perf_counter()
         try:
-            info = build_asset(task, root, seed=args.seed, device=args.device, log=log)
+            seed = args.seed if args.seed is not None else getattr(task, "asset_seed", ASSET_SEED)
+            info = build_asset(task, root, seed=seed, device=args.device, log=log)
         except AttnvizError as exc:
             log(f"{name}: FAILED: {exc}")
             failed = True

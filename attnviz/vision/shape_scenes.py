@@ -5,8 +5,9 @@ Each scene is a pure function of its integer id: every random number comes from 
 painted, so a scene can be re-rendered without its shape (the mask test does exactly that) and the
 training and held-out sets are disjoint simply by using disjoint ids.
 
-A scene: a base colour with a linear gradient, optional stripes, zero to three soft Gaussian blobs
-(distractors with no edges and no shape), the shape (anti-aliased from its signed distance, at a random
+A scene: a base colour with a linear gradient, optional stripes, often a straight edge where a second
+background colour begins (so straight edges alone do not give the shape away), zero to three soft
+Gaussian blobs (distractors with no edges and no shape), the shape (anti-aliased from its signed distance, at a random
 position and size, upright, lighter than the background's base colour), then pixel noise.
 """
 
@@ -31,6 +32,11 @@ MAX_TILT = 0.0
 BASE_RANGE = (0.05, 0.45)
 SHAPE_RANGE = (0.55, 1.0)
 MASK_COVERAGE = 0.5  # a pixel belongs to the object mask when the shape covers at least half of it
+
+STRIPE_PERIOD = (3.0, 8.0)  # pixels
+NOISE_RANGE = (0.01, 0.05)  # standard deviation of the per-pixel noise
+EDGES = True  # the second background region with a straight edge (a module switch, for measuring its effect)
+EDGE_SHARE = 0.6  # scenes with such an edge
 
 _STAR_INNER = 0.45  # inner radius of the five-pointed star (outer radius 1)
 CROSS_ARM = 0.17  # half-width of the cross's arms (arm length 1): wider crosses were taken for squares (measured:
@@ -83,7 +89,7 @@ def draw_params(scene_id: int) -> dict:
     """
     rng = np.random.default_rng([DATA_SEED, int(scene_id)])
     s = SCENE_SIZE
-    u = iter(rng.random(48))
+    u = iter(rng.random(56))
 
     def take(lo: float, hi: float, n: int | None = None):
         if n is None:
@@ -97,7 +103,7 @@ def draw_params(scene_id: int) -> dict:
         "grad_amp": take(0.0, 0.15, 3),
         "stripes": bool(next(u) < 0.6),
         "stripe_angle": take(0, np.pi),
-        "stripe_period": take(3.0, 8.0),
+        "stripe_period": take(*STRIPE_PERIOD),
         "stripe_amp": take(0.04, 0.14, 3),
         "n_blobs": min(3, int(next(u) * 4)),
         "blob_xy": take(0, s, 6).reshape(3, 2),
@@ -109,8 +115,12 @@ def draw_params(scene_id: int) -> dict:
     p["radius"] = r
     p["centre"] = take(r + 0.5, s - r - 0.5, 2)  # (x, y): the whole shape stays inside
     p["angle"] = take(-MAX_TILT, MAX_TILT)
-    p["noise"] = take(0.01, 0.05)
+    p["noise"] = take(*NOISE_RANGE)
     p["colour"] = take(*SHAPE_RANGE, 3)
+    p["edge"] = bool(EDGES and next(u) < EDGE_SHARE)
+    p["edge_angle"] = take(0, 2 * np.pi)
+    p["edge_offset"] = take(-0.35, 0.35) * s  # from the centre, so both regions are visible
+    p["edge_colour"] = take(*BASE_RANGE, 3)
     p["noise_field"] = rng.standard_normal((s, s, 3), dtype=np.float32)
     return p
 
@@ -165,6 +175,11 @@ def render_scenes(ps: list[dict], draw_shape: bool = True) -> tuple[np.ndarray, 
     phase = (np.cos(sa) * _XX + np.sin(sa) * _YY) * (2 * np.pi / stack("stripe_period")[:, None, None])
     amp = stack("stripe_amp") * stack("stripes")[:, None]  # (N, 3), zero without stripes
     img += np.sin(phase)[..., None] * amp[:, None, None, :]
+    # the second region: anti-aliased half-plane beyond a straight line (coverage like the shape's rim)
+    ea = stack("edge_angle")[:, None, None]
+    dist = np.cos(ea) * (_XX - half) + np.sin(ea) * (_YY - half) - stack("edge_offset")[:, None, None]
+    region = (np.clip(0.5 + dist, 0.0, 1.0) * stack("edge")[:, None, None])[..., None]  # (N, S, S, 1)
+    img = img * (1 - region) + region * (stack("edge_colour")[:, None, None, :] + ramp[..., None] * 0.5)
     # blobs: a Gaussian is separable, the outer product of two 1-D profiles; unused blobs get alpha 0
     xy, sigma = stack("blob_xy"), stack("blob_sigma")  # (N, 3, 2), (N, 3)
     alpha = stack("blob_alpha") * (np.arange(3) < stack("n_blobs")[:, None])  # (N, 3)

@@ -30,11 +30,17 @@ def test_training_runs_in_the_background_and_replays_attention(make_window, qtbo
     panel.batch_box.setValue(8)
     panel.seed_box.setValue(3)
     panel.out_edit.setText(str(out))
+    live = []  # what the timeline shows when training ends: the snapshots that came with the progress
+    panel.finished.connect(lambda _f: live.append(panel.timeline.snapshots))
     with qtbot.waitSignal(panel.finished, timeout=180000) as got:
         panel.start_button.click()
         assert panel.running and not panel.start_button.isEnabled() and panel.cancel_button.isEnabled()
     final = got.args[0]
     assert final.done and final.step == 12 and "done" in final.message
+    assert live[0] is not None and live[0].steps[-1] == 12  # live during training, up to the last step
+    # the held-out metrics in words, not keys
+    assert "held-out: accuracy" in panel.status.text() and "_" not in panel.status.text().split("held-out:")[1]
+    assert panel.plots.height() >= 150  # curves tall enough to read
     assert panel.progress.value() == 12 and panel.progress.maximum() == 12
     assert panel.steps == list(range(1, 13))
     assert all(math.isfinite(v) for v in panel.loss)
@@ -75,6 +81,7 @@ def test_cancel_stops_between_steps(make_window, qtbot, tmp_path):
     assert "cancelled" in final.message and final.step < 100000
     qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=10000)
     assert not panel.open_button.isEnabled()
+    assert not (tmp_path / "cancelled").exists()  # nothing was saved: no empty run folder left behind
 
 
 def test_training_problem_is_a_notice_not_a_crash(make_window, qtbot, tmp_path):

@@ -174,7 +174,7 @@ def test_render_figure_to_image_and_svg_keeps_text(make_view):
     texts = [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
     for tok in trace.tokens:
         assert tok.replace("'", "&apos;") in texts or tok in texts
-    assert "attention weight" in texts
+    assert "attention weight" in texts and "fixed scale 0–1" in texts  # the bar: what, then which scale
     # the on-screen figure is back at its own size after the export
     assert abs(view.figure.geometry().width() - view.canvas.viewport().width()) < 2
 
@@ -199,8 +199,8 @@ def test_rotated_labels_stay_inside_the_axis_cache(make_view):
     QApplication.processEvents()
     axis = view.heatmap.bottom
     assert axis.rotated
-    first = axis.style.metrics().horizontalAdvance(axis._text(0))
-    left = axis._local(axis.centers[0]) - first * math.cos(math.radians(axis.ANGLE))
+    first = axis._metrics().horizontalAdvance(axis._text(0))
+    left = axis._local(axis.centers[0]) - first * math.cos(math.radians(axis.angle))
     assert axis.boundingRect().left() <= left
 
 

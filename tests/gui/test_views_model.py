@@ -34,6 +34,11 @@ def make(qtbot, trace, size=(1200, 800)):
     return view, sel
 
 
+def indices(p, top) -> np.ndarray:
+    """Independent recomputation of the colour indices: round(p / top · 254)."""
+    return np.floor(np.clip(np.asarray(p, np.float64) / top * 254, 0, 254) + 0.5).astype(np.uint8)
+
+
 def entropy_numpy(p: np.ndarray) -> np.ndarray:
     """(H, T, T) → (H,): mean over queries of −Σ p log p (0 log 0 = 0)."""
     p = p.astype(np.float64)
@@ -46,12 +51,25 @@ def test_thumbnails_and_statistics(qtbot):
     trace = sample_trace("encoder", T=10, n_layers=3, n_heads=4)
     view, sel = make(qtbot, trace)
     thumbs = view.thumbs
-    vmax = max(float(trace[f"L{i}.probs"].max()) for i in range(3))
-    assert thumbs.vmax == pytest.approx(vmax)
+    assert thumbs.vmax == 1.0 and view.bar.levels == (0.0, 1.0)  # fixed 0–1 unless chosen otherwise
+    assert "fixed scale 0–1" in view.bar.label
     for layer in range(3):
         p = trace[f"L{layer}.probs"]
-        expected = np.floor(np.clip(p / vmax * 254, 0, 254) + 0.5).astype(np.uint8)
-        np.testing.assert_array_equal(thumbs.images[layer], expected)
+        np.testing.assert_array_equal(thumbs.images[layer], indices(p, 1.0))
+    view.scale_box.set_mode("shared")  # the grid's largest weight at the top
+    vmax = max(float(trace[f"L{i}.probs"].max()) for i in range(3))
+    assert view.thumbs.vmax == pytest.approx(vmax) and view.bar.levels == (0.0, pytest.approx(vmax))
+    for layer in range(3):
+        np.testing.assert_array_equal(view.thumbs.images[layer], indices(trace[f"L{layer}.probs"], vmax))
+    view.scale_box.set_mode("per-map")  # every tile reaches the top colour at its own maximum
+    assert view.bar.levels == (0.0, 1.0) and "own maximum" in view.bar.label
+    for layer in range(3):
+        for h in range(4):
+            p = trace[f"L{layer}.probs"][h]
+            np.testing.assert_array_equal(view.thumbs.images[layer, h], indices(p, float(p.max())))
+    view.scale_box.set_mode("fixed")
+    for layer in range(3):
+        p = trace[f"L{layer}.probs"]
         np.testing.assert_allclose(view.stats.entropy[layer], entropy_numpy(p), rtol=1e-9)
         idx = np.arange(10)
         dist = np.abs(idx[:, None] - idx[None, :])

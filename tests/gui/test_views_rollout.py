@@ -45,7 +45,11 @@ def shares(row, drop_cls):
     return row / row.sum()
 
 
-def test_image_maps_share_one_scale(qtbot):
+def indices(values, top):
+    return np.floor(np.clip(np.asarray(values) / top * 254, 0, 254) + 0.5).astype(np.uint8)
+
+
+def test_image_maps_each_have_their_own_range_and_the_plain_input(qtbot):
     trace = sample_trace("vit", n_layers=3, grad=True)
     view, sel = make(qtbot, trace)
     maps = view.maps.maps
@@ -53,11 +57,25 @@ def test_image_maps_share_one_scale(qtbot):
     np.testing.assert_allclose(maps["raw"], raw, rtol=1e-6)
     np.testing.assert_allclose(maps["rollout"], shares(rollout_numpy(trace)[0], True), rtol=1e-6)
     assert maps["grad"] is not None and maps["grad"].shape == (16,)
+    # per map by default: each bar runs 0..its own map's maximum, and the brightest patch of each is the top colour
+    for name in ("raw", "rollout", "grad"):
+        top = float(maps[name].max())
+        assert view.bars[name].levels == (0.0, pytest.approx(top))
+        assert "own scale" in view.bars[name].label
+        heat = view.panels[name][3].image
+        np.testing.assert_array_equal(heat, indices(maps[name].reshape(4, 4), top))
+        assert heat.max() == 254
+    # the plain input is shown too, in its own panel, without any overlay
+    picture = view.input_panel[2].image
+    np.testing.assert_array_equal(picture, (np.clip(trace["image"], 0, 1) * 255).round().astype(np.uint8))
+    # shared: every bar and map on the largest share of all three
+    view.scale_box.set_mode("shared")
     vmax = max(float(m.max()) for m in maps.values())
-    assert view.bar.levels == (0.0, pytest.approx(vmax))
-    heat = view.panels["rollout"][3].image
-    expected = np.floor(np.clip(maps["rollout"].reshape(4, 4) / vmax * 254, 0, 254) + 0.5).astype(np.uint8)
-    np.testing.assert_array_equal(heat, expected)
+    assert all(b.levels == (0.0, pytest.approx(vmax)) for b in view.bars.values())
+    np.testing.assert_array_equal(view.panels["rollout"][3].image, indices(maps["rollout"].reshape(4, 4), vmax))
+    view.scale_box.set_mode("fixed")
+    assert all(b.levels == (0.0, 1.0) for b in view.bars.values())
+    view.scale_box.set_mode("per-map")
     # the three images are the same size, right under their captions (not centred in a tall dock)
     ranges = [[*vb.viewRange()[0], *vb.viewRange()[1]] for _, vb, _, _ in view.panels.values()]
     assert all(r == pytest.approx(ranges[0]) for r in ranges) and ranges[0][2] == pytest.approx(0.0)

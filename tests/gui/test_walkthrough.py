@@ -146,6 +146,7 @@ def test_matrix_form_shows_the_layer_and_the_block(tmp_path, qtbot, norm):
     sel.update(layer=1, head=2, query=3)
     w = _shown(qtbot, MatrixFormWidget(sel))
     w.set_trace(trace)
+    w.set_section("all")
     f = compute_matrix_form(trace, 1)
     for name, arr in (("Q", f.Q[2]), ("K", f.K[2]), ("V", f.V[2]), ("QK", f.QK[2]), ("scaled", f.scaled[2]),
                       ("masked", f.masked[2]), ("P", f.P[2]), ("Z", f.Z[2]), ("W_O", f.W_O), ("out", f.out)):
@@ -162,6 +163,57 @@ def test_matrix_form_shows_the_layer_and_the_block(tmp_path, qtbot, norm):
         np.testing.assert_array_equal(w.grids["stream"].values, trace["L1.x"].astype(np.float64))
     assert w.grids["Q"].highlight_rows == {3}
     assert w.gqa.n_kv_heads == 2
+    # one symbol, one meaning: X is what the projections read, R the residual stream
+    np.testing.assert_array_equal(w.grids["X"].values, trace["L1.x"].astype(np.float64))
+    assert w.grids["X"].title == "X" and w.grids["stream"].title.startswith("R ")
+    titles = [g.title for g in w.grids.values()]
+    assert sum(t == "X" or t.startswith("X ") for t in titles) == 1
+
+
+def _slide_areas(widget, size=(1920, 1080)):
+    """The grids' cell areas in slide pixels, laid out as `attnviz export --preset 16:9` does it
+    (at screen size, then scaled up by layout_scale)."""
+    from attnviz.gui.figure_render import layout_scale
+    from attnviz.gui.walkthrough.figure import _settle
+
+    s = layout_scale(*size)
+    old = widget.figure_widget.size()
+    widget.scroll.setWidgetResizable(False)
+    widget.figure_widget.resize(round(size[0] / s), round(size[1] / s))
+    _settle(widget.figure_widget)
+    areas = {name: g._cells()[0] for name, g in widget.grids.items()}
+    widget.figure_widget.resize(old)
+    widget.scroll.setWidgetResizable(True)
+    return {name: QRectF(a.x() * s, a.y() * s, a.width() * s, a.height() * s) for name, a in areas.items()}
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_matrix_form_one_head_is_readable_on_a_slide(tmp_path, qtbot, kind):
+    d = _model_dir(tmp_path / kind, kind=kind)
+    trace = _trace(d, "the animal did not cross the street because it was too tired")  # 12 tokens (+[CLS])
+    w = MatrixFormWidget()  # built off screen, as `attnviz export --view matrix-form` does
+    qtbot.addWidget(w)
+    w.set_trace(trace)
+    w.ensure_current()
+    assert w.section == "head"
+    square = [n for n, g in w.grids.items() if g.values.shape[0] == g.values.shape[1] == len(trace.tokens)]
+    assert {"QK", "P"} <= set(square) and ("masked" in square) == (kind == "decoder")
+    areas = _slide_areas(w)
+    for name in square:  # every T×T map at least 300 px each way on a 1920×1080 slide, labelled with the tokens
+        assert areas[name].width() >= 300 and areas[name].height() >= 300, (name, areas[name])
+        assert w.grids[name].row_labels == list(trace.tokens) == w.grids[name].col_labels
+    b = w.grids["K"].title  # the model has biases: the formulas say so
+    assert b == "K = X W_K + b_K" and w.grids["V"].title == "V = X W_V + b_V"
+    f = compute_matrix_form(trace, 0)
+    np.testing.assert_array_equal(w.grids["P"].values, f.P[0])
+    np.testing.assert_allclose(w.grids["out"].values, trace["L0.out"], atol=1e-5)
+
+
+def test_matrix_form_leaves_out_biases_a_model_does_not_have(tmp_path, qtbot):
+    trace = _trace(_model_dir(tmp_path / "nob", attn_bias=False))
+    w = _shown(qtbot, MatrixFormWidget())
+    w.set_trace(trace)
+    assert w.grids["Q"].title == "Q = X W_Q" and w.grids["K"].title == "K = X W_K"
 
 
 def test_matrix_form_of_a_long_input_is_computed_off_the_gui_thread(tmp_path, qtbot):
@@ -312,6 +364,7 @@ def test_matrix_form_marks_an_ablated_head(gqa_decoder, qtbot):
     trace = run_whatif(load_model(gqa_decoder, device="cpu"), WhatIf(ablate={(0, 1)}), TEXT)
     w = _shown(qtbot, MatrixFormWidget())
     w.set_trace(trace)
+    w.set_section("heads")
     assert "(ablated)" in w.grids["Z1"].title and not w.grids["Z1"].values.any()
     assert "(ablated)" not in w.grids["Z0"].title and w.grids["Z0"].values.any()
     np.testing.assert_allclose(w.grids["out"].values, trace["L0.out"], atol=1e-5)  # concat · W_O + b_O
@@ -326,3 +379,39 @@ def test_signed_colours_are_centred_and_symmetric():
     # ±1 are equally far from white, and values beyond the limit clip to its colour
     assert abs(np.abs(c[1] - 247).sum() - np.abs(c[3] - 247).sum()) < 40
     assert tuple(c[5]) == tuple(c[4])
+
+
+def test_steps_are_named_six_and_32_tokens_keep_labels_and_numbers(tmp_path, qtbot):
+    from attnviz.gui.walkthrough.step_panels import step_label
+
+    assert step_label("softmax") == "step 4 of 6 · softmax"  # the mask does not renumber the six steps
+    assert step_label("mask") == "mask · between steps 3 and 4"
+    text = " ".join((TEXT.split() * 3)[:32])
+    trace = _trace(_model_dir(tmp_path / "dec"), text)
+    assert len(trace.tokens) == 32
+    w = _shown(qtbot, WalkthroughWidget(), size=(1200, 800))  # the tab beside the docked panels
+    w.set_trace(trace)
+    assert w.step_label.text() == "step 1 of 6 · project"
+    for step in ("score", "softmax", "weight"):
+        w.set_step(w.step_list.index(step))
+        qtbot.wait(10)
+        column = w.grids["scores" if step == "score" else "weights"]
+        assert column.numbers_shown and column.row_label_stride() <= 2, step  # thinned at most, never dropped
+        assert column.row_labels == list(trace.tokens)
+
+
+def test_whatif_top5_and_maps_are_labelled_before_any_switch(tmp_path, qtbot):
+    loaded = load_model(_model_dir(tmp_path / "enc", kind="encoder"), device="cpu")
+    panel = _shown(qtbot, WhatIfPanel(run_async=sync_runner), size=(1400, 900))
+    panel.set_model(loaded)
+    panel.set_input(text=TEXT)
+    panel.rerun()  # as trained: no switch changed
+    qtbot.wait(10)
+    for name in ("top_before", "top_after"):
+        g = panel.grids[name]
+        assert sorted(g.row_labels) == ["a", "b", "c"]  # the model's three classes, each named
+        assert g.row_label_stride() == 1
+    for name in ("P_before", "P_after"):
+        g = panel.grids[name]
+        assert g.row_labels == g.col_labels == [str(t) for t in panel.comparison.before.tokens]
+        assert g._show_col_labels() and g.row_label_stride() == 1

@@ -86,19 +86,47 @@ def test_prepare_text_without_it_uses_cls_and_says_so(untrained):
     assert "truncated" in prepare_text(untrained, "it " * 40, truncate=True).meta["notice"]
 
 
-def test_it_attention_metric_matches_a_per_sentence_recount(task, untrained):
-    metrics = task.evaluate(untrained, seed=5, n=40)
-    items = task.sentences("test", 40, np.random.default_rng(5))
-    hits = np.zeros((untrained.config.n_layers, untrained.config.n_heads))
+def _recount(model, task, items):
+    hits = np.zeros((model.config.n_layers, model.config.n_heads))
     correct = 0
     for text, ref in items:
-        prep = prepare_text(untrained, text)
-        trace = capture(untrained.model, prep.inputs, prep.tokens)
+        prep = prepare_text(model, text)
+        trace = capture(model.model, prep.inputs, prep.tokens)
         it, noun = prep.tokens.index("it"), prep.tokens.index(ref)
         for layer in range(trace.n_layers):
             hits[layer] += trace.probs(layer)[:, it].argmax(-1) == noun
         correct += int(np.argmax(trace["prediction"]) == task.labels.index(ref))
-    share = hits / len(items)
-    assert metrics["it_attention"] == pytest.approx(share.max())
-    assert share[metrics["it_attention_layer"], metrics["it_attention_head"]] == pytest.approx(share.max())
-    assert metrics["accuracy"] == pytest.approx(correct / len(items))
+    return hits / len(items), correct / len(items)
+
+
+def test_focus_head_is_chosen_on_validation_and_measured_on_test(task, untrained):
+    metrics = task.evaluate(untrained, seed=5, n=40)
+    val, _ = _recount(untrained, task, task.sentences("val", 40, np.random.default_rng(6)))
+    test, accuracy = _recount(untrained, task, task.sentences("test", 40, np.random.default_rng(5)))
+    layer, head = metrics["focus_layer"], metrics["focus_head"]
+    assert val[layer, head] == pytest.approx(val.max())  # chosen on validation sentences ...
+    assert metrics["focus_val_share"] == pytest.approx(val.max())
+    assert metrics["it_attention"] == pytest.approx(test[layer, head])  # ... reported on test sentences
+    assert metrics["accuracy"] == pytest.approx(accuracy)
+
+
+def test_validation_combinations_are_never_trained_on_nor_tested(task):
+    rng = np.random.default_rng(7)
+    combos = {split: {(ref, text.split()[-1]) for text, ref in task.sentences(split, 2000, rng)}
+              for split in ("train", "val", "test")}
+    assert all(combos.values())
+    assert not combos["val"] & combos["train"] and not combos["val"] & combos["test"]
+
+
+def test_bundled_focus_head_is_right_on_both_lecture_sentences():
+    from attnviz.runtime import load_model, run_trace
+
+    loaded = load_model("coref", device="cpu")
+    for text, noun in (("The animal didn't cross the street because it was too tired", "animal"),
+                       ("The animal didn't cross the street because it was too wide", "street")):
+        trace = run_trace(loaded, text=text)
+        focus = trace.meta["focus"]
+        tokens = [t.lower() for t in trace.tokens]
+        assert focus["query"] == tokens.index("it")
+        row = trace[f"L{focus['layer']}.probs"][focus["head"], focus["query"]]
+        assert tokens[int(np.argmax(row))] == noun

@@ -13,7 +13,7 @@ from attnviz.models.registry import build_model
 from attnviz.runtime import load_model, run_trace
 from attnviz.tasks import get_task
 from attnviz.tasks.base import Batch
-from attnviz.tasks.digits import JITTER, DigitsTask, digit_images, digit_variants, split_indices
+from attnviz.tasks.digits import JITTER, DigitsTask, digit_images, digit_variants, load_digits_arrays, split_indices
 from attnviz.vision.preprocess import preprocess_image
 
 
@@ -42,17 +42,15 @@ def _bilinear_double(img: np.ndarray) -> np.ndarray:
     return along(along(img, 0), 1)
 
 
-def test_images_are_the_scikit_learn_digits_enlarged():
-    from sklearn.datasets import load_digits
-
-    ref = load_digits()
+def test_images_are_the_8x8_digits_enlarged():
+    small, ref_labels = load_digits_arrays()
     images, labels = digit_images()
     assert images.shape == (1797, 16, 16) and images.dtype == np.uint8
-    np.testing.assert_array_equal(labels, ref.target)
+    np.testing.assert_array_equal(labels, ref_labels)
     for i in (0, 500, 1796):
-        want = _bilinear_double(ref.images[i] / 16.0) * 255
+        want = _bilinear_double(small[i] / 16.0) * 255
         np.testing.assert_allclose(images[i], want, atol=0.5 + 1e-6)
-        assert abs(images[i].astype(float).mean() - ref.images[i].mean() / 16 * 255) < 1.0
+        assert abs(images[i].astype(float).mean() - small[i].mean() / 16 * 255) < 1.0
 
 
 def _bilinear_at(img: np.ndarray, dy: float, dx: float) -> np.ndarray:
@@ -72,9 +70,7 @@ def _bilinear_at(img: np.ndarray, dy: float, dx: float) -> np.ndarray:
 
 
 def test_training_variants_are_the_digits_resampled_at_sub_pixel_offsets():
-    from sklearn.datasets import load_digits
-
-    ref = load_digits().images / 16.0
+    ref = load_digits_arrays()[0] / 16.0
     variants = digit_variants()
     assert variants.shape == (9, 1797, 16, 16)
     offsets = [(dy, dx) for dy in (-JITTER, 0, JITTER) for dx in (-JITTER, 0, JITTER)]
@@ -203,10 +199,8 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
     assert correct == 10  # typical held-out digits; the model is ≥ 98 % accurate
 
 
-def test_digits_read_without_scikit_learn_equal_load_digits():
-    from sklearn.datasets import load_digits
-
-    from attnviz.tasks.digits import load_digits_arrays
+def test_shipped_digits_equal_scikit_learns_load_digits():
+    load_digits = pytest.importorskip("sklearn.datasets").load_digits
 
     images, labels = load_digits_arrays()
     ref = load_digits()

@@ -124,7 +124,7 @@ def test_evaluate_fields_and_fresh_seeds():
     task.n_eval = 40
     loaded = _tiny(task)
     m = task.evaluate(loaded)
-    assert set(m) == {"accuracy", "pointing_game", "n_test"} and m["n_test"] == 40
+    assert set(m) == {"accuracy", "pointing_game", "pointing_chance", "n_test"} and m["n_test"] == 40
     assert 0 <= m["accuracy"] <= 1 and 0 <= m["pointing_game"] <= 1
     assert task.evaluate(loaded) == m
     a, _, _ = task.held_out(seed=1, n=40)
@@ -159,4 +159,31 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
         pred = trace["prediction"]
         assert pred.shape == (5,) and pred.sum() == pytest.approx(1.0, abs=1e-5)
         assert int(pred.argmax()) == label
-        assert trace["rollout"].shape == (65, 65) and trace.grid == (8, 8)
+        assert trace["rollout"].shape == (17, 17) and trace.grid == (4, 4)  # 8-pixel patches of a 32-pixel scene
+
+
+def test_pointing_chance_is_the_share_of_patches_touching_the_object():
+    from attnviz.tasks.shapes import pointing_chance
+
+    masks = np.zeros((2, 32, 32), bool)
+    masks[0, 0:3, 0:3] = True  # one 8-pixel patch of 16
+    masks[1, 6:10, 6:10] = True  # straddles four patches
+    assert pointing_chance(masks, 8) == (1 + 4) / 32
+    # recount one real scene by brute force: pick every patch and score it as the pointing game does
+    _, mask, _ = make_scene(int(scene_ids("test", [3])[0]))
+    hits = [patch_hits(np.array([p]), mask[None], 8)[0] for p in range(16)]
+    assert pointing_chance(mask[None], 8) == np.mean(hits)
+
+
+def test_bundled_model_uses_8_pixel_patches_with_smooth_filters_and_beats_chance():
+    from attnviz.analysis.pca import compute_filter_pca
+    from attnviz.lessons.claims import low_frequency_share
+
+    loaded = load_model("shapes", device="cpu")
+    assert loaded.config.patch_size >= 8
+    comps, _ = compute_filter_pca(loaded.model.embed.proj.weight.detach().numpy(), k=4)
+    P = comps.shape[1]
+    noise = np.mean(np.add.outer(np.arange(P), np.arange(P)) < P / 2)
+    assert min(low_frequency_share(c) for c in comps) > 3 * noise  # smooth, not colour noise
+    m = loaded.info["metrics"]
+    assert m["accuracy"] >= 0.97 and m["pointing_game"] > m["pointing_chance"] + 0.4

@@ -88,6 +88,24 @@ def test_cancel_stops_between_steps_and_keeps_the_checkpoint(tiny_task, tmp_path
     assert load_snapshots(tmp_path).steps == [0]  # taken before step 10; the step-17 one never happened
 
 
+def test_cancel_before_any_checkpoint_leaves_no_folder_and_snapshots_come_live(tiny_task, tmp_path):
+    out = tmp_path / "run"  # a new folder, as the app's training tab asks for
+    seen = []
+    for ev in train(tiny_task, steps=50, device="cpu", out_dir=out, n_snapshots=10, cancel=lambda: len(seen) >= 12):
+        seen.append(ev)
+    assert "cancelled at step 12" in seen[-1].message and not out.exists()
+    live = [ev for ev in seen if ev.snapshot]
+    assert live and all(ev.snapshots is not None and ev.snapshots.steps[-1] == ev.step for ev in live)
+    assert all(ev.snapshots is None for ev in seen if not ev.snapshot)
+    first = live[0].snapshots
+    assert first.steps == [0, live[0].step]  # a copy: later snapshots did not grow it
+    kept = tmp_path / "existing"
+    kept.mkdir()
+    for ev in train(tiny_task, steps=50, device="cpu", out_dir=kept, n_snapshots=0, cancel=lambda: True):
+        pass
+    assert kept.is_dir()  # a folder the user had made stays
+
+
 def test_non_finite_loss_stops_with_message_and_keeps_last_good_checkpoint(nan_task, tmp_path):
     events = []
     with pytest.raises(AttnvizError, match="loss became nan at step 25"):

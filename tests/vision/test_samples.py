@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from attnviz.models.config import ModelConfig
-from attnviz.vision.preprocess import load_image, preprocess_image
 from attnviz.tasks.sample_images import write_samples
-from attnviz.vision.samples import sample_images, sample_path, samples_dir, sklearn_photos
+from attnviz.vision.preprocess import load_image, preprocess_image
+from attnviz.vision.samples import PHOTOS, photos, sample_images, sample_path, samples_dir
 
 DIGITS = [f"digit-{d}" for d in range(10)]
 SHAPES = ["shapes-circle", "shapes-square", "shapes-triangle", "shapes-cross", "shapes-star"]
@@ -26,11 +29,25 @@ def test_every_sample_is_listed_and_loads():
     assert sample_path("no-such-sample") is None
 
 
-def test_photos_come_from_scikit_learn_and_are_not_copied():
-    photos = sklearn_photos()
-    assert set(photos) == {"china", "flower"}
-    assert all("sklearn" in p.parts for p in photos.values())
-    assert not any(samples_dir().glob("*.jpg"))
+def test_photos_are_shipped_with_their_credits():
+    found = photos()
+    assert set(found) == set(PHOTOS) == {"china", "flower"}
+    assert sorted(p.name for p in samples_dir().glob("*.jpg")) == ["china.jpg", "flower.jpg"]
+    credits = (samples_dir().parent / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    for name in PHOTOS:
+        assert f"samples/{name}.jpg" in credits
+    assert credits.count("CC BY 2.0") >= 2
+
+
+def test_photos_are_scikit_learns_unchanged():
+    from importlib.util import find_spec
+
+    spec = find_spec("sklearn")
+    if spec is None or spec.origin is None:
+        pytest.skip("scikit-learn is not installed")
+    for name, path in photos().items():
+        original = Path(spec.origin).parent / "datasets" / "images" / f"{name}.jpg"
+        assert path.read_bytes() == original.read_bytes(), name
 
 
 def test_bundled_pngs_are_what_the_generator_writes_now(tmp_path):

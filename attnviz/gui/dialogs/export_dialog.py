@@ -119,6 +119,9 @@ def _figure_for(view, trace, state, style):
     name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), None)
     if name is None or trace is None:
         return view, None
+    scale_box = getattr(view, "scale_box", None)  # the colour scale the user picked in the view
+    if scale_box is not None and style is not None:
+        style = style.with_(scale=scale_box.mode)
     fig, selection = make_figure(name, trace, state, style)
     step = getattr(view, "step_name", None)
     if step is not None and hasattr(fig, "set_step") and step in fig.step_list:

@@ -7,7 +7,7 @@ working, and the app keeps showing what it had.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton
 
 __all__ = ["NoticeBar", "LEVELS"]
 
@@ -31,6 +31,10 @@ class NoticeBar(QFrame):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._label = QLabel(self)
         self._label.setWordWrap(True)
+        # a word-wrapped label asks for a width that suits its text; in the window's layout that request
+        # widened the whole window for some messages (issue 14): take the width the window has instead
+        self._label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._label.setMinimumWidth(1)
         self._label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._close = QToolButton(self)
         self._close.setText("✕")

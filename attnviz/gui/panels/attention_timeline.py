@@ -105,8 +105,16 @@ class AttentionTimeline(QWidget):
         if self.view is not None:
             self.view.set_style(style)
 
-    def set_snapshots(self, snaps, causal: bool = False) -> None:
-        """Show ``snaps`` (or nothing); the slider starts at the last (trained) step."""
+    def set_snapshots(self, snaps, causal: bool = False, follow: bool = False) -> None:
+        """Show ``snaps`` (or nothing); the slider starts at the last (trained) step.
+
+        ``follow``: more snapshots of the same run (live training): the probe, layer and head stay as
+        chosen, and the slider moves to the newest step unless the user has moved it back.
+        """
+        same_run = follow and self.snapshots is not None and snaps is not None and \
+            len(self.snapshots.probes) == len(snaps.probes)
+        at_end = self.slider.value() == self.slider.maximum()
+        probe = self.probe_box.currentIndex() if same_run else 0
         self.snapshots, self.causal = snaps, causal
         has = snaps is not None and bool(snaps.steps)
         for w in (self.probe_box, self.layer_box, self.head_box, self.slider):
@@ -115,13 +123,15 @@ class AttentionTimeline(QWidget):
         self.probe_box.clear()
         if has:
             self.probe_box.addItems([str(p.get("input", f"probe {j}"))[:60] for j, p in enumerate(snaps.probes)])
+            self.probe_box.setCurrentIndex(max(probe, 0))
             self.layer_box.setMaximum(max(snaps.n_layers("self") - 1, 0))
             head0 = snaps.arrays.get("s0.p0.L0")
             self.head_box.setMaximum(max((head0.shape[0] if head0 is not None else 1) - 1, 0))
         self.probe_box.blockSignals(False)
         self.slider.blockSignals(True)
+        kept = self.slider.value()
         self.slider.setRange(0, max(len(snaps.steps) - 1, 0) if has else 0)
-        self.slider.setValue(self.slider.maximum())
+        self.slider.setValue(self.slider.maximum() if not same_run or at_end else kept)
         self.slider.blockSignals(False)
         self._redraw()
 

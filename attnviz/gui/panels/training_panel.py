@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QStandardPaths, QTimer, Signal
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QToolButton, QVBoxLayout,
-                               QWidget)
+                               QLineEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from attnviz.gui.panels.attention_timeline import AttentionTimeline
 from attnviz.gui.workers import TrainingWorker, run_job
+from attnviz.tasks.metric_names import format_metrics
 
 __all__ = ["TrainingPanel", "default_run_dir", "task_defaults", "REDRAW_MS"]
 
@@ -67,19 +68,35 @@ class TrainingPanel(QWidget):
         self._build_form(task_names)
         self._build_plots()
         self.timeline = AttentionTimeline(style=style, parent=self)
-        box = QGroupBox("How attention emerged (snapshots taken during training)", self)
+        box = QGroupBox("How attention emerged (snapshots taken during training, live while it runs)", self)
         QVBoxLayout(box).addWidget(self.timeline)
+        # the form on the left; the curves and the replay share the rest, each with room to be read
+        # (under the form, the curves were ~50 px tall)
+        plots_box = QGroupBox("Training curves", self)
+        pl = QVBoxLayout(plots_box)
+        pl.setContentsMargins(4, 4, 4, 4)
+        pl.addWidget(self.plots)
+        self.plots.setMinimumHeight(200)
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(plots_box)
+        right.addWidget(box)
+        right.setStretchFactor(0, 2)
+        right.setStretchFactor(1, 3)
+        form_scroll = QScrollArea(self)
+        form_scroll.setWidgetResizable(True)
+        form_scroll.setWidget(self.form_box)
+        form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        form_scroll.setMinimumWidth(340)
         split = QSplitter(self)
-        left = QWidget(self)
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.form_box)
-        ll.addWidget(self.plots, 1)
-        split.addWidget(left)
-        split.addWidget(box)
-        split.setStretchFactor(0, 1)
+        split.addWidget(form_scroll)
+        split.addWidget(right)
+        split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        QVBoxLayout(self).addWidget(split)
+        split.setSizes([380, 1000])
+        self.splitter = split
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(split)
         self.task_box.currentTextChanged.connect(self._task_changed)
         self._task_changed(self.task_box.currentText())
         if style is not None:
@@ -120,7 +137,8 @@ class TrainingPanel(QWidget):
         self.start_button.setToolTip("Train in the background; the app stays usable")
         self.start_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop after the current step (the partly trained model is kept)")
+        self.cancel_button.setToolTip("Stop after the current step; a run stopped before its first checkpoint "
+                                      "leaves no folder behind")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.open_button = QPushButton("Open trained model", self)
@@ -154,12 +172,13 @@ class TrainingPanel(QWidget):
 
     def _build_plots(self) -> None:
         self.plots = pg.GraphicsLayoutWidget()
-        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss")
-        self.acc_plot = self.plots.addPlot(row=1, col=0, title="batch accuracy")
+        # side by side: each curve gets the full height of the row
+        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss (cross-entropy, nats)")
+        self.acc_plot = self.plots.addPlot(row=0, col=1, title="batch accuracy")
         self.acc_plot.setYRange(0, 1)
         self.acc_plot.setXLink(self.loss_plot)
         self.acc_plot.setLabel("bottom", "step")
-        self.loss_plot.hideAxis("bottom")  # shared with the accuracy plot below (fewer axes to repaint)
+        self.loss_plot.setLabel("bottom", "step")
         for plot in (self.loss_plot, self.acc_plot):
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMouseEnabled(x=False, y=False)  # ranges follow the run, not the mouse
@@ -168,6 +187,10 @@ class TrainingPanel(QWidget):
             plot.setClipToView(True)
         self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#CC6677", width=2))
         self.acc_curve = self.acc_plot.plot(pen=pg.mkPen("#117733", width=2))
+
+    def set_controls_visible(self, on: bool) -> None:
+        """Presentation mode: the curves and the replay alone (the settings form hides)."""
+        self.splitter.widget(0).setVisible(on)
 
     def set_devices(self, devices: list[str]) -> None:
         self.device_box.clear()
@@ -259,6 +282,9 @@ class TrainingPanel(QWidget):
             self.open_button.setEnabled(False)
 
     def _on_progress(self, events: list) -> None:
+        snaps = next((ev.snapshots for ev in reversed(events) if getattr(ev, "snapshots", None) is not None), None)
+        if snaps is not None:  # the replay follows the run: the newest snapshot is shown as it arrives
+            self.timeline.set_snapshots(snaps, causal=bool(self._defaults.get("causal")), follow=True)
         for ev in events:
             if ev.step and (not self.steps or ev.step > self.steps[-1]):
                 self.steps.append(ev.step)
@@ -294,7 +320,12 @@ class TrainingPanel(QWidget):
 
     def _on_completed(self, final) -> None:
         if final is not None:
-            self.status.setText(final.message)
+            info = final.result.info if final.result is not None else {}
+            metrics = info.get("metrics")
+            if metrics and info.get("complete"):  # the loop's line names metrics by key: say them in words
+                self.status.setText(f"done in {final.elapsed:.1f} s · held-out: {format_metrics(metrics)}")
+            else:
+                self.status.setText(final.message)
             cancelled = bool(final.result is not None and final.result.info.get("cancelled"))
             self.open_button.setEnabled(not cancelled and self.out_dir is not None)
             if not cancelled and self.out_dir is not None:

@@ -79,7 +79,6 @@ class ViewsArea(QMainWindow):
     def install(self, classes: list[type], selection, style) -> None:
         """Create the views (GUI thread) and dock them: the single-head readings on the left (55 %),
         the whole model and the analysis views tabbed on the right."""
-        groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
         for cls in classes:
             try:
                 view = cls(selection=selection, style=style)
@@ -98,31 +97,41 @@ class ViewsArea(QMainWindow):
             self.views.append(view)
             self._visible.append(True)
             self.docks[cls.__name__] = dock
-            group = groups[cls.__name__ in LEFT_GROUP]
-            if group:
-                self.tabifyDockWidget(group[0], dock)
-            else:
-                area = Qt.DockWidgetArea.LeftDockWidgetArea if cls.__name__ in LEFT_GROUP else \
-                    Qt.DockWidgetArea.RightDockWidgetArea
-                self.addDockWidget(area, dock)
-            group.append(dock)
             dock.visibilityChanged.connect(lambda visible, i=i: self._shown(i, visible))
         if self.views:
             self.takeCentralWidget().deleteLater()
             self.setCentralWidget(None)
-            for group in groups.values():
-                if group:
-                    group[0].raise_()  # the first of each group is in front
-            if groups[True] and groups[False]:
-                pair = [groups[True][0], groups[False][0]]
-                # once the new docks are laid out: sizes are pixels, so they need the real width
-                QTimer.singleShot(0, self, lambda: self.resizeDocks(
-                    pair, [int(self.width() * 0.55), int(self.width() * 0.45)], Qt.Orientation.Horizontal))
+            self.reset_layout()
         else:
             self._waiting.setText("No attention views are installed yet.")
         if self._trace is not None:
             self.set_trace(self._trace)
         self.views_installed.emit()
+
+    def reset_layout(self) -> None:
+        """Every view docked and shown in the first-start arrangement: the single-head readings tabbed
+        on the left (55 %), the whole model and the analysis views tabbed on the right."""
+        groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
+        for name, dock in self.docks.items():
+            left = name in LEFT_GROUP
+            dock.setFloating(False)
+            self.removeDockWidget(dock)
+            group = groups[left]
+            if group:
+                self.tabifyDockWidget(group[0], dock)
+            else:
+                area = Qt.DockWidgetArea.LeftDockWidgetArea if left else Qt.DockWidgetArea.RightDockWidgetArea
+                self.addDockWidget(area, dock)
+            dock.show()
+            group.append(dock)
+        for group in groups.values():
+            if group:
+                group[0].raise_()  # the first of each group is in front
+        if groups[True] and groups[False]:
+            pair = [groups[True][0], groups[False][0]]
+            # once the docks are laid out: sizes are pixels, so they need the real width
+            QTimer.singleShot(0, self, lambda: self.resizeDocks(
+                pair, [int(self.width() * 0.55), int(self.width() * 0.45)], Qt.Orientation.Horizontal))
 
     def childEvent(self, event) -> None:
         # Qt makes a tab bar for each group of tabbed docks (and anew on restoreState); its default

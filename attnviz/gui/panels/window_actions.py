@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 
-from attnviz.gui.settings import THEMES
+from attnviz.gui.panels.presentation import presentation_mode
+from attnviz.gui.settings import THEME_CHOICES
 
-__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS"]
+__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS", "STANDARD_KEYS", "fill_panels_menu", "panel_actions",
+           "reset_layout"]
 
 # perceptually uniform maps first; viridis (default) and cividis are colour-blind safe
 COLORMAPS = ("viridis", "cividis", "inferno", "magma", "plasma", "CET-L1")
@@ -26,12 +29,26 @@ SHORTCUTS = {
     "tab_attention": "Ctrl+1",
     "tab_training": "Ctrl+2",
     "tab_walkthrough": "Ctrl+3",
+    "shortcuts": "F1",
 }
+
+# the platform's own keys where one exists (macOS ⌘O, ⌘Q, ⌃⌘F …); SHORTCUTS is the fallback where the
+# platform defines none (e.g. Quit on Windows)
+STANDARD_KEYS = {
+    "open_model": QKeySequence.StandardKey.Open,
+    "quit": QKeySequence.StandardKey.Quit,
+    "full_screen": QKeySequence.StandardKey.FullScreen,
+    "shortcuts": QKeySequence.StandardKey.HelpContents,
+}
+THEME_LABELS = {"system": "Follow system", "light": "Light", "dark": "Dark"}
 
 
 def _action(win, text: str, slot, key: str | None = None, tip: str = "", checkable: bool = False) -> QAction:
     act = QAction(text, win)
-    if key:
+    standard = QKeySequence.keyBindings(STANDARD_KEYS[key]) if key in STANDARD_KEYS else []
+    if standard:
+        act.setShortcuts(standard)
+    elif key:
         act.setShortcut(QKeySequence(SHORTCUTS.get(key, key)))
     shown = f"{tip} ({act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})" if key else tip
     act.setToolTip(shown or text)
@@ -93,16 +110,16 @@ def build_actions(win) -> dict[str, QAction]:
         acts[f"cmap_{name}"] = act
     theme_menu = view_menu.addMenu("Theme")
     tgroup = QActionGroup(win)
-    for theme in THEMES:
-        act = QAction(theme.capitalize(), win, checkable=True)
-        act.setChecked(theme == win.settings.theme)
+    for theme in THEME_CHOICES:
+        act = QAction(THEME_LABELS[theme], win, checkable=True)
+        act.setChecked(theme == win.settings.theme_choice)
         act.triggered.connect(lambda _=False, t=theme: win.set_theme(t))
         tgroup.addAction(act)
         theme_menu.addAction(act)
         acts[f"theme_{theme}"] = act
-    acts["presentation"] = _action(win, "Presentation mode", win.set_presentation, "presentation",
-                                   "Large fonts and thick lines for the back row", checkable=True)
-    acts["presentation"].setChecked(win._presentation)
+    acts["presentation"] = _action(win, "Presentation mode", lambda on: presentation_mode(win).toggle(on),
+                                   "presentation", "The current figure alone, full screen, in large type "
+                                   "(Esc to leave)", checkable=True)
     acts["full_screen"] = _action(win, "Full screen", win.toggle_full_screen, "full_screen",
                                   "Use the whole screen", checkable=True)
     view_menu.addAction(acts["presentation"])
@@ -116,13 +133,88 @@ def build_actions(win) -> dict[str, QAction]:
         win.tabs.setTabToolTip(i, acts[key].toolTip())
         view_menu.addAction(acts[key])
     panels = view_menu.addMenu("Panels")
-    for dock in win.docks.values():
-        panels.addAction(dock.toggleViewAction())
+    acts["reset_layout"] = _action(win, "Reset layout", lambda: reset_layout(win), None,
+                                   "Every panel and view back in its first-start place")
+    panels.aboutToShow.connect(lambda: fill_panels_menu(win, panels, acts["reset_layout"]))
+    fill_panels_menu(win, panels, acts["reset_layout"])
+
+    _follow_system_scheme(win)
 
     help_menu = bar.addMenu("&Help")
+    acts["shortcuts"] = _action(win, "&Keyboard shortcuts", lambda: _show_shortcuts(win), "shortcuts",
+                                "Every key of the window, as this platform spells it")
+    help_menu.addAction(acts["shortcuts"])
     acts["about"] = _action(win, "&About attnviz", win.show_about, None, "Versions and the compute device")
     help_menu.addAction(acts["about"])
     return acts
+
+
+class _SchemeFollower(QObject):
+    """While the theme follows the system, re-theme the window when the desktop switches light ↔ dark.
+
+    A child of the window: Qt drops the connection to the application-wide hints when it goes.
+    """
+
+    def __init__(self, win):
+        super().__init__(win)
+        self._win = win
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):  # Qt ≥ 6.5
+            hints.colorSchemeChanged.connect(self.scheme_changed)
+
+    def scheme_changed(self, _scheme=None) -> None:
+        if self._win.settings.theme_choice == "system":
+            self._win.set_theme("system")
+
+
+def _follow_system_scheme(win) -> None:
+    win._scheme_follower = _SchemeFollower(win)
+
+
+def _show_shortcuts(win) -> None:
+    from attnviz.gui.dialogs.shortcuts_dialog import ShortcutsDialog
+
+    ShortcutsDialog(win.actions_, win).exec()
+
+
+def fill_panels_menu(win, menu, reset: QAction) -> None:
+    """View ▸ Panels: the window's panels, then every attention view (closed ones come back from
+    here), then Reset layout. Filled when opened: the views are installed after the menus are built."""
+    menu.clear()
+    for dock in win.docks.values():
+        menu.addAction(dock.toggleViewAction())
+    docks = list(win.views_area.docks.values())
+    if docks:
+        menu.addSeparator()
+        for dock in docks:
+            menu.addAction(dock.toggleViewAction())
+    menu.addSeparator()
+    menu.addAction(reset)
+
+
+def panel_actions(win) -> list[QAction]:
+    """What View ▸ Panels lists (tests and the keyboard-shortcut help read it)."""
+    return [d.toggleViewAction() for d in win.docks.values()] + \
+        [d.toggleViewAction() for d in win.views_area.docks.values()]
+
+
+def reset_layout(win) -> None:
+    """Every panel and view docked and shown where it is on first start; presentation mode ends."""
+    from PySide6.QtCore import Qt
+
+    presentation_mode(win).leave()
+    areas = {"ModelDock": Qt.DockWidgetArea.LeftDockWidgetArea, "InputDock": Qt.DockWidgetArea.TopDockWidgetArea,
+             "PredictionDock": Qt.DockWidgetArea.LeftDockWidgetArea}
+    for name, dock in win.docks.items():
+        dock.setFloating(False)
+        win.removeDockWidget(dock)
+        win.addDockWidget(areas.get(name, Qt.DockWidgetArea.LeftDockWidgetArea), dock)
+        dock.show()
+    if "ModelDock" in win.docks and "PredictionDock" in win.docks:
+        win.splitDockWidget(win.docks["ModelDock"], win.docks["PredictionDock"], Qt.Orientation.Vertical)
+        win.resizeDocks([win.docks["ModelDock"]], [400], Qt.Orientation.Horizontal)
+    win.views_area.reset_layout()
+    win.statusBar().showMessage("layout reset", 3000)
 
 
 def _fill_recent(win, menu, kind: str, open_it) -> None:

@@ -19,7 +19,13 @@ class WindowDropMixin:
         if not urls:
             return
         path = Path(urls[0].toLocalFile())
-        if path.is_dir():
+        from attnviz.lessons.scene import is_scene_file
+
+        if is_scene_file(path):
+            from attnviz.gui.panels.scene_actions import open_scene
+
+            open_scene(self, str(path))
+        elif path.is_dir():
             self.load_model(str(path))
         elif self.loaded is not None and self.loaded.config.kind == "vit":
             self.input_panel.image.submit(str(path))

@@ -14,7 +14,7 @@ from attnviz.gui.style import head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.gui.views.trace_parts import resolve
-from attnviz.gui.widgets.plot_style import style_plot
+from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["AttentionDistanceView"]
@@ -30,7 +30,7 @@ class AttentionDistanceView(BaseView):
 
     def _build(self) -> None:
         self.title_item = make_title()
-        self.plot = pg.PlotItem(enableMenu=False)
+        self.plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.scatter = pg.ScatterPlotItem(hoverable=True)
@@ -39,6 +39,8 @@ class AttentionDistanceView(BaseView):
         self.marker = pg.ScatterPlotItem()
         self.plot.addItem(self.scatter)
         self.plot.addItem(self.marker)
+        self.legend = pg.LegendItem(offset=(-10, 10))  # which colour is which head
+        self.legend.setParentItem(self.plot.vb)
         self.figure.addItem(self.title_item, row=0, col=0)
         self.figure.addItem(self.plot, row=1, col=0)
         self.stats: HeadStats | None = None
@@ -50,7 +52,7 @@ class AttentionDistanceView(BaseView):
         self.scatter.clear()
         self.marker.clear()
         if self.trace is None:
-            set_title(self.title_item, "no trace", self.style)
+            set_title(self.title_item, "no input yet", self.style)
             return
         self.res = resolve(self.trace, self.state)
         part = "self" if self.res.part == "cross" else self.res.part
@@ -96,15 +98,28 @@ class AttentionDistanceView(BaseView):
                   "brush": pg.mkBrush(head_colour(int(h))), "pen": pg.mkPen(self.style.foreground, width=0.5)}
                  for x, y, layer, h in pts]
         self.scatter.setData(spots)
+        self._draw_legend(int(pts[:, 3].max()) + 1, size)
         L = self.stats.distance.shape[0]
         self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
         self.plot.setXRange(-0.6, L - 0.4, padding=0)
-        self.plot.setYRange(0, max(float(np.nanmax(self.stats.distance)) * 1.08, 1e-6), padding=0)
+        # headroom above the highest point for the head legend
+        self.plot.setYRange(0, max(float(np.nanmax(self.stats.distance)) * 1.25, 1e-6), padding=0)
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
         set_title(self.title_item, "Mean attention distance per head (one point per head, coloured by head)",
                   self.style)
         self._draw_marker()
+
+    def _draw_legend(self, n_heads: int, size: float) -> None:
+        st = self.style
+        self.legend.clear()
+        self.legend.setLabelTextColor(st.foreground)
+        self.legend.setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
+        self.legend.setColumnCount(min(n_heads, 8))
+        for h in range(n_heads):
+            sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(h)),
+                                        pen=pg.mkPen(st.foreground, width=0.5))
+            self.legend.addItem(sample, f"head {h}")
 
     def _draw_marker(self) -> None:
         if self.stats is None or self.stats.distance is None or self.res is None:

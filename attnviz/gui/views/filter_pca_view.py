@@ -25,19 +25,23 @@ COLS = 7
 
 
 def component_tiles(components: np.ndarray, lut: np.ndarray) -> np.ndarray:
-    """(k, P, P, C) components → (k, P, P, 4) RGBA, each stretched to its own min..max.
+    """(k, P, P, C) components → (k, P, P, 4) RGBA.
 
-    Colour filters (C=3) are shown as RGB, one channel as the colour map.
+    Colour filters (C=3) are shown as RGB, each component stretched to its own min..max (the ViT
+    paper's figure). One channel is signed data: the diverging ``lut``, each component on −m..m
+    (m its largest magnitude), so 0 is the middle colour and the sign reads honestly.
     """
     k, P, _, C = components.shape
-    lo = components.min(axis=(1, 2, 3), keepdims=True)
-    hi = components.max(axis=(1, 2, 3), keepdims=True)
-    unit = (components - lo) / np.where(hi > lo, hi - lo, 1.0)  # (k, P, P, C) in [0, 1]
     if C == 3:
+        lo = components.min(axis=(1, 2, 3), keepdims=True)
+        hi = components.max(axis=(1, 2, 3), keepdims=True)
+        unit = (components - lo) / np.where(hi > lo, hi - lo, 1.0)  # (k, P, P, C) in [0, 1]
         rgba = np.full((k, P, P, 4), 255, np.uint8)
         rgba[..., :3] = (unit * 255).round().astype(np.uint8)
         return rgba
-    return colourize(quantize(unit[..., 0], 1.0), lut)
+    m = np.abs(components[..., 0]).max(axis=(1, 2), keepdims=True)  # (k, 1, 1)
+    m = np.where(m > 0, m, 1.0)
+    return colourize(quantize(components[..., 0] / m, 1.0, vmin=-1.0), lut)
 
 
 class FilterPCAView(BaseView):
@@ -71,15 +75,16 @@ class FilterPCAView(BaseView):
 
     def _draw(self) -> None:
         if self.filters is None:
-            self._clear(f"No patch-embedding filters: this trace has no {FILTER_KEY} (a ViT trace can carry them;"
-                        " or call set_filters)")
+            self._clear("Patch filters belong to image models: this model reads tokens, not image patches"
+                        if self.trace is None or self.trace.grid is None else
+                        "This image model's recording carries no patch-embedding filters")
             return
         try:
             self.components, self.ratio = compute_filter_pca(self.filters, N_COMPONENTS)
         except AttnvizError as exc:
             self._clear(str(exc))
             return
-        tiles = component_tiles(self.components, colour_lut(self.style))
+        tiles = component_tiles(self.components, colour_lut(self.style, diverging=True))
         P = tiles.shape[1]
         gap = max(1, P // 4)
         cap_h = P * 0.55  # room under each tile for its caption
@@ -104,7 +109,7 @@ class FilterPCAView(BaseView):
         self.vb.autoRange(padding=0.02)
         total = float(np.sum(self.ratio))
         set_title(self.title_item, f"First {len(self.ratio)} principal components of the patch-embedding filters"
-                  f" ({self.filters.shape[0]} filters, {total:.0%} of their variance)", self.style)
+                  f" ({self.filters.shape[0]} filters, {total:.1%} of their variance)", self.style)
 
     def _clear(self, message: str) -> None:
         self.components = self.ratio = None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.heatmap_data import MAX_PX, PooledHeadCache, block_all, pool_factor, quantize
 from attnviz.gui.views.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -19,6 +21,9 @@ class HeadMapView(BaseView):
     Masked cells (−∞ before the softmax) are drawn grey and hatched, never as 0. Above
     ``MAX_PX`` tokens each pixel is the maximum of a k×k block (stated in the title); hovers and the
     colour bar's top still report exact values. Clicking a cell selects its query and key.
+
+    Colour scale (stated on the colour bar): fixed 0–1 by default, so heads, layers and models compare
+    honestly; or this head's maximum; or the largest weight of every layer and head (the model grid's).
     """
 
     title = "Head map"
@@ -39,6 +44,13 @@ class HeadMapView(BaseView):
         self._masked_pooled = None
         self._mask_id = None
         self._pool = (1, 1)
+        self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
+        self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
+        self.scale_box.follow_style(self.style.scale)
+        self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
+        self.controls.addWidget(QLabel("colours:"))
+        self.controls.addWidget(self.scale_box)
+        self.controls.addStretch(1)
 
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
@@ -66,7 +78,7 @@ class HeadMapView(BaseView):
             self.heatmap.image.clear()
             self.heatmap.set_labels([], [])
             self.heatmap.set_mask(None)
-            self.heatmap.set_title("no trace")
+            self.heatmap.set_title("no input yet")
             return
         self.res = r = resolve(self.trace, self.state)
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs
@@ -80,12 +92,27 @@ class HeadMapView(BaseView):
             self._masked_pooled = None if self.masked is None else block_all(self.masked, *self._pool)
             self.heatmap.set_mask(self.masked)
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
+        self._set_grid_labels()
         if self._pool != (1, 1):
             self._cache = PooledHeadCache(self.probs, *self._pool)
         self._draw_head()
         self._draw_marks()
         if self._cache is not None:
             self._cache.prefetch(first=r.head)
+
+    def _set_grid_labels(self) -> None:
+        """Image patches: when the labels do not all fit, the first patch of each grid row (and the
+        tokens before the patches, CLS) are drawn at full size; hovers name every cell."""
+        grid = self.trace.grid if self.res.part == "self" else None
+        major = None
+        if grid is not None:
+            gh, gw = grid
+            n = len(self.res.query_tokens)
+            prefix = n - gh * gw
+            if prefix >= 0:
+                major = list(range(prefix)) + [prefix + r * gw for r in range(gh)]
+        self.heatmap.left.set_major(major)
+        self.heatmap.bottom.set_major(major)
 
     def head_matrix(self) -> np.ndarray:
         """The full-resolution (Tq, Tk) probabilities of the shown head (float32)."""
@@ -94,19 +121,35 @@ class HeadMapView(BaseView):
     def _draw_head(self) -> None:
         r = self.res
         data = self._cache.get(r.head) if self._cache is not None else self.probs[r.head]
-        self.vmax = float(data.max()) if self.style.scale == "max" else 1.0
-        self.vmax = self.vmax if self.vmax > 0 else 1.0
+        mode = self.scale_box.mode
+        shared = self.shared_max() if mode == "shared" else 1.0
+        self.vmax = scale_top(mode, float(data.max()) if mode == "per-map" else 1.0, shared)
         self.image_data = quantize(data, self.vmax, self._masked_pooled)
         self.heatmap.set_image(self.image_data, self.probs.shape[1:])
-        self.heatmap.set_levels(0.0, self.vmax, "attention weight")
+        note = scale_note(mode, "layers and heads") if mode != "per-map" else "scale: this head's maximum"
+        self.heatmap.set_levels(0.0, self.vmax, f"attention weight · {note}")
         kr, kc = self._pool
         pooled = f" · each pixel = max of {kr}×{kc} cells" if (kr, kc) != (1, 1) else ""
         self.heatmap.set_title(f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}")
+
+    def shared_max(self) -> float:
+        """Largest weight of every layer and head of the shown part (cached per trace and part)."""
+        key = (id(self.trace), self.res.part)
+        if self._shared_max is None or self._shared_max[0] != key:
+            top = max(float(np.max(self.trace[p])) for p in self._prob_keys())
+            self._shared_max = (key, top)
+        return self._shared_max[1]
+
+    def _prob_keys(self) -> list[str]:
+        from attnviz.capture.trace import layer_prefix
+
+        return [layer_prefix(i, self.res.part) + "probs" for i in range(self.trace.layers_in(self.res.part))]
 
     def _draw_marks(self) -> None:
         self.heatmap.set_highlight(self.res.query, self.res.key)
 
     def _style_changed(self) -> None:
+        self.scale_box.follow_style(self.style.scale)
         self.heatmap.set_style(self.style)
         if self.res is not None:
             self._draw_head()

@@ -20,12 +20,18 @@ __all__ = ["Thumbnails", "HeadStats", "summarize_thumbnails", "summarize_stats"]
 
 @dataclass
 class Thumbnails:
-    """``images`` (L, H, s, s) uint8 LUT indices on one colour scale 0..``vmax``; ``max_weight`` (L, H)."""
+    """``images`` (L, H, s, s) uint8 LUT indices; ``max_weight`` (L, H).
+
+    ``tops`` (L, H): the value each tile's top colour stands for — all 1 ("fixed"), all the grid's
+    largest weight ("shared", also ``vmax``), or each head's own maximum ("per-map").
+    """
 
     images: np.ndarray
     vmax: float
     max_weight: np.ndarray
     pool: tuple[int, int]
+    scale: str = "fixed"
+    tops: np.ndarray | None = None
 
 
 @dataclass
@@ -47,11 +53,15 @@ def n_layers_of(trace, part: str) -> int:
     return trace.layers_in(part)
 
 
-def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: str = "max") -> Thumbnails:
-    """Block-max pooled thumbnails of every layer and head of ``part``, quantised on one scale.
+def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: str = "fixed") -> Thumbnails:
+    """Block-max pooled thumbnails of every layer and head of ``part``, quantised for colour.
 
-    scale : "max" (0..largest weight anywhere in the grid) or "unit" (0..1).
+    scale : "fixed" (0..1), "shared" (0..largest weight anywhere in the grid) or "per-map" (each
+        tile 0..its own largest weight); "unit"/"max" are the old names of fixed/shared.
     """
+    scale = {"unit": "fixed", "max": "shared"}.get(scale, scale)
+    if scale not in ("fixed", "shared", "per-map"):
+        raise ValueError(f"unknown colour scale {scale!r}")
     L, H = n_layers_of(trace, part), trace.n_heads
     _, tq, tk = trace[_prefix(part, 0) + "probs"].shape  # (H, Tq, Tk)
     kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
@@ -64,12 +74,22 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
                 pooled = np.empty((L, H) + img.shape, np.float32)
             pooled[layer, h] = img
     max_weight = pooled.max(axis=(2, 3))  # (L, H)
-    vmax = float(max_weight.max()) if scale == "max" else 1.0
+    grid_max = float(max_weight.max())
+    vmax = grid_max if scale == "shared" and grid_max > 0 else 1.0
+    if scale == "per-map":
+        tops = np.where(max_weight > 0, max_weight, 1.0).astype(np.float32)  # (L, H)
+    else:
+        tops = np.full((L, H), vmax, np.float32)
     masked = masked_cells(trace, _prefix(part, 0))
     masked = None if masked is None else block_all(masked, kr, kc)
-    images = quantize(pooled, vmax if vmax > 0 else 1.0,
-                      None if masked is None else np.broadcast_to(masked, pooled.shape))
-    return Thumbnails(images=images, vmax=vmax if vmax > 0 else 1.0, max_weight=max_weight, pool=(kr, kc))
+    if scale == "per-map":
+        images = np.empty(pooled.shape, np.uint8)
+        for layer in range(L):
+            for h in range(H):
+                images[layer, h] = quantize(pooled[layer, h], float(tops[layer, h]), masked)
+    else:
+        images = quantize(pooled, vmax, None if masked is None else np.broadcast_to(masked, pooled.shape))
+    return Thumbnails(images=images, vmax=vmax, max_weight=max_weight, pool=(kr, kc), scale=scale, tops=tops)
 
 
 def summarize_stats(trace, part: str = "self") -> HeadStats:

@@ -9,11 +9,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QTableWidget, QTableWidgetItem,
                                QToolButton)
 
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
 from attnviz.gui.views.trace_parts import resolve
@@ -52,13 +53,14 @@ class _TileItem(pg.ImageItem):
 class ModelView(BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
-    title = "Model"
+    title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
 
     def _build(self) -> None:
         self.title_item = make_title()
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setMouseEnabled(False, False)
         self.vb.setAspectLocked(True)
+        self.vb.sigResized.connect(self._fit_notes)  # notes shrink rather than overlap on a small grid
         self.vb.setDefaultPadding(0.01)
         self.left = TokenAxisItem("left", self.style)
         self.top = TokenAxisItem("top", self.style)
@@ -95,6 +97,11 @@ class ModelView(BaseView):
         self.table_button.setToolTip("Show the heads as a sortable table instead of thumbnails")
         self.table_button.toggled.connect(self.show_table)
         self.controls.addWidget(self.table_button)
+        self.scale_box = ScaleChooser("fixed", "one scale for the whole grid")
+        self.scale_box.follow_style(self.style.scale)
+        self.scale_box.changed.connect(lambda _: self.thumbs is not None and self._draw_thumbs())
+        self.controls.addWidget(QLabel("colours:"))
+        self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
         self._apply_style()
 
@@ -117,11 +124,22 @@ class ModelView(BaseView):
             self.cancel_background()
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
-            set_title(self.title_item, "no trace", self.style)
+            set_title(self.title_item, "no input yet", self.style)
             return
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
-        self.thumbs = summarize_thumbnails(self.trace, r.part, scale=self.style.scale)
+        self._draw_thumbs()
+        self.stats = None
+        self._write_notes()
+        self._set_title()
+        self._draw_marks()
+        trace, part = self.trace, r.part
+        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+
+    def _draw_thumbs(self) -> None:
+        """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""
+        mode = self.scale_box.mode
+        self.thumbs = summarize_thumbnails(self.trace, self._part, scale=mode)
         L, H = self.thumbs.images.shape[:2]
         self._ensure_grid(L, H)
         rgba = colourize(self.thumbs.images, colour_lut(self.style))  # (L, H, s, s, 4)
@@ -129,12 +147,10 @@ class ModelView(BaseView):
             for h in range(H):
                 self.tiles[layer][h].show_rgba(rgba[layer, h])
         self.bar.set_levels(0.0, self.thumbs.vmax)
-        self.stats = None
-        self._write_notes()
-        self._set_title()
-        self._draw_marks()
-        trace, part = self.trace, r.part
-        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+        if mode == "per-map":  # each tile reaches the top colour at its own maximum (hover tells it)
+            self.bar.set_label("share of each head's own maximum weight")
+        else:
+            self.bar.set_label("attention weight · " + scale_note(mode, "layers and heads"))
 
     def set_stats(self, stats: HeadStats) -> None:
         """Show statistics computed elsewhere (e.g. by an app worker) for the current trace."""
@@ -166,18 +182,19 @@ class ModelView(BaseView):
             for h in range(H):
                 self.vb.addItem(self.tiles[layer][h])
                 note = self.notes[layer][h]
-                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.02)
+                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06)  # below the selection frame
                 self.vb.addItem(note)
         self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
         self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
         self._style_notes()
         # the range includes the annotations under the last row (TextItems do not count as bounds)
-        self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.45), padding=0)
+        self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.5), padding=0)
 
     def _write_notes(self) -> None:
         for layer, row in enumerate(self.notes):
             for h, note in enumerate(row):
                 note.setText(self._note(layer, h), color=self.style.foreground)
+        self._fit_notes()
 
     def _note(self, layer: int, head: int) -> str:
         s = self.stats
@@ -214,7 +231,7 @@ class ModelView(BaseView):
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:
         """Status text for one head: its statistics and largest weight."""
-        text = f"layer {layer} · head {head}: max weight {self.thumbs.max_weight[layer, head]:.4f}"
+        text = f"Layer {layer} · head {head}: largest weight {self.thumbs.max_weight[layer, head]:.4f}"
         if self.stats is not None:
             text += f", entropy {self.stats.entropy[layer, head]:.4f} nats"
             if self.stats.distance is not None:
@@ -222,7 +239,11 @@ class ModelView(BaseView):
         return text
 
     def _hover(self, index) -> None:
-        self.set_hover_text("" if index is None or self.thumbs is None else self.head_info(*index))
+        text = "" if index is None or self.thumbs is None else self.head_info(*index)
+        self.set_hover_text(text)
+        if index is not None and self.tiles:
+            # the tile's own tooltip, else Qt shows the dock's (the view's name) over the grid
+            self.tiles[index[0]][index[1]].setToolTip(text)
 
     def _select(self, layer: int, head: int) -> None:
         if self.selection is not None:
@@ -261,6 +282,7 @@ class ModelView(BaseView):
 
     # -- style ---------------------------------------------------------------------------------
     def _style_changed(self) -> None:
+        self.scale_box.follow_style(self.style.scale)
         self._apply_style()
         if self.trace is not None:
             self._rebuild()
@@ -278,8 +300,27 @@ class ModelView(BaseView):
         self._style_notes()
 
     def _style_notes(self) -> None:
-        font = self.style.font(0.8)
+        font = self.style.font(self._note_factor())
         for row in self.notes:
             for n in row:
                 n.setFont(font)
                 n.setColor(self.style.foreground)
+
+    def _note_factor(self) -> float:
+        """Font size of the notes under the tiles: 0.8 of the style's, smaller when the widest note
+        would run into its neighbour (presentation fonts on a small grid)."""
+        texts = [n.textItem.toPlainText() for row in self.notes for n in row]
+        if not texts or self.vb.width() <= 0:
+            return 0.8
+        (x0, x1), _ = self.vb.viewRange()
+        pitch_px = PITCH_X * self.vb.width() / max(x1 - x0, 1e-9)
+        widest = max(self.style.metrics(0.8).horizontalAdvance(t) for t in texts)
+        if widest <= pitch_px * 0.92:
+            return 0.8
+        return max(0.4, round(0.8 * pitch_px * 0.92 / widest, 2))
+
+    def _fit_notes(self, *args) -> None:
+        notes = getattr(self, "notes", None)  # resized while _build is still adding items
+        if notes and notes[0] and abs(notes[0][0].textItem.font().pointSizeF()
+                                   - self.style.font_pt(self._note_factor())) > 0.05:
+            self._style_notes()

@@ -26,6 +26,7 @@ class PositionSimilarityView(BaseView):
 
     def _build(self) -> None:
         self.heatmap = LabelledHeatmap(self.style, lock_aspect=True)
+        self.heatmap.set_diverging(True)  # signed: −1 (opposite) … 0 (unrelated) … 1 (same), white at 0
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
         self.similarity: np.ndarray | None = None  # (gh, gw, gh, gw) or (T, T)
@@ -35,7 +36,8 @@ class PositionSimilarityView(BaseView):
         self.similarity = None
         if self.trace is None or "emb.pos" not in self.trace:
             self.heatmap.image.clear()
-            self.heatmap.set_title("this trace has no position embeddings (emb.pos)")
+            self.heatmap.set_title("no input yet" if self.trace is None else
+                                   "This model's recording has no position embeddings")
             return
         pos = np.asarray(self.trace["emb.pos"], dtype=np.float64)  # (T, D)
         self.grid = self.trace.grid

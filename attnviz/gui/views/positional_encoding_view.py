@@ -21,6 +21,7 @@ class PositionalEncodingView(BaseView):
 
     def _build(self) -> None:
         self.heatmap = LabelledHeatmap(self.style)
+        self.heatmap.set_diverging(True)  # signed values: the colour scale is centred on 0
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
         self.heatmap.image.on_click = lambda r, c: self.selection is not None and self.selection.update(query=r)
@@ -30,7 +31,8 @@ class PositionalEncodingView(BaseView):
         self.pos = None
         if self.trace is None or "emb.pos" not in self.trace:
             self.heatmap.image.clear()
-            self.heatmap.set_title("this trace has no position encodings (emb.pos)")
+            self.heatmap.set_title("no input yet" if self.trace is None else
+                                   "This model's recording has no position encodings")
             return
         self.pos = np.asarray(self.trace["emb.pos"], dtype=np.float32)  # (T, D)
         self._draw()

@@ -81,6 +81,6 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
         notes["grad"] = f"gradient rollout (from layer {start})"
     except AttnvizError:
         maps["grad"] = None
-        notes["grad"] = ("gradient rollout: no gradients in this trace (the app records them for classifiers; "
-                         "from the command line: attnviz trace --grad)")
+        notes["grad"] = ("gradient rollout needs gradients, which are recorded for classifiers "
+                         "(command line: attnviz trace --grad)")
     return RolloutMaps(query=q, maps=maps, notes=notes, image_mode=image_mode)

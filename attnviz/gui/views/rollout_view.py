@@ -1,7 +1,10 @@
-"""RolloutView: raw attention vs attention rollout vs gradient rollout, side by side on one colour scale.
+"""RolloutView: raw attention vs attention rollout vs gradient rollout, side by side.
 
-Images: each map overlaid on the preprocessed input (patch grid from ``trace.grid``) with an opacity
-slider. Text: one highlighted token strip per map for the selected query (or CLS / the last token).
+Images: the plain input, then each map overlaid on it (patch grid from ``trace.grid``, opacity
+slider), two by two. Each map has its own colour bar and, by default, its own range: gradient
+rollout's one hot patch would otherwise leave raw attention and rollout faint. Text: one highlighted
+token strip per map for the selected query (or CLS / the last token), on one shared scale by default.
+The colour-scale chooser switches between per-map, shared and fixed 0–1; the bars say which.
 The controls recompute live; slider changes are debounced so dragging stays smooth.
 """
 
@@ -10,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QLabel, QSlider, QSpinBox
+from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.gui.views.trace_parts import format_value, resolve
@@ -51,9 +55,9 @@ class RolloutView(BaseView):
 
     def _build(self) -> None:
         self.title_item = make_title()
-        self.bar = ColourBarItem(self.style, "share of attention")
+        self.bar = ColourBarItem(self.style, "share of attention")  # the text strips' bar
         self.figure.addItem(self.title_item, row=0, col=0, colspan=2)
-        self.figure.addItem(self.bar, row=1, col=1)
+        self.figure.layout.setRowStretchFactor(1, 1)  # the maps (or strips) take the height
         self._build_image_panels()
         self._build_text_strips()
         self._body = None
@@ -64,24 +68,43 @@ class RolloutView(BaseView):
         self._timer.timeout.connect(self.recompute)
 
     def _build_image_panels(self) -> None:
+        """Two by two: the plain input, raw attention, rollout, gradient rollout; each map with a bar."""
         self.image_body = pg.GraphicsLayout()
         self.panels = {}
-        for col, name in enumerate(NAMES):
+        self.bars = {}
+        for i, name in enumerate(("input",) + NAMES):
+            cell = pg.GraphicsLayout()
             label = make_title()
             vb = pg.ViewBox(invertY=True, enableMenu=False)
             vb.setMouseEnabled(False, False)
             # a bound method, not a lambda holding self: Qt then drops the connection with the view
             vb.sigResized.connect(self._fit_image)
             picture = pg.ImageItem(axisOrder="row-major")
-            heat = CellImageItem()
-            heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
-            heat.on_click = lambda r, c: self._click_pixel(r, c)
             vb.addItem(picture)
-            vb.addItem(heat)
-            self.image_body.addItem(label, row=0, col=col)
-            self.image_body.addItem(vb, row=1, col=col)
-            self.image_body.layout.setColumnStretchFactor(col, 1)  # equal columns
-            self.panels[name] = (label, vb, picture, heat)
+            cell.addItem(label, row=0, col=0, colspan=2)
+            cell.addItem(vb, row=1, col=0)
+            cell.layout.setRowStretchFactor(1, 1)
+            if name == "input":
+                self.input_panel = (label, vb, picture)
+                # an invisible bar as wide as the maps' keeps the four images in two aligned columns
+                self.spacer_bar = ColourBarItem(self.style, "share of attention")
+                self.spacer_bar.setVisible(False)
+                cell.addItem(self.spacer_bar, row=1, col=1)
+            else:
+                heat = CellImageItem()
+                heat.on_hover = lambda r, c, n=name: self._hover_pixel(n, r, c)
+                heat.on_click = lambda r, c: self._click_pixel(r, c)
+                vb.addItem(heat)
+                bar = ColourBarItem(self.style, "share of attention")
+                cell.addItem(bar, row=1, col=1)
+                self.panels[name] = (label, vb, picture, heat)
+                self.bars[name] = bar
+            self.image_body.addItem(cell, row=i // 2, col=i % 2)
+        for k in range(2):  # equal cells
+            self.image_body.layout.setColumnStretchFactor(k, 1)
+            self.image_body.layout.setRowStretchFactor(k, 1)
+        # nested layouts claim only their preferred height unless told to grow
+        self.image_body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def _build_text_strips(self) -> None:
         self.text_body = pg.GraphicsLayout()
@@ -102,11 +125,14 @@ class RolloutView(BaseView):
         self.discard = _slider(0, 95, 0)
         self.residual = _slider(0, 100, 50)
         self.start_layer = QSpinBox()
-        self.opacity = _slider(0, 100, 60)
+        self.opacity = _slider(0, 100, 75)
+        self.scale_box = ScaleChooser("per-map", "one scale for all three maps")
+        self.scale_box.follow_style(self.style.scale)
+        self.scale_box.changed.connect(lambda _: self.recompute())
         self.values_label = QLabel()
         row = FlowRow()  # wraps in a narrow dock instead of forcing it ~700 px wide
         for text, w in (("heads:", self.fusion), ("discard", self.discard), ("residual", self.residual),
-                        ("start layer", self.start_layer), ("overlay", self.opacity)):
+                        ("start layer", self.start_layer), ("overlay", self.opacity), ("colours:", self.scale_box)):
             row.add_labelled(text, w)
         row.add(self.values_label)
         c.addWidget(row, 1)
@@ -132,7 +158,7 @@ class RolloutView(BaseView):
     def _trace_changed(self) -> None:
         if self.trace is None:
             self.maps = None
-            set_title(self.title_item, "no trace", self.style)
+            set_title(self.title_item, "no input yet", self.style)
             return
         self.res = resolve(self.trace, self.state)
         n = self.trace.layers_in(self.res.part)
@@ -144,8 +170,18 @@ class RolloutView(BaseView):
         if body is not self._body:
             if self._body is not None:
                 self.figure.removeItem(self._body)
+                if self._body is self.text_body:
+                    self.figure.removeItem(self.bar)
             self.figure.addItem(body, row=1, col=0)
+            if body is self.text_body:  # images carry a bar per map
+                self.figure.addItem(self.bar, row=1, col=1)
+                self.figure.layout.setAlignment(self.bar, Qt.AlignmentFlag.AlignTop)
+                self._size_text_bar()
             self._body = body
+            # images: each map its own range (shares over many patches are small and differ a lot);
+            # text: one scale, the strips are read against each other
+            self.scale_box.default = "per-map" if image else "shared"
+            self.scale_box.follow_style(self.style.scale)
         self.opacity.setEnabled(image)
         if image:
             self._set_picture()
@@ -173,15 +209,18 @@ class RolloutView(BaseView):
             set_title(self.title_item, f"rollout unavailable: {exc}", self.style)
             return
         m = self.maps
-        vmax = m.vmax if self.style.scale == "max" else 1.0
-        self.bar.set_levels(0.0, vmax)
+        mode = self.scale_box.mode
+        self.tops = {name: scale_top(mode, float(v.max()) if v is not None and v.size else 1.0, m.vmax)
+                     for name, v in m.maps.items()}
         who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
+        how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
+               "fixed": "colour scale fixed at 0–1"}[mode]
         set_title(self.title_item, f"Where does {who} get its information?<br>"
-                  f"<span style='font-size: small'>one colour scale for all three maps</span>", self.style)
+                  f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>{how}</span>", self.style)
         if self._body is self.image_body:
-            self._draw_images(vmax)
+            self._draw_images(mode)
         else:
-            self._draw_strips(vmax, part)
+            self._draw_strips(mode, part)
 
     def _set_picture(self) -> None:
         img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]
@@ -189,14 +228,17 @@ class RolloutView(BaseView):
             img = np.repeat(img, 3, axis=2)
         rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self._image_size = rgb.shape[:2]
-        for label, vb, picture, heat in self.panels.values():
+        label, vb, picture = self.input_panel
+        gh, gw = self.trace.grid
+        set_title(label, f"input<br>{rgb.shape[1]}×{rgb.shape[0]} pixels, {gh}×{gw} patches", self.style, 1.0)
+        for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
             self._fit_image(vb)
 
     def _fit_image(self, vb: pg.ViewBox) -> None:
-        """Square pixels, the image right under its caption and centred across the column (an
-        aspect-locked view centred it vertically, far from the caption in a tall dock)."""
+        """Square pixels, the image right under its caption and against the right edge, next to its
+        colour bar (an aspect-locked view centred it, far from caption and bar in a tall dock)."""
         size = getattr(self, "_image_size", None)
         w, h = vb.width(), vb.height()
         if size is None or w <= 0 or h <= 0:
@@ -204,10 +246,10 @@ class RolloutView(BaseView):
         rows, cols = size
         px = min(w / cols, h / rows)  # screen pixels per image pixel
         span_x = w / px
-        x0 = -(span_x - cols) / 2
+        x0 = -(span_x - cols)
         vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, h / px), padding=0, disableAutoRange=True)
 
-    def _draw_images(self, vmax: float) -> None:
+    def _draw_images(self, mode: str) -> None:
         gh, gw = self.trace.grid
         S = self._image_size
         lut = colour_lut(self.style)
@@ -216,31 +258,51 @@ class RolloutView(BaseView):
             note = self.maps.notes[name]
             set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
                       self.style, 1.0)
+            bar = self.bars[name]
+            bar.set_levels(0.0, self.tops[name])
+            if name == "raw":
+                self.spacer_bar.set_levels(0.0, self.tops[name])
+            # short: the bar is as tall as one map, and the title spells the choice out
+            bar.set_label("share of attention (" + {"per-map": "own scale", "shared": "shared scale",
+                                                     "fixed": "fixed 0–1"}[mode] + ")")
             if values is None:
                 heat.clear()
                 heat.shape_rc = (0, 0)
                 continue
             grid = values.reshape(gh, gw)  # patches in row-major order
-            heat.setImage(quantize(grid, vmax), autoLevels=False, levels=(0, 255), lut=lut)
+            heat.setImage(quantize(grid, self.tops[name]), autoLevels=False, levels=(0, 255), lut=lut)
             heat.setRect(QRectF(0, 0, S[1], S[0]))
             heat.shape_rc = S
         self._apply_opacity()
 
-    def _draw_strips(self, vmax: float, part: str) -> None:
+    def _draw_strips(self, mode: str, part: str) -> None:
         tokens = self.trace.key_tokens(part)
+        if mode == "per-map":  # one bar cannot give numbers for three ranges: it gives the fraction
+            self.bar.set_levels(0.0, 1.0)
+            self.bar.set_label("share ÷ the strip's maximum")
+        else:
+            self.bar.set_levels(0.0, self.tops["raw"])
+            self.bar.set_label("share of attention (" + ("fixed 0–1" if mode == "fixed" else "shared scale") + ")")
         for name, strip in self.strips.items():
             values = self.maps.maps[name]
             if values is None:
                 strip.set_values([], [], [], message=self.maps.notes[name])
                 continue
-            strip.set_values(tokens, values, quantize(values, vmax), marked=self.maps.query)
+            strip.set_values(tokens, values, quantize(values, self.tops[name]), marked=self.maps.query)
 
     def _apply_opacity(self, *args) -> None:
         for _, _, _, heat in self.panels.values():
             heat.setOpacity(self.opacity.value() / 100)
 
+    def _size_text_bar(self) -> None:
+        """The strips' bar beside the strips, not the whole height of a tall dock."""
+        self.bar.setMaximumHeight(self.style.metrics().height() * 20)
+
     def _style_changed(self) -> None:
-        self.bar.set_style(self.style)
+        self.scale_box.follow_style(self.style.scale)
+        self._size_text_bar()
+        for bar in [self.bar, self.spacer_bar, *self.bars.values()]:
+            bar.set_style(self.style)
         for strip in self.strips.values():
             strip.set_style(self.style)
         if self.trace is not None:

@@ -10,7 +10,7 @@ from attnviz.analysis import compute_embedding_pca
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.trace_parts import format_value
-from attnviz.gui.widgets.plot_style import style_plot
+from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
 
@@ -25,7 +25,7 @@ class TokenEmbeddingView(BaseView):
 
     def _build(self) -> None:
         self.title_item = make_title()
-        self.plot = pg.PlotItem(enableMenu=False)
+        self.plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
         self.plot.hideButtons()
         self.scatter = pg.ScatterPlotItem(hoverable=True)
         self.scatter.sigClicked.connect(self._clicked)
@@ -57,8 +57,12 @@ class TokenEmbeddingView(BaseView):
         for item in self.labels:
             self.plot.removeItem(item)
         self.labels = []
-        if self.trace is None or self.key not in self.trace:
-            set_title(self.title_item, f"this trace has no {self.key}", self.style)
+        if self.trace is None:
+            set_title(self.title_item, "no input yet", self.style)
+            return
+        if self.key not in self.trace:
+            set_title(self.title_item, f"This model's recording has no {self.source.currentText()} vectors",
+                      self.style)
             return
         emb = np.asarray(self.trace[self.key], dtype=np.float64)  # (T, D)
         try:
@@ -80,27 +84,44 @@ class TokenEmbeddingView(BaseView):
             self.plot.removeItem(item)
         self.labels = []
         for i, (x, y) in enumerate(self.coords[:MAX_LABELS]):
-            item = pg.TextItem(display_token(tokens[i]), color=st.foreground, anchor=(-0.1, 0.5))
+            item = pg.TextItem(display_token(tokens[i]), color=st.foreground)
             item.setFont(st.font(0.9))
             item.setPos(x, y)
             self.plot.addItem(item)
             self.labels.append(item)
+        self._place_labels()
         style_plot(self.plot, st, bottom=f"PC1 ({self.ratio[0]:.1%} of variance)",
                    left=f"PC2 ({self.ratio[1]:.1%} of variance)")
         more = f" (labels for the first {MAX_LABELS})" if len(self.coords) > MAX_LABELS else ""
         set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
                   f"first two principal components{more}", st)
-        self.plot.autoRange()
+        self.plot.autoRange(padding=0.1)  # room for the labels of the outermost points
         self._selection_changed(self.state, {"query"})
+
+    def _ring_px(self) -> float:
+        return 18 * max(1.0, self.style.font_scale)
+
+    def _place_labels(self) -> None:
+        """Each label starts just right of its dot; the selected one right of the ring around it, in
+        bold, so the ring never covers its text."""
+        q = self.state.query
+        dot = 8 * max(1.0, self.style.font_scale)
+        for i, item in enumerate(self.labels):
+            selected = i == q
+            item.setFont(self.style.font(0.9, bold=selected))
+            gap = (self._ring_px() if selected else dot) / 2 + 3 * max(1.0, self.style.font_scale)
+            width = max(item.textItem.boundingRect().width(), 1.0)
+            item.setAnchor((-gap / width, 0.5))  # anchor is in text widths: −gap/width is gap pixels
 
     def _selection_changed(self, state, changed) -> None:
         if self.coords is None or "query" not in changed:
             return
+        self._place_labels()
         q = state.query
         if q is None or q >= len(self.coords):
             self.marker.clear()
             return
-        self.marker.setData([self.coords[q, 0]], [self.coords[q, 1]], size=18 * max(1.0, self.style.font_scale),
+        self.marker.setData([self.coords[q, 0]], [self.coords[q, 1]], size=self._ring_px(),
                             brush=None, pen=pg.mkPen(self.style.foreground, width=2 * self.style.line_width))
 
     def _style_changed(self) -> None:

@@ -33,6 +33,14 @@ class _Label(QLabel):
     def hasHeightForWidth(self) -> bool:
         return False
 
+    def sizeHint(self) -> QSize:
+        # a wrapped label's own hint assumes a narrow column (four lines where one fits): the board
+        # sets the height its lines need at the board's width (FigureBoard.resizeEvent)
+        hint = super().sizeHint()
+        if self.wordWrap() and self.minimumHeight() > 0:
+            return QSize(hint.width(), self.minimumHeight())
+        return hint
+
 
 class FigureWidget(QWidget):
     """The exportable part of a widget. It fits the space it is given (grids become heatmaps, numbers
@@ -73,6 +81,15 @@ class FigureBoard(QWidget):
         pal.setColor(QPalette.Window, QColor(style.background))
         self.setPalette(pal)
 
+    def resizeEvent(self, event) -> None:
+        # wrapped notes do not ask for height-for-width (see _Label): give them their lines' height here
+        width = max(1, event.size().width() - self._layout.contentsMargins().left()
+                    - self._layout.contentsMargins().right())
+        for w in self.items:
+            if isinstance(w, QLabel) and w.wordWrap():
+                w.setMinimumHeight(w.heightForWidth(width))
+        super().resizeEvent(event)
+
     def clear(self) -> None:
         """Remove every row (the widgets are deleted)."""
         while self._layout.count():
@@ -112,7 +129,7 @@ class FigureBoard(QWidget):
         self.items.append(note)
         return note
 
-    def add_row(self, items: list, stretch: int | None = None) -> QHBoxLayout:
+    def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0) -> QHBoxLayout:
         """A row of widgets; strings become large operator labels ("×", "=", "→ softmax →").
 
         Width is shared in proportion to what each grid asks for; an item may be ``(widget, factor)``
@@ -124,7 +141,7 @@ class FigureBoard(QWidget):
             factor = 1
             if isinstance(it, tuple):
                 it, factor = it
-            w = self.label(it, 2.0, bold=True) if isinstance(it, str) else it
+            w = self.label(it, op_factor, bold=True) if isinstance(it, str) else it
             if isinstance(it, str):
                 w.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
                 w.setMinimumWidth(w.sizeHint().width())
@@ -135,6 +152,7 @@ class FigureBoard(QWidget):
                 row.addWidget(w, factor * max(1, round(w.sizeHint().width() / 20)))
             self.items.append(w)
         row.addStretch(0)
+        _group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])
         if stretch is None:  # rows share spare (or missing) height in proportion to what they ask for
             stretch = max([w.sizeHint().height() for w in self.items[-len(items):]] + [1])
         self._layout.addLayout(row, stretch)
@@ -143,6 +161,18 @@ class FigureBoard(QWidget):
     def finish(self) -> None:
         """Close the stack: spare height goes to the rows of grids (which then enlarge their numbers)."""
         self._layout.addStretch(0)
+
+
+def _group_rows(grids: list) -> None:
+    """Grids of one row whose rows are the same tokens (same count, labelled alike) line their rows up."""
+    by_rows: dict = {}
+    for g in grids:
+        if g.values.ndim == 2 and g.values.shape[0] > 1:
+            by_rows.setdefault(g.values.shape[0], []).append(g)
+    for members in by_rows.values():
+        if len(members) > 1:
+            for g in members:
+                g.row_group = members
 
 
 def _drop_layout(layout) -> None:

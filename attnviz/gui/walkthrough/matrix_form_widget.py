@@ -1,29 +1,41 @@
-"""Self-attention of a whole layer as matrices: Q = XW_Q … Z = PV, the heads concatenated × W_O, then the block.
+"""Self-attention of a whole layer as matrices: Q = XW_Q + b_Q … Z = PV, the heads × W_O, then the block.
 
-Rows of grids, shapes in every title: the selected head's Q, K, V, QKᵀ, scaled, masked, P and Z; all
-heads' Z concatenated and multiplied by W_O; the residual connection, LayerNorm and the MLP (read from
-``L{i}.h`` and ``L{i}.resid``). For GQA models a diagram shows which query heads share a key/value head.
-The matrices come from :func:`attnviz.analysis.steps.compute_matrix_form`; long inputs are computed on
-the thread pool, never on the GUI thread.
+One part at a time, so every matrix is large enough for a slide (a lecturer shows one part of the layer
+at a time): the selected head from X to Z and the attention output; all heads' Z concatenated × W_O;
+the residual stream and the MLP; or an overview of all three. Every symbol means one thing:
+
+* ``X``: the rows the Q/K/V projections read — LN(R) in a pre-LN model, R itself in a post-LN one;
+* ``E``: the encoder's output, which cross-attention keys and values are made from;
+* ``R``: the residual stream entering the block; ``A`` the attention output; ``R_mid`` the stream after
+  the attention sub-layer (``L{i}.h``) and ``R_out`` after the block (``L{i}.resid``, the next R).
+
+Biases appear in a formula only when the model has them (its config, or a nonzero b). The matrices come from
+:func:`attnviz.analysis.steps.compute_matrix_form`; long inputs are computed off the GUI thread.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
-from attnviz.gui.style import ViewStyle, head_colour
-from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
+from attnviz.gui.style import head_colour
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
-from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-from attnviz.gui.walkthrough.walkthrough_widget import connect_selection
-from attnviz.selection import Selection
+from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 
-__all__ = ["MatrixFormWidget", "SYNC_LIMIT"]
+__all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
+# px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
+# 1067×600 and scales it ×1.8, so 172 here is 310 px on the slide (and 172 px in a window)
+SQUARE_SIDE = 172
+SECTIONS = {  # name → what the chooser says
+    "head": "one head: X → Q, K, V → P → Z → A",
+    "heads": "all heads: concat(Z) W_O",
+    "block": "the block: residual stream + MLP",
+    "all": "overview: everything at once (small)",
+}
 
 
 def _stream_in(trace, layer: int, part: str) -> np.ndarray | None:
@@ -33,78 +45,62 @@ def _stream_in(trace, layer: int, part: str) -> np.ndarray | None:
     return np.asarray(trace[key], dtype=np.float64) if key in trace else None
 
 
-class MatrixFormWidget(FigureHostMixin, QWidget):
+def _has(trace, key: str) -> bool:
+    """Whether the model has this bias: its config says so (native models), else a nonzero entry."""
+    if key not in trace:
+        return False
+    declared = trace.meta.get("config", {}).get("attn_bias")
+    return bool(declared) if declared is not None else bool(np.any(np.asarray(trace[key])))
+
+
+class MatrixFormWidget(WalkthroughView):
     """The selected layer in matrix form; the selected head is drawn in detail."""
 
     title = "Matrix form"
 
-    def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
-        super().__init__(parent)
-        self.style = style or ViewStyle()
-        self.trace = None
+    def _build(self) -> None:
         self.form = None  # the MatrixForm on screen
         self._form_key = None
         self._pending = None
-        self.grids: dict[str, MatrixGrid] = {}
-        self.selection: Selection | None = None
-        self._listener = None
-        self.figure_widget = FigureWidget(self.style)
-        fl = QVBoxLayout(self.figure_widget)
-        fl.setContentsMargins(0, 0, 0, 0)
         self.gqa = GqaDiagram(self.style)
-        self.board = FigureBoard(self.style)
-        fl.addWidget(self.board, 1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.figure_widget)
-        self.status = QLabel(" ")
-        # fewer rows, larger grids: a lecturer shows one part of the layer at a time on a projector
-        self.parts = {name: QCheckBox(label) for name, label in (
-            ("attention", "one head: Q, K, V … Z"), ("heads", "all heads × W_O"), ("block", "residual + MLP"))}
+        self.section_box = QComboBox()
+        for name, text in SECTIONS.items():
+            self.section_box.addItem(text, name)
+        self.section_box.setToolTip("which part of the layer to show; one part at a time keeps every "
+                                    "matrix large enough for a slide")
+        self.section_box.currentIndexChanged.connect(lambda _i: self._draw())
         controls = QHBoxLayout()
         controls.addWidget(QLabel("show:"))
-        for box in self.parts.values():
-            box.setChecked(True)
-            box.toggled.connect(lambda _on: self._draw())
-            controls.addWidget(box)
+        controls.addWidget(self.section_box)
         controls.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(controls)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.status)
-        self.set_selection(selection or Selection())
-
-    # -- the view contract ---------------------------------------------------------------------------
-    def set_trace(self, trace) -> None:
-        self.trace, self.form, self._form_key = trace, None, None
-        self._update()
-
-    def set_selection(self, selection: Selection) -> None:
-        if self.selection is not None and self._listener is not None:
-            self.selection.disconnect(self._listener)
-        self.selection = selection
-        self._listener = connect_selection(self, selection)
-        self._update()
-
-    def set_style(self, style: ViewStyle) -> None:
-        self.style = style
-        self.figure_widget.set_style(style)
-        self.board.set_style(style)
-        self._draw()
+        self._lay_out(controls)
 
     @property
-    def hover_text(self) -> str:
-        return self.status.text().strip()
+    def section(self) -> str:
+        return self.section_box.currentData()
+
+    def set_section(self, name: str) -> None:
+        """Show one part of the layer: "head", "heads", "block" or "all"."""
+        if name not in SECTIONS:
+            raise ValueError(f"section {name!r} must be one of {', '.join(SECTIONS)}")
+        self.section_box.setCurrentIndex(self.section_box.findData(name))
+
+    # -- the view contract ---------------------------------------------------------------------------
+    def _trace_changed(self) -> None:
+        self.form, self._form_key = None, None
+        self._update()
 
     def _selection_changed(self, state, changed) -> None:
         if changed & {"layer", "head", "part", "query"}:
             self._update()
 
+    def _style_changed(self) -> None:
+        self._draw()
+
     # -- computing ------------------------------------------------------------------------------------
     def _where(self):
         t = self.trace
-        s = self.selection.state
+        s = self.state
         part = s.part if (s.part == "cross" and t.has_cross) or (s.part == "enc" and t.n_enc_layers) else "self"
         n_layers = t.layers_in(part)
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1)
@@ -151,13 +147,6 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         self.board.finish()
 
     # -- drawing -----------------------------------------------------------------------------------------
-    def _grid(self, name: str, values, title: str, **kw) -> MatrixGrid:
-        g = MatrixGrid(name, self.style)
-        g.set_data(values, title=title, **kw)
-        g.hovered.connect(lambda text: self.status.setText(text or " "))
-        self.grids[name] = g
-        return g
-
     def _draw(self) -> None:
         if self.trace is None or self.form is None:
             if self.trace is None:
@@ -171,65 +160,140 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
         self.grids = {}
         q_tok, k_tok = t.query_tokens(part), t.key_tokens(part)
+        q_tok = q_tok if len(q_tok) == f.X.shape[0] else [str(i) for i in range(f.X.shape[0])]
         k_tok = k_tok if len(k_tok) == f.K.shape[1] else [str(i) for i in range(f.K.shape[1])]
         Tq, D = f.X.shape
         Tk, dh = f.K.shape[1], f.Q.shape[2]
         H = f.Q.shape[0]
         kv = head // int(t.meta.get("kv_group", 1))
-        sel_q = self.selection.state.query
-        hl = [sel_q] if sel_q is not None else []
+        sel_q = self.state.query
+        hl = [sel_q] if sel_q is not None and 0 <= sel_q < Tq else []
         gqa = f" (reads key/value head {kv})" if t.n_kv_heads < t.n_heads else ""
         m = " + M" if np.isneginf(f.mask).any() else ""
-        self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax(Q Kᵀ × {f.scale:.4g}{m}) V",
-                               f"{part} attention · {Tq} query tokens, {Tk} keys · d_model = {D}, d_head = {dh}")
-        if self.parts["attention"].isChecked():
-            self._attention_rows(t, f, layer, part, head, q_tok, k_tok, hl)
-        if self.parts["heads"].isChecked():
-            self._multi_head_rows(f, H, Tq, D, dh, q_tok, hl, head)
-        if self.parts["block"].isChecked():
-            self._block_rows(t, f, layer, part, q_tok, hl)
+        section = self.section
+        ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
+        if section == "block":
+            self.board.add_heading(f"Layer {layer} · the block around attention", self._symbols(ctx))
+        else:
+            self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax(Q Kᵀ × {f.scale:.4g}{m}) V",
+                                   f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")
+        if section == "head":
+            self._one_head_rows(ctx)
+        elif section == "heads":
+            self._multi_head_rows(ctx, H, dh, large=True)
+        elif section == "block":
+            self._block_rows(ctx, large=True)
+        else:
+            self._attention_rows(ctx)
+            self._multi_head_rows(ctx, H, dh, large=False)
+            self._block_rows(ctx, large=False)
         self.board.finish()
 
-    def _attention_rows(self, t, f, layer: int, part: str, head: int, q_tok, k_tok, hl) -> None:
-        Tq, D = f.X.shape
+    def _symbols(self, c: "_Context") -> str:
+        """One line saying what X (and E, R) are for this model and part."""
+        pre = c.t.meta.get("config", {}).get("norm", "pre") == "pre"
+        x = "X = LN(R): what the projections read; R: the residual stream into the block" if pre else \
+            "X = R: the residual stream into the block (post-LN: normalised after each addition)"
+        if c.part == "cross":
+            return f"{x} (decoder) · E: the encoder's output"
+        return x
+
+    def _formula(self, c: "_Context", name: str) -> str:
+        """ "Q = X W_Q + b_Q" with the bias only when the model has one; E for cross-attention keys."""
+        src = "E" if c.part == "cross" and name in ("K", "V") else "X"
+        if c.f.kv_source == "trace" and name in ("K", "V"):
+            return f"{name} (recorded)"
+        bias = f" + b_{name}" if _has(c.t, c.prefix + f"b_{name.lower()}") else ""
+        return f"{name} = {src} W_{name}{bias}"
+
+    def _qkv_row(self, c: "_Context", large: bool) -> None:
+        f, Tq, D = c.f, c.f.X.shape[0], c.f.X.shape[1]
         Tk, dh = f.K.shape[1], f.Q.shape[2]
-        W_q = f"X W_Q{'' if not np.any(t[layer_prefix(layer, part) + 'b_q']) else ' + b_Q'}"
         self.board.add_row([
-            self._grid("X", f.X, "X", subtitle=f"{Tq} × {D}", row_labels=q_tok, highlight_rows=hl), "→",
+            (self._grid("X", f.X, "X", subtitle=f"{Tq} × {D}", row_labels=c.q_tok, highlight_rows=c.hl),
+             3 if large else 1), "→",
             # Q, K, V are what the row is about: they get room for their numbers before X does
-            (self._grid("Q", f.Q[head], f"Q = {W_q}", subtitle=f"{Tq} × {dh}", row_labels=q_tok,
-                        highlight_rows=hl), 3),
-            (self._grid("K", f.K[head], "K = X W_K", subtitle=f"{Tk} × {dh}", row_labels=k_tok), 3),
-            (self._grid("V", f.V[head], "V = X W_V", subtitle=f"{Tk} × {dh}", row_labels=k_tok), 3),
-        ] + ([self.gqa] if t.n_kv_heads < t.n_heads else []), stretch=6)
-        square = dict(row_labels=q_tok, col_labels=k_tok, highlight_rows=hl)
-        # the score matrices get the same room as P: at one share they shrank to a smudge beside it
+            (self._grid("Q", f.Q[c.head], self._formula(c, "Q"), subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                        highlight_rows=c.hl), 3),
+            (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+            (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=0 if large else 6)
+
+    def _one_head_rows(self, c: "_Context") -> None:
+        """X → Q, K, V; Q Kᵀ → scaled (and masked) → P; Z = P V → A: large maps with token labels."""
+        f, head = c.f, c.head
+        Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
+        H = f.Q.shape[0]
+        self._qkv_row(c, large=True)
+        first = set(self.grids)
+        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=SQUARE_SIDE)
+        masked = bool(np.isneginf(f.mask).any())
+        # scaling and masking in one step: a third T×T map would not leave each one room on a slide
+        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        if masked:
+            row += [f"× {f.scale:.4g} + M =",
+                    (self._grid("masked", f.masked[head], "scaled + M", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        else:
+            row += [f"× {f.scale:.4g} =",
+                    (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        row += ["→ softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
+        # the T×T maps take the spare height (the rows around keep their hint); smaller operators leave
+        # them the width
+        self.board.add_row(row, stretch=1, op_factor=1.5)
+        b_o = " + b_O" if _has(c.t, c.prefix + "b_o") else ""
+        self.board.add_row([
+            (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                        highlight_rows=c.hl, frame_colour=head_colour(head)), 2),
+            "→ all heads →",
+            (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
+                        highlight_rows=c.hl), 3),
+            "× W_O" + b_o + " =",
+            (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", highlight_rows=c.hl), 3),
+        ], stretch=0)
+        # the T×T maps ask for their 300 px first; the rows above and below share what is left
+        for name, g in self.grids.items():
+            if name in first or name in ("Z", "concat", "out"):
+                g.modest = True
+                g.updateGeometry()
+
+    def _attention_rows(self, c: "_Context") -> None:
+        f, head = c.f, c.head
+        Tq, Tk, dh = f.X.shape[0], f.K.shape[1], f.Q.shape[2]
+        self._qkv_row(c, large=False)
+        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl)
         row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 2),
                f"× {f.scale:.4g}",
                (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 2)]
         if np.isneginf(f.mask).any():
             row += ["+ M", (self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square), 2)]
         row += ["softmax", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 2),
-                "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=q_tok,
-                                   highlight_rows=hl, frame_colour=head_colour(head)), 3)]
+                "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                                   highlight_rows=c.hl, frame_colour=head_colour(head)), 3)]
         self.board.add_row(row, stretch=6)
 
-    def _multi_head_rows(self, f, H, Tq, D, dh, q_tok, hl, head) -> None:
+    def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
+        f = c.f
+        Tq, D = f.X.shape
+        b_o = _has(c.t, c.prefix + "b_o")
         self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
-                            f"times W_O ({H * dh} × {D}) plus b_O", factor=1.4)
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A", factor=1.4)
         # a head switched off by the what-if lab enters the concatenation times its gate (0)
         gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
         zs = []
         for h in range(H):
             ablated = not np.array_equal(gate[h], f.Z[h])
-            title = f"Z_{h}" + (" ◀" if h == head else "") + (" (ablated)" if ablated else "")
-            zs.append(self._grid(f"Z{h}", gate[h], title, subtitle=f"{Tq}×{dh}", row_labels=q_tok if h == 0 else None,
-                                 highlight_rows=hl, frame_colour=head_colour(h)))
-        self.board.add_row(zs + ["× W_O", self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}"), "=",
-                                 self._grid("out", f.out, "attention out", subtitle=f"{Tq} × {D}", highlight_rows=hl)],
+            title = f"Z_{h}" + (" ◀" if h == c.head else "") + (" (ablated)" if ablated else "")
+            zs.append(self._grid(f"Z{h}", gate[h], title, subtitle=f"{Tq}×{dh}",
+                                 row_labels=c.q_tok if h == 0 else None, highlight_rows=c.hl,
+                                 frame_colour=head_colour(h)))
+        self.board.add_row(zs + ["× W_O", self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}")]
+                           + (["+ b_O", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o and large else [])
+                           + ["=", self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}",
+                                              row_labels=c.q_tok if large else None, highlight_rows=c.hl)],
                            stretch=4)
 
-    def _block_rows(self, t, f, layer: int, part: str, q_tok, hl) -> None:
+    def _block_rows(self, c: "_Context", large: bool) -> None:
+        t, f, layer, part, q_tok, hl = c.t, c.f, c.layer, c.part, c.q_tok, c.hl
         base = "enc." if part == "enc" else ""
         h_key, r_key = f"{base}L{layer}.h", f"{base}L{layer}.resid"
         stream = _stream_in(t, layer, part)
@@ -241,24 +305,37 @@ class MatrixFormWidget(FigureHostMixin, QWidget):
         pre = t.meta.get("config", {}).get("norm", "pre") == "pre"
         cross = t.has_cross and part == "self"
         after = "cross-attention + MLP" if cross else "MLP"
-        if pre:
-            self.board.add_note(f"Block (pre-LN): h = X + attention(LN(X)); then resid = h + {after}(LN(h))", 1.4)
-            tail = [self._grid("mlp", resid - h, f"{after}(LN(h))", subtitle=f"{Tq} × {D}", highlight_rows=hl), "="]
-            first = [self._stream_grid(stream, q_tok, hl), "+", self._out_grid(f), "=",
-                     self._grid("h", h, "h", subtitle=f"{Tq} × {D}", highlight_rows=hl), "+"]
-        else:
-            self.board.add_note(f"Block (post-LN, as in the original transformer): h = LayerNorm(X + attention(X)); "
-                                f"resid = LayerNorm(h + {after}(h))", 1.4)
-            first = [self._stream_grid(stream, q_tok, hl), "+", self._out_grid(f), "→ LayerNorm →",
-                     self._grid("h", h, "h", subtitle=f"{Tq} × {D}", highlight_rows=hl)]
-            tail = [f"→ {after}, + h, LayerNorm →"]
-        last = self._grid("resid", resid, f"resid (L{layer}.resid)", subtitle=f"{Tq} × {D}", highlight_rows=hl)
-        self.board.add_row(first + tail + [last], stretch=3)
-
-    def _stream_grid(self, stream, q_tok, hl) -> MatrixGrid:
-        Tq, D = stream.shape
-        return self._grid("stream", stream, "X (residual in)", subtitle=f"{Tq} × {D}", row_labels=q_tok,
+        labels = q_tok if large else None
+        sub = f"{Tq} × {D}"
+        stream_grid = self._grid("stream", stream, "R (residual stream in)", subtitle=sub, row_labels=q_tok,
+                                 highlight_rows=hl)
+        out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,
+                              highlight_rows=hl)
+        mid = self._grid("h", h, f"R_mid (L{layer}.h)", subtitle=sub, row_labels=labels, highlight_rows=hl)
+        last = self._grid("resid", resid, f"R_out (L{layer}.resid)", subtitle=sub, row_labels=labels,
                           highlight_rows=hl)
+        if pre:
+            self.board.add_note(f"Block (pre-LN): X = LN(R);  R_mid = R + A;  R_out = R_mid + {after}(LN(R_mid)), "
+                                "the next block's R", 1.4)
+            mlp = self._grid("mlp", resid - h, f"{after}(LN(R_mid))", subtitle=sub, row_labels=labels,
+                             highlight_rows=hl)
+            if large:  # two rows: each addition gets the width of the slide
+                self.board.add_row([stream_grid, "+", out_grid, "=", mid], stretch=3)
+                self.board.add_row([self._grid("h2", h, "R_mid", subtitle=sub, row_labels=q_tok, highlight_rows=hl),
+                                    "+", mlp, "=", last], stretch=3)
+            else:
+                self.board.add_row([stream_grid, "+", out_grid, "=", mid, "+", mlp, "=", last], stretch=3)
+        else:
+            self.board.add_note(f"Block (post-LN, as in the original transformer): X = R;  "
+                                f"R_mid = LN(R + A);  R_out = LN(R_mid + {after}(R_mid))", 1.4)
+            self.board.add_row([stream_grid, "+", out_grid, "→ LN →", mid, f"→ + {after}, LN →", last], stretch=3)
 
-    def _out_grid(self, f) -> MatrixGrid:
-        return self._grid("out2", f.out, "attention out", subtitle=f"{f.out.shape[0]} × {f.out.shape[1]}")
+
+class _Context:
+    """What every row of one drawing needs (trace, form, where, labels)."""
+
+    def __init__(self, t, f, layer, part, head, q_tok, k_tok, hl):
+        self.t, self.f, self.layer, self.part, self.head = t, f, layer, part, head
+        self.q_tok, self.k_tok, self.hl = q_tok, k_tok, hl
+        self.prefix = layer_prefix(layer, part)
+

@@ -21,12 +21,22 @@ from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_leg
 from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
-__all__ = ["MatrixGrid", "KINDS"]
+__all__ = ["MatrixGrid", "KINDS", "visible_label"]
 
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
+MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
+LABEL_CHARS = 10  # token labels are cut to this many characters (the hover names the whole token)
+
+
+def visible_label(token) -> str:
+    """A token as a label: a space as "␣", other blank tokens quoted, so no row is left unnamed."""
+    text = str(token)
+    if text == " ":
+        return "␣"
+    return text if text.strip() else repr(text)
 
 
 def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
@@ -59,6 +69,9 @@ class MatrixGrid(QWidget):
         self.highlight_rows: set[int] = set()
         self.frame_colour: str | None = None
         self.digits = 2
+        self.min_side = 0.0  # the cell area's shorter side is at least this (T×T maps on a slide)
+        self.row_group: list = []  # grids beside this one whose rows are the same tokens (set by the board)
+        self.modest = False  # sizeHint asks only for the minimum height (a supporting matrix beside T×T maps)
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -69,24 +82,28 @@ class MatrixGrid(QWidget):
 
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values, title: str | None = None, subtitle: str = "", row_labels=None, col_labels=None,
-                 kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None):
+                 kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None,
+                 min_side: float = 0.0):
         """Show ``values`` (2-D; a 1-D vector is drawn as a row).
 
         kind : "signed" (diverging, symmetric about 0) or "prob" (colour map on 0…1).
         vmax : the colour limit; default the largest finite |value| (signed) or 1 (prob).
+        min_side : the size in pixels the cell area asks for (width and height), so a T×T map stays
+            readable on a slide; it takes that much whenever the layout gives the grid the room.
         """
         a = np.asarray(values, dtype=np.float64)
         self.values = a[None, :] if a.ndim == 1 else a
         self.title = self.name if title is None else title
         self.subtitle = subtitle or f"{self.values.shape[0]} × {self.values.shape[1]}"
-        self.row_labels = [str(x) for x in row_labels] if row_labels is not None else []
-        self.col_labels = [str(x) for x in col_labels] if col_labels is not None else []
+        self.row_labels = [visible_label(x) for x in row_labels] if row_labels is not None else []
+        self.col_labels = [visible_label(x) for x in col_labels] if col_labels is not None else []
         self.kind = kind
         finite = np.abs(self.values[np.isfinite(self.values)])
         auto = 1.0 if kind == "prob" else float(finite.max()) if finite.size else 1.0
         self.vmax = float(vmax) if vmax is not None else (auto or 1.0)  # all zeros: white cells, legend ±1
         self.highlight_rows = set(highlight_rows)
         self.frame_colour = frame_colour
+        self.min_side = float(min_side)
         self._memo = {}
         self.updateGeometry()
         self.update()
@@ -119,7 +136,7 @@ class MatrixGrid(QWidget):
             self._font_cache = (st, (st.font(1.15), st.font(1.25, bold=True), st.font(1.1)))
         return self._font_cache[1]
 
-    def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = 10) -> float:
+    def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = LABEL_CHARS) -> float:
         return max((fm.horizontalAdvance(s[:limit]) for s in labels), default=0.0)
 
     def _preferred_cell(self) -> tuple[float, float]:
@@ -134,13 +151,23 @@ class MatrixGrid(QWidget):
         return self._memoized("cell", compute)
 
     def sizeHint(self) -> QSize:
+        if self.modest:  # a few pixels a row; spare room goes to the grids that matter
+            full = self._full_size_hint()
+            left, top, bottom = self._margins()
+            rows = self.values.shape[0] if self.values.size else 1
+            low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * 5 + bottom))
+            return QSize(full.width(), min(full.height(), low))
+        return self._full_size_hint()
+
+    def _full_size_hint(self) -> QSize:
         rows, cols = self.values.shape if self.values.size else (1, 1)
         cw, ch = self._preferred_cell()
         if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
             cw = ch = max(2.0, min(12.0, 420.0 / max(rows, cols)))
         left, top, bottom = self._margins()
-        width = max(left + cols * cw + 8, left + self._legend_width(), self._title_width())
-        return QSize(int(min(width, 900)), int(min(top + rows * ch + bottom, 900)))
+        side = self.min_side
+        width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
+        return QSize(int(min(width, max(900, left + side + 8))), int(min(top + max(rows * ch, side) + bottom, 900)))
 
     def _legend_texts(self) -> tuple[str, str]:
         hi = format_number(self.vmax, 2)
@@ -180,7 +207,9 @@ class MatrixGrid(QWidget):
         width = max(left + min(cols, 40) * 2 + 8, left + fm.horizontalAdvance("±" + self._legend_texts()[1]) + 20,
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
-        cell_h = 12 if rows <= 4 else 2
+        # a short list (top 5, a layer × head table) keeps a text line per row: its labels are the point
+        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 and cols <= 8 else 2
+        # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
     def _margins(self) -> tuple[float, float, float]:
@@ -193,12 +222,24 @@ class MatrixGrid(QWidget):
         num_font, title_font, label_font = self._fonts()
         fl = QFontMetricsF(label_font)
         left = self._label_width(self.row_labels, fl) + 8 if self.row_labels else 2
-        top = QFontMetricsF(title_font).height() * 1.2 + fl.height() * (1.1 if self._show_col_labels() else 0)
+        top = QFontMetricsF(title_font).height() * 1.2
+        if self._show_col_labels():
+            # token names stand upright above the columns when they are wider than a cell could be
+            top += self._label_width(self.col_labels, fl) + 6 if self._rotated_cols() else fl.height() * 1.1
         bottom = fl.height() * 1.4  # the one-line legend
         return left, top, bottom
 
     def _show_col_labels(self) -> bool:
-        return bool(self.col_labels) and len(self.col_labels) <= 24
+        return bool(self.col_labels) and len(self.col_labels) <= 512  # thinned to what fits
+
+    def _rotated_cols(self) -> bool:
+        """Column labels written bottom-to-top: when one is wider than a preferred cell, or there are many."""
+        def compute():
+            fm = QFontMetricsF(self._fonts()[2])
+            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too
+            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > MIN_ZOOM * self._preferred_cell()[0]
+
+        return self._memoized("rotated", compute)
 
     def _needed_cell(self) -> tuple[float, float]:
         """The smallest cell that still holds its number legibly."""
@@ -213,6 +254,27 @@ class MatrixGrid(QWidget):
 
     def _cells(self) -> tuple[QRectF, float, float]:
         """The cell area and the cell width/height for the current widget size.
+
+        Grids of one figure row with the same tokens as rows (``row_group``) share the cell height and
+        the top of their cells, so row "animal" of w, V and w·V lines up across the slide.
+        """
+        area, cw, ch = self._natural_cells()
+        group = [g for g in self.row_group if g is not self and g.values.shape[0] == self.values.shape[0]
+                 and g.height() == self.height() and g.values.size]
+        if not group or not self.values.size:
+            return area, cw, ch
+        rows = self.values.shape[0]
+        shared = min([ch] + [g._natural_cells()[2] for g in group])
+        if self._numbers and shared < ch:
+            self._zoom *= shared / ch  # the numbers shrink with their cells
+        tops = [self._margins()[1]] + [g._margins()[1] for g in group]
+        bottoms = [self._margins()[2]] + [g._margins()[2] for g in group]
+        top, bottom = max(tops), max(bottoms)
+        y = top + max(0.0, (self.height() - top - bottom - rows * shared) / 2)
+        return QRectF(area.left(), y, area.width(), shared * rows), cw, shared
+
+    def _natural_cells(self) -> tuple[QRectF, float, float]:
+        """The cells this grid would have alone.
 
         Numbers at their normal size when they fit (enlarged up to MAX_ZOOM when there is room), smaller
         down to MIN_ZOOM, else a heatmap (square cells; a one- or two-column vector keeps wide cells).
@@ -231,7 +293,7 @@ class MatrixGrid(QWidget):
         elif tight >= 1:
             self._zoom = 1.0
             cw, ch = min(pcw, avail_w / cols), min(pch, avail_h / rows)
-        elif tight >= MIN_ZOOM:  # smaller type rather than no numbers at all
+        elif tight >= (MIN_ZOOM_VECTOR if cols <= 2 else MIN_ZOOM):  # smaller type rather than no numbers
             self._zoom = tight
             cw, ch = need_w * tight, need_h * tight
         else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
@@ -239,6 +301,9 @@ class MatrixGrid(QWidget):
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
             if cols > 2:
                 cw, ch = min(cw, ch * _ASPECT), min(ch, cw * _ASPECT)
+        if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
+            cw = max(cw, min(avail_w, self.min_side) / cols)
+            ch = max(ch, min(avail_h, self.min_side) / rows)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
@@ -336,16 +401,43 @@ class MatrixGrid(QWidget):
         fm = QFontMetricsF(font)
         p.setFont(font)
         p.setPen(QColor(self.style.foreground))
-        if self.row_labels and ch >= fm.height() * 0.8:
+        if self.row_labels:
+            # thinned, never dropped: every k-th token when the rows are denser than the text
+            every = self.row_label_stride()
+            near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
-                p.drawText(QRectF(0, area.top() + r * ch, area.left() - 6, ch), int(Qt.AlignRight | Qt.AlignVCenter),
-                           lab[:10])
+                # the selected row is always named; thinned neighbours make way for it
+                if r in self.highlight_rows or (r % every == 0 and r not in near):
+                    y = area.top() + r * ch + ch / 2
+                    p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
+                               int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
+        if not self._show_col_labels():
+            return
         shown = self.col_labels[:cols]
-        # column labels only when every one fits whole (rows carry the same tokens in square maps)
-        if self._show_col_labels() and max(fm.horizontalAdvance(x) for x in shown) <= cw - 2:
+        if not self._rotated_cols():
             y = area.top() - fm.height() * 1.05
             for c, lab in enumerate(shown):
-                p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter), lab)
+                p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter),
+                           lab if fm.horizontalAdvance(lab) <= cw - 2 else fm.elidedText(lab, Qt.ElideRight, cw - 2))
+            return
+        every = max(1, math.ceil(fm.height() * 0.9 / max(cw, 1e-6)))
+        for c, lab in enumerate(shown):
+            if c % every:
+                continue
+            p.save()
+            # upright text reading bottom-to-top, its baseline centred on the column, ending above the cells
+            p.translate(area.left() + c * cw + cw / 2 + fm.ascent() / 2 - fm.descent() / 2, area.top() - 4)
+            p.rotate(-90)
+            p.drawText(QPointF(0, 0), lab[:LABEL_CHARS])
+            p.restore()
+
+    def row_label_stride(self) -> int:
+        """1 when every row label is written at the current size, k when every k-th is (the selected
+        row's always is)."""
+        if not self.values.size:
+            return 1
+        ch = self._cells()[2]
+        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.8 / max(ch, 1e-6)))
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:

@@ -1,6 +1,6 @@
 """The toy sandbox: type X and the weight matrices, see every step of self-attention recomputed at once.
 
-Left: editors for X, W_Q, W_K, W_V (and β when biases are on), presets and switches. Right: the figure —
+Left: editors for X, W_Q, W_K, W_V (and b_Q, b_K, b_V when biases are on), presets and switches. Right: the figure —
 Q, K, V, the scores, the scaled and masked scores, P and Z — plus the worked numbers of one query row
 (click a row to pick it). A wrong cell is marked in its editor and named in the message; the figure keeps
 the last good numbers meanwhile, so typing never makes it flicker or crash.
@@ -9,17 +9,16 @@ the last good numbers meanwhile, so typing never makes it flicker or crash.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                               QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTextEdit,
-                               QVBoxLayout, QWidget)
+                               QPlainTextEdit, QPushButton, QSpinBox, QTextEdit, QVBoxLayout, QWidget)
 
 from attnviz.analysis.sandbox import (PRESET_NAMES, SandboxConfig, check_shapes, compute_sandbox, format_matrix,
                                       make_preset, parse_matrix, parse_vector)
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.gui.walkthrough.number_format import format_number, format_vector
 
 __all__ = ["SandboxWidget"]
@@ -29,23 +28,15 @@ BIASES = ("b_Q", "b_K", "b_V")
 ERROR_BG = QColor("#f4a6a6")
 
 
-class SandboxWidget(FigureHostMixin, QWidget):
+class SandboxWidget(WalkthroughView):
     """Hand-typed toy self-attention with every intermediate shown."""
 
     title = "Sandbox"
+    follows_selection = False  # its own toy input: the model's selection does not apply
 
     def __init__(self, style: ViewStyle | None = None, parent=None, debounce_ms: int = 150):
-        super().__init__(parent)
-        self.style = style or ViewStyle()
-        self.result = None  # the SandboxResult on screen (the last good one)
-        self.errors: list = []
-        self.query = 0
-        self.grids: dict[str, MatrixGrid] = {}
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(debounce_ms)
-        self._timer.timeout.connect(self.recompute)
-        self._build()
+        self._debounce_ms = debounce_ms
+        super().__init__(None, style, parent)
         self.load_preset(PRESET_NAMES[0])
 
     # -- widgets --------------------------------------------------------------------------------------
@@ -60,6 +51,13 @@ class SandboxWidget(FigureHostMixin, QWidget):
         return ed
 
     def _build(self) -> None:
+        self.result = None  # the SandboxResult on screen (the last good one)
+        self.errors: list = []
+        self.query = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(self._debounce_ms)
+        self._timer.timeout.connect(self.recompute)
         left = QWidget()
         form = self._form = QFormLayout(left)
         self._rows: dict[str, int] = {}
@@ -87,7 +85,7 @@ class SandboxWidget(FigureHostMixin, QWidget):
         self.scale_spin.setDecimals(3)
         self.scale_spin.setValue(1.0)
         self.causal_box = QCheckBox("causal mask (query i sees keys j ≤ i)")
-        self.bias_box = QCheckBox("biases β_q, β_k, β_v")
+        self.bias_box = QCheckBox("biases b_Q, b_K, b_V")
         srow = QHBoxLayout()
         srow.addWidget(self.scale_box, 1)
         srow.addWidget(self.scale_spin)
@@ -120,42 +118,12 @@ class SandboxWidget(FigureHostMixin, QWidget):
         hl.setContentsMargins(0, 0, 0, 0)
         hl.addWidget(left)
         hl.addStretch(1)  # rows keep their height; spare room goes below the editors
-        left_scroll = QScrollArea()
-        left_scroll.setWidgetResizable(True)
-        left_scroll.setWidget(holder)
-        left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        left_scroll.setMinimumWidth(360)
-
-        self.figure_widget = FigureWidget(self.style)
-        fl = QVBoxLayout(self.figure_widget)
-        fl.setContentsMargins(0, 0, 0, 0)
-        self.board = FigureBoard(self.style)
-        fl.addWidget(self.board)
-        right = QScrollArea()
-        right.setWidgetResizable(True)
-        right.setWidget(self.figure_widget)
-        split = QSplitter()
-        split.addWidget(left_scroll)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([380, 1000])
-        self.status = QLabel(" ")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.status)
+        self._lay_out(side=holder, side_width=380)
         self._options_changed()
 
     # -- public ---------------------------------------------------------------------------------------
-    def set_style(self, style: ViewStyle) -> None:
-        self.style = style
-        self.figure_widget.set_style(style)
-        self.board.set_style(style)
+    def _style_changed(self) -> None:
         self._draw()
-
-    @property
-    def hover_text(self) -> str:
-        return self.status.text().strip()
 
     def set_matrix_text(self, name: str, text: str) -> None:
         """Replace the text of one editor (X, W_Q, W_K, W_V, b_Q, b_K, b_V); recomputes after the debounce."""
@@ -262,9 +230,8 @@ class SandboxWidget(FigureHostMixin, QWidget):
         g = MatrixGrid(name, self.style)
         g.digits = 2
         g.set_data(values, title=title, **kw)
-        g.hovered.connect(lambda text: self.status.setText(text or " "))
+        self._adopt(g)
         g.clicked.connect(lambda r, _c, g=g: self._pick_query(g, r))
-        self.grids[name] = g
         return g
 
     def _pick_query(self, grid: MatrixGrid, row: int) -> None:
@@ -285,9 +252,10 @@ class SandboxWidget(FigureHostMixin, QWidget):
         if cfg.mode == "parameter-free":
             head = f"Z = softmax(X Xᵀ × {r.scale:.4g}{' + M' if cfg.causal else ''}) X   (no parameters)"
         else:
-            b = " + β" if cfg.bias else ""
+            b = (lambda n: f" + b_{n}") if cfg.bias else (lambda n: "")
             m = " + M" if cfg.causal else ""
-            head = f"Q = X W_Q{b}, K = X W_K{b}, V = X W_V{b};   Z = softmax(Q Kᵀ × {r.scale:.4g}{m}) V"
+            head = (f"Q = X W_Q{b('Q')}, K = X W_K{b('K')}, V = X W_V{b('V')};   "
+                    f"Z = softmax(Q Kᵀ × {r.scale:.4g}{m}) V")
         self.board.add_heading(head, "not updated — fix the marked cells: " + self.errors[0].message if self.errors
                                else f"{len(toks)} tokens, d_model = {r.X.shape[1]}, d_k = {r.Q.shape[1]}; "
                                "click a row to follow that query")

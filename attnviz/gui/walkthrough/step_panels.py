@@ -15,7 +15,7 @@ from attnviz.gui.walkthrough.figure import FigureBoard
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import dot_product_text, format_number
 
-__all__ = ["step_names", "build_step", "STEP_TITLES"]
+__all__ = ["step_names", "step_label", "build_step", "STEP_TITLES"]
 
 STEP_TITLES = {
     "project": "1 · project",
@@ -26,6 +26,15 @@ STEP_TITLES = {
     "weight": "5 · weight",
     "sum": "6 · sum",
 }
+
+
+def step_label(name: str) -> str:
+    """The step as the controls name it: "step 4 of 6 · softmax"; the optional mask sits between 3 and 4
+    (the six steps stay six, whether or not a model masks)."""
+    if name == "mask":
+        return "mask · between steps 3 and 4"
+    number, _, what = STEP_TITLES[name].partition(" · ")
+    return f"step {number} of 6 · {what}"
 
 
 def step_names(has_mask: bool) -> list[str]:
@@ -80,9 +89,13 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
     D = steps.x_i.shape[-1]
     if name == "project":
-        board.add_heading("Step 1 · project:  q_i = x_i W_Q + b_Q",
-                          f"and every token's key k_j = x_j W_K + b_K and value v_j = x_j W_V + b_V; "
-                          f"x_i is the query token {qtok!r} (its row of the layer's input)")
+        # a bias term only where the model has one (all-zero biases are a model without them)
+        b = {n: f" + b_{n}" if getattr(steps, f"b_{n}", None) is not None and np.any(getattr(steps, f"b_{n}")) else ""
+             for n in "QKV"}
+        board.add_heading(f"Step 1 · project:  q_i = x_i W_Q{b['Q']}",
+                          f"and every token's key k_j = x_j W_K{b['K']} and value v_j = x_j W_V{b['V']}; "
+                          f"x_i is the row of X for the query token {qtok!r} (X: what the projections read, "
+                          "LN of the residual stream in a pre-LN model)")
         x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
         if steps.W_Q is None:
             board.add_row([x])
@@ -138,7 +151,9 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     elif name == "weight":
         board.add_heading("Step 5 · weight the values:  w_j · v_j",
                           "each token's value vector, scaled by how much the query attends to it")
-        board.add_row([_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), "×",
+        # the weights keep room for their numbers beside the two wide heatmaps
+        room = 4 if len(keys) <= 40 else 1  # beyond ~40 rows the numbers give way to a heatmap anyway
+        board.add_row([(_grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob"), room), "×",
                        _grid(board, grids, "v", steps.v, "V", row_labels=keys), "=",
                        _grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys,
                              highlight_rows=[j])])

@@ -8,61 +8,35 @@ the shared Selection, so every view follows). The numbers come from
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
-import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
-from attnviz.gui.walkthrough.step_panels import STEP_TITLES, build_step, step_names
+from attnviz.gui.walkthrough.step_panels import step_label, build_step, step_names
 from attnviz.gui.walkthrough.token_strip import TokenStrip
+from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView, connect_selection
 from attnviz.selection import Selection
 
 __all__ = ["WalkthroughWidget", "connect_selection"]
 
 
-def connect_selection(widget, selection: Selection, handler_name: str = "_selection_changed"):
-    """Subscribe ``widget.<handler_name>`` to ``selection`` without keeping a closed widget alive."""
-    ref = weakref.ref(widget)
-
-    def listener(state, changed):
-        w = ref()
-        if w is None or not shiboken6.isValid(w):
-            selection.disconnect(listener)
-            return
-        getattr(w, handler_name)(state, set(changed))
-
-    selection.connect(listener)
-    return listener
-
-
-class WalkthroughWidget(FigureHostMixin, QWidget):
+class WalkthroughWidget(WalkthroughView):
     """The six steps for the selected layer, head and query token of a Trace."""
 
     title = "Walkthrough"
 
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
-        super().__init__(parent)
-        self.style = style or ViewStyle()
-        self.trace = None
-        self.selection: Selection | None = None
-        self._listener = None
-        self.steps = None  # the SixSteps on screen
-        self.step_list: list[str] = step_names(False)
-        self.grids: dict = {}
-        self.message = ""
-        self._build()
-        self.set_selection(selection or Selection())
+        super().__init__(selection, style, parent)
 
     # -- widgets ---------------------------------------------------------------------------------
     def _build(self) -> None:
+        self.steps = None  # the SixSteps on screen
+        self.step_list: list[str] = step_names(False)
+        self.message = ""
         self.layer_box, self.head_box = QSpinBox(), QSpinBox()
         self.layer_box.setPrefix("layer ")
         self.head_box.setPrefix("head ")
@@ -75,7 +49,7 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         self.slider.setPageStep(1)
         self.slider.setTickPosition(QSlider.TicksBelow)
         self.step_label = QLabel()
-        self.step_label.setMinimumWidth(120)
+        self.step_label.setMinimumWidth(160)
         controls = QHBoxLayout()
         for w in (self.layer_box, self.head_box, self.part_box, self.back_button):
             controls.addWidget(w)
@@ -89,33 +63,19 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         self.next_button.clicked.connect(lambda: self.set_step(self.slider.value() + 1))
         self.slider.valueChanged.connect(lambda _v: self._refresh_board())
 
-        self.figure_widget = FigureWidget(self.style)
-        fig_layout = QVBoxLayout(self.figure_widget)
-        fig_layout.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
         self.tokens = TokenStrip(self.style)
         self.tokens.clicked.connect(lambda i: self._select(query=i))
         self.gqa = GqaDiagram(self.style)
+        top.setContentsMargins(14, 6, 14, 0)
         top.addWidget(self.tokens, 1)
         top.addWidget(self.gqa)
-        fig_layout.addLayout(top)
-        self.board = FigureBoard(self.style)
-        fig_layout.addWidget(self.board, 1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.figure_widget)
-        self.status = QLabel(" ")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(controls)
-        layout.addWidget(self.scroll, 1)
-        layout.addWidget(self.status)
+        self._lay_out(controls, top=top)
         self._sync_controls()
 
     # -- the view contract -------------------------------------------------------------------------
-    def set_trace(self, trace) -> None:
-        """Show ``trace`` (None clears)."""
-        self.trace = trace
+    def _trace_changed(self) -> None:
+        trace = self.trace
         self.part_box.blockSignals(True)
         self.part_box.clear()
         self.part_box.addItem("self-attention", "self")
@@ -127,23 +87,10 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         self.part_box.blockSignals(False)
         self._update()
 
-    def set_selection(self, selection: Selection) -> None:
-        if self.selection is not None and self._listener is not None:
-            self.selection.disconnect(self._listener)
-        self.selection = selection
-        self._listener = connect_selection(self, selection)
-        self._update()
-
-    def set_style(self, style: ViewStyle) -> None:
-        self.style = style
-        self.figure_widget.set_style(style)
-        for w in (self.tokens, self.gqa, self.board):
-            w.set_style(style)
+    def _style_changed(self) -> None:
+        for w in (self.tokens, self.gqa):
+            w.set_style(self.style)
         self._refresh_board()
-
-    @property
-    def hover_text(self) -> str:
-        return self.status.text().strip()
 
     def set_step(self, index: int) -> None:
         """Go to step ``index`` (0-based, clamped)."""
@@ -154,9 +101,6 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         return self.step_list[self.slider.value()]
 
     # -- state ------------------------------------------------------------------------------------
-    def _selection_changed(self, state, changed) -> None:
-        self._update()
-
     def _select(self, **changes) -> None:
         if self.selection is not None and not getattr(self, "_syncing", False):
             self.selection.update(**changes)
@@ -226,7 +170,7 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         i = self.slider.value()
         self.back_button.setEnabled(self.trace is not None and i > 0)
         self.next_button.setEnabled(self.trace is not None and i < len(self.step_list) - 1)
-        self.step_label.setText(f"{STEP_TITLES[self.step_list[i]]}  ({i + 1}/{len(self.step_list)})")
+        self.step_label.setText(step_label(self.step_list[i]))
         if self.steps is None:
             self.board.clear()
             self.grids = {}
@@ -240,11 +184,8 @@ class WalkthroughWidget(FigureHostMixin, QWidget):
         where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
         self.grids = build_step(self.board, s, self.step_name, key=key, context=where)
         for g in self.grids.values():
-            g.hovered.connect(self._hovered)
+            self._adopt(g)
             g.clicked.connect(self._grid_clicked)
-
-    def _hovered(self, text: str) -> None:
-        self.status.setText(text or " ")
 
     def _grid_clicked(self, r: int, c: int) -> None:
         grid = self.sender()

@@ -33,29 +33,27 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     board.add_heading(f"What if: {wi.describe()}",
                       f"{verdict} · the output distribution moved by {format_number(c.changed, 3)} "
                       f"(total variation, 0 = same, 1 = disjoint), compared {c.where}")
+    # predictions and entropies share the first row: small tables, so the attention maps below get
+    # the height of the slide (stacked in three rows they were a few pixels per token in presentation)
+    T = c.before.probs(0).shape[-1]
+    top = math.log(T)  # the entropy of a uniform row: the colour scale's honest top
+    ent = [panel._grid(name, e, title, kind="prob", vmax=top,
+                       row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
+                       subtitle=f"nats, ≤ {top:.2f}")
+           for name, e, title in (("H_before", c.entropy_before, "entropy"),
+                                  ("H_after", c.entropy_after, "entropy, switched"))]
     board.add_row([_top(panel, "top_before", c.top_before, "as trained"), "→",
-                   _top(panel, "top_after", c.top_after, "with the switches")], stretch=3)
+                   _top(panel, "top_after", c.top_after, "switched"), ent[0], "→", ent[1]], stretch=3)
     n_layers, n_heads = c.before.n_layers, c.before.n_heads
     layer, head = min(layer, n_layers - 1), min(head, n_heads - 1)
     row = []
     for name, tr, title in (("P_before", c.before, "attention as trained"), ("P_after", c.after, "with the switches")):
         p = tr.probs(layer)[head]
         labels = _labels(tr, p.shape[-1])
-        row.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
-                               col_labels=labels))
-    board.add_row(row, stretch=5)
-    # the entropies get a row of their own: beside two attention maps they pushed the figure past
-    # the window's width
-    row = []
-    T = c.before.probs(0).shape[-1]
-    top = math.log(T)  # the entropy of a uniform row: the colour scale's honest top
-    for name, ent, title in (("H_before", c.entropy_before, "entropy as trained"),
-                             ("H_after", c.entropy_after, "with the switches")):
-        row.append(panel._grid(name, ent, f"{title} (nats)", kind="prob", vmax=top,
-                               row_labels=[f"L{i}" for i in range(ent.shape[0])],
-                               col_labels=[f"h{h}" for h in range(ent.shape[1])],
-                               subtitle=f"uniform: {top:.2f}"))
-    board.add_row(row, stretch=2)
+        row.append((panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
+                                col_labels=labels, min_side=300), 2))
+        row.append("   ")
+    board.add_row(row[:-1], stretch=8)
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"

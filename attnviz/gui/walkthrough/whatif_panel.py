@@ -11,26 +11,28 @@ import functools
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QScrollArea, QSlider, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+                               QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
-from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-from attnviz.gui.walkthrough.walkthrough_widget import connect_selection
+from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.selection import Selection
 from attnviz.whatif import WhatIf, compare_whatif, permute_tokens
 
 __all__ = ["WhatIfPanel"]
 
 
-class WhatIfPanel(FigureHostMixin, QWidget):
+class WhatIfPanel(WalkthroughView):
     """Switches on the left, the comparison on the right. ``set_model`` and ``set_input`` feed it."""
 
     title = "What if"
 
     def __init__(self, run_async=None, selection: Selection | None = None, style: ViewStyle | None = None,
                  parent=None, debounce_ms: int = 300):
-        super().__init__(parent)
+        self._init_args = (run_async, debounce_ms)
+        super().__init__(selection, style, parent)
+
+    def _setup(self) -> None:
+        run_async, debounce_ms = self._init_args
         if run_async is None:  # standalone: a lane of our own still keeps runs off the GUI thread, in order
             from attnviz.gui.walkthrough.runners import lane_runner
             from attnviz.gui.workers import Lane
@@ -38,7 +40,6 @@ class WhatIfPanel(FigureHostMixin, QWidget):
             self._own_lane = Lane(self)
             run_async = lane_runner(self._own_lane)
         self.run_async = run_async
-        self.style = style or ViewStyle()
         self.loaded = None
         self.text: str | None = None
         self.image = None
@@ -46,21 +47,17 @@ class WhatIfPanel(FigureHostMixin, QWidget):
         self.permutation = None  # the last PermutationResult (cleared when a switch changes)
         self.message = ""
         self.running = False
-        self.grids: dict[str, MatrixGrid] = {}
         self._gen = 0  # compare runs: a result of an older request is dropped
         self._perm_gen = 0  # permutation runs, counted apart so a re-run does not drop them
         self._before = None  # (key, Trace) of the model as trained, reused while the input stays
-        self.selection: Selection | None = None
-        self._listener = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
         self._timer.timeout.connect(self.rerun)
-        self._build()
-        self.set_selection(selection or Selection())
 
     # -- widgets --------------------------------------------------------------------------------------
     def _build(self) -> None:
+        self._setup()
         left = QWidget()
         form = QFormLayout(left)
         self.scale_box = QComboBox()
@@ -109,28 +106,7 @@ class WhatIfPanel(FigureHostMixin, QWidget):
         hl = QVBoxLayout(holder)
         hl.addWidget(left)
         hl.addStretch(1)
-        left_scroll = QScrollArea()
-        left_scroll.setWidgetResizable(True)
-        left_scroll.setWidget(holder)
-        left_scroll.setMinimumWidth(320)
-        self.figure_widget = FigureWidget(self.style)
-        fl = QVBoxLayout(self.figure_widget)
-        fl.setContentsMargins(0, 0, 0, 0)
-        self.board = FigureBoard(self.style)
-        fl.addWidget(self.board)
-        right = QScrollArea()
-        right.setWidgetResizable(True)
-        right.setWidget(self.figure_widget)
-        split = QSplitter()
-        split.addWidget(left_scroll)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([340, 1060])
-        self.status = QLabel(" ")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.status)
+        self._lay_out(side=holder, side_width=340)
         self._sync_controls()
         self._draw()
 
@@ -140,25 +116,12 @@ class WhatIfPanel(FigureHostMixin, QWidget):
             self.rerun()
 
     # -- the view contract and inputs -----------------------------------------------------------------------
-    def set_selection(self, selection: Selection) -> None:
-        if self.selection is not None and self._listener is not None:
-            self.selection.disconnect(self._listener)
-        self.selection = selection
-        self._listener = connect_selection(self, selection)
-
     def _selection_changed(self, state, changed) -> None:
         if changed & {"layer", "head"}:
             self._draw()
 
-    def set_style(self, style: ViewStyle) -> None:
-        self.style = style
-        self.figure_widget.set_style(style)
-        self.board.set_style(style)
+    def _style_changed(self) -> None:
         self._draw()
-
-    @property
-    def hover_text(self) -> str:
-        return self.status.text().strip()
 
     def set_model(self, loaded) -> None:
         """A newly loaded model: switches back to as-trained, heads listed, results cleared."""
@@ -177,9 +140,9 @@ class WhatIfPanel(FigureHostMixin, QWidget):
         self._before, self.permutation = None, None
         self._changed()
 
-    def set_trace(self, trace) -> None:
+    def _trace_changed(self) -> None:
         """Follow the main view's input when the trace carries its text (images need ``set_input``)."""
-        text = trace.meta.get("input_text") if trace is not None else None
+        text = self.trace.meta.get("input_text") if self.trace is not None else None
         if text:
             self.set_input(text=text)
 
@@ -305,13 +268,6 @@ class WhatIfPanel(FigureHostMixin, QWidget):
         self._draw()
 
     # -- drawing ---------------------------------------------------------------------------------------------
-    def _grid(self, name: str, values, title: str, **kw) -> MatrixGrid:
-        g = MatrixGrid(name, self.style)
-        g.set_data(values, title=title, **kw)
-        g.hovered.connect(lambda text: self.status.setText(text or " "))
-        self.grids[name] = g
-        return g
-
     def _draw(self) -> None:
         from attnviz.gui.walkthrough.whatif_figure import draw_comparison, draw_permutation
 
@@ -322,7 +278,7 @@ class WhatIfPanel(FigureHostMixin, QWidget):
             self.board.add_heading("What if…", self.message or "change a switch on the left to re-run the model")
             self.board.finish()
             return
-        s = self.selection.state
+        s = self.state
         draw_comparison(self, c, s.layer, s.head)
         if self.permutation is not None:
             draw_permutation(self, self.permutation, s.layer, s.head)

@@ -48,6 +48,7 @@ class ColourBarItem(pg.GraphicsWidget):
         self.levels = (0.0, 1.0)
         self.label = label
         self.show_masked = False
+        self.diverging = False  # signed data: the style's diverging map, centred on 0 by the caller's levels
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
         self._update_width()
 
@@ -62,6 +63,12 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def set_label(self, text: str) -> None:
         self.label = text
+        self._update_width()
+        self.update()
+
+    def set_diverging(self, on: bool) -> None:
+        """Draw with the style's diverging colour map (signed data, levels symmetric around 0)."""
+        self.diverging = bool(on)
         self.update()
 
     def set_masked_legend(self, show: bool) -> None:
@@ -85,8 +92,13 @@ class ColourBarItem(pg.GraphicsWidget):
             return
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        w = self._bar_w() + 6 + text_w + 6 + fm.height() + 4
+        w = self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4
         self.setFixedWidth(math.ceil(w))
+
+    def _label_lines(self) -> list[str]:
+        """The label in lines: what the values are, then how they map to colours ("a · b" → two
+        lines), so a short bar in a small dock still states its scale in full."""
+        return [part for part in self.label.split(" · ") if part] if self.label else []
 
     def _bar_w(self) -> float:
         return 14 * max(1.0, self.style.font_scale)
@@ -103,7 +115,7 @@ class ColourBarItem(pg.GraphicsWidget):
         top = fm.height() / 2 + 2
         bottom = r.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
         bar = QRectF(2, top, self._bar_w(), max(bottom - top, 1))
-        lut = colour_lut(st)
+        lut = colour_lut(st, self.diverging)
         grad = QLinearGradient(bar.bottomLeft(), bar.topLeft())  # low values at the bottom
         for i in np.linspace(0, 254, 33).astype(int):
             grad.setColorAt(i / 254, QColor(*lut[i]))
@@ -121,12 +133,14 @@ class ColourBarItem(pg.GraphicsWidget):
                 if min(abs(y - bar.top()), abs(y - bar.bottom())) < fm.height():
                     continue
             p.drawText(text_rect, int(Qt.AlignLeft | Qt.AlignVCenter), format_level(v))
-        if self.label:
+        lines = self._label_lines()
+        if lines:
             p.save()
-            p.translate(r.width() - 2, bar.center().y())
+            p.translate(r.width() - 2 - fm.height() * (len(lines) - 1), bar.center().y())
             p.rotate(-90)
-            p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()),
-                       int(Qt.AlignCenter), fm.elidedText(self.label, Qt.ElideRight, bar.height()))
+            for i, line in enumerate(lines):  # rotated: later lines further right
+                p.drawText(QRectF(-bar.height() / 2, -fm.height() + i * fm.height(), bar.height(), fm.height()),
+                           int(Qt.AlignCenter), fm.elidedText(line, Qt.ElideRight, bar.height()))
             p.restore()
         if self.show_masked:
             sw = QRectF(2, bar.bottom() + fm.height() * 0.6 + 2, self._bar_w(), fm.height())

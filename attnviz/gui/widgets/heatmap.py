@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy
 
 from attnviz.gui.style import ViewStyle, colour_lut
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -79,8 +79,9 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.lock_aspect = lock_aspect
         top_axis = lock_aspect if top_axis is None else top_axis
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
+        self.diverging = False  # signed data: the style's diverging colour map
         self.title = make_title()
-        self.addItem(self.title, row=0, col=0, colspan=3)
+        self.addItem(self.title, row=0, col=0, colspan=4 if lock_aspect else 3)
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setDefaultPadding(0.0)
         if lock_aspect:
@@ -96,6 +97,12 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.addItem(self.left, row=2, col=0)
         self.addItem(self.vb, row=2, col=1)
         self.addItem(self.bar, row=2, col=2)
+        if lock_aspect:
+            # square cells leave spare width: an empty column right of the bar takes it, so the bar
+            # stays next to the matrix
+            self.spare = pg.GraphicsWidget()
+            self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+            self.addItem(self.spare, row=2, col=3)
         if not top_axis:
             self.addItem(self.bottom, row=3, col=1)
         self.left.link_view(self.vb)
@@ -125,10 +132,11 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.image.shape_rc = (rows, cols)
         self.indices = img
         # one large image: pyqtgraph's indexed-8 path (a colour table, 1 byte per pixel) draws fastest
-        self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style))
+        self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style, self.diverging))
         if first:
             self.image.setRect(QRectF(0, 0, cols, rows))
             if self.lock_aspect:
+                self._size_square()
                 self._fit_square()
             else:
                 # set now rather than by auto-range, which applies it while painting: the axes' answer
@@ -138,8 +146,46 @@ class LabelledHeatmap(pg.GraphicsLayout):
         # there makes Qt paint the whole figure a second time (charlm: ~6 ms a keystroke)
         self.vb.prepareForPaint()
 
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        if not hasattr(self, "image"):  # also called while constructing
+            return
+        # rotated column labels take at most a fifth of the figure's height: the rows keep their room
+        extent = 0.2 * self.height()
+        if abs(self.bottom.max_extent - extent) > 1:
+            self.bottom.max_extent = extent
+            self.bottom._update_size()
+        if self.lock_aspect:
+            self._size_square()
+
+    def _size_square(self) -> None:
+        """Square cells: the width the matrix cannot use goes to an empty column right of the colour
+        bar, so the bar sits next to the matrix instead of across the spare room."""
+        rows, cols = self.image.shape_rc
+        if not rows or not cols:
+            self._set_spare(0.0)
+            return
+        fixed = sum(item.width() for item in (self.left, self.bar)) + 4 * self.layout.horizontalSpacing() + 2
+        avail_w = self.width() - fixed
+        top = self.title.height() + (self.bottom.height() if self.bottom.orientation == "top" else 0)
+        avail_h = self.height() - top - 4 * self.layout.verticalSpacing() - 2
+        if avail_w <= 0 or avail_h <= 0:
+            return
+        px = min(avail_w / cols, avail_h / rows)
+        extra = max(0.0, avail_w - cols * px)
+        if abs(self.spare.preferredWidth() - extra) > 1:
+            self._set_spare(extra)
+
+    def _set_spare(self, width: float) -> None:
+        # preferred, not minimum: a narrow dock may still squeeze the figure (the spare goes first)
+        self.spare.setMinimumWidth(0)
+        self.spare.setPreferredWidth(width)
+        self.spare.setMaximumWidth(width)
+
     def _fit_square(self, *args) -> None:
         """Square cells with the matrix in the top-left corner of the view (spare room right/bottom)."""
+        if not hasattr(self, "image"):  # the layout settles while the constructor adds items
+            return
         rows, cols = self.image.shape_rc
         w, h = self.vb.width(), self.vb.height()
         if not rows or not cols or w <= 0 or h <= 0:
@@ -151,6 +197,13 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.bar.set_levels(lo, hi)
         if label:
             self.bar.set_label(label)
+
+    def set_diverging(self, on: bool) -> None:
+        """Signed data: draw image and colour bar with the style's diverging map (call before set_image)."""
+        self.diverging = bool(on)
+        self.bar.set_diverging(on)
+        if self.indices is not None:
+            self.image.setLookupTable(colour_lut(self.style, self.diverging))
 
     def set_mask(self, masked: np.ndarray | None) -> None:
         """Hatch the True cells of a (rows, cols) bool array (None or all False: no hatching)."""
@@ -185,7 +238,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
             dark.setPen(self._pen("#000000", w + 2))
             light.setPen(self._pen(style.highlight, w))
         if self.indices is not None:
-            self.image.setLookupTable(colour_lut(style))
+            self.image.setLookupTable(colour_lut(style, self.diverging))
         self.set_title(self.title.text or "")
 
     @staticmethod

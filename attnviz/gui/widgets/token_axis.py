@@ -28,12 +28,18 @@ def display_token(tok: str) -> str:
 class TokenAxisItem(pg.GraphicsWidget):
     """Labels at given data positions of a linked ViewBox ("left", "top" or "bottom").
 
-    Labels are elided to ``max_chars`` wide; the bottom/top axis draws them at 45° when they do not
-    fit side by side; when even that overlaps only every k-th label is drawn (k chosen from the
-    pixels per label, always starting at label 0). ``on_click(index)`` is called on a click.
+    Labels are elided to ``max_chars`` wide. When they do not fit, the axis tries in turn: side by
+    side (bottom/top), at 45°, upright at 90°, then a smaller font (down to ``MIN_PT`` points, or
+    ``MIN_FACTOR`` of the style's size); only when even that overlaps is every k-th label drawn (k
+    chosen from the pixels per label, always starting at label 0; hovers still name every cell).
+    So every label of up to 64 tokens is drawn in a 1920×1080 window. ``on_click(index)`` is called
+    on a click.
     """
 
-    ANGLE = 45.0
+    ANGLE = 45.0  # the first rotation tried; ``angle`` is the one in use
+    MIN_PT = 4.5  # small on screen, but exports are scaled up (×1.8 on a 1920×1080 slide)
+    MIN_FACTOR = 0.25
+    LINE = 0.92  # labels are packed at this fraction of the font's line height (its leading is spare)
 
     def __init__(self, orientation: str, style: ViewStyle | None = None, max_chars: int = 14):
         super().__init__()
@@ -50,6 +56,11 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.on_click: Callable[[int], None] | None = None
         self.stride = 1
         self.rotated = False
+        self.angle = 0.0  # 0, 45 or 90 degrees (bottom/top axes)
+        self.font_factor = 1.0  # the labels' font relative to the style's (shrunk when crowded)
+        self.major: list[int] | None = None  # labels that alone are drawn, full size, when all would shrink
+        self.major_only = False  # the current layout draws only the major labels
+        self.max_extent = 0.0  # rotated labels reach at most this far from the axis (0: no limit)
         self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
@@ -67,6 +78,13 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.labels = [display_token(t) for t in labels]
         self.centers = [i + 0.5 for i in range(len(self.labels))] if centers is None else list(centers)
         self._elided = None
+        self._update_size()
+        self.update()
+
+    def set_major(self, indices) -> None:
+        """Labels to draw alone, at full size, when all of them would need a smaller font (e.g. the
+        first patch of every grid row of an image: the grid reads better than 65 tiny labels)."""
+        self.major = None if indices is None else sorted(int(i) for i in indices)
         self._update_size()
         self.update()
 
@@ -91,12 +109,17 @@ class TokenAxisItem(pg.GraphicsWidget):
 
     # -- geometry ------------------------------------------------------------------------------
     def _metrics(self) -> QFontMetricsF:
-        return self.style.metrics()
+        """Metrics of the labels' font at the current ``font_factor``."""
+        return self.style.metrics(self.font_factor)
+
+    def _min_factor(self) -> float:
+        return min(1.0, max(self.MIN_FACTOR, self.MIN_PT / self.style.font_pt()))
 
     def _texts(self) -> tuple[list[str], float]:
-        """Elided labels and the widest one's width, cached until labels or style change."""
+        """Elided labels and the widest one's width at the style's full size, cached until labels or
+        style change (widths at a smaller font are this times ``font_factor``)."""
         if self._elided is None:
-            fm = self._metrics()
+            fm = self.style.metrics()
             limit = fm.horizontalAdvance("M") * self.max_chars * 0.75
             texts = [fm.elidedText(t, Qt.ElideRight, limit) if len(t) > 3 else t for t in self.labels]
             # measuring 4096 labels is slow: the widest few by character count are enough
@@ -109,7 +132,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         return self._texts()[0][i]
 
     def _max_text_w(self) -> float:
-        return self._texts()[1]
+        return self._texts()[1] * self.font_factor
 
     def _px_per_unit(self) -> float:
         if self.view is None or self.view.width() <= 0:
@@ -120,20 +143,47 @@ class TokenAxisItem(pg.GraphicsWidget):
         return self.view.width() / max(x1 - x0, 1e-9)
 
     def _layout(self) -> None:
-        """Choose rotation and stride from the pixels available per label."""
-        fm = self._metrics()
+        """Choose rotation, font size and stride from the pixels available per label."""
         n = len(self.centers)
         pitch = (self.centers[1] - self.centers[0]) if n > 1 else 1.0
         px = abs(pitch) * self._px_per_unit()
-        need = fm.height() * 1.05
-        self.rotated = False
+        self.font_factor, self.angle = 1.0, 0.0
+        full_h = self.style.metrics().height()
         if self.orientation != "left":
             if px >= self._max_text_w() + 6:
-                need = px  # fits side by side
-            else:
-                self.rotated = True
-                need = fm.height() / math.sin(math.radians(self.ANGLE)) * 1.05
-        self.stride = max(1, math.ceil(need / px)) if px > 0 else 1
+                self.rotated, self.stride = False, 1  # side by side
+                return
+            self.angle = self.ANGLE if px >= full_h * self.LINE / math.sin(math.radians(self.ANGLE)) else 90.0
+        self.rotated = self.angle > 0
+        self.major_only = False
+        if px > 0 and px < full_h * self.LINE and self.major and len(self.major) > 1:
+            # the major labels at full size, each far enough from the last one kept (CLS and the
+            # first patch are neighbours: the first wins)
+            room = full_h * self.LINE / px
+            kept = [self.major[0]]
+            for i in self.major[1:]:
+                if i - kept[-1] >= room:
+                    kept.append(i)
+            if len(kept) * 2 >= len(self.major):  # most of them fit: draw only these
+                self.major_only, self.stride, self._major_shown = True, 1, kept
+                return
+        if px > 0 and px < full_h * self.LINE:  # even upright they touch: a smaller font, to a limit
+            # line height is not proportional to the point size: step down (in 4 % steps, so few
+            # font sizes are ever made) until the labels fit or the smallest size is reached
+            lo = self._min_factor()
+            f = math.floor(px / (full_h * self.LINE) * 25) / 25
+            while f > lo and self.style.metrics(f).height() * self.LINE > px:
+                f = round(f - 0.04, 2)
+            self.font_factor = max(lo, f)
+        if self.rotated and self.max_extent > 0:
+            # long rotated labels would take the matrix' height (and shrink its rows' labels)
+            reach = self._texts()[1] * math.sin(math.radians(self.angle))
+            if reach * self.font_factor > self.max_extent:
+                self.font_factor = max(self._min_factor(), math.floor(self.max_extent / reach * 25) / 25)
+        need = self._metrics().height() * self.LINE
+        if self.angle and self.angle < 90:
+            need /= math.sin(math.radians(self.angle))
+        self.stride = max(1, math.ceil(need / px - 1e-9)) if px > 0 else 1
 
     def boundingRect(self) -> QRectF:
         # rotated labels end at their cell and run left, past the axis' own rectangle (the first
@@ -142,22 +192,23 @@ class TokenAxisItem(pg.GraphicsWidget):
 
     def _update_size(self) -> None:
         self._layout()
+        fm = self._metrics()
+        text_w = self._max_text_w()
         overhang = 0.0
         if self.rotated and self.orientation != "left":
-            overhang = (self._max_text_w() + 2) * math.cos(math.radians(self.ANGLE)) + self._metrics().height()
+            a = math.radians(self.angle)
+            overhang = (text_w + 2) * math.cos(a) + fm.height() * (1.0 if self.angle < 90 else 0.5)
         if overhang != self._overhang:
             # only on a real change: called on every range change, and an unneeded geometry change
             # costs the whole figure a second paint
             self.prepareGeometryChange()
             self._overhang = overhang
-        fm = self._metrics()
-        text_w = self._max_text_w()
         if self.orientation == "left":
             self.setFixedWidth(math.ceil(text_w + 10))
             return
         if self.rotated:
-            s = math.sin(math.radians(self.ANGLE))
-            h = text_w * s + fm.height() * s + 8
+            a = math.radians(self.angle)
+            h = text_w * math.sin(a) + fm.height() * max(math.cos(a), 0.3) + 8
         else:
             h = fm.height() + 8
         self.setFixedHeight(math.ceil(h))
@@ -180,6 +231,15 @@ class TokenAxisItem(pg.GraphicsWidget):
     def visible_indices(self) -> list[int]:
         """The label indices drawn at the current size (every ``stride``-th plus the selected one)."""
         self._layout()
+        if self.major_only:
+            idx = [i for i in self._major_shown if 0 <= i < len(self.labels)]
+            sel = self.selected
+            if sel is not None and 0 <= sel < len(self.labels) and sel not in idx:
+                # the selected one joins them; the major label it would overlap gives way
+                pitch = abs(self.centers[1] - self.centers[0]) * self._px_per_unit() if len(self.centers) > 1 else 1
+                room = self._metrics().height() * self.LINE / max(pitch, 1e-9)
+                idx = [i for i in idx if abs(i - sel) >= room] + [sel]
+            return idx
         idx = list(range(0, len(self.labels), self.stride))
         sel = self.selected
         if sel is not None and 0 <= sel < len(self.labels) and sel not in idx:
@@ -201,13 +261,14 @@ class TokenAxisItem(pg.GraphicsWidget):
             pos = a * self.centers[i] + b
             if not lo <= pos <= hi:
                 continue
-            p.setFont(st.font(bold=i == self.selected))
+            p.setFont(st.font(self.font_factor, bold=i == self.selected))
             p.setPen(pen)
             text = self._text(i)
             if self.orientation == "left":
                 p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()),
                            int(Qt.AlignRight | Qt.AlignVCenter), text)
-                p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
+                if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
+                    p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
                 continue
             edge = 0.0 if self.orientation == "bottom" else r.height()
             sign = 1 if self.orientation == "bottom" else -1
@@ -218,7 +279,7 @@ class TokenAxisItem(pg.GraphicsWidget):
                 continue
             p.save()
             p.translate(pos, edge + sign * 3)
-            p.rotate(-self.ANGLE * sign)
+            p.rotate(-self.angle * sign)
             w = fm.horizontalAdvance(text) + 2
             # text ends at the tick (right-aligned), so long labels run away from the plot
             p.drawText(QRectF(-w, -fm.height() / 2 if sign > 0 else -fm.height() / 2, w, fm.height()),

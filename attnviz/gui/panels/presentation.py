@@ -1,0 +1,191 @@
+"""Presentation mode, figure first: side panels, menus and controls hide, one figure fills the screen.
+
+``enter_presentation(win, widget=None)`` shows ``widget`` (default: the current figure — the view last
+clicked in the Attention tab, the visible walkthrough sub-tab, the training page) full screen in the
+presentation style (large type, thick lines); Esc (or F5 again) puts everything back as it was.
+Page Down / Page Up (what a presenter's clicker sends) step through the walkthrough's steps. Lessons
+and guided tours call the same two functions.
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
+
+__all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
+
+
+def presentation_mode(win) -> "PresentationMode":
+    """The window's presentation mode (made on first use)."""
+    mode = getattr(win, "presentation_mode", None)
+    if mode is None:
+        mode = win.presentation_mode = PresentationMode(win)
+    return mode
+
+
+def enter_presentation(win, widget: QWidget | None = None) -> None:
+    """Show ``widget`` (or the current figure) alone, full screen, in the presentation style."""
+    presentation_mode(win).enter(widget)
+
+
+def leave_presentation(win) -> None:
+    """Back to the window as it was before :func:`enter_presentation`."""
+    presentation_mode(win).leave()
+
+
+class PresentationMode(QObject):
+    """Figure-first presentation for a :class:`~attnviz.gui.main_window.MainWindow`.
+
+    Everything it hides or changes is recorded on entering and restored on leaving, so the window's
+    own layout (docks, the attention views' arrangement, full screen or not) comes back untouched.
+    """
+
+    changed = Signal(bool)
+
+    def __init__(self, win):
+        super().__init__(win)
+        self.win = win
+        self.active = False
+        self.figure: QWidget | None = None
+        self._hidden: list[QWidget] = []
+        self._views_state = None
+        self._was_full_screen = False
+        self._was_maximized = False
+        self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
+        self._controls_hidden = None  # the walkthrough widget whose controls are hidden
+        self._shortcuts = []
+        for key, slot in ((Qt.Key.Key_Escape, self.leave), (Qt.Key.Key_PageDown, lambda: self.step(1)),
+                          (Qt.Key.Key_PageUp, lambda: self.step(-1))):
+            sc = QShortcut(QKeySequence(key), win)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
+            sc.setEnabled(False)  # only while presenting: Esc and Page keys keep their usual jobs otherwise
+            sc.activated.connect(slot)
+            self._shortcuts.append(sc)
+        win.tabs.currentChanged.connect(self._tab_changed)
+
+    # -- public ------------------------------------------------------------------------------------
+    def toggle(self, on: bool | None = None) -> None:
+        """F5: enter with the current figure, or leave."""
+        on = not self.active if on is None else bool(on)
+        self.enter() if on else self.leave()
+
+    def enter(self, widget: QWidget | None = None) -> None:
+        """Present ``widget`` (default: the current figure). Entering again switches the figure."""
+        win = self.win
+        if not self.active:
+            self._was_full_screen, self._was_maximized = win.isFullScreen(), win.isMaximized()
+            self._views_state = win.views_area.saveState() if win.views_area.views else None
+            win.set_presentation(True)  # large type and thick lines in every view and panel
+            chrome = [d for d in win.docks.values()] + [win.menuBar(), win.statusBar(), win.tabs.tabBar(),
+                                                        win.part_bar]
+            self._hide(chrome)
+            self.active = True
+            for sc in self._shortcuts:
+                sc.setEnabled(True)
+            if not win.isFullScreen():
+                win.showFullScreen()
+        self._present(widget)
+        self._sync_action(True)
+        self.changed.emit(True)
+
+    def leave(self) -> None:
+        """Put back everything :meth:`enter` changed."""
+        if not self.active:
+            self._sync_action(False)
+            return
+        win = self.win
+        self._restore_figure()
+        for w in self._hidden:
+            if shiboken6.isValid(w):
+                w.show()
+        self._hidden = []
+        if self._views_state is not None:
+            win.views_area.restoreState(self._views_state)
+        self.active = False
+        for sc in self._shortcuts:
+            sc.setEnabled(False)
+        if not self._was_full_screen:
+            win.showMaximized() if self._was_maximized else win.showNormal()
+        win.set_presentation(False)  # also clears a large-type setting left by a session that quit presenting
+        self._sync_action(False)
+        self.changed.emit(False)
+
+    def step(self, delta: int) -> None:
+        """Next/previous step of a step-by-step figure (the clicker's Page Down / Page Up)."""
+        fig = self.figure
+        if fig is not None and shiboken6.isValid(fig) and hasattr(fig, "set_step"):
+            fig.set_step(fig.slider.value() + delta)
+
+    # -- what is shown -----------------------------------------------------------------------------
+    def _present(self, widget: QWidget | None) -> None:
+        win = self.win
+        self._restore_figure()
+        if widget is not None:
+            self._show_page_of(widget)
+        fig = widget or win.current_figure()
+        if fig is not None and fig is getattr(win, "training_page", None) and getattr(win, "training", None):
+            fig = win.training  # the page is a holder: the panel knows which of its parts are the figure
+        self.figure = fig
+        if fig is None:
+            return
+        area = win.views_area
+        if fig in area.views:  # one dock: the others step aside, this one takes the whole area
+            target = next((d for d in area.docks.values() if d.widget() is fig), None)
+            for dock in area.docks.values():
+                if dock is not target and not dock.isHidden():
+                    dock.hide()
+                    self._figure_hidden.append(dock)
+            if target is not None:
+                target.show()
+                target.raise_()
+        page = getattr(win, "walkthrough", None)
+        if page is not None and (fig is page or page.isAncestorOf(fig)):
+            bar = page.tabBar()
+            if not bar.isHidden():
+                bar.hide()
+                self._figure_hidden.append(bar)
+        if hasattr(fig, "set_controls_visible"):  # walkthrough widgets, the training panel
+            fig.set_controls_visible(False)
+            self._controls_hidden = fig
+
+    def _restore_figure(self) -> None:
+        for w in self._figure_hidden:
+            if shiboken6.isValid(w):
+                w.show()
+        self._figure_hidden = []
+        if self._controls_hidden is not None and shiboken6.isValid(self._controls_hidden):
+            self._controls_hidden.set_controls_visible(True)
+        self._controls_hidden = None
+
+    def _show_page_of(self, widget: QWidget) -> None:
+        """Bring the tab (and walkthrough sub-tab) holding ``widget`` to the front."""
+        win = self.win
+        for i in range(win.tabs.count()):
+            page = win.tabs.widget(i)
+            if page is widget or page.isAncestorOf(widget):
+                win.tabs.setCurrentIndex(i)
+                break
+        wt = getattr(win, "walkthrough", None)
+        if wt is not None and wt.isAncestorOf(widget):
+            for i in range(wt.count()):
+                if wt.widget(i) is widget or wt.widget(i).isAncestorOf(widget):
+                    wt.setCurrentIndex(i)
+
+    def _hide(self, widgets) -> None:
+        for w in widgets:
+            if w is not None and not w.isHidden():
+                w.hide()
+                self._hidden.append(w)
+
+    def _tab_changed(self, _index: int) -> None:
+        if self.active:  # Ctrl+1/2/3 while presenting: the new page's figure, figure first too
+            self._present(None)
+
+    def _sync_action(self, on: bool) -> None:
+        act = getattr(self.win, "actions_", {}).get("presentation")
+        if act is not None and act.isChecked() != on:
+            act.blockSignals(True)
+            act.setChecked(on)
+            act.blockSignals(False)

@@ -1,0 +1,205 @@
+"""File ▸ Save scene… / Open scene… and Lesson ▸ Start lesson: the app's side of scenes and lessons.
+
+A scene saved here is what the window shows: model, input, the view in front, part, layer, head, query,
+colour map and theme. Opening one loads its model and input and restores the selection once the trace
+is there. Lessons run in :class:`attnviz.gui.lesson_mode.LessonWindow`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog
+
+from attnviz.errors import AttnvizError
+
+__all__ = ["install_scene_actions", "current_scene", "open_scene", "save_scene_as", "start_lesson", "view_name_of"]
+
+FILTER = "attnviz scenes (*.json);;All files (*)"
+
+
+def view_name_of(view) -> str:
+    """The ``--view`` name of a view object (its class in the figure registry), or "head-map"."""
+    from attnviz.gui.figures import FIGURES
+
+    for name, spec in FIGURES.items():
+        if spec.cls == type(view).__name__:
+            return name
+    return "head-map"
+
+
+def current_scene(win):
+    """A Scene of what ``win`` shows now; AttnvizError when there is nothing to save."""
+    from attnviz.lessons.scene import Scene
+
+    if win.loaded is None or win.trace is None:
+        raise AttnvizError("nothing to save yet: load a model and an input")
+    text = image = None
+    if "image" in win.trace:
+        current = win.input_panel.image.current
+        if not isinstance(current, (str, Path)):
+            raise AttnvizError("this image has no file (it came from memory): open it from a file to save a scene")
+        image = str(Path(current).resolve())
+    else:
+        text = win.input_panel.text
+    view = win.current_figure()
+    s = win.selection.state
+    return Scene(model=win.model_ref, text=text, image=image, view=view_name_of(view) if view is not None else "head-map",
+                 part=s.part, layer=s.layer, head=s.head, query=s.query,
+                 colormap=getattr(win.settings, "colormap", "viridis"), theme=getattr(win.settings, "theme", "light"))
+
+
+def save_scene_as(win, path: str | None = None) -> Path | None:
+    """File ▸ Save scene… (Ctrl+S): ask for a file name (unless ``path``) and write the scene."""
+    from attnviz.lessons.scene import save_scene
+
+    try:
+        scene = current_scene(win)
+    except AttnvizError as exc:
+        win.notify(str(exc), "info")
+        return None
+    if path is None:
+        path, _ = QFileDialog.getSaveFileName(win, "Save scene", "scene.json", FILTER)
+        if not path:
+            return None
+    try:
+        written = save_scene(scene, path)
+    except OSError as exc:
+        win.notify(f"cannot save the scene: {exc.strerror or exc}", "error")
+        return None
+    win.notify(f"scene saved to {written}", "info")
+    return written
+
+
+def open_scene(win, path: str | None = None) -> None:
+    """Open a scene file: load its model and input, then restore its selection and view."""
+    from attnviz.lessons.scene import load_scene
+
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(win, "Open scene", "", FILTER)
+        if not path:
+            return
+    try:
+        scene = load_scene(path)
+        image = scene.image_source()
+    except AttnvizError as exc:
+        win.notify(str(exc), "error")
+        return
+    apply_scene(win, scene, image)
+
+
+def apply_scene(win, scene, image=None) -> None:
+    """Show ``scene`` in ``win`` (model, input, then selection and view once its trace arrives)."""
+    win._pending_scene = scene
+    try:
+        win.trace_shown.disconnect(_restore_selection_slot(win))
+    except (RuntimeError, TypeError):
+        pass
+    win.trace_shown.connect(_restore_selection_slot(win))
+    if scene.model != win.model_ref or win.loaded is None:
+        win._first.update(text=scene.text, image=image)
+        win.load_model(scene.model)
+    elif scene.text is not None:
+        win.input_panel.set_text(scene.text, submit=True)
+    else:
+        win.input_panel.image.submit(image)
+
+
+def _restore_selection_slot(win):
+    if not hasattr(win, "_scene_slot"):
+        win._scene_slot = lambda trace: _restore_selection(win, trace)
+    return win._scene_slot
+
+
+def _restore_selection(win, trace) -> None:
+    from attnviz.gui.figures import FIGURES
+    from attnviz.lessons.claims import scene_selection
+
+    scene = getattr(win, "_pending_scene", None)
+    if scene is None:
+        return
+    win._pending_scene = None
+    try:
+        state = scene_selection(scene, trace)
+    except AttnvizError as exc:
+        win.notify(f"the scene's selection does not fit this input: {exc}", "warning")
+        return
+    win.selection.update(layer=state.layer, head=state.head, query=state.query, part=state.part)
+    spec = FIGURES.get(scene.view)
+    dock = win.views_area.docks.get(spec.cls) if spec is not None else None
+    if dock is not None:
+        dock.raise_()
+    elif spec is not None and spec.module == "attnviz.gui.walkthrough":
+        win.tabs.setCurrentWidget(win.walkthrough_page)
+
+
+def start_lesson(win, name: str = "attention"):
+    """Lesson ▸ Start: the lesson full-screen; Esc comes back to this window."""
+    from attnviz.gui.lesson_mode import LessonWindow
+    from attnviz.lessons.lesson import load_lesson
+
+    try:
+        lesson = load_lesson(name)
+    except AttnvizError as exc:
+        win.notify(str(exc), "error")
+        return None
+    lesson_win = LessonWindow(lesson, style=getattr(win, "view_style", None), parent=win)
+    win._lesson_window = lesson_win
+    lesson_win.closed.connect(lambda: (win.activateWindow(), setattr(win, "_lesson_window", None)))
+    lesson_win.showFullScreen()
+    lesson_win.show_scene(0)
+    return lesson_win
+
+
+def install_scene_actions(win) -> dict:
+    """Add the scene and lesson actions to ``win``'s File menu and a Lesson menu; returns them by name."""
+    from attnviz.lessons.lesson import lesson_names
+
+    file_menu = win.menuBar().actions()[0].menu()
+    first = file_menu.actions()[0] if file_menu.actions() else None
+    acts = {}
+    for key, text, slot, shortcut in (("save_scene", "&Save scene…", lambda: save_scene_as(win), "Ctrl+S"),
+                                      ("open_scene", "Open &scene…", lambda: open_scene(win), "Ctrl+Shift+S")):
+        act = QAction(text, win)
+        act.setShortcut(QKeySequence(shortcut))
+        act.setStatusTip("A scene is a small JSON file: model, input, view, layer, head, query and colours")
+        act.triggered.connect(slot)
+        win.addAction(act)
+        file_menu.insertAction(first, act)
+        acts[key] = act
+    file_menu.insertSeparator(first)
+    lesson_menu = win.menuBar().addMenu("&Lesson")
+    for name in lesson_names():
+        act = QAction(f"Start lesson “{name}”", win)
+        act.setStatusTip("Full screen, one scene at a time: PageDown / PageUp; Esc comes back")
+        act.triggered.connect(lambda _=False, n=name: start_lesson(win, n))
+        lesson_menu.addAction(act)
+        acts[f"lesson_{name}"] = act
+    open_file = QAction("Start lesson from a file…", win)
+    open_file.triggered.connect(lambda: _lesson_from_file(win))
+    lesson_menu.addAction(open_file)
+    acts["lesson_file"] = open_file
+    return acts
+
+
+def _lesson_from_file(win) -> None:
+    path, _ = QFileDialog.getOpenFileName(win, "Start a lesson", "", "attnviz lessons (*.json);;All files (*)")
+    if path:
+        start_lesson(win, path)
+
+
+def open_scene_at_start(win, path: str) -> None:
+    """``attnviz FILE`` / ``attnviz gui --scene FILE``: the window starts on the scene (before start())."""
+    from attnviz.lessons.scene import load_scene
+
+    try:
+        scene = load_scene(path)
+        image = scene.image_source()
+    except AttnvizError as exc:
+        win._first["model"] = None
+        win.notify(str(exc), "error")
+        return
+    win._first.update(model=scene.model, text=scene.text, image=image)
+    win._pending_scene = scene
+    win.trace_shown.connect(_restore_selection_slot(win))

@@ -1,0 +1,131 @@
+"""Export a scene (one figure) or a lesson (a PDF deck, or a folder of figures with an index page).
+
+The scene's model runs on its input with its what-if switches; its title goes above the figure and its
+caption below, with the claim's numbers measured on the spot (see :mod:`attnviz.lessons.claims`).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from attnviz.errors import AttnvizError
+from attnviz.gui.figure_render import ExportOptions, export_pdf_pages, export_widget
+
+__all__ = ["build_scene_figure", "export_scene", "export_lesson_pdf", "export_lesson_pack", "scene_style",
+           "CAPTION_N"]
+
+CAPTION_N = 100  # held-out examples behind a caption's number when a figure is exported
+
+
+def scene_style(scene, base=None):
+    """The export style of a scene: its colour map and theme over ``base``'s font scale."""
+    from attnviz.gui.figures import export_style
+
+    theme = scene.theme if scene.theme in ("light", "dark", "presentation") else "light"
+    font_scale = getattr(base, "font_scale", 1.0) if base is not None else 1.0
+    return export_style(theme, scene.colormap or "viridis", True, font_scale)
+
+
+def build_scene_figure(scene, bench=None, style=None, measure: bool = True, n: int = CAPTION_N):
+    """Build the scene's view off-screen; returns (view, selection, caption, claim result or None).
+
+    The caller closes the view (and keeps the selection alive as long as it).
+    """
+    from attnviz.gui.figures import figure_spec, make_figure, view_class
+    from attnviz.lessons.claims import Workbench, evaluate_claim, format_caption, scene_selection
+    from attnviz.lessons.figure_data import MODEL_FIGURES
+    from attnviz.selection import Selection
+
+    bench = bench or Workbench()
+    spec = figure_spec(scene.view)
+    trace = bench.trace(scene, grad=spec.needs_grad)
+    if trace.kind not in spec.kinds:
+        raise AttnvizError(f"the {scene.view!r} view does not apply to a {trace.kind} model")
+    state = scene_selection(scene, trace)
+    result = None
+    if measure and scene.claim:
+        result = evaluate_claim(scene, bench, trace=trace, n=n)
+    caption = format_caption(scene.caption, result) if "{" in scene.caption else scene.caption
+    style = style or scene_style(scene)
+    step = scene.step
+    if spec.name in MODEL_FIGURES:
+        from attnviz.gui.views.lesson_views import figure_panels
+
+        selection = Selection(state)
+        view = view_class(spec)(selection=selection, style=style)
+        view.set_trace(trace)
+        view.set_panels(figure_panels(spec.name, bench, scene, trace, state))
+        return view, selection, caption, result
+    view, selection = make_figure(spec.name, trace, state, style, step)
+    return view, selection, caption, result
+
+
+def _close(view) -> None:
+    view.close()
+    view.deleteLater()
+
+
+def export_scene(scene, path, opts: ExportOptions | None = None, style=None, bench=None) -> Path:
+    """Write the scene's figure (PNG/SVG/PDF by suffix) with its title and measured caption."""
+    opts = opts or ExportOptions.preset("16:9")
+    view, _selection, caption, _ = build_scene_figure(scene, bench, style)
+    try:
+        return export_widget(view, path, replace(opts, title=opts.title or scene.title,
+                                                 caption=opts.caption or caption))
+    finally:
+        _close(view)
+
+
+def export_lesson_pdf(lesson, path, opts: ExportOptions | None = None, bench=None, log=None) -> Path:
+    """One vector PDF page per scene of ``lesson``, in order."""
+    from attnviz.lessons.claims import Workbench
+
+    opts = opts or ExportOptions.preset("16:9")
+    bench = bench or Workbench()
+
+    def pages():
+        for i, scene in enumerate(lesson.scenes, 1):
+            t0 = time.perf_counter()
+            view, _selection, caption, _ = build_scene_figure(scene, bench)
+            try:
+                yield view, replace(opts, title=scene.title, caption=caption)
+            finally:
+                _close(view)
+            if log:
+                log(f"page {i}/{len(lesson.scenes)}: {scene.title} ({time.perf_counter() - t0:.1f} s)")
+
+    return export_pdf_pages(path, pages())
+
+
+def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt: str = "png", bench=None) -> list[Path]:
+    """Every scene of ``lesson`` as a figure in ``directory``, with index.md / index.html (title, caption)."""
+    from attnviz.io import write_atomic
+    from attnviz.lessons.claims import Workbench
+
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    opts = opts or ExportOptions.preset("16:9")
+    bench = bench or Workbench()
+    rows = []
+    for i, scene in enumerate(lesson.scenes, 1):
+        file = directory / f"{i:02d}-{scene.view}.{fmt}"
+        view, _selection, caption, _ = build_scene_figure(scene, bench)
+        try:
+            export_widget(view, file, replace(opts, title=scene.title, caption=caption))
+        finally:
+            _close(view)
+        rows.append((file, scene.title, caption))
+    md = [f"# {lesson.title}", ""] + [f"{i}. **{t}** — {c} ([{f.name}]({f.name}))" for i, (f, t, c) in enumerate(rows, 1)]
+    body = "\n".join(f"<h2>{i}. {html.escape(t)}</h2><p>{html.escape(c)}</p><img src='{html.escape(f.name)}' "
+                     f"width='800' alt='{html.escape(t)}'>" for i, (f, t, c) in enumerate(rows, 1))
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}</title></head>"
+            f"<body><h1>{html.escape(lesson.title)}</h1>{body}</body></html>")
+    write_atomic(directory / "index.md", lambda tmp: Path(tmp).write_text("\n".join(md) + "\n", encoding="utf-8"))
+    write_atomic(directory / "index.html", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
+    return [f for f, _, _ in rows]

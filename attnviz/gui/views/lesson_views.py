@@ -1,0 +1,154 @@
+"""Figures that compare runs — what-if, permutation, word order — and the whole causal mask.
+
+:class:`PanelsView` draws a :class:`attnviz.lessons.figure_data.FigurePanels` (matrices side by side,
+each with token axes and its own colour bar, and lines of measured numbers under them) through the
+same :class:`LabelledHeatmap` and export path as every other view. The mask figure needs only a trace;
+the others are computed from the model by :func:`figure_panels` and handed over with ``set_panels``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QFont
+
+from attnviz.errors import AttnvizError
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.gui.widgets.title import make_title, set_title
+
+__all__ = ["PanelsView", "CausalMaskView", "WhatIfView", "PermutationView", "WordOrderView", "figure_panels"]
+
+
+class PanelsView(BaseView):
+    """Matrices side by side with a title and notes; ``set_panels`` shows a computed FigurePanels."""
+
+    title = "Comparison"
+    needs_model = True
+
+    def _build(self) -> None:
+        self.header = make_title()
+        self.figure.addItem(self.header, row=0, col=0)
+        self.row = self.figure.addLayout(row=1, col=0)
+        self.notes = make_title()
+        self.figure.addItem(self.notes, row=2, col=0)
+        self.maps: list[LabelledHeatmap] = []
+        self.panels = None
+        self._texts: list[pg.TextItem] = []
+
+    def _trace_changed(self) -> None:
+        if self.trace is None:
+            self.set_panels(None)
+            return
+        if not self.needs_model:
+            self.set_panels(self._from_trace(self.trace))
+        elif self.panels is None:
+            set_title(self.header, f"“{self.title}” is computed from the model: export it with attnviz export "
+                      "--view or show it from a scene", self.style)
+
+    def _from_trace(self, trace):  # overridden by figures that a trace alone determines
+        return None
+
+    def _selection_changed(self, state, changed) -> None:
+        if not self.needs_model and self.trace is not None and changed & {"layer", "head", "part"}:
+            self._trace_changed()
+
+    def set_panels(self, panels) -> None:
+        """Show ``panels`` (a FigurePanels) or nothing."""
+        self.panels = panels
+        self._draw()
+
+    def _style_changed(self) -> None:
+        for m in self.maps:
+            m.set_style(self.style)
+        self._draw()
+
+    def _draw(self) -> None:
+        for t in self._texts:
+            t.scene() and t.scene().removeItem(t)
+        self._texts = []
+        p = self.panels
+        if p is None:
+            set_title(self.header, "", self.style)
+            set_title(self.notes, "", self.style)
+            return
+        while len(self.maps) < len(p.panels):
+            m = LabelledHeatmap(self.style, lock_aspect=True)
+            self.row.addItem(m, row=0, col=len(self.maps))
+            self.maps.append(m)
+        for i, m in enumerate(self.maps):
+            m.setVisible(i < len(p.panels))
+        set_title(self.header, p.title, self.style, 1.4)
+        set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
+        for m, panel in zip(self.maps, p.panels):
+            values = np.asarray(panel.values, np.float64)
+            img = quantize(values, panel.vmax, panel.masked, vmin=panel.vmin)
+            m.set_image(img, values.shape)
+            m.set_mask(panel.masked)
+            m.set_levels(panel.vmin, panel.vmax, panel.label)
+            m.set_labels(panel.rows, panel.cols)
+            m.set_title(panel.title)
+            if panel.cell_text is not None:
+                font = QFont()
+                font.setPointSizeF(self.style.font_pt(0.8))
+                for r, row in enumerate(panel.cell_text):
+                    for c, text in enumerate(row):
+                        item = pg.TextItem(text, color=QColor(self.style.foreground), anchor=(0.5, 0.5))
+                        item.setFont(font)
+                        item.setPos(c + 0.5, r + 0.5)
+                        m.vb.addItem(item, ignoreBounds=True)
+                        self._texts.append(item)
+
+    def figure_size(self):
+        from PySide6.QtCore import QSize
+
+        return QSize(1600, 800)
+
+
+class CausalMaskView(PanelsView):
+    title = "Causal mask"
+    needs_model = False
+
+    def _from_trace(self, trace):
+        from attnviz.lessons.figure_data import mask_panels
+
+        try:
+            return mask_panels(trace, self.state)
+        except (KeyError, AttnvizError) as exc:
+            set_title(self.header, f"no mask to show: {exc}", self.style)
+            return None
+
+
+class WhatIfView(PanelsView):
+    title = "What-if"
+
+
+class PermutationView(PanelsView):
+    title = "Permutation"
+
+
+class WordOrderView(PanelsView):
+    title = "Word order"
+
+
+def figure_panels(name: str, bench, scene, trace, state):
+    """The FigurePanels of a model-computed figure for ``scene`` (its model, input and switches)."""
+    from attnviz.lessons import figure_data as fd
+
+    loaded = bench.model(scene.model)
+    if name == "what-if":
+        switches = scene.whatif_switches()
+        if switches.is_default:
+            raise AttnvizError("the what-if figure needs a switch: --score-scale none, --temperature, --no-causal, "
+                               "--no-positions or --ablate L:H")
+        return fd.whatif_panels(loaded, switches, state, text=scene.text, image=scene.image_source())
+    if scene.text is None:
+        raise AttnvizError(f"the {name!r} figure needs a text model and a sentence")
+    if name == "permutation":
+        return fd.permutation_panels(loaded, scene.text, state)
+    if name == "word-order":
+        return fd.word_order_panels(bench, scene.text)
+    if name == "causal-mask":
+        return fd.mask_panels(trace, state)
+    raise AttnvizError(f"{name!r} is not a computed figure")

@@ -1,0 +1,104 @@
+"""Presentation mode is figure-first (and Esc puts everything back); View ▸ Panels lists every view; Reset layout."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
+from attnviz.gui.panels.window_actions import fill_panels_menu, panel_actions
+
+
+def _ready(make_window, qtbot):
+    win = make_window(model="tiny-encoder", text="the cat sat on the mat")
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90000)
+    return win
+
+
+def _visible_docks(area):
+    return [name for name, d in area.docks.items() if not d.isHidden()]
+
+
+def test_f5_shows_the_current_figure_alone_and_esc_restores(make_window, qtbot, qapp):
+    win = _ready(make_window, qtbot)
+    base_font = qapp.font().pointSizeF()
+    docks_before = _visible_docks(win.views_area)
+    figure = win.current_figure()
+    win.actions_["presentation"].trigger()
+    try:
+        mode = win.presentation_mode
+        assert mode.active and mode.figure is figure and win.actions_["presentation"].isChecked()
+        assert all(d.isHidden() for d in win.docks.values())  # model, input, prediction panels
+        assert win.menuBar().isHidden() and win.statusBar().isHidden() and win.tabs.tabBar().isHidden()
+        shown = _visible_docks(win.views_area)
+        assert len(shown) == 1 and win.views_area.docks[shown[0]].widget() is figure
+        qtbot.waitUntil(lambda: figure.width() > 0.85 * win.width(), timeout=5000)  # the figure fills the window
+        assert {v.style.font_scale for v in win.views_area.views} == {1.7}
+        assert qapp.font().pointSizeF() == pytest.approx(base_font * 1.5)
+    finally:
+        QTest.keyClick(win, Qt.Key.Key_Escape)
+    assert not win.presentation_mode.active and not win.actions_["presentation"].isChecked()
+    assert not any(d.isHidden() for d in win.docks.values())
+    assert not win.menuBar().isHidden() and not win.statusBar().isHidden()
+    assert _visible_docks(win.views_area) == docks_before
+    assert qapp.font().pointSizeF() == pytest.approx(base_font)
+    assert {v.style.font_scale for v in win.views_area.views} == {1.0}
+
+
+def test_walkthrough_presents_its_figure_and_the_clicker_steps(make_window, qtbot):
+    win = _ready(make_window, qtbot)
+    qtbot.waitUntil(lambda: win.walkthrough is not None, timeout=90000)
+    steps = win.walkthrough.steps
+    enter_presentation(win, steps)  # what a lesson calls
+    try:
+        assert win.tabs.currentWidget() is win.walkthrough_page and win.walkthrough.currentWidget() is steps
+        assert win.walkthrough.tabBar().isHidden() and steps.step_label.isHidden() and steps.status.isHidden()
+        assert not steps.scroll.isHidden()
+        first = steps.slider.value()
+        QTest.keyClick(win, Qt.Key.Key_PageDown)
+        assert steps.slider.value() == first + 1
+        QTest.keyClick(win, Qt.Key.Key_PageUp)
+        assert steps.slider.value() == first
+    finally:
+        leave_presentation(win)
+    assert not win.walkthrough.tabBar().isHidden() and not steps.step_label.isHidden()
+    assert steps.part_box.isHidden()  # hidden before (one part only): leaving does not show it
+    # the training tab: the curves and the replay, without the settings form
+    win.tabs.setCurrentWidget(win.training_page)
+    win.actions_["presentation"].trigger()
+    form = win.training.splitter.widget(0)
+    try:
+        assert win.presentation_mode.figure is win.training and form.isHidden()
+    finally:
+        QTest.keyClick(win, Qt.Key.Key_Escape)
+    assert not form.isHidden()
+
+
+def test_panels_menu_lists_every_view_and_reset_layout_brings_them_back(make_window, qtbot):
+    from PySide6.QtWidgets import QMenu
+
+    win = _ready(make_window, qtbot)
+    menu = QMenu()
+    fill_panels_menu(win, menu, win.actions_["reset_layout"])
+    texts = [a.text() for a in menu.actions() if a.text()]
+    for dock in list(win.docks.values()) + list(win.views_area.docks.values()):
+        assert dock.windowTitle() in texts
+    assert "Reset layout" in texts
+    assert len(panel_actions(win)) == len(win.docks) + len(win.views_area.docks) > 3
+    # a closed view comes back from the menu
+    name, dock = next(iter(win.views_area.docks.items()))
+    dock.close()
+    assert dock.isHidden()
+    dock.toggleViewAction().trigger()
+    assert not dock.isHidden()
+    # close some, float one: Reset layout puts every panel and view back, docked
+    others = list(win.views_area.docks.values())
+    for d in others[1:]:
+        d.close()
+    win.docks["ModelDock"].close()
+    win.docks["InputDock"].setFloating(True)
+    win.actions_["reset_layout"].trigger()
+    assert not any(d.isHidden() or d.isFloating() for d in win.docks.values())
+    assert not any(d.isFloating() for d in others) and _visible_docks(win.views_area) == list(win.views_area.docks)
+    menu.deleteLater()

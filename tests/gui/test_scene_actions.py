@@ -1,0 +1,82 @@
+"""The app's scenes and lesson mode: save what the window shows, open it again, step through a lesson."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attnviz.lessons.scene import load_scene
+
+TIRED = "The animal didn't cross the street because it was too tired"
+
+
+@pytest.fixture
+def lesson_file(tmp_path):
+    lesson = {"format": "attnviz-lesson", "version": 1, "name": "mini", "title": "Mini", "scenes": [
+        {"title": "it finds the animal", "model": "coref", "text": TIRED, "view": "head-map",
+         "caption": "'{query}' → '{target}' {here:.2f}", "claim": {"kind": "attends-to", "target": "animal"}},
+        {"title": "the mask", "model": "induction", "text": "dragonflydragonfly", "view": "causal-mask", "layer": 1},
+        {"title": "no scaling", "model": "coref", "text": TIRED, "view": "what-if", "whatif": {"scale": "none"}},
+    ]}
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps(lesson), encoding="utf-8")
+    return path
+
+
+def test_lesson_window_steps_through_live_scenes(qtbot, lesson_file):
+    from PySide6.QtCore import Qt
+
+    from attnviz.gui.lesson_mode import LessonWindow
+    from attnviz.lessons.lesson import load_lesson
+
+    win = LessonWindow(load_lesson(lesson_file), measure_n=10)
+    qtbot.addWidget(win)
+    win.show()
+    with qtbot.waitSignal(win.caption_measured, timeout=120_000) as caught:
+        win.show_scene(0)
+    assert caught.args[1].startswith("'it' → 'animal' ")  # measured, not the template
+    assert win.view.trace is not None and win.selection.state.query == 8
+    focus = win.view.trace.meta["focus"]
+    assert (win.selection.state.layer, win.selection.state.head) == (focus["layer"], focus["head"])
+    # live: type another sentence, the figure follows; switch heads
+    win.input.setText("The animal didn't cross the street because it was too wide")
+    win._typed()
+    assert list(win.view.trace.tokens)[-1] == "wide"
+    head = win.selection.state.head
+    win.step_selection("head", 1)
+    assert win.selection.state.head == (head + 1) % win.trace.n_heads
+    qtbot.keyClick(win, Qt.Key.Key_PageDown)
+    assert win.index == 1 and type(win.view).__name__ == "CausalMaskView"
+    assert win.view.panels is not None and win.view.panels.numbers["future_weight"] == 0.0
+    qtbot.keyClick(win, Qt.Key.Key_PageDown)
+    assert win.index == 2 and win.view.panels.panels[1].title == "No scaling"
+    win.step_selection("head", 1)  # the comparison is recomputed for the new head
+    assert f"head {win.selection.state.head}" in win.view.panels.title
+    qtbot.keyClick(win, Qt.Key.Key_PageUp)
+    assert win.index == 1
+    with qtbot.waitSignal(win.closed):
+        qtbot.keyClick(win, Qt.Key.Key_Escape)
+
+
+def test_save_scene_writes_what_the_window_shows(tmp_path):
+    from types import SimpleNamespace
+
+    from attnviz.gui.panels.scene_actions import save_scene_as
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection, SelectionState
+
+    loaded = load_model("coref", device="cpu")
+    notes = []
+    win = SimpleNamespace(loaded=loaded, trace=run_trace(loaded, text=TIRED), model_ref="coref",
+                          input_panel=SimpleNamespace(text=TIRED), current_figure=lambda: None,
+                          selection=Selection(SelectionState(layer=1, head=2, query=8)),
+                          settings=SimpleNamespace(colormap="magma", theme="dark"),
+                          notify=lambda text, level: notes.append((text, level)))
+    path = save_scene_as(win, str(tmp_path / "s.json"))
+    scene = load_scene(path)
+    assert (scene.model, scene.text, scene.layer, scene.head, scene.query) == ("coref", TIRED, 1, 2, 8)
+    assert (scene.colormap, scene.theme, scene.view) == ("magma", "dark", "head-map")
+    assert notes and "saved" in notes[-1][0]
+    win.trace = None
+    assert save_scene_as(win, str(tmp_path / "t.json")) is None and "nothing to save" in notes[-1][0]
