@@ -78,5 +78,13 @@ def test_save_scene_writes_what_the_window_shows(tmp_path):
     assert (scene.model, scene.text, scene.layer, scene.head, scene.query) == ("coref", TIRED, 1, 2, 8)
     assert (scene.colormap, scene.theme, scene.view) == ("magma", "dark", "head-map")
     assert notes and "saved" in notes[-1][0]
+    # the walkthrough's what-if switches are part of the scene; with its tab in front the view is "what-if"
+    from attnviz.whatif import WhatIf
+
+    panel = SimpleNamespace(whatif=WhatIf(scale="none", ablate=frozenset({(0, 1)})))
+    win.walkthrough = SimpleNamespace(whatif=panel)
+    win.current_figure = lambda: panel
+    scene = load_scene(save_scene_as(win, str(tmp_path / "w.json")))
+    assert scene.view == "what-if" and scene.whatif_switches() == panel.whatif
     win.trace = None
     assert save_scene_as(win, str(tmp_path / "t.json")) is None and "nothing to save" in notes[-1][0]

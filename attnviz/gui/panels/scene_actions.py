@@ -45,9 +45,18 @@ def current_scene(win):
         text = win.input_panel.text
     view = win.current_figure()
     s = win.selection.state
-    return Scene(model=win.model_ref, text=text, image=image, view=view_name_of(view) if view is not None else "head-map",
-                 part=s.part, layer=s.layer, head=s.head, query=s.query,
-                 colormap=getattr(win.settings, "colormap", "viridis"), theme=getattr(win.settings, "theme", "light"))
+    name = view_name_of(view) if view is not None else "head-map"
+    whatif = {}
+    panel = getattr(getattr(win, "walkthrough", None), "whatif", None)  # the walkthrough's What-if tab
+    switches = getattr(panel, "whatif", None)
+    if switches is not None and not switches.is_default:
+        whatif = {"scale": switches.scale, "temperature": switches.temperature, "causal": switches.causal,
+                  "positional": switches.positional, "ablate": [list(p) for p in sorted(switches.ablate)]}
+        if view is panel:
+            name = "what-if"
+    return Scene(model=win.model_ref, text=text, image=image, view=name, part=s.part, layer=s.layer, head=s.head,
+                 query=s.query, whatif=whatif, colormap=getattr(win.settings, "colormap", "viridis"),
+                 theme=getattr(win.settings, "theme", "light"))
 
 
 def save_scene_as(win, path: str | None = None) -> Path | None:
