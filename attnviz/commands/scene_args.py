@@ -82,6 +82,8 @@ def run_scene_export(args, options) -> int | None:
             raise AttnvizError(f"--view {args.view} needs --model and --text or --image")
     if args.output and args.lesson:
         check_writable(args.output)
+    if args.data and args.lesson:
+        raise AttnvizError("--data is written for one figure: use it with --scene or --view, not --lesson")
     from attnviz.export.headless import ensure_app
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
@@ -127,11 +129,10 @@ def run_scene_export(args, options) -> int | None:
 
 
 def _write_data(view, path) -> None:
-    from attnviz.errors import AttnvizError as _E
-
+    """The numbers of a comparison figure (.npz arrays, or .csv rows of name, flat index, value)."""
     panels = getattr(view, "panels", None)
     if panels is None:
-        raise _E("--data with --scene is written for the comparison figures (what-if, permutation, word order, "
+        raise AttnvizError("--data with --scene is written for the comparison figures (what-if, permutation, word order, "
                  "causal mask); export the view with --model/--text for its data")
     from pathlib import Path
 
