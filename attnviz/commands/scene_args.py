@@ -120,7 +120,12 @@ def run_scene_export(args, options) -> int | None:
         written = export_widget(view, args.output, replace(opts, title=opts.title or scene.title,
                                                            caption=opts.caption or caption))
         if args.data:
-            _write_data(view, args.data)
+            if getattr(view, "panels", None) is not None:
+                _write_data(view, args.data)
+            else:  # an ordinary view: the same numbers `export --view ... --data` writes
+                from attnviz.export.data import figure_data, write_figure_data
+
+                write_figure_data(args.data, figure_data(scene.view, view.trace, _selection.state))
     finally:
         view.close()
         view.deleteLater()
