@@ -66,8 +66,11 @@ def installed(tmp_path_factory):
     py = bindir / ("python.exe" if sys.platform == "win32" else "python")
     # this interpreter's pip installs into the new environment (no pip of its own to set up); without
     # PYTHONPATH, which may point at the checkout and make pip think attnviz is installed already
+    # --no-compile: byte-compiling torch's thousands of modules is most of an install's CPU time, and
+    # the few modules these tests import compile on first use anyway
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", TORCH_PIN, wheel], timeout=1500, env=env)
+    _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-compile", TORCH_PIN, wheel],
+         timeout=1500, env=env)
     work = base / "elsewhere"
     work.mkdir()
     return py, bindir, work, wheel
