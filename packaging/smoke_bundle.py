@@ -103,7 +103,7 @@ def main(argv=None) -> int:
             failures += 1
             print(f"FAIL app: {'exited with ' + str(proc.returncode) if not alive else 'errors'}: "
                   f"{(bad or err.strip().splitlines() or ['(no output)'])[-1]}")
-    size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file())
+    size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file() and not f.is_symlink())
     print(f"bundle size: {size / 2**20:.0f} MiB ({bundle})")
     print(f"{'all passed' if not failures else f'{failures} failed'}")
     return 1 if failures else 0

@@ -91,11 +91,13 @@ def test_every_command_and_option_has_help_and_examples():
         assert "examples:" in text
 
 
-def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path):
-    """run_trace checks what an adapter's own capture (Hugging Face hooks) returns, like capture() does."""
+def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path, monkeypatch):
+    """The Hugging Face adapter checks what its own capture (hooks) returns, like capture() does."""
     from attnviz.capture import capture
+    from attnviz.hf import capture as hf_capture
     from attnviz.models.checkpoint import load_checkpoint
-    from attnviz.runtime import run_trace
+    from attnviz.runtime import prepare_text
+    from attnviz.runtime.huggingface import HuggingFaceAdapter
 
     loaded = load_checkpoint(save_text_model(tmp_path / "m"), device="cpu")
 
@@ -105,6 +107,7 @@ def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path):
         trace.arrays["L0.probs"][0, 0, 0] = np.nan
         return trace
 
-    loaded.extra["capture"] = adapter_capture
-    trace = run_trace(loaded, text=SENTENCE, rollout=False)
+    monkeypatch.setattr(hf_capture, "capture_hf", adapter_capture)
+    prep = prepare_text(loaded, SENTENCE)
+    trace = HuggingFaceAdapter().capture(loaded, prep, dict(prep.meta))
     assert trace.meta["nonfinite"] == ["L0.probs"] and "NaN or infinite values in L0.probs" in trace.meta["notice"]

@@ -63,3 +63,18 @@ def test_hf_style_models_are_refused_with_a_clear_message(coref):
 
     with pytest.raises(InputError, match="attnviz model"):
         forward_batch(Hooked(), {})
+
+
+@pytest.mark.parametrize("name", ["coref", "order-sentiment", "induction", "charlm", "reverse", "translate"])
+def test_each_generated_input_opens_as_text_that_gives_the_same_ids(name):
+    """What the data-set views open in the app is the very input that was scored."""
+    from attnviz.runtime import load_model, prepare_text
+    from attnviz.runtime.dataset_inputs import task_batches
+
+    loaded = load_model(name, device="cpu")
+    batch = next(task_batches(loaded, 6, 6))
+    for i, text in enumerate(batch.items):
+        prep = prepare_text(loaded, text)
+        key = "src" if "src" in prep.inputs else "ids"
+        row = batch.inputs[key][i].numpy()
+        np.testing.assert_array_equal(row[row != loaded.tokenizer.pad_id], prep.inputs[key][0].numpy())

@@ -29,18 +29,22 @@ def _rss_mb(field: str) -> float:
 
 def measure_heads(model: str, n: int, batch_size: int = 64) -> dict:
     """Score ``n`` held-out inputs of ``model`` in this process; seconds and memory figures."""
+    import torch
+
     from attnviz.runtime import load_model
-    from attnviz.runtime.batch_scores import N_REPEATED, score_heads
+    from attnviz.runtime.batch_scores import N_REPEATED, score_heads, scoring_threads
     from attnviz.runtime.dataset_inputs import dataset_batches, repeated_batches
 
+    torch.set_num_threads(scoring_threads())  # as `attnviz heads` does
     loaded = load_model(model, device="cpu")
     before = _rss_mb("VmRSS")
+    cpu0 = time.process_time()
     t0 = time.perf_counter()
     repeated = repeated_batches(loaded, N_REPEATED, batch_size) if loaded.config.kind == "decoder" else None
     result = score_heads(loaded, dataset_batches(loaded, n=n, batch_size=batch_size), n, repeated=repeated)
     seconds = time.perf_counter() - t0
     return {"model": model, "n_inputs": result.n_inputs, "n_repeated": result.meta["n_repeated"],
-            "seconds": seconds, "rss_before_mb": before, "peak_mb": _rss_mb("VmHWM")}
+            "seconds": seconds, "cpu_seconds": time.process_time() - cpu0, "rss_before_mb": before, "peak_mb": _rss_mb("VmHWM")}
 
 
 def _in_child(model: str, n: int) -> dict:
@@ -53,13 +57,16 @@ def bench_heads(model: str = "charlm", n: int = 1000, n_large: int = 10_000, out
     """Print and return: 1,000 inputs of ``model`` scored in X s (peak memory), and the peak for 10,000."""
     out = out or sys.stdout
     small = _in_child(model, n)
-    print(f"heads: {small['n_inputs']} inputs of {model} in {small['seconds']:.2f} s, peak memory "
+    print(f"heads: {small['n_inputs']} inputs of {model} in {small['seconds']:.2f} s "
+          f"(CPU {small['cpu_seconds']:.2f} s), peak memory "
           f"{small['peak_mb']:.0f} MB ({small['rss_before_mb']:.0f} MB with the model loaded, before scoring; "
           f"+{small['n_repeated']} repeated sequences for the induction score)", file=out, flush=True)
     large = _in_child(model, n_large)
-    print(f"heads: {large['n_inputs']} inputs of {model} in {large['seconds']:.2f} s, peak memory "
+    print(f"heads: {large['n_inputs']} inputs of {model} in {large['seconds']:.2f} s "
+          f"(CPU {large['cpu_seconds']:.2f} s), peak memory "
           f"{large['peak_mb']:.0f} MB ({large['rss_before_mb']:.0f} MB before scoring)", file=out, flush=True)
-    return {f"heads_{n}_seconds": small["seconds"], f"heads_{n}_peak_mb": small["peak_mb"],
+    return {"model": model, f"heads_{n}_seconds": small["seconds"], f"heads_{n}_cpu_seconds": small["cpu_seconds"],
+            f"heads_{n}_peak_mb": small["peak_mb"], f"heads_{n_large}_cpu_seconds": large["cpu_seconds"],
             f"heads_{n_large}_seconds": large["seconds"], f"heads_{n_large}_peak_mb": large["peak_mb"],
             "rss_before_mb": small["rss_before_mb"]}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads")
 
 
 def add_parser(sub) -> None:
@@ -111,5 +111,13 @@ def _longmap(repeat: int) -> dict:
     return measure_long_map()
 
 
-_SECTION_RUNNERS = {"hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
+def _heads(repeat: int) -> dict:
+    import io
+
+    from attnviz.bench.heads import bench_heads
+
+    return bench_heads(out=io.StringIO())  # the figures are printed by _print_section
+
+
+_SECTION_RUNNERS = {"heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
                     "export": _export, "longmap": _longmap}

@@ -31,19 +31,23 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from attnviz.gui.open_paths import plan_for_args
-    from attnviz.lessons.scene import is_scene_file
 
-    # a saved scene among the paths (attnviz FILE.json) opens as a scene; the rest as models, images, traces
-    paths = list(getattr(args, "paths", None) or [])
-    scenes = [p for p in paths if str(p).lower().endswith(".json") and is_scene_file(p)]
-    if scenes:
-        args.scene = args.scene or scenes[0]
-        args.paths = [p for p in paths if p not in scenes]
+    scene, args.paths = split_scene_paths(getattr(args, "paths", None) or [])
+    args.scene = args.scene or scene
     args.plan = plan_for_args(args)  # a path that is not there or not openable: one line, exit 2
     check_display()  # before Qt: without a display it aborts with exit code 134
     from attnviz.gui.app import run_app
 
     return run_app(args)
+
+
+def split_scene_paths(paths: list[str]) -> tuple[str | None, list[str]]:
+    """A saved scene among the paths (``attnviz FILE.json``) opens as a scene; the rest as models, images,
+    traces. Returns (the first scene or None, the other paths)."""
+    from attnviz.lessons.scene import is_scene_file
+
+    scenes = [p for p in paths if str(p).lower().endswith(".json") and is_scene_file(p)]
+    return (scenes[0] if scenes else None), [p for p in paths if p not in scenes]
 
 
 def check_display() -> None:

@@ -106,6 +106,11 @@ def run(args) -> int:
         total = DEFAULT_N if args.n is None else args.n
     if args.n is not None:
         total = min(total, args.n)
+    import torch
+
+    from attnviz.runtime.batch_scores import scoring_threads
+
+    torch.set_num_threads(scoring_threads())
     loaded = load_from_args(args)
     bar = _Bar()
     try:

@@ -8,14 +8,27 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("lesson", help="list lessons; check a lesson's claims on its own inputs and held-out data")
-    lsub = p.add_subparsers(dest="lesson_command", metavar="ACTION")
+    from attnviz.commands.common import HELP_FORMATTER, examples, int_range, seed
+
+    p = sub.add_parser(
+        "lesson", help="list lessons; check a lesson's claims on its own inputs and held-out data",
+        description="A lesson is an ordered list of scenes, each with a title and a claim about the model "
+                    "(format: attnviz/lessons/FORMAT.md). `list` names the built-in lessons; `check` measures "
+                    "every claim on the scene's own input and on fresh held-out data of its task and exits 1 "
+                    "if any claim fails.",
+        epilog=examples("attnviz lesson list", "attnviz lesson check attention",
+                        "attnviz lesson check my-lesson.json --n 500 --seed 3",
+                        "attnviz export --lesson attention -o deck.pdf"),
+        formatter_class=HELP_FORMATTER)
+    lsub = p.add_subparsers(dest="lesson_command", metavar="ACTION", help="list or check")
     lsub.required = True
     lsub.add_parser("list", help="the built-in lessons, one line each")
     c = lsub.add_parser("check", help="measure every scene's claim; exit 1 if any fails")
     c.add_argument("lesson", help="a built-in lesson name or a lesson file")
-    c.add_argument("--n", type=int, default=200, help="fresh held-out examples per claim (default 200)")
-    c.add_argument("--seed", type=int, default=None, help="seed of the held-out data (default: a fixed fresh one)")
+    c.add_argument("--n", type=int_range(1, 100_000), default=200,
+                   help="fresh held-out examples per claim, 1..100000 (default 200)")
+    c.add_argument("--seed", type=seed, default=None,
+                   help="seed of the held-out data, 0..2^32-1 (default: a fixed fresh one)")
     p.set_defaults(run=run)
 
 

@@ -82,6 +82,8 @@ def run_scene_export(args, options) -> int | None:
             raise AttnvizError(f"--view {args.view} needs --model and --text or --image")
     if args.output and args.lesson:
         check_writable(args.output)
+    if args.data and args.lesson:
+        raise AttnvizError("--data is written for one figure: use it with --scene or --view, not --lesson")
     from attnviz.export.headless import ensure_app
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
@@ -118,7 +120,12 @@ def run_scene_export(args, options) -> int | None:
         written = export_widget(view, args.output, replace(opts, title=opts.title or scene.title,
                                                            caption=opts.caption or caption))
         if args.data:
-            _write_data(view, args.data)
+            if getattr(view, "panels", None) is not None:
+                _write_data(view, args.data)
+            else:  # an ordinary view: the same numbers `export --view ... --data` writes
+                from attnviz.export.data import figure_data, write_figure_data
+
+                write_figure_data(args.data, figure_data(scene.view, view.trace, _selection.state))
     finally:
         view.close()
         view.deleteLater()
@@ -127,11 +134,10 @@ def run_scene_export(args, options) -> int | None:
 
 
 def _write_data(view, path) -> None:
-    from attnviz.errors import AttnvizError as _E
-
+    """The numbers of a comparison figure (.npz arrays, or .csv rows of name, flat index, value)."""
     panels = getattr(view, "panels", None)
     if panels is None:
-        raise _E("--data with --scene is written for the comparison figures (what-if, permutation, word order, "
+        raise AttnvizError("--data with --scene is written for the comparison figures (what-if, permutation, word order, "
                  "causal mask); export the view with --model/--text for its data")
     from pathlib import Path
 

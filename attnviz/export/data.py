@@ -84,6 +84,15 @@ def _embeddings(trace, s: SelectionState) -> FigureData:
     return FigureData({k: np.asarray(trace[k], dtype=np.float32) for k in keys}, main="")
 
 
+def _qk_points(trace, s: SelectionState) -> FigureData:
+    # the query–key figure is drawn from a data set, not from the trace: the same points, as a table
+    from attnviz.runtime.model_copies import model_ref
+    from attnviz.runtime.qk_collect import qk_points_table
+
+    values, rows, cols = qk_points_table(model_ref(trace=trace), s.layer, s.head, s.part)
+    return FigureData({"qk_points": values}, rows, cols, "qk_points")
+
+
 def _filters_pca(trace, s: SelectionState) -> FigureData:
     """The principal components of the patch filters and their share of the variance (what the figure shows)."""
     from attnviz.analysis.pca import compute_filter_pca
@@ -99,6 +108,7 @@ def _mask(trace, s: SelectionState) -> FigureData:
 
 
 _DATA = {
+    "qk-embedding": _qk_points,
     "filters-pca": _filters_pca,
     "causal-mask": _mask,
     "head-map": _head_map,

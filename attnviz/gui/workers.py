@@ -10,6 +10,7 @@ the log, never on screen).
 
 from __future__ import annotations
 
+import atexit
 import gc
 import inspect
 import logging
@@ -383,6 +384,11 @@ def wait_for_workers(msecs: int = 5000) -> None:
         if shiboken6.isValid(lane):
             lane.cancel(ALL)
             lane.wait(msecs)
+
+
+# A Qt pool thread still running Python code (a warm-up import) while the interpreter finalises crashes
+# the process. ``run_app`` waits already; this covers scripts, notebooks and tests that make a window.
+atexit.register(wait_for_workers, 10000)
 
 
 def run_job(fn: Callable, *args, on_result=None, on_error=None, **kwargs) -> Job:

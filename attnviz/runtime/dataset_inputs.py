@@ -47,8 +47,8 @@ def _task(loaded):
 
     task = task_of(loaded)
     if task is None:
-        raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: "
-                         "give --corpus FILE or --images DIR")
+        raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: give a text file "
+                         "or a folder of images (attnviz heads --corpus FILE / --images DIR)")
     return task
 
 
@@ -292,8 +292,8 @@ def dataset_items(loaded, corpus=None, images=None, n: int | None = None) -> Ite
     if corpus is not None and images is not None:
         raise InputError("give --corpus or --images, not both")
     if corpus is None and images is None:
-        raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: "
-                         "give --corpus FILE or --images DIR")
+        raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: give a text file "
+                         "or a folder of images (attnviz heads --corpus FILE / --images DIR)")
     if images is not None:
         if loaded.config.kind != "vit":
             raise InputError(f"{loaded.name} is a text model: give it --corpus FILE, not --images")

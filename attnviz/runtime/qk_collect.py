@@ -14,9 +14,13 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["QKData", "collect_qk", "DEFAULT_MAX_TOKENS"]
+__all__ = ["QKData", "collect_qk", "qk_from_trace", "dataset_qk", "qk_points_table", "DEFAULT_MAX_TOKENS", "VIEW_INPUTS",
+           "VIEW_MAX_TOKENS"]
 
 DEFAULT_MAX_TOKENS = 12_000
+VIEW_INPUTS = 200  # held-out inputs of the task the query–key view and its exported data use
+VIEW_MAX_TOKENS = 5000  # positions kept for them (each gives a query and a key point)
+_LAST: list = [None, None]  # (model key, its QKData): one data set kept, guarded by MODEL_LOCK
 
 
 @dataclass
@@ -110,3 +114,61 @@ def collect_qk(loaded, batches: Iterable, max_tokens: int = DEFAULT_MAX_TOKENS) 
                   position={p: np.concatenate(v) for p, v in pos.items()},
                   token=toks, items=items, tokens=labels, kv_group=group, model=loaded.name,
                   joiner="" if getattr(loaded.tokenizer, "kind", "") == "char" else " ")
+
+
+def dataset_qk(ref: str, n: int = VIEW_INPUTS, max_tokens: int = VIEW_MAX_TOKENS) -> QKData:
+    """q and k of ``n`` held-out inputs of the model ``ref`` (a private copy), kept for the next call
+    with the same model (another head, an export of every head, the exported numbers)."""
+    from attnviz.runtime.dataset_inputs import dataset_batches
+    from attnviz.runtime.model_copies import MODEL_LOCK, model_stamp, private_model
+
+    with MODEL_LOCK:
+        key = (ref, model_stamp(ref), n, max_tokens)
+        if _LAST[0] == key:
+            return _LAST[1]
+        loaded = private_model(ref)
+        data = collect_qk(loaded, dataset_batches(loaded, n=n, batch_size=16), max_tokens=max_tokens)
+        _LAST[:] = [key, data]
+        return data
+
+
+def qk_points_table(ref: str, layer: int, head: int, part: str = "self", method: str = "pca"):
+    """The points of the query–key figure as a table: (values (2N, 5), row labels, column labels).
+
+    Columns: x, y, is_query (1 query, 0 key), position, input (index in the data set); rows are
+    labelled "query 'tok'" / "key 'tok'". Queries come first.
+    """
+    from attnviz.analysis.qk_embedding import embed_qk
+
+    data = dataset_qk(ref)
+    part = part if part in data.parts else "self"
+    q, k = data.head_vectors(part, layer, head)
+    emb = embed_qk(q, k, method=method)
+    n = emb.n_queries
+    pos, inp = data.position[part], data.input_index[part]
+    values = np.column_stack([emb.points, np.r_[np.ones(n), np.zeros(n)], np.r_[pos, pos], np.r_[inp, inp]])
+    rows = [f"{kind} {t!r}" for kind in ("query", "key") for t in data.token[part]]
+    return values, rows, ["x", "y", "is_query", "position", "input"]
+
+
+def qk_from_trace(trace) -> QKData:
+    """The queries and keys of one captured input (no model needed), as a one-input QKData."""
+    from attnviz.capture.trace import layer_prefix
+
+    qs, ks, where, pos, toks, labels = {}, {}, {}, {}, {}, {}
+    for part in ("self", "enc"):
+        if part not in trace.parts or layer_prefix(0, part) + "q" not in trace:
+            continue
+        qs[part] = [np.asarray(trace[layer_prefix(i, part) + "q"], np.float32).transpose(1, 0, 2)  # (T, H, dh)
+                    for i in range(trace.layers_in(part))]
+        ks[part] = [np.asarray(trace[layer_prefix(i, part) + "k"], np.float32).transpose(1, 0, 2)  # (T, H_kv, dh)
+                    for i in range(trace.layers_in(part))]
+        tokens = list(trace.query_tokens(part))
+        where[part], pos[part] = np.zeros(len(tokens), dtype=int), np.arange(len(tokens))
+        toks[part], labels[part] = tokens, [tokens]
+    if not qs:
+        raise InputError("this trace holds no queries and keys")
+    item = trace.meta.get("input_text") or "the current input"
+    return QKData(q=qs, k=ks, input_index=where, position=pos, token=toks, items=[item], tokens=labels,
+                  kv_group=int(trace.meta.get("kv_group", 1) or 1), model=trace.meta.get("model_name", ""),
+                  joiner="" if all(len(t) <= 1 for t in toks.get("self", [])) else " ")

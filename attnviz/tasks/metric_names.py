@@ -24,9 +24,16 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "it_attention": ("\"it\" attends to its noun (best head)", "share"),
     "it_attention_layer": ("best \"it\" head: layer", "index"),
     "it_attention_head": ("best \"it\" head: head", "index"),
+    "focus_layer": ("lecture head (chosen on validation data): layer", "index"),
+    "focus_head": ("lecture head (chosen on validation data): head", "index"),
+    "focus_val_share": ("lecture head: \"it\" attends to its noun (validation)", "share"),
+    "probes_right": ("lecture head right on the two lecture sentences", "share"),
     # order-sentiment
     "swapped_pair_accuracy": ("accuracy on word-swapped pairs", "share"),
     "pair_both_correct": ("both sentences of a swapped pair right", "share"),
+    "single_accuracy": ("accuracy on one-adjective sentences", "share"),
+    "cls_on_adjective": ("[CLS] → adjective attention (best head, mean)", "share"),
+    "max_deviation": ("mean largest |P − 1/T| of the last layer", "share"),
     # reverse
     "anti_diagonal": ("attends to the mirrored letter (best head)", "share"),
     "anti_diagonal_layer": ("best mirror head: layer", "index"),
@@ -51,6 +58,7 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "gap_to_bigram": ("better than the bigram baseline by (nats)", "nats"),
     # vision
     "pointing_game": ("pointing game (attention peak on the shape)", "share"),
+    "pointing_chance": ("pointing game by chance (a random patch)", "share"),
 }
 
 

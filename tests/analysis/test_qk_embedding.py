@@ -46,3 +46,11 @@ def test_unknown_or_missing_methods_are_clear_errors():
             embed_qk(q, q, method="umap")
     with pytest.raises(InputError):
         normalise_qk(np.ones((3, 2)), np.ones((3, 4)))
+
+
+def test_tsne_gives_two_coordinates_per_vector_when_scikit_learn_is_installed():
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(2)
+    emb = embed_qk(rng.normal(size=(30, 4)), rng.normal(size=(30, 4)), method="tsne")
+    assert emb.points.shape == (60, 2) and np.isfinite(emb.points).all()
+    assert emb.axis_labels() == ("t-SNE 1", "t-SNE 2")

@@ -33,6 +33,7 @@ def test_f5_shows_the_current_figure_alone_and_esc_restores(make_window, qtbot, 
         assert win.menuBar().isHidden() and win.statusBar().isHidden() and win.tabs.tabBar().isHidden()
         shown = _visible_docks(win.views_area)
         assert len(shown) == 1 and win.views_area.docks[shown[0]].widget() is figure
+        assert win.views_area.docks[shown[0]].titleBarWidget() is not None  # no dock title strip
         qtbot.waitUntil(lambda: figure.width() > 0.85 * win.width(), timeout=5000)  # the figure fills the window
         assert {v.style.font_scale for v in win.views_area.views} == {1.7}
         assert qapp.font().pointSizeF() == pytest.approx(base_font * 1.5)
@@ -42,6 +43,7 @@ def test_f5_shows_the_current_figure_alone_and_esc_restores(make_window, qtbot, 
     assert not any(d.isHidden() for d in win.docks.values())
     assert not win.menuBar().isHidden() and not win.statusBar().isHidden()
     assert _visible_docks(win.views_area) == docks_before
+    assert all(d.titleBarWidget() is None for d in win.views_area.docks.values())
     assert qapp.font().pointSizeF() == pytest.approx(base_font)
     assert {v.style.font_scale for v in win.views_area.views} == {1.0}
 

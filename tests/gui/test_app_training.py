@@ -25,6 +25,8 @@ def _window_with_training(make_window, qtbot):
 
 def test_training_runs_in_the_background_and_replays_attention(make_window, qtbot, tmp_path):
     win, panel = _window_with_training(make_window, qtbot)
+    win.tabs.setCurrentWidget(win.training_page)  # the loaded model's recorded curves (none for tiny-encoder)
+    assert panel.loss_curve.getData()[0] is None or len(panel.loss_curve.getData()[0]) == 0
     out = tmp_path / "run"
     panel.steps_box.setValue(12)
     panel.batch_box.setValue(8)
@@ -158,3 +160,17 @@ def test_export_and_copy_actions_are_enabled(make_window):
     assert act.isEnabled() and "export" in act.toolTip().lower()
     assert act.shortcut().toString() == "Ctrl+E"
     assert win.actions_["copy_figure"].shortcut().toString() == "Ctrl+Shift+C"
+
+def test_recorded_history_of_a_loaded_model_is_drawn(qtbot):
+    from attnviz.gui.panels.training_panel import TrainingPanel
+
+    panel = TrainingPanel(["coref"])
+    qtbot.addWidget(panel)
+    history = {"step": [10, 20, 30], "loss": [2.0, 1.0, 0.5], "accuracy": [0.2, 0.6, float("nan")], "lr": [0, 0, 0]}
+    panel.show_model_history(history, "coref")
+    xs, ys = panel.loss_curve.getData()
+    assert list(xs) == [10, 20, 30] and list(ys) == [2.0, 1.0, 0.5]
+    assert list(panel.acc_curve.getData()[1]) == [0.2, 0.6, 0.0]
+    assert "coref was trained" in panel.status.text()
+    panel.show_model_history(None)
+    assert panel.loss_curve.getData()[0] is None or len(panel.loss_curve.getData()[0]) == 0

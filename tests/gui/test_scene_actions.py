@@ -78,5 +78,35 @@ def test_save_scene_writes_what_the_window_shows(tmp_path):
     assert (scene.model, scene.text, scene.layer, scene.head, scene.query) == ("coref", TIRED, 1, 2, 8)
     assert (scene.colormap, scene.theme, scene.view) == ("magma", "dark", "head-map")
     assert notes and "saved" in notes[-1][0]
+    # the walkthrough's what-if switches are part of the scene; with its tab in front the view is "what-if"
+    from attnviz.whatif import WhatIf
+
+    switches = WhatIf(scale="none", ablate=frozenset({(0, 1)}))
+    panel = SimpleNamespace(whatif=lambda: switches)
+    win.walkthrough = SimpleNamespace(whatif=panel)
+    win.current_figure = lambda: panel
+    scene = load_scene(save_scene_as(win, str(tmp_path / "w.json")))
+    assert scene.view == "what-if" and scene.whatif_switches() == switches
     win.trace = None
     assert save_scene_as(win, str(tmp_path / "t.json")) is None and "nothing to save" in notes[-1][0]
+
+
+def test_window_saves_a_scene_and_opening_it_restores_model_input_and_selection(make_window, qtbot, assets, tmp_path):
+    from attnviz.gui.panels.scene_actions import open_scene, save_scene_as
+
+    win = make_window(start=False, model="tiny-encoder", text="the cat sat")
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.start()
+    assert win.actions_["save_scene"].shortcut().toString() == "Ctrl+S"
+    assert any(a.text() == "&Lesson" for a in win.menuBar().actions())
+    win.selection.update(layer=1, head=1, query=2)
+    path = save_scene_as(win, str(tmp_path / "s.json"))
+    scene = load_scene(path)
+    assert (scene.model, scene.text, scene.layer, scene.head, scene.query) == ("tiny-encoder", "the cat sat", 1, 1, 2)
+    win.selection.update(layer=0, head=0, query=0)
+    win.input_panel.set_text("the dog", submit=True)
+    qtbot.waitUntil(lambda: win.trace is not None and list(win.trace.tokens)[-1] == "dog", timeout=30000)
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        open_scene(win, str(path))
+    qtbot.waitUntil(lambda: (win.selection.layer, win.selection.head, win.selection.query) == (1, 1, 2), timeout=30000)
+    assert win.input_panel.text == "the cat sat"

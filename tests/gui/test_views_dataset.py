@@ -106,8 +106,36 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     trace = run_trace(loaded, text="abc")
     trace.meta["model_name"] = str(path)  # the view finds the model by its folder
     view, _ = make(qtbot, DatasetView, trace)
-    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
-    assert "no built-in task" in view.grid.title.text and view.result is None
+    # no data set to run: a visible notice, and the scores of the input on screen
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    assert "no built-in task" in view.grid.title.text and "the current input only" in view.grid.title.text
+    assert view.result.n_inputs == 1
+    P = np.stack([trace.probs(i) for i in range(trace.n_layers)]).astype(np.float64)  # (L, H, T, T)
+    T = P.shape[-1]
+    want = np.mean([P[:, :, i, i - 1] for i in range(1, T)], axis=0)
+    np.testing.assert_allclose(view.result.scores["self"]["previous_token"], want, atol=1e-6)
+
+
+def test_qk_view_without_a_data_set_shows_the_current_inputs_queries_and_keys(qtbot, tmp_path):
+    from attnviz.analysis.qk_embedding import embed_qk
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=2, n_heads=2, d_model=16, max_len=16,
+                      head="lm")
+    path = save_checkpoint(tmp_path / "no-task", build_model(cfg), cfg, {"task": "something-else"}, tokenizer=tok)
+    trace = run_trace(load_model(path), text="abcabc", precision="float32")
+    trace.meta["model_name"] = str(path)
+    view, sel = make(qtbot, QKEmbeddingView, trace)
+    sel.update(layer=1, head=1)
+    qtbot.waitUntil(lambda: view.embedding is not None and view._shown_key == ("self", 1, 1, "pca"), timeout=60000)
+    assert "the current input only" in view.title_item.text and "no built-in task" in view.title_item.text
+    q, k = trace["L1.q"][1], trace["L1.k"][1]  # (T, dh) straight from the trace
+    np.testing.assert_allclose(view.embedding.points, embed_qk(q, k).points, atol=1e-6)
 
 
 def test_qk_view_embeds_one_head_and_opens_the_input_under_a_click(qtbot, induction_trace):
@@ -138,12 +166,22 @@ def test_qk_export_from_the_command_line(tmp_path):
 
     from attnviz.cli import main
 
-    out = tmp_path / "qk.png"
+    out, table = tmp_path / "qk.png", tmp_path / "qk.csv"
     assert main(["export", "--model", "coref", "--text", "the dog didn't cross the road because it was too tired",
-                 "--view", "qk-embedding", "--layer", "1", "--head", "2", "--size", "800x600", "-o", str(out)]) == 0
+                 "--view", "qk-embedding", "--layer", "1", "--head", "2", "--size", "800x600", "-o", str(out),
+                 "--data", str(table)]) == 0
     with Image.open(out) as im:
         assert im.size == (800, 600)
         assert len(np.unique(np.asarray(im.convert("RGB")).reshape(-1, 3), axis=0)) > 20
+    # the exported numbers: one query and one key row for every real position of the 200 held-out inputs
+    from attnviz.runtime import load_model
+    from attnviz.runtime.dataset_inputs import task_batches
+
+    loaded = load_model("coref", device="cpu")
+    n_pos = sum(int(b.parts["self"].q_valid.sum()) for b in task_batches(loaded, 200, batch_size=16))
+    rows = np.loadtxt(table, delimiter=",", skiprows=1, usecols=(1, 2, 3, 4, 5))
+    assert rows.shape == (2 * n_pos, 5) and rows[:, 2].sum() == n_pos
+    assert rows[:, 4].max() == 199
 
 
 def test_a_top_input_opens_in_every_view_of_the_app(make_window, qtbot, tmp_path):
@@ -169,3 +207,69 @@ def test_a_top_input_opens_in_every_view_of_the_app(make_window, qtbot, tmp_path
     with qtbot.waitSignal(win.trace_shown, timeout=60000) as got:
         view.top_list.itemClicked.emit(item)
     assert got.args[0].meta["input_text"] == text and win.input_panel.text == text
+
+
+def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_trace, tmp_path):
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    good = tmp_path / "letters.txt"
+    good.write_text("abcabc\nxyzxyz\nqq\n", encoding="utf-8")
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        view.set_data_source("corpus", str(good))
+    assert view.result.n_inputs == 3 and "3 inputs" in view.grid.title.text
+    assert len(view._cell_labels) == 4  # 2 layers × 2 heads, each value written in its cell
+    kept = {i: t for i, t in view.result.inputs.items() if i < 3}  # the file's lines keep their order
+    assert kept and all(t == ["abcabc", "xyzxyz", "qq"][i] for i, t in kept.items())
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff\xfeabc")
+    view.set_data_source("corpus", str(bad))
+    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
+    assert "not UTF-8" in view.grid.title.text
+
+
+def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot, induction_trace):
+    from attnviz.gui.panels.views_area import discover_view_classes
+
+    names = [c.__name__ for c in discover_view_classes()]
+    assert "DatasetView" in names and "QKEmbeddingView" in names
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    view.n_box.setValue(10_000)
+    view.run_button.click()
+    assert view.run_button.text() == "Stop"
+    qtbot.waitUntil(lambda: view._progress[0] > 0, timeout=60000)
+    view.run_button.click()
+    assert view.run_button.text() == "Score" and view.result is None
+    assert "stopped after" in view.grid.title.text
+    qtbot.wait(500)  # the worker notices at its next batch; what it sends is dropped
+    assert view.result is None
+
+
+@pytest.mark.parametrize("cls", [DatasetView, QKEmbeddingView])
+def test_data_set_views_keep_the_view_contract(qtbot, cls):
+    """The contract every view keeps (tests/gui/test_views_contract.py), on traces without a model:
+    the data-set views then show the input on screen with a notice."""
+    from test_views_contract import test_view_contract as contract
+
+    from attnviz.bench.traces import sample_trace
+
+    traces = {kind: sample_trace(kind, T=7, grad=True) for kind in ("encoder", "decoder", "encoder-decoder", "vit")}
+    contract(qtbot, cls, traces)
+
+
+def test_cross_attention_names_the_scores_that_apply(qtbot):
+    from attnviz.runtime import load_model, run_trace
+
+    trace = run_trace(load_model("translate", device="cpu"), text="the small cat sees a dog")
+    view, sel = make(qtbot, DatasetView, trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    assert set(view.result.parts) == {"self", "enc", "cross"}
+    sel.update(part="cross")
+    view.score_box.setCurrentIndex(view.score_box.findData("previous_token"))
+    assert "not defined for cross-attention" in view.grid.title.text and "sink" in view.grid.title.text
+    view.score_box.setCurrentIndex(view.score_box.findData("entropy"))
+    ent = view.result.scores["cross"]["entropy"]
+    np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))

@@ -180,3 +180,19 @@ def test_patch_labels_thin_to_the_grid_rows_at_full_size(qtbot):
     for _ in range(3):
         QApplication.processEvents()
     assert left.visible_indices() == list(range(65)) and not left.major_only
+
+
+def test_every_plot_axis_reads_the_data_unscaled(qtbot):
+    # both scatter views use axes that never apply an SI factor, whatever the range or restyle
+    from attnviz.gui.views import AttentionDistanceView
+    from attnviz.gui.widgets.plot_style import PlainAxisItem
+
+    for cls in (AttentionDistanceView, TokenEmbeddingView):
+        view, _ = make(qtbot, cls, sample_trace("encoder", T=8))
+        view.set_style(PRESETS["presentation"])
+        for name in ("left", "bottom"):
+            ax = view.plot.getAxis(name)
+            assert isinstance(ax, PlainAxisItem)
+            ax.setRange(-0.00015, 0.00015)  # where pyqtgraph would switch to µ and multiply by 1e6
+            ax.updateAutoSIPrefix()
+            assert ax.autoSIPrefixScale == 1.0 and ax.labelUnitPrefix == ""

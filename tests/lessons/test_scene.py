@@ -74,12 +74,15 @@ def test_relative_images_are_read_next_to_the_scene(tmp_path):
 
 
 def test_attnviz_with_a_scene_file_opens_it_in_the_app(tmp_path):
-    from attnviz.cli import _scene_argv, build_parser
+    from attnviz.cli import build_parser, route
+    from attnviz.commands.gui import split_scene_paths
 
     path = save_scene(Scene(model="coref", text="it"), tmp_path / "s.json")
-    assert _scene_argv([str(path)]) == ["gui", "--scene", str(path)]
+    assert route([str(path)]) == ["gui", str(path)]  # a file: the app opens it
     other = tmp_path / "o.json"
     other.write_text("{}", encoding="utf-8")
-    assert _scene_argv([str(other)]) == [str(other)]  # not a scene: left to the other handlers
-    assert _scene_argv(["lesson", "list"]) == ["lesson", "list"]
+    # the scene opens as a scene; a JSON file that is not one is left to the other handlers
+    assert split_scene_paths([str(other), str(path)]) == (str(path), [str(other)])
+    assert split_scene_paths([str(other)]) == (None, [str(other)])
+    assert route(["lesson", "list"]) == ["lesson", "list"]
     assert build_parser().parse_args(["gui", "--scene", str(path)]).scene == str(path)

@@ -64,8 +64,15 @@ def test_eval_refuses_a_model_without_a_builtin_task(tmp_path, capsys):
 
 def test_make_assets_swaps_in_the_model(tmp_path, capsys, monkeypatch):
     real_build = make_assets.build_asset
+    def short_blind(task):
+        # 40 steps cannot teach the content targets (one-adjective sentences, [CLS] on the adjective);
+        # keep the one a model without positions meets from the start: it cannot tell pairs apart
+        task = _short(task)
+        task.targets = {"swapped_pair_accuracy": task.targets["swapped_pair_accuracy"]}
+        return task
+
     monkeypatch.setattr(make_assets, "build_asset",
-                        lambda task, root, **kw: real_build(_short(task), root, **kw))
+                        lambda task, root, **kw: real_build(short_blind(task), root, **kw))
     (tmp_path / "order-sentiment-nopos").mkdir()
     (tmp_path / "order-sentiment-nopos" / "stale.txt").write_text("old model")
     code = make_assets.main(["--out", str(tmp_path), "--only", "order-sentiment-nopos"])
@@ -79,5 +86,8 @@ def test_make_assets_swaps_in_the_model(tmp_path, capsys, monkeypatch):
 
 
 def _short(task):
-    task.steps = 40  # instance attribute: the class default is untouched
+    task.steps = 40  # instance attributes: the class defaults are untouched
+    # 40 steps cannot learn single sentences (a target of the real model), but a model without positions
+    # still cannot tell swapped pairs apart: the one target kept, so exit 0 means "built and swapped in"
+    task.targets = {k: v for k, v in task.targets.items() if k == "swapped_pair_accuracy"}
     return task

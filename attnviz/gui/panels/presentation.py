@@ -55,6 +55,7 @@ class PresentationMode(QObject):
         self._was_maximized = False
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
         self._controls_hidden = None  # the walkthrough widget whose controls are hidden
+        self._bare_dock = None  # the presented view's dock, its title bar hidden
         self._shortcuts = []
         for key, slot in ((Qt.Key.Key_Escape, self.leave), (Qt.Key.Key_PageDown, lambda: self.step(1)),
                           (Qt.Key.Key_PageUp, lambda: self.step(-1))):
@@ -140,6 +141,9 @@ class PresentationMode(QObject):
             if target is not None:
                 target.show()
                 target.raise_()
+                if target.titleBarWidget() is None:  # no "Head map ▫ ✕" strip above a slide
+                    target.setTitleBarWidget(QWidget(target))
+                    self._bare_dock = target
         page = getattr(win, "walkthrough", None)
         if page is not None and (fig is page or page.isAncestorOf(fig)):
             bar = page.tabBar()
@@ -151,6 +155,12 @@ class PresentationMode(QObject):
             self._controls_hidden = fig
 
     def _restore_figure(self) -> None:
+        if self._bare_dock is not None and shiboken6.isValid(self._bare_dock):
+            bar = self._bare_dock.titleBarWidget()
+            self._bare_dock.setTitleBarWidget(None)  # the dock's own title bar again
+            if bar is not None:
+                bar.deleteLater()
+        self._bare_dock = None
         for w in self._figure_hidden:
             if shiboken6.isValid(w):
                 w.show()

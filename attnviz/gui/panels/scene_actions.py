@@ -45,9 +45,20 @@ def current_scene(win):
         text = win.input_panel.text
     view = win.current_figure()
     s = win.selection.state
-    return Scene(model=win.model_ref, text=text, image=image, view=view_name_of(view) if view is not None else "head-map",
-                 part=s.part, layer=s.layer, head=s.head, query=s.query,
-                 colormap=getattr(win.settings, "colormap", "viridis"), theme=getattr(win.settings, "theme", "light"))
+    name = view_name_of(view) if view is not None else "head-map"
+    whatif = {}
+    panel = getattr(getattr(win, "walkthrough", None), "whatif", None)  # the walkthrough's What-if tab
+    switches = getattr(panel, "whatif", None)
+    if callable(switches):  # WhatIfPanel.whatif() is a method
+        switches = switches()
+    if switches is not None and not switches.is_default:
+        whatif = {"scale": switches.scale, "temperature": switches.temperature, "causal": switches.causal,
+                  "positional": switches.positional, "ablate": [list(p) for p in sorted(switches.ablate)]}
+        if view is panel:
+            name = "what-if"
+    return Scene(model=win.model_ref, text=text, image=image, view=name, part=s.part, layer=s.layer, head=s.head,
+                 query=s.query, whatif=whatif, colormap=getattr(win.settings, "colormap", "viridis"),
+                 theme=getattr(win.settings, "theme", "light"))
 
 
 def save_scene_as(win, path: str | None = None) -> Path | None:
@@ -92,11 +103,7 @@ def open_scene(win, path: str | None = None) -> None:
 def apply_scene(win, scene, image=None) -> None:
     """Show ``scene`` in ``win`` (model, input, then selection and view once its trace arrives)."""
     win._pending_scene = scene
-    try:
-        win.trace_shown.disconnect(_restore_selection_slot(win))
-    except (RuntimeError, TypeError):
-        pass
-    win.trace_shown.connect(_restore_selection_slot(win))
+    _connect_restore(win)
     if scene.model != win.model_ref or win.loaded is None:
         win._first.update(text=scene.text, image=image)
         win.load_model(scene.model)
@@ -106,10 +113,12 @@ def apply_scene(win, scene, image=None) -> None:
         win.input_panel.image.submit(image)
 
 
-def _restore_selection_slot(win):
-    if not hasattr(win, "_scene_slot"):
+def _connect_restore(win) -> None:
+    """Restore the pending scene's selection after each trace (connected once per window; a no-op when
+    no scene is pending)."""
+    if getattr(win, "_scene_slot", None) is None:
         win._scene_slot = lambda trace: _restore_selection(win, trace)
-    return win._scene_slot
+        win.trace_shown.connect(win._scene_slot)
 
 
 def _restore_selection(win, trace) -> None:
@@ -202,4 +211,4 @@ def open_scene_at_start(win, path: str) -> None:
         return
     win._first.update(model=scene.model, text=scene.text, image=image)
     win._pending_scene = scene
-    win.trace_shown.connect(_restore_selection_slot(win))
+    _connect_restore(win)

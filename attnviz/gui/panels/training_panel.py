@@ -342,6 +342,36 @@ class TrainingPanel(QWidget):
         """Replay the snapshots stored with a loaded model (when no training run is on screen)."""
         if not self.running and not self.steps:
             self.timeline.set_snapshots(snaps, causal)
+            self._show_loaded_history()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._show_loaded_history()
+
+    def _show_loaded_history(self) -> None:
+        """The curves of the model the window has loaded (its ``loaded``), until a run of this tab starts."""
+        loaded = getattr(self.window(), "loaded", None)
+        info = getattr(loaded, "info", None) or {}
+        if isinstance(info.get("history"), dict):
+            self.show_model_history(info["history"], str(getattr(loaded, "name", "") or ""))
+
+    def show_model_history(self, history: dict | None, name: str = "") -> None:
+        """Draw the training curves recorded with a loaded model (``config.json`` "history": step,
+        loss, accuracy), while no run of this tab is on screen; None clears them."""
+        if self.running or self.steps:
+            return
+        steps = list((history or {}).get("step", []))
+        loss = [float(v) for v in (history or {}).get("loss", [])][:len(steps)]
+        acc = [0.0 if not math.isfinite(float(v)) else float(v) for v in (history or {}).get("accuracy", [])]
+        acc = acc[:len(steps)]
+        self.loss_curve.setData(steps[:len(loss)], loss)
+        self.acc_curve.setData(steps[:len(acc)], acc)
+        finite = [v for v in loss if math.isfinite(v)]
+        if steps and finite:
+            self.loss_plot.setXRange(0, steps[-1], padding=0.02)
+            self.loss_plot.setYRange(0, max(finite) * 1.1, padding=0)
+            self.status.setText(f"curves recorded when {name or 'the loaded model'} was trained "
+                                f"({steps[-1]} steps); start a run to train a new model")
 
     def shutdown(self, msecs: int = 10000) -> None:
         """Cancel a running training and wait for its thread (window closing)."""

@@ -26,23 +26,47 @@ __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 DEFAULT_INPUTS = 200
 PART_TITLES = {"self": "self-attention", "enc": "encoder self-attention", "cross": "cross-attention"}
+MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
+SOURCES = ("held-out inputs of the task", "a text file (one input per line)…", "a folder of images…")
 SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
          "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
 
 
-def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0) -> tuple:
-    """Worker: score ``n`` held-out inputs of the model ``ref`` (its private copy); returns
-    (HeadScores, name of the thread it ran on, ``job_id``)."""
-    from attnviz.runtime.batch_scores import N_REPEATED, score_heads
-    from attnviz.runtime.dataset_inputs import dataset_batches, repeated_batches
+def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0, corpus: str | None = None,
+                      images: str | None = None) -> tuple:
+    """Worker: score ``n`` inputs — the task's held-out data, or the first ``n`` lines of ``corpus`` /
+    images of ``images`` — with the model ``ref`` (its private copy); returns (HeadScores, name of the
+    thread it ran on, ``job_id``)."""
+    from attnviz.runtime.batch_scores import N_REPEATED, score_heads, score_heads_by_trace
+    from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
+                                                repeated_batches)
+    from attnviz.runtime import adapter_for
     from attnviz.runtime.model_copies import MODEL_LOCK, private_model
 
+    if corpus is not None:
+        n = min(n, count_corpus_lines(corpus))
+    elif images is not None:
+        n = min(n, len(list_images(images)))
     with MODEL_LOCK:
         loaded = private_model(ref)
-        repeated = repeated_batches(loaded, N_REPEATED) if loaded.config.kind == "decoder" else None
-        result = score_heads(loaded, dataset_batches(loaded, n=n), n, repeated=repeated, progress=progress,
-                             cancel=cancel)
+        if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
+            items = dataset_items(loaded, corpus=corpus, images=images, n=n)
+            result = score_heads_by_trace(loaded, items, n, progress=progress, cancel=cancel)
+        else:
+            repeated = repeated_batches(loaded, N_REPEATED) if loaded.config.kind == "decoder" else None
+            result = score_heads(loaded, dataset_batches(loaded, corpus=corpus, images=images, n=n), n,
+                                 repeated=repeated, progress=progress, cancel=cancel)
     return result, threading.current_thread().name, job_id
+
+
+def _thumbnail(image: np.ndarray):
+    """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    from attnviz.gui.panels.image_input import array_to_qimage
+
+    pix = QPixmap.fromImage(array_to_qimage(image))
+    return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))
 
 
 class _NumberItem(QTableWidgetItem):
@@ -78,11 +102,18 @@ class DatasetView(BaseView):
         self.n_box.setRange(10, 10_000)
         self.n_box.setSingleStep(100)
         self.n_box.setValue(DEFAULT_INPUTS)
+        self.source_box = QComboBox()
+        self.source_box.addItems(list(SOURCES))
+        self.source_box.setToolTip("which inputs to score: the model's task generates fresh held-out ones")
+        self.source_box.activated.connect(self._source_picked)
+        self.data_source: tuple[str, str] | None = None  # None: the task's held-out inputs
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
-        self.run_button.clicked.connect(lambda: self.start(force=True))
+        self.run_button.clicked.connect(self._run_clicked)
         self.controls.addWidget(QLabel("colour by:"))
         self.controls.addWidget(self.score_box)
+        self.controls.addWidget(QLabel("data:"))
+        self.controls.addWidget(self.source_box)
         self.controls.addWidget(QLabel("inputs:"))
         self.controls.addWidget(self.n_box)
         self.controls.addWidget(self.run_button)
@@ -99,6 +130,7 @@ class DatasetView(BaseView):
         self.table.cellClicked.connect(self._row_clicked)
         self.top_label = QLabel("inputs where the head fires most")
         self.top_list = QListWidget()
+        self.top_list.setIconSize(QSize(48, 48))
         self.top_list.itemClicked.connect(self._input_clicked)
         # figure on top; below it the table and the selected head's top inputs side by side
         tops = QWidget()
@@ -120,6 +152,8 @@ class DatasetView(BaseView):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         lay.insertWidget(1, self.splitter, 1)
+        self._cell_labels: list = []
+        self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
         self._ref = None
@@ -143,8 +177,11 @@ class DatasetView(BaseView):
         if ref is None:
             self._cancel.set()
             self._ref, self.result = None, None
-            self._set_message("no model: open a model to score its heads")
             self._clear()
+            if self.trace is None:
+                self._set_message("no model: open a model to score its heads")
+            else:  # a trace read from a file: its own scores
+                self._show_current_only("no model to run a data set with")
             return
         if ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
             self._ref = ref
@@ -162,36 +199,109 @@ class DatasetView(BaseView):
         self._progress = progress = [0, n]
         self.result = None
         self._clear()
-        self._set_message(f"scoring the heads on {n} held-out inputs…")
+        self._set_message(f"scoring the heads on {self._data_words(n)}…")
 
         def report(done, total):
             progress[0], progress[1] = done, total or n
 
         self._job_id += 1
+        self.run_button.setText("Stop")
+        kind, path = self.data_source or (None, None)
         self._job = run_job(score_dataset_job, self._ref, n, report, cancel.is_set, self._job_id,
+                            corpus=path if kind == "corpus" else None, images=path if kind == "images" else None,
                             on_result=self._scored, on_error=self._failed)
         self._timer.start()
+
+    def _run_clicked(self) -> None:
+        if self._job is not None:
+            self.stop()
+        else:
+            self.start(force=True)
+
+    def stop(self) -> None:
+        """Stop the running job at its next batch; the last result stays cleared."""
+        if self._job is None:
+            return
+        self._cancel.set()
+        self._job = None
+        self._job_id += 1  # whatever it still sends is dropped
+        self._timer.stop()
+        self.run_button.setText("Score")
+        done, total = self._progress
+        self._set_message(f"stopped after {done} of {total} inputs: press Score to run again")
+        self.set_hover_text("")
+
+    def _data_words(self, n: int) -> str:
+        if self.data_source is None:
+            return f"{n} held-out inputs"
+        from pathlib import Path
+
+        return f"up to {n} {'lines of' if self.data_source[0] == 'corpus' else 'images in'} {Path(self.data_source[1]).name}"
+
+    def set_data_source(self, kind: str | None, path: str | None = None) -> None:
+        """Score the task's held-out inputs (``kind`` None), a text file ("corpus") or an image folder ("images")."""
+        self.data_source = None if kind is None else (kind, str(path))
+        self.source_box.setCurrentIndex({None: 0, "corpus": 1, "images": 2}[kind])
+        if self.data_source is not None:
+            self.source_box.setItemText(self.source_box.currentIndex(), f"{'file' if kind == 'corpus' else 'folder'}: "
+                                        f"{describe_item(str(path), 40)}")
+        self.start(force=True)
+
+    def _source_picked(self, index: int) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        if index == 0:
+            self.set_data_source(None)
+            return
+        if index == 1:
+            path, _ = QFileDialog.getOpenFileName(self, "Text file: one input per line", "",
+                                                  "Text (*.txt *.csv *.tsv);;All files (*)")
+        else:
+            path = QFileDialog.getExistingDirectory(self, "Folder of images")
+        if path:
+            self.set_data_source("corpus" if index == 1 else "images", path)
+        else:  # cancelled: back to what is scored now
+            self.source_box.setCurrentIndex({None: 0, "corpus": 1, "images": 2}[(self.data_source or (None,))[0]])
 
     def _scored(self, value) -> None:
         result, thread, job_id = value
         if job_id != self._job_id:  # an older job's answer (another model or size): dropped
             return
         self._job = None
+        self.run_button.setText("Score")
         self._timer.stop()
         self.result, self.ran_on = result, thread
         rep = result.meta.get("n_repeated")
-        self.set_hover_text(f"scored {result.n_inputs} held-out inputs"
+        self.set_hover_text(f"scored {result.n_inputs} {'held-out ' if self.data_source is None else ''}inputs"
                             + (f" and {rep} repeated random sequences" if rep else ""))
         self._fill_table()
         self._draw()
         self.scores_ready.emit(result)
 
     def _failed(self, message: str) -> None:
-        if message == "cancelled":  # only a superseded job is cancelled: the newer one reports
+        if message == "cancelled":  # only a superseded or stopped job is cancelled: nothing to say
             return
         self._job = None
+        self.run_button.setText("Score")
         self._timer.stop()
-        self._set_message(f"cannot score the heads: {message}")
+        self._show_current_only(f"cannot score the heads: {message}")
+
+    def _show_current_only(self, reason: str) -> None:
+        """A notice, and the scores of the input on screen (numpy on the views' lane)."""
+        self.failure = reason
+        self._set_message(reason)
+        if self.trace is not None:
+            from attnviz.runtime.batch_scores import score_trace
+
+            trace, job_id = self.trace, self._job_id
+            self.run_in_background(lambda: (score_trace(trace), job_id), self._scored_trace)
+
+    def _scored_trace(self, value) -> None:
+        if isinstance(value, Exception) or value[1] != self._job_id:
+            return
+        self.result = value[0]
+        self._fill_table()
+        self._draw()
 
     def _show_progress(self) -> None:
         done, total = self._progress
@@ -218,6 +328,9 @@ class DatasetView(BaseView):
         self.grid.set_title(text or "Scores of every head over a data set")
 
     def _clear(self) -> None:
+        for item in self._cell_labels:
+            self.grid.vb.removeItem(item)
+        self._cell_labels = []
         self.grid.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_title("")
@@ -244,15 +357,48 @@ class DatasetView(BaseView):
         self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
         self.grid.set_mask(undefined)
         self.grid.set_levels(lo, hi, SCORE_LABELS[self.score])
+        self._label_cells(values, lo, hi)
         counts = self.result.counts[self.part].get(self.score)
         n_used = int(counts.max()) if counts is not None and counts.size else 0
         data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
-                else f"{self.result.n_inputs} held-out inputs")
+                else f"{self.result.n_inputs} {'held-out ' if self.data_source is None else ''}inputs")
+        if self.result.meta.get("note") == "the current input only":
+            data = f"the current input only ({self.failure})"
         where = PART_TITLES.get(self.part, self.part)
-        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head, {where} of "
-                            f"{self.result.meta.get('model', '')}, over {data}"
+        model = self.result.meta.get("model") or ""
+        if undefined.all():  # e.g. previous-token on cross-attention: say which scores apply
+            defined = [SCORE_LABELS[n] for n in self.result.score_names(self.part)]
+            self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} is not defined for {where}"
+                                + (f": choose {', '.join(defined)}" if defined else ""))
+            self._show_head()
+            return
+        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head ({where}) · "
+                            + (f"{model} · " if model else "") + data
                             + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()
+
+    def _label_cells(self, values: np.ndarray, lo: float, hi: float) -> None:
+        """Write each head's value in its cell when the grid is small enough to read them."""
+        import pyqtgraph as pg
+
+        for item in self._cell_labels:
+            self.grid.vb.removeItem(item)
+        self._cell_labels = []
+        L, H = values.shape
+        if L * H > MAX_CELL_LABELS:
+            return
+        for layer in range(L):
+            for head in range(H):
+                v = values[layer, head]
+                if not np.isfinite(v):
+                    continue
+                # dark text on the light end of the colour map, light text on the dark end
+                light = (v - lo) / (hi - lo) > 0.6
+                item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
+                item.setFont(self.style.font(1.0))
+                item.setPos(head + 0.5, layer + 0.5)
+                self.grid.vb.addItem(item, ignoreBounds=True)
+                self._cell_labels.append(item)
 
     def _show_head(self) -> None:
         """Mean pattern and top inputs of the selected head."""
@@ -288,8 +434,11 @@ class DatasetView(BaseView):
         for idx, v in zip(top[layer, head], vals[layer, head]):
             if idx < 0 or idx not in self.result.inputs:
                 continue
-            item = QListWidgetItem(f"{v:.3f}   {describe_item(self.result.inputs[int(idx)])}")
+            shown = self.result.inputs[int(idx)]
+            item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
             item.setData(Qt.ItemDataRole.UserRole, int(idx))
+            if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
+                item.setIcon(_thumbnail(shown))
             self.top_list.addItem(item)
 
     def _fill_table(self) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
                                QToolButton)
 
 from attnviz.gui.style import colour_lut
@@ -65,11 +65,15 @@ class ModelView(BaseView):
         self.left = TokenAxisItem("left", self.style)
         self.top = TokenAxisItem("top", self.style)
         self.bar = ColourBarItem(self.style, "attention weight")
-        self.figure.addItem(self.title_item, row=0, col=0, colspan=3)
+        self.figure.addItem(self.title_item, row=0, col=0, colspan=4)
         self.figure.addItem(self.top, row=1, col=1)
         self.figure.addItem(self.left, row=2, col=0)
         self.figure.addItem(self.vb, row=2, col=1)
         self.figure.addItem(self.bar, row=2, col=2)
+        # the width the grid cannot use goes right of the colour bar, which stays next to the tiles
+        self.spare = pg.GraphicsWidget()
+        self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.figure.addItem(self.spare, row=2, col=3)
         self.left.link_view(self.vb)
         self.top.link_view(self.vb)
         self.left.on_click = lambda i: self._select(i, self.res.head if self.res else 0)
@@ -189,6 +193,7 @@ class ModelView(BaseView):
         self._style_notes()
         # the range includes the annotations under the last row (TextItems do not count as bounds)
         self.vb.setRange(QRectF(-0.06, -0.06, (H - 1) * PITCH_X + 1.12, (L - 1) * PITCH_Y + 1.5), padding=0)
+        self._size_grid()
 
     def _write_notes(self) -> None:
         for layer, row in enumerate(self.notes):
@@ -319,7 +324,23 @@ class ModelView(BaseView):
             return 0.8
         return max(0.4, round(0.8 * pitch_px * 0.92 / widest, 2))
 
+    def _size_grid(self) -> None:
+        """Give the grid the width its tiles need at the height it has; the rest to the spare column."""
+        if not getattr(self, "tiles", None) or self.vb.height() <= 0:  # also while _build runs
+            return
+        L, H = len(self.tiles), len(self.tiles[0])
+        aspect = ((H - 1) * PITCH_X + 1.12) / ((L - 1) * PITCH_Y + 1.5)
+        spacing = self.figure.layout.horizontalSpacing()
+        avail = self.figure.width() - self.left.width() - self.bar.width() - 4 * spacing - 2
+        extra = max(0.0, avail - self.vb.height() * aspect)
+        if abs(self.spare.preferredWidth() - extra) > 1:
+            self.spare.setMinimumWidth(0)  # preferred only: a narrow dock may still squeeze it
+            self.spare.setPreferredWidth(extra)
+            self.spare.setMaximumWidth(extra)
+
     def _fit_notes(self, *args) -> None:
+        if hasattr(self, "spare"):
+            self._size_grid()
         notes = getattr(self, "notes", None)  # resized while _build is still adding items
         if notes and notes[0] and abs(notes[0][0].textItem.font().pointSizeF()
                                    - self.style.font_pt(self._note_factor())) > 0.05:

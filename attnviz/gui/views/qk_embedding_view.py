@@ -23,32 +23,27 @@ from attnviz.gui.widgets.plot_style import style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
 from attnviz.runtime.model_copies import model_stamp
+from attnviz.runtime.qk_collect import VIEW_INPUTS as N_INPUTS  # held-out inputs of the task
+from attnviz.runtime.qk_collect import VIEW_MAX_TOKENS as MAX_TOKENS  # positions kept
 
 __all__ = ["QKEmbeddingView", "N_INPUTS", "MAX_TOKENS"]
 
-N_INPUTS = 200  # held-out inputs of the model's task
-MAX_TOKENS = 5000  # positions kept (each gives a query and a key point)
 COLOURINGS = ("query / key", "position", "token")
 QUERY_COLOUR, KEY_COLOUR = "#CC6677", "#4477AA"  # Tol's rose and blue: colour-blind safe
 OTHER_COLOUR = "#BBBBBB"
 N_TOKEN_COLOURS = len(HEAD_COLOURS)
-_LAST: list = [None, None]  # (model reference, its QKData): one data set kept, guarded by MODEL_LOCK
 
 
 def _collect(ref: str):
     """Worker: the model's private copy run over the data set (q and k of every layer and head)."""
-    from attnviz.runtime.dataset_inputs import dataset_batches
-    from attnviz.runtime.model_copies import MODEL_LOCK, model_stamp, private_model
-    from attnviz.runtime.qk_collect import collect_qk
+    from attnviz.runtime.qk_collect import dataset_qk
 
-    with MODEL_LOCK:
-        key = (ref, model_stamp(ref))
-        if _LAST[0] == key:  # the same model again (another head exported, the dock shown again)
-            return _LAST[1]
-        loaded = private_model(ref)
-        data = collect_qk(loaded, dataset_batches(loaded, n=N_INPUTS, batch_size=16), max_tokens=MAX_TOKENS)
-        _LAST[:] = [key, data]
-        return data
+    return dataset_qk(ref, N_INPUTS, MAX_TOKENS)
+
+
+def _tagged(job_id: int, work):
+    """Worker: ``work()`` with the id of the request it answers."""
+    return job_id, work()
 
 
 def _embed(data, part: str, layer: int, head: int, method: str):
@@ -89,6 +84,9 @@ class QKEmbeddingView(BaseView):
         self.controls.addWidget(QLabel("embedding:"))
         self.controls.addWidget(self.method)
         self.controls.addStretch(1)
+        self.failure = ""  # why only the current input is shown, if so
+        self._collect_id = 0
+        self._collecting = None  # (id, work) of the data-set run in flight
         self.data = None  # QKData of the current model
         self.embedding = None
         self._ref = None
@@ -109,10 +107,13 @@ class QKEmbeddingView(BaseView):
         ref = window_model_ref(self, self.trace)
         self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
         if ref is None:
-            self.data, self._ref = None, None
-            self._show_message("no model: open a model to see its queries and keys")
+            self.data, self._ref, self._collecting = None, None, None
+            if self.trace is None:
+                self._show_message("no model: open a model to see its queries and keys")
+            else:  # a trace read from a file: its own queries and keys
+                self._collected(AttnvizError("no model to run a data set with"))
             return
-        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None:
+        if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
         self._ref, self.data, self.embedding = ref, None, None
         self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.meta.get('model_name', ref)}…")
@@ -123,15 +124,72 @@ class QKEmbeddingView(BaseView):
             data = _collect(ref)
             return data, _embed(data, part, layer, head, method), (part, layer, head, method)
 
-        self.run_in_background(work, self._collected)
+        # the model runs on the app's background lane (torch), not the views' numpy lane; an export
+        # (ensure_current) runs it here instead
+        from attnviz.gui.workers import run_job
+
+        self.cancel_background()
+        self._collect_id += 1
+        self._collecting = (self._collect_id, work)
+        run_job(_tagged, self._collect_id, work, on_result=self._collected_job, on_error=self._collect_failed)
+
+    def ensure_current(self) -> None:
+        """Finish the data set now, on this thread (export), then any pending embedding."""
+        if self._collecting is not None:
+            _, work = self._collecting
+            self._collecting = None
+            self._collect_id += 1  # the lane's answer, when it comes, is dropped
+            try:
+                result = work()
+            except Exception as exc:  # noqa: BLE001 - shown like a background failure
+                result = exc
+            self._collected(result)
+        super().ensure_current()
+
+    def _collected_job(self, value) -> None:
+        job_id, result = value
+        if self._collecting is None or job_id != self._collecting[0]:
+            return  # superseded by another model, or already done by ensure_current
+        self._collecting = None
+        self._collected(result)
+
+    def _collect_failed(self, message: str) -> None:
+        if self._collecting is not None:
+            self._collecting = None
+            self._collected(AttnvizError(message))
 
     def _collected(self, result) -> None:
         if isinstance(result, Exception):
-            self._show_message(str(result) if isinstance(result, AttnvizError)
-                               else f"cannot collect queries and keys ({type(result).__name__}: {result})")
+            reason = (str(result) if isinstance(result, AttnvizError)
+                      else f"{type(result).__name__}: {result}")
+            self.failure = f"no data set ({reason})"
+            self._show_message(f"cannot collect queries and keys: {reason}")
+            self._from_trace()
             return
+        self.failure = ""
         self.data, self.embedding, self._shown_key = result
         self._recompute()  # the selection may have moved meanwhile
+
+    def _from_trace(self) -> None:
+        """Still show the input on screen: its own queries and keys (numpy, views lane)."""
+        if self.trace is None:
+            return
+        from attnviz.runtime.qk_collect import qk_from_trace
+
+        trace = self.trace
+        part, layer, head = self._head()
+        method = self.method.currentText()
+
+        def work():
+            data = qk_from_trace(trace)
+            return data, _embed(data, part, layer, head, method), (part, layer, head, method)
+
+        def done(result):
+            if not isinstance(result, Exception):
+                self.data, self.embedding, self._shown_key = result
+                self._recompute()
+
+        self.run_in_background(work, done)
 
     def _recompute(self) -> None:
         if self.data is None:
@@ -205,8 +263,10 @@ class QKEmbeddingView(BaseView):
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
         where = {"self": "", "enc": "encoder "}[part]
+        source = (f"the current input only, {self.failure}" if self.failure
+                  else f"{n_inputs} held-out inputs of {self.data.model}")
         set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
-                  f"{n_inputs} held-out inputs of {self.data.model} (keys translated and scaled, as in "
+                  f"{source} (keys translated and scaled, as in "
                   f"AttentionViz: near means high attention; scale α = {emb.alpha:.2f})", st)
         set_title(self.legend, legend, st)
         self.plot.autoRange()

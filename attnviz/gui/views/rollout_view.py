@@ -50,6 +50,28 @@ def _two_lines(note: str) -> str:
     return f"{name}<br>{rest.rstrip(')')}" if sep else note
 
 
+class _PanelGrid(pg.GraphicsLayout):
+    """The four image panels, two by two in equal cells that take the view's height (a row of four
+    on a 16:9 slide was tried: no map came out larger, and the bars took half of every cell)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells: list[pg.GraphicsLayout] = []
+        self.cols = 2
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    def add_cell(self, cell: pg.GraphicsLayout) -> None:
+        self.cells.append(cell)
+        i = len(self.cells) - 1
+        self.addItem(cell, row=i // self.cols, col=i % self.cols)
+        self._stretch()
+
+    def _stretch(self) -> None:
+        for k in range(4):  # equal cells; unused rows and columns take nothing
+            self.layout.setColumnStretchFactor(k, 1 if k < self.cols else 0)
+            self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
+
+
 class RolloutView(BaseView):
     title = "Rollout"
 
@@ -68,8 +90,8 @@ class RolloutView(BaseView):
         self._timer.timeout.connect(self.recompute)
 
     def _build_image_panels(self) -> None:
-        """Two by two: the plain input, raw attention, rollout, gradient rollout; each map with a bar."""
-        self.image_body = pg.GraphicsLayout()
+        """The plain input, raw attention, rollout, gradient rollout (2×2 or a row); each map with a bar."""
+        self.image_body = _PanelGrid()
         self.panels = {}
         self.bars = {}
         for i, name in enumerate(("input",) + NAMES):
@@ -99,12 +121,7 @@ class RolloutView(BaseView):
                 cell.addItem(bar, row=1, col=1)
                 self.panels[name] = (label, vb, picture, heat)
                 self.bars[name] = bar
-            self.image_body.addItem(cell, row=i // 2, col=i % 2)
-        for k in range(2):  # equal cells
-            self.image_body.layout.setColumnStretchFactor(k, 1)
-            self.image_body.layout.setRowStretchFactor(k, 1)
-        # nested layouts claim only their preferred height unless told to grow
-        self.image_body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            self.image_body.add_cell(cell)
 
     def _build_text_strips(self) -> None:
         self.text_body = pg.GraphicsLayout()
@@ -115,8 +132,12 @@ class RolloutView(BaseView):
             strip.on_click = lambda i: self.selection is not None and self.selection.update(query=i)
             self.text_body.addItem(strip, row=row, col=0)
             self.strips[name] = strip
+        # an empty widget that can grow takes the spare height below the strips (an empty label
+        # could not, and the strips drifted apart once the figure had been laid out at a new size)
+        spare = pg.GraphicsWidget()
+        spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.text_body.addItem(spare, row=len(NAMES), col=0)
         self.text_body.layout.setRowStretchFactor(len(NAMES), 1)
-        self.text_body.addLabel("", row=len(NAMES), col=0)  # takes the spare height below the strips
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -214,7 +235,7 @@ class RolloutView(BaseView):
                      for name, v in m.maps.items()}
         who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
-               "fixed": "colour scale fixed at 0–1"}[mode]
+               "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         set_title(self.title_item, f"Where does {who} get its information?<br>"
                   f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>{how}</span>", self.style)
         if self._body is self.image_body:
@@ -230,7 +251,7 @@ class RolloutView(BaseView):
         self._image_size = rgb.shape[:2]
         label, vb, picture = self.input_panel
         gh, gw = self.trace.grid
-        set_title(label, f"input<br>{rgb.shape[1]}×{rgb.shape[0]} pixels, {gh}×{gw} patches", self.style, 1.0)
+        set_title(label, f"input<br>{rgb.shape[1]}×{rgb.shape[0]} pixels, {gh}×{gw} patches", self.style, 0.9)
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
@@ -257,14 +278,15 @@ class RolloutView(BaseView):
             values = self.maps.maps[name]
             note = self.maps.notes[name]
             set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
-                      self.style, 1.0)
+                      self.style, 0.9)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
-            if name == "raw":
+            if name == "raw":  # the input's invisible bar takes the same width
                 self.spacer_bar.set_levels(0.0, self.tops[name])
+                self.spacer_bar.set_label(bar.label)
             # short: the bar is as tall as one map, and the title spells the choice out
-            bar.set_label("share of attention (" + {"per-map": "own scale", "shared": "shared scale",
-                                                     "fixed": "fixed 0–1"}[mode] + ")")
+            # short: the bar is only as tall as its map (the title says "share of attention")
+            bar.set_label("share · " + {"per-map": "own scale", "shared": "shared scale", "fixed": "fixed 0–1"}[mode])
             if values is None:
                 heat.clear()
                 heat.shape_rc = (0, 0)
@@ -279,10 +301,10 @@ class RolloutView(BaseView):
         tokens = self.trace.key_tokens(part)
         if mode == "per-map":  # one bar cannot give numbers for three ranges: it gives the fraction
             self.bar.set_levels(0.0, 1.0)
-            self.bar.set_label("share ÷ the strip's maximum")
+            self.bar.set_label("share of attention · ÷ the strip's maximum")
         else:
             self.bar.set_levels(0.0, self.tops["raw"])
-            self.bar.set_label("share of attention (" + ("fixed 0–1" if mode == "fixed" else "shared scale") + ")")
+            self.bar.set_label("share of attention · " + ("fixed scale 0–1" if mode == "fixed" else "shared scale"))
         for name, strip in self.strips.items():
             values = self.maps.maps[name]
             if values is None:
@@ -293,6 +315,18 @@ class RolloutView(BaseView):
     def _apply_opacity(self, *args) -> None:
         for _, _, _, heat in self.panels.values():
             heat.setOpacity(self.opacity.value() / 100)
+
+    def _after_relayout(self) -> None:
+        # the strips wrap to their new width while the layout is applied, changing their heights:
+        # apply it once more so the rows take those heights (an export after a screen layout
+        # otherwise spread the strips over the old, taller rows)
+        if self._body is self.text_body:
+            for strip in self.strips.values():
+                strip.updateGeometry()  # its new preferred height reaches the layouts
+            self.text_body.layout.invalidate()
+            self.figure.layout.invalidate()
+            self.figure.layout.activate()
+            self.text_body.layout.activate()
 
     def _size_text_bar(self) -> None:
         """The strips' bar beside the strips, not the whole height of a tall dock."""
