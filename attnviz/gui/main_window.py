@@ -91,6 +91,7 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         self._walkthrough_input = (None, None)
         self.view_style = None
         self._first = {"model": model, "text": text, "image": image}
+        self._opening_ref: str | None = None  # the model whose stored opening trace is on screen
         self._example_text = ""
         self._snapshots_pending = None  # (snapshots, causal) of the loaded model, for the training tab
         self._presentation = self.settings.presentation if presentation is None else presentation
@@ -203,6 +204,8 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
     def _view_dependencies_ready(self, _imported) -> None:
         from attnviz.gui.workers import gc_paused
 
+        if self.views_area.views:  # installed already (the views are built once per window)
+            return
         try:
             with gc_paused():  # a big import on this thread: at least no collection walks the heap meanwhile
                 classes = discover_view_classes()
@@ -215,7 +218,34 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         if state is not None:
             self.views_area.restoreState(state)
         self.views_ready.emit()
+        self._show_opening_trace()
         self._prepare_pages()
+
+    def _show_opening_trace(self) -> None:
+        """Draw the first model's stored opening trace before torch has loaded (issue 18's first map).
+
+        ``make assets`` stores each bundled text model's trace of its example sentence, tied to the
+        weights by their SHA-256 (:mod:`attnviz.runtime.opening`); a stale or missing one is never shown.
+        When the live model has loaded it runs the same sentence and its trace, with the same numbers,
+        replaces this one without clearing the views in between.
+        """
+        if self.trace is not None or self.loaded is not None:
+            return
+        from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
+        from attnviz.io import assets_dir, bundled_models
+        from attnviz.runtime.opening import read_opening_trace
+
+        names = bundled_models()
+        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
+        if ref not in names:
+            return
+        trace = read_opening_trace(assets_dir() / "models" / ref)
+        text = trace.meta.get("opening_text") if trace is not None else None
+        if trace is None or (self._first.get("text") or text) != text:
+            return
+        self._opening_ref = ref
+        self.input_panel.set_text(text, submit=False)
+        self.show_trace(trace, text)
 
     # -- models ------------------------------------------------------------------------------------
     def load_model(self, ref: str | None) -> None:
@@ -238,7 +268,10 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         from attnviz.io import bundled_models
 
         switched = res.ref != self.model_ref  # not a reload on another device
-        self.clear_shown()  # nothing of the previous model stays on screen, hidden docks included
+        opening = self.loaded is None and self._opening_ref == res.ref
+        self._opening_ref = None
+        if not opening:  # the stored opening trace is this model's own: it stays until the live run
+            self.clear_shown()  # nothing of the previous model stays on screen, hidden docks included
         loaded = self.loaded = res.loaded
         if self.walkthrough is not None:  # the what-if lab drops the old model's results, even hidden
             self.walkthrough.set_model(loaded)

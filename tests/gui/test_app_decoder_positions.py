@@ -21,8 +21,8 @@ def _translate_window(make_window, qtbot, monkeypatch):
 
 
 def test_the_selected_decoder_position_drives_prediction_and_source(make_window, qtbot, monkeypatch):
-    from attnviz.gui.panels.token_strip import shown_token
-    from attnviz.gui.views.trace_parts import resolve
+    from attnviz.gui.panels.input_tokens import shown_token
+    from attnviz.analysis.trace_parts import resolve
 
     win = _translate_window(make_window, qtbot, monkeypatch)
     trace = win.trace

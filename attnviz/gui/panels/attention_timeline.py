@@ -7,8 +7,6 @@ replay looks exactly like the live view.
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
@@ -51,14 +49,6 @@ def snapshot_trace(snaps, k: int, probe: int, causal: bool = False) -> Trace:
     return Trace(tokens=list(tokens), meta=meta, arrays=arrays)
 
 
-def _head_map_class():
-    if importlib.util.find_spec("attnviz.gui.views.head_map_view") is None:
-        return None
-    from attnviz.gui.views.head_map_view import HeadMapView
-
-    return HeadMapView
-
-
 class AttentionTimeline(QWidget):
     """Probe chooser, layer/head, and a step slider driving a head map of the snapshot."""
 
@@ -81,8 +71,9 @@ class AttentionTimeline(QWidget):
         self.slider.valueChanged.connect(self._redraw)
         self.step_label = QLabel("no snapshots", self)
         self.step_label.setMinimumWidth(140)
-        cls = _head_map_class()
-        self.view = cls(selection=self.selection, style=style) if cls is not None else None
+        from attnviz.gui.views.head_map_view import HeadMapView  # with the page, not at start-up
+
+        self.view = HeadMapView(selection=self.selection, style=style)
         top = QHBoxLayout()
         top.addWidget(QLabel("Probe:", self))
         top.addWidget(self.probe_box, 1)
@@ -94,16 +85,12 @@ class AttentionTimeline(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
-        if self.view is not None:
-            lay.addWidget(self.view, 1)
-        else:
-            lay.addWidget(QLabel("The head map view is not installed yet.", self), 1)
+        lay.addWidget(self.view, 1)
         lay.addLayout(bottom)
         self.set_snapshots(None)
 
     def set_style(self, style) -> None:
-        if self.view is not None:
-            self.view.set_style(style)
+        self.view.set_style(style)
 
     def set_snapshots(self, snaps, causal: bool = False, follow: bool = False) -> None:
         """Show ``snaps`` (or nothing); the slider starts at the last (trained) step.
@@ -139,14 +126,12 @@ class AttentionTimeline(QWidget):
         snaps = self.snapshots
         if snaps is None or not snaps.steps:
             self.step_label.setText("no snapshots")
-            if self.view is not None:
-                self.view.set_trace(None)
+            self.view.set_trace(None)
             return
         k = self.slider.value()
         probe = max(self.probe_box.currentIndex(), 0)
         self.step_label.setText(f"step {snaps.steps[k]} ({k + 1}/{len(snaps.steps)})")
-        if self.view is not None:
-            self.view.set_trace(snapshot_trace(snaps, k, probe, self.causal))
+        self.view.set_trace(snapshot_trace(snaps, k, probe, self.causal))
 
     @property
     def step(self) -> int | None:

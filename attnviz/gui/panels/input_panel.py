@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, Q
                                QWidget)
 
 from attnviz.gui.panels.image_input import ImageInput
-from attnviz.gui.panels.token_strip import StripData, TokenStrip
+from attnviz.gui.panels.input_tokens import StripData, TokenStrip
 
 __all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
 

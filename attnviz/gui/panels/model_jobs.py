@@ -70,11 +70,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
 
 
 def _sample_images() -> dict:
-    """Bundled sample images (name → path), when ``attnviz.vision.samples`` is installed."""
-    import importlib.util
-
-    if importlib.util.find_spec("attnviz.vision.samples") is None:
-        return {}
+    """Bundled sample images (name → path); none when the assets lack them (a notice is logged)."""
     from attnviz.vision.samples import sample_images
 
     try:
@@ -98,8 +94,8 @@ def wants_gradients(loaded) -> bool:
 
 def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
     """Run the model on text or an image and capture a Trace (+ the token strip for text)."""
-    # token_strip is a Qt module, but already imported by the window (GUI thread): only a lookup here
-    from attnviz.gui.panels.token_strip import build_strip
+    # input_tokens is a Qt module, but already imported by the window (GUI thread): only a lookup here
+    from attnviz.gui.panels.input_tokens import build_strip
     from attnviz.runtime import run_trace
 
     t0 = time.perf_counter()

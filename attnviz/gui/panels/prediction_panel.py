@@ -15,7 +15,7 @@ def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str
     """The ``k`` most probable (index, label, probability), most probable first."""
     import numpy as np
 
-    from attnviz.gui.panels.token_strip import shown_token
+    from attnviz.gui.panels.input_tokens import shown_token
 
     p = np.asarray(probs, dtype=np.float64).ravel()
     order = np.argsort(-p, kind="stable")[:k]
@@ -180,7 +180,7 @@ class PredictionPanel(QWidget):
         """Encoder–decoders: the distribution after the selected decoder position (the last one when
         none is selected), titled with the token that position read and the one it produced."""
         from attnviz.analysis.decoder_positions import END, position_distribution, produced_tokens
-        from attnviz.gui.panels.token_strip import shown_token
+        from attnviz.gui.panels.input_tokens import shown_token
 
         self.mode = "decoder-position"
         self.step_button.hide()
@@ -201,7 +201,7 @@ class PredictionPanel(QWidget):
             self._update_step()
 
     def _update_step(self) -> None:
-        from attnviz.gui.panels.token_strip import shown_token
+        from attnviz.gui.panels.input_tokens import shown_token
 
         token = self.chosen_token()
         self.step_button.setText(f"Step ▶ append “{shown_token(token)}”" if token is not None else "Step ▶")

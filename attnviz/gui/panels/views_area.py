@@ -8,9 +8,7 @@ so a keystroke only pays for the views on screen.
 
 from __future__ import annotations
 
-import importlib
 import logging
-import pkgutil
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
@@ -25,31 +23,13 @@ LEFT_GROUP = frozenset({"HeadMapView", "TokenLinesView", "RolloutView"})
 
 
 def discover_view_classes() -> list[type]:
-    """The view classes present in ``attnviz.gui.views`` (imports them: GUI thread only, they use Qt)."""
-    import attnviz.gui.views as pkg
-    from attnviz.gui.views.base import BaseView
+    """The view classes the app docks: the package's per-input views, then the data-set views (GUI thread:
+    they import Qt)."""
+    from attnviz.gui.views import VIEW_CLASSES
+    from attnviz.gui.views.dataset_view import DatasetView
+    from attnviz.gui.views.qk_embedding_view import QKEmbeddingView
 
-    classes = list(getattr(pkg, "VIEW_CLASSES", []) or [])
-    if classes:  # the data-set views (issue 17) are not in the package's list of per-input views
-        from attnviz.gui.views.dataset_view import DatasetView
-        from attnviz.gui.views.qk_embedding_view import QKEmbeddingView
-
-        classes += [DatasetView, QKEmbeddingView]
-    if not classes:
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if not info.name.endswith("_view"):
-                continue
-            name = f"{pkg.__name__}.{info.name}"
-            try:
-                mod = importlib.import_module(name)
-            except Exception as exc:  # noqa: BLE001 - one unfinished view must not stop the app
-                log.warning("skipping view module %s: %s", name, exc)
-                continue
-            for obj in vars(mod).values():
-                if (isinstance(obj, type) and issubclass(obj, BaseView) and obj is not BaseView
-                        and obj.__module__ == mod.__name__ and obj.__name__.endswith("View")
-                        and not obj.__name__.startswith("_")):
-                    classes.append(obj)
+    classes = [*VIEW_CLASSES, DatasetView, QKEmbeddingView]
     rank = {n: i for i, n in enumerate(PREFERRED_ORDER)}
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c.__name__, len(rank)), c.__name__))
 

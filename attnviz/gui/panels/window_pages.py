@@ -7,7 +7,6 @@ it uses the window's ``settings``, ``selection``, ``lane``, ``trace``, ``loaded`
 from __future__ import annotations
 
 import gc
-import importlib.util
 
 from PySide6.QtWidgets import QApplication
 
@@ -54,7 +53,7 @@ class WindowPagesMixin:
             fill_page(self.training_page, self.training)
             if self._snapshots_pending is not None:
                 self.training.show_model_snapshots(*self._snapshots_pending)
-        if self.walkthrough is None and importlib.util.find_spec("attnviz.gui.walkthrough") is not None:
+        if self.walkthrough is None:
             from attnviz.gui.walkthrough import WalkthroughPage, lane_runner
 
             self.walkthrough = WalkthroughPage(self.selection, self.view_style, lane_runner(self.lane), self)

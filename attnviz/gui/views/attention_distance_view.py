@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from attnviz.gui.style import head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
-from attnviz.gui.views.trace_parts import resolve
+from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.heatmap_data import MAX_PX, PooledHeadCache, block_all, pool_factor, quantize
-from attnviz.gui.views.trace_parts import format_value, masked_cells, resolve
+from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
 

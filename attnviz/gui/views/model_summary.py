@@ -13,7 +13,7 @@ import numpy as np
 
 from attnviz.analysis import attention_entropy, mean_attention_distance
 from attnviz.gui.views.heatmap_data import block_all, block_max, pool_factor, quantize
-from attnviz.gui.views.trace_parts import masked_cells
+from attnviz.analysis.trace_parts import masked_cells
 
 __all__ = ["Thumbnails", "HeadStats", "summarize_thumbnails", "summarize_stats"]
 

@@ -17,7 +17,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
-from attnviz.gui.views.trace_parts import resolve
+from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import TokenAxisItem

@@ -12,7 +12,7 @@ from attnviz.analysis import patch_position_similarity, positional_similarity
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.trace_parts import format_value
+from attnviz.analysis.trace_parts import format_value
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
 

@@ -20,13 +20,13 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_maps import RolloutSettings, compute_rollout_maps
-from attnviz.gui.views.trace_parts import format_value, resolve
+from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
+from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
 from attnviz.gui.widgets.title import make_title, set_title
-from attnviz.gui.widgets.token_strip import TokenStripItem
+from attnviz.gui.widgets.value_token_row import TokenStripItem
 
 __all__ = ["RolloutView"]
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from attnviz.analysis import compute_embedding_pca
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.trace_parts import format_value
+from attnviz.analysis.trace_parts import format_value
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QCheckBox, QToolButton
 
 from attnviz.gui.style import ViewStyle, head_colour
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.trace_parts import format_value, resolve
+from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
 

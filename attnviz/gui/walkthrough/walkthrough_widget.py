@@ -17,7 +17,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.step_panels import step_label, build_step, step_names
-from attnviz.gui.walkthrough.token_strip import TokenStrip
+from attnviz.gui.walkthrough.query_picker import TokenStrip
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView, connect_selection
 from attnviz.selection import Selection
 
