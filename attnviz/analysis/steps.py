@@ -20,6 +20,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from attnviz.analysis.decoder_positions import row_labels
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
@@ -180,7 +181,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     w_trace = _f64(trace, prefix + "probs")[head, query]
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,
-        query_token=_labels(trace.query_tokens(part), x.shape[0])[query],
+        # a cross-attention row looks at the source of the word being produced there: "→ un"
+        query_token=_labels(row_labels(trace, part), x.shape[0])[query],
         key_tokens=_labels(trace.key_tokens(part), k.shape[0]),
         kv_source=source, x_i=x_i, W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K, b_V=b_V,
         q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,

@@ -115,3 +115,15 @@ def test_matrix_form_applies_a_recorded_head_gate():
     assert compute_matrix_form(trace, 0).max_error < 1e-5
     del trace.arrays["L0.head_gate"]  # z is recorded before the gate: without it the numbers disagree
     assert compute_matrix_form(trace, 0).max_error > 1e-3
+
+
+def test_cross_attention_steps_name_the_token_produced_at_the_row():
+    """A decoder row of cross-attention looks at the source of the word it produces: the steps say "→ word"."""
+    from attnviz.analysis.decoder_positions import row_labels
+    from attnviz.runtime import load_model, run_trace
+
+    trace = run_trace(load_model("translate", device="cpu"), text="the big dog sees a small cat")
+    for q in range(len(trace.tokens) - 1):
+        steps = compute_six_steps(trace, layer=1, head=0, query=q, part="cross")
+        assert steps.query_token == row_labels(trace, "cross")[q] == f"→ {trace.tokens[q + 1]}"
+    assert compute_six_steps(trace, layer=1, head=0, query=2, part="self").query_token == trace.tokens[2]
