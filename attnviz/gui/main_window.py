@@ -32,7 +32,7 @@ from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
-from attnviz.gui.workers import Lane, import_modules_job, run_job
+from attnviz.gui.workers import Lane, import_modules_job, run_job, views_lane
 from attnviz.selection import Selection
 
 __all__ = ["MainWindow", "FALLBACK_TEXT"]
@@ -194,8 +194,10 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         first = self._first["model"] or self.settings.last_model or None
         self.load_model(first)
         run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
-        run_job(import_modules_job, list(VIEW_DEPENDENCIES), on_result=self._view_dependencies_ready,
-                on_error=self.notify)
+        # the views' dependencies need no torch (a test keeps it so): on the torch-free views lane they are
+        # ready while torch still loads, and the stored opening trace is drawn before the model exists
+        views_lane().submit(None, import_modules_job, list(VIEW_DEPENDENCIES),
+                            on_result=self._view_dependencies_ready, on_error=self.notify)
         # meanwhile, on this thread: pyqtgraph needs no torch. Importing it first and alone stalls the
         # event loop less (~0.5 s instead of ~0.9 s) but puts the first map ~0.5 s later (measured):
         # torch's import waits on disk and dlopen part of the time, and pyqtgraph's fills those gaps.
