@@ -48,13 +48,10 @@ def describe_bundled() -> list[dict]:
 
 
 def format_metrics(metrics: dict) -> str:
-    """``accuracy 1.000 · it_attention 0.936 · …``: fractions to three places, counts as they are."""
-    parts = []
-    for key, value in metrics.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        parts.append(f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}")
-    return " · ".join(parts) or "—"
+    """The recorded held-out metrics in words, as the app shows them (``--json`` keeps the keys)."""
+    from attnviz.tasks.metric_names import format_metrics as in_words
+
+    return in_words(metrics) or "—"
 
 
 def run(args) -> int:

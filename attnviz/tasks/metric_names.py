@@ -21,7 +21,7 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "n_sentences": ("held-out sentences", "count"),
     "n_chars": ("held-out characters", "count"),
     # coref
-    "it_attention": ("\"it\" attends to its noun (best head)", "share"),
+    "it_attention": ("\"it\" attends to its noun (lecture head, test sentences)", "share"),
     "it_attention_layer": ("best \"it\" head: layer", "index"),
     "it_attention_head": ("best \"it\" head: head", "index"),
     "focus_layer": ("lecture head (chosen on validation data): layer", "index"),

@@ -113,7 +113,7 @@ def test_models_lists_every_bundled_model_with_task_and_metrics(capsys):
     table = capsys.readouterr().out.splitlines()
     coref = next(line for line in table if line.startswith("coref "))
     acc = json.loads((assets_dir() / "models" / "coref" / "config.json").read_text())["metrics"]["accuracy"]
-    assert f"accuracy {acc:.3f}" in coref and "encoder" in coref
+    assert f"accuracy {100 * acc:.1f}%" in coref and "encoder" in coref  # in words, as the app shows them
 
 
 def test_models_with_no_bundled_models_is_one_line_exit_2(tmp_path, monkeypatch, capsys):

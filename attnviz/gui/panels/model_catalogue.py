@@ -39,19 +39,10 @@ def format_architecture(cfg: dict) -> str:
 
 
 def format_metrics(metrics: dict | None) -> str:
-    """Held-out metrics for display: fractions named like accuracy as percentages."""
-    if not metrics:
-        return "—"
-    parts = []
-    for key, value in metrics.items():
-        if isinstance(value, float):
-            if 0.0 <= value <= 1.0 and ("acc" in key or "exact" in key or "f1" in key):
-                parts.append(f"{key} {100 * value:.1f}%")
-            else:
-                parts.append(f"{key} {value:.4g}")
-        elif isinstance(value, (int, str)):
-            parts.append(f"{key} {value}")
-    return ", ".join(parts) or "—"
+    """Held-out metrics for display, in words (:mod:`attnviz.tasks.metric_names`); "—" when there are none."""
+    from attnviz.tasks.metric_names import format_metrics as in_words
+
+    return in_words(metrics) or "—"
 
 
 def _param_count(weights: Path) -> int | None:
