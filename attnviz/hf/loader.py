@@ -18,6 +18,7 @@ from pathlib import Path
 from attnviz.errors import ModelLoadError
 from attnviz.hf.detect import HFFolder, detect_hf_folder
 from attnviz.hf.describe import describe_model, head_of, positions_of
+from attnviz.models.validate import available_memory  # one reading of free memory for every loader
 
 __all__ = ["load_hf_model", "require_transformers", "quiet_transformers", "weights_numel", "available_memory",
            "INSTALL_HINT", "MIN_TRANSFORMERS"]
@@ -105,21 +106,6 @@ def weights_numel(folder: HFFolder) -> int:
     if folder.safetensors is not None:
         return sum(_safetensors_numel(f) for f in _shards(folder))
     return folder.pickle.stat().st_size // 4
-
-
-def available_memory() -> int | None:
-    """Bytes of memory free for new allocations (Linux MemAvailable), or None when unknown."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
