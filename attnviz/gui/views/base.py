@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, Q
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.workers import views_lane
+from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
 
 __all__ = ["BaseView", "ALL_FIELDS"]
@@ -68,7 +69,7 @@ def _call(fn):
         return exc
 
 
-class BaseView(QWidget):
+class BaseView(SelectionHoverMixin, QWidget):
     """Base of every view: canvas, optional controls row, status line, selection and style plumbing."""
 
     title = "view"
@@ -117,17 +118,6 @@ class BaseView(QWidget):
         self.style = style
         self.canvas.setBackground(style.background)
         self._style_changed()
-
-    @property
-    def state(self) -> SelectionState:
-        return self.selection.state if self.selection is not None else SelectionState()
-
-    @property
-    def hover_text(self) -> str:
-        return self.status.text().strip()
-
-    def set_hover_text(self, text: str) -> None:
-        self.status.setText(text or " ")
 
     def widget_pos(self, item, x: float, y: float) -> QPoint:
         """Where data point (x, y) of ``item`` (a ViewBox or graphics item) is in ``canvas.viewport()``

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidg
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
 
 __all__ = ["WalkthroughView", "connect_selection"]
@@ -39,7 +40,7 @@ def connect_selection(widget, selection: Selection, handler_name: str = "_select
     return listener
 
 
-class WalkthroughView(FigureHostMixin, QWidget):
+class WalkthroughView(SelectionHoverMixin, FigureHostMixin, QWidget):
     """Base of the walkthrough widgets: style, trace, selection, status line, figure board and grids.
 
     Subclasses build their controls in ``_build`` and call :meth:`_lay_out`; they implement
@@ -84,18 +85,6 @@ class WalkthroughView(FigureHostMixin, QWidget):
         self.figure_widget.set_style(style)
         self.board.set_style(style)
         self._style_changed()
-
-    @property
-    def state(self) -> SelectionState:
-        return self.selection.state if self.selection is not None else SelectionState()
-
-    @property
-    def hover_text(self) -> str:
-        """What the status line says about the cell under the mouse (tests read it)."""
-        return self.status.text().strip()
-
-    def set_hover_text(self, text: str) -> None:
-        self.status.setText(text or " ")
 
     # -- shared building blocks -----------------------------------------------------------------------
     def _grid(self, name: str, values, title: str, **kw) -> MatrixGrid:
