@@ -13,3 +13,7 @@ def test_long_map_bench_runs_on_a_small_map(qapp):
     assert np.all(np.triu(a, 1) == 0)  # causal: no query sees a later key
     out = measure_long_map(T=256, n_frames=6, size=(200, 160))
     assert out["T"] == 256 and out["frame median ms"] > 0 and out["map GB (float16)"] == 256 * 256 * 2 / 1e9
+    # above 1,024 tokens the app's head map view draws from its pyramid, coarser when zoomed out
+    out = measure_long_map(T=1100, n_frames=6, size=(300, 240))
+    assert len(out["levels drawn"].split()) > 1  # the level follows the zoom
+    assert out["pyramid extra GB"] > 0

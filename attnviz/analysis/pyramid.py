@@ -17,20 +17,34 @@ import numpy as np
 __all__ = ["MaxPyramid", "PyramidView", "max_pool2"]
 
 
-def max_pool2(a: np.ndarray) -> np.ndarray:
+def _pool_cols(x: np.ndarray, out: np.ndarray) -> None:
+    """out = maximum of every pair of columns of x (an odd last column stands alone: its pair is 0)."""
+    c2 = x.shape[1] // 2
+    np.maximum(x[:, 0:2 * c2:2], x[:, 1:2 * c2:2], out=out[:, :c2])
+    if x.shape[1] % 2:
+        out[:, c2] = x[:, -1]
+
+
+def max_pool2(a: np.ndarray, chunk_rows: int = 512) -> np.ndarray:
     """Maximum of every 2×2 block of a non-negative 2-D array (odd edges padded with 0), same dtype.
 
     float16 is reduced on its bit pattern (uint16), whose order equals the order of non-negative floats
-    and which numpy reduces far faster than float16 itself.
+    and which numpy reduces far faster than float16 itself. Rows are pooled ``chunk_rows`` pairs at a
+    time, so the temporary is a few MB however large the map (a whole-map temporary was half the map:
+    268 MB at T = 16,384). Padding with 0 is never materialised: the maximum with 0 of a non-negative
+    value is the value.
     """
     view = a.view(np.uint16) if a.dtype == np.float16 else a
     r, c = view.shape
-    if r % 2 or c % 2:
-        padded = np.zeros((r + r % 2, c + c % 2), dtype=view.dtype)
-        padded[:r, :c] = view
-        view = padded
-    rows = np.maximum(view[0::2], view[1::2])  # (r/2, c)
-    out = np.maximum(rows[:, 0::2], rows[:, 1::2])  # (r/2, c/2)
+    out = np.empty(((r + 1) // 2, (c + 1) // 2), dtype=view.dtype)
+    tmp = np.empty((min(chunk_rows, r // 2), c), dtype=view.dtype)
+    for o0 in range(0, r // 2, chunk_rows):
+        o1 = min(o0 + chunk_rows, r // 2)
+        rows = tmp[: o1 - o0]
+        np.maximum(view[2 * o0:2 * o1:2], view[2 * o0 + 1:2 * o1:2], out=rows)
+        _pool_cols(rows, out[o0:o1])
+    if r % 2:  # the last row's pair is the padding
+        _pool_cols(view[r - 1:r], out[r // 2:])
     return out.view(np.float16) if a.dtype == np.float16 else out
 
 

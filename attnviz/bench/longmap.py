@@ -1,9 +1,12 @@
-"""Pan and zoom over a T = 16,384 head map drawn from a max-pooled level-of-detail pyramid (Qt).
+"""Pan and zoom over a T = 16,384 head map in the app's own head map view (Qt).
 
-One causal head of random attention (float16, 0.5 GB) is built row block by row block; the pyramid
-adds a third of that. Each frame asks the pyramid for the viewport, quantises and colours the crop
-and hands it to a pyqtgraph ImageItem placed on the data's coordinates, then paints the widget
-(``grab`` forces a full, synchronous paint). The frame path is the one the head map takes.
+One causal head of random attention (float16, 0.5 GB) is built row block by row block and put in a
+one-layer Trace, which a :class:`~attnviz.gui.views.head_map_view.HeadMapView` shows. Each frame
+sets the view's range (as a mouse wheel or drag does); the view answers by drawing the crop of its
+max-pooled level-of-detail pyramid that fits its pixels, and ``grab`` forces a full, synchronous
+paint of the whole figure (axes, colour bar, title). Memory is the process's peak resident size.
+The trace holds no additive mask (a float32 one would be 1 GB by itself): the zeros above the
+diagonal are drawn as zeros, not hatched.
 """
 
 from __future__ import annotations
@@ -45,58 +48,76 @@ def _frames(T: int, n: int) -> list[tuple[float, float, float, float]]:
     return path
 
 
+def _rss_gb() -> float:
+    """Resident memory of this process now (Linux /proc), else the peak."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 1e9
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+
 def measure_long_map(T: int = 16384, n_frames: int = 60, size=(1000, 800)) -> dict:
-    """Frame times (ms) and frames per second over a zoom-and-pan path, and the memory held."""
+    """Frame times (ms) and frames per second of the head map view over a zoom-and-pan path, and memory.
+
+    Parameters
+    ----------
+    T : tokens (the map is T × T).
+    n_frames : frames of the path (half zooming in from the whole map to 256 tokens, half panning).
+    size : the view's size in pixels.
+    """
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import pyqtgraph as pg
-    from PySide6.QtCore import QRectF
     from PySide6.QtWidgets import QApplication
 
-    from attnviz.analysis.pyramid import MaxPyramid
-    from attnviz.gui.style import ViewStyle, colour_lut
-    from attnviz.gui.views.heatmap_data import colourize, quantize
+    from attnviz.capture.trace import Trace
+    from attnviz.gui.views.head_map_view import HeadMapView
+    from attnviz.selection import Selection
 
     app = QApplication.instance() or QApplication([])
     t0 = time.perf_counter()
     probs = _causal_attention(T)
     built_map = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    pyramid = MaxPyramid(probs)
-    built_pyramid = time.perf_counter() - t0
-    vmax = float(pyramid.levels[-1].max())
-    lut = colour_lut(ViewStyle())
-
-    widget = pg.PlotWidget()
-    widget.resize(*size)
-    widget.getPlotItem().invertY(True)
-    item = pg.ImageItem(axisOrder="row-major")
-    widget.addItem(item)
-    widget.show()
+    meta = {"kind": "decoder", "n_layers": 1, "n_heads": 1, "n_kv_heads": 1, "scale": 1.0, "causal": True,
+            "grid": None}
+    trace = Trace(tokens=[f"t{i}" for i in range(T)], meta=meta, arrays={"L0.probs": probs[None]})
+    view = HeadMapView(selection=Selection())
+    view.resize(*size)
+    view.show()
     app.processEvents()
-    px_w, px_h = size
-    times = []
+    t0 = time.perf_counter()
+    view.set_trace(trace)  # builds the head's pyramid and draws the whole map
+    view.grab()
+    shown = time.perf_counter() - t0
+    vb = view.heatmap.vb
+    times, cpu, levels = [], [], set()
     for (r0, r1, c0, c1) in _frames(T, n_frames):
-        start = time.perf_counter()
-        v = pyramid.view(r0, r1, c0, c1, px_h, px_w)
-        rgba = colourize(quantize(v.image.astype(np.float32), vmax), lut)
-        item.setImage(rgba, autoLevels=False)
-        item.setRect(QRectF(v.col0, v.row0, v.col1 - v.col0, v.row1 - v.row0))
-        widget.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)
-        widget.grab()  # a full synchronous paint of the frame
+        start, c_start = time.perf_counter(), time.process_time()
+        vb.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)  # the view redraws its tile
+        view.grab()  # a full synchronous paint of the frame
         times.append((time.perf_counter() - start) * 1000)
-    widget.close()
+        cpu.append((time.process_time() - c_start) * 1000)
+        levels.add(view.tile.level if view.tile is not None else 0)  # a map the screen holds: level 0
+    rss = _rss_gb()
+    pyramid_extra = view._pyramids.nbytes if view._pyramids is not None else 0
+    view.close()
+    view.deleteLater()
+    app.processEvents()
     median = statistics.median(times)
     return {
         "T": T,
         "map GB (float16)": probs.nbytes / 1e9,
-        "pyramid extra GB": pyramid.nbytes_extra / 1e9,
-        "peak RSS GB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+        "pyramid extra GB": pyramid_extra / 1e9,
+        "RSS GB (after the frames)": rss,
+        "peak RSS GB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9,  # Linux: KiB
         "build map s": built_map,
-        "build pyramid s": built_pyramid,
+        "first view (pyramid + draw) s": shown,
+        "levels drawn": " ".join(str(v) for v in sorted(levels)),
         "frame median ms": median,
+        "frame CPU median ms": statistics.median(cpu),
         "frame p95 ms": sorted(times)[int(0.95 * (len(times) - 1))],
         "frames per second (median)": 1000.0 / median,
+        "load average (1 min)": os.getloadavg()[0],
         "goal": ">= 30 fps, < 1 GB",
     }

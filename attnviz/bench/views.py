@@ -38,8 +38,9 @@ def benchmark_head_switch(T_list=(64, 512, 2048, 4096), n_heads: int = 4, repeat
                           out=sys.stdout) -> dict[int, dict[str, float]]:
     """Median ms for one head switch of :class:`HeadMapView` (compute + synchronous repaint).
 
-    ``warm``: the layer's other heads were pooled by the background prefetch (the normal case after a
-    layer is opened); ``cold``: the head is pooled on the spot (T > 1024 only; the same for ≤ 1024).
+    ``warm``: the layer's other heads' level-of-detail pyramids were built by the background prefetch
+    (the normal case after a layer is opened); ``cold``: the head's pyramid is built on the spot
+    (T > 1024 only; the same for ≤ 1024).
     Returns {T: {"warm_wall", "warm_cpu", "cold_wall", "cold_cpu"}} in ms.
     """
     from attnviz.gui.views.head_map_view import HeadMapView
@@ -62,19 +63,22 @@ def benchmark_head_switch(T_list=(64, 512, 2048, 4096), n_heads: int = 4, repeat
             view.canvas.viewport().repaint()
 
         cold = None
-        if view._cache is not None:
-            view._cache.cancel()
-            sel.update(layer=1)  # a fresh layer: its heads are not pooled yet
-            view._cache.cancel()
-            view._cache._done.clear()
-            cold = _time_ms(lambda i: (view._cache._done.clear(), switch(i)), repeats)
-            view._cache.prefetch(first=sel.head).result()
+        pyramids = view._pyramids
+        if pyramids is not None:
+            pyramids.cancel()
+            sel.update(layer=1)  # a fresh layer: its heads' pyramids are not built yet
+            pyramids = view._pyramids
+            pyramids.cancel()
+            pyramids._done.clear()
+            cold = _time_ms(lambda i: (pyramids._done.clear(), switch(i)), repeats)
+            pyramids._cancelled = False
+            pyramids.prefetch(first=sel.head).result()
         warm = _time_ms(switch, repeats)
         results[T] = {"warm_wall": warm[0], "warm_cpu": warm[1],
                       "cold_wall": (cold or warm)[0], "cold_cpu": (cold or warm)[1]}
         line = f"head switch T={T:5d}: {warm[0]:6.1f} ms wall, {warm[1]:6.1f} ms CPU"
         if cold:
-            line += f"  (cold, pooling on the spot: {cold[0]:.1f} ms wall, {cold[1]:.1f} ms CPU)"
+            line += f"  (cold, pyramid built on the spot: {cold[0]:.1f} ms wall, {cold[1]:.1f} ms CPU)"
         out.write(line + "\n")
         view.close()
         view.deleteLater()

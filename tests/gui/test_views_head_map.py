@@ -122,21 +122,6 @@ def test_cross_attention_shows_decoder_rows_and_encoder_columns(make_view):
     assert "cross-attention" in view.heatmap.title.text
 
 
-def test_long_inputs_are_block_max_pooled(make_view):
-    trace = synthetic_trace(1500, n_layers=1, n_heads=2, causal=True)
-    view, sel = make_view(trace)
-    sel.update(head=1)
-    p = trace["L0.probs"][1].astype(np.float32)
-    padded = np.zeros((1500, 1500), np.float32)  # k = 2 for 1500 > 1024; 1500 is even
-    padded[:] = p
-    pooled = padded.reshape(750, 2, 750, 2).max(axis=(1, 3))
-    masked = np.isneginf(trace["L0.mask"]).reshape(750, 2, 750, 2).all(axis=(1, 3))
-    assert view.image_data.shape == (750, 750)
-    np.testing.assert_array_equal(view.image_data, expected_indices(pooled, masked, float(p.max())))
-    assert "max of 2×2" in view.heatmap.title.text
-    assert f"{float(p[1000, 3]):.6f}" in view.cell_text(1000, 3)  # hovers read full resolution
-
-
 def test_presentation_style_changes_the_picture(make_view):
     trace = sample_trace("encoder", T=8)
     view, sel = make_view(trace)

@@ -7,7 +7,8 @@ from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
-from attnviz.gui.views.heatmap_data import MAX_PX, PooledHeadCache, block_all, pool_factor, quantize
+from attnviz.gui.views.head_pyramids import HeadPyramids
+from attnviz.gui.views.heatmap_data import MAX_PX, quantize
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
@@ -18,9 +19,12 @@ __all__ = ["HeadMapView"]
 class HeadMapView(BaseView):
     """Rows are queries, columns keys (decoder rows × encoder columns for cross-attention).
 
-    Masked cells (−∞ before the softmax) are drawn grey and hatched, never as 0. Above
-    ``MAX_PX`` tokens each pixel is the maximum of a k×k block (stated in the title); hovers and the
-    colour bar's top still report exact values. Clicking a cell selects its query and key.
+    Masked cells (−∞ before the softmax) are drawn grey and hatched, never as 0. Above ``MAX_PX``
+    tokens the map is drawn from a max-pooled level-of-detail pyramid: on every pan, zoom or resize
+    the view shows the crop of the finest level with at most one value per screen pixel, so each
+    drawn cell is the maximum of a 2^ℓ×2^ℓ block (stated in the title and on the colour bar) and
+    full zoom shows the exact values; hovers and the colour bar's top always report exact values.
+    Clicking a cell selects its query and key.
 
     Colour scale (stated on the colour bar): fixed 0–1 by default, so heads, layers and models compare
     honestly; or this head's maximum; or the largest weight of every layer and head (the model grid's).
@@ -40,14 +44,17 @@ class HeadMapView(BaseView):
         self.masked = None  # (Tq, Tk) bool at full resolution
         self.image_data: np.ndarray | None = None  # the uint8 indices on screen
         self.vmax = 1.0
-        self._cache: PooledHeadCache | None = None
-        self._masked_pooled = None
+        self._pyramids: HeadPyramids | None = None  # long maps only (above MAX_PX tokens)
+        self.tile = None  # the PyramidView on screen (long maps): its level and the data cells it covers
+        self._rendering = False
+        self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
-        self._pool = (1, 1)
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
+        self.heatmap.vb.sigRangeChanged.connect(self._viewport_changed)
+        self.heatmap.vb.sigResized.connect(self._viewport_changed)
         self.controls.addWidget(QLabel("colours:"))
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
@@ -70,9 +77,10 @@ class HeadMapView(BaseView):
         self._draw_marks()
 
     def _load_layer(self) -> None:
-        if self._cache is not None:
-            self._cache.cancel()
-            self._cache = None
+        if self._pyramids is not None:
+            self._pyramids.cancel()
+            self._pyramids = None
+        self.tile = None
         if self.trace is None:
             self.res = self.probs = None
             self.heatmap.image.clear()
@@ -83,22 +91,20 @@ class HeadMapView(BaseView):
         self.res = r = resolve(self.trace, self.state)
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs
         _, tq, tk = self.probs.shape
-        self._pool = (pool_factor(tq, MAX_PX), pool_factor(tk, MAX_PX))
         mask = self.trace.get(r.prefix + "mask")
         if mask is None or id(mask) != self._mask_id:
-            # every layer shares one mask array: pool and outline it once per trace and part
+            # every layer shares one mask array: outline it once per trace and part
             self._mask_id = id(mask) if mask is not None else None
             self.masked = masked_cells(self.trace, r.prefix)
-            self._masked_pooled = None if self.masked is None else block_all(self.masked, *self._pool)
             self.heatmap.set_mask(self.masked)
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
         self._set_grid_labels()
-        if self._pool != (1, 1):
-            self._cache = PooledHeadCache(self.probs, *self._pool)
+        if max(tq, tk) > MAX_PX:
+            self._pyramids = HeadPyramids(self.probs, self.masked)
         self._draw_head()
         self._draw_marks()
-        if self._cache is not None:
-            self._cache.prefetch(first=r.head)
+        if self._pyramids is not None:
+            self._pyramids.prefetch(first=r.head)
 
     def _set_grid_labels(self) -> None:
         """Image patches: when the labels do not all fit, the first patch of each grid row (and the
@@ -120,17 +126,65 @@ class HeadMapView(BaseView):
 
     def _draw_head(self) -> None:
         r = self.res
-        data = self._cache.get(r.head) if self._cache is not None else self.probs[r.head]
         mode = self.scale_box.mode
         shared = self.shared_max() if mode == "shared" else 1.0
-        self.vmax = scale_top(mode, float(data.max()) if mode == "per-map" else 1.0, shared)
-        self.image_data = quantize(data, self.vmax, self._masked_pooled)
-        self.heatmap.set_image(self.image_data, self.probs.shape[1:])
+        if mode == "per-map":
+            # the pyramid's coarsest level holds the head's true maximum in a few thousand values
+            top = self._pyramids.get(r.head).levels[-1] if self._pyramids is not None else self.probs[r.head]
+            self.vmax = scale_top(mode, float(top.max()), shared)
+        else:
+            self.vmax = scale_top(mode, 1.0, shared)
+        if self._pyramids is None:
+            self.image_data = quantize(self.probs[r.head], self.vmax, self.masked)
+            self.heatmap.set_image(self.image_data, self.probs.shape[1:])
+            self._label(0)
+        else:
+            self.heatmap.set_shape(self.probs.shape[1:])  # a new size shows all of it: crop after that
+            self._draw_tile()
+
+    def _viewport_changed(self, *args) -> None:
+        """A pan, zoom or resize: a long map draws the crop of the pyramid level that fits the pixels."""
+        if self._pyramids is not None and self.res is not None and not self._rendering:
+            self._draw_tile()
+
+    def _draw_tile(self) -> None:
+        """Draw the visible part of the shown head from the level with at most one value per pixel."""
+        vb = self.heatmap.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        px_w, px_h = max(int(vb.width()), 1), max(int(vb.height()), 1)
+        pyr = self._pyramids.get(self.res.head)
+        tile = pyr.view(y0, y1, x0, x1, px_h, px_w)
+        f = 1 << tile.level
+        masked = self._pyramids.masked_block(tile.level, tile.row0 // f, -(-tile.row1 // f), tile.col0 // f,
+                                             -(-tile.col1 // f))
+        self.tile = tile
+        self.image_data = quantize(tile.image, self.vmax, masked)
+        self._rendering = True  # the image's new bounds must not start another draw
+        try:
+            self.heatmap.set_image(self.image_data, self.probs.shape[1:],
+                                   (tile.row0, tile.row1, tile.col0, tile.col1))
+        finally:
+            self._rendering = False
+        self._label(tile.level)
+
+    def _label(self, level: int) -> None:
+        """Title and colour bar: which head, which scale, and whether a drawn cell is one value or a
+        block's maximum (a long map says so at every zoom, so the bar keeps its width)."""
+        r = self.res
+        mode = self.scale_box.mode
         note = scale_note(mode, "layers and heads") if mode != "per-map" else "scale: this head's maximum"
-        self.heatmap.set_levels(0.0, self.vmax, f"attention weight · {note}")
-        kr, kc = self._pool
-        pooled = f" · each pixel = max of {kr}×{kc} cells" if (kr, kc) != (1, 1) else ""
-        self.heatmap.set_title(f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}")
+        f = 1 << level
+        if self._pyramids is None:
+            detail, pooled = "", ""
+        elif level:
+            detail, pooled = f" · zoomed out: cell = max of {f}×{f}", f" · each drawn cell = max of {f}×{f} cells"
+        else:
+            detail, pooled = " · full zoom: exact values", ""
+        label, title = f"attention weight · {note}{detail}", f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}"
+        if (self.vmax, label, title) != self._labelled:  # a pan within one level changes neither
+            self._labelled = (self.vmax, label, title)
+            self.heatmap.set_levels(0.0, self.vmax, label)
+            self.heatmap.set_title(title)
 
     def shared_max(self) -> float:
         """Largest weight of every layer and head of the shown part (cached per trace and part)."""
@@ -149,6 +203,7 @@ class HeadMapView(BaseView):
         self.heatmap.set_highlight(self.res.query, self.res.key)
 
     def _style_changed(self) -> None:
+        self._labelled = None  # the title's colour and font follow the style
         self.scale_box.follow_style(self.style.scale)
         self.heatmap.set_style(self.style)
         if self.res is not None:

@@ -1,4 +1,4 @@
-"""Turn attention matrices into display images fast: block-max pooling, uint8 quantisation, a cache.
+"""Turn attention matrices into display images fast: block-max pooling, uint8 quantisation, colours.
 
 Numpy only (no Qt), so a worker thread can run it too. A (T, T) head at T=4096 is 16 M values; the
 screen shows about a thousand pixels per side, so the matrix is reduced by the *maximum* of each
@@ -10,14 +10,12 @@ Hover texts always read the full-resolution matrix.
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
 from attnviz.gui.style import MASKED_INDEX
 
-__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic",
-           "PooledHeadCache"]
+__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic"]
 
 MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
 
@@ -109,50 +107,3 @@ def tile_mosaic(tiles: np.ndarray, cols: int, gap: int = 1) -> np.ndarray:
         r, c = divmod(i, cols)
         out[r * (h + gap): r * (h + gap) + h, c * (w + gap): c * (w + gap) + w] = tiles[i]
     return out
-
-
-class PooledHeadCache:
-    """Block-max pooled heads of one (H, Tq, Tk) attention array, filled in a background thread.
-
-    ``get(h)`` returns head h pooled (computing it now if the prefetch has not reached it yet);
-    ``prefetch()`` pools the other heads off the GUI thread (numpy releases the GIL), so switching
-    heads afterwards costs only the quantisation of a ~1024² image.
-    """
-
-    def __init__(self, probs: np.ndarray, kr: int, kc: int):
-        self.probs, self.kr, self.kc = probs, kr, kc
-        self._done: dict[int, np.ndarray] = {}
-        self._lock = threading.Lock()
-        self._cancelled = False
-
-    def get(self, head: int) -> np.ndarray:
-        with self._lock:
-            hit = self._done.get(head)
-        if hit is not None:
-            return hit
-        pooled = block_max(self.probs[head], self.kr, self.kc)
-        with self._lock:
-            self._done[head] = pooled
-        return pooled
-
-    def prefetch(self, first: int = 0):
-        """Pool every head not cached yet, starting after ``first``, on the views' lane (numpy releases
-        the GIL in its loops, so the GUI thread stays responsive); returns the lane's Job."""
-        from attnviz.gui.workers import views_lane  # Qt: only when called from the GUI, never from a worker
-
-        n = self.probs.shape[0]
-        order = [(first + i) % n for i in range(n)]
-        return views_lane().submit(None, self._fill, order)
-
-    def _fill(self, order: list[int]) -> None:
-        for h in order:
-            if self._cancelled:
-                return
-            with self._lock:
-                if h in self._done:
-                    continue
-            self.get(h)
-
-    def cancel(self) -> None:
-        """Stop a running prefetch at the next head (a new trace or layer arrived)."""
-        self._cancelled = True

@@ -79,6 +79,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.lock_aspect = lock_aspect
         top_axis = lock_aspect if top_axis is None else top_axis
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
+        self.image_bounds = (0, 0, 0, 0)  # (row0, row1, col0, col1): the data cells the image covers
         self.diverging = False  # signed data: the style's diverging colour map
         self.title = make_title()
         self.addItem(self.title, row=0, col=0, colspan=4 if lock_aspect else 3)
@@ -125,23 +126,37 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.left.set_labels(rows)
         self.bottom.set_labels(cols)
 
-    def set_image(self, img: np.ndarray, shape_rc: tuple[int, int]) -> None:
-        """Show uint8 indices covering ``shape_rc`` data cells (img may be pooled: fewer pixels)."""
+    def set_shape(self, shape_rc: tuple[int, int]) -> bool:
+        """Make the view show all ``shape_rc`` data cells if that is a new size; True when it was."""
         rows, cols = shape_rc
-        first = self.image.shape_rc != (rows, cols)
+        if self.image.shape_rc == (rows, cols):
+            return False
         self.image.shape_rc = (rows, cols)
+        if self.lock_aspect:
+            self._size_square()
+            self._fit_square()
+        else:
+            # set now rather than by auto-range, which applies it while painting: the axes' answer
+            # to the new range then costs the whole figure a second paint
+            self.vb.setRange(xRange=(0, cols), yRange=(0, rows), padding=0, disableAutoRange=True)
+        return True
+
+    def set_image(self, img: np.ndarray, shape_rc: tuple[int, int],
+                  bounds: tuple[int, int, int, int] | None = None) -> None:
+        """Show uint8 indices covering ``shape_rc`` data cells (img may be pooled: fewer pixels).
+
+        bounds : (row0, row1, col0, col1), the data cells ``img`` covers when it is a crop (a
+        level-of-detail view of a long map); default all of them.
+        """
+        rows, cols = shape_rc
         self.indices = img
         # one large image: pyqtgraph's indexed-8 path (a colour table, 1 byte per pixel) draws fastest
         self.image.setImage(img, autoLevels=False, levels=(0, 255), lut=colour_lut(self.style, self.diverging))
-        if first:
-            self.image.setRect(QRectF(0, 0, cols, rows))
-            if self.lock_aspect:
-                self._size_square()
-                self._fit_square()
-            else:
-                # set now rather than by auto-range, which applies it while painting: the axes' answer
-                # to the new range then costs the whole figure a second paint
-                self.vb.setRange(xRange=(0, cols), yRange=(0, rows), padding=0, disableAutoRange=True)
+        r0, r1, c0, c1 = bounds if bounds is not None else (0, rows, 0, cols)
+        new_shape = self.set_shape(shape_rc)
+        if new_shape or bounds is not None or self.image_bounds != (r0, r1, c0, c1):
+            self.image.setRect(QRectF(c0, r0, c1 - c0, r1 - r0))
+        self.image_bounds = (r0, r1, c0, c1)
         # pyqtgraph applies a new range lazily, in the next paint; changing the view's transform
         # there makes Qt paint the whole figure a second time (charlm: ~6 ms a keystroke)
         self.vb.prepareForPaint()

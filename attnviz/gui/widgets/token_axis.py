@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Callable
 
 import pyqtgraph as pg
@@ -247,6 +249,13 @@ class TokenAxisItem(pg.GraphicsWidget):
             idx = [i for i in idx if abs(i - sel) >= self.stride] + [sel]
         return idx
 
+    def _centers_array(self) -> np.ndarray:
+        """``centers`` as a float array, made again only when the list is replaced."""
+        cached = getattr(self, "_centers_np", None)
+        if cached is None or cached[0] is not self.centers:
+            cached = self._centers_np = (self.centers, np.asarray(self.centers, dtype=np.float64))
+        return cached[1]
+
     def paint(self, p, *args):
         if self.view is None or not self.labels:
             return
@@ -257,16 +266,28 @@ class TokenAxisItem(pg.GraphicsWidget):
         lo = -fm.height()
         hi = (r.height() if self.orientation == "left" else r.width()) + fm.height()
         a, b = self._affine()
-        for i in self.visible_indices():
-            pos = a * self.centers[i] + b
-            if not lo <= pos <= hi:
-                continue
-            p.setFont(st.font(self.font_factor, bold=i == self.selected))
-            p.setPen(pen)
-            text = self._text(i)
+        # one font and pen for all labels, the bold font only for the selected one: a long map's
+        # axes repaint on every pan and zoom frame, and making a QFont per label cost ~7 ms a paint
+        fonts = {False: st.font(self.font_factor), True: None}
+        right_v = int(Qt.AlignRight | Qt.AlignVCenter)
+        centre = int(Qt.AlignCenter)
+        texts = self._texts()[0]
+        p.setPen(pen)
+        current = None
+        # only the labels inside the axis: zoomed into a long map, most of them are outside
+        idx = np.asarray(self.visible_indices(), dtype=np.intp)
+        positions = a * self._centers_array()[idx] + b if len(idx) else np.zeros(0)
+        inside = (positions >= lo) & (positions <= hi)
+        for i, pos in zip(idx[inside].tolist(), positions[inside].tolist()):
+            bold = i == self.selected
+            if bold != current:
+                if fonts[bold] is None:
+                    fonts[bold] = st.font(self.font_factor, bold=True)
+                p.setFont(fonts[bold])
+                current = bold
+            text = texts[i]
             if self.orientation == "left":
-                p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()),
-                           int(Qt.AlignRight | Qt.AlignVCenter), text)
+                p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()), right_v, text)
                 if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
                     p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
                 continue
@@ -275,7 +296,7 @@ class TokenAxisItem(pg.GraphicsWidget):
             if not self.rotated:  # rotated labels point at their cell themselves: a tick would read as a quote
                 p.drawLine(QPointF(pos, edge), QPointF(pos, edge + sign * 4))
                 y = 5 if sign > 0 else r.height() - 5 - fm.height()
-                p.drawText(QRectF(pos - 200, y, 400, fm.height()), int(Qt.AlignCenter), text)
+                p.drawText(QRectF(pos - 200, y, 400, fm.height()), centre, text)
                 continue
             p.save()
             p.translate(pos, edge + sign * 3)
@@ -283,7 +304,7 @@ class TokenAxisItem(pg.GraphicsWidget):
             w = fm.horizontalAdvance(text) + 2
             # text ends at the tick (right-aligned), so long labels run away from the plot
             p.drawText(QRectF(-w, -fm.height() / 2 if sign > 0 else -fm.height() / 2, w, fm.height()),
-                       int(Qt.AlignRight | Qt.AlignVCenter), text)
+                       right_v, text)
             p.restore()
 
     def mouseClickEvent(self, ev):
