@@ -82,7 +82,7 @@ def test_save_scene_writes_what_the_window_shows(tmp_path):
     from attnviz.whatif import WhatIf
 
     switches = WhatIf(scale="none", ablate=frozenset({(0, 1)}))
-    panel = SimpleNamespace(whatif=lambda: switches)
+    panel = SimpleNamespace(current_switches=lambda: switches)
     win.walkthrough = SimpleNamespace(whatif=panel)
     win.current_figure = lambda: panel
     scene = load_scene(save_scene_as(win, str(tmp_path / "w.json")))
@@ -110,3 +110,63 @@ def test_window_saves_a_scene_and_opening_it_restores_model_input_and_selection(
         open_scene(win, str(path))
     qtbot.waitUntil(lambda: (win.selection.layer, win.selection.head, win.selection.query) == (1, 1, 2), timeout=30000)
     assert win.input_panel.text == "the cat sat"
+
+
+def _whatif_tab(win):
+    win.tabs.setCurrentWidget(win.walkthrough_page)
+    win.walkthrough.setCurrentWidget(win.walkthrough.whatif)
+    return win.walkthrough.whatif
+
+
+def test_scene_saves_and_restores_the_whatif_switches(make_window, qtbot, assets, tmp_path):
+    from attnviz.gui.panels.scene_actions import open_scene, save_scene_as
+    from attnviz.whatif import WhatIf
+
+    win = make_window(start=False, model="tiny-encoder", text="the cat sat")
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.start()
+    qtbot.waitUntil(lambda: win.walkthrough is not None, timeout=60000)
+    panel = _whatif_tab(win)
+    qtbot.waitUntil(lambda: panel.loaded is win.loaded, timeout=30000)
+    wanted = WhatIf(scale="none", temperature=round(10 ** (6 / 20), 3), positional=False, ablate={(0, 1), (1, 0)})
+    assert panel.set_switches(wanted) == []
+    assert panel.whatif() == wanted
+    scene = load_scene(save_scene_as(win, str(tmp_path / "w.json")))
+    assert scene.view == "what-if" and scene.whatif_switches() == wanted
+    assert scene.whatif["ablate"] == [[0, 1], [1, 0]] and scene.whatif["positional"] is False
+    panel.reset()  # back to as trained, on another tab
+    win.tabs.setCurrentIndex(0)
+    assert panel.whatif().is_default
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        open_scene(win, str(tmp_path / "w.json"))
+    qtbot.waitUntil(lambda: panel.whatif() == wanted, timeout=30000)
+    assert win.tabs.currentWidget() is win.walkthrough_page and win.walkthrough.currentWidget() is panel
+    # the restored switches are what the model re-runs with
+    qtbot.waitUntil(lambda: panel.comparison is not None and
+                    panel.comparison.after.meta.get("whatif") == wanted.describe(), timeout=60000)
+    # a scene without switches puts them back to as trained
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"format": "attnviz-scene", "model": "tiny-encoder", "text": "the cat sat"}),
+                     encoding="utf-8")
+    with qtbot.waitSignal(win.trace_shown, timeout=30000):
+        open_scene(win, str(plain))
+    qtbot.waitUntil(lambda: panel.whatif().is_default, timeout=30000)
+
+
+def test_scene_opened_at_start_sets_the_switches_once_the_walkthrough_exists(make_window, qtbot, assets, tmp_path):
+    from attnviz.gui.panels.scene_actions import open_scene_at_start
+    from attnviz.whatif import WhatIf
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"format": "attnviz-scene", "model": "tiny-encoder", "text": "the cat sat",
+                                "view": "what-if", "whatif": {"scale": "none", "ablate": [[1, 1]]}}), encoding="utf-8")
+    win = make_window(start=False)
+    open_scene_at_start(win, str(path))
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.start()
+    wanted = WhatIf(scale="none", ablate={(1, 1)})
+    qtbot.waitUntil(lambda: win.walkthrough is not None, timeout=60000)
+    panel = win.walkthrough.whatif
+    assert panel.current_switches() == wanted  # saved again as they are, even before the panel has the model
+    qtbot.waitUntil(lambda: win.walkthrough.currentWidget() is panel and panel.loaded is win.loaded, timeout=30000)
+    assert panel.whatif() == wanted
