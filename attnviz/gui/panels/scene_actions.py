@@ -2,7 +2,8 @@
 
 A scene saved here is what the window shows: model, input, the view in front (and the walkthrough step),
 part, layer, head, query, the What-if tab's switches, colour map and theme. Opening one loads its model
-and input and, once the trace is there, restores the selection, the switches and the view. Lessons run in :class:`attnviz.gui.lesson_mode.LessonWindow`.
+and input and, once the trace is there, restores the selection, the switches and the view. Lessons run in
+:mod:`attnviz.gui.lesson_mode`.
 """
 
 from __future__ import annotations
@@ -185,8 +186,8 @@ def apply_pending_walkthrough(win) -> None:
 
 
 def start_lesson(win, name: str = "attention"):
-    """Lesson ▸ Start: the lesson full-screen; Esc comes back to this window."""
-    from attnviz.gui.lesson_mode import LessonWindow
+    """Lesson ▸ Start: the lesson in presentation mode, a scene at a time; Esc comes back to the app."""
+    from attnviz.gui.lesson_mode import start_lesson as present_lesson
     from attnviz.lessons.lesson import load_lesson
 
     try:
@@ -194,12 +195,10 @@ def start_lesson(win, name: str = "attention"):
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return None
-    lesson_win = LessonWindow(lesson, style=getattr(win, "view_style", None), parent=win)
-    win._lesson_window = lesson_win
-    lesson_win.closed.connect(lambda: (win.activateWindow(), setattr(win, "_lesson_window", None)))
-    lesson_win.showFullScreen()
-    lesson_win.show_scene(0)
-    return lesson_win
+    stage = present_lesson(win, lesson)
+    win._lesson_stage = stage
+    stage.closed.connect(lambda: setattr(win, "_lesson_stage", None))
+    return stage
 
 
 def install_scene_actions(win) -> dict:
