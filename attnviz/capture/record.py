@@ -149,6 +149,9 @@ def capture(
             if emb is not None and emb.record:
                 for name in ("token", "pos", "sum"):
                     arrays[f"{base}emb.{name}"] = _np(emb.record[name][0], dtype)
+                table = getattr(getattr(emb, "pos", None), "table", None)
+                if table is not None:  # every position the model holds, not only the input's (the PE figure)
+                    arrays[f"{base}emb.pos_table"] = _np(table, np.float32)  # (max_len, D)
         if cfg.kind == "vit":  # the patch-embedding filters, for the ViT paper's PCA figure
             arrays["emb.patch_weight"] = _np(model.embed.proj.weight, dtype)  # (D, C, P, P)
         arrays["prediction"] = _prediction(model, logits)

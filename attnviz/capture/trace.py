@@ -7,7 +7,8 @@ Key names are a public contract (documented in the README):
 (H, T, T) · ``L{i}.mask`` (T, T) additive · ``L{i}.z`` (H, T, dh) · ``L{i}.out`` (T, D) ·
 ``L{i}.resid`` (T, D) residual stream after block i · ``L{i}.W_q`` … (D, H·dh) with ``q = x W_q + b_q`` ·
 ``L{i}.cross.*`` decoder cross-attention over (T_dec, T_enc) · ``enc.L{i}.*`` encoder layers of an
-encoder–decoder · ``emb.token`` / ``emb.pos`` / ``emb.sum`` (T, D) · ``prediction`` · ``rollout`` (T, T).
+encoder–decoder · ``emb.token`` / ``emb.pos`` / ``emb.sum`` (T, D) · ``emb.pos_table`` (max_len, D) the
+model's whole positional table (learned or sinusoidal models) · ``prediction`` · ``rollout`` (T, T).
 """
 
 from __future__ import annotations

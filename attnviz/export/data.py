@@ -84,6 +84,23 @@ def _embeddings(trace, s: SelectionState) -> FigureData:
     return FigureData({k: np.asarray(trace[k], dtype=np.float32) for k in keys}, main="")
 
 
+def _pos_encoding(trace, s: SelectionState) -> FigureData:
+    """What the positional-encoding figure shows: the model's whole table (rows: positions) when the trace
+    carries it, else the input's rows; the CSV header names each position (and its token, if used)."""
+    data = _embeddings(trace, s)
+    key = "emb.pos_table" if "emb.pos_table" in trace else "emb.pos"
+    if key not in trace:
+        return data
+    table = np.asarray(trace[key], dtype=np.float32)
+    data.arrays[key] = table
+    used = len(trace["emb.pos"]) if "emb.pos" in trace else 0
+    tokens = list(trace.tokens)
+    data.rows = [f"{i} {tokens[i]}" if i < min(used, len(tokens)) else str(i) for i in range(len(table))]
+    data.cols = [f"dim {d}" for d in range(table.shape[1])]
+    data.main = key
+    return data
+
+
 def _qk_points(trace, s: SelectionState) -> FigureData:
     # the query–key figure is drawn from a data set, not from the trace: the same points, as a table
     from attnviz.runtime.model_copies import model_ref
@@ -119,7 +136,7 @@ _DATA = {
     "matrix-form": _layer_probs,
     "attention-distance": _distance,
     "token-pca": _embeddings,
-    "pos-encoding": _embeddings,
+    "pos-encoding": _pos_encoding,
     "pos-similarity": _embeddings,
 }
 

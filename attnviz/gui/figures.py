@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from attnviz.errors import AttnvizError
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec", "export_style"]
+__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec", "export_style", "goto_step"]
 
 TEXT = ("encoder", "decoder", "encoder-decoder")
 ALL = (*TEXT, "vit")
@@ -107,7 +107,7 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
         view.set_trace(trace)
         view.ensure_current()  # views built off-screen postpone or background some work
         if step is not None:
-            _goto_step(view, name, step)
+            goto_step(view, name, step)
     except BaseException:
         view.close()
         view.deleteLater()
@@ -119,7 +119,8 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
 SIX_STEPS = ("project", "score", "scale", "softmax", "weight", "sum")
 
 
-def _goto_step(view, name: str, step) -> None:
+def goto_step(view, name: str, step) -> None:
+    """Show walkthrough step ``step`` (1-6 or a step's name) in ``view``; AttnvizError when it has none."""
     if not hasattr(view, "set_step"):
         raise AttnvizError(f"--step applies to the 'steps' view, not {name!r}")
     key = SIX_STEPS[int(step) - 1] if str(step).isdigit() and 1 <= int(step) <= 6 else str(step)

@@ -1,33 +1,40 @@
-"""Lesson mode: a lesson's scenes full-screen, figure first, one at a time — and every scene stays live.
+"""Lesson mode: a lesson's scenes one at a time, in presentation mode — and every scene stays live.
 
-PageDown / PageUp (or Space / Backspace) step through the scenes; Esc returns to the full app. Each scene
-is the real figure on the real model: type another sentence (Enter runs it), click a token, switch heads
-with Alt+arrows. The caption's numbers are measured on a worker thread when the scene appears, with its
-own copy of the models (a torch module is not re-entrant), and filled in when they arrive.
+:func:`start_lesson` puts a :class:`LessonStage` (title, the scene's figure, its caption, a line to type
+into) in the main window as a page of its own and presents it with
+:mod:`attnviz.gui.panels.presentation`: the same figure-first, full-screen, large-type mode as F5, so
+side panels, menus and tab bars hide the same way and Esc returns to the app as it was. Page Down /
+Page Up (a clicker's keys) step through the scenes; Alt+arrows switch layer and head of the scene's
+figure; type a sentence and press Enter to run it through the scene's model; click tokens.
+
+The caption's numbers are measured on the stage's own lane (one worker thread, one set of model
+copies kept for the whole lesson: a torch module is not re-entrant, and reloading models per scene
+is slow) and filled in when they arrive.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["LessonWindow"]
+__all__ = ["LessonStage", "start_lesson"]
 
 
-def _measure(scene, n: int):
-    """Worker: a fresh Workbench (own model copies) measures the scene's claim."""
-    from attnviz.lessons.claims import Workbench, evaluate_claim
+def _measure(bench, scene, n: int):
+    """Worker: measure the scene's claim with the lane's own Workbench (models loaded once per lesson)."""
+    from attnviz.lessons.claims import evaluate_claim
 
-    return scene, evaluate_claim(scene, Workbench(), n=n)
+    return scene, evaluate_claim(scene, bench, n=n)
 
 
-class LessonWindow(QWidget):
-    """Shows ``lesson`` one scene at a time. ``closed`` is emitted when Esc leaves lesson mode."""
+class LessonStage(QWidget):
+    """Shows ``lesson`` one scene at a time. ``closed`` is emitted when the lesson ends (Esc)."""
 
     closed = Signal()
     scene_shown = Signal(int)
@@ -35,28 +42,21 @@ class LessonWindow(QWidget):
 
     def __init__(self, lesson, style=None, parent=None, measure_n: int = 100):
         super().__init__(parent)
+        from attnviz.gui.workers import Lane
         from attnviz.lessons.claims import Workbench
 
-        self.setWindowFlag(Qt.WindowType.Window, True)
-        self.setWindowTitle(f"attnviz lesson — {lesson.title}")
         self.lesson, self.style_, self.measure_n = lesson, style, measure_n
-        self.bench = Workbench()
+        self.bench = Workbench()  # the figures' models (GUI thread)
+        self._measure_bench = Workbench()  # the claims' models (the lane's one thread)
+        self._lane = Lane(self, threads=1)
         self.index = -1
         self.scene = None
         self.view = self.selection = self.trace = None
-        self._jobs = []
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        font = QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 2.0)
-        font.setBold(True)
-        self.title.setFont(font)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        cfont = QFont(self.font())
-        cfont.setPointSizeF(cfont.pointSizeF() * 1.4)
-        self.caption.setFont(cfont)
         self.input = QLineEdit()
         self.input.setPlaceholderText("type a sentence and press Enter")
         self.input.returnPressed.connect(self._typed)
@@ -67,49 +67,49 @@ class LessonWindow(QWidget):
         lay.addWidget(self.title)
         lay.addLayout(self.body, 1)
         lay.addWidget(self.caption)
-        row = QHBoxLayout()
-        row.addWidget(self.input, 1)
-        lay.addLayout(row)
+        lay.addWidget(self.input)
         lay.addWidget(self.footer)
-        for keys, slot in (((Qt.Key.Key_PageDown, Qt.Key.Key_Space), self.next_scene),
-                           ((Qt.Key.Key_PageUp, Qt.Key.Key_Backspace), self.previous_scene),
-                           ((Qt.Key.Key_Escape,), self.close)):
-            for key in keys:
-                sc = QShortcut(QKeySequence(key), self)
-                sc.setContext(Qt.ShortcutContext.WindowShortcut)
-                sc.activated.connect(slot)
-        for text, field, delta in (("Alt+Right", "head", 1), ("Alt+Left", "head", -1),
-                                   ("Alt+Down", "layer", 1), ("Alt+Up", "layer", -1)):
-            sc = QShortcut(QKeySequence(text), self)
-            sc.activated.connect(lambda f=field, d=delta: self.step_selection(f, d))
 
-    # -- navigation ------------------------------------------------------------------------------
+    # -- navigation (presentation mode's Page Down / Page Up call step_by) ---------------------------
+    def step_by(self, delta: int) -> None:
+        """The next (``delta`` > 0) or previous scene; nothing past either end."""
+        i = self.index + (1 if delta > 0 else -1)
+        if 0 <= i < len(self.lesson.scenes):
+            self.show_scene(i)
+
     def next_scene(self) -> None:
-        if self.index + 1 < len(self.lesson.scenes):
-            self.show_scene(self.index + 1)
+        self.step_by(1)
 
     def previous_scene(self) -> None:
-        if self.index > 0:
-            self.show_scene(self.index - 1)
+        self.step_by(-1)
 
     def show_scene(self, i: int) -> None:
         """Show scene ``i`` (0-based): its figure, title and caption; start measuring its claim."""
         self.index = i
         self.scene = self.lesson.scenes[i]
+        self._fonts()
         self.title.setText(self.scene.title)
         self.input.setVisible(self.scene.text is not None)
         self.input.setText(self.scene.text or "")
-        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · PageDown next · PageUp previous · "
+        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down next · Page Up previous · "
                             "type and press Enter · click tokens · Alt+arrows: layer/head · Esc: back to the app")
         self._build(self.scene)
-        self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
-                             if "{" in self.scene.caption else self.scene.caption)
+        if self.view is not None:
+            self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
+                                 if "{" in self.scene.caption else self.scene.caption)
         if self.scene.claim:
-            from attnviz.gui.workers import run_job
-
-            self._jobs.append(run_job(_measure, self.scene, self.measure_n, on_result=self._measured,
-                                      on_error=lambda msg: self.caption.setText(f"cannot measure the claim: {msg}")))
+            self._lane.submit("measure", _measure, self._measure_bench, self.scene, self.measure_n,
+                              on_result=self._measured, on_error=self._measure_failed)
         self.scene_shown.emit(i)
+
+    def _fonts(self) -> None:
+        """Title and caption a size above the (presentation) body text."""
+        base = QApplication.font()
+        for label, factor, bold in ((self.title, 2.0, True), (self.caption, 1.4, False)):
+            font = QFont(base)
+            font.setPointSizeF(base.pointSizeF() * factor)
+            font.setBold(bold)
+            label.setFont(font)
 
     def _measured(self, res) -> None:
         from attnviz.lessons.claims import format_caption
@@ -117,17 +117,24 @@ class LessonWindow(QWidget):
         scene, result = res
         if scene is not self.lesson.scenes[self.index]:
             return  # the lecturer has moved on
-        text = format_caption(scene.caption, result) if scene.caption else result.line
+        try:
+            text = format_caption(scene.caption, result) if scene.caption else result.line
+        except AttnvizError as exc:
+            text = str(exc)
         self.caption.setText(text)
         self.caption_measured.emit(self.index, text)
+
+    def _measure_failed(self, message: str) -> None:
+        self.caption.setText(f"cannot measure the claim: {message}")
 
     # -- the live figure ---------------------------------------------------------------------------
     def _build(self, scene) -> None:
         from attnviz.gui.scene_figure import build_scene_figure
 
         self._drop_view()
+        style = self._style()
         try:
-            view, selection, _caption, _ = build_scene_figure(scene, self.bench, self.style_, measure=False)
+            view, selection, _caption, _ = build_scene_figure(scene, self.bench, style, measure=False)
         except AttnvizError as exc:
             self.caption.setText(str(exc))
             return
@@ -136,6 +143,13 @@ class LessonWindow(QWidget):
         self.body.addWidget(view, 1)
         view.show()
         selection.connect(self._selection_changed)
+
+    def _style(self):
+        """The window's view style (large type while presenting), else the one given."""
+        win = self.parent()
+        while win is not None and not hasattr(win, "view_style"):
+            win = win.parent()
+        return getattr(win, "view_style", None) or self.style_
 
     def _drop_view(self) -> None:
         if self.view is not None:
@@ -184,13 +198,44 @@ class LessonWindow(QWidget):
             self._recompute_panels(self.selection.state)
 
     def step_selection(self, field: str, delta: int) -> None:
+        """Alt+arrows while the lesson is presented: the figure's next/previous layer or head."""
         if self.selection is None or self.trace is None:
             return
         state = self.selection.state
         n = self.trace.n_heads if field == "head" else self.trace.layers_in(state.part)
         self.selection.update(**{field: (getattr(state, field) + delta) % n})
 
-    def closeEvent(self, event) -> None:
+    def end(self) -> None:
+        """Drop the figure and the measurements under way; emit ``closed``."""
+        self._lane.cancel()
         self._drop_view()
-        super().closeEvent(event)
         self.closed.emit()
+
+
+def start_lesson(win, lesson, measure_n: int = 100) -> LessonStage:
+    """Present ``lesson`` in ``win``: a page of its own, shown by presentation mode; leaving
+    presentation mode (Esc) removes the page and returns to the app as it was."""
+    from attnviz.gui.panels.presentation import enter_presentation, presentation_mode
+
+    stage = LessonStage(lesson, parent=win, measure_n=measure_n)
+    previous = win.tabs.currentIndex()
+    index = win.tabs.addTab(stage, lesson.title)
+    win.tabs.setCurrentIndex(index)  # before presenting: presentation mode shows the current page's figure
+    mode = presentation_mode(win)
+
+    def finished(on: bool) -> None:
+        if on:
+            return
+        mode.changed.disconnect(finished)
+        if shiboken6.isValid(stage):
+            i = win.tabs.indexOf(stage)
+            if i >= 0:
+                win.tabs.setCurrentIndex(previous)  # the page the lesson started from
+                win.tabs.removeTab(i)
+            stage.end()
+            stage.deleteLater()
+
+    enter_presentation(win, stage)
+    mode.changed.connect(finished)
+    stage.show_scene(0)
+    return stage

@@ -354,7 +354,7 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
     def _lane_error(self, kind: str, message: str) -> None:
         self._prepare_pages(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
-            self.notify(f"cannot load the model: {message}", "error")
+            self.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
             self.model_panel.set_current(self.model_ref)
             if self.loaded is None:
                 self.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
@@ -429,9 +429,10 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
 
     # -- notices, export, about ----------------------------------------------------------------------
-    def notify(self, text: str, level: str = "error") -> None:
-        """Show a non-blocking notice and put it in the status bar too."""
-        self.notice.show_notice(text, level)
+    def notify(self, text: str, level: str = "error", details: str = "") -> None:
+        """Show a non-blocking notice and put it in the status bar too; ``details`` (default: the
+        text's own, an ``errors.Message``) behind its Details… button."""
+        self.notice.show_notice(text, level, details or getattr(text, "details", ""))
         self.statusBar().showMessage(text, 8000)
         self.notice_shown.emit(text, level)
 

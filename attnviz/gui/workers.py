@@ -25,7 +25,7 @@ from typing import Callable
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QThreadPool, Signal
 
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, Message
 
 __all__ = ["gc_paused", "ensure_torch", "lower_thread_priority", "describe_error", "Lane", "Job", "ALL",
            "ModelLane", "current_job", "cancel_requested", "background_lane", "views_lane", "wait_for_workers",
@@ -35,9 +35,10 @@ log = logging.getLogger(__name__)
 
 
 def describe_error(exc: BaseException) -> str:
-    """The message shown to the user for an exception raised in a worker."""
+    """The message shown to the user for an exception raised in a worker (an ``errors.Message``: its
+    ``details`` carry the long version for the notice's Details… button)."""
     if isinstance(exc, AttnvizError):
-        return str(exc)
+        return Message.of(exc)
     if isinstance(exc, MemoryError):
         return "out of memory: try a shorter input or a smaller model"
     log.error("unexpected error in a worker", exc_info=exc)
@@ -200,7 +201,7 @@ class Lane(QObject):
     """
 
     result = Signal(object, object)  # kind, value
-    error = Signal(object, str)  # kind, message
+    error = Signal(object, object)  # kind, message (an errors.Message keeps its details through the signal)
     progress = Signal(object, object)  # kind, item
     busy_changed = Signal(bool)
 

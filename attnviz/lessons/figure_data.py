@@ -102,7 +102,7 @@ def permutation_panels(loaded, text: str, state, seed: int = 0) -> FigurePanels:
 def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
                       with_positions: str = "order-sentiment", without: str = "order-sentiment-nopos") -> FigurePanels:
     """Both models on the sentence and its swapped twin; their swapped-pair accuracy on held-out pairs."""
-    from attnviz.lessons.claims import HELD_OUT_SEED, _trace_text
+    from attnviz.lessons.workbench import HELD_OUT_SEED, trace_text as _trace_text
     from attnviz.runtime import task_of
     from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE, swap
 

@@ -113,16 +113,30 @@ def test_token_embedding_pca(qtbot):
     shot(view, "token_embedding")
 
 
-def test_positional_encoding_heatmap(qtbot):
+def test_positional_encoding_heatmap_shows_every_position_the_model_holds(qtbot):
     enc = sample_trace("encoder", T=9, pos="sinusoidal")
     view, sel = make(qtbot, PositionalEncodingView, enc, style=PRESETS["dark"])
-    pos = enc["emb.pos"].astype(np.float64)
+    pos = enc["emb.pos_table"].astype(np.float64)  # (max_len, D): more rows than the input's 9
+    n, D = pos.shape
+    assert n > 9 and view.heatmap.image.shape_rc == (n, D)
+    np.testing.assert_array_equal(enc["emb.pos"], pos[:9])  # the input uses the first rows
     m = np.abs(pos).max()
     np.testing.assert_allclose(view.heatmap.bar.levels, (-m, m), rtol=1e-6)
     expected = np.floor(np.clip((pos + m) / (2 * m) * 254, 0, 254) + 0.5).astype(np.uint8)
     assert np.abs(view.heatmap.indices.astype(int) - expected).max() <= 1  # float32 rounding at .5
-    assert "(sinusoidal)" in view.heatmap.title.text
-    assert f"{pos[4, 7]:.6f}" in view.cell_text(4, 7)
+    title = view.heatmap.title.text
+    assert title.startswith("Sinusoidal") and f"all {n} positions" in title and "0–8 (outlined)" in title
+    assert all(item.isVisible() and item.rect().height() == 9 for item in view.input_marks)
+    assert f"{pos[4, 7]:.6f}" in view.cell_text(4, 7) and "not used" in view.cell_text(n - 1, 0)
+    assert view.heatmap.left.labels[n - 1] == str(n - 1) and view.heatmap.left.labels[2].startswith("2 ")
     sel.update(query=2)
     assert view.heatmap.left.selected == 2
     shot(view, "positional_encoding_dark")
+
+
+def test_positional_encoding_of_an_old_trace_shows_the_input_rows(qtbot):
+    enc = sample_trace("encoder", T=9, pos="sinusoidal")
+    del enc.arrays["emb.pos_table"]  # a trace written before the whole table was recorded
+    view, _ = make(qtbot, PositionalEncodingView, enc)
+    assert view.heatmap.image.shape_rc == enc["emb.pos"].shape
+    assert not any(item.isVisible() for item in view.input_marks) and "the input's 9 positions" in view.heatmap.title.text

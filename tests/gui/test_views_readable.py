@@ -105,7 +105,7 @@ def test_position_similarity_is_diverging_and_symmetric_around_zero(qtbot):
 def test_positional_encoding_is_diverging_with_symmetric_levels(qtbot):
     trace = sample_trace("encoder", T=12)
     view, _ = make(qtbot, PositionalEncodingView, trace)
-    pos = trace["emb.pos"].astype(np.float64)
+    pos = trace["emb.pos_table"].astype(np.float64)
     m = np.abs(pos).max()
     assert view.heatmap.bar.levels == (pytest.approx(-m), pytest.approx(m)) and view.heatmap.diverging
 

@@ -206,6 +206,9 @@ def test_matrix_form_one_head_is_readable_on_a_slide(tmp_path, qtbot, kind):
     assert b == "K = X W_K + b_K" and w.grids["V"].title == "V = X W_V + b_V"
     f = compute_matrix_form(trace, 0)
     np.testing.assert_array_equal(w.grids["P"].values, f.P[0])
+    w.set_section("output")  # the next part: Z = P V and the attention output, P as large
+    areas = _slide_areas(w)
+    assert areas["P"].width() >= 300 and areas["P"].height() >= 300, areas["P"]
     np.testing.assert_allclose(w.grids["out"].values, trace["L0.out"], atol=1e-5)
 
 

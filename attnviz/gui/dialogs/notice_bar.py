@@ -1,15 +1,19 @@
 """A visible, non-blocking message strip: truncation notices, bad inputs, models that fail to load.
 
 Never a modal dialog and never a traceback: the lecturer reads one line, closes it or just keeps
-working, and the app keeps showing what it had.
+working, and the app keeps showing what it had. When the error has more to say (``details``: every
+mismatching weight of a model folder, say), a Details… button opens the full text, selectable and
+copyable, in a window that does not block the app.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QSizePolicy, QToolButton, QVBoxLayout)
 
-__all__ = ["NoticeBar", "LEVELS"]
+__all__ = ["NoticeBar", "LEVELS", "DetailsDialog"]
 
 # background, text: readable on light and dark themes alike (the strip brings its own colours)
 LEVELS = {
@@ -20,8 +24,39 @@ LEVELS = {
 INFO_SECONDS = 8  # info notices fade on their own; warnings and errors stay until replaced or closed
 
 
+class DetailsDialog(QDialog):
+    """The full text of a notice: read-only, selectable, with a Copy button; not modal."""
+
+    def __init__(self, summary: str, details: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Details")
+        self.setModal(False)
+        head = QLabel(summary, self)
+        head.setWordWrap(True)
+        head.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)  # read-only still selects and copies (Ctrl+A, Ctrl+C)
+        self.text.setPlainText(details)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        copy = buttons.addButton("Copy", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.setToolTip("copy the whole text to the clipboard")
+        copy.clicked.connect(self.copy)
+        buttons.rejected.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(head)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(buttons)
+        self.resize(720, 420)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text.toPlainText())
+
+
 class NoticeBar(QFrame):
-    """One line of text with a close button; ``show_notice(text, level)`` replaces the current one."""
+    """One line of text with a close button; ``show_notice(text, level, details)`` replaces the current
+    one (a Details… button when ``details`` says more than the line)."""
 
     closed = Signal()
 
@@ -41,9 +76,17 @@ class NoticeBar(QFrame):
         self._close.setAutoRaise(True)
         self._close.setToolTip("Dismiss this notice")
         self._close.clicked.connect(self.dismiss)
+        self.details_button = QToolButton(self)
+        self.details_button.setText("Details…")
+        self.details_button.setToolTip("the full text of this problem, to read or copy")
+        self.details_button.clicked.connect(self.show_details)
+        self.details_button.hide()
+        self.details = ""
+        self.dialog: DetailsDialog | None = None
         lay = QHBoxLayout(self)
         lay.setContentsMargins(10, 4, 4, 4)
         lay.addWidget(self._label, 1)
+        lay.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -55,8 +98,9 @@ class NoticeBar(QFrame):
     def text(self) -> str:
         return self._label.text()
 
-    def show_notice(self, text: str, level: str = "warning") -> None:
-        """Show ``text`` (one line, plain) at ``level`` "info", "warning" or "error"."""
+    def show_notice(self, text: str, level: str = "warning", details: str = "") -> None:
+        """Show ``text`` (one line, plain) at ``level`` "info", "warning" or "error"; ``details`` (the
+        long version) behind a Details… button, shown only when it says more than ``text``."""
         bg, fg = LEVELS.get(level, LEVELS["warning"])
         self.level = level
         self.setStyleSheet(f"#NoticeBar {{ background: {bg}; border-radius: 4px; }}"
@@ -64,14 +108,29 @@ class NoticeBar(QFrame):
         prefix = {"error": "Problem: ", "warning": "Note: "}.get(level, "")
         self._label.setText(prefix + text)
         self._label.setToolTip(text)
+        self.details = details if details and details.strip() != str(text).strip() else ""
+        self.details_button.setVisible(bool(self.details))
         self.show()
         if level == "info":
             self._timer.start(INFO_SECONDS * 1000)
         else:
             self._timer.stop()
 
+    def show_details(self) -> None:
+        """Open (or bring forward) the window with the notice's full text."""
+        if not self.details:
+            return
+        if self.dialog is not None:
+            self.dialog.close()
+            self.dialog.deleteLater()
+        self.dialog = DetailsDialog(self._label.text(), self.details, self.window())
+        self.dialog.show()
+        self.dialog.raise_()
+
     def dismiss(self) -> None:
         self._timer.stop()
+        self.details = ""
+        self.details_button.hide()
         self.level = ""
         self._label.clear()
         self.hide()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, Message
 
 __all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "wants_gradients", "DEFAULT_MODEL"]
 
@@ -55,7 +55,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
         example = task.example_input() if task is not None else None
         examples = [e for e in task.examples() if isinstance(e, str)] if task is not None else []
     except AttnvizError as exc:  # a model whose task module is missing still loads and runs
-        example, examples, notice = None, [], str(exc)
+        example, examples, notice = None, [], Message.of(exc)
     snapshots = None
     if loaded.path is not None:
         from attnviz.training.snapshots import load_snapshots
@@ -63,7 +63,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
         try:
             snapshots = load_snapshots(loaded.path)
         except AttnvizError as exc:
-            notice = str(exc)
+            notice = Message.of(exc)
     return LoadResult(str(ref), loaded, example, available_devices(), snapshots, notice,
                       _sample_images() if loaded.config.kind == "vit" else {},
                       examples if loaded.config.kind != "vit" else [])

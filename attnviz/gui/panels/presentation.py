@@ -3,8 +3,8 @@
 ``enter_presentation(win, widget=None)`` shows ``widget`` (default: the current figure — the view last
 clicked in the Attention tab, the visible walkthrough sub-tab, the training page) full screen in the
 presentation style (large type, thick lines); Esc (or F5 again) puts everything back as it was.
-Page Down / Page Up (what a presenter's clicker sends) step through the walkthrough's steps. Lessons
-and guided tours call the same two functions.
+Page Down / Page Up (what a presenter's clicker sends) step through the walkthrough's steps, or through
+a lesson's scenes (:mod:`attnviz.gui.lesson_mode` presents its stage with the same two functions).
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
 __all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
+
+# the window's actions that step the selection: (action name, field, delta)
+SELECTION_KEYS = (("next_layer", "layer", 1), ("prev_layer", "layer", -1), ("next_head", "head", 1),
+                  ("prev_head", "head", -1))
 
 
 def presentation_mode(win) -> "PresentationMode":
@@ -56,6 +60,8 @@ class PresentationMode(QObject):
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
         self._controls_hidden = None  # the walkthrough widget whose controls are hidden
         self._bare_dock = None  # the presented view's dock, its title bar hidden
+        self._figure_shortcuts: list[QShortcut] = []  # Alt+arrows for a figure with its own selection
+        self._disabled_actions = []  # the window's layer/head actions, off meanwhile
         self._shortcuts = []
         for key, slot in ((Qt.Key.Key_Escape, self.leave), (Qt.Key.Key_PageDown, lambda: self.step(1)),
                           (Qt.Key.Key_PageUp, lambda: self.step(-1))):
@@ -114,10 +120,32 @@ class PresentationMode(QObject):
         self.changed.emit(False)
 
     def step(self, delta: int) -> None:
-        """Next/previous step of a step-by-step figure (the clicker's Page Down / Page Up)."""
+        """Next/previous step of a step-by-step figure, or scene of a lesson (the clicker's Page Down /
+        Page Up): a figure with ``step_by(delta)`` steps itself."""
         fig = self.figure
-        if fig is not None and shiboken6.isValid(fig) and hasattr(fig, "set_step"):
+        if fig is None or not shiboken6.isValid(fig):
+            return
+        if hasattr(fig, "step_by"):
+            fig.step_by(delta)
+        elif hasattr(fig, "set_step"):
             fig.set_step(fig.slider.value() + delta)
+
+    def _route_selection_keys(self, fig) -> None:
+        """A figure with a selection of its own (a lesson's scene, ``step_selection(field, delta)``) takes
+        the window's layer/head keys (Alt+arrows) while it is presented: the window's actions step
+        aside, since two shortcuts on one key would both stay silent."""
+        acts = getattr(self.win, "actions_", {})
+        for name, field, delta in SELECTION_KEYS:
+            act = acts.get(name)
+            if act is None or act.shortcut().isEmpty():
+                continue
+            sc = QShortcut(act.shortcut(), self.win)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
+            sc.activated.connect(lambda f=field, d=delta: fig.step_selection(f, d))
+            if act.isEnabled():
+                act.setEnabled(False)
+                self._disabled_actions.append(act)
+            self._figure_shortcuts.append(sc)
 
     # -- what is shown -----------------------------------------------------------------------------
     def _present(self, widget: QWidget | None) -> None:
@@ -153,6 +181,8 @@ class PresentationMode(QObject):
         if hasattr(fig, "set_controls_visible"):  # walkthrough widgets, the training panel
             fig.set_controls_visible(False)
             self._controls_hidden = fig
+        if hasattr(fig, "step_selection"):
+            self._route_selection_keys(fig)
 
     def _restore_figure(self) -> None:
         if self._bare_dock is not None and shiboken6.isValid(self._bare_dock):
@@ -168,6 +198,14 @@ class PresentationMode(QObject):
         if self._controls_hidden is not None and shiboken6.isValid(self._controls_hidden):
             self._controls_hidden.set_controls_visible(True)
         self._controls_hidden = None
+        for sc in self._figure_shortcuts:
+            sc.setEnabled(False)
+            sc.deleteLater()
+        self._figure_shortcuts = []
+        for act in self._disabled_actions:
+            if shiboken6.isValid(act):
+                act.setEnabled(True)
+        self._disabled_actions = []
 
     def _show_page_of(self, widget: QWidget) -> None:
         """Bring the tab (and walkthrough sub-tab) holding ``widget`` to the front."""

@@ -1,8 +1,9 @@
 """File ▸ Save scene… / Open scene… and Lesson ▸ Start lesson: the app's side of scenes and lessons.
 
-A scene saved here is what the window shows: model, input, the view in front, part, layer, head, query,
-colour map and theme. Opening one loads its model and input and restores the selection once the trace
-is there. Lessons run in :class:`attnviz.gui.lesson_mode.LessonWindow`.
+A scene saved here is what the window shows: model, input, the view in front (and the walkthrough step),
+part, layer, head, query, the What-if tab's switches, colour map and theme. Opening one loads its model
+and input and, once the trace is there, restores the selection, the switches and the view. Lessons run in
+:mod:`attnviz.gui.lesson_mode`.
 """
 
 from __future__ import annotations
@@ -48,16 +49,21 @@ def current_scene(win):
     name = view_name_of(view) if view is not None else "head-map"
     whatif = {}
     panel = getattr(getattr(win, "walkthrough", None), "whatif", None)  # the walkthrough's What-if tab
-    switches = getattr(panel, "whatif", None)
-    if callable(switches):  # WhatIfPanel.whatif() is a method
-        switches = switches()
+    if panel is not None:
+        switches = panel.current_switches()
+    else:  # the walkthrough is not built yet: an opened scene's switches are still waiting for it
+        waiting = getattr(win, "_walkthrough_scene", None)
+        switches = waiting.whatif_switches() if waiting is not None else None
     if switches is not None and not switches.is_default:
         whatif = {"scale": switches.scale, "temperature": switches.temperature, "causal": switches.causal,
                   "positional": switches.positional, "ablate": [list(p) for p in sorted(switches.ablate)]}
-        if view is panel:
-            name = "what-if"
+    if view is not None and view is panel:
+        name = "what-if"
+    step = None
+    if name == "steps" and getattr(view, "step_list", None):  # the walkthrough step on screen
+        step = view.step_list[view.slider.value()]
     return Scene(model=win.model_ref, text=text, image=image, view=name, part=s.part, layer=s.layer, head=s.head,
-                 query=s.query, whatif=whatif, colormap=getattr(win.settings, "colormap", "viridis"),
+                 query=s.query, step=step, whatif=whatif, colormap=getattr(win.settings, "colormap", "viridis"),
                  theme=getattr(win.settings, "theme", "light"))
 
 
@@ -139,13 +145,49 @@ def _restore_selection(win, trace) -> None:
     dock = win.views_area.docks.get(spec.cls) if spec is not None else None
     if dock is not None:
         dock.raise_()
-    elif spec is not None and spec.module == "attnviz.gui.walkthrough":
+    _restore_walkthrough(win, scene)
+
+
+# the walkthrough sub-tab that shows a scene's view
+_WALKTHROUGH_TABS = {"steps": "steps", "matrix-form": "matrix", "what-if": "whatif"}
+
+
+def _restore_walkthrough(win, scene) -> None:
+    """The What-if switches as the scene saved them (as trained when it saved none) and, for a walkthrough
+    view, its tab in front. The walkthrough is built after start-up: until then the scene waits on the
+    window and :func:`apply_pending_walkthrough` finishes the job."""
+    page = getattr(win, "walkthrough", None)
+    if page is None:
+        win._walkthrough_scene = scene
+        return
+    win._walkthrough_scene = None
+    missing = page.whatif.set_switches(scene.whatif_switches(), win.loaded)
+    if missing:
+        heads = ", ".join(f"layer {layer} head {head}" for layer, head in missing)
+        win.notify(f"the scene ablates heads this model does not have ({heads}): ignored", "warning")
+    tab = _WALKTHROUGH_TABS.get(scene.view)
+    if tab is not None:
         win.tabs.setCurrentWidget(win.walkthrough_page)
+        page.setCurrentWidget(getattr(page, tab))
+        if tab == "steps" and scene.step is not None:
+            from attnviz.gui.figures import goto_step
+
+            try:
+                goto_step(page.steps, "steps", scene.step)
+            except AttnvizError as exc:
+                win.notify(str(exc), "warning")
+
+
+def apply_pending_walkthrough(win) -> None:
+    """Called once the walkthrough page exists: apply a scene opened before it was built."""
+    scene = getattr(win, "_walkthrough_scene", None)
+    if scene is not None:
+        _restore_walkthrough(win, scene)
 
 
 def start_lesson(win, name: str = "attention"):
-    """Lesson ▸ Start: the lesson full-screen; Esc comes back to this window."""
-    from attnviz.gui.lesson_mode import LessonWindow
+    """Lesson ▸ Start: the lesson in presentation mode, a scene at a time; Esc comes back to the app."""
+    from attnviz.gui.lesson_mode import start_lesson as present_lesson
     from attnviz.lessons.lesson import load_lesson
 
     try:
@@ -153,12 +195,10 @@ def start_lesson(win, name: str = "attention"):
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return None
-    lesson_win = LessonWindow(lesson, style=getattr(win, "view_style", None), parent=win)
-    win._lesson_window = lesson_win
-    lesson_win.closed.connect(lambda: (win.activateWindow(), setattr(win, "_lesson_window", None)))
-    lesson_win.showFullScreen()
-    lesson_win.show_scene(0)
-    return lesson_win
+    stage = present_lesson(win, lesson)
+    win._lesson_stage = stage
+    stage.closed.connect(lambda: setattr(win, "_lesson_stage", None))
+    return stage
 
 
 def install_scene_actions(win) -> dict:

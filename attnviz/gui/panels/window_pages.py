@@ -59,6 +59,9 @@ class WindowPagesMixin:
             self.walkthrough = WalkthroughPage(self.selection, self.view_style, lane_runner(self.lane), self)
             fill_page(self.walkthrough_page, self.walkthrough)
             self._tab_changed(self.tabs.currentIndex())
+            from attnviz.gui.panels.scene_actions import apply_pending_walkthrough
+
+            apply_pending_walkthrough(self)  # a scene opened before the page existed: its what-if switches
         # start-up is over: what it built lives for the session; later collections skip it
         gc.freeze()
         if not self.warm:

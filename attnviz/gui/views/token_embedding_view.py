@@ -31,8 +31,13 @@ class TokenEmbeddingView(BaseView):
         self.scatter.sigClicked.connect(self._clicked)
         self.scatter.sigHovered.connect(self._hovered)
         self.marker = pg.ScatterPlotItem()
+        self.leaders = pg.PlotDataItem(connect="pairs")  # from a point to its label placed away from it
+        self.plot.addItem(self.leaders, ignoreBounds=True)
         self.plot.addItem(self.scatter)
         self.plot.addItem(self.marker)
+        self.placements: list = []  # label_layout.Placement or None (left out) per label
+        self.hidden_labels = 0
+        self._placing = False
         self.figure.addItem(self.title_item, row=0, col=0)
         self.figure.addItem(self.plot, row=1, col=0)
         self.labels: list[pg.TextItem] = []
@@ -45,6 +50,9 @@ class TokenEmbeddingView(BaseView):
         self.controls.addWidget(self.source)
         self.controls.addStretch(1)
         style_plot(self.plot, self.style)
+        # labels are placed in pixels: a new size or range places them again
+        self.plot.vb.sigResized.connect(lambda *_: self._place_labels())
+        self.plot.vb.sigRangeChanged.connect(lambda *_: self._place_labels())
 
     @property
     def key(self) -> str:
@@ -56,7 +64,8 @@ class TokenEmbeddingView(BaseView):
         self.marker.clear()
         for item in self.labels:
             self.plot.removeItem(item)
-        self.labels = []
+        self.labels, self.placements = [], []
+        self.leaders.setData([], [])
         if self.trace is None:
             set_title(self.title_item, "no input yet", self.style)
             return
@@ -84,34 +93,87 @@ class TokenEmbeddingView(BaseView):
             self.plot.removeItem(item)
         self.labels = []
         for i, (x, y) in enumerate(self.coords[:MAX_LABELS]):
-            item = pg.TextItem(display_token(tokens[i]), color=st.foreground)
+            item = pg.TextItem(display_token(tokens[i]), color=st.foreground, anchor=(0, 0))
             item.setFont(st.font(0.9))
             item.setPos(x, y)
-            self.plot.addItem(item)
+            self.plot.addItem(item, ignoreBounds=True)  # the points set the range; labels fit inside it
             self.labels.append(item)
-        self._place_labels()
+        # leaders in grey: they join, the points and labels are what is read
+        self.leaders.setPen(pg.mkPen("#909090", width=max(1.0, 0.5 * st.line_width)))
         style_plot(self.plot, st, bottom=f"PC1 ({self.ratio[0]:.1%} of variance)",
                    left=f"PC2 ({self.ratio[1]:.1%} of variance)")
-        more = f" (labels for the first {MAX_LABELS})" if len(self.coords) > MAX_LABELS else ""
-        set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
-                  f"first two principal components{more}", st)
-        self.plot.autoRange(padding=0.1)  # room for the labels of the outermost points
+        self.hidden_labels = 0
+        self._set_title()
+        self.plot.autoRange(padding=0.12)  # room for the labels of the outermost points
         self._selection_changed(self.state, {"query"})
+
+    def _set_title(self) -> None:
+        more = f"; labels for the first {MAX_LABELS}" if len(self.coords) > MAX_LABELS else ""
+        crowd = (f"; {self.hidden_labels} labels left out where points crowd (hover a point for its name)"
+                 if self.hidden_labels else "")
+        set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
+                  f"first two principal components{more}{crowd}", self.style)
 
     def _ring_px(self) -> float:
         return 18 * max(1.0, self.style.font_scale)
 
+    def _dot_px(self) -> float:
+        return 8 * max(1.0, self.style.font_scale)
+
+    def _after_relayout(self) -> None:
+        self._place_labels()  # an export lays the figure out at another size
+
     def _place_labels(self) -> None:
-        """Each label starts just right of its dot; the selected one right of the ring around it, in
-        bold, so the ring never covers its text."""
+        """No two labels overlap (:func:`~attnviz.gui.widgets.label_layout.place_labels`): beside their
+        dot when there is room, else further out with a leader line, else left out (hover names the
+        point). The selected label is placed first, in bold, clear of the ring around its dot."""
+        if self._placing or self.coords is None or not self.labels:
+            return
+        vb = self.plot.vb
+        W, H = vb.width(), vb.height()
+        if W < 2 or H < 2:
+            return
+        self._placing = True
+        try:
+            self._place_in(vb.viewRect(), W, H)
+        finally:
+            self._placing = False
+
+    def _place_in(self, r, W: float, H: float) -> None:
+        from attnviz.gui.widgets.label_layout import place_labels
+
         q = self.state.query
-        dot = 8 * max(1.0, self.style.font_scale)
+        sx, sy = W / max(r.width(), 1e-300), H / max(r.height(), 1e-300)
+        pts = self.coords[:len(self.labels)]
+        px = np.column_stack([(pts[:, 0] - r.left()) * sx, (r.bottom() - pts[:, 1]) * sy])
+        sizes = []
         for i, item in enumerate(self.labels):
-            selected = i == q
-            item.setFont(self.style.font(0.9, bold=selected))
-            gap = (self._ring_px() if selected else dot) / 2 + 3 * max(1.0, self.style.font_scale)
-            width = max(item.textItem.boundingRect().width(), 1.0)
-            item.setAnchor((-gap / width, 0.5))  # anchor is in text widths: −gap/width is gap pixels
+            item.setFont(self.style.font(0.9, bold=i == q))
+            # the selected label may sit over other dots: it brings its own background
+            item.fill = pg.mkBrush(self.style.background) if i == q else pg.mkBrush(None)
+            item.update()
+            b = item.textItem.boundingRect()
+            sizes.append((b.width(), b.height()))
+        sel = q if q is not None and 0 <= q < len(self.labels) else None
+        ring = self._ring_px() / 2
+        reserved = [] if sel is None else [(px[sel, 0] - ring, px[sel, 1] - ring, px[sel, 0] + ring, px[sel, 1] + ring)]
+        self.placements = place_labels(px, sizes, radius=self._dot_px() / 2, bounds=(0, 0, W, H), first=sel,
+                                       reserved=reserved)
+        lines_x, lines_y = [], []
+        for i, (item, p) in enumerate(zip(self.labels, self.placements)):
+            item.setVisible(p is not None)
+            if p is None:
+                continue
+            item.setPos(r.left() + p.left / sx, r.bottom() - p.top / sy)
+            if p.leader:
+                ex, ey = p.nearest_point(*px[i])
+                lines_x += [pts[i, 0], r.left() + ex / sx]
+                lines_y += [pts[i, 1], r.bottom() - ey / sy]
+        self.leaders.setData(lines_x, lines_y)
+        hidden = sum(p is None for p in self.placements)
+        if hidden != self.hidden_labels:
+            self.hidden_labels = hidden
+            self._set_title()
 
     def _selection_changed(self, state, changed) -> None:
         if self.coords is None or "query" not in changed:

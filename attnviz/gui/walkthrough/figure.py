@@ -118,16 +118,23 @@ class FigureBoard(QWidget):
         self.items.append(head)
         detail = " · ".join(x for x in (self.context, detail) if x)
         if detail:
-            note = self.label(detail, 1.2, wrap=True)
-            self._layout.addWidget(note)
-            self.items.append(note)
+            self.add_note(detail, 1.2)
         return head
 
     def add_note(self, text: str, factor: float = 1.2) -> QLabel:
         note = self.label(text, factor, wrap=True)
         self._layout.addWidget(note)
         self.items.append(note)
+        self._fit_height(note)
         return note
+
+    def _fit_height(self, label: QLabel) -> None:
+        """A wrapped note added to a board already laid out takes the lines it needs at the board's width
+        (its own hint assumes a narrow column: three lines where one fits); resizeEvent does it later."""
+        margins = self._layout.contentsMargins()
+        width = self.width() - margins.left() - margins.right()
+        if width > 0:
+            label.setMinimumHeight(label.heightForWidth(width))
 
     def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0) -> QHBoxLayout:
         """A row of widgets; strings become large operator labels ("×", "=", "→ softmax →").

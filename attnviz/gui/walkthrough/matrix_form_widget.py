@@ -1,8 +1,9 @@
 """Self-attention of a whole layer as matrices: Q = XW_Q + b_Q … Z = PV, the heads × W_O, then the block.
 
 One part at a time, so every matrix is large enough for a slide (a lecturer shows one part of the layer
-at a time): the selected head from X to Z and the attention output; all heads' Z concatenated × W_O;
-the residual stream and the MLP; or an overview of all three. Every symbol means one thing:
+at a time): the selected head from X to its attention weights P; from P to Z and the attention output;
+all heads' Z concatenated × W_O; the residual stream and the MLP; or an overview of all of it. In
+presentation mode Page Down / Page Up step through these parts. Every symbol means one thing:
 
 * ``X``: the rows the Q/K/V projections read — LN(R) in a pre-LN model, R itself in a post-LN one;
 * ``E``: the encoder's output, which cross-attention keys and values are made from;
@@ -24,14 +25,17 @@ from attnviz.gui.style import head_colour
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 
-__all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE"]
+__all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
 # px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
-# 1067×600 and scales it ×1.8, so 172 here is 310 px on the slide (and 172 px in a window)
-SQUARE_SIDE = 172
+# 1067×600 and scales it ×1.8, so 180 here is 324 px on the slide (and 180 px in a window)
+SQUARE_SIDE = 180
+# px asked for in presentation mode (large type, shown 1:1 on the projector): a slide's 300 px and a margin
+PRESENTED_SIDE = 320
 SECTIONS = {  # name → what the chooser says
-    "head": "one head: X → Q, K, V → P → Z → A",
+    "head": "one head: X → Q, K, V → P",
+    "output": "one head: Z = P V → A",
     "heads": "all heads: concat(Z) W_O",
     "block": "the block: residual stream + MLP",
     "all": "overview: everything at once (small)",
@@ -74,6 +78,11 @@ class MatrixFormWidget(WalkthroughView):
         controls.addWidget(self.section_box)
         controls.addStretch(1)
         self._lay_out(controls)
+        self.slider = _SectionStep(self.section_box)  # what presentation mode's Page Down/Up step
+
+    def set_step(self, index: int) -> None:
+        """Show part ``index`` of :data:`SECTIONS` (clamped): the clicker walks through the layer."""
+        self.section_box.setCurrentIndex(max(0, min(int(index), self.section_box.count() - 1)))
 
     @property
     def section(self) -> str:
@@ -181,6 +190,8 @@ class MatrixFormWidget(WalkthroughView):
                                    f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")
         if section == "head":
             self._one_head_rows(ctx)
+        elif section == "output":
+            self._output_rows(ctx)
         elif section == "heads":
             self._multi_head_rows(ctx, H, dh, large=True)
         elif section == "block":
@@ -221,42 +232,63 @@ class MatrixFormWidget(WalkthroughView):
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
         ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=0 if large else 6)
 
+    def _square_side(self) -> float:
+        """Pixels each T×T map asks for: a slide's 300 px once exported, or on screen when presenting."""
+        return PRESENTED_SIDE if self.style.font_scale > 1 else SQUARE_SIDE
+
     def _one_head_rows(self, c: "_Context") -> None:
-        """X → Q, K, V; Q Kᵀ → scaled (and masked) → P; Z = P V → A: large maps with token labels."""
+        """X → Q, K, V; Q Kᵀ → scaled (and masked) → P: large maps with token labels."""
         f, head = c.f, c.head
-        Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
-        H = f.Q.shape[0]
+        Tq, Tk = f.X.shape[0], f.K.shape[1]
         self._qkv_row(c, large=True)
         first = set(self.grids)
-        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=SQUARE_SIDE)
+        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side())
         masked = bool(np.isneginf(f.mask).any())
         # scaling and masking in one step: a third T×T map would not leave each one room on a slide
         row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
         if masked:
-            row += [f"× {f.scale:.4g} + M =",
+            row += [f"× {f.scale:.4g}\n+ M =",
                     (self._grid("masked", f.masked[head], "scaled + M", subtitle=f"{Tq} × {Tk}", **square), 4)]
         else:
-            row += [f"× {f.scale:.4g} =",
+            row += [f"× {f.scale:.4g}\n=",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
-        row += ["→ softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
-        # the T×T maps take the spare height (the rows around keep their hint); smaller operators leave
-        # them the width
+        # operators on two lines: the three maps keep the width of the slide
+        row += ["softmax\n→", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
+        # the T×T maps take the spare height; smaller operators leave them the width
         self.board.add_row(row, stretch=1, op_factor=1.5)
-        b_o = " + b_O" if _has(c.t, c.prefix + "b_o") else ""
+        self._modest(first)
+
+    def _output_rows(self, c: "_Context") -> None:
+        """P V = Z for the selected head, then every head's Z concatenated × W_O (+ b_O) = A."""
+        f, head = c.f, c.head
+        Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
+        H = f.Q.shape[0]
         self.board.add_row([
+            (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", row_labels=c.q_tok,
+                        col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side()), 4), "×",
+            (self._grid("V", f.V[head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+            "=",
             (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
-                        highlight_rows=c.hl, frame_colour=head_colour(head)), 2),
-            "→ all heads →",
+                        highlight_rows=c.hl, frame_colour=head_colour(head)), 3),
+        ], stretch=1, op_factor=1.5)
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_row([
             (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
+                        row_labels=c.q_tok, highlight_rows=c.hl), 3),
+            "×", (self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}"), 2),
+        ] + (["+", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o else []) + [
+            "=",
+            (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", row_labels=c.q_tok,
                         highlight_rows=c.hl), 3),
-            "× W_O" + b_o + " =",
-            (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", highlight_rows=c.hl), 3),
-        ], stretch=0)
-        # the T×T maps ask for their 300 px first; the rows above and below share what is left
-        for name, g in self.grids.items():
-            if name in first or name in ("Z", "concat", "out"):
-                g.modest = True
-                g.updateGeometry()
+        ], stretch=0, op_factor=1.5)
+        self._modest(set(self.grids) - {"P"})
+
+    def _modest(self, names) -> None:
+        """The T×T maps ask for their 300 px first; these grids share what is left."""
+        for name in names:
+            g = self.grids[name]
+            g.modest = True
+            g.updateGeometry()
 
     def _attention_rows(self, c: "_Context") -> None:
         f, head = c.f, c.head
@@ -341,3 +373,13 @@ class _Context:
         self.q_tok, self.k_tok, self.hl = q_tok, k_tok, hl
         self.prefix = layer_prefix(layer, part)
 
+
+
+class _SectionStep:
+    """``value()``: the index of the part on screen, as presentation mode's Page Down/Up read it."""
+
+    def __init__(self, box: QComboBox):
+        self._box = box
+
+    def value(self) -> int:
+        return self._box.currentIndex()

@@ -155,8 +155,10 @@ class MatrixGrid(QWidget):
             full = self._full_size_hint()
             left, top, bottom = self._margins()
             rows = self.values.shape[0] if self.values.size else 1
-            low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * 5 + bottom))
-            return QSize(full.width(), min(full.height(), low))
+            # up to 24 rows, a line of label text per row: every token stays named beside the large maps
+            line = QFontMetricsF(self._fonts()[2]).height() * 0.8 + 0.25 if rows <= 24 and self.row_labels else 5
+            low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
+            return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
 
     def _full_size_hint(self) -> QSize:
@@ -264,7 +266,15 @@ class MatrixGrid(QWidget):
         if not group or not self.values.size:
             return area, cw, ch
         rows = self.values.shape[0]
-        shared = min([ch] + [g._natural_cells()[2] for g in group])
+        # a wide heatmap (X: T × d_model) keeps its columns narrow but not its rows: the group's height
+        # is what each member's room allows, not what its cell aspect would
+        # a T×T map of the row (min_side) sets the height: the matrices beside it line up with its rows
+        members = [self] + group
+        anchors = [g for g in members if g.min_side] or members
+        shared = min(g._natural_cells(aspect=False)[2] for g in anchors)
+        if anchors is not members:
+            left, top, bottom = self._margins()
+            shared = min(shared, max(self.height() - top - bottom, 1) / rows)  # never past its own room
         if self._numbers and shared < ch:
             self._zoom *= shared / ch  # the numbers shrink with their cells
         tops = [self._margins()[1]] + [g._margins()[1] for g in group]
@@ -273,7 +283,7 @@ class MatrixGrid(QWidget):
         y = top + max(0.0, (self.height() - top - bottom - rows * shared) / 2)
         return QRectF(area.left(), y, area.width(), shared * rows), cw, shared
 
-    def _natural_cells(self) -> tuple[QRectF, float, float]:
+    def _natural_cells(self, aspect: bool = True) -> tuple[QRectF, float, float]:
         """The cells this grid would have alone.
 
         Numbers at their normal size when they fit (enlarged up to MAX_ZOOM when there is room), smaller
@@ -299,11 +309,14 @@ class MatrixGrid(QWidget):
         else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
             self._numbers, self._zoom = False, 1.0
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
-            if cols > 2:
+            if cols > 2 and aspect:
                 cw, ch = min(cw, ch * _ASPECT), min(ch, cw * _ASPECT)
         if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
             cw = max(cw, min(avail_w, self.min_side) / cols)
             ch = max(ch, min(avail_h, self.min_side) / rows)
+            if not self._numbers:  # square cells: a map of tokens × tokens is read as a square
+                ch = min(ch, max(cw, self.min_side / rows))
+                cw = min(cw, max(ch, self.min_side / cols))
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
@@ -420,7 +433,7 @@ class MatrixGrid(QWidget):
                 p.drawText(QRectF(area.left() + c * cw, y, cw, fm.height()), int(Qt.AlignCenter),
                            lab if fm.horizontalAdvance(lab) <= cw - 2 else fm.elidedText(lab, Qt.ElideRight, cw - 2))
             return
-        every = max(1, math.ceil(fm.height() * 0.9 / max(cw, 1e-6)))
+        every = self.col_label_stride()
         for c, lab in enumerate(shown):
             if c % every:
                 continue
@@ -430,6 +443,16 @@ class MatrixGrid(QWidget):
             p.rotate(-90)
             p.drawText(QPointF(0, 0), lab[:LABEL_CHARS])
             p.restore()
+
+    def col_label_stride(self) -> int:
+        """1 when every column label is written at the current size, k when every k-th is (upright labels
+        need a line of text per column)."""
+        if not self.values.size or not self._show_col_labels():
+            return 1
+        if not self._rotated_cols():
+            return 1  # level labels are elided to their cell, never dropped
+        cw = self._cells()[1]
+        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.9 / max(cw, 1e-6)))
 
     def row_label_stride(self) -> int:
         """1 when every row label is written at the current size, k when every k-th is (the selected

@@ -8,6 +8,7 @@ window's model lane — so the GUI thread never waits for the model and never ra
 from __future__ import annotations
 
 import functools
+import math
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
@@ -124,13 +125,50 @@ class WhatIfPanel(WalkthroughView):
         self._draw()
 
     def set_model(self, loaded) -> None:
-        """A newly loaded model: switches back to as-trained, heads listed, results cleared."""
+        """A newly loaded model: switches back to as-trained (or to the switches a scene saved for this
+        model, see :meth:`set_switches`), heads listed, results cleared."""
         self.loaded = loaded
         self._before, self.comparison, self.permutation = None, None, None
         self._gen += 1
         self._perm_gen += 1
         self._sync_controls()
+        pending, self._pending_switches = getattr(self, "_pending_switches", None), None
+        if pending is not None and pending[0] is loaded:
+            self._apply_switches(pending[1])
         self._changed()
+
+    def set_switches(self, whatif: WhatIf, loaded=None) -> list[tuple[int, int]]:
+        """Set every switch to ``whatif`` (an opened scene's), then re-run.
+
+        ``loaded``: the model the switches belong to; when the panel has not been given that model yet,
+        they are applied as soon as :meth:`set_model` brings it. Returns the ablated heads the model does
+        not have (ignored).
+        """
+        if loaded is not None and loaded is not self.loaded:
+            self._pending_switches = (loaded, whatif)
+            cfg = loaded.config
+            n_layers = cfg.dec_layers if cfg.kind == "encoder-decoder" else cfg.n_layers
+            return sorted(p for p in whatif.ablate if not (0 <= p[0] < n_layers and 0 <= p[1] < cfg.n_heads))
+        missing = self._apply_switches(whatif)
+        self._changed()
+        return missing
+
+    def _apply_switches(self, whatif: WhatIf) -> list[tuple[int, int]]:
+        boxes = [self.scale_box, self.temp_slider, self.causal_box, self.pos_box] + list(self.head_checks.values())
+        for w in boxes:
+            w.blockSignals(True)
+        self.scale_box.setCurrentIndex(max(0, self.scale_box.findData(whatif.scale)))
+        # the slider holds 10^(v/20): a temperature saved from it comes back exactly; others go to the nearest
+        self.temp_slider.setValue(int(round(20 * math.log10(max(whatif.temperature, 1e-9)))))
+        cfg = self.loaded.config if self.loaded is not None else None
+        causal_default = bool(cfg is not None and cfg.kind in ("decoder", "encoder-decoder"))
+        self.causal_box.setChecked(causal_default if whatif.causal is None else bool(whatif.causal))
+        self.pos_box.setChecked(bool(whatif.positional) or not self.pos_box.isEnabled())
+        for pair, box in self.head_checks.items():
+            box.setChecked(pair in whatif.ablate)
+        for w in boxes:
+            w.blockSignals(False)
+        return sorted(p for p in whatif.ablate if p not in self.head_checks)
 
     def set_input(self, text: str | None = None, image=None) -> None:
         """The input the model is re-run on (the main window's current text or image)."""
@@ -155,6 +193,12 @@ class WhatIfPanel(WalkthroughView):
         return WhatIf(scale=self.scale_box.currentData(), temperature=self.temperature,
                       causal=None if causal == causal_default else causal,
                       positional=self.pos_box.isChecked() or not self.pos_box.isEnabled(), ablate=ablate)
+
+    def current_switches(self) -> WhatIf:
+        """What a saved scene should hold: the switches on screen, or those an opened scene set for a
+        model the panel has not been given yet."""
+        pending = getattr(self, "_pending_switches", None)
+        return pending[1] if pending is not None else self.whatif()
 
     @property
     def temperature(self) -> float:

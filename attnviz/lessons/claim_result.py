@@ -1,0 +1,32 @@
+"""A claim, measured: :class:`ClaimResult`, and the caption that names its numbers. Qt-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from attnviz.errors import InputError
+
+__all__ = ["ClaimResult", "format_caption"]
+
+
+@dataclass
+class ClaimResult:
+    """One claim, measured. ``here``: on the scene's own input; ``held_out``: on fresh held-out data
+    (None when the claim does not depend on data); ``values``: every number, for the caption."""
+
+    kind: str
+    here: float
+    held_out: float | None
+    ok: bool
+    line: str
+    values: dict = field(default_factory=dict)
+
+
+def format_caption(template: str, result: ClaimResult | None) -> str:
+    """Fill ``{name}`` / ``{name:.2f}`` fields of a caption with the claim's measured values."""
+    if not template or result is None:
+        return template
+    try:
+        return template.format(**result.values)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise InputError(f"caption {template!r} names a value the claim does not measure ({exc})") from None

@@ -1,0 +1,117 @@
+"""Claims about order and position: permutation equivariance without positions, word order with and
+without them, and the sinusoidal encoding's shift property. Qt-free."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.errors import InputError
+from attnviz.lessons.claim_result import ClaimResult
+from attnviz.lessons.workbench import fresh_texts, record_inputs, text_batches, trace_text
+
+__all__ = ["permutation", "word_order", "sinusoidal", "held_out_permutation_error", "default_perm"]
+
+
+def default_perm(T: int, seed: int) -> np.ndarray:
+    """The permutation :func:`attnviz.whatif.permute_tokens` draws from ``seed`` (never the identity)."""
+    rng = np.random.default_rng(seed)
+    perm = np.arange(T)
+    while T > 1 and np.array_equal(perm, np.arange(T)):
+        perm = rng.permutation(T)
+    return perm
+
+
+def held_out_permutation_error(loaded, texts) -> float:
+    """max over ``texts`` (text i shuffled by ``default_perm(T, i)``), layers and heads of
+    |P(RX) − R·P(X)·Rᵀ|, in batched forward passes of the original and the shuffled ids."""
+    import torch
+
+    from attnviz.analysis.permutation import permutation_matrix
+
+    worst = 0.0
+    for idx, inputs in text_batches(loaded, texts):
+        if set(inputs) != {"ids"}:
+            raise InputError("this model reads more than the token ids: cannot permute it")
+        ids = inputs["ids"]  # (B, T)
+        perms = np.stack([default_perm(ids.shape[1], i) for i in idx])  # (B, T)
+        shuffled = torch.gather(ids, 1, torch.as_tensor(perms, device=ids.device))
+        orig = record_inputs(loaded, {"ids": ids}, keep=("probs",))["probs"]
+        perm = record_inputs(loaded, {"ids": shuffled}, keep=("probs",))["probs"]
+        R = np.stack([permutation_matrix(p) for p in perms])[:, None]  # (B, 1, T, T)
+        for p_orig, p_perm in zip(orig, perm):  # per layer: (B, H, T, T)
+            worst = max(worst, float(np.max(np.abs(p_perm - R @ p_orig @ np.swapaxes(R, -1, -2)))))
+    return worst
+
+
+def permutation(scene, bench, trace, state, p, seed, n):
+    from attnviz.whatif import WhatIf, permute_tokens
+
+    loaded = bench.model(scene.model)
+    res = permute_tokens(loaded, scene.text, whatif=WhatIf(), seed=int(p.get("perm_seed", 0)))
+    P = res.probs_orig[state.layer][state.head]
+    contrast = float(np.max(np.abs(P - 1.0 / P.shape[-1])))
+    held = held_out_permutation_error(loaded, fresh_texts(loaded, n, seed))
+    with_pos = p.get("with_positions")
+    broken = None
+    if with_pos:
+        broken = permute_tokens(bench.model(with_pos), scene.text, whatif=WhatIf(), perm=res.perm).max_error
+    ok = res.max_error < 1e-5 and held < 1e-5 and contrast >= float(p.get("min_contrast", 0.1)) and \
+        (broken is None or broken > 1e-3)
+    line = (f"max |P(RX) − R·P·Rᵀ| {res.max_error:.1e} here, {held:.1e} over {n} held-out sentences; the attention "
+            f"is not flat (max |P − 1/T| {contrast:.2f})")
+    if broken is not None:
+        line += f"; with positions ({with_pos}) the same permutation gives {broken:.2f}"
+    return ClaimResult("permutation", res.max_error, held, ok, line,
+                       {"here": res.max_error, "held": held, "n": n, "contrast": contrast,
+                        "with_positions": broken if broken is not None else float("nan")})
+
+
+def word_order(scene, bench, trace, state, p, seed, n):
+    from attnviz.runtime import task_of
+    from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE, swap
+
+    names = {"positions": p.get("with_positions", "order-sentiment"),
+             "none": p.get("without_positions", "order-sentiment-nopos")}
+    models = {k: bench.model(v) for k, v in names.items()}
+    words = scene.text.lower().replace(",", " ,").split()
+    adj = [w for w in words if w in POSITIVE or w in NEGATIVE]
+    if len(adj) != 2:
+        raise InputError("the word-order claim needs a sentence with one positive and one negative adjective")
+    swapped = swap(" ".join(words), adj[0], adj[1])
+    answers = {}
+    for k, loaded in models.items():
+        answers[k] = [int(np.argmax(trace_text(loaded, t)["prediction"])) for t in (" ".join(words), swapped)]
+    held = {k: task_of(m).evaluate(m, seed=seed, n=n)["swapped_pair_accuracy"] for k, m in models.items()}
+    ok = answers["positions"][0] != answers["positions"][1] and answers["none"][0] == answers["none"][1] and \
+        held["positions"] >= 0.95 and held["none"] <= 0.6
+    labels = models["positions"].info["labels"]
+    # evaluate(n=...) scores n sentences, i.e. n // 2 swapped pairs
+    line = (f"swapped pairs right: {held['positions']:.1%} with positions, {held['none']:.1%} without ({n // 2} "
+            f"held-out pairs, {n} sentences); here with positions {labels[answers['positions'][0]]} / "
+            f"{labels[answers['positions'][1]]}, without {labels[answers['none'][0]]} / {labels[answers['none'][1]]}")
+    return ClaimResult("word-order", held["positions"] - held["none"], held["none"], ok, line,
+                       {"with": held["positions"], "without": held["none"], "n": n // 2, "here": float(ok),
+                        "held": held["none"]})
+
+
+def sinusoidal(scene, bench, trace, state, p, seed, n):
+    from attnviz.models.blocks import PositionalEncoding
+
+    loaded = bench.model(scene.model)
+    enc = next((m for m in loaded.model.modules() if isinstance(m, PositionalEncoding)), None)
+    if enc is None or enc.kind != "sinusoidal":
+        raise InputError(f"{scene.model} has no sinusoidal positional encoding")
+    table = enc.table.detach().cpu().numpy().astype(np.float64)  # (max_len, D): the model's own buffer
+    norm = float(np.mean(np.sum(table**2, 1)))
+    spread = []
+    for k in range(1, len(table) // 2):
+        dots = np.sum(table[:-k] * table[k:], 1)  # PE(p)·PE(p+k) for every p
+        spread.append(float(np.ptp(dots)) / norm)
+    offsets = int(p.get("offsets", 8))
+    here, held = max(spread[:offsets]), max(spread)
+    used = len(trace["emb.pos"]) if "emb.pos" in trace else len(trace.tokens)
+    line = (f"PE(p)·PE(p+k) is the same for every p (a shift is a rotation): relative spread {here:.1e} for k ≤ "
+            f"{offsets}, {held:.1e} for every offset up to {len(table) // 2 - 1} of {len(table)} positions "
+            f"({table.shape[1]} dimensions; this input uses {used})")
+    return ClaimResult("sinusoidal", here, None, held < 1e-4, line,
+                       {"here": here, "held": held, "positions": len(table), "dims": table.shape[1], "used": used})
