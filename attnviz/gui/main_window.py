@@ -74,6 +74,7 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         self._steps = None  # the start-up steps still to run (panels/window_startup.py)
         self._plans: dict = {}  # what the start-up worker has delivered so far
         self._step_timer = self._idle_timer = None
+        self._load_waits = False  # the first model's load waits for its stored opening trace
         self.settings = settings or AppSettings()
         self.selection = Selection()
         self.loaded = None
@@ -114,6 +115,11 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
             self.restoreState(state)
         if self._presentation:
             self.set_presentation(True)
+
+    @property
+    def views_installed(self) -> bool:
+        """Every view docked and those on screen built (``views_ready`` has been emitted)."""
+        return self._views_installed
 
     # -- layout ------------------------------------------------------------------------------------
     def _build_body(self) -> None:
@@ -181,6 +187,7 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
     # -- models ------------------------------------------------------------------------------------
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
+        self._load_waits = False  # a model asked for: the first one is no longer held back (window_startup)
         self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
         # a new model makes waiting (and running) traces of the old one stale
         self.lane.submit("load", load_model_job, ref, self.model_panel.device, supersedes=("trace",))

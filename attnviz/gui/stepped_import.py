@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 def _module_file(package_dir: Path, top: str, name: str) -> Path | None:
     """The source file of ``name`` (a module of package ``top`` in ``package_dir``), or None."""
-    parts = name.split(".")[1:]
+    parts = name[len(top) + 1:].split(".") if name != top else []
     base = package_dir.joinpath(*parts) if parts else package_dir
     for candidate in (base / "__init__.py", base.with_suffix(".py")):
         if candidate.is_file():

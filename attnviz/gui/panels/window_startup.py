@@ -20,7 +20,8 @@ import logging
 from PySide6.QtCore import QTimer
 
 from attnviz.gui.stepped_import import SteppedImport, import_plan
-from attnviz.gui.workers import gc_paused, import_modules_job, views_lane
+from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.workers import views_lane
 
 __all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "startup_imports_job", "qt_warm_up_steps"]
 
@@ -40,17 +41,23 @@ WAIT_MS = 10  # how often a step waiting for the worker looks again
 QT_NAMES_PER_STEP = 40  # PySide6 names created per step (≤ ~25 ms each here)
 
 
-def startup_imports_job(view_dependencies: list[str]):
+def startup_imports_job(view_dependencies: list[str], opening_model=None, opening_text: str | None = None):
     """Views lane: what the GUI thread's start-up steps need, in the order it needs it.
 
     Yields ``(package, plan)`` for pyqtgraph (once numpy is in) and for the views (once their Qt-free
-    dependencies are in); returns the names imported.
+    dependencies are in), and between them ``("opening", trace or None)``: the stored opening trace of
+    model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
+    the names imported.
     """
     with gc_paused():
         for name in PYQTGRAPH_NEEDS:
             importlib.import_module(name)
     yield "pyqtgraph", import_plan("pyqtgraph")
     done = import_modules_job(view_dependencies)
+    if opening_model is not None:
+        from attnviz.runtime.opening import read_opening_trace
+
+        yield "opening", read_opening_trace(opening_model, opening_text)
     yield "attnviz.gui.views", import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
     return done
 
@@ -77,21 +84,25 @@ class WindowStartupMixin:
     def start(self) -> None:
         """Begin the heavy work: torch and the model on the model lane, the views' Qt-free imports on the
         views lane, and the Qt imports and the views on this thread in short steps."""
-        from attnviz.gui.panels.model_catalogue import scan_bundled
-        from attnviz.gui.workers import run_job
-
         if self._started:
             return
         self._started = True
         first = self._first["model"] or self.settings.last_model or None
-        self.load_model(first)
-        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
+        opening = self._opening_candidate()
+        # A bundled model may have a stored opening trace: then torch waits until that map is drawn. Both
+        # want the interpreter lock, and the first map (which needs no torch) would wait for half of
+        # torch's import; the live model takes over about as much later. Otherwise the model loads now.
+        self._load_waits = opening is not None and not self._views_installed
+        if not self._load_waits:
+            self.load_model(first)
+            self._scan_catalogue()
         self._plans.clear()
         # the views' dependencies need no torch (a test keeps it so): on the torch-free views lane they are
-        # ready while torch still loads, and the stored opening trace is drawn before the model exists
+        # ready while torch still loads, and the stored opening trace is read there too
         # (bound methods, no closures: nothing outside the window keeps it alive once it is deleted)
-        views_lane().submit(None, startup_imports_job, list(VIEW_DEPENDENCIES), on_progress=self._plan_arrived,
-                            on_result=self._plans_done, on_error=self._startup_failed)
+        views_lane().submit(None, startup_imports_job, list(VIEW_DEPENDENCIES), opening, self._first.get("text"),
+                            on_progress=self._plan_arrived, on_result=self._plans_done,
+                            on_error=self._startup_failed)
         self._steps = self._startup_steps()
         self._next_step()
 
@@ -104,9 +115,38 @@ class WindowStartupMixin:
         timer.timeout.connect(slot)
         return timer
 
+    def _opening_candidate(self):
+        """The folder of the first model if it is a bundled one (it may have a stored opening trace)."""
+        from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
+        from attnviz.io import assets_dir, bundled_models
+
+        names = bundled_models()
+        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
+        if ref not in names:
+            return None
+        self._opening_name = ref
+        return assets_dir() / "models" / ref
+
+    def _load_first_model(self) -> None:
+        """The model load held back for the stored opening trace: now (once)."""
+        if self._load_waits:
+            self._load_waits = False
+            self.load_model(self._first["model"] or self.settings.last_model or None)
+            self._scan_catalogue()
+
+    def _scan_catalogue(self) -> None:
+        # the model list's details (task, size, metrics): on the background lane, which imports torch
+        # first, so with the model's load and not before the opening trace
+        from attnviz.gui.panels.model_catalogue import scan_bundled
+        from attnviz.gui.workers import run_job
+
+        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
+
     def _plan_arrived(self, item) -> None:
-        package, plan = item
-        self._plans[package] = plan
+        key, value = item
+        self._plans[key] = value
+        if key == "opening" and value is None:  # no valid stored trace: nothing to wait for
+            self._load_first_model()
 
     def _plans_done(self, _imported) -> None:
         self._plans["done"] = True
@@ -135,8 +175,8 @@ class WindowStartupMixin:
         self._step_timer.start(delay or 0)
 
     def _startup_failed(self, message: str) -> None:
-        if getattr(self, "_plans", None) is not None:
-            self._plans["failed"] = message
+        self._plans["failed"] = message
+        self._load_first_model()
         self.notify(f"the attention views could not be loaded ({message})", "error")
 
     def _startup_steps(self):
@@ -187,6 +227,7 @@ class WindowStartupMixin:
         self._views_installed = True
         self.views_ready.emit()
         self._show_opening_trace()
+        self._load_first_model()
         self._prepare_pages()
 
     def install_views_now(self) -> None:
@@ -211,15 +252,14 @@ class WindowStartupMixin:
         """
         if self.trace is not None or self.loaded is not None:
             return
-        from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
-        from attnviz.io import assets_dir, bundled_models
-        from attnviz.runtime.opening import read_opening_trace
+        if "opening" in self._plans:  # read on the views lane
+            trace = self._plans["opening"]
+        else:  # install_views_now: read here
+            from attnviz.runtime.opening import read_opening_trace
 
-        names = bundled_models()
-        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
-        if ref not in names:
-            return
-        trace = read_opening_trace(assets_dir() / "models" / ref)
+            folder = self._opening_candidate()
+            trace = read_opening_trace(folder) if folder is not None else None
+        ref = getattr(self, "_opening_name", None)
         text = trace.meta.get("opening_text") if trace is not None else None
         if trace is None or (self._first.get("text") or text) != text:
             return
