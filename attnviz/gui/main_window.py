@@ -1,9 +1,9 @@
 """The main window: model, input and prediction panels around the attention views, plus training.
 
 Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
-``start()`` loads torch and the model on the model lane and the views' Qt-free dependencies on the
-thread pool, while this thread imports pyqtgraph; the views, then the Training and Walkthrough tabs
-are built as their parts arrive. Every model run happens on the lane; results come back as signals,
+``start()`` (panels/window_startup.py) loads torch and the model on the model lane and the views'
+Qt-free dependencies on a worker, while this thread imports pyqtgraph and the views in short steps and
+builds the views on screen; the Training and Walkthrough tabs follow the first map. Every model run happens on the lane; results come back as signals,
 stale ones are dropped, and a failure leaves the last good trace on screen.
 """
 
@@ -25,14 +25,15 @@ from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.trace_defaults import trace_defaults
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.shown_trace import ShownTraceMixin
-from attnviz.gui.panels.views_area import ViewsArea, discover_view_classes
+from attnviz.gui.panels.views_area import ViewsArea
 from attnviz.gui.panels.scene_actions import install_scene_actions
 from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
+from attnviz.gui.panels.window_startup import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
-from attnviz.gui.workers import Lane, import_modules_job, run_job, views_lane
+from attnviz.gui.workers import Lane
 from attnviz.selection import Selection
 
 __all__ = ["MainWindow", "FALLBACK_TEXT"]
@@ -41,17 +42,6 @@ log = logging.getLogger(__name__)
 
 # shown by text models whose task gives no example (e.g. a model folder trained elsewhere)
 FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
-
-# Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
-# GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
-# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
-# with torch's for the one interpreter lock, and delays the map.
-VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
-
-
-def _import_pyqtgraph() -> None:
-    import pyqtgraph  # noqa: F401  (GUI thread, see MainWindow.start)
-
 
 def default_size() -> tuple[int, int]:
     """1440 × 900, or less on a smaller screen (a lecture laptop at 1366 × 768 gets a window that fits)."""
@@ -64,7 +54,7 @@ def default_size() -> tuple[int, int]:
     return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
 
 
-class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow):
+class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow):
     """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
 
     first_painted = Signal()
@@ -79,6 +69,12 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         super().__init__()
         self.autostart = autostart  # start() after the first paint (tests may start by hand)
         self._painted = self._started = self._pages_started = self._first_run_over = self.warm = False
+        self._views_installed = False  # every view docked (built when first on screen)
+        self._closing = False  # closed: start-up steps and idle building stop
+        self._steps = None  # the start-up steps still to run (panels/window_startup.py)
+        self._plans: dict = {}  # what the start-up worker has delivered so far
+        self._step_timer = self._idle_timer = None
+        self._load_waits = False  # the first model's load waits for its stored opening trace
         self.settings = settings or AppSettings()
         self.selection = Selection()
         self.loaded = None
@@ -104,6 +100,7 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         self.lane.result.connect(self._lane_result)
         self.lane.error.connect(self._lane_error)
         self.lane.busy_changed.connect(self._busy)
+        self.warmed_up.connect(self.build_remaining_views)  # start-up is over: the hidden views, in idle time
         self._build_body()
         self.actions_ = build_actions(self)
         self.actions_.update(install_scene_actions(self))  # File ▸ Save/Open scene, Lesson menu
@@ -118,6 +115,11 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
             self.restoreState(state)
         if self._presentation:
             self.set_presentation(True)
+
+    @property
+    def views_installed(self) -> bool:
+        """Every view docked and those on screen built (``views_ready`` has been emitted)."""
+        return self._views_installed
 
     # -- layout ------------------------------------------------------------------------------------
     def _build_body(self) -> None:
@@ -182,76 +184,10 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
         if self.autostart:
             QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
 
-    def start(self) -> None:
-        """Begin the heavy work: torch, the model and the non-Qt modules the views need on workers;
-        then pyqtgraph and the views on this thread (Qt-using modules are never imported off the GUI
-        thread: PySide6 creates its enums lazily and a concurrent import can crash the process)."""
-        from attnviz.gui.panels.model_catalogue import scan_bundled
-
-        if self._started:
-            return
-        self._started = True
-        first = self._first["model"] or self.settings.last_model or None
-        self.load_model(first)
-        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
-        # the views' dependencies need no torch (a test keeps it so): on the torch-free views lane they are
-        # ready while torch still loads, and the stored opening trace is drawn before the model exists
-        views_lane().submit(None, import_modules_job, list(VIEW_DEPENDENCIES),
-                            on_result=self._view_dependencies_ready, on_error=self.notify)
-        # meanwhile, on this thread: pyqtgraph needs no torch. Importing it first and alone stalls the
-        # event loop less (~0.5 s instead of ~0.9 s) but puts the first map ~0.5 s later (measured):
-        # torch's import waits on disk and dlopen part of the time, and pyqtgraph's fills those gaps.
-        QTimer.singleShot(0, self, _import_pyqtgraph)
-
-    def _view_dependencies_ready(self, _imported) -> None:
-        from attnviz.gui.workers import gc_paused
-
-        if self.views_area.views:  # installed already (the views are built once per window)
-            return
-        try:
-            with gc_paused():  # a big import on this thread: at least no collection walks the heap meanwhile
-                classes = discover_view_classes()
-        except Exception as exc:  # noqa: BLE001 - a broken views package must not take the app down
-            log.exception("cannot import the attention views")
-            self.notify(f"the attention views could not be loaded ({type(exc).__name__}: {exc})", "error")
-            classes = []
-        self.views_area.install(classes, self.selection, self._make_style())
-        state = self.settings.layout("views")
-        if state is not None:
-            self.views_area.restoreState(state)
-        self.views_ready.emit()
-        self._show_opening_trace()
-        self._prepare_pages()
-
-    def _show_opening_trace(self) -> None:
-        """Draw the first model's stored opening trace before torch has loaded (issue 18's first map).
-
-        ``make assets`` stores each bundled text model's trace of its example sentence, tied to the
-        weights by their SHA-256 (:mod:`attnviz.runtime.opening`); a stale or missing one is never shown.
-        When the live model has loaded it runs the same sentence and its trace, with the same numbers,
-        replaces this one without clearing the views in between.
-        """
-        if self.trace is not None or self.loaded is not None:
-            return
-        from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
-        from attnviz.io import assets_dir, bundled_models
-        from attnviz.runtime.opening import read_opening_trace
-
-        names = bundled_models()
-        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
-        if ref not in names:
-            return
-        trace = read_opening_trace(assets_dir() / "models" / ref)
-        text = trace.meta.get("opening_text") if trace is not None else None
-        if trace is None or (self._first.get("text") or text) != text:
-            return
-        self._opening_ref = ref
-        self.input_panel.set_text(text, submit=False)
-        self.show_trace(trace, text)
-
     # -- models ------------------------------------------------------------------------------------
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
+        self._load_waits = False  # a model asked for: the first one is no longer held back (window_startup)
         self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
         # a new model makes waiting (and running) traces of the old one stale
         self.lane.submit("load", load_model_job, ref, self.model_panel.device, supersedes=("trace",))
@@ -456,9 +392,13 @@ class MainWindow(ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow
 
     # -- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
+        self._closing = True
+        if self._steps is not None:  # start-up was still under way: it stops here
+            self._steps.close()
+            self._steps = None
         self.settings.set_layout("geometry", self.saveGeometry())
         self.settings.set_layout("state", self.saveState())
-        if self.views_area.views:
+        if self.views_area.docks:
             self.settings.set_layout("views", self.views_area.saveState())
         self.settings.sync()
         if self.training is not None:

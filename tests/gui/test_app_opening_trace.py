@@ -28,7 +28,7 @@ def test_stored_trace_is_drawn_first_and_the_live_one_replaces_it(make_window, q
     win = make_window(start=False, model="coref")
     cleared = []
     win.views_area.set_trace = (lambda f: lambda t: (cleared.append(t is None), f(t)))(win.views_area.set_trace)
-    win._view_dependencies_ready(None)  # the views are in: what start-up does once pyqtgraph is imported
+    win.install_views_now()  # the views are in: what start-up does once pyqtgraph is imported
     assert win.loaded is None and win.trace is not None  # drawn before any model exists
     stored = win.trace
     assert stored.meta["opening_text"] == example and win.input_panel.text == example
@@ -52,5 +52,5 @@ def test_a_stale_opening_trace_is_not_shown(make_window, tmp_path, monkeypatch):
     weights.write_bytes(bytes(data))
     monkeypatch.setenv("ATTNVIZ_ASSETS", str(tmp_path))
     win = make_window(start=False, model="coref")
-    win._view_dependencies_ready(None)
+    win.install_views_now()
     assert win.trace is None

@@ -62,7 +62,8 @@ def test_recent_lists_keep_order_and_limit(isolated_settings):
 
 def test_model_colour_map_theme_and_layout_persist(make_window, qtbot, assets):
     win = make_window(model="tiny-decoder", text="the cat")
-    qtbot.waitUntil(lambda: win.trace is not None and bool(win.views_area.views), timeout=60000)
+    # every view on screen built: one built later could still grow the window's minimum size
+    qtbot.waitUntil(lambda: win.trace is not None and win.views_installed, timeout=60000)
     win.actions_["cmap_magma"].trigger()
     win.actions_["theme_dark"].trigger()
     win.resize(win.width(), 700)  # the offscreen screen is 800 px high: restoring clamps to it

@@ -4,6 +4,12 @@ Views are discovered, not listed here: ``attnviz.gui.views.VIEW_CLASSES`` when t
 otherwise every ``*View`` subclass of ``BaseView`` in a ``views/*_view.py`` module. A view that is
 not written yet simply has no dock. Hidden docks (a background tab) are updated when they are shown,
 so a keystroke only pays for the views on screen.
+
+Views are built when first needed (issue 18: building all of them took ~0.3 s of the GUI thread at
+start-up). Every dock exists from the start (so the layout, View ▸ Panels and Reset layout know them),
+holding a placeholder until its view is built: when the dock is first shown, or in idle time one view
+per event-loop turn (``build_next``). A view built late gets the current trace at once if it is on
+screen, otherwise when it is shown, like any hidden view.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import logging
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
-__all__ = ["ViewsArea", "discover_view_classes", "PREFERRED_ORDER"]
+__all__ = ["ViewsArea", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
 log = logging.getLogger(__name__)
 
@@ -29,15 +35,21 @@ def discover_view_classes() -> list[type]:
     from attnviz.gui.views.dataset_view import DatasetView
     from attnviz.gui.views.qk_embedding_view import QKEmbeddingView
 
-    classes = [*VIEW_CLASSES, DatasetView, QKEmbeddingView]
+    return order_view_classes([*VIEW_CLASSES, DatasetView, QKEmbeddingView])
+
+
+def order_view_classes(classes) -> list[type]:
+    """``classes`` without repeats, in lecture order (:data:`PREFERRED_ORDER`, then by name)."""
     rank = {n: i for i, n in enumerate(PREFERRED_ORDER)}
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c.__name__, len(rank)), c.__name__))
 
 
 class ViewsArea(QMainWindow):
-    """Hosts one dock per view; forwards trace, selection and style to all of them."""
+    """Hosts one dock per view; forwards trace, selection and style to the views built so far and hands
+    them to the others when they are built."""
 
     views_installed = Signal()
+    view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -49,48 +61,126 @@ class ViewsArea(QMainWindow):
         self._waiting = QLabel("Loading the attention views…", self)
         self._waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setCentralWidget(self._waiting)
-        self.views: list = []
+        self.views: list = []  # the views built so far, in the order they were built
         self.docks: dict[str, QDockWidget] = {}
-        self._dirty: set[int] = set()
-        self._visible: list[bool] = []
+        self._classes: dict[str, type] = {}  # dock name -> view class, for every dock
+        self._built: dict[str, object] = {}  # dock name -> its view, once built
+        self._dirty: set[str] = set()  # built views that owe an update (hidden when the trace came)
+        self._visible: dict[str, bool] = {}
+        self._selection = self._style = None
         self._trace = None
         self._unelide_pending = False
+        self._arranging = False  # docks flicker visible while Qt arranges them: build nothing meanwhile
+        # an owned timer, not QTimer.singleShot(0, self, method): a pending one of those keeps the area
+        # (and its views) alive if the window is deleted meanwhile
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.timeout.connect(self.build_visible)
 
-    def install(self, classes: list[type], selection, style) -> None:
-        """Create the views (GUI thread) and dock them: the single-head readings on the left (55 %),
-        the whole model and the analysis views tabbed on the right."""
+    def install(self, classes: list[type], selection, style, build: bool = True) -> None:
+        """Dock every view: the single-head readings tabbed on the left (55 %), the whole model and the
+        analysis views tabbed on the right. With ``build`` (default) every view is built now; without,
+        only placeholders: call :meth:`build_visible` once the layout is final."""
+        self._selection, self._style = selection, style
         for cls in classes:
-            try:
-                view = cls(selection=selection, style=style)
-            except Exception as exc:  # noqa: BLE001 - a broken view is left out, the others work
-                log.warning("cannot create %s: %s", cls.__name__, exc)
-                continue
-            title = getattr(cls, "title", cls.__name__)
+            name = cls.__name__
+            title = getattr(cls, "title", name)
             dock = QDockWidget(title, self)
-            dock.setObjectName(cls.__name__)  # stable name: the layout is saved and restored by it
+            dock.setObjectName(name)  # stable name: the layout is saved and restored by it
             dock.setToolTip(title)
-            dock.setWidget(view)
+            dock.setWidget(_placeholder(title, dock))
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                              | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            i = len(self.views)
-            self.views.append(view)
-            self._visible.append(True)
-            self.docks[cls.__name__] = dock
-            dock.visibilityChanged.connect(lambda visible, i=i: self._shown(i, visible))
-        if self.views:
+            self.docks[name] = dock
+            self._classes[name] = cls
+            self._visible[name] = True
+            dock.visibilityChanged.connect(lambda visible, name=name: self._shown(name, visible))
+        if self.docks:
             self.takeCentralWidget().deleteLater()
             self.setCentralWidget(None)
-            self.reset_layout()
+            self._arrange(self._reset_docks)
         else:
             self._waiting.setText("No attention views are installed yet.")
-        if self._trace is not None:
-            self.set_trace(self._trace)
+        if build:
+            while self.build_next(visible_first=False) is not None:
+                pass
         self.views_installed.emit()
+
+    # -- building ----------------------------------------------------------------------------------
+    def unbuilt(self) -> list[str]:
+        """Names of the docks whose view is not built yet (placeholders)."""
+        return [n for n in self.docks if n not in self._built]
+
+    def on_screen(self, name: str) -> bool:
+        """Whether dock ``name`` is shown now (not closed, not a background tab)."""
+        dock = self.docks[name]
+        return self._visible.get(name, False) and dock.isVisible()
+
+    def build(self, name: str):
+        """The view of dock ``name``, built now if it was not (None if it cannot be built)."""
+        if name in self._built:
+            return self._built[name]
+        cls = self._classes.get(name)
+        if cls is None:
+            return None
+        try:
+            view = cls(selection=self._selection, style=self._style)
+        except Exception as exc:  # noqa: BLE001 - a broken view is left out, the others work
+            log.warning("cannot create %s: %s", name, exc)
+            self._classes.pop(name)
+            self.docks[name].widget().setText(f"{getattr(cls, 'title', name)} could not be built: {exc}")
+            return None
+        dock = self.docks[name]
+        old = dock.widget()
+        dock.setWidget(view)
+        old.deleteLater()
+        self._built[name] = view
+        self.views.append(view)
+        if self._trace is not None:
+            if self.on_screen(name) or not self.window().isVisible():
+                view.set_trace(self._trace)
+            else:
+                self._dirty.add(name)
+        self.view_built.emit(view)
+        return view
+
+    def build_visible(self) -> list:
+        """Build the views on screen now (the front tab of each group); returns them."""
+        return [self.build(n) for n in self.unbuilt() if self.on_screen(n)]
+
+    def build_next(self, visible_first: bool = True):
+        """Build one more view (those on screen first); returns it, or None when all are built."""
+        names = [n for n in self.unbuilt() if n in self._classes]
+        if visible_first:
+            names.sort(key=lambda n: not self.on_screen(n))
+        for name in names:
+            view = self.build(name)
+            if view is not None:
+                return view
+        return None
+
+    # -- layout --------------------------------------------------------------------------------------
+    def _arrange(self, fn, *args):
+        """Run a layout change with building paused; then build what ended up on screen (next turn,
+        once Qt has settled which tab of each group is in front)."""
+        self._arranging = True
+        try:
+            return fn(*args)
+        finally:
+            self._arranging = False
+            if self._selection is not None:
+                self._build_timer.start(0)
+
+    def restoreState(self, state, version: int = 0) -> bool:  # noqa: N802 - Qt's name
+        return self._arrange(super().restoreState, state, version)
 
     def reset_layout(self) -> None:
         """Every view docked and shown in the first-start arrangement: the single-head readings tabbed
         on the left (55 %), the whole model and the analysis views tabbed on the right."""
+        self._arrange(self._reset_docks)
+
+    def _reset_docks(self) -> None:
         groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
         for name, dock in self.docks.items():
             left = name in LEFT_GROUP
@@ -128,29 +218,45 @@ class ViewsArea(QMainWindow):
             bar.setElideMode(Qt.TextElideMode.ElideNone)
             bar.setUsesScrollButtons(True)
 
-    def _shown(self, i: int, visible: bool) -> None:
+    # -- trace and style -------------------------------------------------------------------------------
+    def _shown(self, name: str, visible: bool) -> None:
         # Qt says when a dock appears or disappears, including its tab being selected in a tab group
-        self._visible[i] = visible
-        if visible and i in self._dirty:
-            self._dirty.discard(i)
-            self.views[i].set_trace(self._trace)
+        self._visible[name] = visible
+        if not visible:
+            return
+        if name not in self._built:
+            # a dock shown for the first time; not while the window closes or is being deleted (Qt brings
+            # the next tab forward as it destroys the docks: a view built then would outlive them)
+            if self._selection is not None and not self._arranging and self.window().isVisible():
+                self.build(name)
+            return
+        if name in self._dirty:
+            self._dirty.discard(name)
+            self._built[name].set_trace(self._trace)
 
     def visible_views(self) -> list:
-        return [v for i, v in enumerate(self.views) if self._visible[i] and v.isVisible()]
+        return [v for n, v in self._built.items() if self._visible.get(n, False) and v.isVisible()]
 
     def set_trace(self, trace) -> None:
-        """Give ``trace`` to every view on screen now, and to the others when they are shown."""
+        """Give ``trace`` to every view on screen now, and to the others when they are shown (or built)."""
         self._trace = trace
         never_shown = not self.window().isVisible()  # tests and export: update everything
-        for i, view in enumerate(self.views):
-            if never_shown or (self._visible[i] and view.isVisible()):
-                self._dirty.discard(i)
+        for name, view in self._built.items():
+            if never_shown or (self._visible.get(name, False) and view.isVisible()):
+                self._dirty.discard(name)
                 view.set_trace(trace)
             else:
                 if view.trace is not None and view.trace is not trace:
                     view.set_trace(None)  # a hidden dock never holds another model's or input's figure
-                self._dirty.add(i)
+                self._dirty.add(name)
 
     def set_style(self, style) -> None:
+        self._style = style
         for view in self.views:
             view.set_style(style)
+
+
+def _placeholder(title: str, parent) -> QLabel:
+    label = QLabel(f"Preparing {title}…", parent)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    return label

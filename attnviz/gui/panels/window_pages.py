@@ -32,7 +32,7 @@ class WindowPagesMixin:
         failed): import the pages' dependencies on a worker, then build the pages. Before that,
         every import would delay the first map."""
         self._first_run_over = self._first_run_over or first_run_over or self.trace is not None
-        if self._pages_started or not self.views_area.views or not self._first_run_over:
+        if self._pages_started or not self._views_installed or not self._first_run_over:
             return
         self._pages_started = True
         run_job(import_modules_job, list(PAGE_DEPENDENCIES), on_result=self._install_pages,
@@ -40,6 +40,8 @@ class WindowPagesMixin:
 
     def _install_pages(self, _imported=None) -> None:
         """The Training and Walkthrough tabs (their Qt modules are imported here, on the GUI thread)."""
+        if getattr(self, "_closing", False):  # closed before its imports came back: build nothing more
+            return
         if self.training is None:
             from attnviz.gui.panels.training_panel import TrainingPanel
             from attnviz.tasks import task_names

@@ -1,0 +1,268 @@
+"""The main window's start-up, in steps short enough that the event loop never freezes (issue 18).
+
+A mixin of :class:`attnviz.gui.main_window.MainWindow`. After the first paint ``start()`` sends torch and
+the model to the model lane, and the views' Qt-free dependencies plus the import plans of pyqtgraph and
+the views to the torch-free views lane. Meanwhile the GUI thread, one short step per event-loop turn:
+creates PySide6's lazily built types a few dozen at a time (pyqtgraph reads them all when it is
+imported), imports pyqtgraph and then the views module by module (:mod:`attnviz.gui.stepped_import`),
+docks every view with a placeholder, builds the views on screen one per turn and draws the stored
+opening trace. Hidden views are built when first shown, the rest in idle time once start-up is over.
+
+Qt-using modules are imported on this thread only: PySide6 creates its types and enums lazily, and a
+worker doing so while the GUI thread uses Qt is a race (it crashed the process in tests).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from PySide6.QtCore import QTimer
+
+from attnviz.gui.stepped_import import SteppedImport, import_plan
+from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.workers import views_lane
+
+__all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "startup_imports_job", "qt_warm_up_steps"]
+
+log = logging.getLogger(__name__)
+
+# Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
+# GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
+# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
+# with torch's for the one interpreter lock, and delays the map.
+VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
+# Qt-free modules pyqtgraph imports: on the worker, before the GUI thread starts on pyqtgraph (if the
+# worker were importing numpy when the GUI thread needs it, the GUI thread would wait for the whole import)
+PYQTGRAPH_NEEDS = ("numpy", "xml.etree.ElementTree", "weakref", "warnings", "subprocess", "importlib.resources")
+# the view modules the views package does not import itself (discover_view_classes adds them)
+EXTRA_VIEW_MODULES = ("attnviz.gui.views.dataset_view", "attnviz.gui.views.qk_embedding_view")
+WAIT_MS = 10  # how often a step waiting for the worker looks again
+QT_NAMES_PER_STEP = 40  # PySide6 names created per step (≤ ~25 ms each here)
+
+
+def startup_imports_job(view_dependencies: list[str], opening_model=None, opening_text: str | None = None):
+    """Views lane: what the GUI thread's start-up steps need, in the order it needs it.
+
+    Yields ``(package, plan)`` for pyqtgraph (once numpy is in) and for the views (once their Qt-free
+    dependencies are in), and between them ``("opening", trace or None)``: the stored opening trace of
+    model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
+    the names imported.
+    """
+    with gc_paused():
+        for name in PYQTGRAPH_NEEDS:
+            importlib.import_module(name)
+    yield "pyqtgraph", import_plan("pyqtgraph")
+    done = import_modules_job(view_dependencies)
+    if opening_model is not None:
+        from attnviz.runtime.opening import read_opening_trace
+
+        yield "opening", read_opening_trace(opening_model, opening_text)
+    yield "attnviz.gui.views", import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
+    return done
+
+
+def qt_warm_up_steps(per_step: int = QT_NAMES_PER_STEP):
+    """Create PySide6's QtCore/QtGui/QtWidgets types a few dozen per step (a generator: one step per item).
+
+    Importing pyqtgraph copies every name of these modules, which makes PySide6 build each lazily
+    created type at once: ~0.2–0.3 s in one go, a few ms per step here.
+    """
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    for module in (QtCore, QtGui, QtWidgets):
+        names = dir(module)
+        for i in range(0, len(names), per_step):
+            for name in names[i:i + per_step]:
+                getattr(module, name, None)
+            yield
+
+
+class WindowStartupMixin:
+    """``start()`` and the steps that put the first attention map on screen (uses the window's panels)."""
+
+    def start(self) -> None:
+        """Begin the heavy work: torch and the model on the model lane, the views' Qt-free imports on the
+        views lane, and the Qt imports and the views on this thread in short steps."""
+        if self._started:
+            return
+        self._started = True
+        first = self._first["model"] or self.settings.last_model or None
+        opening = self._opening_candidate()
+        # A bundled model may have a stored opening trace: then torch waits until that map is drawn. Both
+        # want the interpreter lock, and the first map (which needs no torch) would wait for half of
+        # torch's import; the live model takes over about as much later. Otherwise the model loads now.
+        self._load_waits = opening is not None and not self._views_installed
+        if not self._load_waits:
+            self.load_model(first)
+            self._scan_catalogue()
+        self._plans.clear()
+        # the views' dependencies need no torch (a test keeps it so): on the torch-free views lane they are
+        # ready while torch still loads, and the stored opening trace is read there too
+        # (bound methods, no closures: nothing outside the window keeps it alive once it is deleted)
+        views_lane().submit(None, startup_imports_job, list(VIEW_DEPENDENCIES), opening, self._first.get("text"),
+                            on_progress=self._plan_arrived, on_result=self._plans_done,
+                            on_error=self._startup_failed)
+        self._steps = self._startup_steps()
+        self._next_step()
+
+    def _timer(self, slot) -> QTimer:
+        # a single-shot timer owned by the window: QTimer.singleShot(ms, self, bound_method) keeps the
+        # method (and so the window, its views and their pyqtgraph menus) alive if the window is deleted
+        # while the call is pending
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.timeout.connect(slot)
+        return timer
+
+    def _opening_candidate(self):
+        """The folder of the first model if it is a bundled one (it may have a stored opening trace)."""
+        from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
+        from attnviz.io import assets_dir, bundled_models
+
+        names = bundled_models()
+        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
+        if ref not in names:
+            return None
+        self._opening_name = ref
+        return assets_dir() / "models" / ref
+
+    def _load_first_model(self) -> None:
+        """The model load held back for the stored opening trace: now (once)."""
+        if self._load_waits:
+            self._load_waits = False
+            self.load_model(self._first["model"] or self.settings.last_model or None)
+            self._scan_catalogue()
+
+    def _scan_catalogue(self) -> None:
+        # the model list's details (task, size, metrics): on the background lane, which imports torch
+        # first, so with the model's load and not before the opening trace
+        from attnviz.gui.panels.model_catalogue import scan_bundled
+        from attnviz.gui.workers import run_job
+
+        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
+
+    def _plan_arrived(self, item) -> None:
+        key, value = item
+        self._plans[key] = value
+        if key == "opening" and value is None:  # no valid stored trace: nothing to wait for
+            self._load_first_model()
+
+    def _plans_done(self, _imported) -> None:
+        self._plans["done"] = True
+
+    def _next_step(self) -> None:
+        """Run one item of ``self._steps`` and schedule the next (an int item: wait that many ms first)."""
+        steps = self._steps
+        if steps is None:
+            return
+        if self._closing:  # a closed window builds nothing more (a test may close it mid-start-up)
+            steps.close()
+            self._steps = None
+            return
+        try:
+            delay = next(steps)
+        except StopIteration:
+            self._steps = None
+            return
+        except Exception as exc:  # noqa: BLE001 - a broken import must leave a notice, not a dead window
+            self._steps = None
+            self._startup_failed(f"{type(exc).__name__}: {exc}")
+            log.exception("start-up step failed")
+            return
+        if self._step_timer is None:
+            self._step_timer = self._timer(self._next_step)
+        self._step_timer.start(delay or 0)
+
+    def _startup_failed(self, message: str) -> None:
+        self._plans["failed"] = message
+        self._load_first_model()
+        self.notify(f"the attention views could not be loaded ({message})", "error")
+
+    def _startup_steps(self):
+        yield from qt_warm_up_steps()
+        for package in ("pyqtgraph", "attnviz.gui.views"):
+            while package not in self._plans:
+                if "failed" in self._plans:
+                    return
+                yield WAIT_MS
+            stepper = SteppedImport(package, self._plans[package])
+            while True:
+                with gc_paused():  # no collection walks the heap in the middle of an import
+                    more = stepper.step()
+                if not more:
+                    break
+                yield
+        while "done" not in self._plans:  # the views' Qt-free dependencies: imported with the plan
+            if "failed" in self._plans:
+                return
+            yield WAIT_MS
+        yield from self._install_views_steps()
+
+    def _install_views_steps(self):
+        """Dock every view (placeholders), then build those on screen one per step, then draw."""
+        from attnviz.gui.panels.views_area import discover_view_classes
+
+        if self.views_area.docks:  # installed already (the views are built once per window)
+            return
+        try:
+            with gc_paused():
+                classes = discover_view_classes()
+        except Exception as exc:  # noqa: BLE001 - a broken views package must not take the app down
+            log.exception("cannot import the attention views")
+            self.notify(f"the attention views could not be loaded ({type(exc).__name__}: {exc})", "error")
+            classes = []
+        area = self.views_area
+        area.install(classes, self.selection, self._make_style(), build=False)
+        state = self.settings.layout("views")
+        if state is not None:
+            area.restoreState(state)
+        yield  # Qt settles which tab of each group is in front
+        while True:
+            todo = [n for n in area.unbuilt() if area.on_screen(n)]
+            if not todo:
+                break
+            area.build(todo[0])
+            yield
+        self._views_installed = True
+        self.views_ready.emit()
+        self._show_opening_trace()
+        self._load_first_model()
+        self._prepare_pages()
+
+    def install_views_now(self) -> None:
+        """Do at once what the start-up steps do once the views are imported (scripts and tests)."""
+        for _ in self._install_views_steps():
+            pass
+
+    def build_remaining_views(self) -> None:
+        """Idle time after start-up: build the views not built yet, one per event-loop turn."""
+        if not self._closing and self.views_area.build_next() is not None:
+            if self._idle_timer is None:
+                self._idle_timer = self._timer(self.build_remaining_views)
+            self._idle_timer.start(0)
+
+    def _show_opening_trace(self) -> None:
+        """Draw the first model's stored opening trace before torch has loaded (issue 18's first map).
+
+        ``make assets`` stores each bundled text model's trace of its example sentence, tied to the
+        weights by their SHA-256 (:mod:`attnviz.runtime.opening`); a stale or missing one is never shown.
+        When the live model has loaded it runs the same sentence and its trace, with the same numbers,
+        replaces this one without clearing the views in between.
+        """
+        if self.trace is not None or self.loaded is not None:
+            return
+        if "opening" in self._plans:  # read on the views lane
+            trace = self._plans["opening"]
+        else:  # install_views_now: read here
+            from attnviz.runtime.opening import read_opening_trace
+
+            folder = self._opening_candidate()
+            trace = read_opening_trace(folder) if folder is not None else None
+        ref = getattr(self, "_opening_name", None)
+        text = trace.meta.get("opening_text") if trace is not None else None
+        if trace is None or (self._first.get("text") or text) != text:
+            return
+        self._opening_ref = ref
+        self.input_panel.set_text(text, submit=False)
+        self.show_trace(trace, text)

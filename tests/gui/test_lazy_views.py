@@ -1,0 +1,69 @@
+"""Start-up builds only the views on screen: a hidden (tabbed) view is built when first shown, with the
+current trace, and the rest in idle time once start-up is over. The stored opening trace is drawn before
+the model's load is even asked for."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from attnviz.models.checkpoint import save_checkpoint
+from attnviz.models.registry import build_model
+from attnviz.runtime.opening import write_opening_trace
+from attnviz.tasks import get_task
+
+
+def test_hidden_views_wait_until_shown_and_then_show_the_current_trace(make_window, qtbot):
+    win = make_window(start=False, model="tiny-encoder", text="the cat sat")
+    at_ready = {}
+    win.views_ready.connect(lambda: at_ready.update(unbuilt=win.views_area.unbuilt(),
+                                                    built=[type(v).__name__ for v in win.views_area.views]))
+    with qtbot.waitSignal(win.views_ready, timeout=60000):
+        win.start()
+    area = win.views_area
+    # the front tab of each group is built, the tabs behind it are placeholders
+    assert set(at_ready["built"]) == {"HeadMapView", "ModelView"}
+    assert "RolloutView" in at_ready["unbuilt"] and "TokenLinesView" in at_ready["unbuilt"]
+    assert set(area.docks) == set(at_ready["built"]) | set(at_ready["unbuilt"])  # every dock exists
+    qtbot.waitUntil(lambda: win.trace is not None, timeout=60000)
+    if "RolloutView" in area.unbuilt():  # (idle building may have got there first on a fast machine)
+        area.docks["RolloutView"].raise_()
+    view = area.docks["RolloutView"].widget()
+    assert type(view).__name__ == "RolloutView" and view in area.views
+    qtbot.waitUntil(lambda: view.trace is win.trace, timeout=10000)
+
+
+def test_the_remaining_views_are_built_in_idle_time_with_the_shown_trace_rules(make_window, qtbot):
+    win = make_window(model="tiny-encoder", text="the cat sat")
+    qtbot.waitUntil(lambda: win.warm, timeout=120000)
+    area = win.views_area
+    qtbot.waitUntil(lambda: not area.unbuilt(), timeout=60000)
+    assert len(area.views) == len(area.docks)
+    for name, dock in area.docks.items():
+        view = dock.widget()
+        assert view in area.views, name
+        # on screen: the current trace; behind a tab: the current trace or nothing, never another one
+        assert view.trace in (None, win.trace), name
+    for view in area.visible_views():
+        assert view.trace is win.trace
+
+
+def test_the_stored_opening_trace_is_drawn_before_the_model_load_is_asked_for(make_window, qtbot, tmp_path,
+                                                                              monkeypatch):
+    task = get_task("coref")
+    cfg = task.model_config(d_model=16, n_heads=2)
+    torch.manual_seed(0)
+    folder = save_checkpoint(tmp_path / "models" / "coref", build_model(cfg).eval(), cfg,
+                             {"task": "coref", **task.info()}, tokenizer=task.tokenizer)
+    write_opening_trace(folder)
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(tmp_path))
+    win = make_window(start=False, model="coref")
+    seen = []
+    win.trace_shown.connect(lambda t: seen.append((t, win.loaded, win.lane.busy)))
+    win.start()
+    qtbot.waitUntil(lambda: len(seen) >= 2, timeout=120000)
+    stored, loaded, busy = seen[0]
+    assert stored.meta.get("opening_text") and loaded is None and not busy  # no model job queued yet
+    live = seen[1][0]
+    assert seen[1][1] is not None and live.tokens == stored.tokens
+    np.testing.assert_allclose(live["L0.probs"], stored["L0.probs"], atol=1e-6)
