@@ -89,3 +89,17 @@ def test_the_positional_table_in_the_trace_is_the_models_buffer_and_the_formula(
     np.testing.assert_array_equal(table, buffer)
     np.testing.assert_allclose(table, _textbook_sinusoids(128, 64), atol=2e-5)
     np.testing.assert_array_equal(trace["emb.pos"], table[: len(trace.tokens)])  # the input's rows
+
+
+def test_the_lesson_benchmark_measures_every_claim(tmp_path):
+    import json
+
+    from attnviz.bench.lesson import measure_lesson_check
+
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps({"format": "attnviz-lesson", "name": "l", "scenes": [
+        {"title": "mask", "model": "induction", "text": "abcabc", "claim": {"kind": "causal-mask"}},
+        {"title": "no claim", "model": "induction", "text": "abcabc"}]}), encoding="utf-8")
+    figures = measure_lesson_check(str(path), n=3)
+    assert figures["claims_holding"] == 1 and figures["scenes"] == 2
+    assert [k for k in figures if k.startswith("scene ")] == ["scene 01 causal-mask s (cpu s)"]
