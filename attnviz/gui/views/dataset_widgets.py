@@ -1,0 +1,95 @@
+"""What fills the widgets of the "Heads over a data set" view: the sortable score table, the list of the
+inputs where a head scores highest (with thumbnails of images), and the values written in the grid's cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QTableWidget, QTableWidgetItem
+
+from attnviz.analysis.head_scores import SCORES
+from attnviz.gui.views.dataset_links import describe_item
+
+__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "cell_labels"]
+
+
+def thumbnail(image: np.ndarray):
+    """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    from attnviz.gui.panels.image_input import array_to_qimage
+
+    pix = QPixmap.fromImage(array_to_qimage(image))
+    return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))
+
+
+class NumberItem(QTableWidgetItem):
+    """A table cell that sorts by its number (undefined scores last)."""
+
+    def __init__(self, value: float | None, text: str):
+        super().__init__(text)
+        self.value = -np.inf if value is None or not np.isfinite(value) else float(value)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other):
+        return self.value < getattr(other, "value", -np.inf)
+
+
+def fill_score_table(table: QTableWidget, result) -> None:
+    """One row per head (part, layer, head, every score), sortable by number; "–" where undefined."""
+    table.setSortingEnabled(False)
+    rows = result.to_json()["heads"]
+    table.setRowCount(len(rows))
+    for r, h in enumerate(rows):
+        table.setItem(r, 0, QTableWidgetItem(h["part"]))
+        table.setItem(r, 1, NumberItem(h["layer"], str(h["layer"])))
+        table.setItem(r, 2, NumberItem(h["head"], str(h["head"])))
+        for i, name in enumerate(SCORES):
+            v = h["scores"][name]
+            table.setItem(r, 3 + i, NumberItem(v, "–" if v is None else f"{v:.3f}"))
+    table.setSortingEnabled(True)
+    table.resizeColumnsToContents()
+
+
+def fill_top_inputs(top_list: QListWidget, result, part: str, score: str, layer: int, head: int) -> None:
+    """The inputs where head (``layer``, ``head``) scores highest on ``score``, best first; each item keeps
+    its input's index (``Qt.UserRole``) for opening it in every view."""
+    top_list.clear()
+    top = result.top[part].get(score)
+    vals = result.top_values[part].get(score)
+    if top is None:
+        return
+    for idx, v in zip(top[layer, head], vals[layer, head]):
+        if idx < 0 or idx not in result.inputs:
+            continue
+        shown = result.inputs[int(idx)]
+        item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
+        item.setData(Qt.ItemDataRole.UserRole, int(idx))
+        if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
+            item.setIcon(thumbnail(shown))
+        top_list.addItem(item)
+
+
+def cell_labels(vb, values: np.ndarray, lo: float, hi: float, style, limit: int) -> list:
+    """Write each head's value in its cell of ``vb`` (the grid's ViewBox) when there are at most ``limit``
+    heads; returns the text items added."""
+    import pyqtgraph as pg
+
+    L, H = values.shape
+    if L * H > limit:
+        return []
+    items = []
+    for layer in range(L):
+        for head in range(H):
+            v = values[layer, head]
+            if not np.isfinite(v):
+                continue
+            # dark text on the light end of the colour map, light text on the dark end
+            light = (v - lo) / (hi - lo) > 0.6
+            item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
+            item.setFont(style.font(1.0))
+            item.setPos(head + 0.5, layer + 0.5)
+            vb.addItem(item, ignoreBounds=True)
+            items.append(item)
+    return items
