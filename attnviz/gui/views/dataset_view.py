@@ -63,6 +63,10 @@ class DatasetView(BaseView):
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
         self.run_button.clicked.connect(self._run_clicked)
+        for box in (self.score_box, self.source_box):
+            # as wide as their longest entry when there is room, narrower (elided) when not: the dock,
+            # tabbed with the other views, must not widen the window past a 1600-px screen
+            box.setMinimumWidth(90)
         self.controls.addWidget(QLabel("colour by:"))
         self.controls.addWidget(self.score_box)
         self.controls.addWidget(QLabel("data:"))
