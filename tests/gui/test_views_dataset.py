@@ -46,9 +46,12 @@ def shot(view, name):
 
 def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induction_trace):
     view, sel = make(qtbot, DatasetView, induction_trace)
+    # while scoring, no map and no colour bar: an empty map on a 0–1 bar would read as all zeros
+    assert view.result is None and not view.grid.bar.isVisible() and not view.grid.image.isVisible()
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
         pass
     res = view.result
+    assert view.grid.bar.isVisible() and view.grid.image.isVisible() and view.pattern.bar.isVisible()
     assert view.ran_on is not None and view.ran_on != threading.main_thread().name
     assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
     view.score_box.setCurrentIndex(view.score_box.findData("induction"))

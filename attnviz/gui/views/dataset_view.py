@@ -20,7 +20,8 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_sources import SOURCE_INDEX, SOURCES, ask_for_source, source_words
-from attnviz.gui.views.dataset_widgets import cell_labels, fill_score_table, fill_top_inputs
+from attnviz.gui.views.dataset_widgets import (cell_labels, draw_mean_pattern, fill_score_table, fill_top_inputs,
+                                               show_maps)
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.runtime.model_copies import model_stamp
@@ -123,6 +124,7 @@ class DatasetView(BaseView):
         self._timer.timeout.connect(self._show_progress)
         self.message = ""
         self._set_message("")
+        show_maps((self.grid, self.pattern), False)
 
     def figure_size(self) -> QSize:
         return QSize(1200, 650)
@@ -280,6 +282,7 @@ class DatasetView(BaseView):
         self.pattern.set_title("")
         self.table.setRowCount(0)
         self.top_list.clear()
+        show_maps((self.grid, self.pattern), False)
 
     def score_table(self) -> np.ndarray:
         """(L, H) values of the chosen score for the shown part (NaN: not defined)."""
@@ -292,6 +295,7 @@ class DatasetView(BaseView):
             return
         values = self.score_table()
         L, H = values.shape
+        show_maps((self.grid, self.pattern), True)
         undefined = ~np.isfinite(values)
         finite = values[~undefined]
         hi = float(finite.max()) if finite.size else 1.0
@@ -338,16 +342,7 @@ class DatasetView(BaseView):
         self.grid.image.setToolTip("")
         pat = self.result.patterns.get(self.part)
         if pat is not None:
-            mean = pat[layer, head]
-            missing = ~np.isfinite(mean)
-            vmax = float(np.nanmax(mean)) if np.isfinite(mean).any() else 1.0
-            self.pattern.set_image(quantize(np.nan_to_num(mean), vmax if vmax > 0 else 1.0, missing),
-                                   mean.shape)
-            self.pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
-            self.pattern.set_mask(missing)
-            self.pattern.set_levels(0.0, vmax if vmax > 0 else 1.0, "mean attention weight")
-            self.pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, "
-                                   f"columns: key position)")
+            draw_mean_pattern(self.pattern, pat[layer, head], layer, head)
         self._fill_top(layer, head)
 
     def _fill_top(self, layer: int, head: int) -> None:

@@ -1,5 +1,6 @@
 """What fills the widgets of the "Heads over a data set" view: the sortable score table, the list of the
-inputs where a head scores highest (with thumbnails of images), and the values written in the grid's cells.
+inputs where a head scores highest (with thumbnails of images), the values written in the grid's cells and
+the selected head's mean pattern.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QTableWidget, QTable
 
 from attnviz.analysis.head_scores import SCORES
 from attnviz.gui.views.dataset_links import describe_item
+from attnviz.gui.views.heatmap_data import quantize
 
-__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "cell_labels"]
+__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "cell_labels", "show_maps",
+           "draw_mean_pattern"]
 
 
 def thumbnail(image: np.ndarray):
@@ -93,3 +96,22 @@ def cell_labels(vb, values: np.ndarray, lo: float, hi: float, style, limit: int)
             vb.addItem(item, ignoreBounds=True)
             items.append(item)
     return items
+
+
+def show_maps(heatmaps, on: bool) -> None:
+    """Maps, axes and colour bars only with scores to show: an empty map on a 0–1 bar reads as all zeros."""
+    for heatmap in heatmaps:
+        for item in (heatmap.image, heatmap.bar, heatmap.left, heatmap.bottom):
+            item.setVisible(on)
+
+
+def draw_mean_pattern(pattern, mean: np.ndarray, layer: int, head: int) -> None:
+    """The mean attention pattern of one head (query × key position) on its own 0…max scale."""
+    missing = ~np.isfinite(mean)
+    vmax = float(np.nanmax(mean)) if np.isfinite(mean).any() else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    pattern.set_image(quantize(np.nan_to_num(mean), vmax, missing), mean.shape)
+    pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
+    pattern.set_mask(missing)
+    pattern.set_levels(0.0, vmax, "mean attention weight")
+    pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, columns: key position)")
