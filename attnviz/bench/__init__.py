@@ -6,6 +6,7 @@
 - :mod:`attnviz.bench.gui` — start-up, first map, event-loop stalls, keystroke latency (a child process)
 - :mod:`attnviz.bench.export` — figure and lecture-pack export times
 - :mod:`attnviz.bench.heads` — scoring every head over 1,000 inputs; memory for 10,000
+- :mod:`attnviz.bench.lesson` — ``attnviz lesson check``: every claim of a lesson on 200 held-out inputs
 - :mod:`attnviz.bench.hf` — Hugging Face capture overhead against the SDPA forward
 - :mod:`attnviz.bench.longmap` — pan and zoom over a T = 16,384 head map from its level-of-detail pyramid
 - :mod:`attnviz.bench.stall` — the event-loop freeze meter

@@ -80,3 +80,33 @@ def _forward(model, ids, attentions: bool):
 
     with torch.no_grad():
         return model(input_ids=ids, output_attentions=attentions)
+
+
+def write_bert_base_folder(path, T: int = 128, sizes: dict | None = None) -> str:
+    """Write a random-weights BERT-base model folder (config, safetensors, WordPiece vocabulary) to ``path``.
+
+    Nothing is downloaded: the vocabulary is made of words ``w0``, ``w1``, … so that the returned
+    text is exactly ``T`` tokens with [CLS] and [SEP] (the app's keystroke benchmark types into it).
+    The weights take 0.44 GB on disk.
+
+    Returns
+    -------
+    The input text of ``T`` tokens.
+    """
+    import os
+
+    import torch
+
+    from attnviz.hf.loader import quiet_transformers, require_transformers
+
+    tf = require_transformers("the Hugging Face keystroke benchmark")
+    cfg = {**BERT_BASE, **(sizes or {})}
+    os.makedirs(path, exist_ok=True)
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocab = specials + [f"w{i}" for i in range(cfg["vocab_size"] - len(specials))]
+    torch.manual_seed(0)
+    with quiet_transformers(tf):
+        model = tf.BertForMaskedLM(tf.BertConfig(**cfg)).eval()
+        model.save_pretrained(str(path))
+        tf.BertTokenizer(vocab={t: i for i, t in enumerate(vocab)}).save_pretrained(str(path))
+    return " ".join(f"w{i}" for i in range(T - 2))

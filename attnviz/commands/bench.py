@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads", "lesson")
 
 
 def add_parser(sub) -> None:
@@ -119,5 +119,11 @@ def _heads(repeat: int) -> dict:
     return bench_heads(out=io.StringIO())  # the figures are printed by _print_section
 
 
-_SECTION_RUNNERS = {"heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
+def _lesson(repeat: int) -> dict:
+    from attnviz.bench.lesson import measure_lesson_check
+
+    return measure_lesson_check()
+
+
+_SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
                     "export": _export, "longmap": _longmap}

@@ -54,6 +54,7 @@ class LessonStage(QWidget):
         self.view = self.selection = self.trace = None
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)  # long titles and the footer must not widen the window past the screen
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -62,6 +63,7 @@ class LessonStage(QWidget):
         self.input.returnPressed.connect(self._typed)
         self.footer = QLabel()
         self.footer.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.footer.setWordWrap(True)
         self.body = QVBoxLayout()
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
@@ -140,6 +142,7 @@ class LessonStage(QWidget):
             return
         self.view, self.selection = view, selection
         self.trace = getattr(view, "trace", None)
+        _figure_only(view)
         self.body.addWidget(view, 1)
         view.show()
         selection.connect(self._selection_changed)
@@ -210,6 +213,19 @@ class LessonStage(QWidget):
         self._lane.cancel()
         self._drop_view()
         self.closed.emit()
+
+
+def _figure_only(view) -> None:
+    """Figure first, as presentation mode shows any figure: the view's controls row hides (the figure
+    itself still answers clicks; Alt+arrows and typing drive the rest)."""
+    if hasattr(view, "set_controls_visible"):  # walkthrough figures
+        view.set_controls_visible(False)
+        return
+    row = getattr(view, "controls", None)  # BaseView's controls row
+    for i in range(row.count() if row is not None else 0):
+        w = row.itemAt(i).widget()
+        if w is not None:
+            w.hide()
 
 
 def start_lesson(win, lesson, measure_n: int = 100) -> LessonStage:

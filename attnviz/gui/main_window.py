@@ -299,6 +299,8 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
             # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
             self.clear_shown(message)
         else:
+            if kind == "trace":  # the picture on screen stays, and so does its caption
+                self.input_panel.image.reject_pending()
             self.notify(message, "warning")
 
     def _show_run(self, res) -> None:

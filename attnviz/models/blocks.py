@@ -10,7 +10,16 @@ from torch import nn
 from attnviz.models.attention import Attention
 from attnviz.models.config import ModelConfig
 
-__all__ = ["Block", "MLP", "TokenEmbedding", "sinusoidal_table"]
+__all__ = ["Block", "MLP", "TokenEmbedding", "sinusoidal_table", "dropped"]
+
+
+def dropped(drop: nn.Dropout, x: torch.Tensor) -> torch.Tensor:
+    """``drop(x)`` while training; ``x`` itself otherwise, which is what an evaluating Dropout returns.
+
+    Why not call the module: every keystroke runs the model (a translation, one decoder pass per output
+    token), and the module calls of evaluation-mode dropouts cost about a tenth of such a run.
+    """
+    return drop(x) if drop.training and drop.p > 0 else x
 
 
 class MLP(nn.Module):
@@ -23,7 +32,7 @@ class MLP(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.drop(self.fc2(self.act(self.fc1(x))))
+        return dropped(self.drop, self.fc2(self.act(self.fc1(x))))
 
 
 class Block(nn.Module):
@@ -47,8 +56,8 @@ class Block(nn.Module):
 
     def _sublayer(self, x, ln, fn):
         if self.pre:
-            return x + self.drop(fn(ln(x)))
-        return ln(x + self.drop(fn(x)))
+            return x + dropped(self.drop, fn(ln(x)))
+        return ln(x + dropped(self.drop, fn(x)))
 
     def forward(self, x, key_pad=None, memory=None, memory_pad=None):
         x = self._sublayer(x, self.ln1, lambda h: self.attn(h, key_pad=key_pad))
@@ -111,4 +120,4 @@ class TokenEmbedding(nn.Module):
             self.record["token"] = tok.detach()
             self.record["pos"] = (torch.zeros_like(tok) if pos is None else pos.expand_as(tok)).detach()
             self.record["sum"] = x.detach()
-        return self.drop(x)
+        return dropped(self.drop, x)

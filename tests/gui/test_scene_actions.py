@@ -35,6 +35,9 @@ def test_lesson_stage_steps_through_live_scenes(qtbot, lesson_file):
         stage.show_scene(0)
     assert caught.args[1].startswith("'it' → 'animal' ")  # measured, not the template
     assert stage.view.trace is not None and stage.selection.state.query == 8
+    row = stage.view.controls  # figure first: the view's controls row hides, as in presentation mode
+    widgets = [row.itemAt(i).widget() for i in range(row.count()) if row.itemAt(i).widget() is not None]
+    assert widgets and not any(w.isVisible() for w in widgets)
     focus = stage.view.trace.meta["focus"]
     assert (stage.selection.state.layer, stage.selection.state.head) == (focus["layer"], focus["head"])
     # live: type another sentence, the figure follows; switch heads

@@ -46,9 +46,12 @@ def shot(view, name):
 
 def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induction_trace):
     view, sel = make(qtbot, DatasetView, induction_trace)
+    # while scoring, no map and no colour bar: an empty map on a 0–1 bar would read as all zeros
+    assert view.result is None and not view.grid.bar.isVisible() and not view.grid.image.isVisible()
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
         pass
     res = view.result
+    assert view.grid.bar.isVisible() and view.grid.image.isVisible() and view.pattern.bar.isVisible()
     assert view.ran_on is not None and view.ran_on != threading.main_thread().name
     assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
     view.score_box.setCurrentIndex(view.score_box.findData("induction"))
@@ -273,3 +276,20 @@ def test_cross_attention_names_the_scores_that_apply(qtbot):
     view.score_box.setCurrentIndex(view.score_box.findData("entropy"))
     ent = view.result.scores["cross"]["entropy"]
     np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))
+
+
+def test_dataset_controls_never_widen_the_window_past_a_laptop_screen(qtbot, qapp):
+    """Its dock is tabbed with the other views beside the head map: with the app's large type its
+    controls (long score and source names) once asked for 971 px, and the window for 1769."""
+    font = qapp.font()
+    big = type(font)(font)
+    big.setPointSizeF(font.pointSizeF() * 1.5)  # presentation-sized type, the worst case
+    qapp.setFont(big)
+    try:
+        view = DatasetView(selection=Selection())
+        qtbot.addWidget(view)
+        view.show()
+        assert view.minimumSizeHint().width() <= 600
+        assert view.score_box.sizeHint().width() > view.score_box.minimumWidth()  # wide when there is room
+    finally:
+        qapp.setFont(font)

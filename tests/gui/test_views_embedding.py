@@ -125,7 +125,7 @@ def test_positional_encoding_heatmap_shows_every_position_the_model_holds(qtbot)
     expected = np.floor(np.clip((pos + m) / (2 * m) * 254, 0, 254) + 0.5).astype(np.uint8)
     assert np.abs(view.heatmap.indices.astype(int) - expected).max() <= 1  # float32 rounding at .5
     title = view.heatmap.title.text
-    assert title.startswith("Sinusoidal") and f"all {n} positions" in title and "0–8 (outlined)" in title
+    assert title.startswith("Sinusoidal") and f"{n} positions × {D} dimensions" in title and "0–8 outlined" in title
     assert all(item.isVisible() and item.rect().height() == 9 for item in view.input_marks)
     assert f"{pos[4, 7]:.6f}" in view.cell_text(4, 7) and "not used" in view.cell_text(n - 1, 0)
     assert view.heatmap.left.labels[n - 1] == str(n - 1) and view.heatmap.left.labels[2].startswith("2 ")

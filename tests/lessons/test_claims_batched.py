@@ -89,3 +89,30 @@ def test_the_positional_table_in_the_trace_is_the_models_buffer_and_the_formula(
     np.testing.assert_array_equal(table, buffer)
     np.testing.assert_allclose(table, _textbook_sinusoids(128, 64), atol=2e-5)
     np.testing.assert_array_equal(trace["emb.pos"], table[: len(trace.tokens)])  # the input's rows
+
+
+def test_the_lesson_benchmark_measures_every_claim(tmp_path):
+    import json
+
+    from attnviz.bench.lesson import measure_lesson_check
+
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps({"format": "attnviz-lesson", "name": "l", "scenes": [
+        {"title": "mask", "model": "induction", "text": "abcabc", "claim": {"kind": "causal-mask"}},
+        {"title": "no claim", "model": "induction", "text": "abcabc"}]}), encoding="utf-8")
+    figures = measure_lesson_check(str(path), n=3)
+    assert figures["claims_holding"] == 1 and figures["scenes"] == 2
+    assert [k for k in figures if k.startswith("scene ")] == ["scene 01 causal-mask s (cpu s)"]
+
+
+def test_pos_encoding_data_is_the_whole_table_with_named_rows(bench, tmp_path):
+    from attnviz.export.data import figure_data, write_figure_data
+    from attnviz.selection import SelectionState
+
+    trace = trace_text(bench.model("induction"), "abcabc")
+    data = figure_data("pos-encoding", trace, SelectionState())
+    assert data.main == "emb.pos_table" and data.arrays["emb.pos_table"].shape == (128, 64)
+    assert data.rows[0] == "0 [BOS]" and data.rows[6] == "6 c" and data.rows[7] == "7" and len(data.rows) == 128
+    np.testing.assert_allclose(data.arrays["emb.pos_table"], _textbook_sinusoids(128, 64), atol=2e-5)
+    csv = write_figure_data(tmp_path / "pe.csv", data).read_text(encoding="utf-8").splitlines()
+    assert len(csv) == 129 and csv[0].startswith(",dim 0,dim 1")

@@ -1,7 +1,10 @@
 """Image input for vision models: open a file, drop it, paste it, or pick a bundled sample.
 
 Decoding happens in the worker (``attnviz.vision.preprocess.load_image``), so an undecodable file
-becomes a notice, not a frozen window.
+becomes a notice, not a frozen window. An image sent to the model is *pending* until its trace arrives
+(:meth:`ImageInput.set_preview`): only then do ``current`` and the caption name it. A rejected image
+(:meth:`ImageInput.reject_pending`: unreadable, too large) leaves the picture, the caption and ``current``
+of the image still on screen, so no caption ever names a file over another file's picture.
 """
 
 from __future__ import annotations
@@ -95,7 +98,8 @@ class ImageInput(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.preview)
         lay.addLayout(buttons, 1)
-        self.current: object = None
+        self.current: object = None  # the image on screen (what the views show)
+        self.pending: tuple | None = None  # (image, caption) sent to the model, not answered yet
         self.set_samples({})
 
     # -- sources ---------------------------------------------------------------------------------
@@ -130,16 +134,27 @@ class ImageInput(QWidget):
         self.notice.emit("the clipboard holds no image")
 
     def submit(self, image, caption: str | None = None) -> None:
-        """Send an image (path or array) to the model."""
-        self.current = image
+        """Send an image (path or array) to the model; it becomes ``current`` when its trace arrives."""
+        if caption is None and image is self.current and self.caption.text():
+            caption = self.caption.text()  # the same picture again (a reloaded model): the same name
         if caption is None:
             caption = Path(image).name if isinstance(image, (str, Path)) else "image"
-        self.caption.setText(caption)
+        self.pending = (image, caption)
         self.image_submitted.emit(str(image) if isinstance(image, Path) else image)
+
+    def reject_pending(self) -> None:
+        """The model could not read the image sent last: keep what is on screen, named as it was."""
+        self.pending = None
 
     # -- what the model saw -------------------------------------------------------------------------
     def set_preview(self, shown) -> None:
-        """Show the preprocessed image (S, S, C) in [0, 1]; nearest-neighbour so pixels stay visible."""
+        """Show the preprocessed image (S, S, C) in [0, 1]; nearest-neighbour so pixels stay visible.
+
+        The image sent last is now the one on screen: ``current`` and the caption name it."""
+        if self.pending is not None:
+            self.current, caption = self.pending
+            self.pending = None
+            self.caption.setText(caption)
         pix = QPixmap.fromImage(array_to_qimage(shown))
         self.preview.setPixmap(pix.scaled(PREVIEW - 4, PREVIEW - 4, Qt.AspectRatioMode.KeepAspectRatio,
                                           Qt.TransformationMode.FastTransformation))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
@@ -80,6 +80,7 @@ class TokenStripWidget(QWidget):
         self._tips: list[str] = []
         # the chips drawn once per input/selection: a keystroke repaints the window more than once
         self._pixmap: QPixmap | None = None
+        self._chips: dict[tuple, QPixmap] = {}  # one chip's picture by what it shows
         self.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(True)
 
@@ -151,6 +152,28 @@ class TokenStripWidget(QWidget):
         p.end()
 
     def _paint_chips(self, p: QPainter, exposed: QRectF | None = None) -> None:
+        # each chip is drawn once into a small pixmap and reused while its token, id and selection
+        # stay: a keystroke changes one or two chips, and antialiased text for every chip cost ~5 ms
+        ratio = p.device().devicePixelRatioF() if p.device() is not None else 1.0
+        for i, r in enumerate(self._rects):
+            if exposed is not None and not r.intersects(exposed):
+                continue
+            merges = tuple(self.data.merges[i]) if self.data.merges else ()
+            key = (self.data.tokens[i], self.data.ids[i], merges, i == self.selected, int(r.width()), int(r.height()),
+                   ratio)
+            chip = self._chips.get(key)
+            if chip is None:
+                if len(self._chips) > 4096:  # a long session of edits: start again
+                    self._chips.clear()
+                chip = self._chips[key] = self._chip_pixmap(i, r, ratio)
+            p.drawPixmap(QPointF(r.left() - 1, r.top() - 1), chip)
+
+    def _chip_pixmap(self, i: int, r: QRectF, ratio: float) -> QPixmap:
+        """Chip ``i`` (rounded box, token, id, merges) in a transparent pixmap 1 px larger on each side."""
+        pix = QPixmap(QSize(int((r.width() + 2) * ratio) + 1, int((r.height() + 2) * ratio) + 1))
+        pix.setDevicePixelRatio(ratio)
+        pix.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pix)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         fm = QFontMetrics(self.font())
@@ -159,28 +182,27 @@ class TokenStripWidget(QWidget):
         text_col = pal.color(QPalette.ColorRole.Text)
         dim = QColor(text_col)
         dim.setAlphaF(0.65)
-        for i, r in enumerate(self._rects):
-            if exposed is not None and not r.intersects(exposed):
-                continue
-            chosen = i == self.selected
-            fill = pal.color(QPalette.ColorRole.Highlight) if chosen else pal.color(QPalette.ColorRole.AlternateBase)
-            p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
-            p.setBrush(fill)
-            p.drawRoundedRect(r, 4, 4)
-            fg = pal.color(QPalette.ColorRole.HighlightedText) if chosen else text_col
-            p.setFont(self.font())
-            p.setPen(fg)
-            top = r.top() + self.PAD / 2
-            p.drawText(QRectF(r.left(), top, r.width(), fm.height()), Qt.AlignmentFlag.AlignCenter,
-                       shown_token(self.data.tokens[i]))
-            p.setFont(small)
-            p.setPen(fg if chosen else dim)
-            y = top + fm.height()
-            p.drawText(QRectF(r.left(), y, r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
-                       str(self.data.ids[i]))
-            if self.data.merges and self.data.merges[i]:
-                p.drawText(QRectF(r.left(), y + sm.height(), r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
-                           " ".join(self.data.merges[i]))
+        r = QRectF(1, 1, r.width(), r.height())
+        chosen = i == self.selected
+        fill = pal.color(QPalette.ColorRole.Highlight) if chosen else pal.color(QPalette.ColorRole.AlternateBase)
+        p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
+        p.setBrush(fill)
+        p.drawRoundedRect(r, 4, 4)
+        fg = pal.color(QPalette.ColorRole.HighlightedText) if chosen else text_col
+        p.setFont(self.font())
+        p.setPen(fg)
+        top = r.top() + self.PAD / 2
+        p.drawText(QRectF(r.left(), top, r.width(), fm.height()), Qt.AlignmentFlag.AlignCenter,
+                   shown_token(self.data.tokens[i]))
+        p.setFont(small)
+        p.setPen(fg if chosen else dim)
+        y = top + fm.height()
+        p.drawText(QRectF(r.left(), y, r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter, str(self.data.ids[i]))
+        if self.data.merges and self.data.merges[i]:
+            p.drawText(QRectF(r.left(), y + sm.height(), r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
+                       " ".join(self.data.merges[i]))
+        p.end()
+        return pix
 
     def index_at(self, x: float, y: float) -> int | None:
         for i, r in enumerate(self._rects):
@@ -210,6 +232,7 @@ class TokenStripWidget(QWidget):
         if ev.type() in (QEvent.Type.FontChange, QEvent.Type.PaletteChange) and hasattr(self, "data"):
             if ev.type() == QEvent.Type.FontChange:
                 self._layout()
+            self._chips = {}  # drawn in the old font or colours
             self._redraw()
 
 

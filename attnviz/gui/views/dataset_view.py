@@ -13,11 +13,15 @@ import threading
 import numpy as np
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QListWidgetItem, QPushButton,
-                               QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QSpinBox, QSplitter, QTableWidget, QVBoxLayout, QWidget)
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.views.dataset_scoring import score_dataset_job
+from attnviz.gui.views.dataset_sources import SOURCE_INDEX, SOURCES, ask_for_source, source_words
+from attnviz.gui.views.dataset_widgets import (cell_labels, draw_mean_pattern, fill_score_table, fill_top_inputs,
+                                               show_maps)
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.runtime.model_copies import model_stamp
@@ -27,58 +31,8 @@ __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 DEFAULT_INPUTS = 200
 PART_TITLES = {"self": "self-attention", "enc": "encoder self-attention", "cross": "cross-attention"}
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
-SOURCES = ("held-out inputs of the task", "a text file (one input per line)…", "a folder of images…")
 SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
          "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
-
-
-def score_dataset_job(ref: str, n: int, progress, cancel, job_id: int = 0, corpus: str | None = None,
-                      images: str | None = None) -> tuple:
-    """Worker: score ``n`` inputs — the task's held-out data, or the first ``n`` lines of ``corpus`` /
-    images of ``images`` — with the model ``ref`` (its private copy); returns (HeadScores, name of the
-    thread it ran on, ``job_id``)."""
-    from attnviz.runtime.batch_scores import N_REPEATED, score_heads, score_heads_by_trace
-    from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
-                                                repeated_batches)
-    from attnviz.runtime import adapter_for
-    from attnviz.runtime.model_copies import MODEL_LOCK, private_model
-
-    if corpus is not None:
-        n = min(n, count_corpus_lines(corpus))
-    elif images is not None:
-        n = min(n, len(list_images(images)))
-    with MODEL_LOCK:
-        loaded = private_model(ref)
-        if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
-            items = dataset_items(loaded, corpus=corpus, images=images, n=n)
-            result = score_heads_by_trace(loaded, items, n, progress=progress, cancel=cancel)
-        else:
-            repeated = repeated_batches(loaded, N_REPEATED) if loaded.config.kind == "decoder" else None
-            result = score_heads(loaded, dataset_batches(loaded, corpus=corpus, images=images, n=n), n,
-                                 repeated=repeated, progress=progress, cancel=cancel)
-    return result, threading.current_thread().name, job_id
-
-
-def _thumbnail(image: np.ndarray):
-    """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
-    from PySide6.QtGui import QIcon, QPixmap
-
-    from attnviz.gui.panels.image_input import array_to_qimage
-
-    pix = QPixmap.fromImage(array_to_qimage(image))
-    return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))
-
-
-class _NumberItem(QTableWidgetItem):
-    """A table cell that sorts by its number (undefined scores last)."""
-
-    def __init__(self, value: float | None, text: str):
-        super().__init__(text)
-        self.value = -np.inf if value is None or not np.isfinite(value) else float(value)
-        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-
-    def __lt__(self, other):
-        return self.value < getattr(other, "value", -np.inf)
 
 
 class DatasetView(BaseView):
@@ -110,6 +64,10 @@ class DatasetView(BaseView):
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
         self.run_button.clicked.connect(self._run_clicked)
+        for box in (self.score_box, self.source_box):
+            # as wide as their longest entry when there is room, narrower (elided) when not: the dock,
+            # tabbed with the other views, must not widen the window past a 1600-px screen
+            box.setMinimumWidth(90)
         self.controls.addWidget(QLabel("colour by:"))
         self.controls.addWidget(self.score_box)
         self.controls.addWidget(QLabel("data:"))
@@ -166,6 +124,7 @@ class DatasetView(BaseView):
         self._timer.timeout.connect(self._show_progress)
         self.message = ""
         self._set_message("")
+        show_maps((self.grid, self.pattern), False)
 
     def figure_size(self) -> QSize:
         return QSize(1200, 650)
@@ -232,36 +191,23 @@ class DatasetView(BaseView):
         self.set_hover_text("")
 
     def _data_words(self, n: int) -> str:
-        if self.data_source is None:
-            return f"{n} held-out inputs"
-        from pathlib import Path
-
-        return f"up to {n} {'lines of' if self.data_source[0] == 'corpus' else 'images in'} {Path(self.data_source[1]).name}"
+        return source_words(self.data_source, n)
 
     def set_data_source(self, kind: str | None, path: str | None = None) -> None:
         """Score the task's held-out inputs (``kind`` None), a text file ("corpus") or an image folder ("images")."""
         self.data_source = None if kind is None else (kind, str(path))
-        self.source_box.setCurrentIndex({None: 0, "corpus": 1, "images": 2}[kind])
+        self.source_box.setCurrentIndex(SOURCE_INDEX[kind])
         if self.data_source is not None:
             self.source_box.setItemText(self.source_box.currentIndex(), f"{'file' if kind == 'corpus' else 'folder'}: "
                                         f"{describe_item(str(path), 40)}")
         self.start(force=True)
 
     def _source_picked(self, index: int) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
-        if index == 0:
-            self.set_data_source(None)
-            return
-        if index == 1:
-            path, _ = QFileDialog.getOpenFileName(self, "Text file: one input per line", "",
-                                                  "Text (*.txt *.csv *.tsv);;All files (*)")
-        else:
-            path = QFileDialog.getExistingDirectory(self, "Folder of images")
-        if path:
-            self.set_data_source("corpus" if index == 1 else "images", path)
+        chosen = ask_for_source(self, index)
+        if chosen is not None:
+            self.set_data_source(*chosen)
         else:  # cancelled: back to what is scored now
-            self.source_box.setCurrentIndex({None: 0, "corpus": 1, "images": 2}[(self.data_source or (None,))[0]])
+            self.source_box.setCurrentIndex(SOURCE_INDEX[(self.data_source or (None,))[0]])
 
     def _scored(self, value) -> None:
         result, thread, job_id = value
@@ -336,6 +282,7 @@ class DatasetView(BaseView):
         self.pattern.set_title("")
         self.table.setRowCount(0)
         self.top_list.clear()
+        show_maps((self.grid, self.pattern), False)
 
     def score_table(self) -> np.ndarray:
         """(L, H) values of the chosen score for the shown part (NaN: not defined)."""
@@ -348,6 +295,7 @@ class DatasetView(BaseView):
             return
         values = self.score_table()
         L, H = values.shape
+        show_maps((self.grid, self.pattern), True)
         undefined = ~np.isfinite(values)
         finite = values[~undefined]
         hi = float(finite.max()) if finite.size else 1.0
@@ -379,26 +327,9 @@ class DatasetView(BaseView):
 
     def _label_cells(self, values: np.ndarray, lo: float, hi: float) -> None:
         """Write each head's value in its cell when the grid is small enough to read them."""
-        import pyqtgraph as pg
-
         for item in self._cell_labels:
             self.grid.vb.removeItem(item)
-        self._cell_labels = []
-        L, H = values.shape
-        if L * H > MAX_CELL_LABELS:
-            return
-        for layer in range(L):
-            for head in range(H):
-                v = values[layer, head]
-                if not np.isfinite(v):
-                    continue
-                # dark text on the light end of the colour map, light text on the dark end
-                light = (v - lo) / (hi - lo) > 0.6
-                item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
-                item.setFont(self.style.font(1.0))
-                item.setPos(head + 0.5, layer + 0.5)
-                self.grid.vb.addItem(item, ignoreBounds=True)
-                self._cell_labels.append(item)
+        self._cell_labels = cell_labels(self.grid.vb, values, lo, hi, self.style, MAX_CELL_LABELS)
 
     def _show_head(self) -> None:
         """Mean pattern and top inputs of the selected head."""
@@ -411,49 +342,16 @@ class DatasetView(BaseView):
         self.grid.image.setToolTip("")
         pat = self.result.patterns.get(self.part)
         if pat is not None:
-            mean = pat[layer, head]
-            missing = ~np.isfinite(mean)
-            vmax = float(np.nanmax(mean)) if np.isfinite(mean).any() else 1.0
-            self.pattern.set_image(quantize(np.nan_to_num(mean), vmax if vmax > 0 else 1.0, missing),
-                                   mean.shape)
-            self.pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
-            self.pattern.set_mask(missing)
-            self.pattern.set_levels(0.0, vmax if vmax > 0 else 1.0, "mean attention weight")
-            self.pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, "
-                                   f"columns: key position)")
+            draw_mean_pattern(self.pattern, pat[layer, head], layer, head)
         self._fill_top(layer, head)
 
     def _fill_top(self, layer: int, head: int) -> None:
-        self.top_list.clear()
-        top = self.result.top[self.part].get(self.score)
-        vals = self.result.top_values[self.part].get(self.score)
         self.top_label.setText(f"inputs where layer {layer} head {head} scores highest on "
                                f"{SCORE_LABELS[self.score]} (click: open in every view)")
-        if top is None:
-            return
-        for idx, v in zip(top[layer, head], vals[layer, head]):
-            if idx < 0 or idx not in self.result.inputs:
-                continue
-            shown = self.result.inputs[int(idx)]
-            item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
-            item.setData(Qt.ItemDataRole.UserRole, int(idx))
-            if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
-                item.setIcon(_thumbnail(shown))
-            self.top_list.addItem(item)
+        fill_top_inputs(self.top_list, self.result, self.part, self.score, layer, head)
 
     def _fill_table(self) -> None:
-        self.table.setSortingEnabled(False)
-        rows = self.result.to_json()["heads"]
-        self.table.setRowCount(len(rows))
-        for r, h in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(h["part"]))
-            self.table.setItem(r, 1, _NumberItem(h["layer"], str(h["layer"])))
-            self.table.setItem(r, 2, _NumberItem(h["head"], str(h["head"])))
-            for i, name in enumerate(SCORES):
-                v = h["scores"][name]
-                self.table.setItem(r, 3 + i, _NumberItem(v, "–" if v is None else f"{v:.3f}"))
-        self.table.setSortingEnabled(True)
-        self.table.resizeColumnsToContents()
+        fill_score_table(self.table, self.result)
 
     def _selection_changed(self, state, changed) -> None:
         if self.result is not None and changed & {"layer", "head", "part"}:

@@ -27,6 +27,18 @@ __all__ = ["ModelView"]
 PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height holds the annotation
 
 
+# attention weights up to which the grid's statistics are computed on the spot (about 1 ms for 2^17)
+INLINE_STATS = 1 << 17
+
+
+def _weights_in(trace, part: str) -> int:
+    """Attention weights of every layer and head of ``part``: what the statistics read."""
+    from attnviz.capture.trace import layer_prefix
+
+    n = trace.layers_in(part)
+    return n * int(np.prod(trace[layer_prefix(0, part) + "probs"].shape)) if n else 0
+
+
 class _TileItem(pg.ImageItem):
     def __init__(self, view: "ModelView", layer: int, head: int):
         super().__init__(axisOrder="row-major")
@@ -133,12 +145,18 @@ class ModelView(BaseView):
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
         self._draw_thumbs()
-        self.stats = None
+        trace, part = self.trace, r.part
+        inline = _weights_in(trace, part) <= INLINE_STATS
+        if inline:
+            # a small trace's statistics take about a millisecond: the grid is drawn once, complete,
+            # instead of with "…" notes and again when a worker delivers them (a second paint a key)
+            self.cancel_background()
+        self.stats = summarize_stats(trace, part) if inline else None
         self._write_notes()
         self._set_title()
         self._draw_marks()
-        trace, part = self.trace, r.part
-        self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+        if not inline:
+            self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
 
     def _draw_thumbs(self) -> None:
         """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""

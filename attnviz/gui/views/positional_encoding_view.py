@@ -98,6 +98,9 @@ class PositionalEncodingView(BaseView):
         tokens = list(self.trace.tokens)
         rows = [f"{i} {display_token(tokens[i])}" if i < min(self.n_input, len(tokens)) else str(i) for i in range(n)]
         self.heatmap.set_labels(rows, [str(d) for d in range(D)])
+        # a long table: every 8th position at full size rather than 128 labels too small to read
+        self.heatmap.left.set_major(range(0, n, 8) if n > 32 else None)
+        self.heatmap.bottom.set_major(range(0, D, 4) if D > 32 else None)
         self._style_marks()
         outline = self.whole and 0 < self.n_input < n
         for item in self.input_marks:
@@ -109,8 +112,8 @@ class PositionalEncodingView(BaseView):
             note = ": all zero (this model has no position encoding)"
         elif self.whole:
             last = self.n_input - 1
-            note = (f": all {n} positions × {D} dimensions; the input uses positions 0–{last} (outlined)"
-                    if self.n_input < n else f": all {n} positions × {D} dimensions, all used by the input")
+            note = (f": {n} positions × {D} dimensions, the input's 0–{last} outlined"
+                    if self.n_input < n else f": {n} positions × {D} dimensions, all used by the input")
             if "emb.pos" in self.trace and self.n_input and not np.any(self.trace["emb.pos"]):
                 note += "; switched off in this run"
         else:

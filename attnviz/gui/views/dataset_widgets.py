@@ -1,0 +1,117 @@
+"""What fills the widgets of the "Heads over a data set" view: the sortable score table, the list of the
+inputs where a head scores highest (with thumbnails of images), the values written in the grid's cells and
+the selected head's mean pattern.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QTableWidget, QTableWidgetItem
+
+from attnviz.analysis.head_scores import SCORES
+from attnviz.gui.views.dataset_links import describe_item
+from attnviz.gui.views.heatmap_data import quantize
+
+__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "cell_labels", "show_maps",
+           "draw_mean_pattern"]
+
+
+def thumbnail(image: np.ndarray):
+    """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    from attnviz.gui.panels.image_input import array_to_qimage
+
+    pix = QPixmap.fromImage(array_to_qimage(image))
+    return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))
+
+
+class NumberItem(QTableWidgetItem):
+    """A table cell that sorts by its number (undefined scores last)."""
+
+    def __init__(self, value: float | None, text: str):
+        super().__init__(text)
+        self.value = -np.inf if value is None or not np.isfinite(value) else float(value)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other):
+        return self.value < getattr(other, "value", -np.inf)
+
+
+def fill_score_table(table: QTableWidget, result) -> None:
+    """One row per head (part, layer, head, every score), sortable by number; "–" where undefined."""
+    table.setSortingEnabled(False)
+    rows = result.to_json()["heads"]
+    table.setRowCount(len(rows))
+    for r, h in enumerate(rows):
+        table.setItem(r, 0, QTableWidgetItem(h["part"]))
+        table.setItem(r, 1, NumberItem(h["layer"], str(h["layer"])))
+        table.setItem(r, 2, NumberItem(h["head"], str(h["head"])))
+        for i, name in enumerate(SCORES):
+            v = h["scores"][name]
+            table.setItem(r, 3 + i, NumberItem(v, "–" if v is None else f"{v:.3f}"))
+    table.setSortingEnabled(True)
+    table.resizeColumnsToContents()
+
+
+def fill_top_inputs(top_list: QListWidget, result, part: str, score: str, layer: int, head: int) -> None:
+    """The inputs where head (``layer``, ``head``) scores highest on ``score``, best first; each item keeps
+    its input's index (``Qt.UserRole``) for opening it in every view."""
+    top_list.clear()
+    top = result.top[part].get(score)
+    vals = result.top_values[part].get(score)
+    if top is None:
+        return
+    for idx, v in zip(top[layer, head], vals[layer, head]):
+        if idx < 0 or idx not in result.inputs:
+            continue
+        shown = result.inputs[int(idx)]
+        item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
+        item.setData(Qt.ItemDataRole.UserRole, int(idx))
+        if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
+            item.setIcon(thumbnail(shown))
+        top_list.addItem(item)
+
+
+def cell_labels(vb, values: np.ndarray, lo: float, hi: float, style, limit: int) -> list:
+    """Write each head's value in its cell of ``vb`` (the grid's ViewBox) when there are at most ``limit``
+    heads; returns the text items added."""
+    import pyqtgraph as pg
+
+    L, H = values.shape
+    if L * H > limit:
+        return []
+    items = []
+    for layer in range(L):
+        for head in range(H):
+            v = values[layer, head]
+            if not np.isfinite(v):
+                continue
+            # dark text on the light end of the colour map, light text on the dark end
+            light = (v - lo) / (hi - lo) > 0.6
+            item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
+            item.setFont(style.font(1.0))
+            item.setPos(head + 0.5, layer + 0.5)
+            vb.addItem(item, ignoreBounds=True)
+            items.append(item)
+    return items
+
+
+def show_maps(heatmaps, on: bool) -> None:
+    """Maps, axes and colour bars only with scores to show: an empty map on a 0–1 bar reads as all zeros."""
+    for heatmap in heatmaps:
+        for item in (heatmap.image, heatmap.bar, heatmap.left, heatmap.bottom):
+            item.setVisible(on)
+
+
+def draw_mean_pattern(pattern, mean: np.ndarray, layer: int, head: int) -> None:
+    """The mean attention pattern of one head (query × key position) on its own 0…max scale."""
+    missing = ~np.isfinite(mean)
+    vmax = float(np.nanmax(mean)) if np.isfinite(mean).any() else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    pattern.set_image(quantize(np.nan_to_num(mean), vmax, missing), mean.shape)
+    pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
+    pattern.set_mask(missing)
+    pattern.set_levels(0.0, vmax, "mean attention weight")
+    pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, columns: key position)")
