@@ -151,7 +151,8 @@ class HeadMapView(BaseView):
         """Draw the visible part of the shown head from the level with at most one value per pixel."""
         vb = self.heatmap.vb
         (x0, x1), (y0, y1) = vb.viewRange()
-        px_w, px_h = max(int(vb.width()), 1), max(int(vb.height()), 1)
+        ratio = self.canvas.devicePixelRatioF()  # a high-density screen shows more values per logical pixel
+        px_w, px_h = max(int(vb.width() * ratio), 1), max(int(vb.height() * ratio), 1)
         pyr = self._pyramids.get(self.res.head)
         tile = pyr.view(y0, y1, x0, x1, px_h, px_w)
         f = 1 << tile.level
