@@ -77,8 +77,9 @@ class HeadMapView(BaseView):
         self._draw_marks()
 
     def _load_layer(self) -> None:
-        if self._pyramids is not None:
-            self._pyramids.cancel()
+        previous = self._pyramids
+        if previous is not None:
+            previous.cancel()
             self._pyramids = None
         self.tile = None
         if self.trace is None:
@@ -100,7 +101,7 @@ class HeadMapView(BaseView):
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
         self._set_grid_labels()
         if max(tq, tk) > MAX_PX:
-            self._pyramids = HeadPyramids(self.probs, self.masked)
+            self._pyramids = HeadPyramids(self.probs, self.masked, like=previous)
         self._draw_head()
         self._draw_marks()
         if self._pyramids is not None:
