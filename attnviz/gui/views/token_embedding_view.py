@@ -111,7 +111,10 @@ class TokenEmbeddingView(BaseView):
         more = f"; labels for the first {MAX_LABELS}" if len(self.coords) > MAX_LABELS else ""
         crowd = (f"; {self.hidden_labels} labels left out where points crowd (hover a point for its name)"
                  if self.hidden_labels else "")
-        set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
+        what, each = self.source.currentText(), "position"
+        if self.trace is not None and self.trace.grid is not None:  # a ViT: its tokens are image patches
+            what, each = what.replace("token", "patch"), "patch ([CLS] and row,col)"
+        set_title(self.title_item, f"{what.capitalize()} of each {each}, "
                   f"first two principal components{more}{crowd}", self.style)
 
     def _ring_px(self) -> float:
