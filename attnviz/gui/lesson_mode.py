@@ -7,9 +7,11 @@ side panels, menus and tab bars hide the same way and Esc returns to the app as 
 Page Up (a clicker's keys) step through the scenes; Alt+arrows switch layer and head of the scene's
 figure; type a sentence and press Enter to run it through the scene's model; click tokens.
 
-The caption's numbers are measured on the stage's own lane (one worker thread, one set of model
-copies kept for the whole lesson: a torch module is not re-entrant, and reloading models per scene
-is slow) and filled in when they arrive.
+Nothing runs a model on the GUI thread: each scene's trace (and a typed sentence's) is computed on the
+stage's figure lane, the caption's numbers on its measuring lane; each lane has one worker thread and
+one set of model copies kept for the whole lesson (a torch module is not re-entrant, and reloading
+models per scene is slow). The figure appears, and the caption's numbers are filled in, when they
+arrive.
 """
 
 from __future__ import annotations
@@ -22,8 +24,40 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
+from attnviz.gui.scene_figure import CAPTION_N
 
 __all__ = ["LessonStage", "start_lesson"]
+
+
+def _compute(bench, scene):
+    """Worker: the scene's trace (and compared panels) from the figure lane's own Workbench."""
+    from attnviz.gui.scene_figure import compute_scene_figure
+
+    return scene, compute_scene_figure(scene, bench)
+
+
+def _retrace(bench, scene, view_name: str):
+    """Worker: a typed sentence through the scene's model; its selection and, for compared figures, panels."""
+    from attnviz.gui.figures import figure_spec
+    from attnviz.lessons.claims import scene_selection
+    from attnviz.lessons.figure_data import MODEL_FIGURES
+
+    spec = figure_spec(view_name)
+    trace = bench.trace(scene, grad=spec.needs_grad)
+    state = scene_selection(replace(scene, query=None), trace)
+    panels = None
+    if spec.name in MODEL_FIGURES:
+        from attnviz.gui.views.lesson_views import figure_panels
+
+        panels = figure_panels(spec.name, bench, scene, trace, state)
+    return trace, state, panels
+
+
+def _panels(bench, name: str, scene, trace, state):
+    """Worker: a compared figure's panels for another head."""
+    from attnviz.gui.views.lesson_views import figure_panels
+
+    return figure_panels(name, bench, scene, trace, state)
 
 
 def _measure(bench, scene, n: int):
@@ -37,17 +71,19 @@ class LessonStage(QWidget):
     """Shows ``lesson`` one scene at a time. ``closed`` is emitted when the lesson ends (Esc)."""
 
     closed = Signal()
-    scene_shown = Signal(int)
+    scene_shown = Signal(int)  # the scene's figure is on screen
+    figure_updated = Signal()  # a typed sentence or another head reached the figure
     caption_measured = Signal(int, str)
 
-    def __init__(self, lesson, style=None, parent=None, measure_n: int = 100):
+    def __init__(self, lesson, style=None, parent=None, measure_n: int = CAPTION_N):
         super().__init__(parent)
         from attnviz.gui.workers import Lane
         from attnviz.lessons.claims import Workbench
 
         self.lesson, self.style_, self.measure_n = lesson, style, measure_n
-        self.bench = Workbench()  # the figures' models (GUI thread)
-        self._measure_bench = Workbench()  # the claims' models (the lane's one thread)
+        self.bench = Workbench()  # the figures' models (used on the figure lane only)
+        self._measure_bench = Workbench()  # the claims' models (the measuring lane only)
+        self._figure_lane = Lane(self, threads=1)
         self._lane = Lane(self, threads=1)
         self.index = -1
         self.scene = None
@@ -86,7 +122,8 @@ class LessonStage(QWidget):
         self.step_by(-1)
 
     def show_scene(self, i: int) -> None:
-        """Show scene ``i`` (0-based): its figure, title and caption; start measuring its claim."""
+        """Show scene ``i`` (0-based): title and caption now, its figure when its model has run
+        (``scene_shown``); start measuring its claim."""
         self.index = i
         self.scene = self.lesson.scenes[i]
         self._fonts()
@@ -95,14 +132,14 @@ class LessonStage(QWidget):
         self.input.setText(self.scene.text or "")
         self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down next · Page Up previous · "
                             "type and press Enter · click tokens · Alt+arrows: layer/head · Esc: back to the app")
-        self._build(self.scene)
-        if self.view is not None:
-            self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
-                                 if "{" in self.scene.caption else self.scene.caption)
+        self._drop_view()
+        self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
+                             if "{" in self.scene.caption else self.scene.caption)
+        self._figure_lane.submit("figure", _compute, self.bench, self.scene, on_result=self._computed,
+                                 on_error=self._failed, supersedes=("retrace", "panels"))
         if self.scene.claim:
             self._lane.submit("measure", _measure, self._measure_bench, self.scene, self.measure_n,
                               on_result=self._measured, on_error=self._measure_failed)
-        self.scene_shown.emit(i)
 
     def _fonts(self) -> None:
         """Title and caption a size above the (presentation) body text."""
@@ -130,22 +167,27 @@ class LessonStage(QWidget):
         self.caption.setText(f"cannot measure the claim: {message}")
 
     # -- the live figure ---------------------------------------------------------------------------
-    def _build(self, scene) -> None:
-        from attnviz.gui.scene_figure import build_scene_figure
+    def _computed(self, res) -> None:
+        from attnviz.gui.scene_figure import make_scene_view
 
+        scene, (spec, trace, state, panels) = res
+        if scene is not self.scene:
+            return  # the lecturer has moved on
         self._drop_view()
-        style = self._style()
         try:
-            view, selection, _caption, _ = build_scene_figure(scene, self.bench, style, measure=False)
+            view, selection = make_scene_view(spec, trace, state, panels, self._style(), scene.step)
         except AttnvizError as exc:
-            self.caption.setText(str(exc))
+            self._failed(str(exc))
             return
-        self.view, self.selection = view, selection
-        self.trace = getattr(view, "trace", None)
+        self.view, self.selection, self.trace = view, selection, trace
         _figure_only(view)
         self.body.addWidget(view, 1)
         view.show()
         selection.connect(self._selection_changed)
+        self.scene_shown.emit(self.index)
+
+    def _failed(self, message: str) -> None:
+        self.caption.setText(message)
 
     def _style(self):
         """The window's view style (large type while presenting), else the one given."""
@@ -169,36 +211,39 @@ class LessonStage(QWidget):
 
     def _recompute_panels(self, state) -> None:
         from attnviz.gui.figures import figure_spec
-        from attnviz.gui.views.lesson_views import figure_panels
 
-        try:
-            self.view.set_panels(figure_panels(figure_spec(self.scene.view).name, self.bench, self._live_scene(),
-                                               self.view.trace, state))
-        except AttnvizError as exc:
-            self.caption.setText(str(exc))
+        view = self.view
+        self._figure_lane.submit("panels", _panels, self.bench, figure_spec(self.scene.view).name, self._live_scene(),
+                                 self.trace, state, on_result=lambda panels: self._panels_ready(view, panels),
+                                 on_error=self._failed, owner=self)
+
+    def _panels_ready(self, view, panels) -> None:
+        if view is self.view and view is not None:
+            view.set_panels(panels)
+            self.figure_updated.emit()
 
     def _live_scene(self):
         return replace(self.scene, text=self.input.text()) if self.scene.text is not None else self.scene
 
     def _typed(self) -> None:
-        """Run the typed sentence through the scene's model and show it in the same figure."""
+        """Run the typed sentence through the scene's model (on the figure lane); the same figure shows it."""
         if self.view is None or not self.input.text().strip():
             return
-        from attnviz.gui.figures import figure_spec
-        from attnviz.lessons.claims import scene_selection
+        view = self.view
+        self._figure_lane.submit("retrace", _retrace, self.bench, self._live_scene(), self.scene.view,
+                                 on_result=lambda res: self._retraced(view, res), on_error=self._failed,
+                                 supersedes=("panels",), owner=self)
 
-        scene = self._live_scene()
-        try:
-            trace = self.bench.trace(scene, grad=figure_spec(scene.view).needs_grad)
-            state = scene_selection(replace(scene, query=None), trace)
-        except AttnvizError as exc:
-            self.caption.setText(str(exc))
+    def _retraced(self, view, res) -> None:
+        if view is not self.view or view is None:
             return
+        trace, state, panels = res
         self.trace = trace
-        self.view.set_trace(trace)
+        view.set_trace(trace)
         self.selection.update(query=state.query)
-        if getattr(self.view, "needs_model", False):
-            self._recompute_panels(self.selection.state)
+        if panels is not None:
+            view.set_panels(panels)
+        self.figure_updated.emit()
 
     def step_selection(self, field: str, delta: int) -> None:
         """Alt+arrows while the lesson is presented: the figure's next/previous layer or head."""
@@ -209,7 +254,8 @@ class LessonStage(QWidget):
         self.selection.update(**{field: (getattr(state, field) + delta) % n})
 
     def end(self) -> None:
-        """Drop the figure and the measurements under way; emit ``closed``."""
+        """Drop the figure and the work under way; emit ``closed``."""
+        self._figure_lane.cancel()
         self._lane.cancel()
         self._drop_view()
         self.closed.emit()
@@ -228,7 +274,7 @@ def _figure_only(view) -> None:
             w.hide()
 
 
-def start_lesson(win, lesson, measure_n: int = 100) -> LessonStage:
+def start_lesson(win, lesson, measure_n: int = CAPTION_N) -> LessonStage:
     """Present ``lesson`` in ``win``: a page of its own, shown by presentation mode; leaving
     presentation mode (Esc) removes the page and returns to the app as it was."""
     from attnviz.gui.panels.presentation import enter_presentation, presentation_mode

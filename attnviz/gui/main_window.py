@@ -214,7 +214,9 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         if self.walkthrough is not None:  # the what-if lab drops the old model's results, even hidden
             self.walkthrough.set_model(loaded)
             self._walkthrough_fed = (loaded, None, self._walkthrough_fed[2])
-        self._new_model = True
+        # the stored opening trace already chose this model's starting view (its focus head): the live
+        # run keeps what is on screen, even a head picked meanwhile, so nothing jumps when it takes over
+        self._new_model = not opening
         self.model_ref = res.ref
         bundled = res.ref in bundled_models()
         self.settings.last_model = res.ref

@@ -14,10 +14,10 @@ from pathlib import Path
 from attnviz.errors import AttnvizError
 from attnviz.gui.figure_render import ExportOptions, export_pdf_pages, export_widget
 
-__all__ = ["build_scene_figure", "export_scene", "export_lesson_pdf", "export_lesson_pack", "scene_style",
+__all__ = ["build_scene_figure", "compute_scene_figure", "make_scene_view", "export_scene", "export_lesson_pdf", "export_lesson_pack", "scene_style",
            "CAPTION_N"]
 
-CAPTION_N = 100  # held-out examples behind a caption's number when a figure is exported
+CAPTION_N = 200  # held-out examples behind a caption's number (as `attnviz lesson check`); the word-order figure uses as many
 
 
 def scene_style(scene, base=None):
@@ -29,37 +29,54 @@ def scene_style(scene, base=None):
     return export_style(theme, scene.colormap or "viridis", True, font_scale)
 
 
-def build_scene_figure(scene, bench=None, style=None, measure: bool = True, n: int = CAPTION_N):
-    """Build the scene's view off-screen; returns (view, selection, caption, claim result or None).
-
-    The caller closes the view (and keeps the selection alive as long as it).
-    """
-    from attnviz.gui.figures import figure_spec, make_figure, view_class
-    from attnviz.lessons.claims import Workbench, evaluate_claim, format_caption, scene_selection
+def compute_scene_figure(scene, bench):
+    """What the scene's figure shows, computed from its model (any thread, one at a time per ``bench``):
+    ``(spec, trace, state, panels)``; ``panels`` for the figures that compare runs, else None."""
+    from attnviz.gui.figures import figure_spec
+    from attnviz.lessons.claims import scene_selection
     from attnviz.lessons.figure_data import MODEL_FIGURES
-    from attnviz.selection import Selection
 
-    bench = bench or Workbench()
     spec = figure_spec(scene.view)
     trace = bench.trace(scene, grad=spec.needs_grad)
     if trace.kind not in spec.kinds:
         raise AttnvizError(f"the {scene.view!r} view does not apply to a {trace.kind} model")
     state = scene_selection(scene, trace)
+    panels = None
+    if spec.name in MODEL_FIGURES:
+        from attnviz.gui.views.lesson_views import figure_panels
+
+        panels = figure_panels(spec.name, bench, scene, trace, state)
+    return spec, trace, state, panels
+
+
+def make_scene_view(spec, trace, state, panels, style, step=None):
+    """The view of a computed scene figure (GUI thread); returns (view, selection)."""
+    from attnviz.gui.figures import make_figure, view_class
+    from attnviz.selection import Selection
+
+    if panels is None:
+        return make_figure(spec.name, trace, state, style, step)
+    selection = Selection(state)
+    view = view_class(spec)(selection=selection, style=style)
+    view.set_trace(trace)
+    view.set_panels(panels)
+    return view, selection
+
+
+def build_scene_figure(scene, bench=None, style=None, measure: bool = True, n: int = CAPTION_N):
+    """Build the scene's view off-screen; returns (view, selection, caption, claim result or None).
+
+    The caller closes the view (and keeps the selection alive as long as it).
+    """
+    from attnviz.lessons.claims import Workbench, evaluate_claim, format_caption
+
+    bench = bench or Workbench()
+    spec, trace, state, panels = compute_scene_figure(scene, bench)
     result = None
     if measure and scene.claim:
         result = evaluate_claim(scene, bench, trace=trace, n=n)
     caption = format_caption(scene.caption, result) if "{" in scene.caption else scene.caption
-    style = style or scene_style(scene)
-    step = scene.step
-    if spec.name in MODEL_FIGURES:
-        from attnviz.gui.views.lesson_views import figure_panels
-
-        selection = Selection(state)
-        view = view_class(spec)(selection=selection, style=style)
-        view.set_trace(trace)
-        view.set_panels(figure_panels(spec.name, bench, scene, trace, state))
-        return view, selection, caption, result
-    view, selection = make_figure(spec.name, trace, state, style, step)
+    view, selection = make_scene_view(spec, trace, state, panels, style or scene_style(scene), scene.step)
     return view, selection, caption, result
 
 

@@ -126,3 +126,26 @@ def test_a_head_switch_keeps_the_zoom(view, trace):
     expected = indices(a, view.vmax)
     expected[np.isneginf(trace["L0.mask"])[t.row0:t.row1, t.col0:t.col1]] = 255
     np.testing.assert_array_equal(view.image_data, expected)
+
+
+def test_a_layer_switch_draws_the_new_layers_blocks(qtbot):
+    trace = synthetic_trace(1100, n_layers=2, n_heads=1, causal=True, seed=3)
+    sel = Selection()
+    view = HeadMapView(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(600, 500)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitExposed(view)
+    QApplication.processEvents()
+    first = view._pyramids
+    sel.update(layer=1)
+    assert view._pyramids.visible is first.visible  # one mask for every layer: pooled once
+    t = view.tile
+    f = 1 << t.level
+    assert f > 1
+    expected = indices(reference_blocks(trace["L1.probs"][0].astype(np.float64), f, t.row0, t.row1, t.col0, t.col1),
+                       view.vmax)
+    masked = np.isneginf(trace["L1.mask"]).astype(np.float64)
+    expected[reference_blocks(1 - masked, f, t.row0, t.row1, t.col0, t.col1) == 0] = 255
+    np.testing.assert_array_equal(view.image_data, expected)

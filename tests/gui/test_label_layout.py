@@ -101,3 +101,26 @@ def _point(xy):
     from PySide6.QtCore import QPointF
 
     return QPointF(float(xy[0]), float(xy[1]))
+
+
+def test_identical_points_of_one_token_get_one_label_with_their_count(qtbot):
+    trace = sample_trace("encoder", T=12)
+    emb = np.asarray(trace["emb.token"], dtype=np.float64)
+    emb[[2, 5, 9]] = emb[2]  # the same token three times: one point
+    trace.tokens[5] = trace.tokens[9] = trace.tokens[2]
+    trace.arrays["emb.token"] = emb.astype(np.float32)
+    sel = Selection()
+    view = TokenEmbeddingView(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitExposed(view)
+    sel.update(query=None)
+    QApplication.processEvents()
+    shown = [i for i in (2, 5, 9) if view.labels[i].isVisible()]
+    assert shown == [2] and view.labels[2].textItem.toPlainText() == f"{trace.tokens[2]} ×3"
+    assert view.hidden_labels == 0  # merged, not left out
+    sel.update(query=9)  # the selected position names the group, in bold
+    QApplication.processEvents()
+    assert [i for i in (2, 5, 9) if view.labels[i].isVisible()] == [9] and view.labels[9].textItem.font().bold()

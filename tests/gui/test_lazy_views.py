@@ -60,11 +60,17 @@ def test_the_stored_opening_trace_is_drawn_before_the_model_load_is_asked_for(ma
     monkeypatch.setenv("ATTNVIZ_ASSETS", str(tmp_path))
     win = make_window(start=False, model="coref")
     seen = []
-    win.trace_shown.connect(lambda t: seen.append((t, win.loaded, win.lane.busy)))
+    win.trace_shown.connect(lambda t: seen.append((t, win.loaded, win.lane.busy, win.selection.state)))
     win.start()
     qtbot.waitUntil(lambda: len(seen) >= 2, timeout=120000)
-    stored, loaded, busy = seen[0]
+    stored, loaded, busy, first_state = seen[0]
     assert stored.meta.get("opening_text") and loaded is None and not busy  # no model job queued yet
-    live = seen[1][0]
-    assert seen[1][1] is not None and live.tokens == stored.tokens
+    live, live_loaded, _, live_state = seen[1]
+    assert live_loaded is not None and live.tokens == stored.tokens
     np.testing.assert_allclose(live["L0.probs"], stored["L0.probs"], atol=1e-6)
+    # the stored trace opens on the model's own starting view, so the live one changes nothing on screen
+    focus = stored.meta.get("focus") or {}
+    if "layer" in focus:
+        assert (first_state.layer, first_state.head) == (focus["layer"], focus["head"])
+    assert (live_state.layer, live_state.head, live_state.query, live_state.part) == \
+        (first_state.layer, first_state.head, first_state.query, first_state.part)

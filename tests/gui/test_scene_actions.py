@@ -31,33 +31,38 @@ def test_lesson_stage_steps_through_live_scenes(qtbot, lesson_file):
     stage = LessonStage(load_lesson(lesson_file), measure_n=10)
     qtbot.addWidget(stage)
     stage.show()
-    with qtbot.waitSignal(stage.caption_measured, timeout=120_000) as caught:
+    with qtbot.waitSignals([stage.scene_shown, stage.caption_measured], timeout=120_000) as caught:
         stage.show_scene(0)
-    assert caught.args[1].startswith("'it' → 'animal' ")  # measured, not the template
+    assert stage.caption.text().startswith("'it' → 'animal' ")  # measured, not the template
     assert stage.view.trace is not None and stage.selection.state.query == 8
     row = stage.view.controls  # figure first: the view's controls row hides, as in presentation mode
     widgets = [row.itemAt(i).widget() for i in range(row.count()) if row.itemAt(i).widget() is not None]
     assert widgets and not any(w.isVisible() for w in widgets)
     focus = stage.view.trace.meta["focus"]
     assert (stage.selection.state.layer, stage.selection.state.head) == (focus["layer"], focus["head"])
-    # live: type another sentence, the figure follows; switch heads
+    # live: type another sentence, the figure follows (the model runs on the stage's lane); switch heads
     stage.input.setText("The animal didn't cross the street because it was too wide")
-    stage._typed()
+    with qtbot.waitSignal(stage.figure_updated, timeout=60_000):
+        stage._typed()
     assert list(stage.view.trace.tokens)[-1] == "wide"
     head = stage.selection.state.head
     stage.step_selection("head", 1)
     assert stage.selection.state.head == (head + 1) % stage.trace.n_heads
-    stage.step_by(1)
+    with qtbot.waitSignal(stage.scene_shown, timeout=60_000):
+        stage.step_by(1)
     assert stage.index == 1 and type(stage.view).__name__ == "CausalMaskView"
     assert stage.view.panels is not None and stage.view.panels.numbers["future_weight"] == 0.0
-    stage.step_by(1)
+    with qtbot.waitSignal(stage.scene_shown, timeout=60_000):
+        stage.step_by(1)
     assert stage.index == 2 and stage.view.panels.panels[1].title == "No scaling"
     stage.step_by(1)  # past the last scene: stays
     assert stage.index == 2
-    stage.step_selection("head", 1)  # the comparison is recomputed for the new head
+    with qtbot.waitSignal(stage.figure_updated, timeout=60_000):
+        stage.step_selection("head", 1)  # the comparison is recomputed for the new head
     assert f"head {stage.selection.state.head}" in stage.view.panels.title
     stage.step_by(-1)
-    assert stage.index == 1
+    assert stage.index == 1 and stage.view is None  # the previous figure is gone until the scene's arrives
+    qtbot.waitUntil(lambda: type(stage.view).__name__ == "CausalMaskView", timeout=60_000)
     with qtbot.waitSignal(stage.closed):
         stage.end()
 
@@ -78,20 +83,23 @@ def test_lesson_mode_is_presentation_mode_with_page_keys_for_scenes(make_window,
         win.start()
     start_tab, tabs_before = win.tabs.currentIndex(), win.tabs.count()
     stage = start_lesson(win, str(path))
+    qtbot.waitUntil(lambda: stage.view is not None, timeout=60000)
     mode = win.presentation_mode
     # the same presentation mode as F5: figure first, chrome hidden, large type
     assert mode.active and mode.figure is stage and win.tabs.currentWidget() is stage
     assert win.menuBar().isHidden() and win.tabs.tabBar().isHidden() and win.settings.presentation
     assert all(d.isHidden() for d in win.docks.values())
     assert stage.index == 0 and type(stage.view).__name__ == "HeadMapView" and stage.title.text() == "one"
-    qtbot.keyClick(win, Qt.Key.Key_PageDown)
+    with qtbot.waitSignal(stage.scene_shown, timeout=60000):
+        qtbot.keyClick(win, Qt.Key.Key_PageDown)
     assert stage.index == 1 and type(stage.view).__name__ == "TokenLinesView"
     # Alt+arrows move the scene's figure, not the window's hidden views
     window_head = win.selection.head
     head = stage.selection.state.head
     qtbot.keyClick(win, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     assert stage.selection.state.head == (head + 1) % stage.trace.n_heads and win.selection.head == window_head
-    qtbot.keyClick(win, Qt.Key.Key_PageUp)
+    with qtbot.waitSignal(stage.scene_shown, timeout=60000):
+        qtbot.keyClick(win, Qt.Key.Key_PageUp)
     assert stage.index == 0
     with qtbot.waitSignal(stage.closed):
         qtbot.keyClick(win, Qt.Key.Key_Escape)

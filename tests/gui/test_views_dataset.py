@@ -139,6 +139,9 @@ def test_qk_view_without_a_data_set_shows_the_current_inputs_queries_and_keys(qt
     assert "the current input only" in view.title_item.text and "no built-in task" in view.title_item.text
     q, k = trace["L1.q"][1], trace["L1.k"][1]  # (T, dh) straight from the trace
     np.testing.assert_allclose(view.embedding.points, embed_qk(q, k).points, atol=1e-6)
+    assert view.plot.getAxis("bottom").isVisible() and "variance" in view.plot.getAxis("bottom").labelText
+    view.set_trace(None)  # nothing to show: no axes left over with the last head's range and variance
+    assert not view.plot.getAxis("bottom").isVisible() and not view.plot.getAxis("left").isVisible()
 
 
 def test_qk_view_embeds_one_head_and_opens_the_input_under_a_click(qtbot, induction_trace):

@@ -265,4 +265,5 @@ class WindowStartupMixin:
             return
         self._opening_ref = ref
         self.input_panel.set_text(text, submit=False)
+        self._new_model = True  # the model's starting view (its focus head), as its live run would choose
         self.show_trace(trace, text)

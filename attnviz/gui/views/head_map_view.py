@@ -77,8 +77,9 @@ class HeadMapView(BaseView):
         self._draw_marks()
 
     def _load_layer(self) -> None:
-        if self._pyramids is not None:
-            self._pyramids.cancel()
+        previous = self._pyramids
+        if previous is not None:
+            previous.cancel()
             self._pyramids = None
         self.tile = None
         if self.trace is None:
@@ -100,7 +101,7 @@ class HeadMapView(BaseView):
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
         self._set_grid_labels()
         if max(tq, tk) > MAX_PX:
-            self._pyramids = HeadPyramids(self.probs, self.masked)
+            self._pyramids = HeadPyramids(self.probs, self.masked, like=previous)
         self._draw_head()
         self._draw_marks()
         if self._pyramids is not None:
@@ -151,7 +152,8 @@ class HeadMapView(BaseView):
         """Draw the visible part of the shown head from the level with at most one value per pixel."""
         vb = self.heatmap.vb
         (x0, x1), (y0, y1) = vb.viewRange()
-        px_w, px_h = max(int(vb.width()), 1), max(int(vb.height()), 1)
+        ratio = self.canvas.devicePixelRatioF()  # a high-density screen shows more values per logical pixel
+        px_w, px_h = max(int(vb.width() * ratio), 1), max(int(vb.height() * ratio), 1)
         pyr = self._pyramids.get(self.res.head)
         tile = pyr.view(y0, y1, x0, x1, px_h, px_w)
         f = 1 << tile.level

@@ -30,11 +30,18 @@ class HeadPyramids:
     builds the others off the GUI thread while they fit in the budget; ``cancel()`` stops it.
     """
 
-    def __init__(self, probs: np.ndarray, masked: np.ndarray | None = None, budget_bytes: int = DEFAULT_BUDGET):
+    def __init__(self, probs: np.ndarray, masked: np.ndarray | None = None, budget_bytes: int = DEFAULT_BUDGET,
+                 like: "HeadPyramids | None" = None):
+        """like: the previous layer's pyramids; its mask pyramid is reused when the mask is the same array
+        (every layer of a part shares one)."""
         self.probs = probs
+        self.masked = masked
         self.budget = budget_bytes
-        # "not masked" pooled by max = "some cell of the block is visible"; padding counts as masked
-        self.visible = None if masked is None or not masked.any() else MaxPyramid(~masked, MIN_SIDE)
+        if like is not None and like.masked is masked:
+            self.visible = like.visible
+        else:
+            # "not masked" pooled by max = "some cell of the block is visible"; padding counts as masked
+            self.visible = None if masked is None or not masked.any() else MaxPyramid(~masked, MIN_SIDE)
         self._done: OrderedDict[int, MaxPyramid] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self._cancelled = False

@@ -100,6 +100,16 @@ class PanelsView(BaseView):
                         m.vb.addItem(item, ignoreBounds=True)
                         self._texts.append(item)
 
+    def _after_relayout(self) -> None:
+        # square-cell maps size their axes and spare column from the geometry the first pass gave
+        # them: apply the layout once more so an export re-flowed to another size has its row labels
+        # beside the matrix, not over it
+        maps = [m for m in self.maps if m.isVisible()]
+        for m in maps:
+            m.layout.invalidate()
+            m.layout.activate()  # the axes now have the widths their labels need at this size
+            m._fit_square()
+
     def figure_size(self):
         from PySide6.QtCore import QSize
 

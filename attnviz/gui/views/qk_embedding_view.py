@@ -223,6 +223,8 @@ class QKEmbeddingView(BaseView):
         self.scatter.clear()
         set_title(self.title_item, text, self.style)
         set_title(self.legend, "", self.style)
+        for name in ("bottom", "left"):  # no points, no axes: their range and "PC1 (91 %…)" were another head's
+            self.plot.showAxis(name, False)
 
     def _colours(self, n_q: int) -> tuple[list, str]:
         """Brush per point (queries then keys) and the legend text of the current colouring."""
@@ -260,6 +262,8 @@ class QKEmbeddingView(BaseView):
         self.scatter.setData(pos=emb.points, data=np.arange(len(emb.points)), size=size, symbol=symbols,
                              brush=brushes, pen=None)
         x_label, y_label = emb.axis_labels()
+        for name in ("bottom", "left"):
+            self.plot.showAxis(name, True)
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
         where = {"self": "", "enc": "encoder "}[part]

@@ -35,7 +35,8 @@ class TokenEmbeddingView(BaseView):
         self.plot.addItem(self.leaders, ignoreBounds=True)
         self.plot.addItem(self.scatter)
         self.plot.addItem(self.marker)
-        self.placements: list = []  # label_layout.Placement or None (left out) per label
+        self.placements: list = []  # label_layout.Placement or None (left out, or named by a group) per label
+        self.groups: list[list[int]] = []  # indices of identical points of one token: one label each
         self.hidden_labels = 0
         self._placing = False
         self.figure.addItem(self.title_item, row=0, col=0)
@@ -64,7 +65,7 @@ class TokenEmbeddingView(BaseView):
         self.marker.clear()
         for item in self.labels:
             self.plot.removeItem(item)
-        self.labels, self.placements = [], []
+        self.labels, self.placements, self.groups = [], [], []
         self.leaders.setData([], [])
         if self.trace is None:
             set_title(self.title_item, "no input yet", self.style)
@@ -98,6 +99,11 @@ class TokenEmbeddingView(BaseView):
             item.setPos(x, y)
             self.plot.addItem(item, ignoreBounds=True)  # the points set the range; labels fit inside it
             self.labels.append(item)
+        # identical points of the same token (a character model's every "e"): one label, "e ×5"
+        groups: dict = {}
+        for i in range(len(self.labels)):
+            groups.setdefault((display_token(tokens[i]), *self.coords[i].tolist()), []).append(i)
+        self.groups = list(groups.values())
         # leaders in grey: they join, the points and labels are what is read
         self.leaders.setPen(pg.mkPen("#909090", width=max(1.0, 0.5 * st.line_width)))
         style_plot(self.plot, st, bottom=f"PC1 ({self.ratio[0]:.1%} of variance)",
@@ -111,7 +117,10 @@ class TokenEmbeddingView(BaseView):
         more = f"; labels for the first {MAX_LABELS}" if len(self.coords) > MAX_LABELS else ""
         crowd = (f"; {self.hidden_labels} labels left out where points crowd (hover a point for its name)"
                  if self.hidden_labels else "")
-        set_title(self.title_item, f"{self.source.currentText().capitalize()} of each position, "
+        what, each = self.source.currentText(), "position"
+        if self.trace is not None and self.trace.grid is not None:  # a ViT: its tokens are image patches
+            what, each = what.replace("token", "patch"), "patch ([CLS] and row,col)"
+        set_title(self.title_item, f"{what.capitalize()} of each {each}, "
                   f"first two principal components{more}{crowd}", self.style)
 
     def _ring_px(self) -> float:
@@ -146,19 +155,27 @@ class TokenEmbeddingView(BaseView):
         sx, sy = W / max(r.width(), 1e-300), H / max(r.height(), 1e-300)
         pts = self.coords[:len(self.labels)]
         px = np.column_stack([(pts[:, 0] - r.left()) * sx, (r.bottom() - pts[:, 1]) * sy])
+        tokens = self.trace.tokens
+        # one label per group of identical points: the selected point's, else the first
+        shown = [q if q in g else g[0] for g in self.groups]
         sizes = []
-        for i, item in enumerate(self.labels):
+        for i, g in zip(shown, self.groups):
+            item = self.labels[i]
+            item.setText(display_token(tokens[i]) + (f" ×{len(g)}" if len(g) > 1 else ""))
             item.setFont(self.style.font(0.9, bold=i == q))
             # the selected label may sit over other dots: it brings its own background
             item.fill = pg.mkBrush(self.style.background) if i == q else pg.mkBrush(None)
             item.update()
             b = item.textItem.boundingRect()
             sizes.append((b.width(), b.height()))
-        sel = q if q is not None and 0 <= q < len(self.labels) else None
+        sel = shown.index(q) if q in shown else None
         ring = self._ring_px() / 2
-        reserved = [] if sel is None else [(px[sel, 0] - ring, px[sel, 1] - ring, px[sel, 0] + ring, px[sel, 1] + ring)]
-        self.placements = place_labels(px, sizes, radius=self._dot_px() / 2, bounds=(0, 0, W, H), first=sel,
-                                       reserved=reserved)
+        reserved = [] if sel is None else [(px[q, 0] - ring, px[q, 1] - ring, px[q, 0] + ring, px[q, 1] + ring)]
+        placed = place_labels(px[shown], sizes, radius=self._dot_px() / 2, bounds=(0, 0, W, H), first=sel,
+                              reserved=reserved)
+        self.placements = [None] * len(self.labels)
+        for i, p in zip(shown, placed):
+            self.placements[i] = p
         lines_x, lines_y = [], []
         for i, (item, p) in enumerate(zip(self.labels, self.placements)):
             item.setVisible(p is not None)
@@ -170,7 +187,7 @@ class TokenEmbeddingView(BaseView):
                 lines_x += [pts[i, 0], r.left() + ex / sx]
                 lines_y += [pts[i, 1], r.bottom() - ey / sy]
         self.leaders.setData(lines_x, lines_y)
-        hidden = sum(p is None for p in self.placements)
+        hidden = sum(p is None for p in placed)  # merged duplicates are named by their group's label
         if hidden != self.hidden_labels:
             self.hidden_labels = hidden
             self._set_title()
