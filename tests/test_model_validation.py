@@ -137,6 +137,23 @@ def test_the_meta_build_gives_exactly_the_shapes_of_the_real_model(text_dir):
     assert validate.expected_shapes(loaded.config) == real
 
 
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "encoder-decoder", "vit"])
+def test_the_cpu_shape_build_matches_the_meta_build_and_draws_no_random_numbers(kind):
+    import torch
+
+    from attnviz.models.config import ModelConfig
+
+    cfg = ModelConfig(kind=kind, vocab_size=11, tgt_vocab_size=13 if kind == "encoder-decoder" else 0,
+                      n_layers=2, n_heads=2, d_model=16, max_len=12, pos="learned", image_size=16, patch_size=4)
+    validate._SHAPES_CACHE.clear()
+    meta = validate.expected_shapes(cfg)
+    validate._SHAPES_CACHE.clear()
+    state = torch.random.get_rng_state()
+    cpu = validate.expected_shapes(cfg, n_params_hint=1000)
+    assert torch.equal(torch.random.get_rng_state(), state)  # a training run in another thread keeps its draws
+    assert cpu == meta and len(cpu) > 5
+
+
 def test_a_big_json_file_is_refused_by_size(tmp_path):
     f = tmp_path / "config.json"
     f.write_text(json.dumps({"model": {}, "pad": "x" * 2000}))
@@ -158,3 +175,18 @@ def test_bundled_models_pass_validation():
     for name in bundled_models():
         doc, cfg, header = validate.validate_model_folder(resolve_model_path(name))
         assert header  # weights checked against the config
+
+
+def test_loading_a_bundled_model_does_not_import_torch_dynamo():
+    # torch._dynamo costs ~2 s to import and two threads importing it at once have failed; reading shapes
+    # must not pull it in (a fresh interpreter: this suite's own process may have imported it already)
+    import subprocess
+    import sys
+
+    code = ("import sys; from attnviz.runtime.pipeline import load_model, run_trace; "
+            "m = load_model('coref'); run_trace(m, text=\"The animal didn't cross the street because it was "
+            "too tired\", grad=True); "
+            "print('torch._dynamo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -278,19 +278,58 @@ def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
 _SHAPES_CACHE: dict[tuple, dict[str, tuple[int, ...]]] = {}
 
 
-def expected_shapes(cfg) -> dict[str, tuple[int, ...]]:
-    """Parameter names → shapes of the model ``cfg`` describes, built on the meta device (no memory).
+# Below this many parameters the shapes are read from a CPU build that draws no random numbers; above it, from
+# a meta-device build (no memory). Why not always meta: meta tensors run torch's Python reference kernels,
+# whose first use imports torch._dynamo (1.8 s here, measured) only to read shapes, and two threads doing that
+# import at once have failed with "'prims' object has no attribute 'sum'".
+CPU_SHAPE_BUILD_MAX_PARAMS = 16_000_000
 
-    The meta build costs tens of milliseconds (every init call is dispatched in Python), so shapes are
-    remembered per config: switching back to a model in the app does not pay again.
+
+def _no_random_init():
+    """A torch-function mode (thread-local, like ``torch.device``) that skips random initialisation.
+
+    The tensors keep their shapes and stay uninitialised: only their shapes are read. Skipping, rather than
+    drawing, also leaves torch's global random state alone, which a training run in another thread uses.
     """
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    # matched by name: a built-in such as torch.randn is a new bound object on every attribute access
+    fills = {"normal_", "trunc_normal_", "uniform_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_",
+             "xavier_normal_"}
+    draws = {"randn", "rand"}
+
+    class NoRandomInit(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            if name in fills:
+                return args[0] if args else kwargs["tensor"]
+            if name in draws:  # same shape and options, no values drawn
+                return torch.empty(*args, **kwargs)
+            return func(*args, **kwargs)
+
+    return NoRandomInit()
+
+
+def expected_shapes(cfg, n_params_hint: int | None = None) -> dict[str, tuple[int, ...]]:
+    """Parameter names → shapes of the model ``cfg`` describes, without initialising any weights.
+
+    ``n_params_hint`` (e.g. counted from the weights file's header) lets a small model be built on the CPU
+    instead of the meta device (see ``CPU_SHAPE_BUILD_MAX_PARAMS``); without it, or for a big model, the
+    meta device (no memory). Shapes are remembered per config: switching back to a model does not pay again.
+    """
+    import contextlib
+
     import torch
 
     from attnviz.models.registry import build_model
 
     key = tuple(sorted(cfg.to_dict().items()))
     if key not in _SHAPES_CACHE:
-        with torch.device("meta"):  # a thread-local mode: a model built meanwhile in another thread is real
+        small = n_params_hint is not None and n_params_hint <= CPU_SHAPE_BUILD_MAX_PARAMS
+        device = contextlib.nullcontext() if small else torch.device("meta")
+        with device, _no_random_init():  # thread-local modes: a model built meanwhile in another thread is real
             model = build_model(cfg)
         if len(_SHAPES_CACHE) > 64:
             _SHAPES_CACHE.clear()
@@ -387,9 +426,10 @@ def validate_model_folder(path, doc: dict | None = None, task_kind=None):
             validate_tokenizer_dict(doc.get("tgt_tokenizer", doc["tokenizer"]), cfg.tgt_vocab,
                                     "target tokenizer" if "tgt_tokenizer" in doc else "tokenizer (also the target's)")
     _check_info(doc, cfg, task_kind)
-    expected = expected_shapes(cfg)
     weights = path / "model.safetensors"
     header = read_safetensors_header(weights) if weights.is_file() else None
+    stored = sum(math.prod(shape) for _, shape in header.values()) if header else None
+    expected = expected_shapes(cfg, n_params_hint=stored)
     if header is not None:
         check_weight_shapes(expected, header, str(path))
     n_params = sum(math.prod(s) for s in expected.values())
