@@ -12,7 +12,7 @@ from attnviz.models.checkpoint import LoadedModel
 from attnviz.io import bundled_models
 from attnviz.tasks import get_task
 from attnviz.tasks.base import IGNORE
-from attnviz.tasks.induction import MAX_LEN, MAX_N, MAX_PREFIX, MIN_N, induction_target
+from attnviz.tasks.induction import MAX_N, MAX_PREFIX, MIN_N, induction_target
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -112,7 +112,7 @@ def test_prepare_text_accepts_letters(untrained):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("", "empty"), ("abc abc!", "'!'"), ("ab3", "'3'"), ("a" * MAX_LEN, "at most"),
+    ("", "empty"), ("abc abc!", "'!'"), ("ab3", "'3'"), ("a" * (MAX_PREFIX + 2 * MAX_N + 1), "at most"),
 ])
 def test_prepare_text_rejects_bad_input(untrained, text, message):
     from attnviz.runtime import prepare_text
@@ -124,7 +124,7 @@ def test_prepare_text_rejects_bad_input(untrained, text, message):
 def test_prepare_text_truncates_when_asked(task, untrained):
     from attnviz.runtime import prepare_text
 
-    prep = prepare_text(untrained, "q" * (MAX_LEN + 5), truncate=True)
+    prep = prepare_text(untrained, "q" * (MAX_PREFIX + 2 * MAX_N + 5), truncate=True)
     assert len(prep.tokens) == untrained.config.max_len and "truncated" in prep.meta["notice"]
 
 
@@ -139,13 +139,3 @@ def test_bundled_model_reproduces_its_metrics(task):
         assert fresh[key] == pytest.approx(stored[key], abs=2e-3), key
     for key, (op, value) in task.targets.items():  # the targets make_assets checks
         assert (fresh[key] >= value) if op == ">=" else (fresh[key] <= value), key
-
-
-def test_the_longer_positional_table_leaves_the_trained_positions_unchanged():
-    """max_len went 24 → 128 without retraining: the sinusoidal table is a function of the position
-    alone (no weights), so the rows training used are the same numbers."""
-    from attnviz.models.blocks import sinusoidal_table
-
-    trained = 1 + MAX_PREFIX + 2 * MAX_N
-    assert trained == 24 < MAX_LEN
-    assert torch.equal(sinusoidal_table(MAX_LEN, 64)[:trained], sinusoidal_table(trained, 64))
