@@ -30,11 +30,6 @@ __all__ = ["InductionTask", "induction_target"]
 ALPHABET = list(string.ascii_lowercase)
 MIN_N, MAX_N = 1, 10  # letters in the first copy (distinct, so every continuation is unambiguous)
 MAX_PREFIX = 3  # random letters before the first copy, so its absolute position is no shortcut
-# Positions the model holds. Training never goes past 1 + MAX_PREFIX + 2 * MAX_N = 24; the sinusoidal table is
-# a function of the position alone (a non-persistent buffer, no weights), so a longer table leaves training
-# and every answer on those 24 positions bit-identical, lets the model read longer repeats, and shows the
-# classic positions × dimensions picture of falling frequencies in the positional-encoding figure.
-MAX_LEN = 128
 
 
 def induction_target(query: int, n: int) -> int:
@@ -70,7 +65,7 @@ class InductionTask(Task):
 
     def model_config(self, **overrides) -> ModelConfig:
         cfg = dict(kind="decoder", vocab_size=len(self.tokenizer.vocab), n_layers=2, n_heads=2, d_model=64,
-                   mlp_ratio=2.0, max_len=MAX_LEN, head="lm", pos="sinusoidal")
+                   mlp_ratio=2.0, max_len=1 + self.max_prefix + 2 * MAX_N, head="lm", pos="sinusoidal")
         cfg.update(overrides)
         return ModelConfig(**cfg)
 

@@ -196,3 +196,15 @@ def test_every_plot_axis_reads_the_data_unscaled(qtbot):
             ax.setRange(-0.00015, 0.00015)  # where pyqtgraph would switch to µ and multiply by 1e6
             ax.updateAutoSIPrefix()
             assert ax.autoSIPrefixScale == 1.0 and ax.labelUnitPrefix == ""
+
+
+def test_position_similarity_of_a_model_without_positions_is_not_drawn_as_zero(qtbot):
+    trace = sample_trace("encoder", T=10)
+    view, _ = make(qtbot, PositionSimilarityView, trace)
+    assert view.heatmap.bar.isVisible() and view.similarity is not None
+    trace.arrays["emb.pos"] = np.zeros_like(trace["emb.pos"])  # the order-sentiment-nopos model
+    view.set_trace(trace)
+    # cosine similarity of zero vectors is undefined: no map, no 0-coloured square, no stale labels
+    assert view.similarity is None and view.heatmap.image.image is None
+    assert not view.heatmap.bar.isVisible() and "no position encoding" in view.heatmap.title.text
+    assert view.heatmap.left.labels == []

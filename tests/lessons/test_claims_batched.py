@@ -84,10 +84,11 @@ def test_the_positional_table_in_the_trace_is_the_models_buffer_and_the_formula(
     loaded = bench.model("induction")
     trace = trace_text(loaded, "dragonflydragonfly")
     table = trace["emb.pos_table"]
-    assert table.shape == (loaded.config.max_len, loaded.config.d_model) == (128, 64)
+    n, d = loaded.config.max_len, loaded.config.d_model
+    assert table.shape == (n, d) and n > len(trace.tokens)  # every position the model holds, not the input's
     buffer = next(m for m in loaded.model.modules() if isinstance(m, PositionalEncoding)).table.numpy()
     np.testing.assert_array_equal(table, buffer)
-    np.testing.assert_allclose(table, _textbook_sinusoids(128, 64), atol=2e-5)
+    np.testing.assert_allclose(table, _textbook_sinusoids(n, d), atol=2e-5)
     np.testing.assert_array_equal(trace["emb.pos"], table[: len(trace.tokens)])  # the input's rows
 
 
@@ -109,10 +110,12 @@ def test_pos_encoding_data_is_the_whole_table_with_named_rows(bench, tmp_path):
     from attnviz.export.data import figure_data, write_figure_data
     from attnviz.selection import SelectionState
 
-    trace = trace_text(bench.model("induction"), "abcabc")
+    loaded = bench.model("induction")
+    n, d = loaded.config.max_len, loaded.config.d_model
+    trace = trace_text(loaded, "abcabc")
     data = figure_data("pos-encoding", trace, SelectionState())
-    assert data.main == "emb.pos_table" and data.arrays["emb.pos_table"].shape == (128, 64)
-    assert data.rows[0] == "0 [BOS]" and data.rows[6] == "6 c" and data.rows[7] == "7" and len(data.rows) == 128
-    np.testing.assert_allclose(data.arrays["emb.pos_table"], _textbook_sinusoids(128, 64), atol=2e-5)
+    assert data.main == "emb.pos_table" and data.arrays["emb.pos_table"].shape == (n, d)
+    assert data.rows[0] == "0 [BOS]" and data.rows[6] == "6 c" and data.rows[7] == "7" and len(data.rows) == n
+    np.testing.assert_allclose(data.arrays["emb.pos_table"], _textbook_sinusoids(n, d), atol=2e-5)
     csv = write_figure_data(tmp_path / "pe.csv", data).read_text(encoding="utf-8").splitlines()
-    assert len(csv) == 129 and csv[0].startswith(",dim 0,dim 1")
+    assert len(csv) == n + 1 and csv[0].startswith(",dim 0,dim 1")

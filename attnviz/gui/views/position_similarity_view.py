@@ -35,12 +35,17 @@ class PositionSimilarityView(BaseView):
     def _trace_changed(self) -> None:
         self.similarity = None
         if self.trace is None or "emb.pos" not in self.trace:
-            self.heatmap.image.clear()
+            self._blank()
             self.heatmap.set_title("no input yet" if self.trace is None else
                                    "This model's recording has no position embeddings")
             return
         pos = np.asarray(self.trace["emb.pos"], dtype=np.float64)  # (T, D)
         self.grid = self.trace.grid
+        if not np.any(pos):  # cosine similarity of zero vectors is undefined, not 0: nothing to draw
+            self._blank()
+            self.heatmap.set_title("This model has no position encoding (all zero): there is no similarity "
+                                   "between positions to show")
+            return
         try:
             if self.grid is not None:
                 self.similarity = patch_position_similarity(pos, self.grid)
@@ -50,6 +55,12 @@ class PositionSimilarityView(BaseView):
             self.heatmap.set_title(str(exc))
             return
         self._draw()
+
+    def _blank(self) -> None:
+        """No map, no colour bar and no labels of another input: only the title says why."""
+        self.heatmap.image.clear()
+        self.heatmap.set_labels([], [])
+        self.heatmap.bar.setVisible(False)
 
     def _style_changed(self) -> None:
         self.heatmap.set_style(self.style)
@@ -70,6 +81,7 @@ class PositionSimilarityView(BaseView):
     def _draw(self) -> None:
         img = self.mosaic()
         gaps = np.isnan(img)
+        self.heatmap.bar.setVisible(True)
         self.heatmap.set_image(quantize(np.nan_to_num(img), 1.0, gaps, vmin=-1.0), img.shape)
         self.heatmap.set_levels(-1.0, 1.0, "cosine similarity")
         if self.grid is None:

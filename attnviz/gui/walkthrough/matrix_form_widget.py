@@ -255,7 +255,7 @@ class MatrixFormWidget(WalkthroughView):
         # operators on two lines: the three maps keep the width of the slide
         row += ["softmax\n→", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
         # the T×T maps take the spare height; smaller operators leave them the width
-        self.board.add_row(row, stretch=1, op_factor=1.5)
+        self.board.add_row(row, stretch=1, op_factor=1.3)
         self._modest(first)
 
     def _output_rows(self, c: "_Context") -> None:

@@ -8,13 +8,15 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.gui.style import ViewStyle, colour_lut
 from attnviz.gui.widgets.token_axis import display_token
 
-__all__ = ["TokenStripItem"]
+__all__ = ["TokenStripItem", "MAX_ZOOM"]
+
+MAX_ZOOM = 2.0  # largest enlargement of the tokens of a short input on a wide figure
 
 
 class TokenStripItem(pg.GraphicsWidget):
@@ -62,12 +64,20 @@ class TokenStripItem(pg.GraphicsWidget):
         return self.style.metrics(bold=True).horizontalAdvance("gradient rollout") + 16
 
     def _relayout(self) -> None:
-        """Place the token boxes in wrapped rows for the current width; fix the height to fit."""
-        fm = self.style.metrics()
+        """Place the token boxes in wrapped rows for the current width; fix the height to fit.
+
+        A short input on a wide figure (a slide) gets larger tokens, up to MAX_ZOOM, so one row fills
+        the width instead of a small strip in a corner."""
         pad, gap = 6.0, 3.0
-        h = fm.height() + 2 * pad * 0.6
         x0 = self._label_w()
         width = max(self.size().width(), x0 + 200)
+        fm = self.style.metrics()
+        natural = sum(fm.horizontalAdvance(t) + 2 * pad + gap for t in self.tokens)
+        self.zoom = max(1.0, min(MAX_ZOOM, (width - x0 - 8) / natural)) if natural > 0 else 1.0
+        self._font = self.style.font(self.zoom)
+        fm = QFontMetricsF(self._font)
+        pad *= self.zoom
+        h = fm.height() + 2 * pad * 0.6
         x, y = x0, 2.0
         self._boxes = []
         for tok in self.tokens:
@@ -91,7 +101,8 @@ class TokenStripItem(pg.GraphicsWidget):
         first = self._boxes[0] if self._boxes else QRectF(0, 2, 10, fm.height() + 7)
         p.drawText(QRectF(0, first.top(), self._label_w() - 8, first.height()),
                    int(Qt.AlignRight | Qt.AlignVCenter), self.label)
-        p.setFont(st.font())
+        p.setFont(self._font)
+        fm = QFontMetricsF(self._font)
         if self.message:
             p.drawText(QRectF(self._label_w(), first.top(), 2000, first.height()),
                        int(Qt.AlignLeft | Qt.AlignVCenter), self.message)
