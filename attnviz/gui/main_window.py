@@ -72,6 +72,7 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         self._views_installed = False  # every view docked (built when first on screen)
         self._closing = False  # closed: start-up steps and idle building stop
         self._steps = None  # the start-up steps still to run (panels/window_startup.py)
+        self._queued_steps: list = []  # more steps to run after those (building the pages)
         self._plans: dict = {}  # what the start-up worker has delivered so far
         self._step_timer = self._idle_timer = None
         self._load_waits = False  # the first model's load waits for its stored opening trace
@@ -397,9 +398,10 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
     # -- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self._closing = True
-        if self._steps is not None:  # start-up was still under way: it stops here
-            self._steps.close()
-            self._steps = None
+        for steps in [self._steps, *self._queued_steps]:  # start-up was still under way: it stops here
+            if steps is not None:
+                steps.close()
+        self._steps, self._queued_steps = None, []
         self.settings.set_layout("geometry", self.saveGeometry())
         self.settings.set_layout("state", self.saveState())
         if self.views_area.docks:

@@ -11,17 +11,29 @@ import gc
 from PySide6.QtWidgets import QApplication
 
 from attnviz.gui.panels.appearance import compose_style, fill_page, presentation_font
-from attnviz.gui.workers import import_modules_job, run_job
+from attnviz.gui.heavy_imports import import_modules_job
+from attnviz.gui.stepped_import import import_plan
+from attnviz.gui.workers import run_job
 
-__all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES"]
+__all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES", "page_imports_job"]
 
 # Qt-free modules the Training and Walkthrough pages import, loaded on a worker before the pages are
 # built on the GUI thread
 PAGE_DEPENDENCIES = ("attnviz.analysis.sandbox", "attnviz.runtime.permutation", "attnviz.whatif",
                      "attnviz.tasks", "attnviz.training.snapshots")
+# the pages' own Qt modules: imported on the GUI thread a module per event-loop turn (the walkthrough
+# package, then the training panel's modules)
+PAGE_PACKAGE = "attnviz.gui.walkthrough"
+PAGE_MODULES = ("attnviz.gui.panels.training_panel",)
 # torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; importing that in
 # the background once the pages are built keeps the first training start free of import hiccups
 WARM_UP_MODULES = ("torch._dynamo", "attnviz.training.loop")
+
+
+def page_imports_job(names: list[str]) -> list:
+    """Worker: import the pages' Qt-free dependencies; returns the import plan of their Qt modules."""
+    import_modules_job(names)
+    return import_plan(PAGE_PACKAGE, within="attnviz.gui", extra=PAGE_MODULES)
 
 
 class WindowPagesMixin:
@@ -35,13 +47,26 @@ class WindowPagesMixin:
         if self._pages_started or not self._views_installed or not self._first_run_over:
             return
         self._pages_started = True
-        run_job(import_modules_job, list(PAGE_DEPENDENCIES), on_result=self._install_pages,
-                on_error=self.notify)
+        run_job(page_imports_job, list(PAGE_DEPENDENCIES), on_result=self._install_pages, on_error=self.notify)
 
-    def _install_pages(self, _imported=None) -> None:
-        """The Training and Walkthrough tabs (their Qt modules are imported here, on the GUI thread)."""
+    def _install_pages(self, plan=None) -> None:
+        """The Training and Walkthrough tabs, in short steps (their Qt modules are imported on the GUI
+        thread, module by module along ``plan``; building both pages at once froze it for ~0.7 s)."""
         if getattr(self, "_closing", False):  # closed before its imports came back: build nothing more
             return
+        self.run_steps(self._page_steps(plan or []))
+
+    def _page_steps(self, plan):
+        from attnviz.gui.heavy_imports import gc_paused
+        from attnviz.gui.stepped_import import SteppedImport
+
+        stepper = SteppedImport(PAGE_PACKAGE, plan)
+        while True:
+            with gc_paused():
+                more = stepper.step()
+            if not more:
+                break
+            yield
         if self.training is None:
             from attnviz.gui.panels.training_panel import TrainingPanel
             from attnviz.tasks import task_names
@@ -55,6 +80,7 @@ class WindowPagesMixin:
             fill_page(self.training_page, self.training)
             if self._snapshots_pending is not None:
                 self.training.show_model_snapshots(*self._snapshots_pending)
+            yield
         if self.walkthrough is None:
             from attnviz.gui.walkthrough import WalkthroughPage, lane_runner
 

@@ -142,6 +142,14 @@ class WindowStartupMixin:
 
         run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
 
+    def run_steps(self, steps) -> None:
+        """Run generator ``steps`` one item per event-loop turn, after the steps already under way."""
+        if self._steps is None:
+            self._steps = steps
+            self._next_step()
+        else:
+            self._queued_steps.append(steps)
+
     def _plan_arrived(self, item) -> None:
         key, value = item
         self._plans[key] = value
@@ -163,7 +171,9 @@ class WindowStartupMixin:
         try:
             delay = next(steps)
         except StopIteration:
-            self._steps = None
+            self._steps = self._queued_steps.pop(0) if self._queued_steps else None
+            if self._steps is not None:
+                self._step_timer.start(0)
             return
         except Exception as exc:  # noqa: BLE001 - a broken import must leave a notice, not a dead window
             self._steps = None
