@@ -39,8 +39,9 @@ def run_bare_loop(task, steps: int, seed: int = 0, device: str = "cpu") -> tuple
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = build_model(task.model_config()).to(dev)
+    task.prepare_model(model)  # as the training loop does
     model.train()
-    opt = make_optimizer(model, task.lr, task.weight_decay)
+    opt = make_optimizer(model, task.lr, task.weight_decay, task.decay_by_name)
     for step in range(steps):
         for group in opt.param_groups:
             group["lr"] = lr_at(step, steps, task.lr, min(task.warmup, steps // 5))

@@ -60,6 +60,7 @@ class Task:
     lr = 3e-3
     warmup = 50
     weight_decay = 0.01
+    decay_by_name: dict[str, float] = {}  # parameter name → its own weight decay (training.schedule.make_optimizer)
     tokenizer = None
     tgt_tokenizer = None
     labels: list[str] | None = None
@@ -89,6 +90,10 @@ class Task:
     def evaluate(self, loaded, seed: int = 12345) -> dict:
         """Held-out metrics on freshly generated data (the numbers stored in the checkpoint)."""
         raise NotImplementedError
+
+    def prepare_model(self, model) -> None:
+        """Adjust a freshly built model in place before its first training step (an initialisation the
+        task needs, e.g. shapes starts its patch filters at zero). The default leaves the model as built."""
 
     def probe_inputs(self) -> list:
         """Fixed inputs whose attention is snapshotted during training (texts or images)."""

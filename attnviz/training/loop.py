@@ -194,8 +194,9 @@ def _run(task, dev, steps, seed, out_dir, checkpoint_every, n_snapshots, batch_s
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = build_model(cfg).to(dev)
+    task.prepare_model(model)  # the task's own initialisation, if any (after the seed: reproducible)
     model.train()
-    opt = make_optimizer(model, peak, task.weight_decay)
+    opt = make_optimizer(model, peak, task.weight_decay, task.decay_by_name)
     # no "name" on disk: a model directory is named by its folder (which make_assets renames into place)
     base_info = {"task": task.name, **task.info()}
     loaded = LoadedModel(model=model, config=cfg, info={"name": task.name, **base_info}, tokenizer=task.tokenizer,

@@ -39,7 +39,8 @@ def lr_at(step: int, total: int, peak: float, warmup: int) -> float:
     return floor + (peak - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.optim.AdamW:
+def make_optimizer(model: nn.Module, lr: float, weight_decay: float,
+                   decay_by_name: dict[str, float] | None = None) -> torch.optim.AdamW:
     """AdamW with weight decay on matrices only (biases, norms and 1-D tables are not decayed).
 
     Parameters
@@ -50,10 +51,21 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
         Initial learning rate (the loop overwrites it every step from :func:`lr_at`).
     weight_decay : float
         Decoupled weight decay applied to parameters with two or more dimensions.
+    decay_by_name : dict, optional
+        Parameter name (as in ``model.named_parameters()``) → its own weight decay, overriding the rule
+        above (a task's ``decay_by_name``, e.g. a stronger decay for a ViT's patch filters). A name the
+        model does not have is an error, so a renamed parameter cannot silently lose its setting.
     """
+    own = dict(decay_by_name or {})
+    named = dict(model.named_parameters())
+    missing = sorted(set(own) - set(named))
+    if missing:
+        raise ValueError(f"decay_by_name names parameters the model does not have: {missing}")
     decay, no_decay = [], []
-    for p in model.parameters():
-        if p.requires_grad:
+    for name, p in named.items():
+        if p.requires_grad and name not in own:
             (decay if p.dim() >= 2 else no_decay).append(p)
     groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    groups += [{"params": [named[name]], "weight_decay": float(wd)} for name, wd in own.items()
+               if named[name].requires_grad]
     return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.98), eps=1e-8)

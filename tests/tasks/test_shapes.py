@@ -176,14 +176,15 @@ def test_pointing_chance_is_the_share_of_patches_touching_the_object():
 
 
 def test_bundled_model_uses_8_pixel_patches_with_smooth_filters_and_beats_chance():
+    from attnviz.analysis.filter_smoothness import filter_smoothness, noise_share
     from attnviz.analysis.pca import compute_filter_pca
-    from attnviz.lessons.claims import low_frequency_share
 
     loaded = load_model("shapes", device="cpu")
     assert loaded.config.patch_size >= 8
-    comps, _ = compute_filter_pca(loaded.model.embed.proj.weight.detach().numpy(), k=4)
-    P = comps.shape[1]
-    noise = np.mean(np.add.outer(np.arange(P), np.arange(P)) < P / 2)
-    assert min(low_frequency_share(c) for c in comps) > 3 * noise  # smooth, not colour noise
+    comps, _ = compute_filter_pca(loaded.model.embed.proj.weight.detach().numpy(), k=28)
+    # top 16 components: white noise puts 16 % of its energy at u + v < 4 (of 8), the old model's colour-noise
+    # filters 50 %, the bundled one 76 % (measured); 70 % leaves room for retraining noise
+    assert noise_share(comps.shape[1]) < 0.2
+    assert filter_smoothness(comps, 16) >= 0.70
     m = loaded.info["metrics"]
     assert m["accuracy"] >= 0.97 and m["pointing_game"] > m["pointing_chance"] + 0.4
