@@ -17,11 +17,10 @@ from __future__ import annotations
 from attnviz.errors import InputError
 from attnviz.lessons import claims_focus, claims_mechanism, claims_order, claims_vision
 from attnviz.lessons.claim_result import ClaimResult, format_caption
-from attnviz.lessons.claims_vision import low_frequency_share
 from attnviz.lessons.workbench import HELD_OUT_SEED, Workbench, fresh_texts, scene_selection
 
 __all__ = ["ClaimResult", "Workbench", "evaluate_claim", "CLAIMS", "HELD_OUT_SEED", "fresh_texts",
-           "scene_selection", "format_caption", "low_frequency_share"]
+           "scene_selection", "format_caption"]
 
 CLAIMS = {
     "attends-to": claims_focus.attends_to, "six-steps": claims_mechanism.six_steps,

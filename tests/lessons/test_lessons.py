@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.lessons.claims import CLAIMS, Workbench, evaluate_claim, format_caption, low_frequency_share
+from attnviz.lessons.claims import CLAIMS, Workbench, evaluate_claim, format_caption
 from attnviz.lessons.lesson import lesson_names, load_lesson
 from attnviz.lessons.scene import Scene
 
@@ -33,14 +33,6 @@ def test_lesson_files_are_validated(tmp_path):
     bad.write_text(json.dumps({"format": "attnviz-lesson", "scenes": [{"model": "coref", "text": "x"}]}), encoding="utf-8")
     with pytest.raises(InputError, match="scene 1 has no title"):
         load_lesson(bad)
-
-
-def test_low_frequency_share_tells_smooth_from_noise():
-    y, x = np.mgrid[0:8, 0:8] / 7.0
-    smooth = np.stack([x, y, x * y], -1)
-    noise = np.random.default_rng(0).standard_normal((8, 8, 3))
-    assert low_frequency_share(smooth) > 0.95
-    assert low_frequency_share(noise) < 0.4
 
 
 @pytest.fixture(scope="module")
