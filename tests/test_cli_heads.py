@@ -40,7 +40,9 @@ def test_charlm_previous_token_head_is_in_layer_zero(capsys):
     doc = _heads(capsys, "--model", "charlm", "--n", "64")
     prev = _table(doc, "previous_token")
     assert np.argmax(prev.max(1)) == 0
-    assert prev[0].max() > 2 * prev[1].max()
+    # one clear previous-token head in layer 0 (0.57 since charlm reads 128 characters with sinusoidal
+    # positions, 0.41 before); layer 1's heads read locally too (best 0.32), so the margin is 1.5x, not 2x
+    assert prev[0].max() > 0.5 and prev[0].max() > 1.5 * prev[1].max()
 
 
 def test_classifier_gradient_shares_sum_to_one_and_decoders_have_none(capsys):

@@ -189,8 +189,18 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
 
 
 # charlm reads characters: its example is shorter than a lecture's sentence, so it is typed into at its
-# longest input, 64 (63 characters, a space makes 64 and the backspace takes it away again)
-CHARLM_TEXT = "the quick brown fox jumps over the lazy dog while the cat sleeps"[:63]
+# longest input, the model's max_len (max_len - 1 characters; a space makes max_len and the backspace
+# takes it away again)
+_CHARLM_WORDS = "the quick brown fox jumps over the lazy dog while the cat sleeps"
+
+
+def charlm_text() -> str:
+    """``max_len - 1`` characters for the bundled charlm (its context read from its config.json)."""
+    from attnviz.io import assets_dir
+
+    config = json.loads((assets_dir() / "models" / "charlm" / "config.json").read_text(encoding="utf-8"))
+    n = int(config["model"]["max_len"]) - 1
+    return ((_CHARLM_WORDS + " ") * (n // len(_CHARLM_WORDS) + 1))[:n]
 
 
 def measure_keystroke_hf(T: int = 128, n: int = 10) -> dict:
@@ -274,7 +284,7 @@ def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
     if len(names) >= 2:
         out.update(measure_stalls(names[:3]))
     for name in names:
-        fig = measure_keystroke(name, n=10, text=CHARLM_TEXT if name == "charlm" else None)
+        fig = measure_keystroke(name, n=10, text=charlm_text() if name == "charlm" else None)
         out[f"keystroke_ms_median[{name}]"] = fig["keystroke_ms_median"]
         out[f"keystroke_ms_max[{name}]"] = fig["keystroke_ms_max"]
         out[f"keystroke_cpu_ms_median[{name}]"] = fig["keystroke_cpu_ms_median"]

@@ -262,16 +262,10 @@ class LessonStage(QWidget):
 
 
 def _figure_only(view) -> None:
-    """Figure first, as presentation mode shows any figure: the view's controls row hides (the figure
+    """Figure first, as presentation mode shows any figure: the view's controls hide (the figure
     itself still answers clicks; Alt+arrows and typing drive the rest)."""
-    if hasattr(view, "set_controls_visible"):  # walkthrough figures
+    if hasattr(view, "set_controls_visible"):  # every view (BaseView) and walkthrough figure
         view.set_controls_visible(False)
-        return
-    row = getattr(view, "controls", None)  # BaseView's controls row
-    for i in range(row.count() if row is not None else 0):
-        w = row.itemAt(i).widget()
-        if w is not None:
-            w.hide()
 
 
 def start_lesson(win, lesson, measure_n: int = CAPTION_N) -> LessonStage:

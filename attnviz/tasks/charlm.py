@@ -22,7 +22,7 @@ from attnviz.text.tokenizer import Tokenizer
 __all__ = ["CharLMTask", "load_corpus", "bigram_loss"]
 
 HELD_OUT = 0.12
-SEQ_LEN = 64
+SEQ_LEN = 128  # the context: long enough for the positional table to show its waves (issue 16)
 PROBES = ["If an expression list is present, it is evaluated.", "for item in items:\n    print(item)"]
 
 
@@ -49,7 +49,7 @@ class CharLMTask(Task):
     kind = "decoder"
     description = ("A character-level language model of Python's help pages: each character attends to the "
                    "ones before it to guess the next.")
-    steps = 1000  # ~65 ms of CPU per step (one thread): about a minute; held-out loss ~1.0 nats below bigram
+    steps = 1600  # ~150 ms of CPU per step (one thread, 128 characters): 4 min; held-out loss ~0.8 nats below bigram
     batch_size = 32
     lr = 3e-3
     warmup = 100
@@ -72,8 +72,9 @@ class CharLMTask(Task):
         return np.array([index.get(c, unk) for c in text], dtype=np.int64)
 
     def model_config(self, **overrides) -> ModelConfig:
+        # sinusoidal positions: the lesson's positional-encoding figure shows this 128 x 64 table of waves
         cfg = dict(kind="decoder", vocab_size=len(self.tokenizer.vocab), n_layers=2, n_heads=4, d_model=64,
-                   max_len=self.seq_len, head="lm")
+                   max_len=self.seq_len, head="lm", pos="sinusoidal")
         return ModelConfig(**{**cfg, **overrides})
 
     def sample_batch(self, split: str, batch_size: int, rng: np.random.Generator) -> Batch:

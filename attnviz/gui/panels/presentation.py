@@ -54,7 +54,7 @@ class PresentationMode(QObject):
         self.active = False
         self.figure: QWidget | None = None
         self._hidden: list[QWidget] = []
-        self._views_state = None
+        self._views_front: list[QWidget] = []  # the views' docks in front of their tab groups
         self._was_full_screen = False
         self._was_maximized = False
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
@@ -83,7 +83,8 @@ class PresentationMode(QObject):
         win = self.win
         if not self.active:
             self._was_full_screen, self._was_maximized = win.isFullScreen(), win.isMaximized()
-            self._views_state = win.views_area.saveState() if win.views_area.views else None
+            area = win.views_area
+            self._views_front = [d for n, d in area.docks.items() if area.on_screen(n)]
             win.set_presentation(True)  # large type and thick lines in every view and panel
             chrome = [d for d in win.docks.values()] + [win.menuBar(), win.statusBar(), win.tabs.tabBar(),
                                                         win.part_bar]
@@ -108,8 +109,13 @@ class PresentationMode(QObject):
             if shiboken6.isValid(w):
                 w.show()
         self._hidden = []
-        if self._views_state is not None:
-            win.views_area.restoreState(self._views_state)
+        # Presenting only hid docks (shown again above) and picked a front tab: bring back the tabs that
+        # were in front. Not QMainWindow.restoreState: it builds new tab bars for the tabbed docks and
+        # leaves the old ones shown, two more bars drawn over the views each time.
+        for dock in self._views_front:
+            if shiboken6.isValid(dock):
+                dock.raise_()
+        self._views_front = []
         self.active = False
         for sc in self._shortcuts:
             sc.setEnabled(False)

@@ -83,6 +83,7 @@ class BaseView(SelectionHoverMixin, QWidget):
         self.canvas = pg.GraphicsLayoutWidget()
         self.figure: pg.GraphicsLayout = self.canvas.ci
         self.controls = QHBoxLayout()
+        self._controls_hidden: list[QWidget] = []  # hidden by set_controls_visible(False), for its undo
         self.controls.setContentsMargins(4, 2, 4, 2)
         self.status = QLabel(" ")
         self.status.setTextInteractionFlags(self.status.textInteractionFlags())
@@ -133,6 +134,22 @@ class BaseView(SelectionHoverMixin, QWidget):
         self._work = None
         job.lane.cancel(job.kind)  # its result, if it still comes, is dropped
         done(_call(fn))
+
+    def set_controls_visible(self, on: bool) -> None:
+        """Figure first (presentation mode, a lesson's scene): hide the controls row, or bring back what
+        it hid. Only widgets shown now are hidden and remembered, so a control the view itself keeps
+        hidden stays hidden afterwards."""
+        if not on:
+            for i in range(self.controls.count()):
+                w = self.controls.itemAt(i).widget()
+                if w is not None and not w.isHidden():
+                    w.hide()
+                    self._controls_hidden.append(w)
+            return
+        hidden, self._controls_hidden = self._controls_hidden, []
+        for w in hidden:
+            if shiboken6.isValid(w):
+                w.show()
 
     def figure_size(self) -> QSize:
         """A good default export size in logical pixels."""

@@ -8,12 +8,16 @@ the others are computed from the model by :func:`figure_panels` and handed over 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainterPath, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.style import colour_lut
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.title import make_title, set_title
@@ -35,7 +39,7 @@ class PanelsView(BaseView):
         self.figure.addItem(self.notes, row=2, col=0)
         self.maps: list[LabelledHeatmap] = []
         self.panels = None
-        self._texts: list[pg.TextItem] = []
+        self._texts: list = []  # the cell-text items drawn in the maps
 
     def _trace_changed(self) -> None:
         if self.trace is None:
@@ -89,16 +93,55 @@ class PanelsView(BaseView):
             m.set_levels(panel.vmin, panel.vmax, panel.label)
             m.set_labels(panel.rows, panel.cols)
             m.set_title(panel.title)
+            # cells that carry their value as text (the mask's 0 / −∞) need no colour bar: its width goes to
+            # the cells, so the text can be large
+            bar_on = panel.cell_text is None and self.style.colour_bar
+            m.bar.set_style(self.style if bar_on else replace(self.style, colour_bar=False))
+            m.bar.setVisible(bar_on)
             if panel.cell_text is not None:
-                font = QFont()
-                font.setPointSizeF(self.style.font_pt(0.8))
-                for r, row in enumerate(panel.cell_text):
-                    for c, text in enumerate(row):
-                        item = pg.TextItem(text, color=QColor(self.style.foreground), anchor=(0.5, 0.5))
-                        item.setFont(font)
-                        item.setPos(c + 0.5, r + 0.5)
-                        m.vb.addItem(item, ignoreBounds=True)
-                        self._texts.append(item)
+                self._add_cell_text(m, panel, img)
+
+    def _add_cell_text(self, m, panel, img) -> None:
+        """Write each cell's text (the mask's "0" / "−∞") as outlines in data units, so it grows with its
+        cell: about half a cell high (readable from the back of a hall when the cells are), in black or white by
+        the cell colour's luminance; masked cells get a box of their fill colour so the hatch lines do not cross
+        the glyphs."""
+        lut = colour_lut(self.style)
+        masked = panel.masked if panel.masked is not None else np.zeros(img.shape, bool)
+        font = QFont()
+        font.setBold(True)
+        font.setPixelSize(100)
+        font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 92)  # "−" close to its "∞"
+        shapes = {}  # text -> (outline at 100 px, its bounding box)
+        paths = {"#000000": QPainterPath(), "#ffffff": QPainterPath()}
+        boxes = QPainterPath()
+        for r, row in enumerate(panel.cell_text):
+            for c, text in enumerate(row):
+                if text not in shapes:
+                    outline = QPainterPath()
+                    outline.addText(0.0, 0.0, font, text)
+                    shapes[text] = (outline, outline.boundingRect())
+                outline, box = shapes[text]
+                k = min(0.5 / box.height(), 0.74 / box.width())  # cell units per font pixel
+                to_cell = QTransform()
+                to_cell.translate(c + 0.5, r + 0.5)
+                to_cell.scale(k, k)
+                to_cell.translate(-box.center().x(), -box.center().y())
+                rgb = lut[int(img[r, c])][:3].astype(float)
+                ink = "#000000" if float(rgb @ (0.299, 0.587, 0.114)) > 140 else "#ffffff"
+                paths[ink].addPath(to_cell.map(outline))
+                if masked[r, c]:
+                    boxes.addRect(QRectF(c + 0.08, r + 0.18, 0.84, 0.64))  # hatch left round it: tiles, not a strip
+        for path, brush, z in [(boxes, QColor(self.style.masked), 6)] + [(p, QColor(ink), 7) for ink, p in paths.items()]:
+            item = QGraphicsPathItem(path)
+            # an outline in the ink's colour thickens the thin strokes of "∞" (0.04 of a cell)
+            pen = QPen(brush, 0.04) if z == 7 else QPen(Qt.PenStyle.NoPen)
+            pen.setCosmetic(False)
+            item.setPen(pen)
+            item.setBrush(brush)
+            item.setZValue(z)  # over the hatch (5), under the selection outlines (10)
+            m.vb.addItem(item, ignoreBounds=True)
+            self._texts.append(item)
 
     def _after_relayout(self) -> None:
         # square-cell maps size their axes and spare column from the geometry the first pass gave

@@ -93,7 +93,7 @@ class PositionalEncodingView(BaseView):
         m = float(np.abs(self.pos).max())
         m = m if m > 0 else 1.0
         self.heatmap.set_image(quantize(self.pos, m, vmin=-m), self.pos.shape)
-        self.heatmap.set_levels(-m, m, "value")
+        self.heatmap.set_levels(-m, m, "PE value (sin / cos) · blue −, white 0, red +")
         n, D = self.pos.shape
         tokens = list(self.trace.tokens)
         rows = [f"{i} {display_token(tokens[i])}" if i < min(self.n_input, len(tokens)) else str(i) for i in range(n)]
@@ -112,8 +112,9 @@ class PositionalEncodingView(BaseView):
             note = ": all zero (this model has no position encoding)"
         elif self.whole:
             last = self.n_input - 1
-            note = (f": {n} positions × {D} dimensions, the input's 0–{last} outlined"
-                    if self.n_input < n else f": {n} positions × {D} dimensions, all used by the input")
+            note = (f": {n} positions × {D} dimensions (rows: position, columns: dimension), the input's 0–{last} "
+                    "outlined" if self.n_input < n else
+                    f": {n} positions × {D} dimensions (rows: position, columns: dimension), all used by the input")
             if "emb.pos" in self.trace and self.n_input and not np.any(self.trace["emb.pos"]):
                 note += "; switched off in this run"
         else:

@@ -129,6 +129,9 @@ class WhatIfPanel(WalkthroughView):
         model, see :meth:`set_switches`), heads listed, results cleared."""
         self.loaded = loaded
         self._before, self.comparison, self.permutation = None, None, None
+        # the previous model's input is not this one's (text on an image model fails, another
+        # vocabulary misreads): run on the input of this model's own trace (set_input) or on nothing
+        self.text, self.image = None, None
         self._gen += 1
         self._perm_gen += 1
         self._sync_controls()
@@ -275,7 +278,8 @@ class WhatIfPanel(WalkthroughView):
         fn = functools.partial(compare_whatif, self.loaded, whatif, self.text, self.image, 5, before)
         self.running = True
         self.state_label.setText("running…")
-        self.run_async("compare", fn, lambda res: self._compared(gen, key, res), self._failed)
+        self.run_async("compare", fn, lambda res: self._compared(gen, key, res),
+                       lambda message: self._failed(message, gen))
 
     def permute(self) -> None:
         """Shuffle the tokens with the current switches and compare with R·P·Rᵀ (asynchronously)."""
@@ -305,7 +309,9 @@ class WhatIfPanel(WalkthroughView):
         self.state_label.setText("")
         self._draw()
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, gen: int | None = None) -> None:
+        if gen is not None and gen != self._gen:
+            return  # a run for a model or input no longer shown: its failure is not news
         self.running = False
         self.message = message
         self.state_label.setText(message)
