@@ -53,6 +53,8 @@ class HeadPyramids:
             return sum(p.nbytes_extra for p in self._done.values())
 
     def get(self, head: int) -> MaxPyramid:
+        """Head ``head``'s pyramid, built now on the calling thread if the prefetch has not reached it;
+        the least recently shown heads are dropped while the pooled levels exceed the budget."""
         with self._lock:
             hit = self._done.get(head)
             if hit is not None:
