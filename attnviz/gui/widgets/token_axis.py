@@ -65,6 +65,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.max_extent = 0.0  # rotated labels reach at most this far from the axis (0: no limit)
         self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
+        self._last_layout = None  # (inputs, pixels per label, choice) of the last layout (see HYSTERESIS)
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
         # repaints only the image (render_figure turns caching off so exports keep vector text)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -144,12 +145,29 @@ class TokenAxisItem(pg.GraphicsWidget):
             return self.view.height() / max(y1 - y0, 1e-9)
         return self.view.width() / max(x1 - x0, 1e-9)
 
+    # a new layout only when the pixels per label move by more than this share: the layout changes the
+    # axis' size, which changes the view's size and so the pixels per label; without a dead band a
+    # narrow map flipped between two font sizes for ever (measured: 128 repaints a second, idle)
+    HYSTERESIS = 0.03
+
     def _layout(self) -> None:
         """Choose rotation, font size and stride from the pixels available per label."""
         n = len(self.centers)
         pitch = (self.centers[1] - self.centers[0]) if n > 1 else 1.0
         px = abs(pitch) * self._px_per_unit()
+        key = (n, pitch, self.orientation, self.max_extent, self.style.font_pt(), self.style.metrics().height(),
+               self._texts()[1], tuple(self.major or ()))
+        last = self._last_layout
+        if last is not None and last[0] == key and px > 0 and abs(px - last[1]) <= self.HYSTERESIS * last[1]:
+            self.font_factor, self.angle, self.rotated, self.stride, self.major_only, self._major_shown = last[2]
+            return
+        self._choose_layout(px)
+        self._last_layout = (key, px, (self.font_factor, self.angle, self.rotated, self.stride, self.major_only,
+                                       getattr(self, "_major_shown", [])))
+
+    def _choose_layout(self, px: float) -> None:
         self.font_factor, self.angle = 1.0, 0.0
+        self.major_only = False
         full_h = self.style.metrics().height()
         if self.orientation != "left":
             if px >= self._max_text_w() + 6:
