@@ -131,6 +131,20 @@ def _wait_live(win, timeout_s: float = 180.0) -> None:
         _pause(50)
 
 
+def _scratch_settings():
+    """Settings in a fresh temporary file: a benchmark neither reads the user's layout nor leaves its
+    models (e.g. the temporary BERT folder) as the user's last model."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from attnviz.gui.settings import AppSettings
+
+    folder = tempfile.mkdtemp(prefix="attnviz-bench-")
+    atexit.register(shutil.rmtree, folder, True)
+    return AppSettings(os.path.join(folder, "settings.ini"))
+
+
 def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = None) -> dict:
     """Type ``n`` characters into a window (pausing between keys) and time key → every visible view drawn.
 
@@ -151,7 +165,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
     from attnviz.gui.main_window import MainWindow
 
     app = create_application()
-    win = MainWindow(model=model, text=text, autostart=False)
+    win = MainWindow(_scratch_settings(), model=model, text=text, autostart=False)
     win.resize(1440, 900)
     win.show()
     win.start()
@@ -234,7 +248,7 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
     from attnviz.gui.main_window import MainWindow
 
     app = create_application()
-    win = MainWindow(model=models[0], autostart=False)
+    win = MainWindow(_scratch_settings(), model=models[0], autostart=False)
     win.resize(1440, 900)
     win.show()
     win.start()

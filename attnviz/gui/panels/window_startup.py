@@ -87,7 +87,7 @@ class WindowStartupMixin:
         if self._started:
             return
         self._started = True
-        first = self._first["model"] or self.settings.last_model or None
+        first = self._first["model"] or self._remembered_model() or None
         opening = self._opening_candidate()
         # A bundled model may have a stored opening trace: then torch waits until that map is drawn. Both
         # want the interpreter lock, and the first map (which needs no torch) would wait for half of
@@ -115,13 +115,27 @@ class WindowStartupMixin:
         timer.timeout.connect(slot)
         return timer
 
+    def _remembered_model(self) -> str:
+        """The last session's model if it still exists (a bundled name or a folder); else nothing, and the
+        window opens on the default model instead of a "cannot load" notice over empty views (a folder
+        deleted since, e.g. a temporary one)."""
+        from pathlib import Path
+
+        from attnviz.io import bundled_models
+
+        ref = self.settings.last_model
+        if not ref or ref in bundled_models() or Path(ref).expanduser().is_dir():
+            return ref
+        log.info("the last session's model %s is gone; opening the default model", ref)
+        return ""
+
     def _opening_candidate(self):
         """The folder of the first model if it is a bundled one (it may have a stored opening trace)."""
         from attnviz.gui.panels.model_jobs import DEFAULT_MODEL
         from attnviz.io import assets_dir, bundled_models
 
         names = bundled_models()
-        ref = self._first.get("model") or self.settings.last_model or DEFAULT_MODEL
+        ref = self._first.get("model") or self._remembered_model() or DEFAULT_MODEL
         if ref not in names:
             return None
         self._opening_name = ref
@@ -131,7 +145,7 @@ class WindowStartupMixin:
         """The model load held back for the stored opening trace: now (once)."""
         if self._load_waits:
             self._load_waits = False
-            self.load_model(self._first["model"] or self.settings.last_model or None)
+            self.load_model(self._first["model"] or self._remembered_model() or None)
             self._scan_catalogue()
 
     def _scan_catalogue(self) -> None:
