@@ -139,15 +139,18 @@ def test_the_meta_build_gives_exactly_the_shapes_of_the_real_model(text_dir):
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder", "encoder-decoder", "vit"])
 def test_the_cpu_shape_build_matches_the_meta_build_and_draws_no_random_numbers(kind):
+    import importlib
+
     import torch
 
     from attnviz.models.config import ModelConfig
 
+    expected_shapes_module = importlib.import_module("attnviz.models.expected_shapes")
     cfg = ModelConfig(kind=kind, vocab_size=11, tgt_vocab_size=13 if kind == "encoder-decoder" else 0,
                       n_layers=2, n_heads=2, d_model=16, max_len=12, pos="learned", image_size=16, patch_size=4)
-    validate._SHAPES_CACHE.clear()
+    expected_shapes_module._SHAPES_CACHE.clear()
     meta = validate.expected_shapes(cfg)
-    validate._SHAPES_CACHE.clear()
+    expected_shapes_module._SHAPES_CACHE.clear()
     state = torch.random.get_rng_state()
     cpu = validate.expected_shapes(cfg, n_params_hint=1000)
     assert torch.equal(torch.random.get_rng_state(), state)  # a training run in another thread keeps its draws

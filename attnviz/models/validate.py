@@ -8,7 +8,7 @@ One pass answers "can this folder be loaded?" without reading the weights themse
    ``patch_size: 0``, ``attn_scale: NaN``... are refused here, not as tracebacks in torch);
 3. the tokenizers agree with the config (present for text models, the special tokens present, as many
    entries as the embedding has rows), and a built-in task named in the file trains this kind of model;
-4. the parameter shapes the config implies (a model built on torch's ``meta`` device: no memory) equal the
+4. the parameter shapes the config implies (:mod:`attnviz.models.expected_shapes`: no weights initialised) equal the
    shapes in the ``model.safetensors`` header, which is read without the tensor data, and the file is as
    long as its header says;
 5. the parameter memory fits in the memory available now.
@@ -27,6 +27,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from attnviz.errors import ModelLoadError
+from attnviz.models.expected_shapes import expected_shapes
 
 __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "LIMITS", "read_json_bounded", "check_json_depth",
            "validate_model_dict", "validate_tokenizer_dict", "read_safetensors_header", "expected_shapes",
@@ -273,68 +274,6 @@ def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
     if 8 + n + end > size:
         raise _fail(f"{path} is truncated ({size:,} bytes, its header needs {8 + n + end:,})")
     return out
-
-
-_SHAPES_CACHE: dict[tuple, dict[str, tuple[int, ...]]] = {}
-
-
-# Below this many parameters the shapes are read from a CPU build that draws no random numbers; above it, from
-# a meta-device build (no memory). Why not always meta: meta tensors run torch's Python reference kernels,
-# whose first use imports torch._dynamo (1.8 s here, measured) only to read shapes, and two threads doing that
-# import at once have failed with "'prims' object has no attribute 'sum'".
-CPU_SHAPE_BUILD_MAX_PARAMS = 16_000_000
-
-
-def _no_random_init():
-    """A torch-function mode (thread-local, like ``torch.device``) that skips random initialisation.
-
-    The tensors keep their shapes and stay uninitialised: only their shapes are read. Skipping, rather than
-    drawing, also leaves torch's global random state alone, which a training run in another thread uses.
-    """
-    import torch
-    from torch.overrides import TorchFunctionMode
-
-    # matched by name: a built-in such as torch.randn is a new bound object on every attribute access
-    fills = {"normal_", "trunc_normal_", "uniform_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_",
-             "xavier_normal_"}
-    draws = {"randn", "rand"}
-
-    class NoRandomInit(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            name = getattr(func, "__name__", "")
-            if name in fills:
-                return args[0] if args else kwargs["tensor"]
-            if name in draws:  # same shape and options, no values drawn
-                return torch.empty(*args, **kwargs)
-            return func(*args, **kwargs)
-
-    return NoRandomInit()
-
-
-def expected_shapes(cfg, n_params_hint: int | None = None) -> dict[str, tuple[int, ...]]:
-    """Parameter names → shapes of the model ``cfg`` describes, without initialising any weights.
-
-    ``n_params_hint`` (e.g. counted from the weights file's header) lets a small model be built on the CPU
-    instead of the meta device (see ``CPU_SHAPE_BUILD_MAX_PARAMS``); without it, or for a big model, the
-    meta device (no memory). Shapes are remembered per config: switching back to a model does not pay again.
-    """
-    import contextlib
-
-    import torch
-
-    from attnviz.models.registry import build_model
-
-    key = tuple(sorted(cfg.to_dict().items()))
-    if key not in _SHAPES_CACHE:
-        small = n_params_hint is not None and n_params_hint <= CPU_SHAPE_BUILD_MAX_PARAMS
-        device = contextlib.nullcontext() if small else torch.device("meta")
-        with device, _no_random_init():  # thread-local modes: a model built meanwhile in another thread is real
-            model = build_model(cfg)
-        if len(_SHAPES_CACHE) > 64:
-            _SHAPES_CACHE.clear()
-        _SHAPES_CACHE[key] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    return dict(_SHAPES_CACHE[key])
 
 
 def check_weight_shapes(expected: dict, header: dict, where: str) -> None:
