@@ -296,3 +296,43 @@ def test_dataset_controls_never_widen_the_window_past_a_laptop_screen(qtbot, qap
         assert view.score_box.sizeHint().width() > view.score_box.minimumWidth()  # wide when there is room
     finally:
         qapp.setFont(font)
+
+
+def _label_boxes(view):
+    """Scene rectangles of the visible cell numbers, and of their cells."""
+    vb = view.grid.vb
+    out = []
+    for item in view._cell_labels:
+        if item.isVisible():
+            text = item.textItem.mapRectToScene(item.textItem.boundingRect())
+            pos = item.pos()
+            cell = vb.mapViewToScene(pg_rect(pos.x() - 0.5, pos.y() - 0.5)).boundingRect()
+            out.append((text, cell))
+    return out
+
+
+def pg_rect(x, y):
+    from PySide6.QtCore import QRectF
+
+    return QRectF(x, y, 1.0, 1.0)
+
+
+def test_cell_numbers_fit_their_cells_or_are_hidden(qtbot, induction_trace):
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    assert len(view._cell_labels) == 4
+    QApplication.processEvents()
+    boxes = _label_boxes(view)
+    assert len(boxes) == 4  # a wide view writes every value, each inside its own cell
+    for text, cell in boxes:
+        # the painted text (its item's margins trimmed) lies within its cell
+        assert cell.adjusted(-6, -6, 6, 6).contains(text), (text, cell)
+    # cells narrower than "0.00" (a narrow dock, many heads; here: the grid zoomed out) would let the
+    # numbers spill over their neighbours: hidden instead, and back when the cells are wide again
+    vb = view.grid.vb
+    (x0, x1), (y0, y1) = vb.viewRange()
+    vb.setRange(xRange=(0, 40), yRange=(y0, y1), padding=0)
+    qtbot.waitUntil(lambda: not any(i.isVisible() for i in view._cell_labels), timeout=5000)
+    vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+    qtbot.waitUntil(lambda: all(i.isVisible() for i in view._cell_labels), timeout=5000)

@@ -20,7 +20,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_sources import SOURCE_INDEX, SOURCES, ask_for_source, source_words
-from attnviz.gui.views.dataset_widgets import (cell_labels, draw_mean_pattern, fill_score_table, fill_top_inputs,
+from attnviz.gui.views.dataset_widgets import (CellLabels, draw_mean_pattern, fill_score_table, fill_top_inputs,
                                                show_maps)
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -110,7 +110,7 @@ class DatasetView(BaseView):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         lay.insertWidget(1, self.splitter, 1)
-        self._cell_labels: list = []
+        self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
@@ -274,9 +274,7 @@ class DatasetView(BaseView):
         self.grid.set_title(text or "Scores of every head over a data set")
 
     def _clear(self) -> None:
-        for item in self._cell_labels:
-            self.grid.vb.removeItem(item)
-        self._cell_labels = []
+        self._cell_labels.clear()
         self.grid.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_title("")
@@ -327,9 +325,7 @@ class DatasetView(BaseView):
 
     def _label_cells(self, values: np.ndarray, lo: float, hi: float) -> None:
         """Write each head's value in its cell when the grid is small enough to read them."""
-        for item in self._cell_labels:
-            self.grid.vb.removeItem(item)
-        self._cell_labels = cell_labels(self.grid.vb, values, lo, hi, self.style, MAX_CELL_LABELS)
+        self._cell_labels.set(values, lo, hi, self.style)
 
     def _show_head(self) -> None:
         """Mean pattern and top inputs of the selected head."""

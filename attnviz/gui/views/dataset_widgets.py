@@ -13,7 +13,7 @@ from attnviz.analysis.head_scores import SCORES
 from attnviz.gui.views.dataset_links import describe_item
 from attnviz.gui.views.heatmap_data import quantize
 
-__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "cell_labels", "show_maps",
+__all__ = ["NumberItem", "thumbnail", "fill_score_table", "fill_top_inputs", "CellLabels", "show_maps",
            "draw_mean_pattern"]
 
 
@@ -74,28 +74,75 @@ def fill_top_inputs(top_list: QListWidget, result, part: str, score: str, layer:
         top_list.addItem(item)
 
 
-def cell_labels(vb, values: np.ndarray, lo: float, hi: float, style, limit: int) -> list:
-    """Write each head's value in its cell of ``vb`` (the grid's ViewBox) when there are at most ``limit``
-    heads; returns the text items added."""
-    import pyqtgraph as pg
+class CellLabels:
+    """Each head's value written in its cell of the grid's ViewBox ``vb`` (at most ``limit`` heads), in the
+    largest font whose "0.00" fits a cell on screen, re-fitted whenever the cells change size."""
 
-    L, H = values.shape
-    if L * H > limit:
-        return []
-    items = []
-    for layer in range(L):
-        for head in range(H):
-            v = values[layer, head]
-            if not np.isfinite(v):
-                continue
-            # dark text on the light end of the colour map, light text on the dark end
-            light = (v - lo) / (hi - lo) > 0.6
-            item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
-            item.setFont(style.font(1.0))
-            item.setPos(head + 0.5, layer + 0.5)
-            vb.addItem(item, ignoreBounds=True)
-            items.append(item)
-    return items
+    def __init__(self, vb, limit: int):
+        self.vb, self.limit = vb, limit
+        self.items: list = []
+        self.style = None
+        vb.sigResized.connect(self.fit)
+        vb.sigRangeChanged.connect(self.fit)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def clear(self) -> None:
+        for item in self.items:
+            self.vb.removeItem(item)
+        self.items = []
+
+    def set(self, values: np.ndarray, lo: float, hi: float, style) -> None:
+        """Write ``values`` (layers × heads) on a colour scale from ``lo`` to ``hi``."""
+        import pyqtgraph as pg
+
+        self.clear()
+        self.style = style
+        L, H = values.shape
+        if L * H > self.limit:
+            return
+        for layer in range(L):
+            for head in range(H):
+                v = values[layer, head]
+                if not np.isfinite(v):
+                    continue
+                # dark text on the light end of the colour map, light text on the dark end
+                light = (v - lo) / (hi - lo) > 0.6
+                item = pg.TextItem(f"{v:.2f}", color="#000000" if light else "#ffffff", anchor=(0.5, 0.5))
+                item.setFont(style.font(1.0))
+                item.setPos(head + 0.5, layer + 0.5)
+                self.vb.addItem(item, ignoreBounds=True)
+                self.items.append(item)
+        self.fit()
+
+    def fit(self, *_args) -> float | None:
+        """Give the labels the largest font of :data:`CELL_FONT_FACTORS` that fits inside one cell, or hide
+        them when none does (a number wider than its cell overlaps its neighbours and is clipped at the
+        edges; hovering a cell still gives its value). Returns the font factor used, or None when hidden."""
+        if not self.items:
+            return None
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        w_px, h_px = self.vb.width(), self.vb.height()
+        if x1 <= x0 or y1 <= y0 or w_px <= 0 or h_px <= 0:
+            return None
+        cell_w, cell_h = w_px / (x1 - x0), h_px / (y1 - y0)  # one cell is one data unit
+        chosen = next((f for f in CELL_FONT_FACTORS
+                       if self.style.metrics(f).horizontalAdvance("0.00") + 4 <= cell_w
+                       and self.style.metrics(f).height() <= cell_h), None)
+        for item in self.items:
+            item.setVisible(chosen is not None)
+            if chosen is not None and item.textItem.font().pointSizeF() != self.style.font_pt(chosen):
+                item.setFont(self.style.font(chosen))
+        return chosen
+
+
+# cell text sizes tried, largest first: below 80 % of the view's font a number is no longer readable on a
+# slide, so the labels are hidden instead
+CELL_FONT_FACTORS = (1.0, 0.8)
 
 
 def show_maps(heatmaps, on: bool) -> None:
