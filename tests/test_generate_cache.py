@@ -54,6 +54,7 @@ ARCHITECTURES = [
     dict(norm="post", n_kv_heads=1, activation="relu"),  # multi-query attention
     dict(pos="sinusoidal", attn_bias=False, d_head=8),
     dict(pos="none", attn_scale=0.7),
+    dict(norm="post", dropout=0.3),  # evaluation mode: dropout is the identity on both paths
 ]
 
 
