@@ -198,3 +198,19 @@ def test_cached_language_model_generation_matches_the_full_rerun(overrides):
     long_prompt = torch.randint(0, 23, (2, 14), generator=torch.Generator().manual_seed(3))
     cached, full = _both(model, long_prompt, n_new=3)
     assert torch.equal(cached, full)
+
+
+def test_a_subclass_that_changes_the_decoder_is_decoded_without_the_cache():
+    from attnviz.models.text import EncoderDecoder
+
+    class Sharper(EncoderDecoder):
+        def decode(self, tgt, memory, tgt_pad=None, src_pad=None):
+            return 3.0 * super().decode(tgt, memory, tgt_pad, src_pad) - self.head.bias
+
+    model = _random_model("encoder-decoder", seed=12)
+    sharper = Sharper(model.cfg).eval()
+    sharper.load_state_dict(model.state_dict())
+    src, pad = _padded_batch(np.random.default_rng(7), 23, 0, batch=6, longest=9)
+    cached, full = _both(sharper, src, bos=1, eos=2, max_new=11, src_pad=pad)
+    assert torch.equal(cached, full)
+    assert not torch.equal(full, model.generate(src, bos=1, eos=2, max_new=11, src_pad=pad))

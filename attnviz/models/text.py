@@ -92,7 +92,8 @@ class TextDecoder(nn.Module):
         window slides, every position moves, and the whole window is re-run as without the cache.
         """
         max_len = self.cfg.max_len
-        if not (cache and ids.shape[1] <= max_len and cache_usable(self, self.stack, self.embed)):
+        if not (cache and ids.shape[1] <= max_len and _plain(self, TextDecoder, "forward")
+                and cache_usable(self, self.stack, self.embed)):
             return self._sample(ids, n_new, temperature, generator, lambda ids: self(ids[:, -max_len:])[:, -1])
         with torch.inference_mode():  # see EncoderDecoder.generate
             kv = DecoderCache(self.stack, self.embed, self.head, ids.shape[0], max_len)
@@ -149,7 +150,7 @@ class EncoderDecoder(nn.Module):
         token through the decoder against cached keys and values; else the whole output so far is
         re-decoded for every token. Both choose the same tokens (tested).
         """
-        if cache and cache_usable(self, self.decoder, self.tgt_embed):
+        if cache and _plain(self, EncoderDecoder, "decode") and cache_usable(self, self.decoder, self.tgt_embed):
             # inference mode skips autograd's bookkeeping, ~15 % of a tiny model's step; the ids leave it
             # as an ordinary tensor (clone)
             with torch.inference_mode():
@@ -160,6 +161,13 @@ class EncoderDecoder(nn.Module):
             return out.clone()
         memory = self.encode(src, src_pad)
         return _greedy(lambda out: self.decode(out, memory, src_pad=src_pad)[:, -1], src, bos, eos, max_new)
+
+
+def _plain(model: nn.Module, cls: type, method: str) -> bool:
+    """True when ``model`` computes its logits as ``cls`` does (no subclass changed the stack, head or
+    ``method``): only then does the cache spell out the same computation."""
+    return (getattr(type(model), method) is getattr(cls, method) and type(getattr(model, "stack", None)
+            or model.decoder) is Stack and type(model.head) is nn.Linear)
 
 
 def _greedy(next_logits, src, bos: int, eos: int, max_new: int) -> torch.Tensor:
