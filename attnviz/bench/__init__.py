@@ -10,6 +10,8 @@
 - :mod:`attnviz.bench.lesson` — ``attnviz lesson check``: every claim of a lesson on 200 held-out inputs
 - :mod:`attnviz.bench.hf` — Hugging Face capture overhead against the SDPA forward; the local BERT-base folder
 - :mod:`attnviz.bench.longmap` — pan and zoom over a T = 16,384 map in the app's head map view (its pyramid)
+- :mod:`attnviz.bench.decode` — greedy decoding with the key/value cache against the full re-run; the
+  model's share of a keystroke (``run_trace``, no views) for reverse, translate and charlm
 - :mod:`attnviz.bench.stall` — the event-loop freeze meter
 - :mod:`attnviz.bench.traces` — traces made without files (tiny seeded models, synthetic attention)
 

@@ -26,11 +26,16 @@ def recording(model: nn.Module, keep_grad: bool = False):
 
     The previous flags come back on exit, also when the forward pass raises.
     """
-    modules = [m for m in model.modules() if hasattr(m, "record")]
+    everything = list(model.modules())
+    modules = [m for m in everything if "record" in vars(m)]  # vars: no AttributeError raised per module
     saved = [(m, m.record, getattr(m, "fused", None), getattr(m, "keep_grad", None)) for m in modules]
-    was_training = model.training
+    # evaluation mode, set per module and put back per module: model.eval() and model.train() walk the
+    # whole tree through nn.Module.__setattr__ twice per keystroke (~a tenth of a small model's capture)
+    # even though a loaded model is already in evaluation mode
+    training = [m for m in everything if m.training]
     try:
-        model.eval()
+        for m in training:
+            m.training = False
         for m in modules:
             m.record = {}
             if isinstance(m, Attention):
@@ -42,7 +47,8 @@ def recording(model: nn.Module, keep_grad: bool = False):
             m.record = record
             if isinstance(m, Attention):
                 m.fused, m.keep_grad = fused, keep
-        model.train(was_training)
+        for m in training:
+            m.training = True
 
 
 def _np(t: torch.Tensor, dtype) -> np.ndarray:

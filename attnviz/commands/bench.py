@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads", "lesson")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads", "lesson", "decode")
 
 
 def add_parser(sub) -> None:
@@ -119,6 +119,12 @@ def _heads(repeat: int) -> dict:
     return bench_heads(out=io.StringIO())  # the figures are printed by _print_section
 
 
+def _decode(repeat: int) -> dict:
+    from attnviz.bench.decode import run_decode_benchmarks
+
+    return run_decode_benchmarks(repeat)
+
+
 def _lesson(repeat: int) -> dict:
     from attnviz.bench.lesson import measure_lesson_check
 
@@ -126,4 +132,4 @@ def _lesson(repeat: int) -> dict:
 
 
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
-                    "export": _export, "longmap": _longmap}
+                    "export": _export, "longmap": _longmap, "decode": _decode}

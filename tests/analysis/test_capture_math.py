@@ -120,3 +120,20 @@ def test_capture_restores_flags_when_forward_raises():
     with pytest.raises(ValueError, match="pool_index"):
         capture(model, inputs, tokens)  # an index-pooling classifier needs pool_index
     _assert_pristine(model, training=True)
+
+
+def test_capture_runs_in_evaluation_mode_and_puts_each_modules_mode_back():
+    """Dropout is off while recording (the trace equals the evaluating model's), and a model whose parts
+    were in different modes (a frozen block in a training model) gets each part's own mode back."""
+    model = build_tiny("decoder", dropout=0.5)
+    inputs, tokens = make_inputs(model)
+    want = capture(model, inputs, tokens)
+    model.train()
+    frozen = model.stack.blocks[0]
+    frozen.eval()
+    modes = {name: m.training for name, m in model.named_modules()}
+    got = capture(model, inputs, tokens)
+    np.testing.assert_array_equal(got["L1.probs"], want["L1.probs"])
+    np.testing.assert_array_equal(got["prediction"], want["prediction"])
+    assert {name: m.training for name, m in model.named_modules()} == modes
+    assert frozen.training is False and model.training is True
