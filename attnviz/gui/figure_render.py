@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -21,7 +21,7 @@ from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
-           "layout_scale"]
+           "layout_scale", "render_payload", "write_payload", "export_format"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -143,14 +143,11 @@ def _set_dpi(img: QImage, dpi: float) -> None:
     img.setDotsPerMeterY(dots_per_m)
 
 
-def _write_png(widget, opts, tmp: str) -> None:
-    if not render_image(widget, opts).save(tmp, "PNG"):
-        raise AttnvizError("could not encode the PNG")
-
-
-def _write_svg(widget, opts, tmp: str) -> None:
+def _svg_bytes(widget, opts) -> bytes:
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
-    gen.setFileName(tmp)
+    gen.setOutputDevice(buf)
     gen.setSize(QSize(opts.width, opts.height))
     gen.setViewBox(QRectF(0, 0, opts.width, opts.height))
     gen.setResolution(round(screen_dpi()))  # fonts convert as on screen (see screen_dpi)
@@ -163,10 +160,13 @@ def _write_svg(widget, opts, tmp: str) -> None:
         _paint(painter, widget, opts)
     finally:
         painter.end()
+    return bytes(buf.data())
 
 
-def _write_pdf(widget, opts, tmp: str) -> None:
-    writer = QPdfWriter(tmp)
+def _pdf_bytes(widget, opts) -> bytes:
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buf)
     dpi = screen_dpi()  # fonts convert as on screen (see screen_dpi); the page keeps opts.dpi's size
     writer.setResolution(round(dpi))
     size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
@@ -182,9 +182,55 @@ def _write_pdf(widget, opts, tmp: str) -> None:
         _paint(painter, widget, opts)
     finally:
         painter.end()
+    del writer  # the writer flushes the document's end into the buffer when it goes
+    return bytes(buf.data())
 
 
-_WRITERS = {"png": _write_png, "svg": _write_svg, "pdf": _write_pdf}
+def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
+    """Paint ``widget`` for a ``fmt`` file, in memory: a QImage for PNG, the file's bytes for SVG and PDF.
+
+    GUI thread only (it paints widgets and scenes). Encoding the PNG and writing the file are left to
+    :func:`write_payload`, which may run on a worker: that is where most of an export's time goes.
+    """
+    opts.validate()
+    if fmt == "png":
+        return render_image(widget, opts)
+    if fmt == "svg":
+        return _svg_bytes(widget, opts)
+    if fmt == "pdf":
+        return _pdf_bytes(widget, opts)
+    raise AttnvizError(f"unknown figure format {fmt!r}: use png, svg or pdf")
+
+
+def _write_payload(tmp: str, payload) -> None:
+    if isinstance(payload, QImage):
+        if not payload.save(tmp, "PNG"):
+            raise AttnvizError("could not encode the PNG")
+    else:
+        Path(tmp).write_bytes(payload)
+
+
+def write_payload(path, payload) -> Path:
+    """Encode and write what :func:`render_payload` made to ``path`` atomically (any thread: no widgets)."""
+    path = Path(path)
+    try:
+        write_atomic(path, lambda tmp: _write_payload(tmp, payload))
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def export_format(path, opts: ExportOptions | None = None) -> str:
+    """The format of ``path`` (png, svg or pdf) once the target and ``opts`` are checked (AttnvizError)."""
+    if opts is not None:
+        opts.validate()
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise AttnvizError(f"cannot export to {path.name}: use a .png, .svg or .pdf file name")
+    if not path.parent.exists():
+        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
+    return fmt
 
 
 def export_pdf_pages(path, pages) -> Path:
@@ -231,20 +277,14 @@ def export_pdf_pages(path, pages) -> Path:
 
 
 def export_widget(widget: QWidget, path, opts: ExportOptions | None = None) -> Path:
-    """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf)."""
+    """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf).
+
+    Synchronous (the command line, lecture packs); the app paints with :func:`render_payload` and
+    leaves :func:`write_payload` to a worker, so the same pixels and bytes reach the file either way.
+    """
     opts = opts or ExportOptions()
-    opts.validate()
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in _WRITERS:
-        raise AttnvizError(f"cannot export to {path.name}: use a .png, .svg or .pdf file name")
-    if not path.parent.exists():
-        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
-    try:
-        write_atomic(path, lambda tmp: _WRITERS[fmt](widget, opts, tmp))
-    except OSError as exc:
-        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    fmt = export_format(path, opts)
+    return write_payload(path, render_payload(widget, fmt, opts))
 
 
 def copy_to_clipboard(widget: QWidget, opts: ExportOptions | None = None) -> QImage:
