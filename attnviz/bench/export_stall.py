@@ -85,18 +85,33 @@ def _timed(run) -> dict:
             "cpu_ms": (time.process_time() - cpu0) * 1000}
 
 
-def _export(win, view, path, opts, style) -> None:
-    from attnviz.gui.dialogs.export_dialog import export_current_view
+def _until_idle(runner) -> None:
+    """Spin the event loop until the window's export has ended (its file is in place or it failed)."""
+    from PySide6.QtCore import QEventLoop
 
-    export_current_view(view, win.trace, win.selection.state, path, opts, style)  # what the dialog's OK does
+    loop = QEventLoop()
+    runner.busy_changed.connect(lambda busy: busy or loop.quit())
+    if runner.busy:
+        loop.exec()
     _pause(20)  # a few event-loop turns after it, so the meter sees the loop running again
 
 
-def _copy(win, view) -> None:
-    from attnviz.gui.dialogs.export_dialog import copy_current_view
+def _export(win, view, path, opts, style) -> None:
+    from attnviz.gui.panels.figure_actions import exporter, start_export
 
-    copy_current_view(view, win.trace, win.selection.state)
-    _pause(20)
+    start_export(win, view, path, opts, style)  # what the dialog's OK does
+    _until_idle(exporter(win))
+
+
+def _copy(win, view) -> None:
+    from attnviz.gui.panels.figure_actions import copy_figure, exporter
+
+    win.current_figure = lambda: view  # File ▸ Copy figure on this view, whatever has the focus
+    try:
+        copy_figure(win)
+        _until_idle(exporter(win))
+    finally:
+        del win.current_figure
 
 
 def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
