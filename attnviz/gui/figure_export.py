@@ -1,10 +1,10 @@
 """The app's Export figure… and Copy figure, run so the window never freezes: :class:`FigureExport`.
 
 An export used to build the figure at slide size, paint it and encode the file between two turns of
-the event loop (a 1920×1080 PNG: 0.2–0.5 s with the window frozen). Here the same steps run one per
-event-loop turn on the GUI thread — build the view (``make_figure_steps``), give it the trace, paint
-it into an image or an in-memory SVG/PDF (``render_payload``, the renderer the command line and the
-screen use) — and the slow part, encoding the PNG and writing the file (temporary name, then
+the event loop (a 1920×1080 PNG: 0.2–0.5 s with the window frozen). Here the steps on the GUI thread
+get event-loop turns of their own — build the view (``make_figure_steps``); give it the trace and
+paint it into an image or an in-memory SVG/PDF (``render_payload``, the renderer the command line
+and the screen use) — and the slow part, encoding the PNG and writing the file (temporary name, then
 renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
 the GUI thread; the worker gets a QImage or bytes.
 
@@ -92,12 +92,13 @@ class FigureExport(QObject):
 
     @staticmethod
     def _painted(view, trace, state, style, paint):
-        """Build the figure a step per turn, then paint it on the next turn; the figure is closed after."""
+        """Build the figure in one turn, give it the trace and paint it in the next (see
+        ``make_figure_steps``: the same turn keeps the file identical to the command line's); the
+        figure is closed after."""
         from attnviz.gui.dialogs.export_dialog import figure_steps, release_figure
 
         fig, selection = yield from figure_steps(view, trace, state, style)
         try:
-            yield
             return paint(fig)
         finally:
             release_figure(fig, view)

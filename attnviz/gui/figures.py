@@ -106,10 +106,12 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
 
 
 def make_figure_steps(name: str, trace, state: SelectionState, style=None, step: int | None = None):
-    """:func:`make_figure` as a generator that yields between building the view, giving it the trace and
-    finishing its work; returns (view, selection). The app's export runs one step per event-loop turn,
-    so building a figure never freezes the window for the sum of the steps. Closing the generator
-    early closes the view."""
+    """:func:`make_figure` as a generator that yields once the view is built; returns (view, selection).
+
+    The app's export runs one step per event-loop turn, so building a figure and drawing it never
+    freeze the window for their sum. Giving the trace and painting must share a turn: a layout
+    request handled in between moves the layers×heads grid a few pixels, and the file would no
+    longer be the one the command line writes. Closing the generator early closes the view."""
     spec = figure_spec(name)
     if trace.kind not in spec.kinds:
         raise AttnvizError(f"the {name!r} view does not apply to a {trace.kind} model")
@@ -120,7 +122,6 @@ def make_figure_steps(name: str, trace, state: SelectionState, style=None, step:
     try:
         yield
         view.set_trace(trace)
-        yield
         view.ensure_current()  # views built off-screen postpone or background some work
         if step is not None:
             goto_step(view, name, step)
