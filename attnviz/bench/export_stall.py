@@ -1,8 +1,9 @@
 """How long File ▸ Export figure… and Copy figure freeze the app's event loop (issue 18: none over 100 ms).
 
 A real MainWindow (off screen, scratch settings) exports the current figure of several views — head
-map, layers × heads grid, token lines, the step-by-step walkthrough and a vision model's rollout
-overlay — as PNG, SVG and PDF at the 1920×1080 slide preset, and copies each to the clipboard. The
+map, layers × heads grid, token lines, the step-by-step walkthrough, a vision model's rollout
+overlay and the training page — as PNG, SVG and PDF at the 1920×1080 slide preset, and copies each
+to the clipboard; then File ▸ Save scene…. The
 modal dialog is bypassed: the benchmark calls what the dialog's OK button calls. For each export it
 reports the longest event-loop gap (``StallMeter``), the wall time from the click to the file being
 in place, and the CPU time of all threads.
@@ -19,7 +20,7 @@ __all__ = ["measure_export_stalls", "EXPORT_CASES"]
 # (label, where the view lives, its dock name): "views" docks of the Attention tab, the walkthrough page
 EXPORT_CASES = (("head map", "views", "HeadMapView"), ("layers x heads", "views", "ModelView"),
                 ("token lines", "views", "TokenLinesView"), ("walkthrough", "walkthrough", None),
-                ("vision rollout", "vision", "RolloutView"))
+                ("vision rollout", "vision", "RolloutView"), ("training page", "training", None))
 
 
 def _pause(ms: int) -> None:
@@ -61,6 +62,10 @@ def _open_window(model: str, folder: str):
 
 
 def _view_for(win, where: str, dock: str | None, vision_model: str):
+    if where == "training":  # not a registered figure: the page itself is painted (QWidget.render)
+        win.tabs.setCurrentWidget(win.training_page)
+        _pause(200)
+        return win.training_page
     if where == "walkthrough":
         win.tabs.setCurrentWidget(win.walkthrough_page)
         _wait_until(lambda: win.walkthrough is not None, "the walkthrough")
@@ -114,6 +119,14 @@ def _copy(win, view) -> None:
         del win.current_figure
 
 
+def _save_scene(win, path) -> None:
+    from attnviz.gui.panels.scene_actions import save_scene_as
+
+    if save_scene_as(win, path) is None:  # File ▸ Save scene… with its file name given
+        raise RuntimeError("the scene was not saved")
+    _pause(20)
+
+
 def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
                           formats: tuple[str, ...] = ("png", "svg", "pdf"), preset: str = "16:9",
                           cases=EXPORT_CASES) -> dict:
@@ -148,6 +161,10 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
                 fig = _timed(lambda: _copy(win, view))
                 for key, value in fig.items():
                     out[f"{label} copy {key.replace('_ms', ' ms').replace('_', ' ')}"] = value
+            win.tabs.setCurrentWidget(win.views_area)
+            fig = _timed(lambda: _save_scene(win, os.path.join(folder, "scene.json")))
+            for key, value in fig.items():
+                out[f"save scene {key.replace('_ms', ' ms').replace('_', ' ')}"] = value
         finally:
             win.close()
             win.deleteLater()

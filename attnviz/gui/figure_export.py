@@ -19,7 +19,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figure_render import ExportOptions, export_format, render_image, render_payload, write_payload
+from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, render_image, render_payload,
+                                      write_payload)
 from attnviz.gui.lane import Lane, describe_error
 
 __all__ = ["FigureExport"]
@@ -81,17 +82,18 @@ class FigureExport(QObject):
 
     # -- the steps (GUI thread) ------------------------------------------------------------------------
     def _export_steps(self, view, trace, state, path: Path, fmt: str, opts, style):
-        payload = yield from self._painted(view, trace, state, style, lambda fig: render_payload(fig, fmt, opts))
+        payload = yield from self._painted(view, trace, state, style, opts,
+                                             lambda fig: render_payload(fig, fmt, opts))
         self._lane.submit(None, write_payload, path, payload, on_result=self._finish, on_error=self._fail)
 
     def _copy_steps(self, view, trace, state, opts, style):
-        image = yield from self._painted(view, trace, state, style, lambda fig: render_image(fig, opts))
+        image = yield from self._painted(view, trace, state, style, opts, lambda fig: render_image(fig, opts))
         yield
         QApplication.clipboard().setImage(image)
         self._finish(image)
 
     @staticmethod
-    def _painted(view, trace, state, style, paint):
+    def _painted(view, trace, state, style, opts, paint):
         """Build the figure in one turn, give it the trace and paint it in the next (see
         ``make_figure_steps``: the same turn keeps the file identical to the command line's); the
         figure is closed after."""
@@ -99,7 +101,14 @@ class FigureExport(QObject):
 
         fig, selection = yield from figure_steps(view, trace, state, style)
         try:
-            return paint(fig)
+            previous = fit_widget(fig, opts)
+            if previous is None:
+                return paint(fig)
+            try:
+                yield  # a plain widget (the training page) resized: its layouts settle in this turn
+                return paint(fig)
+            finally:
+                fig.resize(previous)  # back to its size on screen
         finally:
             release_figure(fig, view)
             del selection

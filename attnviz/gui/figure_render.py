@@ -21,7 +21,7 @@ from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
-           "layout_scale", "render_payload", "write_payload", "export_format"]
+           "layout_scale", "render_payload", "write_payload", "export_format", "fit_widget"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -67,6 +67,30 @@ def _band_height(text: str, opts: ExportOptions, rel: float) -> int:
     return int(round(opts.height * rel * opts.font_scale)) if text else 0
 
 
+def _body(opts: ExportOptions) -> QRectF:
+    """Where the figure goes: the page less the title and caption bands."""
+    top = _band_height(opts.title, opts, 0.07)
+    bottom = _band_height(opts.caption, opts, 0.05)
+    return QRectF(0, top, opts.width, max(16, opts.height - top - bottom))
+
+
+def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
+    """Resize a widget without ``render_figure`` to the figure's size now; its previous size, or None
+    if it did not change size (put it back with ``widget.resize`` once painted).
+
+    The app then lets its layouts settle in an event-loop turn of their own before painting (which
+    otherwise resizes the widget and runs the pending events itself, all in one freeze).
+    """
+    if hasattr(widget, "render_figure"):
+        return None
+    size = _body(opts).size().toSize()
+    if widget.size() == size:
+        return None
+    previous = widget.size()
+    widget.resize(size)
+    return previous
+
+
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     """Draw title, the widget and caption into a painter whose logical size is width × height."""
     w, h = opts.width, opts.height
@@ -84,7 +108,7 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         painter.setFont(font)
         painter.setPen(QColor("black"))
         painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
-    body = QRectF(0, top, w, max(16, h - top - bottom))
+    body = _body(opts)
     painter.save()
     if hasattr(widget, "render_figure"):
         # attention views draw just the figure (no controls or status line), re-flowed to the size;
@@ -92,13 +116,14 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         # figure as in the app (at 1920×1080 and scale 1 they were a fiftieth of the height)
         widget.render_figure(painter, body, layout_scale(body.width(), body.height()))
     else:
-        size = body.size().toSize()
-        if widget.size() != size:
-            widget.resize(size)
+        previous = fit_widget(widget, opts)
+        if previous is not None:
             QApplication.processEvents()  # let layouts settle at the new size
         painter.translate(0, top)
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
         QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+        if previous is not None:  # a page of the window: it goes back to the size it has on screen
+            widget.resize(previous)
     painter.restore()
     if bottom:
         font.setPixelSize(max(8, int(bottom * 0.55)))

@@ -222,3 +222,23 @@ def test_the_event_loop_turns_between_building_and_painting(win, qtbot, tmp_path
     assert order == []  # nothing is built or painted inside the click
     _wait_notice(qtbot, win)
     assert order == ["timer", "paint"] and (tmp_path / "fig.svg").exists()
+
+
+def test_a_plain_widget_is_exported_at_slide_size_and_keeps_its_own(win, qtbot, tmp_path):
+    """A page that is not a registered figure (the training page) is resized for painting, in a turn
+    of its own, and given back its size on screen; the file is the synchronous export's."""
+    from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+    page = QWidget()
+    QVBoxLayout(page).addWidget(QLabel("loss 0.25 after 100 steps"))
+    qtbot.addWidget(page)
+    page.resize(300, 200)
+    page.show()
+    figure_actions.start_export(win, page, tmp_path / "new.svg", ExportOptions(**OPTS), export_style())
+    assert _wait_notice(qtbot, win)[1] == "info"
+    assert page.size().width() == 300 and page.size().height() == 200
+    old = export_current_view(page, win.trace, win.selection.state, tmp_path / "old.svg", ExportOptions(**OPTS),
+                              export_style())
+    assert page.size().width() == 300 and page.size().height() == 200
+    assert (tmp_path / "new.svg").read_bytes() == old.read_bytes()
+    assert "loss 0.25 after 100 steps" in old.read_text() and 'width="960' in old.read_text()
