@@ -241,4 +241,4 @@ def test_a_plain_widget_is_exported_at_slide_size_and_keeps_its_own(win, qtbot, 
                               export_style())
     assert page.size().width() == 300 and page.size().height() == 200
     assert (tmp_path / "new.svg").read_bytes() == old.read_bytes()
-    assert "loss 0.25 after 100 steps" in old.read_text() and 'width="960' in old.read_text()
+    assert "loss 0.25 after 100 steps" in old.read_text() and 'viewBox="0 0 960 540"' in old.read_text()
