@@ -134,8 +134,9 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
 
     Returns
     -------
-    dict: ``"<case> <FMT|copy> max stall ms"``, ``"… wall ms"`` and ``"… cpu ms"`` per export, the
-    overall worst stall, and the 1-minute load average.
+    dict: ``"<case> <FMT|copy> max stall ms"``, ``"… wall ms"`` (click to file in place and notice
+    shown) and ``"… cpu ms"`` (all threads) per export and for Save scene, the worst export stall, the
+    stall of the window's first notice (not the export's own), and the 1-minute load average.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from attnviz.gui.figure_render import ExportOptions
@@ -146,6 +147,10 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
     with tempfile.TemporaryDirectory(prefix="attnviz-bench-export-") as folder:
         app, win = _open_window(model, folder)
         try:
+            # the window's first notice shows the notice bar, and every view re-lays out to the lower
+            # height: a stall of its own, measured apart so the exports' figures are the exports'
+            fig = _timed(lambda: (win.notify("measuring the export figures", "info"), _pause(300)))
+            out["first notice (notice bar appears) max stall ms"] = fig["max_stall_ms"]
             for label, where, dock in cases:
                 view = _view_for(win, where, dock, vision_model)
                 if view is None:
@@ -169,7 +174,7 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
             win.close()
             win.deleteLater()
             app.processEvents()
-    stalls = [v for k, v in out.items() if k.endswith("max stall ms")]
+    stalls = [v for k, v in out.items() if k.endswith("max stall ms") and not k.startswith("first notice")]
     out["export worst stall ms"] = max(stalls, default=float("nan"))
     out["export goal"] = "no event-loop stall over 100 ms"
     out["load 1 min"] = os.getloadavg()[0]
