@@ -3,7 +3,9 @@
 The dialog gathers ExportOptions and a style (slide theme, colour map, colour bar, font scale); the
 figure is re-drawn off-screen by the same view class at the chosen size (``make_figure``), so the file
 looks like the screen whatever size the window has. Views that are not in the figure registry (training
-curves, sandbox) are exported directly with ``export_widget``.
+curves, sandbox) are painted as they are. ``figure_steps`` builds the figure a step at a time for the
+app's export (:class:`attnviz.gui.figure_export.FigureExport`); ``export_current_view`` and
+``copy_current_view`` run the same steps at once (scripts, tests).
 """
 
 from __future__ import annotations
