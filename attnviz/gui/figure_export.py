@@ -106,8 +106,10 @@ class FigureExport(QObject):
                 return paint(fig)
             try:
                 yield  # a plain widget (the training page) resized: its layouts settle in this turn
+                fig.setUpdatesEnabled(True)
                 return paint(fig)
             finally:
+                fig.setUpdatesEnabled(True)
                 fig.resize(previous)  # back to its size on screen
         finally:
             release_figure(fig, view)

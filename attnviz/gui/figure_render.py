@@ -76,7 +76,8 @@ def _body(opts: ExportOptions) -> QRectF:
 
 def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
     """Resize a widget without ``render_figure`` to the figure's size now; its previous size, or None
-    if it did not change size (put it back with ``widget.resize`` once painted).
+    if it did not change size. Its updates are off until the caller turns them on to paint it
+    (``setUpdatesEnabled(True)``); put it back with ``widget.resize`` once painted.
 
     The app then lets its layouts settle in an event-loop turn of their own before painting (which
     otherwise resizes the widget and runs the pending events itself, all in one freeze).
@@ -87,6 +88,9 @@ def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
     if widget.size() == size:
         return None
     previous = widget.size()
+    # not repainted on screen at slide size (most of the cost, and nobody sees it): only the export
+    # paints it, once updates are back on (the caller's job, before painting)
+    widget.setUpdatesEnabled(False)
     widget.resize(size)
     return previous
 
@@ -119,6 +123,7 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         previous = fit_widget(widget, opts)
         if previous is not None:
             QApplication.processEvents()  # let layouts settle at the new size
+            widget.setUpdatesEnabled(True)
         painter.translate(0, top)
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
         QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)

@@ -236,9 +236,9 @@ def test_a_plain_widget_is_exported_at_slide_size_and_keeps_its_own(win, qtbot, 
     page.show()
     figure_actions.start_export(win, page, tmp_path / "new.svg", ExportOptions(**OPTS), export_style())
     assert _wait_notice(qtbot, win)[1] == "info"
-    assert page.size().width() == 300 and page.size().height() == 200
+    assert page.size().width() == 300 and page.size().height() == 200 and page.updatesEnabled()
     old = export_current_view(page, win.trace, win.selection.state, tmp_path / "old.svg", ExportOptions(**OPTS),
                               export_style())
-    assert page.size().width() == 300 and page.size().height() == 200
+    assert page.size().width() == 300 and page.size().height() == 200 and page.updatesEnabled()
     assert (tmp_path / "new.svg").read_bytes() == old.read_bytes()
     assert "loss 0.25 after 100 steps" in old.read_text() and 'viewBox="0 0 960 540"' in old.read_text()
