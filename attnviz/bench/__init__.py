@@ -6,6 +6,7 @@
 - :mod:`attnviz.bench.gui` — start-up, first map, event-loop stalls (a child process); keystroke latency
   per bundled model and for a random-weights BERT-base at T = 128
 - :mod:`attnviz.bench.export` — figure and lecture-pack export times
+- :mod:`attnviz.bench.export_stall` — event-loop stalls of the app's Export figure… and Copy figure
 - :mod:`attnviz.bench.heads` — scoring every head over 1,000 inputs; memory for 10,000
 - :mod:`attnviz.bench.lesson` — ``attnviz lesson check``: every claim of a lesson on 200 held-out inputs
 - :mod:`attnviz.bench.hf` — Hugging Face capture overhead against the SDPA forward; the local BERT-base folder

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "hf", "longmap", "heads", "lesson", "decode")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "export-gui", "hf", "longmap", "heads", "lesson",
+            "decode")
 
 
 def add_parser(sub) -> None:
@@ -99,6 +100,12 @@ def _export(repeat: int) -> dict:
     return run_export_benchmarks()
 
 
+def _export_gui(repeat: int) -> dict:
+    from attnviz.bench.export_stall import measure_export_stalls
+
+    return measure_export_stalls()
+
+
 def _hf(repeat: int) -> dict:
     from attnviz.bench.hf import measure_hf_overhead
 
@@ -132,4 +139,4 @@ def _lesson(repeat: int) -> dict:
 
 
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
-                    "export": _export, "longmap": _longmap, "decode": _decode}
+                    "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -21,7 +21,7 @@ from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
-           "layout_scale"]
+           "layout_scale", "render_payload", "write_payload", "export_format", "fit_widget"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -67,6 +67,34 @@ def _band_height(text: str, opts: ExportOptions, rel: float) -> int:
     return int(round(opts.height * rel * opts.font_scale)) if text else 0
 
 
+def _body(opts: ExportOptions) -> QRectF:
+    """Where the figure goes: the page less the title and caption bands."""
+    top = _band_height(opts.title, opts, 0.07)
+    bottom = _band_height(opts.caption, opts, 0.05)
+    return QRectF(0, top, opts.width, max(16, opts.height - top - bottom))
+
+
+def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
+    """Resize a widget without ``render_figure`` to the figure's size now; its previous size, or None
+    if it did not change size. Its updates are off until the caller turns them on to paint it
+    (``setUpdatesEnabled(True)``); put it back with ``widget.resize`` once painted.
+
+    The app then lets its layouts settle in an event-loop turn of their own before painting (which
+    otherwise resizes the widget and runs the pending events itself, all in one freeze).
+    """
+    if hasattr(widget, "render_figure"):
+        return None
+    size = _body(opts).size().toSize()
+    if widget.size() == size:
+        return None
+    previous = widget.size()
+    # not repainted on screen at slide size (most of the cost, and nobody sees it): only the export
+    # paints it, once updates are back on (the caller's job, before painting)
+    widget.setUpdatesEnabled(False)
+    widget.resize(size)
+    return previous
+
+
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     """Draw title, the widget and caption into a painter whose logical size is width × height."""
     w, h = opts.width, opts.height
@@ -84,7 +112,7 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         painter.setFont(font)
         painter.setPen(QColor("black"))
         painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
-    body = QRectF(0, top, w, max(16, h - top - bottom))
+    body = _body(opts)
     painter.save()
     if hasattr(widget, "render_figure"):
         # attention views draw just the figure (no controls or status line), re-flowed to the size;
@@ -92,13 +120,15 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         # figure as in the app (at 1920×1080 and scale 1 they were a fiftieth of the height)
         widget.render_figure(painter, body, layout_scale(body.width(), body.height()))
     else:
-        size = body.size().toSize()
-        if widget.size() != size:
-            widget.resize(size)
+        previous = fit_widget(widget, opts)
+        if previous is not None:
             QApplication.processEvents()  # let layouts settle at the new size
+            widget.setUpdatesEnabled(True)
         painter.translate(0, top)
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
         QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+        if previous is not None:  # a page of the window: it goes back to the size it has on screen
+            widget.resize(previous)
     painter.restore()
     if bottom:
         font.setPixelSize(max(8, int(bottom * 0.55)))
@@ -143,14 +173,11 @@ def _set_dpi(img: QImage, dpi: float) -> None:
     img.setDotsPerMeterY(dots_per_m)
 
 
-def _write_png(widget, opts, tmp: str) -> None:
-    if not render_image(widget, opts).save(tmp, "PNG"):
-        raise AttnvizError("could not encode the PNG")
-
-
-def _write_svg(widget, opts, tmp: str) -> None:
+def _svg_bytes(widget, opts) -> bytes:
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
-    gen.setFileName(tmp)
+    gen.setOutputDevice(buf)
     gen.setSize(QSize(opts.width, opts.height))
     gen.setViewBox(QRectF(0, 0, opts.width, opts.height))
     gen.setResolution(round(screen_dpi()))  # fonts convert as on screen (see screen_dpi)
@@ -163,10 +190,13 @@ def _write_svg(widget, opts, tmp: str) -> None:
         _paint(painter, widget, opts)
     finally:
         painter.end()
+    return bytes(buf.data())
 
 
-def _write_pdf(widget, opts, tmp: str) -> None:
-    writer = QPdfWriter(tmp)
+def _pdf_bytes(widget, opts) -> bytes:
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buf)
     dpi = screen_dpi()  # fonts convert as on screen (see screen_dpi); the page keeps opts.dpi's size
     writer.setResolution(round(dpi))
     size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
@@ -182,9 +212,55 @@ def _write_pdf(widget, opts, tmp: str) -> None:
         _paint(painter, widget, opts)
     finally:
         painter.end()
+    del writer  # the writer flushes the document's end into the buffer when it goes
+    return bytes(buf.data())
 
 
-_WRITERS = {"png": _write_png, "svg": _write_svg, "pdf": _write_pdf}
+def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
+    """Paint ``widget`` for a ``fmt`` file, in memory: a QImage for PNG, the file's bytes for SVG and PDF.
+
+    GUI thread only (it paints widgets and scenes). Encoding the PNG and writing the file are left to
+    :func:`write_payload`, which may run on a worker: that is where most of an export's time goes.
+    """
+    opts.validate()
+    if fmt == "png":
+        return render_image(widget, opts)
+    if fmt == "svg":
+        return _svg_bytes(widget, opts)
+    if fmt == "pdf":
+        return _pdf_bytes(widget, opts)
+    raise AttnvizError(f"unknown figure format {fmt!r}: use png, svg or pdf")
+
+
+def _write_payload(tmp: str, payload) -> None:
+    if isinstance(payload, QImage):
+        if not payload.save(tmp, "PNG"):
+            raise AttnvizError("could not encode the PNG")
+    else:
+        Path(tmp).write_bytes(payload)
+
+
+def write_payload(path, payload) -> Path:
+    """Encode and write what :func:`render_payload` made to ``path`` atomically (any thread: no widgets)."""
+    path = Path(path)
+    try:
+        write_atomic(path, lambda tmp: _write_payload(tmp, payload))
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def export_format(path, opts: ExportOptions | None = None) -> str:
+    """The format of ``path`` (png, svg or pdf) once the target and ``opts`` are checked (AttnvizError)."""
+    if opts is not None:
+        opts.validate()
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise AttnvizError(f"cannot export to {path.name}: use a .png, .svg or .pdf file name")
+    if not path.parent.exists():
+        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
+    return fmt
 
 
 def export_pdf_pages(path, pages) -> Path:
@@ -231,20 +307,14 @@ def export_pdf_pages(path, pages) -> Path:
 
 
 def export_widget(widget: QWidget, path, opts: ExportOptions | None = None) -> Path:
-    """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf)."""
+    """Write ``widget`` as a figure; the format comes from the file suffix (.png, .svg, .pdf).
+
+    Synchronous (the command line, lecture packs); the app paints with :func:`render_payload` and
+    leaves :func:`write_payload` to a worker, so the same pixels and bytes reach the file either way.
+    """
     opts = opts or ExportOptions()
-    opts.validate()
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in _WRITERS:
-        raise AttnvizError(f"cannot export to {path.name}: use a .png, .svg or .pdf file name")
-    if not path.parent.exists():
-        raise AttnvizError(f"cannot write {path}: directory {path.parent} does not exist")
-    try:
-        write_atomic(path, lambda tmp: _WRITERS[fmt](widget, opts, tmp))
-    except OSError as exc:
-        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    fmt = export_format(path, opts)
+    return write_payload(path, render_payload(widget, fmt, opts))
 
 
 def copy_to_clipboard(widget: QWidget, opts: ExportOptions | None = None) -> QImage:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from attnviz.errors import AttnvizError
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec", "export_style", "goto_step"]
+__all__ = ["FigureSpec", "FIGURES", "SIX_STEPS", "make_figure", "figure_spec", "export_style", "goto_step",
+           "make_figure_steps"]
 
 TEXT = ("encoder", "decoder", "encoder-decoder")
 ALL = (*TEXT, "vit")
@@ -96,6 +97,21 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
 
     The caller keeps the selection alive as long as the view (views hold it weakly).
     """
+    steps = make_figure_steps(name, trace, state, style, step)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def make_figure_steps(name: str, trace, state: SelectionState, style=None, step: int | None = None):
+    """:func:`make_figure` as a generator that yields once the view is built; returns (view, selection).
+
+    The app's export runs one step per event-loop turn, so building a figure and drawing it never
+    freeze the window for their sum. Giving the trace and painting must share a turn: a layout
+    request handled in between moves the layers×heads grid a few pixels, and the file would no
+    longer be the one the command line writes. Closing the generator early closes the view."""
     spec = figure_spec(name)
     if trace.kind not in spec.kinds:
         raise AttnvizError(f"the {name!r} view does not apply to a {trace.kind} model")
@@ -104,6 +120,7 @@ def make_figure(name: str, trace, state: SelectionState, style=None, step: int |
     selection = Selection(state)
     view = cls(selection=selection, style=style) if style is not None else cls(selection=selection)
     try:
+        yield
         view.set_trace(trace)
         view.ensure_current()  # views built off-screen postpone or background some work
         if step is not None:

@@ -98,7 +98,13 @@ def test_main_window_export_and_copy(qtbot, tmp_path, monkeypatch):
         return dialog_mod.ExportDialog.Accepted
 
     monkeypatch.setattr(dialog_mod.ExportDialog, "exec", fake_exec)
-    win.export_figure()
+    notices = []
+    win.notice_shown.connect(lambda text, level: notices.append((str(text), level)))
+    win.export_figure()  # runs in steps: done when its notice comes
+    qtbot.waitUntil(lambda: bool(notices), timeout=30000)
+    assert notices == [(f"exported {out}", "info")]
     assert out.exists() and trace.tokens[2] in out.read_text()
     win.copy_figure()
+    qtbot.waitUntil(lambda: len(notices) == 2, timeout=30000)
+    assert notices[1] == ("figure copied to the clipboard (1920×1080)", "info")
     assert QApplication.clipboard().image().width() == 1920

@@ -77,12 +77,12 @@ def test_failed_export_keeps_the_existing_file(heat_widget, tmp_path, monkeypatc
     target.write_bytes(b"previous figure")
     import attnviz.gui.figure_render as render
 
-    def broken(widget, opts, tmp):
+    def broken(tmp, payload):
         with open(tmp, "wb") as fh:
             fh.write(b"half a fi")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setitem(render._WRITERS, "png", broken)
+    monkeypatch.setattr(render, "_write_payload", broken)
     with pytest.raises(AttnvizError, match="No space left"):
         export_widget(heat_widget, target, ExportOptions(width=100, height=100))
     assert target.read_bytes() == b"previous figure"

@@ -3,7 +3,9 @@
 The dialog gathers ExportOptions and a style (slide theme, colour map, colour bar, font scale); the
 figure is re-drawn off-screen by the same view class at the chosen size (``make_figure``), so the file
 looks like the screen whatever size the window has. Views that are not in the figure registry (training
-curves, sandbox) are exported directly with ``export_widget``.
+curves, sandbox) are painted as they are. ``figure_steps`` builds the figure a step at a time for the
+app's export (:class:`attnviz.gui.figure_export.FigureExport`); ``export_current_view`` and
+``copy_current_view`` run the same steps at once (scripts, tests).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from attnviz.gui.figure_render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
 
-__all__ = ["ExportDialog", "export_current_view", "copy_current_view"]
+__all__ = ["ExportDialog", "export_current_view", "copy_current_view", "figure_steps", "release_figure"]
 
 _CMAPS = ("viridis", "cividis", "magma", "inferno", "plasma")
 
@@ -112,9 +114,10 @@ class ExportDialog(QDialog):
                             self.font_scale.value())
 
 
-def _figure_for(view, trace, state, style):
-    """Re-create a registered view at export size; other widgets are exported as they are."""
-    from attnviz.gui.figures import FIGURES, make_figure
+def figure_steps(view, trace, state, style):
+    """Re-create a registered view at export size one step at a time (a generator, see
+    ``make_figure_steps``); returns (figure, selection). Other widgets are exported as they are."""
+    from attnviz.gui.figures import FIGURES, make_figure_steps
 
     name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), None)
     if name is None or trace is None:
@@ -122,22 +125,42 @@ def _figure_for(view, trace, state, style):
     scale_box = getattr(view, "scale_box", None)  # the colour scale the user picked in the view
     if scale_box is not None and style is not None:
         style = style.with_(scale=scale_box.mode)
-    fig, selection = make_figure(name, trace, state, style)
+    fig, selection = yield from make_figure_steps(name, trace, state, style)
     step = getattr(view, "step_name", None)
-    if step is not None and hasattr(fig, "set_step") and step in fig.step_list:
-        fig.set_step(fig.step_list.index(step))
+    try:
+        if step is not None and hasattr(fig, "set_step") and step in fig.step_list:
+            fig.set_step(fig.step_list.index(step))
+    except BaseException:
+        release_figure(fig, view)
+        raise
     return fig, selection
 
 
+def release_figure(fig, view) -> None:
+    """Close a figure made for export (never the on-screen ``view`` itself)."""
+    if fig is not view:
+        fig.close()
+        fig.deleteLater()
+
+
+def _figure_for(view, trace, state, style):
+    """:func:`figure_steps` all at once."""
+    steps = figure_steps(view, trace, state, style)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
 def export_current_view(view, trace, state, path, opts: ExportOptions, style) -> Path:
-    """Write ``view`` (re-drawn in ``style`` at ``opts`` size) to ``path``."""
+    """Write ``view`` (re-drawn in ``style`` at ``opts`` size) to ``path``, synchronously (the app runs
+    the same steps without freezing: :class:`attnviz.gui.figure_export.FigureExport`)."""
     fig, selection = _figure_for(view, trace, state, style)
     try:
         return export_widget(fig, path, opts)
     finally:
-        if fig is not view:
-            fig.close()
-            fig.deleteLater()
+        release_figure(fig, view)
         del selection
 
 
@@ -149,7 +172,5 @@ def copy_current_view(view, trace, state, opts: ExportOptions | None = None, sty
     try:
         return copy_to_clipboard(fig, opts or ExportOptions())
     finally:
-        if fig is not view:
-            fig.close()
-            fig.deleteLater()
+        release_figure(fig, view)
         del selection

@@ -1,12 +1,15 @@
-"""File ▸ Export figure… and Copy figure: which view is "the current figure", and handing it to export."""
+"""File ▸ Export figure… and Copy figure: which view is "the current figure", and handing it to the
+window's :class:`~attnviz.gui.figure_export.FigureExport` (runs without freezing; the outcome is a notice)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["current_figure", "export_figure", "copy_figure"]
+__all__ = ["current_figure", "export_figure", "copy_figure", "start_export", "exporter"]
 
 
 def current_figure(win):
@@ -25,36 +28,78 @@ def current_figure(win):
     return page
 
 
+def exporter(win):
+    """The window's :class:`~attnviz.gui.figure_export.FigureExport` (made on first use), wired to its
+    notices, its status bar and its Export/Copy actions (disabled while one runs)."""
+    runner = getattr(win, "_figure_export", None)
+    if runner is None:
+        from attnviz.gui.figure_export import FigureExport
+
+        runner = FigureExport(win)
+        runner.busy_changed.connect(lambda busy: _show_busy(win, busy))
+        runner.done.connect(lambda value: _done(win, value))
+        runner.failed.connect(lambda message: win.notify(message, "error"))
+        win._figure_export = runner
+    return runner
+
+
+def _show_busy(win, busy: bool) -> None:
+    for key in ("export", "copy_figure"):
+        action = getattr(win, "actions_", {}).get(key)
+        if action is not None:
+            action.setEnabled(not busy)
+    if busy:
+        win.setCursor(Qt.CursorShape.BusyCursor)  # busy, yet still answering (the window's own: it goes with it)
+        win.statusBar().showMessage("Exporting the figure…")
+    else:
+        win.unsetCursor()
+        win.statusBar().clearMessage()
+
+
+def _done(win, value) -> None:
+    if isinstance(value, QImage):
+        win.notify(f"figure copied to the clipboard ({value.width()}×{value.height()})", "info")
+    else:
+        win.notify(f"exported {value}", "info")
+
+
+def start_export(win, view, path, opts, style) -> None:
+    """What the Export dialog's OK does: write ``view`` to ``path`` without freezing the window; the
+    outcome is a notice (exported, or why not)."""
+    try:
+        exporter(win).export(view, win.trace, win.selection.state, path, opts, style)
+    except AttnvizError as exc:
+        win.notify(str(exc), "error" if not exporter(win).busy else "info")
+
+
 def export_figure(win) -> None:
-    from attnviz.gui.dialogs.export_dialog import ExportDialog, export_current_view
+    from attnviz.gui.dialogs.export_dialog import ExportDialog
 
     view = win.current_figure()
     if view is None:
         win.notify("nothing to export yet: load a model and an input", "info")
+        return
+    if exporter(win).busy:
+        win.notify("an export is still running: wait for its notice, then try again", "info")
         return
     name = f"{type(view).__name__.removesuffix('View').removesuffix('Widget').lower()}.png"
     dialog = ExportDialog(name, parent=win, cmap=getattr(win.view_style, "cmap", "viridis"))
     if dialog.exec() != ExportDialog.Accepted:
         return
     try:
-        path = export_current_view(view, win.trace, win.selection.state, dialog.path.text(), dialog.options(),
-                                   dialog.style())
+        opts, style = dialog.options(), dialog.style()
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return
-    win.notify(f"exported {path}", "info")
+    start_export(win, view, dialog.path.text(), opts, style)
 
 
 def copy_figure(win) -> None:
-    from attnviz.gui.dialogs.export_dialog import copy_current_view
-
     view = win.current_figure()
     if view is None:
         win.notify("nothing to copy yet: load a model and an input", "info")
         return
     try:
-        copy_current_view(view, win.trace, win.selection.state)
+        exporter(win).copy(view, win.trace, win.selection.state)
     except AttnvizError as exc:
-        win.notify(str(exc), "error")
-        return
-    win.notify("figure copied to the clipboard (1920×1080)", "info")
+        win.notify(str(exc), "info" if exporter(win).busy else "error")

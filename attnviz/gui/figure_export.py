@@ -1,0 +1,152 @@
+"""The app's Export figure… and Copy figure, run so the window never freezes: :class:`FigureExport`.
+
+An export used to build the figure at slide size, paint it and encode the file between two turns of
+the event loop (a 1920×1080 PNG: 0.2–0.5 s with the window frozen). Here the steps on the GUI thread
+get event-loop turns of their own — build the view (``make_figure_steps``); give it the trace and
+paint it into an image or an in-memory SVG/PDF (``render_payload``, the renderer the command line
+and the screen use) — and the slow part, encoding the PNG and writing the file (temporary name, then
+renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
+the GUI thread; the worker gets a QImage or bytes.
+
+One export or copy at a time: a second one is refused (``AttnvizError``) while one runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication
+
+from attnviz.errors import AttnvizError
+from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, render_image, render_payload,
+                                      write_payload)
+from attnviz.gui.lane import Lane, describe_error
+
+__all__ = ["FigureExport"]
+
+
+class FigureExport(QObject):
+    """Runs one figure export (to a file) or copy (to the clipboard) at a time, in short steps.
+
+    Signals: ``busy_changed(bool)`` when one starts and ends; ``done(value)`` with the written
+    ``Path`` or the copied ``QImage``; ``failed(message)`` with a one-line message (the file is then
+    untouched: nothing is renamed into place).
+    """
+
+    busy_changed = Signal(bool)
+    done = Signal(object)
+    failed = Signal(object)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._lane = Lane(self, threads=1, torch=False)  # PNG encoding and file writing: no torch
+        self._timer = QTimer(self)  # a child: no step runs once the exporter (its window) is gone
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._step)
+        self._steps = None  # the generator of the GUI-thread steps still to run
+        self._busy = False
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def export(self, view, trace, state, path, opts: ExportOptions, style) -> None:
+        """Start writing ``view`` (re-drawn in ``style`` at ``opts`` size) to ``path``.
+
+        Raises AttnvizError at once for a bad file name, folder or size, or while another export runs;
+        later problems arrive as ``failed``.
+        """
+        self._refuse_if_busy()
+        fmt = export_format(path, opts)
+        self._begin(self._export_steps(view, trace, state, Path(path), fmt, opts, style))
+
+    def copy(self, view, trace, state, opts: ExportOptions | None = None, style=None) -> None:
+        """Start putting the figure on the clipboard as an image (1920×1080 light slide unless told)."""
+        from attnviz.gui.figures import export_style
+
+        self._refuse_if_busy()
+        opts = opts or ExportOptions()
+        opts.validate()
+        self._begin(self._copy_steps(view, trace, state, opts, style or export_style()))
+
+    def cancel(self) -> None:
+        """Stop between two steps (the figure built so far is closed; a file being written still lands)."""
+        self._timer.stop()
+        if self._steps is not None:
+            self._steps.close()
+            self._steps = None
+            if not self._lane.busy:
+                self._set_busy(False)
+
+    # -- the steps (GUI thread) ------------------------------------------------------------------------
+    def _export_steps(self, view, trace, state, path: Path, fmt: str, opts, style):
+        payload = yield from self._painted(view, trace, state, style, opts,
+                                             lambda fig: render_payload(fig, fmt, opts))
+        self._lane.submit(None, write_payload, path, payload, on_result=self._finish, on_error=self._fail)
+
+    def _copy_steps(self, view, trace, state, opts, style):
+        image = yield from self._painted(view, trace, state, style, opts, lambda fig: render_image(fig, opts))
+        yield
+        QApplication.clipboard().setImage(image)
+        self._finish(image)
+
+    @staticmethod
+    def _painted(view, trace, state, style, opts, paint):
+        """Build the figure in one turn, give it the trace and paint it in the next (see
+        ``make_figure_steps``: the same turn keeps the file identical to the command line's); the
+        figure is closed after."""
+        from attnviz.gui.dialogs.export_dialog import figure_steps, release_figure
+
+        fig, selection = yield from figure_steps(view, trace, state, style)
+        try:
+            previous = fit_widget(fig, opts)
+            if previous is None:
+                return paint(fig)
+            try:
+                yield  # a plain widget (the training page) resized: its layouts settle in this turn
+                fig.setUpdatesEnabled(True)
+                return paint(fig)
+            finally:
+                fig.setUpdatesEnabled(True)
+                fig.resize(previous)  # back to its size on screen
+        finally:
+            release_figure(fig, view)
+            del selection
+
+    def _refuse_if_busy(self) -> None:
+        if self._busy:
+            raise AttnvizError("an export is still running: wait for its notice, then try again")
+
+    def _begin(self, steps) -> None:
+        self._steps = steps
+        self._set_busy(True)
+        self._timer.start()
+
+    def _step(self) -> None:
+        if self._steps is None:
+            return
+        try:
+            next(self._steps)
+        except StopIteration:  # the GUI thread's part is over (a worker may still be writing)
+            self._steps = None
+            return
+        except Exception as exc:  # noqa: BLE001 - shown as a notice, never a traceback
+            self._steps = None
+            self._fail(describe_error(exc))
+            return
+        self._timer.start()  # the next step after the events waiting now (paints, input, timers)
+
+    def _finish(self, value) -> None:
+        self._set_busy(False)
+        self.done.emit(value)
+
+    def _fail(self, message) -> None:
+        self._set_busy(False)
+        self.failed.emit(message)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
