@@ -51,7 +51,8 @@ def cache_usable(model: nn.Module, stack: nn.Module, embed: nn.Module) -> bool:
     if _global_hooks():
         return False
     for m in model.modules():
-        if m.training or m._forward_hooks or m._forward_pre_hooks or getattr(m, "record", None) is not None:
+        # vars(): a module without the attribute would raise (and catch) AttributeError in __getattr__
+        if m.training or m._forward_hooks or m._forward_pre_hooks or vars(m).get("record") is not None:
             return False
         if isinstance(m, Attention) and not m.fused:
             return False
@@ -66,7 +67,9 @@ def cache_usable(model: nn.Module, stack: nn.Module, embed: nn.Module) -> bool:
             return False
         if not block.attn.causal:  # the what-if lab switched the causal mask off
             return False
-        if block.cross is not None and type(block.cross) is not Attention:
+        if block.cross is not None and (type(block.cross) is not Attention or type(block.ln_cross) is not nn.LayerNorm):
+            return False
+        if type(block.ln1) is not nn.LayerNorm or type(block.ln2) is not nn.LayerNorm:
             return False
         if type(block.mlp.act) not in (nn.GELU, nn.ReLU):
             return False
