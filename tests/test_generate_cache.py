@@ -214,3 +214,13 @@ def test_a_subclass_that_changes_the_decoder_is_decoded_without_the_cache():
     cached, full = _both(sharper, src, bos=1, eos=2, max_new=11, src_pad=pad)
     assert torch.equal(cached, full)
     assert not torch.equal(full, model.generate(src, bos=1, eos=2, max_new=11, src_pad=pad))
+
+
+def test_a_block_with_another_norm_is_decoded_without_the_cache():
+    model = _random_model("encoder-decoder", seed=13)
+    src, pad = _padded_batch(np.random.default_rng(8), 23, 0, batch=4, longest=9)
+    plain = model.generate(src, bos=1, eos=2, max_new=11, src_pad=pad, cache=False)
+    model.decoder.blocks[0].ln2 = torch.nn.RMSNorm(16).eval()
+    assert not cache_usable(model, model.decoder, model.tgt_embed)
+    cached, full = _both(model, src, bos=1, eos=2, max_new=11, src_pad=pad)
+    assert torch.equal(cached, full) and not torch.equal(full, plain)
