@@ -242,3 +242,19 @@ def test_a_plain_widget_is_exported_at_slide_size_and_keeps_its_own(win, qtbot, 
     assert page.size().width() == 300 and page.size().height() == 200 and page.updatesEnabled()
     assert (tmp_path / "new.svg").read_bytes() == old.read_bytes()
     assert "loss 0.25 after 100 steps" in old.read_text() and 'viewBox="0 0 960 540"' in old.read_text()
+
+
+def test_pdf_equals_the_synchronous_export_but_for_its_dates_and_id(win, qtbot, tmp_path):
+    _export(win, tmp_path / "new.pdf")
+    assert _wait_notice(qtbot, win)[1] == "info"
+    old = export_current_view(win.view, win.trace, win.selection.state, tmp_path / "old.pdf",
+                              ExportOptions(**OPTS), export_style())
+
+    def stamped_out(data: bytes) -> bytes:  # the creation time and a random document id differ per file
+        data = re.sub(rb"\(D:\d+Z?\)", b"(D:)", data)
+        data = re.sub(rb'(Date)="[^"]*"', rb'\1=""', data)
+        data = re.sub(rb"/ID \[ <[0-9a-f]+> <[0-9a-f]+> \]", b"/ID", data)
+        return re.sub(rb"uuid:[0-9a-f-]+", b"uuid:", data)
+
+    new_bytes, old_bytes = (tmp_path / "new.pdf").read_bytes(), old.read_bytes()
+    assert len(new_bytes) == len(old_bytes) and stamped_out(new_bytes) == stamped_out(old_bytes)
