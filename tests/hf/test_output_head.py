@@ -124,3 +124,20 @@ def test_weights_changed_after_capture_are_refused(hf_folders):
         loaded.model.get_output_embeddings().weight.mul_(2.0)
     with pytest.raises(RuntimeError, match="changed"):
         trace.row("prediction", 0)
+
+
+def test_a_model_in_training_mode_is_captured_in_eval_mode_and_restored(hf_folders):
+    from attnviz.hf.capture import eager_attention
+    from attnviz.hf.loader import load_hf_model
+
+    model = load_hf_model(hf_folders["bert"], device="cpu").model
+    model.train()
+    model.base_model.encoder.layer[0].attention.self.dropout.p = 0.5
+    with eager_attention(model):
+        assert not any(m.training for m in model.modules())  # dropout off while captured
+    assert all(m.training for m in model.modules())
+    model.eval()
+    model.base_model.encoder.layer[1].train()  # one submodule left in training mode still counts
+    with eager_attention(model):
+        assert not any(m.training for m in model.modules())
+    assert not model.training
