@@ -81,7 +81,14 @@ def test_a_deferred_prediction_is_saved_whole(hf_loaded, tmp_path):
 
 def test_language_model_head_projects_the_last_position_only(hf_loaded):
     loaded = hf_loaded["gpt2"]
-    trace, prep = _second_trace(loaded)
+    trace_of(loaded)  # the first capture checks the model
+    rows = []
+    handle = loaded.model.get_output_embeddings().register_forward_hook(lambda m, a, o: rows.append(a[0].shape[-2]))
+    try:
+        trace, prep = trace_of(loaded)
+    finally:
+        handle.remove()
+    assert rows == [1] and len(trace.tokens) > 1  # one position projected onto the vocabulary
     assert "prediction" in trace.arrays and not trace.deferred
     np.testing.assert_allclose(trace["prediction"], _softmax(_logits(loaded, prep)[-1]), rtol=1e-5, atol=1e-7)
 
