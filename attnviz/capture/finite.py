@@ -16,21 +16,29 @@ def _all_finite(a: np.ndarray) -> bool:
     return bool(np.isfinite(a).all())
 
 
-def nonfinite_arrays(arrays: dict) -> dict[str, int]:
-    """Names of float arrays holding NaN or ±inf → how many such values; masks (−inf by design) are skipped."""
+def nonfinite_arrays(arrays: dict, known_finite=()) -> dict[str, int]:
+    """Names of float arrays holding NaN or ±inf → how many such values; masks (−inf by design) are skipped.
+
+    ``known_finite``: names the caller has proven finite otherwise (e.g. a model's weights, checked once
+    per weight version instead of on every run). An array held under several names is read once.
+    """
     found: dict[str, int] = {}
+    finite_ids: set[int] = set()
+    skip = set(known_finite)
     for name, a in arrays.items():
-        if name.endswith("mask") or not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+        if name.endswith("mask") or name in skip or not isinstance(a, np.ndarray) or a.dtype.kind != "f":
             continue
-        if _all_finite(a):
+        if id(a) in finite_ids or _all_finite(a):
+            finite_ids.add(id(a))
             continue
         found[name] = a.size - int(np.count_nonzero(np.isfinite(a)))
     return found
 
 
-def add_nonfinite_notice(meta: dict, arrays: dict) -> None:
-    """Append a one-sentence notice (and the list ``meta["nonfinite"]``) when any array is not finite."""
-    found = nonfinite_arrays(arrays)
+def add_nonfinite_notice(meta: dict, arrays: dict, known_finite=()) -> None:
+    """Append a one-sentence notice (and the list ``meta["nonfinite"]``) when any array is not finite
+    (``known_finite`` as in :func:`nonfinite_arrays`)."""
+    found = nonfinite_arrays(arrays, known_finite)
     if not found:
         return
     first, count = next(iter(found.items()))

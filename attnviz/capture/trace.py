@@ -44,6 +44,10 @@ class Trace:
     tokens: list[str]
     meta: dict
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    # arrays computed when first asked for (issue 18: a Hugging Face MLM head's (T, V) prediction cost
+    # ~100 ms a keystroke while the panel shows one row): key → object with ``shape``, ``full()`` (the
+    # whole array, then kept in ``arrays``) and ``row(i)`` (one row of it, computed alone)
+    deferred: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- access --------------------------------------------------------------------------------
     # Long inputs do not keep what is cheap to recompute (memory): logits = q·kᵀ·scale and
@@ -51,7 +55,7 @@ class Trace:
     _DERIVED = {"logits": "q", "out": "z"}
 
     def __contains__(self, key: str) -> bool:
-        if key in self.arrays:
+        if key in self.arrays or key in self.deferred:
             return True
         stem, _, leaf = key.rpartition(".")
         return leaf in self._DERIVED and f"{stem}.{self._DERIVED[leaf]}" in self.arrays
@@ -59,6 +63,11 @@ class Trace:
     def __getitem__(self, key: str) -> np.ndarray:
         if key in self.arrays:
             return self.arrays[key]
+        pending = self.deferred.get(key)
+        if pending is not None:
+            value = self.arrays.setdefault(key, pending.full())  # another thread may have been first
+            self.deferred.pop(key, None)
+            return value
         stem, _, leaf = key.rpartition(".")
         if leaf == "logits" and f"{stem}.q" in self.arrays:
             return self._logits_from_qk(stem + ".")
@@ -70,7 +79,22 @@ class Trace:
         return self[key] if key in self else default
 
     def keys(self) -> list[str]:
-        return list(self.arrays)
+        return list(self.arrays) + [k for k in list(self.deferred) if k not in self.arrays]
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        """Shape of array ``key`` without computing it if it is deferred."""
+        pending = self.deferred.get(key)
+        if pending is not None and key not in self.arrays:
+            return tuple(pending.shape)
+        return tuple(self[key].shape)
+
+    def row(self, key: str, i: int) -> np.ndarray:
+        """Row ``i`` of array ``key``; a deferred array computes that row alone (the whole array is
+        computed only when it is asked for as a whole)."""
+        pending = self.deferred.get(key)
+        if pending is not None and key not in self.arrays:
+            return pending.row(i)
+        return self[key][i]
 
     def _logits_from_qk(self, prefix: str) -> np.ndarray:
         q = self.arrays[prefix + "q"].astype(np.float32)  # (H, Tq, dh)
@@ -172,12 +196,13 @@ class Trace:
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the arrays computed so far (deferred ones count once computed)."""
         return sum(a.nbytes for a in {id(a): a for a in self.arrays.values()}.values())
 
     # -- files -----------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:
         """Write an .npz (atomically: a temporary name renamed into place)."""
-        payload = dict(self.arrays)
+        payload = {key: self[key] for key in self.keys()}  # deferred arrays are computed for the file
         payload["tokens"] = np.array(self.tokens, dtype=str)
         payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
 

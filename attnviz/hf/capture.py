@@ -24,6 +24,7 @@ from attnviz.capture.trace import Trace
 from attnviz.errors import ModelLoadError
 from attnviz.hf.describe import describe_model, head_of
 from attnviz.hf.families import Family, family_of
+from attnviz.hf.output_head import DeferredPrediction, OutputHead
 
 __all__ = ["capture_hf", "eager_attention", "resolve", "NO_QKV_NOTICE"]
 
@@ -72,15 +73,19 @@ def eager_attention(model):
     """Run ``model`` on transformers' eager attention in eval mode; restore both afterwards."""
     before = model.config._attn_implementation
     was_training = model.training
+    # a loaded model is in eval mode already: switching every module to eval and back took ~3 ms a run
+    switch = any(m.training for m in model.modules())
     if before != "eager":
         model.set_attn_implementation("eager")
-    model.eval()
+    if switch:
+        model.eval()
     try:
         yield
     finally:
         if before != "eager":
             model.set_attn_implementation(before)
-        model.train(was_training)
+        if switch:
+            model.train(was_training)
 
 
 class _Recorder:
@@ -347,8 +352,10 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     T = len(tokens)
     dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T) else np.float32
     conv = _Numpy(dtype)
+    head = head_of(arch)
+    deferred: dict = {}
     with eager_attention(model):
-        with torch.set_grad_enabled(grad):
+        with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
             rec, logits, probs_list = _forward(model, family if full else None, inputs, cfg.n_layers, arch)
             if grad and logits is not None:
                 for p in probs_list:
@@ -369,8 +376,11 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                 for i, p in enumerate(probs_list):
                     g = p.grad
                     arrays[f"L{i}.grad"] = conv(g[0]) if g is not None else np.zeros(p.shape[1:], dtype)
-            pred = _prediction(logits, head_of(arch))
-            if pred is not None:
+            pred = output_head.prediction(logits, dtype, lambda lg: _prediction(lg, head))
+            if isinstance(pred, DeferredPrediction) and pred.surely_finite():
+                deferred["prediction"] = pred  # computed per row when shown (hf/output_head.py)
+            elif pred is not None:
+                pred = pred.full() if isinstance(pred, DeferredPrediction) else pred
                 arrays["prediction"] = pred.astype(dtype, copy=False)
     grid = list(cfg.grid) if cfg.kind == "vit" else None
     if T_run != T:  # a family whose positions attnviz cannot name in advance
@@ -387,4 +397,4 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     }
     if notices:
         full_meta["notice"] = "; ".join(dict.fromkeys(notices))
-    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays)
+    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred)

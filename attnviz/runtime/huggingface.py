@@ -4,9 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from attnviz.runtime.describe import describe_loaded
 
-__all__ = ["HuggingFaceAdapter"]
+__all__ = ["HuggingFaceAdapter", "parameters_finite"]
+
+
+def parameters_finite(model) -> bool:
+    """Whether every parameter of ``model`` is finite; computed again only when one of them has changed
+    (torch counts in-place changes in ``_version``), so a keystroke pays a tuple of counters, not a pass
+    over every weight."""
+    import torch
+
+    params = list(model.parameters())
+    versions = tuple((id(p), p._version) for p in params)
+    cached = getattr(model, "_attnviz_params_finite", None)
+    if cached is None or cached[0] != versions:
+        with torch.no_grad():
+            cached = (versions, all(bool(torch.isfinite(p).all()) for p in params))
+        model._attnviz_params_finite = cached
+    return cached[1]
 
 
 class HuggingFaceAdapter:
@@ -51,5 +69,10 @@ class HuggingFaceAdapter:
 
         trace = capture_hf(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
                            precision=precision)
-        add_nonfinite_notice(trace.meta, trace.arrays)  # the notice attnviz's own capture() adds
+        # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
+        # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
+        # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
+        weights = [k for k, a in trace.arrays.items()
+                   if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
+        add_nonfinite_notice(trace.meta, trace.arrays, weights if parameters_finite(loaded.model) else ())
         return trace

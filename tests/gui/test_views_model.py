@@ -77,7 +77,7 @@ def test_thumbnails_and_statistics(qtbot):
         for h in range(4):  # the ImageItem holds the colourised thumbnail
             tile = view.tiles[layer][h].image
             assert tile.shape == (10, 10, 4)
-    note = view.notes[2][1].textItem.toPlainText()
+    note = view.note_text(2, 1)
     assert note == f"{view.stats.entropy[2, 1]:.2f} · {view.stats.distance[2, 1]:.1f}"
     assert f"{view.stats.entropy[1, 3]:.4f}" in view.head_info(1, 3)
 

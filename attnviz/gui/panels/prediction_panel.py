@@ -18,7 +18,14 @@ def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str
     from attnviz.gui.panels.input_tokens import shown_token
 
     p = np.asarray(probs, dtype=np.float64).ravel()
-    order = np.argsort(-p, kind="stable")[:k]
+    if 0 < k < p.size and not np.isnan(p).any():
+        # the same k as a full stable sort (ties to the lower index) without sorting a 30k vocabulary:
+        # everything at or above the k-th largest value, in index order, sorted stably
+        kth = np.partition(p, p.size - k)[p.size - k]
+        candidates = np.flatnonzero(p >= kth)
+        order = candidates[np.argsort(-p[candidates], kind="stable")][:k]
+    else:
+        order = np.argsort(-p, kind="stable")[:k]
     return [(int(i), shown_token(labels[i]) if i < len(labels) else str(int(i)), float(p[i])) for i in order]
 
 
@@ -138,20 +145,21 @@ class PredictionPanel(QWidget):
             self.clear()
             return
         self._trace = trace
-        pred = trace.get("prediction")
-        if pred is None:
+        if "prediction" not in trace:
             self.clear()
             return
+        shape = trace.shape("prediction")  # a Hugging Face MLM's (T, V) is computed per row when shown
         labels = trace.meta.get("labels") or []
         kind = trace.kind
         out_text = trace.meta.get("output_text")
         self.output.setVisible(bool(out_text))
         self.output.setText(f"→ {out_text}" if out_text else "")
         if kind == "encoder-decoder":
-            self._show_decoder_position(trace, pred, labels)
+            self._show_decoder_position(trace, trace["prediction"], labels)
             return
         if kind == "decoder":
             self.mode = "next-token"
+            pred = trace["prediction"]
             names = self.vocab if len(self.vocab) == pred.shape[-1] else labels
             entries = top_entries(pred, names)
             self.chosen = entries[0][0] if entries else None
@@ -163,14 +171,15 @@ class PredictionPanel(QWidget):
             return
         self.step_button.hide()
         self.chosen = None
-        if pred.ndim == 2:  # (T, C): one distribution per token
+        if len(shape) == 2:  # (T, C): one distribution per token
             self.mode = "per-token"
-            q = self._query if self._query is not None and self._query < pred.shape[0] else 0
-            names = labels if len(labels) == pred.shape[1] else self.vocab
+            q = self._query if self._query is not None and self._query < shape[0] else 0
+            names = labels if len(labels) == shape[1] else self.vocab
             self.title.setText(f"Prediction for token {q} “{trace.tokens[q]}” (click a token to choose)")
-            self.bars.set_entries(top_entries(pred[q], names))
+            self.bars.set_entries(top_entries(trace.row("prediction", q), names))
             return
         self.mode = "classes"
+        pred = trace["prediction"]
         names = labels if len(labels) == pred.shape[0] else [f"class {i}" for i in range(pred.shape[0])]
         few = len(names) <= TOP_K + 2  # a handful of classes: show them all, in order of probability
         self.title.setText("Class probabilities" if few else f"Class probabilities (top {TOP_K} of {len(names)})")

@@ -26,31 +26,32 @@ def pool_factor(n: int, max_px: int = MAX_PX) -> int:
 
 
 def _padded(a: np.ndarray, kr: int, kc: int, fill) -> np.ndarray:
-    r, c = a.shape
+    *lead, r, c = a.shape
     pr, pc = -r % kr, -c % kc
     if not pr and not pc:
         return a
-    out = np.full((r + pr, c + pc), fill, dtype=a.dtype)
-    out[:r, :c] = a
+    out = np.full((*lead, r + pr, c + pc), fill, dtype=a.dtype)
+    out[..., :r, :c] = a
     return out
 
 
 def _strided_reduce(a: np.ndarray, kr: int, kc: int, op) -> np.ndarray:
-    # Elementwise op over strided row/column slices: contiguous SIMD loops, several times faster
-    # than reshape(...).max(axis=(1, 3)) on large arrays.
-    rows = a[0::kr].copy() if kr > 1 else a
+    # Elementwise op over strided row/column slices of the last two axes: contiguous SIMD loops,
+    # several times faster than reshape(...).max(axis=(1, 3)) on large arrays; leading axes (the
+    # heads of a layer) go through the same loops at once
+    rows = a[..., 0::kr, :].copy() if kr > 1 else a
     for i in range(1, kr):
-        op(rows, a[i::kr], out=rows)
+        op(rows, a[..., i::kr, :], out=rows)
     if kc == 1:
         return np.ascontiguousarray(rows)
-    out = np.ascontiguousarray(rows[:, 0::kc])
+    out = np.ascontiguousarray(rows[..., 0::kc])
     for j in range(1, kc):
-        op(out, rows[:, j::kc], out=out)
+        op(out, rows[..., j::kc], out=out)
     return out
 
 
 def block_max(a: np.ndarray, kr: int, kc: int) -> np.ndarray:
-    """Maximum of every kr×kc block of a non-negative 2-D float array, as float32.
+    """Maximum of every kr×kc block of a non-negative float array's last two axes, as float32.
 
     float16 input is reduced on its bit pattern (uint16), whose order equals the order of
     non-negative floats and which numpy reduces far faster than float16.

@@ -67,12 +67,10 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
     kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
     pooled = None
     for layer in range(L):
-        probs = trace[_prefix(part, layer) + "probs"]  # (H, Tq, Tk)
-        for h in range(H):
-            img = block_max(probs[h], kr, kc)
-            if pooled is None:
-                pooled = np.empty((L, H) + img.shape, np.float32)
-            pooled[layer, h] = img
+        img = block_max(trace[_prefix(part, layer) + "probs"], kr, kc)  # (H, Tq, Tk) → (H, s, s), all heads at once
+        if pooled is None:
+            pooled = np.empty((L,) + img.shape, np.float32)
+        pooled[layer] = img
     max_weight = pooled.max(axis=(2, 3))  # (L, H)
     grid_max = float(max_weight.max())
     vmax = grid_max if scale == "shared" and grid_max > 0 else 1.0

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSi
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
+from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
 from attnviz.analysis.trace_parts import resolve
@@ -91,7 +92,8 @@ class ModelView(BaseView):
         self.left.on_click = lambda i: self._select(i, self.res.head if self.res else 0)
         self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, i)
         self.tiles: list[list[_TileItem]] = []
-        self.notes: list[list[pg.TextItem]] = []
+        self.notes = GridNotes()  # every note under the tiles in one item (grid_notes.py)
+        self.vb.addItem(self.notes, ignoreBounds=True)
         self.marks = [QGraphicsRectItem() for _ in range(2)]
         for m in self.marks:
             m.setZValue(10)
@@ -195,17 +197,14 @@ class ModelView(BaseView):
         for row in self.tiles:
             for t in row:
                 self.vb.removeItem(t)
-        for row in self.notes:
-            for n in row:
-                self.vb.removeItem(n)
         self.tiles = [[_TileItem(self, layer, h) for h in range(H)] for layer in range(L)]
-        self.notes = [[pg.TextItem("", anchor=(0.5, 0.0)) for _ in range(H)] for _ in range(L)]
         for layer in range(L):
             for h in range(H):
                 self.vb.addItem(self.tiles[layer][h])
-                note = self.notes[layer][h]
-                note.setPos(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06)  # below the selection frame
-                self.vb.addItem(note)
+        # each note centred below its tile's selection frame, above the tiles
+        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06) for h in range(H)] for layer in range(L)],
+                            QRectF(-PITCH_X, -PITCH_Y, (H + 2) * PITCH_X, (L + 2) * PITCH_Y))
+        self.notes.setZValue(1)
         self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
         self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
         self._style_notes()
@@ -214,10 +213,12 @@ class ModelView(BaseView):
         self._size_grid()
 
     def _write_notes(self) -> None:
-        for layer, row in enumerate(self.notes):
-            for h, note in enumerate(row):
-                note.setText(self._note(layer, h), color=self.style.foreground)
+        self.notes.set_texts([[self._note(layer, h) for h in range(len(row))] for layer, row in enumerate(self.tiles)])
         self._fit_notes()
+
+    def note_text(self, layer: int, head: int) -> str:
+        """The note under one tile as shown (entropy · distance, or "…" while they are computed)."""
+        return self.notes.text(layer, head)
 
     def _note(self, layer: int, head: int) -> str:
         s = self.stats
@@ -323,16 +324,13 @@ class ModelView(BaseView):
         self._style_notes()
 
     def _style_notes(self) -> None:
-        font = self.style.font(self._note_factor())
-        for row in self.notes:
-            for n in row:
-                n.setFont(font)
-                n.setColor(self.style.foreground)
+        self.notes.set_font(self.style.font(self._note_factor()))
+        self.notes.set_colour(self.style.foreground)
 
     def _note_factor(self) -> float:
         """Font size of the notes under the tiles: 0.8 of the style's, smaller when the widest note
         would run into its neighbour (presentation fonts on a small grid)."""
-        texts = [n.textItem.toPlainText() for row in self.notes for n in row]
+        texts = self.notes.all_texts()
         if not texts or self.vb.width() <= 0:
             return 0.8
         (x0, x1), _ = self.vb.viewRange()
@@ -360,6 +358,6 @@ class ModelView(BaseView):
         if hasattr(self, "spare"):
             self._size_grid()
         notes = getattr(self, "notes", None)  # resized while _build is still adding items
-        if notes and notes[0] and abs(notes[0][0].textItem.font().pointSizeF()
-                                   - self.style.font_pt(self._note_factor())) > 0.05:
+        if notes is not None and notes.texts and abs(notes.font.pointSizeF()
+                                                     - self.style.font_pt(self._note_factor())) > 0.05:
             self._style_notes()

@@ -48,4 +48,8 @@ def make_title() -> pg.LabelItem:
 
 def set_title(item: pg.LabelItem, text: str, style: ViewStyle, factor: float = 1.2) -> None:
     """Set the title text in the style's foreground colour at ``factor`` × the base font size."""
-    item.setText(text, color=style.foreground, size=f"{style.font_pt(factor):.1f}pt")
+    shown = (text, style.foreground, f"{style.font_pt(factor):.1f}pt")
+    if getattr(item, "_attnviz_shown", None) == shown:
+        return  # a keystroke re-sets the same title: laying its rich text out again took ~3 ms
+    item.setText(text, color=shown[1], size=shown[2])
+    item._attnviz_shown = shown

@@ -1,0 +1,66 @@
+"""The prediction panel's top entries equal a full stable sort, and a deferred per-token prediction is
+shown from the selected row without computing the whole array."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.capture.trace import Trace
+from attnviz.gui.panels.prediction_panel import PredictionPanel, top_entries
+
+
+def _full_sort(p, k):
+    return [int(i) for i in np.argsort(-np.asarray(p, np.float64), kind="stable")[:k]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_entries_equal_a_full_stable_sort_ties_included(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(3000)).astype(np.float32)
+    p[rng.choice(3000, 40, replace=False)] = p.max()  # ties at the top
+    p[rng.choice(3000, 500, replace=False)] = np.sort(p)[-12]  # many ties across the k-th value
+    labels = [f"w{i}" for i in range(3000)]
+    for k in (1, 5, 10, 12, 60, 2999, 3000, 4000):
+        got = top_entries(p, labels, k)
+        assert [i for i, _, _ in got] == _full_sort(p, k)
+        assert [v for _, _, v in got] == [float(p[i]) for i in _full_sort(p, k)]
+
+
+def test_top_entries_with_nan_fall_back_to_the_full_sort():
+    p = np.array([0.1, np.nan, 0.5, 0.4])
+    assert [i for i, _, _ in top_entries(p, list("abcd"), 2)] == _full_sort(p, 2)
+
+
+class _Rows:
+    """A deferred (T, V) array that counts what was computed."""
+
+    def __init__(self, table):
+        self.table, self.shape, self.rows, self.fulls = table, table.shape, [], 0
+
+    def row(self, i):
+        self.rows.append(i)
+        return self.table[i]
+
+    def full(self):
+        self.fulls += 1
+        return self.table
+
+
+def test_panel_shows_the_selected_row_of_a_deferred_prediction(qtbot):
+    rng = np.random.default_rng(1)
+    table = rng.dirichlet(np.ones(50), size=4).astype(np.float32)
+    pending = _Rows(table)
+    trace = Trace(tokens=["[CLS]", "a", "b", "[SEP]"], meta={"kind": "encoder", "n_layers": 1, "n_heads": 1},
+                  deferred={"prediction": pending})
+    panel = PredictionPanel()
+    qtbot.addWidget(panel)
+    panel.set_vocab([f"w{i}" for i in range(50)])
+    panel.set_trace(trace)
+    assert panel.mode == "per-token" and pending.rows == [0] and pending.fulls == 0
+    assert panel.bars.entries == top_entries(table[0], [f"w{i}" for i in range(50)])
+    panel.set_query(2)
+    assert pending.rows == [0, 2] and pending.fulls == 0
+    assert panel.bars.entries == top_entries(table[2], [f"w{i}" for i in range(50)])
+    np.testing.assert_array_equal(trace["prediction"], table)  # asked whole: computed once, then kept
+    assert pending.fulls == 1 and "prediction" in trace.arrays and not trace.deferred

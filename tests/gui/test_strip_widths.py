@@ -1,0 +1,32 @@
+"""The token strip measures each chip once per font: its layout equals a fresh strip's, also after the
+font changes (gui/panels/input_tokens.py)."""
+
+from __future__ import annotations
+
+from attnviz.gui.panels.input_tokens import StripData, TokenStripWidget
+
+
+def _widths(strip):
+    return [r.width() for r in strip._rects]
+
+
+def test_cached_chip_widths_equal_a_fresh_layout_and_follow_the_font(qtbot):
+    data = StripData(["the", " cat", "sat", "the"], [5, 17, 230, 5], [["t+h", "th+e"], [], [], ["t+h", "th+e"]])
+    strip = TokenStripWidget()
+    qtbot.addWidget(strip)
+    strip.set_data(data)
+    strip.set_data(StripData(["the", " dog"], [5, 31]))
+    strip.set_data(data)  # widths now from the cache
+    fresh = TokenStripWidget()
+    qtbot.addWidget(fresh)
+    fresh.set_data(data)
+    assert _widths(strip) == _widths(fresh) and strip.size() == fresh.size()
+    font = strip.font()
+    font.setPointSizeF(font.pointSizeF() * 2)
+    strip.setFont(font)
+    big = TokenStripWidget()
+    qtbot.addWidget(big)
+    big.setFont(font)
+    big.set_data(data)
+    assert _widths(strip) == _widths(big) and _widths(big)[0] > _widths(fresh)[0]
+    assert strip._tip(0) == "position 0: 'the' → id 5\nBPE merges: t+h → th+e"
