@@ -15,8 +15,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
-from attnviz.gui.theme import apply_theme
-from attnviz.io.assets import icon_path
+from attnviz.gui.pyside_hook import install_cheap_feature_check
+
+# before anything else is imported: PySide6 checks every module imported from now on (see pyside_hook)
+install_cheap_feature_check()
+
+from attnviz.gui.theme import apply_theme  # noqa: E402
+from attnviz.io.assets import icon_path  # noqa: E402
 
 __all__ = ["run_app", "create_application", "apply_theme"]
 
