@@ -32,7 +32,7 @@ _init = mw.MainWindow.__init__
 def _patched(self, *a, **k):
     _init(self, *a, **k)
     from PySide6.QtWidgets import QApplication
-    meter = StallMeter()
+    meter = StallMeter(sample_stacks=os.environ.get("ATTNVIZ_BENCH_STACKS") == "1")
     def painted():
         mark("first_window_s")
         meter.__enter__()
@@ -48,6 +48,8 @@ def _patched(self, *a, **k):
             mark("live_attention_s")
             meter.__exit__()
             marks["startup_to_live_max_stall_ms"] = meter.max_gap_ms
+            if meter.sampler is not None:
+                marks["stalls"] = meter.sampler.report()
             print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
             QApplication.instance().quit()
     self.first_painted.connect(painted)
@@ -62,13 +64,16 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None) -> dict:
+def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None,
+                    stacks: bool = False) -> dict:
     """Launch the app in a new process and time its first paint and its first attention map.
 
     Parameters
     ----------
     model : bundled model name or directory (default: what the app opens by itself).
     settings_path : settings file for the child (default: a fresh temporary one, i.e. a first launch).
+    stacks : also sample the GUI thread's stack during its longest freezes (``stalls`` in the result:
+        see :class:`attnviz.bench.stall.StackSampler`).
 
     Returns
     -------
@@ -84,6 +89,7 @@ def measure_startup(model: str | None = None, timeout: float = 120.0, settings_p
         env["ATTNVIZ_SETTINGS"] = settings_path or os.path.join(tmp, "settings.ini")
         if not any(env.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
             env["QT_QPA_PLATFORM"] = "offscreen"  # a headless machine: measured off screen, not refused
+        env["ATTNVIZ_BENCH_STACKS"] = "1" if stacks else ""
         env["ATTNVIZ_BENCH_T0"] = repr(time.time())
         args = [sys.executable, "-c", _CHILD, "gui"] + (["--model", model] if model else [])
         proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
@@ -236,11 +242,13 @@ def _stall_figures(meter) -> tuple[float, float]:
     return meter.max_gap_ms, (gaps[int(0.95 * (len(gaps) - 1))] if gaps else 0.0)
 
 
-def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_steps: int = 100) -> dict:
+def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_steps: int = 100,
+                   stacks: bool = False) -> dict:
     """Longest event-loop gap (and 95th percentile) while models load and run, and while a model trains
     with its live curves on screen: the design's limit is 100 ms (the tests only check that this work
     runs on workers). Loading is measured with the Attention tab in the background, as the views'
-    redraw cost is the keystroke figure's."""
+    redraw cost is the keystroke figure's. ``stacks``: also report what the GUI thread did in the
+    longest freezes (``load_stalls``, ``train_stalls``; see :class:`attnviz.bench.stall.StackSampler`)."""
     import tempfile
 
     from attnviz.bench.stall import StallMeter
@@ -259,12 +267,14 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
         while not win.warm:  # start-up's imports are over: what follows is loading and training alone
             _pause(100)
         win.tabs.setCurrentWidget(win.training_page)
-        with StallMeter() as meter:
+        with StallMeter(sample_stacks=stacks) as meter:
             for name in (*models[1:], models[0]):
                 win.load_model(name)
                 if not _wait(win.trace_shown, 120000):
                     raise RuntimeError(f"{name} showed no trace")
         out["load_max_stall_ms"], out["load_p95_stall_ms"] = _stall_figures(meter)
+        if stacks:
+            out["load_stalls"] = meter.sampler.report()
         panel = win.training
         panel.task_box.setCurrentText(train_task)
         while panel._defaults.get("name") != train_task:
@@ -272,11 +282,13 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
         panel.steps_box.setValue(train_steps)
         with tempfile.TemporaryDirectory() as tmp:
             panel.out_edit.setText(os.path.join(tmp, "run"))
-            with StallMeter() as meter:
+            with StallMeter(sample_stacks=stacks) as meter:
                 panel.start()
                 if not _wait(panel.finished, 600000):
                     raise RuntimeError("training did not finish")
         out["train_max_stall_ms"], out["train_p95_stall_ms"] = _stall_figures(meter)
+        if stacks:
+            out["train_stalls"] = meter.sampler.report()
         return out
     finally:
         win.close()
@@ -284,21 +296,41 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
         app.processEvents()
 
 
-def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
-    """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up)."""
+def _stall_causes(report: list[dict]) -> str:
+    """One line per freeze: its length and the GUI thread's most sampled stack (innermost 3 frames)."""
+    lines = []
+    for freeze in report:
+        count, stack = freeze["stacks"][0] if freeze["stacks"] else (0, "?")
+        lines.append(f"{freeze['ms']:.0f} ms: {' < '.join(stack.split(' < ')[:3])} ({count}/{freeze['samples']})")
+    return "\n    ".join(lines) or "none sampled"
+
+
+def run_gui_benchmarks(models: tuple[str, ...] | None = None, stacks: bool | None = None) -> dict:
+    """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up).
+
+    ``stacks`` (default: the environment variable ``ATTNVIZ_BENCH_STACKS=1``) adds what the GUI thread
+    was doing in the longest freezes of start-up, model loading and training (``*_stall_causes``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from attnviz.io import bundled_models
 
+    if stacks is None:
+        stacks = os.environ.get("ATTNVIZ_BENCH_STACKS") == "1"
     out: dict = {}
-    cold = measure_startup()
+    cold = measure_startup(stacks=stacks)
     out["startup_first_window_s"] = cold["first_window_s"]
     out["startup_first_attention_s"] = cold["first_attention_s"]
     out["startup_max_stall_ms"] = cold["startup_max_stall_ms"]
     out["startup_live_attention_s"] = cold["live_attention_s"]
     out["startup_to_live_max_stall_ms"] = cold["startup_to_live_max_stall_ms"]
+    if stacks:
+        out["startup_stall_causes"] = _stall_causes(cold.get("stalls", []))
     names = models if models is not None else tuple(m for m in bundled_models() if m != "shapes" and m != "digits")
     if len(names) >= 2:
-        out.update(measure_stalls(names[:3]))
+        stalls = measure_stalls(names[:3], stacks=stacks)
+        for key in ("load_stalls", "train_stalls"):
+            if key in stalls:
+                stalls[key.replace("_stalls", "_stall_causes")] = _stall_causes(stalls.pop(key))
+        out.update(stalls)
     runs = [(name, None) for name in names if name != "charlm"]
     if "charlm" in names:
         runs += [("charlm", 64), ("charlm", None)]
