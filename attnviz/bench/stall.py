@@ -20,8 +20,11 @@ class StackSampler:
     The ``keep`` longest freezes are kept with their most common stacks (:meth:`report`).
 
     Why Python frames are enough: a freeze inside Qt or a C library still shows the Python line that
-    called into it. The helper needs the interpreter lock to take a sample, so a freeze that holds the
-    lock in C (an import's ``dlopen``) shows as one long freeze with few samples, itself a clue.
+    called into it; so does a thread waiting for the interpreter lock (a C++ event loop about to call a
+    Python slot shows only the ``exec`` line). To tell these apart each freeze also records what the other
+    threads were running (``others``) and how late the helper itself woke (``late_ms``): the helper needs
+    the lock to take a sample, so a freeze while another thread holds the lock in C (an import's
+    ``dlopen``, an extension's initialisation) shows few samples and a large ``late_ms``.
     """
 
     def __init__(self, thread_id: int | None = None, after_ms: float = 40.0, every_ms: float = 5.0,
@@ -30,13 +33,17 @@ class StackSampler:
         self.after_s, self.every_s, self.keep, self.depth = after_ms / 1000, every_ms / 1000, keep, depth
         self._last = time.perf_counter()
         self._samples: Counter = Counter()
+        self._others: Counter = Counter()
+        self._late_ms = 0.0
         self._lock = threading.Lock()
-        self.freezes: list[tuple[float, Counter]] = []  # (ms, stack → samples), longest first
+        self._t0 = self._last
+        # (ms, stack → samples, other threads' frames → samples, helper's worst lateness ms, start s), longest first
+        self.freezes: list[tuple] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._last = time.perf_counter()
+        self._last = self._t0 = time.perf_counter()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="stall-sampler", daemon=True)
         self._thread.start()
@@ -51,29 +58,51 @@ class StackSampler:
         """The watched thread ran: close the current freeze (kept if it is among the longest)."""
         now = time.perf_counter()
         with self._lock:
-            gap_ms, samples = (now - self._last) * 1000, self._samples
-            self._last, self._samples = now, Counter()
-        if samples:
-            self.freezes.append((gap_ms, samples))
+            start, samples, others, late = self._last, self._samples, self._others, self._late_ms
+            self._last, self._samples, self._others, self._late_ms = now, Counter(), Counter(), 0.0
+        if samples or late:
+            self.freezes.append(((now - start) * 1000, samples, others, late, start - self._t0))
             self.freezes.sort(key=lambda f: -f[0])
             del self.freezes[self.keep:]
 
+    @staticmethod
+    def _describe(frame, depth: int) -> str:
+        stack = traceback.extract_stack(frame)[-depth:]
+        return " < ".join(f"{f.name} ({f.filename.rsplit('/', 1)[-1]}:{f.lineno})" for f in reversed(stack))
+
     def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            if time.perf_counter() - self._last < self.after_s:
+        me = threading.get_ident()
+        names = {}
+        due = time.perf_counter() + self.every_s
+        while not self._stop.wait(max(0.0, due - time.perf_counter())):
+            now = time.perf_counter()
+            late_ms, due = (now - due) * 1000, now + self.every_s
+            if now - self._last < self.after_s:
                 continue
-            frame = sys._current_frames().get(self.thread_id)
+            frames = sys._current_frames()
+            frame = frames.get(self.thread_id)
             if frame is None:
                 continue
-            stack = traceback.extract_stack(frame)[-self.depth:]
-            key = " < ".join(f"{f.name} ({f.filename.rsplit('/', 1)[-1]}:{f.lineno})" for f in reversed(stack))
+            key = self._describe(frame, self.depth)
+            others = []
+            for ident, other in frames.items():
+                if ident not in (me, self.thread_id):
+                    if ident not in names:
+                        names = {t.ident: t.name for t in threading.enumerate()}
+                    others.append(f"{names.get(ident, ident)}: {self._describe(other, 3)}")
             with self._lock:
                 self._samples[key] += 1
+                self._others.update(others)
+                self._late_ms = max(self._late_ms, late_ms)
 
     def report(self, stacks: int = 3) -> list[dict]:
-        """The longest freezes: ``{"ms": gap, "samples": n, "stacks": [(count, innermost-first stack)…]}``."""
-        return [{"ms": round(ms, 1), "samples": sum(c.values()), "stacks": [(n, stack) for stack, n in c.most_common(stacks)]}
-                for ms, c in self.freezes]
+        """The longest freezes, each ``{"ms": gap, "at_s": its start (s after start()), "samples": n,
+        "stacks": [(count, innermost-first stack)…], "others": [(count, "thread: stack")…],
+        "late_ms": the helper's worst lateness}``."""
+        return [{"ms": round(ms, 1), "at_s": round(at, 3), "samples": sum(c.values()),
+                 "stacks": [(n, stack) for stack, n in c.most_common(stacks)],
+                 "others": [(n, stack) for stack, n in o.most_common(stacks)], "late_ms": round(late, 1)}
+                for ms, c, o, late, at in self.freezes]
 
 
 class StallMeter:
