@@ -37,6 +37,7 @@ class StackSampler:
         self._late_ms = 0.0
         self._lock = threading.Lock()
         self._t0 = self._last
+        self._cpu = time.thread_time()  # the watched thread's CPU time at its last beat (beat runs on it)
         # (ms, stack → samples, other threads' frames → samples, helper's worst lateness ms, start s), longest first
         self.freezes: list[tuple] = []
         self._stop = threading.Event()
@@ -44,6 +45,7 @@ class StackSampler:
 
     def start(self) -> None:
         self._last = self._t0 = time.perf_counter()
+        self._cpu = time.thread_time()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="stall-sampler", daemon=True)
         self._thread.start()
@@ -56,12 +58,13 @@ class StackSampler:
 
     def beat(self) -> None:
         """The watched thread ran: close the current freeze (kept if it is among the longest)."""
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         with self._lock:
             start, samples, others, late = self._last, self._samples, self._others, self._late_ms
             self._last, self._samples, self._others, self._late_ms = now, Counter(), Counter(), 0.0
+        cpu_ms, self._cpu = (cpu - self._cpu) * 1000, cpu
         if samples or late:
-            self.freezes.append(((now - start) * 1000, samples, others, late, start - self._t0))
+            self.freezes.append(((now - start) * 1000, samples, others, late, start - self._t0, cpu_ms))
             self.freezes.sort(key=lambda f: -f[0])
             del self.freezes[self.keep:]
 
@@ -98,18 +101,23 @@ class StackSampler:
     def report(self, stacks: int = 3) -> list[dict]:
         """The longest freezes, each ``{"ms": gap, "at_s": its start (s after start()), "samples": n,
         "stacks": [(count, innermost-first stack)…], "others": [(count, "thread: stack")…],
-        "late_ms": the helper's worst lateness}``."""
+        "late_ms": the helper's worst lateness, "cpu_ms": the CPU time the watched thread used in it}``.
+        A ``cpu_ms`` well below ``ms`` means it mostly waited (for the interpreter lock, a lock in C, or
+        a core on a busy machine) rather than worked."""
         return [{"ms": round(ms, 1), "at_s": round(at, 3), "samples": sum(c.values()),
                  "stacks": [(n, stack) for stack, n in c.most_common(stacks)],
-                 "others": [(n, stack) for stack, n in o.most_common(stacks)], "late_ms": round(late, 1)}
-                for ms, c, o, late, at in self.freezes]
+                 "others": [(n, stack) for stack, n in o.most_common(stacks)], "late_ms": round(late, 1),
+                 "cpu_ms": round(cpu, 1)}
+                for ms, c, o, late, at, cpu in self.freezes]
 
 
 class StallMeter:
     """Measures how long the GUI event loop goes without running: a 10 ms timer records its gaps.
 
     ``max_gap_ms`` is the longest time between two ticks, i.e. the worst freeze a user would feel
-    (minus the 10 ms period). Use as a context manager around the work to watch. With
+    (minus the 10 ms period). ``max_cpu_gap_ms`` is the most CPU time the GUI thread used between two
+    ticks: the work done in one go, which on a busy shared machine is steadier than the wall figure
+    (that one also holds waiting for a core or for the interpreter lock). Use as a context manager around the work to watch. With
     ``sample_stacks=True`` a :class:`StackSampler` also records what the GUI thread was doing during the
     longest gaps (``meter.sampler.report()``); it costs a helper thread that wakes every few ms.
     """
@@ -124,16 +132,23 @@ class StallMeter:
         self._timer.timeout.connect(self._tick)
         self._clock = QElapsedTimer()
         self.gaps_ms: list[float] = []
+        self.cpu_gaps_ms: list[float] = []
+        self._cpu = 0.0
         self.sampler = StackSampler(after_ms=period_ms + 30) if sample_stacks else None
 
     def _tick(self) -> None:
         self.gaps_ms.append(self._clock.nsecsElapsed() / 1e6)
         self._clock.restart()
+        cpu = time.thread_time()  # the ticks run on the GUI thread: its own CPU time
+        self.cpu_gaps_ms.append((cpu - self._cpu) * 1000)
+        self._cpu = cpu
         if self.sampler is not None:
             self.sampler.beat()
 
     def __enter__(self) -> "StallMeter":
         self.gaps_ms.clear()
+        self.cpu_gaps_ms.clear()
+        self._cpu = time.thread_time()
         self._clock.start()
         self._timer.start()
         if self.sampler is not None:
@@ -149,6 +164,14 @@ class StallMeter:
     @property
     def max_gap_ms(self) -> float:
         return max(self.gaps_ms, default=0.0)
+
+    def open_cpu_gap_ms(self) -> float:
+        """The GUI thread's CPU time since the last tick (call it on the GUI thread)."""
+        return (time.thread_time() - self._cpu) * 1000
+
+    @property
+    def max_cpu_gap_ms(self) -> float:
+        return max(self.cpu_gaps_ms, default=0.0)
 
     @property
     def ticks(self) -> int:
