@@ -53,6 +53,11 @@ def create_application(argv: list[str] | None = None) -> QApplication:
 
 def run_app(args) -> int:
     """Open the window (``attnviz`` / ``attnviz gui``); returns the exit code."""
+    from attnviz.gui.panels.window_startup import prefetch_startup_imports
+
+    # numpy, the views' Qt-free modules and the import plans on a thread while the window is built
+    # (see heavy_imports.prefetch)
+    prefetch_startup_imports()
     from attnviz.gui.main_window import MainWindow
     from attnviz.gui.settings import AppSettings
 
