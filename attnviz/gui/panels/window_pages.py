@@ -81,6 +81,7 @@ class WindowPagesMixin:
             if box.count() > 1:
                 self.training.set_devices([box.itemText(i) for i in range(1, box.count())])
             fill_page(self.training_page, self.training)
+            yield  # building the panel is ~0.1 s of its own: its first content in the next turn
             if self._snapshots_pending is not None:
                 self.training.show_model_snapshots(*self._snapshots_pending)
             yield
