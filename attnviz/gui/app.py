@@ -53,11 +53,6 @@ def create_application(argv: list[str] | None = None) -> QApplication:
 
 def run_app(args) -> int:
     """Open the window (``attnviz`` / ``attnviz gui``); returns the exit code."""
-    from attnviz.gui.panels.window_startup import prefetch_startup_imports
-
-    # numpy, the views' Qt-free modules and the import plans on a thread while the window is built
-    # (see heavy_imports.prefetch)
-    prefetch_startup_imports()
     from attnviz.gui.main_window import MainWindow
     from attnviz.gui.settings import AppSettings
 
@@ -72,6 +67,11 @@ def run_app(args) -> int:
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    # numpy, the views' Qt-free modules and the import plans on a thread while the window is shown and
+    # painted (see heavy_imports.prefetch); started earlier, they delayed the first paint on a busy machine
+    from attnviz.gui.panels.window_startup import prefetch_startup_imports
+
+    prefetch_startup_imports()
     win.show()  # the window starts loading the model after its first paint
     if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files
         from attnviz.gui.open_paths import open_paths
