@@ -55,7 +55,8 @@ def _patched(self, *a, **k):
     def settled():
         # start-up ends when its background imports are done and every view is built (idle building):
         # work moved after the live map still counts
-        if not (self.warm and not self.views_area.unbuilt()):
+        # (a view that cannot be built stays a placeholder for ever: 30 s after the live map is enough)
+        if not (self.warm and not self.views_area.unbuilt()) and time.time() - T0 < marks["live_attention_s"] + 30:
             QTimer.singleShot(50, settled)
             return
         mark("settled_s")
@@ -284,7 +285,8 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
             raise RuntimeError("the window did not show a first trace")
         # start-up has settled (its imports are over, every view is built in idle time): what follows is
         # the tab switch, loading and training alone
-        while not win.warm or win.views_area.unbuilt():
+        settle_by = time.monotonic() + 120  # a view that cannot be built stays unbuilt: do not wait for ever
+        while (not win.warm or win.views_area.unbuilt()) and time.monotonic() < settle_by:
             _pause(100)
         with StallMeter(sample_stacks=stacks) as meter:  # the Training tab's first appearance: its own figure
             win.tabs.setCurrentWidget(win.training_page)
