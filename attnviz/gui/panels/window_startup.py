@@ -257,6 +257,9 @@ class WindowStartupMixin:
                 break
             area.build(todo[0])
             yield
+        # a turn between building and drawing: the area's own timer may have built the views on screen in
+        # the turn this step ran in, and building them and drawing the first map in one go froze the window
+        yield
         self._views_installed = True
         self.views_ready.emit()
         self._show_opening_trace()
