@@ -19,7 +19,7 @@ __all__ = ["measure_startup", "measure_keystroke", "measure_keystroke_hf", "meas
 
 
 # The child runs the real CLI path; it only adds listeners that report when things reach the screen,
-# and a stall meter from the first paint to the first attention map (the start-up's worst freeze).
+# and a stall meter from the first paint until start-up has settled (the start-up's worst freezes).
 _CHILD = r"""
 import json, os, sys, time
 T0 = float(os.environ["ATTNVIZ_BENCH_T0"])
@@ -31,8 +31,9 @@ from attnviz.bench.stall import StallMeter
 _init = mw.MainWindow.__init__
 def _patched(self, *a, **k):
     _init(self, *a, **k)
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    meter = StallMeter()
+    meter = StallMeter(sample_stacks=os.environ.get("ATTNVIZ_BENCH_STACKS") == "1")
     def painted():
         mark("first_window_s")
         meter.__enter__()
@@ -42,14 +43,30 @@ def _patched(self, *a, **k):
             mark("first_attention_s")
             marks["first_attention_cpu_s"] = time.process_time()  # all threads: steadier on a shared machine
             marks["startup_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
-        if self.trace is not None and self.loaded is not None and "first_attention_s" in marks:
-            # the live model's own map (the first one may be the stored opening trace): start-up ends here
+            marks["startup_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
+        if (self.trace is not None and self.loaded is not None and "first_attention_s" in marks
+                and "live_attention_s" not in marks):
+            # the live model's own map (the first one may be the stored opening trace)
             self.views_area.repaint()
             mark("live_attention_s")
-            meter.__exit__()
-            marks["startup_to_live_max_stall_ms"] = meter.max_gap_ms
-            print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
-            QApplication.instance().quit()
+            marks["startup_to_live_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
+            marks["startup_to_live_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
+            settled()
+    def settled():
+        # start-up ends when its background imports are done and every view is built (idle building):
+        # work moved after the live map still counts
+        # (a view that cannot be built stays a placeholder for ever: 30 s after the live map is enough)
+        if not (self.warm and not self.views_area.unbuilt()) and time.time() - T0 < marks["live_attention_s"] + 30:
+            QTimer.singleShot(50, settled)
+            return
+        mark("settled_s")
+        meter.__exit__()
+        marks["startup_to_settled_max_stall_ms"] = meter.max_gap_ms
+        marks["startup_to_settled_max_stall_cpu_ms"] = meter.max_cpu_gap_ms
+        if meter.sampler is not None:
+            marks["stalls"] = meter.sampler.report()
+        print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
+        QApplication.instance().quit()
     self.first_painted.connect(painted)
     self.model_loaded.connect(lambda _ref: mark("model_loaded_s"))
     self.trace_shown.connect(lambda _t: mark("first_trace_s"))
@@ -62,20 +79,26 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None) -> dict:
+def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None,
+                    stacks: bool = False) -> dict:
     """Launch the app in a new process and time its first paint and its first attention map.
 
     Parameters
     ----------
     model : bundled model name or directory (default: what the app opens by itself).
     settings_path : settings file for the child (default: a fresh temporary one, i.e. a first launch).
+    stacks : also sample the GUI thread's stack during its longest freezes (``stalls`` in the result:
+        see :class:`attnviz.bench.stall.StackSampler`).
 
     Returns
     -------
     dict with ``first_window_s``, ``first_attention_s`` (the first map, perhaps the stored opening trace)
     and ``live_attention_s`` (the live model's map), in seconds from process launch; the longest
-    event-loop stall until the first map (``startup_max_stall_ms``) and until the live map
-    (``startup_to_live_max_stall_ms``); ``first_attention_cpu_s``, the CPU time of all threads by then.
+    event-loop stall until the first map (``startup_max_stall_ms``), until the live map
+    (``startup_to_live_max_stall_ms``) and until start-up has settled, i.e. its background imports are
+    over and every view is built (``settled_s``, ``startup_to_settled_max_stall_ms``); each stall also as
+    the GUI thread's CPU time in that gap (``*_stall_cpu_ms``: steadier on a shared machine);
+    ``first_attention_cpu_s``, the CPU time of all threads by the first map.
     """
     import tempfile
 
@@ -84,6 +107,7 @@ def measure_startup(model: str | None = None, timeout: float = 120.0, settings_p
         env["ATTNVIZ_SETTINGS"] = settings_path or os.path.join(tmp, "settings.ini")
         if not any(env.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
             env["QT_QPA_PLATFORM"] = "offscreen"  # a headless machine: measured off screen, not refused
+        env["ATTNVIZ_BENCH_STACKS"] = "1" if stacks else ""
         env["ATTNVIZ_BENCH_T0"] = repr(time.time())
         args = [sys.executable, "-c", _CHILD, "gui"] + (["--model", model] if model else [])
         proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
@@ -231,16 +255,19 @@ def measure_keystroke_hf(T: int = 128, n: int = 10) -> dict:
         return measure_keystroke(tmp, n=n, text=text)
 
 
-def _stall_figures(meter) -> tuple[float, float]:
+def _stall_figures(meter) -> tuple[float, float, float]:
     gaps = sorted(meter.gaps_ms)
-    return meter.max_gap_ms, (gaps[int(0.95 * (len(gaps) - 1))] if gaps else 0.0)
+    return meter.max_gap_ms, (gaps[int(0.95 * (len(gaps) - 1))] if gaps else 0.0), meter.max_cpu_gap_ms
 
 
-def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_steps: int = 100) -> dict:
+def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_steps: int = 100,
+                   stacks: bool = False) -> dict:
     """Longest event-loop gap (and 95th percentile) while models load and run, and while a model trains
     with its live curves on screen: the design's limit is 100 ms (the tests only check that this work
     runs on workers). Loading is measured with the Attention tab in the background, as the views'
-    redraw cost is the keystroke figure's."""
+    redraw cost is the keystroke figure's; the Training tab's first appearance (before the loads, once
+    start-up has settled) is a figure of its own (``training_tab_max_stall_ms``). ``stacks``: also report what the GUI thread did in the
+    longest freezes (``load_stalls``, ``train_stalls``; see :class:`attnviz.bench.stall.StackSampler`)."""
     import tempfile
 
     from attnviz.bench.stall import StallMeter
@@ -256,15 +283,25 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
     try:
         if not _wait(win.trace_shown, 120000):
             raise RuntimeError("the window did not show a first trace")
-        while not win.warm:  # start-up's imports are over: what follows is loading and training alone
+        # start-up has settled (its imports are over, every view is built in idle time): what follows is
+        # the tab switch, loading and training alone
+        settle_by = time.monotonic() + 120  # a view that cannot be built stays unbuilt: do not wait for ever
+        while (not win.warm or win.views_area.unbuilt()) and time.monotonic() < settle_by:
             _pause(100)
-        win.tabs.setCurrentWidget(win.training_page)
-        with StallMeter() as meter:
+        with StallMeter(sample_stacks=stacks) as meter:  # the Training tab's first appearance: its own figure
+            win.tabs.setCurrentWidget(win.training_page)
+            _pause(1000)
+        out["training_tab_max_stall_ms"], _, out["training_tab_max_stall_cpu_ms"] = _stall_figures(meter)
+        if stacks:
+            out["training_tab_stalls"] = meter.sampler.report()
+        with StallMeter(sample_stacks=stacks) as meter:
             for name in (*models[1:], models[0]):
                 win.load_model(name)
                 if not _wait(win.trace_shown, 120000):
                     raise RuntimeError(f"{name} showed no trace")
-        out["load_max_stall_ms"], out["load_p95_stall_ms"] = _stall_figures(meter)
+        out["load_max_stall_ms"], out["load_p95_stall_ms"], out["load_max_stall_cpu_ms"] = _stall_figures(meter)
+        if stacks:
+            out["load_stalls"] = meter.sampler.report()
         panel = win.training
         panel.task_box.setCurrentText(train_task)
         while panel._defaults.get("name") != train_task:
@@ -272,11 +309,13 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
         panel.steps_box.setValue(train_steps)
         with tempfile.TemporaryDirectory() as tmp:
             panel.out_edit.setText(os.path.join(tmp, "run"))
-            with StallMeter() as meter:
+            with StallMeter(sample_stacks=stacks) as meter:
                 panel.start()
                 if not _wait(panel.finished, 600000):
                     raise RuntimeError("training did not finish")
-        out["train_max_stall_ms"], out["train_p95_stall_ms"] = _stall_figures(meter)
+        out["train_max_stall_ms"], out["train_p95_stall_ms"], out["train_max_stall_cpu_ms"] = _stall_figures(meter)
+        if stacks:
+            out["train_stalls"] = meter.sampler.report()
         return out
     finally:
         win.close()
@@ -284,21 +323,46 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
         app.processEvents()
 
 
-def run_gui_benchmarks(models: tuple[str, ...] | None = None) -> dict:
-    """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up)."""
+def _stall_causes(report: list[dict]) -> str:
+    """One line per freeze: its length and the GUI thread's most sampled stack (innermost 3 frames)."""
+    lines = []
+    for freeze in report:
+        count, stack = freeze["stacks"][0] if freeze["stacks"] else (0, "?")
+        lines.append(f"{freeze['ms']:.0f} ms: {' < '.join(stack.split(' < ')[:3])} ({count}/{freeze['samples']})")
+    return "\n    ".join(lines) or "none sampled"
+
+
+def run_gui_benchmarks(models: tuple[str, ...] | None = None, stacks: bool | None = None) -> dict:
+    """All GUI figures for ``attnviz bench --only gui`` (bundled models; the default one for start-up).
+
+    ``stacks`` (default: the environment variable ``ATTNVIZ_BENCH_STACKS=1``) adds what the GUI thread
+    was doing in the longest freezes of start-up, model loading and training (``*_stall_causes``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from attnviz.io import bundled_models
 
+    if stacks is None:
+        stacks = os.environ.get("ATTNVIZ_BENCH_STACKS") == "1"
     out: dict = {}
-    cold = measure_startup()
+    cold = measure_startup(stacks=stacks)
     out["startup_first_window_s"] = cold["first_window_s"]
     out["startup_first_attention_s"] = cold["first_attention_s"]
     out["startup_max_stall_ms"] = cold["startup_max_stall_ms"]
+    out["startup_max_stall_cpu_ms"] = cold["startup_max_stall_cpu_ms"]
     out["startup_live_attention_s"] = cold["live_attention_s"]
     out["startup_to_live_max_stall_ms"] = cold["startup_to_live_max_stall_ms"]
+    out["startup_settled_s"] = cold["settled_s"]
+    out["startup_to_live_max_stall_cpu_ms"] = cold["startup_to_live_max_stall_cpu_ms"]
+    out["startup_to_settled_max_stall_ms"] = cold["startup_to_settled_max_stall_ms"]
+    out["startup_to_settled_max_stall_cpu_ms"] = cold["startup_to_settled_max_stall_cpu_ms"]
+    if stacks:
+        out["startup_stall_causes"] = _stall_causes(cold.get("stalls", []))
     names = models if models is not None else tuple(m for m in bundled_models() if m != "shapes" and m != "digits")
     if len(names) >= 2:
-        out.update(measure_stalls(names[:3]))
+        stalls = measure_stalls(names[:3], stacks=stacks)
+        for key in ("training_tab_stalls", "load_stalls", "train_stalls"):
+            if key in stalls:
+                stalls[key.replace("_stalls", "_stall_causes")] = _stall_causes(stalls.pop(key))
+        out.update(stalls)
     runs = [(name, None) for name in names if name != "charlm"]
     if "charlm" in names:
         runs += [("charlm", 64), ("charlm", None)]

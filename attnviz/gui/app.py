@@ -15,8 +15,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
-from attnviz.gui.theme import apply_theme
-from attnviz.io.assets import icon_path
+from attnviz.gui.pyside_hook import install_cheap_feature_check
+
+# before anything else is imported: PySide6 checks every module imported from now on (see pyside_hook)
+install_cheap_feature_check()
+
+from attnviz.gui.theme import apply_theme  # noqa: E402
+from attnviz.io.assets import icon_path  # noqa: E402
 
 __all__ = ["run_app", "create_application", "apply_theme"]
 
@@ -62,6 +67,11 @@ def run_app(args) -> int:
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    # numpy, the views' Qt-free modules and the import plans on a thread while the window is shown and
+    # painted (see heavy_imports.prefetch); started earlier, they delayed the first paint on a busy machine
+    from attnviz.gui.panels.window_startup import prefetch_startup_imports
+
+    prefetch_startup_imports()
     win.show()  # the window starts loading the model after its first paint
     if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files
         from attnviz.gui.open_paths import open_paths

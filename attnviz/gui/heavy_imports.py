@@ -9,9 +9,11 @@ import gc
 import logging
 import os
 import threading
+from concurrent.futures import Future
 from contextlib import contextmanager
 
-__all__ = ["gc_paused", "ensure_torch", "import_modules_job"]
+__all__ = ["gc_paused", "ensure_torch", "import_modules_job", "PYQTGRAPH_NEEDS", "pyqtgraph_plan", "prefetch",
+           "prefetched"]
 
 log = logging.getLogger(__name__)
 
@@ -90,3 +92,75 @@ def import_modules_job(names: list[str]) -> list[str]:
             except ImportError as exc:
                 log.warning("cannot import %s: %s", name, exc)
     return done
+
+
+# Qt-free modules pyqtgraph imports: on a worker, before the GUI thread starts on pyqtgraph (if the
+# worker were importing numpy when the GUI thread needs it, the GUI thread would wait for the whole import)
+PYQTGRAPH_NEEDS = ("numpy", "xml.etree.ElementTree", "weakref", "warnings", "subprocess", "importlib.resources")
+
+
+def pyqtgraph_plan() -> list:
+    """Import what pyqtgraph needs that is Qt-free, then return pyqtgraph's import plan (a worker's job:
+    see :mod:`attnviz.gui.stepped_import`)."""
+    import importlib
+
+    from attnviz.gui.stepped_import import import_plan
+
+    with gc_paused():
+        for name in PYQTGRAPH_NEEDS:
+            importlib.import_module(name)
+    return import_plan("pyqtgraph")
+
+
+_PREFETCHES: dict[str, Future] = {}
+_PREFETCH_QUEUE: list = []  # (future, fn, args) not started yet; one thread runs them in order
+_PREFETCH_LOCK = threading.Lock()
+_prefetch_thread: threading.Thread | None = None
+
+
+def prefetch(key: str, fn, *args) -> None:
+    """Run ``fn(*args)`` soon on a plain thread, before the window and its lanes exist; the job that
+    needs the result takes it with :func:`prefetched` (once: a second prefetch of ``key`` does nothing).
+    Prefetches run one after another, in the order asked (two threads importing at once would only
+    fight over the import locks and the interpreter lock).
+
+    Why: the GUI thread's start-up steps wait for pyqtgraph's and the views' import plans, which a worker
+    makes after importing numpy and the views' Qt-free modules (~0.2 s of CPU). Started when the window
+    was first shown, that work finished after the GUI thread had created PySide6's types, and the GUI
+    thread sat idle meanwhile; started at launch it overlaps with building the window instead.
+    """
+    global _prefetch_thread
+    with _PREFETCH_LOCK:
+        if key in _PREFETCHES:
+            return
+        future: Future = Future()
+        _PREFETCHES[key] = future
+        _PREFETCH_QUEUE.append((future, fn, args))
+        if _prefetch_thread is None:
+            # not a daemon: the interpreter waits for it at exit rather than finalising under an import
+            _prefetch_thread = threading.Thread(target=_run_prefetches, name="prefetch")
+            _prefetch_thread.start()
+
+
+def _run_prefetches() -> None:
+    global _prefetch_thread
+    while True:
+        with _PREFETCH_LOCK:
+            if not _PREFETCH_QUEUE:
+                _prefetch_thread = None
+                return
+            future, fn, args = _PREFETCH_QUEUE.pop(0)
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever takes the result
+            future.set_exception(exc)
+
+
+def prefetched(key: str, fn, *args):
+    """The result of the prefetch of ``key`` (waiting for it), or ``fn(*args)`` run here if none was
+    started; a prefetch's result is taken once (a later call runs ``fn`` again)."""
+    with _PREFETCH_LOCK:
+        future = _PREFETCHES.pop(key, None)
+    if future is None:
+        return fn(*args)
+    return future.result()

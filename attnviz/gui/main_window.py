@@ -242,10 +242,17 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         if res.snapshots is not None:
             self._snapshots_pending = (res.snapshots, cfg.causal)
             if self.training is not None:
-                self.training.show_model_snapshots(res.snapshots, cfg.causal)
+                # the Training tab's replay and curves in a turn of their own: with the tab in front, the
+                # rest of this and its repaint in one turn froze the window for 80+ ms per model switch
+                self.run_steps(self._snapshots_step(loaded, self._snapshots_pending))
         self._tab_changed(self.tabs.currentIndex())
         self._feed_first_input(res, keep_text=not switched)
         self.model_loaded.emit(res.ref)
+
+    def _snapshots_step(self, loaded, pending):
+        yield
+        if self.training is not None and self.loaded is loaded and self._snapshots_pending is pending:
+            self.training.show_model_snapshots(*pending)  # still the loaded model's (no newer load since)
 
     def _feed_first_input(self, res, keep_text: bool = False) -> None:
         """Run the model on its own example (its task's sentence, a sample image), or on the text

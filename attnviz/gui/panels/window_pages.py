@@ -40,10 +40,13 @@ class WindowPagesMixin:
     """Builds the heavy tab pages once their modules are imported, and applies the view style."""
 
     def _prepare_pages(self, first_run_over: bool = False) -> None:
-        """Once the views and the first attention map are on screen (or the first model or input
-        failed): import the pages' dependencies on a worker, then build the pages. Before that,
-        every import would delay the first map."""
-        self._first_run_over = self._first_run_over or first_run_over or self.trace is not None
+        """Once the views and the live model's first attention map are on screen (or the first model or
+        input failed): import the pages' dependencies on a worker, then build the pages. Before that,
+        every import would delay the first map, and building the pages while torch and the model load
+        (a stored opening trace is on screen meanwhile) doubled each step's freeze: both threads want the
+        interpreter lock."""
+        live = self.trace is not None and self.loaded is not None
+        self._first_run_over = self._first_run_over or first_run_over or live
         if self._pages_started or not self._views_installed or not self._first_run_over:
             return
         self._pages_started = True
@@ -78,6 +81,7 @@ class WindowPagesMixin:
             if box.count() > 1:
                 self.training.set_devices([box.itemText(i) for i in range(1, box.count())])
             fill_page(self.training_page, self.training)
+            yield  # building the panel is ~0.1 s of its own: its first content in the next turn
             if self._snapshots_pending is not None:
                 self.training.show_model_snapshots(*self._snapshots_pending)
             yield

@@ -14,16 +14,17 @@ worker doing so while the GUI thread uses Qt is a race (it crashed the process i
 
 from __future__ import annotations
 
-import importlib
 import logging
 
 from PySide6.QtCore import QTimer
 
 from attnviz.gui.stepped_import import SteppedImport, import_plan
-from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetch, prefetched,
+                                      pyqtgraph_plan)
 from attnviz.gui.workers import views_lane
 
-__all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "startup_imports_job", "qt_warm_up_steps"]
+__all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startup_imports_job", "qt_warm_up_steps",
+           "views_plan", "prefetch_startup_imports"]
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +33,6 @@ log = logging.getLogger(__name__)
 # first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
 # with torch's for the one interpreter lock, and delays the map.
 VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
-# Qt-free modules pyqtgraph imports: on the worker, before the GUI thread starts on pyqtgraph (if the
-# worker were importing numpy when the GUI thread needs it, the GUI thread would wait for the whole import)
-PYQTGRAPH_NEEDS = ("numpy", "xml.etree.ElementTree", "weakref", "warnings", "subprocess", "importlib.resources")
 # the view modules the views package does not import itself (discover_view_classes adds them)
 EXTRA_VIEW_MODULES = ("attnviz.gui.views.dataset_view", "attnviz.gui.views.qk_embedding_view")
 WAIT_MS = 10  # how often a step waiting for the worker looks again
@@ -49,17 +47,28 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
     model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
     the names imported.
     """
-    with gc_paused():
-        for name in PYQTGRAPH_NEEDS:
-            importlib.import_module(name)
-    yield "pyqtgraph", import_plan("pyqtgraph")
-    done = import_modules_job(view_dependencies)
+    # made already if ``run_app`` prefetched them at launch (see heavy_imports.prefetch)
+    yield "pyqtgraph", prefetched("pyqtgraph", pyqtgraph_plan)
+    done = prefetched("view-dependencies", import_modules_job, view_dependencies)
     if opening_model is not None:
         from attnviz.runtime.opening import read_opening_trace
 
         yield "opening", read_opening_trace(opening_model, opening_text)
-    yield "attnviz.gui.views", import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
+    yield "attnviz.gui.views", prefetched("views", views_plan)
     return done
+
+
+def views_plan() -> list:
+    """The import plan of the views package (Qt-free: reads files; a worker's job)."""
+    return import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
+
+
+def prefetch_startup_imports() -> None:
+    """At launch, before the window is built: start what :func:`startup_imports_job` will need, in its
+    order (the stored opening trace is read by the job itself: which model opens is the window's call)."""
+    prefetch("pyqtgraph", pyqtgraph_plan)
+    prefetch("view-dependencies", import_modules_job, list(VIEW_DEPENDENCIES))
+    prefetch("views", views_plan)
 
 
 def qt_warm_up_steps(per_step: int = QT_NAMES_PER_STEP):
@@ -248,6 +257,9 @@ class WindowStartupMixin:
                 break
             area.build(todo[0])
             yield
+        # a turn between building and drawing: the area's own timer may have built the views on screen in
+        # the turn this step ran in, and building them and drawing the first map in one go froze the window
+        yield
         self._views_installed = True
         self.views_ready.emit()
         self._show_opening_trace()
