@@ -194,6 +194,8 @@ def test_image_input_runs_and_undecodable_file_gives_a_notice(make_window, qtbot
     assert shown == [(labels[i], pytest.approx(float(trace["prediction"][i]))) for i in order]
     # a small classifier: the app captures attention gradients, so the Rollout view has all three maps
     assert all(f"L{i}.grad" in trace for i in range(trace.n_layers))
+    # the views are docked in short steps after the window appears (issue 18): wait for the dock
+    qtbot.waitUntil(lambda: "RolloutView" in win.views_area.docks, timeout=30000)
     win.views_area.docks["RolloutView"].raise_()
     rollout = win.views_area.docks["RolloutView"].widget()
     qtbot.waitUntil(lambda: rollout.maps is not None and rollout.maps.maps["grad"] is not None, timeout=10000)
