@@ -67,3 +67,15 @@ def test_evaluate_covers_the_held_out_text(task):
     logp -= np.log(np.exp(logp).sum(-1, keepdims=True))
     nll = -np.take_along_axis(logp, windows[:, 1:, None], -1).mean()
     assert nll == pytest.approx(metrics["loss"], rel=1e-4)
+
+
+def test_character_ids_equal_a_per_character_lookup(task):
+    """The code-point lookup table gives every character the tokenizer's own id, [UNK] outside it."""
+    index, unk = task.tokenizer.index, task.tokenizer.id_of("[UNK]")
+    text = "def f(x):\n    return x ** 2  # é ☃ 😀 \t[UNK]"
+    want = np.array([index.get(c, unk) for c in text], dtype=np.int64)
+    np.testing.assert_array_equal(task._ids(text), want)
+    assert (task._ids("😀") == unk).all() and task._ids("").shape == (0,)
+    # the corpus itself, as training reads it
+    train_text = "\n\n".join(load_corpus()[0].values())[:50000]
+    np.testing.assert_array_equal(task._ids(train_text), [index.get(c, unk) for c in train_text])
