@@ -19,9 +19,15 @@ def _geometries(win) -> list:
 
 def test_showing_and_closing_a_notice_moves_no_view(make_window, qtbot):
     win = make_window()
-    qtbot.waitUntil(lambda: win.trace is not None and win.views_installed, timeout=60000)
-    qtbot.wait(100)
-    before = _geometries(win)
+    qtbot.waitUntil(lambda: win.trace is not None and win.views_installed and win.warm, timeout=60000)
+    # the docks settle in a few turns after start-up (hidden views built in idle time): wait until
+    # nothing moves any more, so what is compared is the notice's doing alone
+    before, settled = None, 0
+    while settled < 3:
+        qtbot.wait(100)
+        now = _geometries(win)
+        settled = settled + 1 if now == before else 0
+        before = now
     assert len(before) > 2  # some views are on screen to compare
     for level in ("info", "warning", "error"):
         win.notify(f"a {level} notice that is long enough to say something " * (3 if level == "error" else 1), level)

@@ -113,13 +113,12 @@ class NoticeBar(QFrame):
         """
         self.setParent(host)
         self._host, self._beside = host, beside
+        # placed again when the host is resized and whenever a notice is shown; only while one shows
         host.installEventFilter(self)
-        if beside is not None:
-            beside.installEventFilter(self)
         self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest, QEvent.Type.Move):
+        if event.type() == QEvent.Type.Resize and self.isVisible():
             self._place()
         return False
 
