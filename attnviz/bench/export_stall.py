@@ -147,10 +147,16 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
     with tempfile.TemporaryDirectory(prefix="attnviz-bench-export-") as folder:
         app, win = _open_window(model, folder)
         try:
-            # the window's first notice shows the notice bar, and every view re-lays out to the lower
-            # height: a stall of its own, measured apart so the exports' figures are the exports'
+            # the window's first notice: its strip floats over the tab row (it used to take a layout row,
+            # and every view re-laid out to the lower height); measured apart from the exports' figures
+            # once the views hidden at start-up are built in idle time, which would be counted here too
+            _wait_until(lambda: win.views_installed, "the views to be installed")
+            _pause(300)
             fig = _timed(lambda: (win.notify("measuring the export figures", "info"), _pause(300)))
             out["first notice (notice bar appears) max stall ms"] = fig["max_stall_ms"]
+            fig = _timed(lambda: (win.notify("a longer warning that wraps onto a second line " * 4, "warning"),
+                                  _pause(150), win.notice.dismiss(), _pause(150)))
+            out["a warning notice comes and goes max stall ms"] = fig["max_stall_ms"]
             for label, where, dock in cases:
                 view = _view_for(win, where, dock, vision_model)
                 if view is None:
@@ -174,7 +180,7 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
             win.close()
             win.deleteLater()
             app.processEvents()
-    stalls = [v for k, v in out.items() if k.endswith("max stall ms") and not k.startswith("first notice")]
+    stalls = [v for k, v in out.items() if k.endswith("max stall ms") and "notice" not in k]
     out["export worst stall ms"] = max(stalls, default=float("nan"))
     out["export goal"] = "no event-loop stall over 100 ms"
     out["load 1 min"] = os.getloadavg()[0]

@@ -3,9 +3,9 @@
 An export used to build the figure at slide size, paint it and encode the file between two turns of
 the event loop (a 1920×1080 PNG: 0.2–0.5 s with the window frozen). Here the steps on the GUI thread
 get event-loop turns of their own — build the view (``make_figure_steps``); give it the trace and
-paint it into an image or an in-memory SVG/PDF (``render_payload``, the renderer the command line
-and the screen use) — and the slow part, encoding the PNG and writing the file (temporary name, then
-renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
+paint it into an image or an in-memory SVG/PDF (``payload_steps``: the renderer the command line
+and the screen use; a plain widget, the Training page, is painted a few parts per turn) — and the
+slow part, encoding the PNG and writing the file (temporary name, then renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
 the GUI thread; the worker gets a QImage or bytes.
 
 One export or copy at a time: a second one is refused (``AttnvizError``) while one runs.
@@ -19,11 +19,19 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, render_image, render_payload,
+from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, payload_steps, render_payload,
                                       write_payload)
 from attnviz.gui.lane import Lane, describe_error
 
 __all__ = ["FigureExport"]
+
+
+def _payload_steps(fig, fmt: str, opts: ExportOptions):
+    """A view's figure in one paint (it is quick); a plain widget (the Training page) a few parts per
+    turn (:func:`~attnviz.gui.figure_render.payload_steps`). Returns the payload."""
+    if hasattr(fig, "render_figure"):
+        return render_payload(fig, fmt, opts)
+    return (yield from payload_steps(fig, fmt, opts))
 
 
 class FigureExport(QObject):
@@ -83,11 +91,11 @@ class FigureExport(QObject):
     # -- the steps (GUI thread) ------------------------------------------------------------------------
     def _export_steps(self, view, trace, state, path: Path, fmt: str, opts, style):
         payload = yield from self._painted(view, trace, state, style, opts,
-                                             lambda fig: render_payload(fig, fmt, opts))
+                                             lambda fig: _payload_steps(fig, fmt, opts))
         self._lane.submit(None, write_payload, path, payload, on_result=self._finish, on_error=self._fail)
 
     def _copy_steps(self, view, trace, state, opts, style):
-        image = yield from self._painted(view, trace, state, style, opts, lambda fig: render_image(fig, opts))
+        image = yield from self._painted(view, trace, state, style, opts, lambda fig: _payload_steps(fig, "png", opts))
         yield
         QApplication.clipboard().setImage(image)
         self._finish(image)
@@ -103,11 +111,11 @@ class FigureExport(QObject):
         try:
             previous = fit_widget(fig, opts)
             if previous is None:
-                return paint(fig)
+                return (yield from paint(fig))
             try:
                 yield  # a plain widget (the training page) resized: its layouts settle in this turn
                 fig.setUpdatesEnabled(True)
-                return paint(fig)
+                return (yield from paint(fig))  # painted part by part, a few per turn
             finally:
                 fig.setUpdatesEnabled(True)
                 fig.resize(previous)  # back to its size on screen

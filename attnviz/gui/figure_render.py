@@ -21,7 +21,7 @@ from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
-           "layout_scale", "render_payload", "write_payload", "export_format", "fit_widget"]
+           "layout_scale", "render_payload", "payload_steps", "write_payload", "export_format", "fit_widget"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -95,13 +95,12 @@ def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
     return previous
 
 
-def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
-    """Draw title, the widget and caption into a painter whose logical size is width × height."""
-    w, h = opts.width, opts.height
+def _paint_title(painter: QPainter, opts: ExportOptions) -> QFont:
+    """The page's background and title band; the font the caption starts from."""
+    w = opts.width
     if not opts.transparent:
-        painter.fillRect(QRectF(0, 0, w, h), QColor("white"))
+        painter.fillRect(QRectF(0, 0, w, opts.height), QColor("white"))
     top = _band_height(opts.title, opts, 0.07)
-    bottom = _band_height(opts.caption, opts, 0.05)
     font = QFont(painter.font())
     if top:
         font.setPixelSize(max(8, int(top * 0.6)))
@@ -112,6 +111,24 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         painter.setFont(font)
         painter.setPen(QColor("black"))
         painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
+    return font
+
+
+def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
+    w, h = opts.width, opts.height
+    bottom = _band_height(opts.caption, opts, 0.05)
+    if bottom:
+        font.setPixelSize(max(8, int(bottom * 0.55)))
+        font.setBold(False)
+        painter.setFont(font)
+        painter.setPen(QColor(60, 60, 60))
+        painter.drawText(QRectF(0, h - bottom, w, bottom), Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
+
+
+def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
+    """Draw title, the widget and caption into a painter whose logical size is width × height."""
+    font = _paint_title(painter, opts)
+    top = _band_height(opts.title, opts, 0.07)
     body = _body(opts)
     painter.save()
     if hasattr(widget, "render_figure"):
@@ -130,17 +147,64 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         if previous is not None:  # a page of the window: it goes back to the size it has on screen
             widget.resize(previous)
     painter.restore()
-    if bottom:
-        font.setPixelSize(max(8, int(bottom * 0.55)))
-        font.setBold(False)
-        painter.setFont(font)
-        painter.setPen(QColor(60, 60, 60))
-        painter.drawText(QRectF(0, h - bottom, w, bottom), Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
+    _paint_caption(painter, opts, font)
+
+
+def payload_steps(widget: QWidget, fmt: str, opts: ExportOptions):
+    """:func:`render_payload` as a generator that yields between parts of a plain widget (a page of
+    the window, already at the figure's size: :func:`fit_widget`), returning the payload.
+
+    Each ``next`` paints for a few tens of milliseconds (:func:`~attnviz.gui.widget_parts.part_steps`)
+    with the painter left open in between, so the app's event loop runs between them. A view with
+    ``render_figure`` is painted in one go (it is one figure, already quick). GUI thread only; the
+    same pixels as :func:`render_payload`.
+    """
+    from attnviz.gui.widget_parts import part_steps
+
+    opts.validate()
+    if hasattr(widget, "render_figure"):
+        return render_payload(widget, fmt, opts)
+    painter, finish = _open_target(fmt, opts)
+    try:
+        font = _paint_title(painter, opts)
+        painter.save()
+        painter.translate(0, _band_height(opts.title, opts, 0.07))
+        yield from part_steps(painter, widget)
+        painter.restore()
+        _paint_caption(painter, opts, font)
+    finally:
+        payload = finish()  # the painter is ended even when the export is cancelled between parts
+    return payload
+
+
+def _open_target(fmt: str, opts: ExportOptions):
+    """A painter on a new ``fmt`` target (logical size width × height) and the function that ends it
+    and returns the payload (QImage or bytes)."""
+    if fmt == "png":
+        return _image_target(opts)
+    if fmt == "svg":
+        return _svg_target(opts)
+    if fmt == "pdf":
+        return _pdf_target(opts)
+    raise AttnvizError(f"unknown figure format {fmt!r}: use png, svg or pdf")
+
+
+def _painted(fmt: str, widget: QWidget, opts: ExportOptions):
+    painter, finish = _open_target(fmt, opts)
+    try:
+        _paint(painter, widget, opts)
+    finally:
+        payload = finish()
+    return payload
 
 
 def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
     """The figure as a QImage (what PNG export and Copy to clipboard produce)."""
     opts.validate()
+    return _painted("png", widget, opts)
+
+
+def _image_target(opts: ExportOptions):
     img = QImage(int(opts.width * opts.scale), int(opts.height * opts.scale), QImage.Format_ARGB32_Premultiplied)
     img.fill(Qt.transparent)
     # painted at the screen's DPI, where the views measured their labels; the file's dpi is set after
@@ -149,12 +213,12 @@ def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
     painter.setRenderHint(QPainter.Antialiasing)
     painter.setRenderHint(QPainter.TextAntialiasing)
     painter.scale(opts.scale, opts.scale)
-    try:
-        _paint(painter, widget, opts)
-    finally:
+
+    def finish() -> QImage:
         painter.end()
-    _set_dpi(img, opts.dpi)  # metadata only: the pixels do not depend on it
-    return img
+        _set_dpi(img, opts.dpi)  # metadata only: the pixels do not depend on it
+        return img
+    return painter, finish
 
 
 def screen_dpi() -> float:
@@ -173,7 +237,7 @@ def _set_dpi(img: QImage, dpi: float) -> None:
     img.setDotsPerMeterY(dots_per_m)
 
 
-def _svg_bytes(widget, opts) -> bytes:
+def _svg_target(opts: ExportOptions):
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
@@ -186,14 +250,16 @@ def _svg_bytes(widget, opts) -> bytes:
     painter = QPainter()
     if not painter.begin(gen):
         raise AttnvizError("could not start the SVG writer")
-    try:
-        _paint(painter, widget, opts)
-    finally:
+
+    def finish() -> bytes:
+        nonlocal gen  # the generator lives as long as the painter that paints on it
         painter.end()
-    return bytes(buf.data())
+        gen = None
+        return bytes(buf.data())
+    return painter, finish
 
 
-def _pdf_bytes(widget, opts) -> bytes:
+def _pdf_target(opts: ExportOptions):
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buf)
@@ -206,14 +272,15 @@ def _pdf_bytes(widget, opts) -> bytes:
     painter = QPainter()
     if not painter.begin(writer):
         raise AttnvizError("could not start the PDF writer")
-    try:
-        # the page is width × height pixels at opts.dpi: draw in those logical units, scaled to the device
-        painter.scale(round(dpi) / opts.dpi, round(dpi) / opts.dpi)
-        _paint(painter, widget, opts)
-    finally:
+    # the page is width × height pixels at opts.dpi: draw in those logical units, scaled to the device
+    painter.scale(round(dpi) / opts.dpi, round(dpi) / opts.dpi)
+
+    def finish() -> bytes:
+        nonlocal writer
         painter.end()
-    del writer  # the writer flushes the document's end into the buffer when it goes
-    return bytes(buf.data())
+        writer = None  # the writer flushes the document's end into the buffer when it goes
+        return bytes(buf.data())
+    return painter, finish
 
 
 def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
@@ -223,13 +290,7 @@ def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
     :func:`write_payload`, which may run on a worker: that is where most of an export's time goes.
     """
     opts.validate()
-    if fmt == "png":
-        return render_image(widget, opts)
-    if fmt == "svg":
-        return _svg_bytes(widget, opts)
-    if fmt == "pdf":
-        return _pdf_bytes(widget, opts)
-    raise AttnvizError(f"unknown figure format {fmt!r}: use png, svg or pdf")
+    return _painted(fmt, widget, opts)
 
 
 def _write_payload(tmp: str, payload) -> None:

@@ -140,9 +140,9 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         central = QWidget(self)
         lay = QVBoxLayout(central)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(self.notice)
         lay.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
+        self.notice.float_over(central, self.tabs.tabBar())  # no layout row: the views never re-lay out
 
         self.model_panel = ModelPanel(self)
         self.model_panel.model_requested.connect(self.load_model)

@@ -4,14 +4,18 @@ Never a modal dialog and never a traceback: the lecturer reads one line, closes 
 working, and the app keeps showing what it had. When the error has more to say (``details``: every
 mismatching weight of a model folder, say), a Details… button opens the full text, selectable and
 copyable, in a window that does not block the app.
+
+In the main window the strip floats (:meth:`NoticeBar.float_over`) in the empty end of the tab bar's
+row rather than taking a row of the layout: a notice coming or going used to change the height of
+the views area, and every visible view re-laid out (a 30–250 ms freeze, and the views jumped).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QSizePolicy, QToolButton, QVBoxLayout)
+                               QSizePolicy, QTabBar, QToolButton, QVBoxLayout, QWidget)
 
 __all__ = ["NoticeBar", "LEVELS", "DetailsDialog"]
 
@@ -22,6 +26,7 @@ LEVELS = {
     "error": ("#f6cfcf", "#5c0a0a"),
 }
 INFO_SECONDS = 8  # info notices fade on their own; warnings and errors stay until replaced or closed
+MIN_BESIDE_WIDTH = 360  # narrower than this beside the tabs, the strip goes under the tab bar instead
 
 
 class DetailsDialog(QDialog):
@@ -78,6 +83,7 @@ class NoticeBar(QFrame):
         self._close.clicked.connect(self.dismiss)
         self.details_button = QToolButton(self)
         self.details_button.setText("Details…")
+        self.details_button.setObjectName("NoticeDetails")
         self.details_button.setToolTip("the full text of this problem, to read or copy")
         self.details_button.clicked.connect(self.show_details)
         self.details_button.hide()
@@ -92,7 +98,59 @@ class NoticeBar(QFrame):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.dismiss)
         self.level = ""
+        self._host: QWidget | None = None
+        self._beside: QTabBar | None = None
         self.hide()
+
+    # -- floating over the window (no layout row of its own) ----------------------------------------
+    def float_over(self, host: QWidget, beside: QTabBar | None = None) -> None:
+        """Float over the top edge of ``host`` instead of sitting in a layout.
+
+        The strip is a raised child of ``host``, placed in the free end of ``beside``'s row (right of
+        the last tab, where nothing is drawn) and growing downwards when its text wraps; with too little
+        room there it spans the host's width just under the tab bar, so it never covers the tabs. Showing,
+        replacing or closing a notice resizes nothing else.
+        """
+        self.setParent(host)
+        self._host, self._beside = host, beside
+        # placed again when the host is resized and whenever a notice is shown; only while one shows
+        host.installEventFilter(self)
+        self._place()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and self.isVisible():
+            self._place()
+        return False
+
+    def floating_rect(self) -> QRect:
+        """Where the strip goes in its host (an empty rect when it does not float)."""
+        host = self._host
+        if host is None:
+            return QRect()
+        margin = 2
+        left, top, width = margin, margin, host.width() - 2 * margin
+        bar = self._beside
+        if bar is not None and bar.isVisible() and bar.count():
+            last = bar.tabRect(bar.count() - 1)
+            end = bar.mapTo(host, last.topRight()).x() + 12
+            under = bar.mapTo(host, bar.rect().bottomLeft()).y() + 1
+            if host.width() - margin - end >= MIN_BESIDE_WIDTH:
+                left, top = end, bar.mapTo(host, bar.rect().topLeft()).y()
+                width = host.width() - margin - end
+            else:
+                top = under
+        width = max(1, width)
+        height = max(self.minimumSizeHint().height(), self.heightForWidth(width))
+        return QRect(left, top, width, height)
+
+    def _place(self) -> None:
+        if self._host is None:
+            return
+        rect = self.floating_rect()
+        if rect != self.geometry():
+            self.setGeometry(rect)
+        if self.isVisible():
+            self.raise_()
 
     @property
     def text(self) -> str:
@@ -103,14 +161,20 @@ class NoticeBar(QFrame):
         long version) behind a Details… button, shown only when it says more than ``text``."""
         bg, fg = LEVELS.get(level, LEVELS["warning"])
         self.level = level
-        self.setStyleSheet(f"#NoticeBar {{ background: {bg}; border-radius: 4px; }}"
-                           f"#NoticeBar QLabel, #NoticeBar QToolButton {{ color: {fg}; }}")
+        self.setStyleSheet(f"#NoticeBar {{ background: {bg}; border-radius: 4px; border: 1px solid {fg}40; }}"
+                           f"#NoticeBar QLabel, #NoticeBar QToolButton {{ color: {fg}; background: transparent; }}"
+                           # the strip's own colours on either theme: a dark theme's button face hid the text
+                           f"#NoticeBar QToolButton {{ border: 1px solid transparent; border-radius: 3px;"
+                           f" padding: 1px 5px; }}"
+                           f"#NoticeBar QToolButton#NoticeDetails {{ border-color: {fg}80; }}"
+                           f"#NoticeBar QToolButton:hover {{ background: {fg}20; }}")
         prefix = {"error": "Problem: ", "warning": "Note: "}.get(level, "")
         self._label.setText(prefix + text)
         self._label.setToolTip(text)
         self.details = details if details and details.strip() != str(text).strip() else ""
         self.details_button.setVisible(bool(self.details))
         self.show()
+        self._place()  # the new text's height, on top of the views
         if level == "info":
             self._timer.start(INFO_SECONDS * 1000)
         else:
