@@ -44,6 +44,9 @@ def measure_hf_overhead(T: int = 128, repeat: int = 5, sizes: dict | None = None
         "sdpa": ("sdpa", lambda: _forward(model, ids, False)),
         "eager": ("eager", lambda: _forward(model, ids, True)),
         "capture": ("eager", lambda: capture_hf(model, {"input_ids": ids}, tokens)),
+        # the app's capture leaves an MLM head's (T, V) vocabulary projection until a row is shown; the
+        # SDPA forward computes it whole, so the like-for-like figure also computes it
+        "capture_full": ("eager", lambda: capture_hf(model, {"input_ids": ids}, tokens).get("prediction")),
     }
     wall: dict[str, list[float]] = {name: [] for name in runs}
     cpu: dict[str, list[float]] = {name: [] for name in runs}
@@ -66,12 +69,15 @@ def measure_hf_overhead(T: int = 128, repeat: int = 5, sizes: dict | None = None
         "transformers": tf.__version__,
         "SDPA forward ms (fastest wall)": w["sdpa"] * 1e3,
         "eager + output_attentions ms": w["eager"] * 1e3,
-        "attnviz capture ms": w["capture"] * 1e3,
+        "attnviz capture ms (MLM prediction deferred, as in the app)": w["capture"] * 1e3,
+        "attnviz capture + whole MLM prediction ms": w["capture_full"] * 1e3,
         "eager output_attentions / SDPA (wall)": w["eager"] / w["sdpa"],
         "attnviz capture / SDPA (wall)": w["capture"] / w["sdpa"],
+        "attnviz capture + whole prediction / SDPA (wall)": w["capture_full"] / w["sdpa"],
         "eager output_attentions / SDPA (CPU time)": c["eager"] / c["sdpa"],
         "attnviz capture / SDPA (CPU time)": c["capture"] / c["sdpa"],
-        "goal": "capture / SDPA <= 1.25x, with every intermediate",
+        "attnviz capture + whole prediction / SDPA (CPU time)": c["capture_full"] / c["sdpa"],
+        "goal": "capture / SDPA <= 1.15x, with every intermediate (like for like: + whole prediction)",
     }
 
 
