@@ -23,6 +23,11 @@ from attnviz import __version__
 # thread want the same cores: on a busy 2-core machine one such product took 26 ms instead of 0.3 ms
 # (BERT-base's rollout: 370 ms a keystroke instead of 12). One BLAS thread, unless the user chose.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Before torch loads: its OpenMP threads otherwise spin after every parallel region. A large model runs
+# on every core (attnviz.device.app_threads); spinning threads then took the cores the GUI thread and
+# other programs need: BERT-base's forward on a 2-core machine with one other busy process took 1.9 s
+# instead of 0.57 s (median of 6). Sleeping threads cost nothing measurable on a quiet machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["main", "build_parser", "route", "COMMANDS", "GLOBAL_FLAGS"]
 

@@ -69,9 +69,10 @@ def ensure_torch() -> None:
         preload_torch_libraries()
         with gc_paused():
             import torch
-        # leave one core to the GUI thread. Small models gain nothing from more threads anyway: on a
-        # busy 2-core machine one coref run took 138 ms with 2 threads and 5 ms with 1.
-        torch.set_num_threads(max(1, (os.cpu_count() or 2) - 1))
+        # a small model's threads until the loaded model says otherwise (model_jobs: every core for a large one)
+        from attnviz.device import app_threads
+
+        torch.set_num_threads(app_threads(0))
         _torch_ready = True
 
 

@@ -50,6 +50,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
             raise ModelLoadError("no bundled models are installed: open a model folder (File → Open model folder)")
         ref = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
     loaded = load_model(ref, device=device)
+    _use_threads_for(loaded)
     try:
         task = task_of(loaded)
         example = task.example_input() if task is not None else None
@@ -67,6 +68,15 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
     return LoadResult(str(ref), loaded, example, available_devices(), snapshots, notice,
                       _sample_images() if loaded.config.kind == "vit" else {},
                       examples if loaded.config.kind != "vit" else [])
+
+
+def _use_threads_for(loaded) -> None:
+    """Every core for a large model's runs, one left to the GUI thread for a small one (device.app_threads)."""
+    import torch
+
+    from attnviz.device import app_threads
+
+    torch.set_num_threads(app_threads(sum(p.numel() for p in loaded.model.parameters())))
 
 
 def _sample_images() -> dict:
