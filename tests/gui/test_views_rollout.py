@@ -135,3 +135,47 @@ def test_controls_wrap_in_a_narrow_dock(qtbot):
     view.resize(1200, 800)
     qtbot.wait(50)
     assert view.fusion.parentWidget().geometry().top() == view.opacity.parentWidget().geometry().top()
+
+
+def _picture_rect(vb, picture):
+    """Where a panel's picture is drawn, in the figure's scene coordinates."""
+    return vb.mapViewToScene(picture.mapRectToParent(picture.boundingRect())).boundingRect()
+
+
+def test_image_panels_stay_together_on_a_wide_slide(qtbot):
+    """On a 16:9 figure the four maps are as tall as their rows allow, all the same size, and grouped in
+    the middle (equal half-width cells once left a third of the width empty between the columns)."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    trace = sample_trace("vit", n_layers=3, grad=True)
+    view, _ = make(qtbot, trace)
+    img = QImage(1920, 1080, QImage.Format.Format_ARGB32)
+    painter = QPainter(img)
+    try:
+        geometry = []
+        scale = 1.32
+        src = QRectF(0, 0, 1920 / scale, 1080 / scale)
+        orig = view._relayout
+
+        def record(geom):  # the figure's layout while it is painted at slide size
+            orig(geom)
+            if geom == src:
+                panels = [view.input_panel[1:]] + [p[1:3] for p in view.panels.values()]
+                geometry.append(([_picture_rect(vb, pic) for vb, pic in panels],
+                                 view.image_body.mapRectToScene(view.image_body.boundingRect())))
+
+        view._relayout = record
+        view.render_figure(painter, QRectF(0, 0, 1920, 1080), scale)
+    finally:
+        painter.end()
+    (rects, grid), = geometry
+    sizes = {(round(r.width()), round(r.height())) for r in rects}
+    assert len(sizes) == 1, sizes  # one size for the input and the three maps
+    row_h = (grid.height()) / 2
+    assert rects[0].height() > 0.7 * row_h  # as tall as the row allows, less its caption
+    left, right = min(r.left() for r in rects), max(r.right() for r in rects)
+    gap = rects[1].left() - rects[0].right()  # between the input and raw attention
+    assert gap < 0.2 * grid.width(), (gap, grid.width())
+    # centred: the empty bands left and right of the block differ by less than a bar's width
+    assert abs((left - grid.left()) - (grid.right() - right)) < 0.12 * grid.width()

@@ -20,6 +20,7 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.views.rollout_panels import PanelGrid
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -50,28 +51,6 @@ def _two_lines(note: str) -> str:
     return f"{name}<br>{rest.rstrip(')')}" if sep else note
 
 
-class _PanelGrid(pg.GraphicsLayout):
-    """The four image panels, two by two in equal cells that take the view's height (a row of four
-    on a 16:9 slide was tried: no map came out larger, and the bars took half of every cell)."""
-
-    def __init__(self):
-        super().__init__()
-        self.cells: list[pg.GraphicsLayout] = []
-        self.cols = 2
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-
-    def add_cell(self, cell: pg.GraphicsLayout) -> None:
-        self.cells.append(cell)
-        i = len(self.cells) - 1
-        self.addItem(cell, row=i // self.cols, col=i % self.cols)
-        self._stretch()
-
-    def _stretch(self) -> None:
-        for k in range(4):  # equal cells; unused rows and columns take nothing
-            self.layout.setColumnStretchFactor(k, 1 if k < self.cols else 0)
-            self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
-
-
 class RolloutView(BaseView):
     title = "Rollout"
 
@@ -91,7 +70,7 @@ class RolloutView(BaseView):
 
     def _build_image_panels(self) -> None:
         """The plain input, raw attention, rollout, gradient rollout (2×2 or a row); each map with a bar."""
-        self.image_body = _PanelGrid()
+        self.image_body = PanelGrid()
         self.panels = {}
         self.bars = {}
         for i, name in enumerate(("input",) + NAMES):
@@ -249,26 +228,30 @@ class RolloutView(BaseView):
             img = np.repeat(img, 3, axis=2)
         rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self._image_size = rgb.shape[:2]
+        self.image_body.set_image_size(self._image_size)
         label, vb, picture = self.input_panel
         gh, gw = self.trace.grid
         set_title(label, f"input<br>{rgb.shape[1]}×{rgb.shape[0]} pixels, {gh}×{gw} patches", self.style, 0.9)
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
-            self._fit_image(vb)
+        self._fit_image()
 
-    def _fit_image(self, vb: pg.ViewBox) -> None:
+    def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
         """Square pixels, the image right under its caption and against the right edge, next to its
-        colour bar (an aspect-locked view centred it, far from caption and bar in a tall dock)."""
+        colour bar (an aspect-locked view centred it, far from caption and bar in a tall dock). All four
+        pictures at the scale of the smallest panel: the input's panel, without a real bar, is wider in
+        a narrow dock and drew the picture larger than the maps it is compared with."""
         size = getattr(self, "_image_size", None)
-        w, h = vb.width(), vb.height()
-        if size is None or w <= 0 or h <= 0:
+        boxes = [self.input_panel[1]] + [p[1] for p in self.panels.values()]
+        if size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
             return
         rows, cols = size
-        px = min(w / cols, h / rows)  # screen pixels per image pixel
-        span_x = w / px
-        x0 = -(span_x - cols)
-        vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, h / px), padding=0, disableAutoRange=True)
+        px = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)  # screen pixels per image pixel
+        for vb in boxes:
+            span_x = vb.width() / px
+            x0 = -(span_x - cols)
+            vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, vb.height() / px), padding=0, disableAutoRange=True)
 
     def _draw_images(self, mode: str) -> None:
         gh, gw = self.trace.grid
@@ -317,6 +300,17 @@ class RolloutView(BaseView):
             heat.setOpacity(self.opacity.value() / 100)
 
     def _after_relayout(self) -> None:
+        if self._body is self.image_body:
+            # the margins that keep the four panels together are measured from the settled captions and
+            # bars: once the layout has settled at the export size, measure and lay out once more
+            cap = None
+            for _ in range(4):  # settles in one or two rounds: the cap depends on the bars' settled widths
+                if cap == (cap := self.image_body.centre()):
+                    break
+                self.figure.layout.activate()
+                self.image_body.layout.activate()
+                for cell in self.image_body.cells:
+                    cell.layout.activate()
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)

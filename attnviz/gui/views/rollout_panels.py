@@ -1,0 +1,97 @@
+"""The rollout view's image panels: input, raw attention, rollout, gradient rollout, two by two.
+
+Each cell holds a caption (row 0), the picture's ViewBox (row 1, column 0) and a colour bar (row 1,
+column 1). The maps are square-pixelled, so their size follows the height; on a wide figure (a 16:9
+slide) equal half-width cells left each pair of maps far apart, with a wide empty band between the
+columns. :meth:`PanelGrid.centre` caps each cell at the width its map, bar and caption need; two empty
+gutter columns on the outside take the rest, so the four panels stay together in the middle. (Margins on the grid
+did the same on screen but raised the figure's minimum width with them: a dock could no longer shrink.)
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
+
+__all__ = ["PanelGrid"]
+
+
+def _natural_width(label) -> float:
+    """Width of a caption's longest line, unwrapped (its current width may already be a wrapped one)."""
+    doc = label.item.document().clone()
+    doc.setTextWidth(-1)
+    return float(doc.idealWidth())
+
+
+class PanelGrid(pg.GraphicsLayout):
+    """The four image panels, two by two in equal cells that take the view's height (a row of four
+    on a 16:9 slide was tried: no map came out larger, and the bars took half of every cell)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells: list[pg.GraphicsLayout] = []
+        self.cols = 2
+        self.image_size: tuple[int, int] | None = None  # (rows, columns) of the picture in pixels
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.gutters = []
+        for col in (0, self.cols + 1):
+            gutter = QGraphicsWidget()
+            gutter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+            gutter.setMinimumWidth(0)
+            gutter.setPreferredWidth(0)
+            self.addItem(gutter, row=0, col=col)
+            # a gutter takes a hundredth of what the cells take until they reach their cap, then the rest
+            # (a stretch of 0 would make Qt never grow the gutter past its preferred 0 px)
+            self.layout.setColumnStretchFactor(col, 1)
+            self.gutters.append(gutter)
+        self.geometryChanged.connect(self.centre)
+
+    def add_cell(self, cell: pg.GraphicsLayout) -> None:
+        self.cells.append(cell)
+        i = len(self.cells) - 1
+        # columns 1..cols hold the cells; an empty column on either side takes the width capped cells
+        # leave, so the grid itself never gets a maximum width (the figure would shrink to it)
+        self.addItem(cell, row=i // self.cols, col=1 + i % self.cols)
+        self._stretch()
+        # captions and bars settle a layout pass after the grid: measure again then
+        for item in (cell.getItem(0, 0), cell.getItem(1, 0), cell.getItem(1, 1)):
+            if item is not None:
+                item.geometryChanged.connect(self.centre)
+
+    def _stretch(self) -> None:
+        for k in range(1, self.cols + 1):  # equal cells
+            self.layout.setColumnStretchFactor(k, 100)
+        for k in range(4):  # unused rows take nothing
+            self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
+
+    def set_image_size(self, size: tuple[int, int]) -> None:
+        self.image_size = (int(size[0]), int(size[1]))
+        self.centre()
+
+    def centre(self, *_args) -> float:
+        """Cap every cell at the width its map (as tall as the cell allows), bar and caption need.
+
+        Computed from this grid's own size and the cells' heights (never from their capped widths), so a
+        second call changes nothing. Returns the cap in pixels (0: none)."""
+        lay = self.layout
+        if self.image_size is None or not self.cells:
+            return 0.0
+        rect = self.geometry()
+        rows = -(-len(self.cells) // self.cols)
+        _, top, _, bottom = lay.getContentsMargins()
+        cell_h = (rect.height() - top - bottom - lay.verticalSpacing() * (rows - 1)) / rows
+        widths = []
+        for cell in self.cells:
+            label, bar = cell.getItem(0, 0), cell.getItem(1, 1)
+            cl, ct, cr, cb = cell.layout.getContentsMargins()
+            label_h = label.geometry().height() if label is not None else 0.0
+            img_h = max(0.0, cell_h - label_h - cell.layout.verticalSpacing() - ct - cb)
+            img_w = img_h * self.image_size[1] / self.image_size[0]
+            bar_w = bar.geometry().width() + cell.layout.horizontalSpacing() if bar is not None else 0.0
+            caption = _natural_width(label) if label is not None else 0.0
+            widths.append(cl + cr + max(img_w + bar_w, caption) + 1.0)  # 1 px: rounding in the layout
+        cap = max(widths)
+        for cell in self.cells:
+            if abs(cell.maximumWidth() - cap) > 1.0:
+                cell.setMaximumWidth(cap)
+        return cap
