@@ -175,7 +175,7 @@ def test_image_panels_stay_together_on_a_wide_slide(qtbot):
     row_h = (grid.height()) / 2
     assert rects[0].height() > 0.7 * row_h  # as tall as the row allows, less its caption
     left, right = min(r.left() for r in rects), max(r.right() for r in rects)
-    gap = rects[1].left() - rects[0].right()  # between the input and raw attention
-    assert gap < 0.2 * grid.width(), (gap, grid.width())
+    apart_px = rects[1].left() - rects[0].right()  # empty pixels between the input and raw attention
+    assert apart_px < 0.2 * grid.width(), (apart_px, grid.width())
     # centred: the empty bands left and right of the block differ by less than a bar's width
     assert abs((left - grid.left()) - (grid.right() - right)) < 0.12 * grid.width()
