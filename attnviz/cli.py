@@ -88,7 +88,13 @@ def route(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(route(argv))
+    routed = route(argv)
+    if next((a for a in routed if a not in GLOBAL_FLAGS), None) == "gui":
+        # the app's start-up creates objects that live for the session: no collections until its first map
+        from attnviz.gui.heavy_imports import hold_gc_for_startup
+
+        hold_gc_for_startup()
+    args = build_parser().parse_args(routed)
     from attnviz.errors import AttnvizError
     from attnviz.logsetup import configure_logging
 

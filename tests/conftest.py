@@ -24,10 +24,13 @@ def _private_data_dir(tmp_path_factory):
     """`attnviz.cli.main` writes a log file into the user's data folder: never the real one in tests."""
     import os
 
-    old = os.environ.get("ATTNVIZ_DATA_DIR")
+    # and the app's cache (import plans, attnviz.io.cache): never the user's either
+    olds = {name: os.environ.get(name) for name in ("ATTNVIZ_DATA_DIR", "ATTNVIZ_CACHE_DIR")}
     os.environ["ATTNVIZ_DATA_DIR"] = str(tmp_path_factory.mktemp("attnviz-data"))
+    os.environ["ATTNVIZ_CACHE_DIR"] = str(tmp_path_factory.mktemp("attnviz-cache"))
     yield
-    if old is None:
-        os.environ.pop("ATTNVIZ_DATA_DIR", None)
-    else:
-        os.environ["ATTNVIZ_DATA_DIR"] = old
+    for name, old in olds.items():
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old

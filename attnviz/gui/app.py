@@ -78,6 +78,9 @@ def run_app(args) -> int:
 
         open_paths(win, args.plan)
     code = app.exec()
+    from attnviz.gui.heavy_imports import release_startup_gc
+
+    release_startup_gc()  # a window closed before its first map
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)
     from attnviz.gui.workers import wait_for_workers

@@ -18,9 +18,9 @@ import logging
 
 from PySide6.QtCore import QTimer
 
-from attnviz.gui.stepped_import import SteppedImport, import_plan
+from attnviz.gui.stepped_import import SteppedImport
 from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetch, prefetched,
-                                      pyqtgraph_plan)
+                                      pyqtgraph_plan, release_startup_gc)
 from attnviz.gui.workers import views_lane
 
 __all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startup_imports_job", "qt_warm_up_steps",
@@ -60,7 +60,9 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
 
 def views_plan() -> list:
     """The import plan of the views package (Qt-free: reads files; a worker's job)."""
-    return import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
+    from attnviz.gui.plan_cache import cached_import_plan
+
+    return cached_import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
 
 
 def prefetch_startup_imports() -> None:
@@ -209,6 +211,7 @@ class WindowStartupMixin:
 
     def _startup_failed(self, message: str) -> None:
         self._plans["failed"] = message
+        release_startup_gc()
         self._load_first_model()
         self.notify(f"the attention views could not be loaded ({message})", "error")
 
@@ -263,6 +266,7 @@ class WindowStartupMixin:
         self._views_installed = True
         self.views_ready.emit()
         self._show_opening_trace()
+        release_startup_gc()  # the first map is drawn (or the live model's will be): collections may run again
         self._load_first_model()
         self._prepare_pages()
 
