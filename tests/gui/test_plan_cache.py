@@ -137,3 +137,39 @@ def test_the_startup_hold_keeps_the_collector_off_through_nested_pauses():
     with gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_the_app_collects_again_once_its_first_map_is_drawn(tmp_path):
+    """`attnviz` holds the collector from launch; once the views have drawn the first map it runs again
+    (a hold never released would keep every cycle of a long session in memory)."""
+    import json
+    import subprocess
+
+    child = (
+        "import gc, json, sys\n"
+        "import attnviz.gui.main_window as mw\n"
+        "seen = {}\n"
+        "init = mw.MainWindow.__init__\n"
+        "def patched(self, *a, **k):\n"
+        "    seen['at_window'] = gc.isenabled()\n"
+        "    init(self, *a, **k)\n"
+        "    from PySide6.QtCore import QTimer\n"
+        "    from PySide6.QtWidgets import QApplication\n"
+        "    def ready():\n"
+        "        def later():\n"
+        "            seen['after_first_map'] = gc.isenabled()\n"
+        "            print('SEEN ' + json.dumps(seen), flush=True)\n"
+        "            QApplication.instance().quit()\n"
+        "        QTimer.singleShot(0, later)\n"
+        "    self.views_ready.connect(ready)\n"
+        "mw.MainWindow.__init__ = patched\n"
+        "from attnviz.cli import main\n"
+        "sys.exit(main(['gui']))\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ATTNVIZ_SETTINGS=str(tmp_path / "settings.ini"),
+               ATTNVIZ_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("SEEN ")]
+    assert lines, out.stdout[-500:] + out.stderr[-2000:]
+    seen = json.loads(lines[0][5:])
+    assert seen == {"at_window": False, "after_first_map": True}
+    assert list((tmp_path / "cache" / "import-plans").glob("pyqtgraph-*.marshal")), "no plan was stored"
