@@ -18,62 +18,79 @@ import time
 __all__ = ["measure_startup", "measure_keystroke", "measure_keystroke_hf", "measure_stalls", "run_gui_benchmarks"]
 
 
-# The child runs the real CLI path; it only adds listeners that report when things reach the screen,
-# and a stall meter from the first paint until start-up has settled (the start-up's worst freezes).
+# The child runs the real CLI path, in its own import order; it only adds listeners (when the CLI imports
+# the window's module) that report when things reach the screen, and a stall meter from the first paint
+# until start-up has settled (the start-up's worst freezes).
 _CHILD = r"""
 import json, os, sys, time
 T0 = float(os.environ["ATTNVIZ_BENCH_T0"])
 marks = {}
 def mark(name):
     marks.setdefault(name, time.time() - T0)
-import attnviz.gui.main_window as mw
-from attnviz.bench.stall import StallMeter
-_init = mw.MainWindow.__init__
-def _patched(self, *a, **k):
-    _init(self, *a, **k)
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-    meter = StallMeter(sample_stacks=os.environ.get("ATTNVIZ_BENCH_STACKS") == "1")
-    def painted():
-        mark("first_window_s")
-        meter.__enter__()
-    def shown(_trace=None):
-        if self.trace is not None and self.views_area.views and "first_attention_s" not in marks:
-            self.views_area.repaint()  # synchronous: the map is drawn when this returns
-            mark("first_attention_s")
-            marks["first_attention_cpu_s"] = time.process_time()  # all threads: steadier on a shared machine
-            marks["startup_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
-            marks["startup_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
-        if (self.trace is not None and self.loaded is not None and "first_attention_s" in marks
-                and "live_attention_s" not in marks):
-            # the live model's own map (the first one may be the stored opening trace)
-            self.views_area.repaint()
-            mark("live_attention_s")
-            marks["startup_to_live_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
-            marks["startup_to_live_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
-            settled()
-    def settled():
-        # start-up ends when its background imports are done and every view is built (idle building):
-        # work moved after the live map still counts
-        # (a view that cannot be built stays a placeholder for ever: 30 s after the live map is enough)
-        if not (self.warm and not self.views_area.unbuilt()) and time.time() - T0 < marks["live_attention_s"] + 30:
-            QTimer.singleShot(50, settled)
-            return
-        mark("settled_s")
-        meter.__exit__()
-        marks["startup_to_settled_max_stall_ms"] = meter.max_gap_ms
-        marks["startup_to_settled_max_stall_cpu_ms"] = meter.max_cpu_gap_ms
-        if meter.sampler is not None:
-            marks["stalls"] = meter.sampler.report()
-        print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
-        QApplication.instance().quit()
-    self.first_painted.connect(painted)
-    self.model_loaded.connect(lambda _ref: mark("model_loaded_s"))
-    self.trace_shown.connect(lambda _t: mark("first_trace_s"))
-    self.views_ready.connect(lambda: mark("views_ready_s"))
-    self.trace_shown.connect(shown)
-    self.views_ready.connect(shown)
-mw.MainWindow.__init__ = _patched
+import importlib.abc, importlib.util
+def patch(mw):
+  from attnviz.bench.stall import StallMeter
+  _init = mw.MainWindow.__init__
+  def _patched(self, *a, **k):
+      _init(self, *a, **k)
+      from PySide6.QtCore import QTimer
+      from PySide6.QtWidgets import QApplication
+      meter = StallMeter(sample_stacks=os.environ.get("ATTNVIZ_BENCH_STACKS") == "1")
+      def painted():
+          mark("first_window_s")
+          meter.__enter__()
+      def shown(_trace=None):
+          if self.trace is not None and self.views_area.views and "first_attention_s" not in marks:
+              self.views_area.repaint()  # synchronous: the map is drawn when this returns
+              mark("first_attention_s")
+              marks["first_attention_cpu_s"] = time.process_time()  # all threads: steadier on a shared machine
+              marks["startup_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
+              marks["startup_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
+          if (self.trace is not None and self.loaded is not None and "first_attention_s" in marks
+                  and "live_attention_s" not in marks):
+              # the live model's own map (the first one may be the stored opening trace)
+              self.views_area.repaint()
+              mark("live_attention_s")
+              marks["startup_to_live_max_stall_ms"] = max(meter.gaps_ms + [meter._clock.nsecsElapsed() / 1e6])
+              marks["startup_to_live_max_stall_cpu_ms"] = max(meter.cpu_gaps_ms + [meter.open_cpu_gap_ms()])
+              settled()
+      def settled():
+          # start-up ends when its background imports are done and every view is built (idle building):
+          # work moved after the live map still counts
+          # (a view that cannot be built stays a placeholder for ever: 30 s after the live map is enough)
+          if not (self.warm and not self.views_area.unbuilt()) and time.time() - T0 < marks["live_attention_s"] + 30:
+              QTimer.singleShot(50, settled)
+              return
+          mark("settled_s")
+          meter.__exit__()
+          marks["startup_to_settled_max_stall_ms"] = meter.max_gap_ms
+          marks["startup_to_settled_max_stall_cpu_ms"] = meter.max_cpu_gap_ms
+          if meter.sampler is not None:
+              marks["stalls"] = meter.sampler.report()
+          print("ATTNVIZ_BENCH " + json.dumps(marks), flush=True)
+          QApplication.instance().quit()
+      self.first_painted.connect(painted)
+      self.model_loaded.connect(lambda _ref: mark("model_loaded_s"))
+      self.trace_shown.connect(lambda _t: mark("first_trace_s"))
+      self.views_ready.connect(lambda: mark("views_ready_s"))
+      self.trace_shown.connect(shown)
+      self.views_ready.connect(shown)
+  mw.MainWindow.__init__ = _patched
+class _PatchOnImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    # the window's module is patched when the CLI first imports it, so the launch runs in its own order
+    def find_spec(self, name, path, target=None):
+        if name != "attnviz.gui.main_window":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        self.loader, spec.loader = spec.loader, self
+        return spec
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        patch(module)
+sys.meta_path.insert(0, _PatchOnImport())
 from attnviz.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -67,9 +67,9 @@ def run_app(args) -> int:
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    # numpy, the views' Qt-free modules and the import plans on a thread while the window is shown and
-    # painted (see heavy_imports.prefetch); started earlier, they delayed the first paint on a busy machine
-    from attnviz.gui.panels.window_startup import prefetch_startup_imports
+    # numpy, the views' Qt-free modules and the import plans on a thread (see startup_prefetch): `attnviz`
+    # started them at launch already; here for other callers (a second start does nothing)
+    from attnviz.gui.startup_prefetch import prefetch_startup_imports
 
     prefetch_startup_imports()
     win.show()  # the window starts loading the model after its first paint

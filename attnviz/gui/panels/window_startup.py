@@ -19,8 +19,10 @@ import logging
 from PySide6.QtCore import QTimer
 
 from attnviz.gui.stepped_import import SteppedImport
-from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetch, prefetched,
-                                      pyqtgraph_plan, release_startup_gc)
+from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetched, pyqtgraph_plan,
+                                      release_startup_gc)
+from attnviz.gui.startup_prefetch import (EXTRA_VIEW_MODULES, VIEW_DEPENDENCIES,  # noqa: F401 - re-exported
+                                          prefetch_startup_imports, views_plan)
 from attnviz.gui.workers import views_lane
 
 __all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startup_imports_job", "qt_warm_up_steps",
@@ -28,13 +30,6 @@ __all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startu
 
 log = logging.getLogger(__name__)
 
-# Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
-# GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
-# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
-# with torch's for the one interpreter lock, and delays the map.
-VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
-# the view modules the views package does not import itself (discover_view_classes adds them)
-EXTRA_VIEW_MODULES = ("attnviz.gui.views.dataset_view", "attnviz.gui.views.qk_embedding_view")
 WAIT_MS = 10  # how often a step waiting for the worker looks again
 QT_NAMES_PER_STEP = 40  # PySide6 names created per step (≤ ~25 ms each here)
 
@@ -47,7 +42,7 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
     model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
     the names imported.
     """
-    # made already if ``run_app`` prefetched them at launch (see heavy_imports.prefetch)
+    # made already if the launch prefetched them (see startup_prefetch)
     yield "pyqtgraph", prefetched("pyqtgraph", pyqtgraph_plan)
     done = prefetched("view-dependencies", import_modules_job, view_dependencies)
     if opening_model is not None:
@@ -56,21 +51,6 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
         yield "opening", read_opening_trace(opening_model, opening_text)
     yield "attnviz.gui.views", prefetched("views", views_plan)
     return done
-
-
-def views_plan() -> list:
-    """The import plan of the views package (Qt-free: reads files; a worker's job)."""
-    from attnviz.gui.plan_cache import cached_import_plan
-
-    return cached_import_plan("attnviz.gui.views", within="attnviz.gui", extra=EXTRA_VIEW_MODULES)
-
-
-def prefetch_startup_imports() -> None:
-    """At launch, before the window is built: start what :func:`startup_imports_job` will need, in its
-    order (the stored opening trace is read by the job itself: which model opens is the window's call)."""
-    prefetch("pyqtgraph", pyqtgraph_plan)
-    prefetch("view-dependencies", import_modules_job, list(VIEW_DEPENDENCIES))
-    prefetch("views", views_plan)
 
 
 def qt_warm_up_steps(per_step: int = QT_NAMES_PER_STEP):
