@@ -40,7 +40,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"attnviz: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands=tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The argument parser with subcommands ``commands`` (default: all; the app's launch builds only ``gui``,
+    as importing every command module to describe it costs ~50 ms before the window can appear)."""
     parser = _Parser(
         prog="attnviz", description="Look inside small transformers; export figures for lectures.",
         usage="attnviz [-v] [PATH ...] | attnviz [-v] COMMAND [options]",
@@ -52,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(*GLOBAL_FLAGS, dest="verbose", action="store_true",
                         help="say more on standard error (debug messages, timings); the log file gets them too")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"attnviz.commands.{name}").add_parser(sub)
         # `attnviz eval --model coref -v` too; SUPPRESS: not given here leaves the top-level value
         sub.choices[name].add_argument(*GLOBAL_FLAGS, dest="verbose", action="store_true",
@@ -89,7 +91,8 @@ def route(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     routed = route(argv)
-    if next((a for a in routed if a not in GLOBAL_FLAGS), None) == "gui":
+    app = next((a for a in routed if a not in GLOBAL_FLAGS), None) == "gui"
+    if app:
         # the app's start-up creates objects that live for the session: no collections until its first map;
         # and what its first map needs (numpy, import plans) starts on a thread now, beside PySide6's import
         from attnviz.gui.heavy_imports import hold_gc_for_startup
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
         hold_gc_for_startup()
         prefetch_startup_imports()
-    args = build_parser().parse_args(routed)
+    args = build_parser(("gui",) if app else tuple(COMMANDS)).parse_args(routed)
     from attnviz.errors import AttnvizError
     from attnviz.logsetup import configure_logging
 
