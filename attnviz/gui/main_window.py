@@ -83,7 +83,12 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         self.trace = None
         self._new_model = False  # the next trace is a new model's first: choose its starting view
         self.training = None  # TrainingPanel, built once pyqtgraph and torch are loaded
+        self._training_parts = None  # the TrainingPanel while it is built in parts (window_pages.py)
+        self._training_style = None
+        self._snapshots_shown = None  # the pending snapshots the Training panel last got
         self.walkthrough = None  # WalkthroughPage (attnviz.gui.walkthrough), built likewise
+        self._walkthrough_parts = None
+        self._walkthrough_style = None
         self._walkthrough_fed = (None, None, None)  # (model, trace, input) the walkthrough last got
         self._walkthrough_input = (None, None)
         self.view_style = None
@@ -251,8 +256,8 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
 
     def _snapshots_step(self, loaded, pending):
         yield
-        if self.training is not None and self.loaded is loaded and self._snapshots_pending is pending:
-            self.training.show_model_snapshots(*pending)  # still the loaded model's (no newer load since)
+        if self.loaded is loaded and self._snapshots_pending is pending:  # no newer load since
+            self._show_pending_snapshots()
 
     def _feed_first_input(self, res, keep_text: bool = False) -> None:
         """Run the model on its own example (its task's sentence, a sample image), or on the text
