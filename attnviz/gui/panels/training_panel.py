@@ -266,8 +266,18 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
 
     def show_model_snapshots(self, snaps, causal: bool) -> None:
         """Replay the snapshots stored with a loaded model (when no training run is on screen)."""
+        for _ in self.model_snapshot_steps(snaps, causal):
+            pass
+
+    def model_snapshot_steps(self, snaps, causal: bool):
+        """:meth:`show_model_snapshots` in two steps (a generator): the replay, then the recorded curves.
+        With the tab in front each repaints its own plots, and both in one event-loop turn (pyqtgraph
+        paints a re-ranged plot twice) froze the window for 60-75 ms per model switch."""
+        if self.running or self.steps:
+            return
+        self.timeline.set_snapshots(snaps, causal)
+        yield
         if not self.running and not self.steps:
-            self.timeline.set_snapshots(snaps, causal)
             self._show_loaded_history()
 
     def showEvent(self, event) -> None:

@@ -90,7 +90,7 @@ class WindowModelsMixin:
     def _snapshots_step(self, loaded, pending):
         yield
         if self.loaded is loaded and self._snapshots_pending is pending:  # no newer load since
-            self._show_pending_snapshots()
+            yield from self._pending_snapshot_steps()
 
     def _feed_first_input(self, res, keep_text: bool = False) -> None:
         """Run the model on its own example (its task's sentence, a sample image), or on the text

@@ -83,9 +83,9 @@ class WindowPagesMixin:
                 yield
             self._install_training()
             yield  # the panel's first content in a turn of its own
-        if self.training is not None and self._snapshots_pending is not None:
-            self._show_pending_snapshots()
+        for _ in self._pending_snapshot_steps():
             yield
+        yield
         if self.walkthrough is None and self._walkthrough_parts is None:
             from attnviz.gui.walkthrough import WalkthroughPage, lane_runner
 
@@ -139,10 +139,15 @@ class WindowPagesMixin:
 
     def _show_pending_snapshots(self) -> None:
         """The loaded model's stored snapshots in the Training panel's replay (once per model)."""
+        for _ in self._pending_snapshot_steps():
+            pass
+
+    def _pending_snapshot_steps(self):
+        """:meth:`_show_pending_snapshots` a part per step (the replay, then the curves)."""
         pending = self._snapshots_pending
         if self.training is not None and pending is not None and self._snapshots_shown is not pending:
             self._snapshots_shown = pending
-            self.training.show_model_snapshots(*pending)
+            yield from self.training.model_snapshot_steps(*pending)
 
     def _warmed_up(self, _done) -> None:
         self.warm = True
