@@ -151,3 +151,24 @@ def test_pages_are_never_on_screen_half_built(make_window, qtbot, monkeypatch):
     assert {name for name, _ in seen} == {"TrainingPanel", "WalkthroughPage"}
     assert not any(visible for _, visible in seen)
     assert win.training.isVisible() and win.training.built
+
+
+def test_a_models_replay_and_curves_in_two_steps_end_as_shown_at_once(qtbot):
+    import numpy as np
+
+    from attnviz.gui.panels.training_panel import TrainingPanel
+    from attnviz.training.snapshots import Snapshots
+
+    probs = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 3)).astype(np.float32)  # (H, Tq, Tk)
+    snaps = Snapshots(steps=[0, 10], probes=[{"input": "a b c", "tokens": ["a", "b", "c"]}], parts=["self"],
+                      arrays={f"s{k}.p0.L0": probs for k in range(2)})
+    panel = TrainingPanel(["coref"])
+    qtbot.addWidget(panel)
+    steps = panel.model_snapshot_steps(snaps, False)
+    next(steps)  # the replay first: it repaints alone
+    assert panel.timeline.snapshots is snaps and panel.timeline.step == 10
+    assert list(steps) == []  # then the recorded curves (none for a panel outside a window)
+    np.testing.assert_array_equal(panel.timeline.view.trace["L0.probs"], probs)
+    panel.steps = [1]  # a run of this tab is on screen: a model's replay no longer replaces it
+    panel.timeline.set_snapshots(None)
+    assert list(panel.model_snapshot_steps(snaps, False)) == [] and panel.timeline.snapshots is None
