@@ -122,7 +122,9 @@ class ViewsArea(QMainWindow):
         """The view of dock ``name``, built now if it was not (None if it cannot be built)."""
         if name in self._built:
             return self._built[name]
-        made = self._made.pop(name, None) or self._make(name)
+        made = self._made.pop(name, None)
+        if made is None:
+            made = self._make(name)
         return self._dock(name, made) if made is not None else None
 
     def _make(self, name: str):
