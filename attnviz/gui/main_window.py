@@ -3,17 +3,17 @@
 Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
 ``start()`` (panels/window_startup.py) loads torch and the model on the model lane and the views'
 Qt-free dependencies on a worker, while this thread imports pyqtgraph and the views in short steps and
-builds the views on screen; the Training and Walkthrough tabs follow the first map. Every model run happens on the lane; results come back as signals,
-stale ones are dropped, and a failure leaves the last good trace on screen.
+builds the views on screen; the Training and Walkthrough tabs follow the first map (panels/window_pages.py).
+Every model run happens on the lane (loading a model: panels/window_models.py); results come back as
+signals, stale ones are dropped, and a failure leaves the last good trace on screen.
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from attnviz import __version__
 from attnviz.gui.dialogs.notice_bar import NoticeBar
@@ -29,10 +29,11 @@ from attnviz.gui.panels.views_area import ViewsArea
 from attnviz.gui.panels.scene_actions import install_scene_actions
 from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
+from attnviz.gui.panels.window_models import FALLBACK_TEXT, WindowModelsMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.panels.window_startup import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
-from attnviz.gui.panels.model_jobs import load_model_job, run_input_job
+from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.workers import Lane
 from attnviz.selection import Selection
 
@@ -40,8 +41,6 @@ __all__ = ["MainWindow", "FALLBACK_TEXT"]
 
 log = logging.getLogger(__name__)
 
-# shown by text models whose task gives no example (e.g. a model folder trained elsewhere)
-FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
 
 def default_size() -> tuple[int, int]:
     """1440 × 900, or less on a smaller screen (a lecture laptop at 1366 × 768 gets a window that fits)."""
@@ -54,7 +53,8 @@ def default_size() -> tuple[int, int]:
     return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
 
 
-class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDropMixin, QMainWindow):
+class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowPagesMixin, WindowDropMixin,
+                 QMainWindow):
     """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
 
     first_painted = Signal()
@@ -83,7 +83,12 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
         self.trace = None
         self._new_model = False  # the next trace is a new model's first: choose its starting view
         self.training = None  # TrainingPanel, built once pyqtgraph and torch are loaded
+        self._training_parts = None  # the TrainingPanel while it is built in parts (window_pages.py)
+        self._training_style = None
+        self._snapshots_shown = None  # the pending snapshots the Training panel last got
         self.walkthrough = None  # WalkthroughPage (attnviz.gui.walkthrough), built likewise
+        self._walkthrough_parts = None
+        self._walkthrough_style = None
         self._walkthrough_fed = (None, None, None)  # (model, trace, input) the walkthrough last got
         self._walkthrough_input = (None, None)
         self.view_style = None
@@ -184,100 +189,6 @@ class MainWindow(WindowStartupMixin, ShownTraceMixin, WindowPagesMixin, WindowDr
             self.resizeDocks([self.docks["ModelDock"]], [400], Qt.Orientation.Horizontal)
         if self.autostart:
             QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
-
-    # -- models ------------------------------------------------------------------------------------
-    def load_model(self, ref: str | None) -> None:
-        """Load a bundled model by name or a model directory (None: the default bundled model)."""
-        self._load_waits = False  # a model asked for: the first one is no longer held back (window_startup)
-        self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
-        # a new model makes waiting (and running) traces of the old one stale
-        self.lane.submit("load", load_model_job, ref, self.model_panel.device, supersedes=("trace",))
-
-    def open_model_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a model folder (config.json + model.safetensors)")
-        if path:
-            self.load_model(path)
-
-    def _device_changed(self, device: str) -> None:
-        self.settings.device = device
-        if self.model_ref:
-            self.load_model(self.model_ref)
-
-    def _model_loaded(self, res) -> None:
-        from attnviz.io import bundled_models
-
-        switched = res.ref != self.model_ref  # not a reload on another device
-        opening = self.loaded is None and self._opening_ref == res.ref
-        self._opening_ref = None
-        if not opening:  # the stored opening trace is this model's own: it stays until the live run
-            self.clear_shown()  # nothing of the previous model stays on screen, hidden docks included
-        loaded = self.loaded = res.loaded
-        if self.walkthrough is not None:  # the what-if lab drops the old model's results, even hidden
-            self.walkthrough.set_model(loaded)
-            self._walkthrough_fed = (loaded, None, self._walkthrough_fed[2])
-        # the stored opening trace already chose this model's starting view (its focus head): the live
-        # run keeps what is on screen, even a head picked meanwhile, so nothing jumps when it takes over
-        self._new_model = not opening
-        self.model_ref = res.ref
-        bundled = res.ref in bundled_models()
-        self.settings.last_model = res.ref
-        if not bundled:
-            self.model_panel.set_recent(self.settings.add_recent("models", str(Path(res.ref).resolve())))
-        self.model_panel.set_current(res.ref)
-        if self.model_panel.device_box.count() <= 1:
-            self.model_panel.set_devices(res.devices, self.settings.device)
-            if self.training is not None:
-                self.training.set_devices(res.devices)
-        cfg = loaded.config
-        self.model_panel.show_loaded(loaded)
-        out_tok = loaded.tgt_tokenizer or loaded.tokenizer
-        self.prediction_panel.set_vocab(out_tok.vocab if out_tok is not None else [])
-        self.selection.clamp(max(cfg.n_layers, cfg.dec_layers), cfg.n_heads, 10**9)
-        self.setWindowTitle(f"attnviz {__version__} — {loaded.name}")
-        self.statusBar().showMessage(f"{loaded.name} loaded on {loaded.device}", 4000)
-        if res.notice:
-            self.notify(res.notice, "warning")
-        elif self.notice.level == "error":
-            self.notice.dismiss()  # the model problem is solved
-        if res.snapshots is not None:
-            self._snapshots_pending = (res.snapshots, cfg.causal)
-            if self.training is not None:
-                # the Training tab's replay and curves in a turn of their own: with the tab in front, the
-                # rest of this and its repaint in one turn froze the window for 80+ ms per model switch
-                self.run_steps(self._snapshots_step(loaded, self._snapshots_pending))
-        self._tab_changed(self.tabs.currentIndex())
-        self._feed_first_input(res, keep_text=not switched)
-        self.model_loaded.emit(res.ref)
-
-    def _snapshots_step(self, loaded, pending):
-        yield
-        if self.training is not None and self.loaded is loaded and self._snapshots_pending is pending:
-            self.training.show_model_snapshots(*pending)  # still the loaded model's (no newer load since)
-
-    def _feed_first_input(self, res, keep_text: bool = False) -> None:
-        """Run the model on its own example (its task's sentence, a sample image), or on the text
-        given on the command line; a reload of the same model keeps the text."""
-        vision = res.loaded.config.kind == "vit"
-        self.input_panel.set_mode("image" if vision else "text")
-        first_text, first_image = self._first.pop("text", None), self._first.pop("image", None)
-        if vision:
-            self.input_panel.image.set_samples(res.samples)
-            if first_image:
-                self.input_panel.image.submit(first_image)
-            elif res.example is not None:
-                self.input_panel.image.submit(res.example, caption="example")
-            elif self.input_panel.image.current is not None:
-                self.input_panel.image.submit(self.input_panel.image.current)
-            return
-        examples = [e for e in getattr(res, "examples", []) if isinstance(e, str)]
-        example = res.example if isinstance(res.example, str) else (examples[0] if examples else FALLBACK_TEXT)
-        self.input_panel.set_examples(examples or [example])
-        text = self.input_panel.text
-        if first_text:
-            text = first_text
-        elif not (keep_text and text):
-            text = self._example_text = example
-        self.input_panel.set_text(text, submit=True)
 
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:

@@ -74,3 +74,27 @@ def test_the_stored_opening_trace_is_drawn_before_the_model_load_is_asked_for(ma
         assert (first_state.layer, first_state.head) == (focus["layer"], focus["head"])
     assert (live_state.layer, live_state.head, live_state.query, live_state.part) == \
         (first_state.layer, first_state.head, first_state.query, first_state.part)
+
+
+def test_an_idle_view_off_screen_is_made_in_one_turn_and_docked_in_the_next(make_window, qtbot):
+    win = make_window(start=False, model="tiny-encoder", text="the cat sat")
+    win.warmed_up.disconnect(win.build_remaining_views)  # this test builds the remaining views by hand
+    with qtbot.waitSignal(win.views_ready, timeout=60000):
+        win.start()
+    qtbot.waitUntil(lambda: win.trace is not None, timeout=60000)
+    area = win.views_area
+    hidden = [n for n in area.unbuilt() if not area.on_screen(n)]
+    assert "RolloutView" in hidden
+    made = area.build_next()
+    name = type(made).__name__
+    placeholder = area.docks[name].widget()
+    assert placeholder is not made and made not in area.views and name in area.unbuilt()  # made, not docked
+    assert area.build_next() is made  # the next call docks it
+    assert area.docks[name].widget() is made and made in area.views and name not in area.unbuilt()
+    assert made.trace is None  # behind its tab: the trace waits until it is brought forward
+    # one made but not docked yet is docked at once when its tab is brought forward
+    made = area.build_next()
+    name = type(made).__name__
+    area.docks[name].raise_()
+    qtbot.waitUntil(lambda: area.docks[name].widget() is made and made.trace is win.trace, timeout=10000)
+    assert name not in area.unbuilt()

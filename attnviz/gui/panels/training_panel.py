@@ -2,6 +2,11 @@
 
 The loop is :func:`attnviz.training.train` — the same generator the CLI prints — run by a
 :class:`~attnviz.gui.workers.TrainingWorker`; cancelling takes effect between steps.
+
+Building the panel is ~0.1 s of the GUI thread (two pyqtgraph plots with their menus, the replay's
+head map): ``TrainingPanel(..., stepped=True)`` builds it in parts, one per ``build_step()``,
+so the window can spread them over event-loop turns (issue 18: no freeze over 100 ms); it is put on
+screen only once ``built``.
 """
 
 from __future__ import annotations
@@ -12,26 +17,17 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QScrollArea, QSpinBox, QSplitter, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from attnviz.gui.panels.attention_timeline import AttentionTimeline
+from attnviz.gui.panels.training_form import TrainingFormMixin, task_defaults
+from attnviz.gui.stepped_build import SteppedBuild
 from attnviz.gui.workers import TrainingWorker, run_job
 from attnviz.tasks.metric_names import format_metrics
 
 __all__ = ["TrainingPanel", "default_run_dir", "task_defaults", "REDRAW_MS"]
 
 REDRAW_MS = 250  # live curves: four updates a second read as "live" and leave the GUI thread free
-
-
-def task_defaults(name: str) -> dict:
-    """Default steps, learning rate, batch size and description of a task (runs in a worker)."""
-    from attnviz.tasks import get_task
-
-    task = get_task(name)
-    return {"name": name, "steps": int(task.steps), "lr": float(task.lr), "batch_size": int(task.batch_size),
-            "description": str(task.description or ""), "causal": task.kind == "decoder"}
 
 
 def load_snapshots_job(path: str):
@@ -46,14 +42,23 @@ def default_run_dir(task: str) -> Path:
     return base / "runs" / f"{task}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-class TrainingPanel(QWidget):
-    """Emits ``open_model(path)`` when the user wants the trained model in the main views."""
+class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
+    """Emits ``open_model(path)`` when the user wants the trained model in the main views.
+
+    Parameters
+    ----------
+    task_names : the tasks the form offers.
+    style : the views' ViewStyle (None: pyqtgraph's defaults).
+    stepped : build only the bare widget now; the caller finishes it with ``build_step`` (a part per
+        call, each ≤ ~25 ms here) or ``finish_building`` (the rest at once) before showing it
+        (:class:`attnviz.gui.stepped_build.SteppedBuild`).
+    """
 
     open_model = Signal(str)
     notice = Signal(str, str)  # text, level
     finished = Signal(object)  # final Progress (tests and the status bar)
 
-    def __init__(self, task_names: list[str], style=None, parent=None):
+    def __init__(self, task_names: list[str], style=None, parent=None, *, stepped: bool = False):
         super().__init__(parent)
         self.worker: TrainingWorker | None = None
         self.out_dir: Path | None = None
@@ -65,9 +70,43 @@ class TrainingPanel(QWidget):
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(REDRAW_MS)
         self._redraw_timer.timeout.connect(self._redraw)
+        self._start_building(self._build_steps(list(task_names), style), stepped)
+
+    # -- building ------------------------------------------------------------------------------------
+    def _build_steps(self, task_names: list[str], style):
+        """The parts in the order the one-go constructor built them (same widgets, same stacking)."""
         self._build_form(task_names)
-        self._build_plots()
+        yield
+        self.plots = pg.GraphicsLayoutWidget(self)  # a child: a panel deleted half-built takes it along
+        # side by side: each curve gets the full height of the row
+        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss (cross-entropy, nats)")
+        yield  # a pyqtgraph PlotItem with its context menu is ~20 ms: one per step
+        self.acc_plot = self.plots.addPlot(row=0, col=1, title="batch accuracy")
+        self._set_up_plots()
+        yield
         self.timeline = AttentionTimeline(style=style, parent=self)
+        yield
+        self._lay_out()
+        self.task_box.currentTextChanged.connect(self._task_changed)
+        self._task_changed(self.task_box.currentText())
+        if style is not None:
+            self.set_style(style)
+
+    def _set_up_plots(self) -> None:
+        self.acc_plot.setYRange(0, 1)
+        self.acc_plot.setXLink(self.loss_plot)
+        self.acc_plot.setLabel("bottom", "step")
+        self.loss_plot.setLabel("bottom", "step")
+        for plot in (self.loss_plot, self.acc_plot):
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMouseEnabled(x=False, y=False)  # ranges follow the run, not the mouse
+            plot.enableAutoRange(False)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+        self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#CC6677", width=2))
+        self.acc_curve = self.acc_plot.plot(pen=pg.mkPen("#117733", width=2))
+
+    def _lay_out(self) -> None:
         box = QGroupBox("How attention emerged (snapshots taken during training, live while it runs)", self)
         QVBoxLayout(box).addWidget(self.timeline)
         # the form on the left; the curves and the replay share the rest, each with room to be read
@@ -97,104 +136,10 @@ class TrainingPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(split)
-        self.task_box.currentTextChanged.connect(self._task_changed)
-        self._task_changed(self.task_box.currentText())
-        if style is not None:
-            self.set_style(style)
-
-    # -- building ------------------------------------------------------------------------------------
-    def _build_form(self, task_names: list[str]) -> None:
-        self.form_box = QGroupBox("Train a model", self)
-        self.task_box = QComboBox(self)
-        self.task_box.addItems(task_names)
-        self.task_box.setToolTip("A built-in task: the data is generated, nothing is downloaded")
-        self.description = QLabel("", self)
-        self.description.setWordWrap(True)
-        self.steps_box = QSpinBox(self)
-        self.steps_box.setRange(1, 1_000_000)
-        self.steps_box.setSingleStep(100)
-        self.lr_box = QDoubleSpinBox(self)
-        self.lr_box.setDecimals(5)
-        self.lr_box.setRange(1e-5, 1.0)
-        self.lr_box.setSingleStep(1e-4)
-        self.batch_box = QSpinBox(self)
-        self.batch_box.setRange(1, 4096)
-        self.device_box = QComboBox(self)
-        self.device_box.addItem("auto")
-        self.seed_box = QSpinBox(self)
-        self.seed_box.setRange(0, 2**31 - 1)
-        self.out_edit = QLineEdit(self)
-        self.out_edit.setPlaceholderText("a new folder under the app's data folder")
-        self.out_edit.setToolTip("Where the checkpoint and the attention snapshots are written")
-        browse = QToolButton(self)
-        browse.setText("…")
-        browse.setToolTip("Choose the output folder")
-        browse.clicked.connect(self._browse)
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.out_edit, 1)
-        out_row.addWidget(browse)
-        self.start_button = QPushButton("Start training", self)
-        self.start_button.setToolTip("Train in the background; the app stays usable")
-        self.start_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop after the current step; a run stopped before its first checkpoint "
-                                      "leaves no folder behind")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.open_button = QPushButton("Open trained model", self)
-        self.open_button.setToolTip("Load the trained model into the Attention views")
-        self.open_button.setEnabled(False)
-        self.open_button.clicked.connect(lambda: self.out_dir and self.open_model.emit(str(self.out_dir)))
-        self.progress = QProgressBar(self)
-        self.progress.setFormat("%v / %m steps")
-        self.status = QLabel("", self)
-        self.status.setWordWrap(True)
-        # two lines, always: a label that grows would re-lay out the plots on every update
-        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
-        form = QFormLayout()
-        form.addRow("Task:", self.task_box)
-        form.addRow("", self.description)
-        form.addRow("Steps:", self.steps_box)
-        form.addRow("Learning rate:", self.lr_box)
-        form.addRow("Batch size:", self.batch_box)
-        form.addRow("Device:", self.device_box)
-        form.addRow("Seed:", self.seed_box)
-        form.addRow("Save to:", out_row)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.open_button)
-        lay = QVBoxLayout(self.form_box)
-        lay.addLayout(form)
-        lay.addLayout(buttons)
-        lay.addWidget(self.progress)
-        lay.addWidget(self.status)
-
-    def _build_plots(self) -> None:
-        self.plots = pg.GraphicsLayoutWidget()
-        # side by side: each curve gets the full height of the row
-        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss (cross-entropy, nats)")
-        self.acc_plot = self.plots.addPlot(row=0, col=1, title="batch accuracy")
-        self.acc_plot.setYRange(0, 1)
-        self.acc_plot.setXLink(self.loss_plot)
-        self.acc_plot.setLabel("bottom", "step")
-        self.loss_plot.setLabel("bottom", "step")
-        for plot in (self.loss_plot, self.acc_plot):
-            plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMouseEnabled(x=False, y=False)  # ranges follow the run, not the mouse
-            plot.enableAutoRange(False)
-            plot.setDownsampling(auto=True, mode="peak")
-            plot.setClipToView(True)
-        self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#CC6677", width=2))
-        self.acc_curve = self.acc_plot.plot(pen=pg.mkPen("#117733", width=2))
 
     def set_controls_visible(self, on: bool) -> None:
         """Presentation mode: the curves and the replay alone (the settings form hides)."""
         self.splitter.widget(0).setVisible(on)
-
-    def set_devices(self, devices: list[str]) -> None:
-        self.device_box.clear()
-        self.device_box.addItems(["auto", *devices])
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
@@ -210,25 +155,6 @@ class TrainingPanel(QWidget):
                 axis.setTextPen(pg.mkPen(style.foreground))
                 axis.setStyle(tickFont=style.font())
             plot.titleLabel.setText(plot.titleLabel.text, color=style.foreground, size=f"{style.font_pt(1.2):.0f}pt")
-
-    # -- settings ------------------------------------------------------------------------------------
-    def _task_changed(self, name: str) -> None:
-        if name:
-            run_job(task_defaults, name, on_result=self._got_defaults, on_error=self._error)
-
-    def _got_defaults(self, d: dict) -> None:
-        if d["name"] != self.task_box.currentText():
-            return
-        self._defaults = d
-        self.steps_box.setValue(d["steps"])
-        self.lr_box.setValue(d["lr"])
-        self.batch_box.setValue(d["batch_size"])
-        self.description.setText(d["description"])
-
-    def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Save the trained model in")
-        if path:
-            self.out_edit.setText(path)
 
     def _error(self, message: str) -> None:
         self.notice.emit(message, "error")
@@ -340,8 +266,18 @@ class TrainingPanel(QWidget):
 
     def show_model_snapshots(self, snaps, causal: bool) -> None:
         """Replay the snapshots stored with a loaded model (when no training run is on screen)."""
+        for _ in self.model_snapshot_steps(snaps, causal):
+            pass
+
+    def model_snapshot_steps(self, snaps, causal: bool):
+        """:meth:`show_model_snapshots` in two steps (a generator): the replay, then the recorded curves.
+        With the tab in front each repaints its own plots, and both in one event-loop turn (pyqtgraph
+        paints a re-ranged plot twice) froze the window for 60-75 ms per model switch."""
+        if self.running or self.steps:
+            return
+        self.timeline.set_snapshots(snaps, causal)
+        yield
         if not self.running and not self.steps:
-            self.timeline.set_snapshots(snaps, causal)
             self._show_loaded_history()
 
     def showEvent(self, event) -> None:

@@ -65,6 +65,7 @@ class ViewsArea(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._classes: dict[str, type] = {}  # dock name -> view class, for every dock
         self._built: dict[str, object] = {}  # dock name -> its view, once built
+        self._made: dict[str, object] = {}  # dock name -> its view, made but not docked yet (build_next)
         self._dirty: set[str] = set()  # built views that owe an update (hidden when the trace came)
         self._visible: dict[str, bool] = {}
         self._selection = self._style = None
@@ -121,16 +122,26 @@ class ViewsArea(QMainWindow):
         """The view of dock ``name``, built now if it was not (None if it cannot be built)."""
         if name in self._built:
             return self._built[name]
+        made = self._made.pop(name, None)
+        if made is None:
+            made = self._make(name)
+        return self._dock(name, made) if made is not None else None
+
+    def _make(self, name: str):
+        """A new view for dock ``name``, not docked yet (None if it cannot be built)."""
         cls = self._classes.get(name)
         if cls is None:
             return None
         try:
-            view = cls(selection=self._selection, style=self._style)
+            # a hidden child of its dock until docked: a window closed meanwhile deletes it too
+            return cls(selection=self._selection, style=self._style, parent=self.docks[name])
         except Exception as exc:  # noqa: BLE001 - a broken view is left out, the others work
             log.warning("cannot create %s: %s", name, exc)
             self._classes.pop(name)
             self.docks[name].widget().setText(f"{getattr(cls, 'title', name)} could not be built: {exc}")
             return None
+
+    def _dock(self, name: str, view):
         dock = self.docks[name]
         old = dock.widget()
         dock.setWidget(view)
@@ -150,12 +161,24 @@ class ViewsArea(QMainWindow):
         return [self.build(n) for n in self.unbuilt() if self.on_screen(n)]
 
     def build_next(self, visible_first: bool = True):
-        """Build one more view (those on screen first); returns it, or None when all are built."""
+        """Build one more view (those on screen first); returns it, or None when all are built.
+
+        A view off screen is made in one call and docked in the next: docking re-lays out the area
+        (a view wider than its placeholder widens its tab group), which repaints the views on screen,
+        and both in one event-loop turn froze the window for ~0.1 s (issue 18)."""
+        if self._made:
+            name, view = self._made.popitem()
+            return self._dock(name, view)
         names = [n for n in self.unbuilt() if n in self._classes]
         if visible_first:
             names.sort(key=lambda n: not self.on_screen(n))
         for name in names:
-            view = self.build(name)
+            if self.on_screen(name) or not self.window().isVisible():
+                view = self.build(name)
+            else:
+                view = self._made[name] = self._make(name)
+                if view is None:
+                    del self._made[name]
             if view is not None:
                 return view
         return None

@@ -70,30 +70,32 @@ class WindowPagesMixin:
             if not more:
                 break
             yield
-        if self.training is None:
+        if self.training is None and self._training_parts is None:
             from attnviz.gui.panels.training_panel import TrainingPanel
             from attnviz.tasks import task_names
 
-            self.training = TrainingPanel(task_names(), style=self.view_style, parent=self)
-            self.training.open_model.connect(self.load_model)
-            self.training.notice.connect(self.notify)
-            box = self.model_panel.device_box
-            if box.count() > 1:
-                self.training.set_devices([box.itemText(i) for i in range(1, box.count())])
-            fill_page(self.training_page, self.training)
-            yield  # building the panel is ~0.1 s of its own: its first content in the next turn
-            if self._snapshots_pending is not None:
-                self.training.show_model_snapshots(*self._snapshots_pending)
+            # built in parts, one per turn (all at once: ~0.1 s); the tab keeps its "Preparing…" page
+            # until every part is built, and with the tab in front (or brought there) the rest is built at once
+            self._training_parts = TrainingPanel(task_names(), style=self.view_style, parent=self, stepped=True)
+            self._training_style = self.view_style
+            while (self.training is None and self.tabs.currentWidget() is not self.training_page
+                   and self._training_parts.build_step()):
+                yield
+            self._install_training()
+            yield  # the panel's first content in a turn of its own
+        for _ in self._pending_snapshot_steps():
             yield
-        if self.walkthrough is None:
+        yield
+        if self.walkthrough is None and self._walkthrough_parts is None:
             from attnviz.gui.walkthrough import WalkthroughPage, lane_runner
 
-            self.walkthrough = WalkthroughPage(self.selection, self.view_style, lane_runner(self.lane), self)
-            fill_page(self.walkthrough_page, self.walkthrough)
-            self._tab_changed(self.tabs.currentIndex())
-            from attnviz.gui.panels.scene_actions import apply_pending_walkthrough
-
-            apply_pending_walkthrough(self)  # a scene opened before the page existed: its what-if switches
+            self._walkthrough_parts = WalkthroughPage(self.selection, self.view_style, lane_runner(self.lane), self,
+                                                      stepped=True)
+            self._walkthrough_style = self.view_style
+            while (self.walkthrough is None and self.tabs.currentWidget() is not self.walkthrough_page
+                   and self._walkthrough_parts.build_step()):
+                yield
+            self._install_walkthrough()
         # start-up is over: what it built lives for the session; later collections skip it
         gc.freeze()
         if not self.warm:
@@ -102,12 +104,64 @@ class WindowPagesMixin:
             # model switch during the warm-up)
             self.lane.submit("warm-up", import_modules_job, list(WARM_UP_MODULES), on_result=self._warmed_up)
 
+    def _install_training(self) -> None:
+        """Put the Training panel being built on its page, finished at once if parts remain."""
+        panel = self._training_parts
+        if panel is None or self.training is not None:
+            return
+        panel.finish_building()
+        self._training_parts = None
+        if self._training_style is not self.view_style:  # the style changed while it was being built
+            panel.set_style(self.view_style)
+        self.training = panel
+        panel.open_model.connect(self.load_model)
+        panel.notice.connect(self.notify)
+        box = self.model_panel.device_box
+        if box.count() > 1:
+            panel.set_devices([box.itemText(i) for i in range(1, box.count())])
+        fill_page(self.training_page, panel)
+
+    def _install_walkthrough(self) -> None:
+        """Put the Walkthrough page being built on its tab, finished at once if parts remain."""
+        page = self._walkthrough_parts
+        if page is None or self.walkthrough is not None:
+            return
+        page.finish_building()
+        self._walkthrough_parts = None
+        if self._walkthrough_style is not self.view_style:
+            page.set_style(self.view_style)
+        self.walkthrough = page
+        fill_page(self.walkthrough_page, page)
+        self._tab_changed(self.tabs.currentIndex())
+        from attnviz.gui.panels.scene_actions import apply_pending_walkthrough
+
+        apply_pending_walkthrough(self)  # a scene opened before the page existed: its what-if switches
+
+    def _show_pending_snapshots(self) -> None:
+        """The loaded model's stored snapshots in the Training panel's replay (once per model)."""
+        for _ in self._pending_snapshot_steps():
+            pass
+
+    def _pending_snapshot_steps(self):
+        """:meth:`_show_pending_snapshots` a part per step (the replay, then the curves)."""
+        pending = self._snapshots_pending
+        if self.training is not None and pending is not None and self._snapshots_shown is not pending:
+            self._snapshots_shown = pending
+            yield from self.training.model_snapshot_steps(*pending)
+
     def _warmed_up(self, _done) -> None:
         self.warm = True
         self.warmed_up.emit()
 
     def _tab_changed(self, index: int) -> None:
-        """Bring the walkthrough up to date, but only while it is on screen: it recomputes a lot."""
+        """Bring the walkthrough up to date, but only while it is on screen: it recomputes a lot. The
+        Training tab shown while its panel is being built in parts: the rest is built now."""
+        if self._training_parts is not None and self.tabs.widget(index) is self.training_page:
+            self._install_training()
+            self._show_pending_snapshots()
+        if self._walkthrough_parts is not None and self.tabs.widget(index) is self.walkthrough_page:
+            self._install_walkthrough()  # brings it up to date too (calls this again)
+            return
         if self.walkthrough is None or self.tabs.widget(index) is not self.walkthrough_page:
             return
         model, trace, given = self._walkthrough_fed

@@ -6,6 +6,7 @@ from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QTabWidget
 
+from attnviz.gui.stepped_build import SteppedBuild
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.matrix_form_widget import MatrixFormWidget
 from attnviz.gui.walkthrough.sandbox_widget import SandboxWidget
@@ -16,7 +17,7 @@ from attnviz.selection import Selection
 __all__ = ["WalkthroughPage"]
 
 
-class WalkthroughPage(QTabWidget):
+class WalkthroughPage(SteppedBuild, QTabWidget):
     """Four sub-tabs. The main window feeds ``set_trace``, ``set_model``, ``set_input`` and ``set_style``.
 
     Parameters
@@ -25,19 +26,29 @@ class WalkthroughPage(QTabWidget):
     style : the current ViewStyle.
     run_async : ``run_async(kind, fn, on_result, on_error)`` for what-if re-runs; pass
         ``lane_runner(window.lane)`` so they queue behind (and never race) the window's own model runs.
+    stepped : build only the bare tab widget now and a sub-tab per ``build_step()`` (in one go the four
+        froze the GUI thread for ~50 ms); the caller shows the page only once ``built``
+        (:class:`attnviz.gui.stepped_build.SteppedBuild`).
     """
 
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, run_async=None,
-                 parent=None):
+                 parent=None, *, stepped: bool = False):
         super().__init__(parent)
-        selection = selection or Selection()
+        self._start_building(self._build_steps(selection or Selection(), style, run_async), stepped)
+
+    def _build_steps(self, selection: Selection, style: ViewStyle | None, run_async):
+        # each sub-tab goes into the (hidden) tab widget as soon as it is built: a window closed meanwhile
+        # deletes it with the page instead of leaving a parentless widget behind
         self.steps = WalkthroughWidget(selection, style)
-        self.matrix = MatrixFormWidget(selection, style)
-        self.sandbox = SandboxWidget(style)
-        self.whatif = WhatIfPanel(run_async, selection, style)
         self.addTab(self.steps, "Six steps")
+        yield
+        self.matrix = MatrixFormWidget(selection, style)
         self.addTab(self.matrix, "Matrix form")
+        yield
+        self.sandbox = SandboxWidget(style)
         self.addTab(self.sandbox, "Sandbox")
+        yield
+        self.whatif = WhatIfPanel(run_async, selection, style)
         self.addTab(self.whatif, "What if")
         self.setTabToolTip(0, "one query of one head, step by step, with the model's own numbers")
         self.setTabToolTip(1, "the whole layer as matrices: Q = XW_Q … Z = PV, heads × W_O, residual and MLP")

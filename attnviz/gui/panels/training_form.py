@@ -1,0 +1,115 @@
+"""The Training tab's settings form: task, steps, learning rate, batch size, device, seed, output folder,
+the start/cancel/open buttons, progress and status (a mixin of
+:class:`attnviz.gui.panels.training_panel.TrainingPanel`, which runs and draws the training)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout)
+
+from attnviz.gui.workers import run_job
+
+__all__ = ["TrainingFormMixin", "task_defaults"]
+
+
+def task_defaults(name: str) -> dict:
+    """Default steps, learning rate, batch size and description of a task (runs in a worker)."""
+    from attnviz.tasks import get_task
+
+    task = get_task(name)
+    return {"name": name, "steps": int(task.steps), "lr": float(task.lr), "batch_size": int(task.batch_size),
+            "description": str(task.description or ""), "causal": task.kind == "decoder"}
+
+
+class TrainingFormMixin:
+    """Builds the settings form (``form_box`` and its controls) and fills in a task's defaults."""
+
+    def _build_form(self, task_names: list[str]) -> None:
+        self.form_box = QGroupBox("Train a model", self)
+        self.task_box = QComboBox(self)
+        self.task_box.addItems(task_names)
+        self.task_box.setToolTip("A built-in task: the data is generated, nothing is downloaded")
+        self.description = QLabel("", self)
+        self.description.setWordWrap(True)
+        self.steps_box = QSpinBox(self)
+        self.steps_box.setRange(1, 1_000_000)
+        self.steps_box.setSingleStep(100)
+        self.lr_box = QDoubleSpinBox(self)
+        self.lr_box.setDecimals(5)
+        self.lr_box.setRange(1e-5, 1.0)
+        self.lr_box.setSingleStep(1e-4)
+        self.batch_box = QSpinBox(self)
+        self.batch_box.setRange(1, 4096)
+        self.device_box = QComboBox(self)
+        self.device_box.addItem("auto")
+        self.seed_box = QSpinBox(self)
+        self.seed_box.setRange(0, 2**31 - 1)
+        self.out_edit = QLineEdit(self)
+        self.out_edit.setPlaceholderText("a new folder under the app's data folder")
+        self.out_edit.setToolTip("Where the checkpoint and the attention snapshots are written")
+        browse = QToolButton(self)
+        browse.setText("…")
+        browse.setToolTip("Choose the output folder")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_edit, 1)
+        out_row.addWidget(browse)
+        self.start_button = QPushButton("Start training", self)
+        self.start_button.setToolTip("Train in the background; the app stays usable")
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop after the current step; a run stopped before its first checkpoint "
+                                      "leaves no folder behind")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_button = QPushButton("Open trained model", self)
+        self.open_button.setToolTip("Load the trained model into the Attention views")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(lambda: self.out_dir and self.open_model.emit(str(self.out_dir)))
+        self.progress = QProgressBar(self)
+        self.progress.setFormat("%v / %m steps")
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        # two lines, always: a label that grows would re-lay out the plots on every update
+        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
+        form = QFormLayout()
+        form.addRow("Task:", self.task_box)
+        form.addRow("", self.description)
+        form.addRow("Steps:", self.steps_box)
+        form.addRow("Learning rate:", self.lr_box)
+        form.addRow("Batch size:", self.batch_box)
+        form.addRow("Device:", self.device_box)
+        form.addRow("Seed:", self.seed_box)
+        form.addRow("Save to:", out_row)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.open_button)
+        lay = QVBoxLayout(self.form_box)
+        lay.addLayout(form)
+        lay.addLayout(buttons)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+
+
+    def set_devices(self, devices: list[str]) -> None:
+        self.device_box.clear()
+        self.device_box.addItems(["auto", *devices])
+
+    def _task_changed(self, name: str) -> None:
+        if name:
+            run_job(task_defaults, name, on_result=self._got_defaults, on_error=self._error)
+
+    def _got_defaults(self, d: dict) -> None:
+        if d["name"] != self.task_box.currentText():
+            return
+        self._defaults = d
+        self.steps_box.setValue(d["steps"])
+        self.lr_box.setValue(d["lr"])
+        self.batch_box.setValue(d["batch_size"])
+        self.description.setText(d["description"])
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Save the trained model in")
+        if path:
+            self.out_edit.setText(path)
