@@ -138,7 +138,9 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
     shown) and ``"… cpu ms"`` (all threads) per export and for Save scene, the worst export stall, the
     stall of the window's first notice (not the export's own), and the 1-minute load average.
     """
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from attnviz.bench.screen import use_headless_screen
+
+    use_headless_screen()
     from attnviz.gui.figure_render import ExportOptions
     from attnviz.gui.figures import export_style
 

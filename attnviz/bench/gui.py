@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+from attnviz.bench.screen import use_headless_screen
+
 __all__ = ["measure_startup", "measure_keystroke", "measure_keystroke_hf", "measure_stalls", "run_gui_benchmarks"]
 
 
@@ -123,8 +125,7 @@ def measure_startup(model: str | None = None, timeout: float = 120.0, settings_p
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
         env["ATTNVIZ_SETTINGS"] = settings_path or os.path.join(tmp, "settings.ini")
-        if not any(env.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
-            env["QT_QPA_PLATFORM"] = "offscreen"  # a headless machine: measured off screen, not refused
+        use_headless_screen(env)  # a headless machine: measured off screen (a desktop-sized one), not refused
         env["ATTNVIZ_BENCH_STACKS"] = "1" if stacks else ""
         if cache_dir is not None:
             env["ATTNVIZ_CACHE_DIR"] = cache_dir
@@ -357,7 +358,7 @@ def run_gui_benchmarks(models: tuple[str, ...] | None = None, stacks: bool | Non
 
     ``stacks`` (default: the environment variable ``ATTNVIZ_BENCH_STACKS=1``) adds what the GUI thread
     was doing in the longest freezes of start-up, model loading and training (``*_stall_causes``)."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    use_headless_screen()
     from attnviz.io import bundled_models
 
     if stacks is None:

@@ -68,7 +68,9 @@ def measure_long_map(T: int = 16384, n_frames: int = 60, size=(1000, 800)) -> di
     """
     import os
 
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from attnviz.bench.screen import use_headless_screen
+
+    use_headless_screen()
     from PySide6.QtWidgets import QApplication
 
     from attnviz.capture.trace import Trace
