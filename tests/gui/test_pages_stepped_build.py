@@ -172,3 +172,28 @@ def test_a_models_replay_and_curves_in_two_steps_end_as_shown_at_once(qtbot):
     panel.steps = [1]  # a run of this tab is on screen: a model's replay no longer replaces it
     panel.timeline.set_snapshots(None)
     assert list(panel.model_snapshot_steps(snaps, False)) == [] and panel.timeline.snapshots is None
+
+
+def test_a_model_without_snapshots_or_history_clears_the_previous_models(make_window, qtbot):
+    """The Training tab shows the loaded model's replay and curves or none: never the previous model's."""
+    import numpy as np
+
+    from attnviz.training.snapshots import Snapshots
+
+    win = make_window(model="tiny-encoder", text="the cat sat")
+    qtbot.waitUntil(lambda: win.training is not None and win.loaded is not None, timeout=120000)
+    panel = win.training
+    probs = np.full((2, 3, 3), 1 / 3, np.float32)
+    earlier = Snapshots(steps=[0, 5], probes=[{"input": "a b c", "tokens": ["a", "b", "c"]}], parts=["self"],
+                        arrays={f"s{k}.p0.L0": probs for k in range(2)})
+    # what an earlier model with stored snapshots and a recorded history left on the tab
+    panel.timeline.set_snapshots(earlier, False)
+    panel.show_model_history({"step": [0, 5], "loss": [2.0, 1.0], "accuracy": [0.1, 0.9]}, "earlier")
+    assert panel.timeline.snapshots is earlier and "earlier" in panel.status.text()
+    with qtbot.waitSignal(win.model_loaded, timeout=120000):
+        win.load_model("tiny-bpe")  # stored with neither
+    qtbot.waitUntil(lambda: panel.timeline.snapshots is None, timeout=30000)
+    win.tabs.setCurrentWidget(win.training_page)
+    qtbot.waitUntil(lambda: "earlier" not in panel.status.text(), timeout=30000)
+    x, _ = panel.loss_curve.getData()
+    assert x is None or len(x) == 0

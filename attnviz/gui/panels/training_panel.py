@@ -285,11 +285,14 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         self._show_loaded_history()
 
     def _show_loaded_history(self) -> None:
-        """The curves of the model the window has loaded (its ``loaded``), until a run of this tab starts."""
+        """The curves of the model the window has loaded (its ``loaded``; none for a model without a
+        recorded history), until a run of this tab starts."""
         loaded = getattr(self.window(), "loaded", None)
+        if loaded is None:
+            return
         info = getattr(loaded, "info", None) or {}
-        if isinstance(info.get("history"), dict):
-            self.show_model_history(info["history"], str(getattr(loaded, "name", "") or ""))
+        history = info.get("history") if isinstance(info.get("history"), dict) else None
+        self.show_model_history(history, str(getattr(loaded, "name", "") or ""))
 
     def show_model_history(self, history: dict | None, name: str = "") -> None:
         """Draw the training curves recorded with a loaded model (``config.json`` "history": step,
@@ -308,6 +311,8 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
             self.loss_plot.setYRange(0, max(finite) * 1.1, padding=0)
             self.status.setText(f"curves recorded when {name or 'the loaded model'} was trained "
                                 f"({steps[-1]} steps); start a run to train a new model")
+        else:  # another model's caption must not stay under empty curves
+            self.status.setText(f"no training curves were recorded with {name}" if name else "")
 
     def shutdown(self, msecs: int = 10000) -> None:
         """Cancel a running training and wait for its thread (window closing)."""

@@ -77,12 +77,13 @@ class WindowModelsMixin:
             self.notify(res.notice, "warning")
         elif self.notice.level == "error":
             self.notice.dismiss()  # the model problem is solved
-        if res.snapshots is not None:
-            self._snapshots_pending = (res.snapshots, cfg.causal)
-            if self.training is not None:
-                # the Training tab's replay and curves in a turn of their own: with the tab in front, the
-                # rest of this and its repaint in one turn froze the window for 80+ ms per model switch
-                self.run_steps(self._snapshots_step(loaded, self._snapshots_pending))
+        # this model's replay and curves, or none: a model without snapshots or history must not leave the
+        # previous model's on the Training tab
+        self._snapshots_pending = (res.snapshots, cfg.causal)
+        if self.training is not None:
+            # the Training tab's replay and curves in a turn of their own: with the tab in front, the
+            # rest of this and its repaint in one turn froze the window for 80+ ms per model switch
+            self.run_steps(self._snapshots_step(loaded, self._snapshots_pending))
         self._tab_changed(self.tabs.currentIndex())
         self._feed_first_input(res, keep_text=not switched)
         self.model_loaded.emit(res.ref)
