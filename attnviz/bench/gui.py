@@ -175,7 +175,8 @@ def _views_complete(app, win, timeout_s: float = 30.0) -> None:
     from PySide6.QtCore import QEventLoop
 
     deadline = time.monotonic() + timeout_s
-    while any(getattr(v, "background_pending", False) for v in win.views_area.visible_views()):
+    shown = [*win.views_area.visible_views(), win.prediction_panel]  # the panel may compute its row too
+    while any(getattr(v, "background_pending", False) for v in shown):
         if time.monotonic() > deadline:
             raise RuntimeError("a view's background work did not finish")
         app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
