@@ -30,7 +30,7 @@ def test_rollout_is_computed_when_read_and_equals_the_stored_one(hf_loaded, tmp_
     assert trace.shape("rollout") == (T, T) and "rollout" not in trace.arrays  # the shape costs nothing
     row = trace.row("rollout", 3)
     roll = trace["rollout"]
-    assert roll.dtype == np.float32 and "rollout" in trace.arrays and not trace.deferred
+    assert roll.dtype == np.float32 and "rollout" in trace.arrays and "rollout" not in trace.deferred
     # bit for bit what run_trace stored before it was deferred
     np.testing.assert_array_equal(roll, compute_rollout(trace.all_probs()).astype(np.float32))
     np.testing.assert_array_equal(row, roll[3])
