@@ -197,7 +197,7 @@ class PredictionPanel(QWidget):
 
     def _show_row(self, trace, q: int, names: list[str]) -> None:
         """Per-token predictions: the bars of row ``q``. A deferred row (a Hugging Face MLM's: one
-        30,522-word projection of BERT-base, ~11 ms) is computed on the views' worker while this thread
+        30,522-word projection of BERT-base, ~11 ms) is computed on a worker while this thread
         draws the views; title and bars change together when it comes (until then the panel shows what
         it showed, as while the model ran). A hidden panel computes it at once."""
         title = f"Prediction for token {q} “{trace.tokens[q]}” (click a token to choose)"
@@ -218,10 +218,12 @@ class PredictionPanel(QWidget):
             self.title.setText(title)
             self.bars.set_entries(result)
 
-        from attnviz.gui.workers import views_lane
+        # not the views' lane: there the All heads statistics (~35 ms for BERT-base) run at the same
+        # time, and the row would wait for them
+        from attnviz.gui.workers import background_lane
 
-        self._row_job = views_lane().submit(("prediction-row", id(self)), _top_of_row, trace, q, names,
-                                            on_result=shown, owner=self)
+        self._row_job = background_lane().submit(("prediction-row", id(self)), _top_of_row, trace, q, names,
+                                                 on_result=shown, owner=self)
 
     def _cancel_row(self) -> None:
         if self._row_job is not None:
