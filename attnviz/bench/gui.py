@@ -172,14 +172,17 @@ def _scratch_settings():
 def _views_complete(app, win, timeout_s: float = 30.0) -> None:
     """Process events until no view on screen waits for background work (e.g. the All heads grid's
     statistics of a long trace, drawn as "…" until they come): only then is its figure complete."""
-    from PySide6.QtCore import QEventLoop
+    from PySide6.QtCore import QEventLoop, QTimer
 
     deadline = time.monotonic() + timeout_s
     shown = [*win.views_area.visible_views(), win.prediction_panel]  # the panel may compute its row too
     while any(getattr(v, "background_pending", False) for v in shown):
         if time.monotonic() > deadline:
             raise RuntimeError("a view's background work did not finish")
-        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+        # sleep until an event comes (with a time limit, processEvents would spin instead of waiting,
+        # and its CPU time would count as the keystroke's); the timer makes sure one comes
+        QTimer.singleShot(50, app, lambda: None)
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
 
 def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = None,
