@@ -19,6 +19,7 @@ from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
+from attnviz.gui.views.split_stats import StatsInHalves
 from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.title import make_title, set_title
@@ -71,6 +72,7 @@ class ModelView(BaseView):
         self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, i)
         self.grid = TileGrid((PITCH_X, PITCH_Y), self._hover, self._select)  # every thumbnail, one item
         self._grid_shape = (0, 0)  # (layers, heads) the grid, its notes and axes are laid out for
+        self._halves = StatsInHalves(self)
         self.vb.addItem(self.grid)
         self.notes = GridNotes()  # every note under the tiles in one item (grid_notes.py)
         self.vb.addItem(self.notes, ignoreBounds=True)
@@ -137,7 +139,8 @@ class ModelView(BaseView):
         else:
             # started before the thumbnails: the worker computes while this thread pools and colours
             # (BERT-base at T = 128: ~30 ms of statistics beside ~20 ms of drawing, on the other core)
-            self.run_in_background(lambda: summarize_stats(trace, part), self._stats_ready)
+            # (two halves of the layers on two workers: split_stats.py)
+            self._halves.start(trace, part, self._stats_ready)
             self._hold(True)
         self._draw_thumbs()
         self.stats = summarize_stats(trace, part) if inline else None
@@ -165,6 +168,18 @@ class ModelView(BaseView):
         self._set_title()
         if self.table.isVisible():
             self._fill_table()
+
+    @property
+    def background_pending(self) -> bool:
+        return super().background_pending or self._halves.pending
+
+    def cancel_background(self) -> None:
+        super().cancel_background()
+        self._halves.cancel()
+
+    def ensure_current(self) -> None:
+        self._halves.finish_now()
+        super().ensure_current()
 
     def _hold(self, on: bool) -> None:
         """Keep the grid on screen as it is (``on``) until the new trace's statistics come, then draw it
