@@ -17,7 +17,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["compute_rollout", "fuse_heads", "discard_lowest", "ProbLayers"]
+__all__ = ["compute_rollout", "fuse_heads", "discard_lowest", "ProbLayers", "DeferredRollout"]
 
 FUSIONS = ("mean", "max", "min")
 
@@ -127,3 +127,28 @@ def compute_rollout(
         mixed = np.divide(mixed, rows, out=np.zeros_like(mixed), where=rows > 0)
         result = mixed @ result  # later layers act on the left: Â_l · (Â_{l-1} · …)
     return result
+
+
+class DeferredRollout:
+    """A trace's default ``rollout`` (T, T) float32, computed when first asked for (``Trace.deferred``).
+
+    Issue 18: the app's keystroke computed it for every run (BERT-base at T = 128: ~6 ms, and 12 layers
+    converted to float64) although the views on screen by default do not read it (the Rollout view
+    computes its own, with its settings). The arrays are the trace's own probabilities, referenced
+    (not copied) when the trace is made: the result is exactly ``compute_rollout(trace.all_probs())``.
+    """
+
+    def __init__(self, trace):
+        self._probs = [trace.arrays[f"L{i}.probs"] for i in range(trace.n_layers)]
+        T = self._probs[0].shape[-1]
+        self.shape = (T, T)
+        self._value: np.ndarray | None = None
+
+    def full(self) -> np.ndarray:
+        if self._value is None:
+            probs = [np.asarray(p, dtype=np.float32) for p in self._probs]  # as Trace.all_probs gives them
+            self._value = compute_rollout(probs).astype(np.float32)
+        return self._value
+
+    def row(self, i: int) -> np.ndarray:
+        return self.full()[i]

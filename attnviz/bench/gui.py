@@ -190,18 +190,40 @@ def _scratch_settings():
     return AppSettings(os.path.join(folder, "settings.ini"))
 
 
-def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = None) -> dict:
+def _views_complete(app, win, timeout_s: float = 30.0) -> None:
+    """Process events until no view on screen waits for background work (e.g. the All heads grid's
+    statistics of a long trace, drawn as "…" until they come): only then is its figure complete."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    deadline = time.monotonic() + timeout_s
+    shown = [*win.views_area.visible_views(), win.prediction_panel]  # the panel may compute its row too
+    while any(getattr(v, "background_pending", False) for v in shown):
+        if time.monotonic() > deadline:
+            raise RuntimeError("a view's background work did not finish")
+        # sleep until an event comes (with a time limit, processEvents would spin instead of waiting,
+        # and its CPU time would count as the keystroke's); the timer makes sure one comes
+        QTimer.singleShot(50, app, lambda: None)
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+
+
+def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = None,
+                      forward: bool = False) -> dict:
     """Type ``n`` characters into a window (pausing between keys) and time key → every visible view drawn.
 
     The first key after a pause is run at once (leading edge of the debounce), so the figure is the
     real latency a lecturer sees for one edit: model run in the worker, trace delivery, every visible
-    view's ``set_trace`` and a synchronous repaint. Typing starts once the live model is loaded and
-    start-up's background work is over.
+    view's ``set_trace``, its background work (if any) and a synchronous repaint. Typing starts once the
+    live model is loaded and start-up's background work is over.
+
+    ``forward`` (Hugging Face models): after each key also time the bare forward on the same text, on
+    the app's model lane with the app's threads (:func:`attnviz.bench.hf.bare_forward`), so that
+    keystroke − forward is what attnviz adds around the model.
 
     Returns
     -------
     dict with the model, tokens per run, visible views, median and largest wall ms, median CPU ms of
-    all threads per key, and the 1-minute load average while typing.
+    all threads per key, and the 1-minute load average while typing; with ``forward`` also the bare
+    forward's median wall and CPU ms and the overhead (keystroke median − forward median).
     """
     from PySide6.QtCore import QElapsedTimer, Qt
     from PySide6.QtTest import QTest
@@ -221,7 +243,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
         if win.input_panel.mode != "text":
             return {"keystroke_model": win.loaded.name, "keystroke_ms_median": float("nan")}
         win.input_panel.edit.setFocus()
-        clock, times, cpu = QElapsedTimer(), [], []
+        clock, times, cpu, fwd, fwd_cpu = QElapsedTimer(), [], [], [], []
         for i in range(n):
             _pause(250)  # a pause: the next key is a fresh edit, not part of a burst
             key = Qt.Key.Key_Backspace if i % 2 else Qt.Key.Key_Space
@@ -230,6 +252,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
             QTest.keyClick(win.input_panel.edit, key)
             if not _wait(win.trace_shown, 30000):
                 raise RuntimeError("a keystroke produced no trace")
+            _views_complete(app, win)
             for view in win.views_area.visible_views():
                 view.repaint()
             app.processEvents()
@@ -237,10 +260,23 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
             # CPU time of all threads: on a shared machine steadier than wall time, which it bounds
             # from below when the run and the drawing do not overlap
             cpu.append((time.process_time() - cpu0) * 1000)
-        return {"keystroke_model": win.loaded.name, "keystroke_tokens": len(win.trace.tokens),
-                "keystroke_visible_views": len(win.views_area.visible_views()),
-                "keystroke_ms_median": statistics.median(times), "keystroke_ms_max": max(times),
-                "keystroke_cpu_ms_median": statistics.median(cpu), "keystroke_load_1min": os.getloadavg()[0]}
+            if forward:  # interleaved with the keys: load from other processes hits both alike
+                from attnviz.bench.hf import bare_forward
+
+                _pause(250)
+                wall_ms, cpu_ms = win.lane.submit("bench-forward", bare_forward, win.loaded,
+                                                  win.input_panel.text).result(60)
+                fwd.append(wall_ms)
+                fwd_cpu.append(cpu_ms)
+        out = {"keystroke_model": win.loaded.name, "keystroke_tokens": len(win.trace.tokens),
+               "keystroke_visible_views": len(win.views_area.visible_views()),
+               "keystroke_ms_median": statistics.median(times), "keystroke_ms_max": max(times),
+               "keystroke_cpu_ms_median": statistics.median(cpu), "keystroke_load_1min": os.getloadavg()[0]}
+        if fwd:
+            out.update(keystroke_forward_ms_median=statistics.median(fwd),
+                       keystroke_forward_cpu_ms_median=statistics.median(fwd_cpu),
+                       keystroke_overhead_ms=statistics.median(times) - statistics.median(fwd))
+        return out
     finally:
         win.close()
         win.deleteLater()
@@ -273,7 +309,7 @@ def measure_keystroke_hf(T: int = 128, n: int = 10) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         text = write_bert_base_folder(tmp, T)
-        return measure_keystroke(tmp, n=n, text=text)
+        return measure_keystroke(tmp, n=n, text=text, forward=True)
 
 
 def _stall_figures(meter) -> tuple[float, float, float]:
@@ -413,9 +449,13 @@ def _hf_keystroke_figures() -> dict:
     except AttnvizError as exc:
         return {"keystroke_hf_bert_base": f"not measured: {exc}"}
     name = f"hf-bert-base-T{fig.get('keystroke_tokens')}"
+    # the bare forward beside the keystroke: overhead = keystroke − forward is attnviz's share
     return {f"keystroke_ms_median[{name}]": fig["keystroke_ms_median"],
             f"keystroke_ms_max[{name}]": fig["keystroke_ms_max"],
-            f"keystroke_cpu_ms_median[{name}]": fig["keystroke_cpu_ms_median"]}
+            f"keystroke_cpu_ms_median[{name}]": fig["keystroke_cpu_ms_median"],
+            f"keystroke_forward_ms[{name}]": fig["keystroke_forward_ms_median"],
+            f"keystroke_forward_cpu_ms[{name}]": fig["keystroke_forward_cpu_ms_median"],
+            f"keystroke_overhead_ms[{name}]": fig["keystroke_overhead_ms"]}
 
 
 if __name__ == "__main__":  # python -m attnviz.bench.gui: the same figures without the CLI

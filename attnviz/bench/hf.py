@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 
-__all__ = ["measure_hf_overhead", "BERT_BASE"]
+__all__ = ["measure_hf_overhead", "bare_forward", "BERT_BASE"]
 
 BERT_BASE = dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                  intermediate_size=3072, max_position_embeddings=512)
@@ -116,3 +116,28 @@ def write_bert_base_folder(path, T: int = 128, sizes: dict | None = None) -> str
         model.save_pretrained(str(path))
         tf.BertTokenizer(vocab={t: i for i, t in enumerate(vocab)}).save_pretrained(str(path))
     return " ".join(f"w{i}" for i in range(T - 2))
+
+
+def bare_forward(loaded, text: str) -> tuple[float, float]:
+    """Wall and CPU ms (all threads) of the plainest forward a user could run on ``text``: the Hugging
+    Face model's encoder alone (``base_model``: no output head, no hooks, nothing copied out) on
+    transformers' SDPA attention under ``torch.inference_mode``, with the threads set now.
+
+    The keystroke benchmark runs it on the app's model lane, so that keystroke − forward is what
+    attnviz adds around the model (capture, checks, delivery, drawing).
+    """
+    import torch
+
+    from attnviz.runtime.pipeline import prepare_text
+
+    inputs = prepare_text(loaded, text, truncate=True).inputs
+    model = loaded.model
+    before = model.config._attn_implementation
+    model.set_attn_implementation("sdpa")
+    try:
+        with torch.inference_mode():
+            w0, c0 = time.perf_counter(), time.process_time()
+            model.base_model(**inputs)
+            return (time.perf_counter() - w0) * 1e3, (time.process_time() - c0) * 1e3
+    finally:
+        model.set_attn_implementation(before)

@@ -66,8 +66,8 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:
         trace.arrays["image"] = prep.image.astype(np.float32)
-    if rollout:
-        from attnviz.analysis.rollout import compute_rollout
+    if rollout:  # computed when something reads trace["rollout"] (or saves the trace), not per keystroke
+        from attnviz.analysis.rollout import DeferredRollout
 
-        trace.arrays["rollout"] = compute_rollout(trace.all_probs()).astype(np.float32)
+        trace.deferred["rollout"] = DeferredRollout(trace)
     return trace

@@ -108,3 +108,17 @@ def test_float16_trace_gives_the_float32_rollout():
     assert half["L0.probs"].dtype == np.float16
     np.testing.assert_allclose(compute_rollout(half), full, atol=2e-3)
     assert np.all(np.triu(full, 1) == 0)  # causal: no token draws on later ones, through any layer
+
+
+def test_deferred_rollout_of_a_float16_trace_is_the_rollout_it_replaces():
+    from attnviz.analysis.rollout import DeferredRollout
+
+    model = build_tiny("encoder")
+    inputs, tokens = make_inputs(model)
+    half = capture(model, inputs, tokens, precision="float16")
+    pending = DeferredRollout(half)
+    assert pending.shape == (6, 6)
+    expected = compute_rollout(half.all_probs()).astype(np.float32)  # what run_trace stored before
+    np.testing.assert_array_equal(pending.row(2), expected[2])
+    np.testing.assert_array_equal(pending.full(), expected)
+    assert pending.full() is pending.full()  # computed once

@@ -64,3 +64,42 @@ def test_panel_shows_the_selected_row_of_a_deferred_prediction(qtbot):
     assert panel.bars.entries == top_entries(table[2], [f"w{i}" for i in range(50)])
     np.testing.assert_array_equal(trace["prediction"], table)  # asked whole: computed once, then kept
     assert pending.fulls == 1 and "prediction" in trace.arrays and not trace.deferred
+
+
+def test_a_shown_panel_computes_a_deferred_row_on_a_worker_and_shows_the_newest(qtbot):
+    import threading
+
+    rng = np.random.default_rng(2)
+    table = rng.dirichlet(np.ones(60), size=5).astype(np.float32)
+    names = [f"w{i}" for i in range(60)]
+    gate, threads = threading.Event(), []
+
+    class _Slow(_Rows):
+        def row(self, i):
+            threads.append(threading.current_thread())
+            gate.wait(5)
+            return super().row(i)
+
+    def trace_of(pending):
+        return Trace(tokens=["[CLS]", "a", "b", "c", "[SEP]"], meta={"kind": "encoder", "n_layers": 1, "n_heads": 1},
+                     deferred={"prediction": pending})
+
+    panel = PredictionPanel()
+    qtbot.addWidget(panel)
+    panel.set_vocab(names)
+    panel.show()
+    qtbot.waitExposed(panel)
+    first = trace_of(_Slow(table))
+    panel.set_trace(first)
+    assert panel.background_pending and panel.bars.entries == []  # not computed on this thread
+    panel.set_query(3)  # the user picks another token before the first row came: only the newest is shown
+    gate.set()
+    qtbot.waitUntil(lambda: not panel.background_pending, timeout=10000)
+    assert threading.main_thread() not in threads
+    assert panel.bars.entries == top_entries(table[3], names)
+    assert "token 3" in panel.title.text() and first.deferred  # a row, never the whole (T, V) array
+    panel.set_trace(trace_of(_Rows(table[::-1].copy())))
+    qtbot.waitUntil(lambda: not panel.background_pending, timeout=10000)
+    assert panel.bars.entries == top_entries(table[::-1][3], names)
+    panel.clear()
+    assert not panel.background_pending and panel.bars.entries == []

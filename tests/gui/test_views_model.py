@@ -1,7 +1,8 @@
 """ModelView: every head's thumbnail, statistics equal to a numpy recomputation, clicks select.
 
-The 12×12 test draws and updates a full grid of ImageItems: PySide6 6.12.0 crashes there with
-pyqtgraph (we pin 6.11.x); a future release that breaks it again fails here.
+The 12×12 test draws and updates a full grid of 144 tiles (one TileGrid item since issue 18; with an
+ImageItem per tile PySide6 6.12.0 crashed there with pyqtgraph, we pin 6.11.x): a future release that
+breaks drawing it fails here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+from attnviz.gui.style import colour_lut  # noqa: E402
 from attnviz.gui.views.model_view import ModelView  # noqa: E402
 from attnviz.bench.traces import sample_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
@@ -74,9 +76,10 @@ def test_thumbnails_and_statistics(qtbot):
         idx = np.arange(10)
         dist = np.abs(idx[:, None] - idx[None, :])
         np.testing.assert_allclose(view.stats.distance[layer], (p * dist).sum(-1).mean(-1), rtol=1e-6)
-        for h in range(4):  # the ImageItem holds the colourised thumbnail
-            tile = view.tiles[layer][h].image
+        for h in range(4):  # the grid item draws the colourised thumbnail
+            tile = view.grid.tile(layer, h)
             assert tile.shape == (10, 10, 4)
+            np.testing.assert_array_equal(tile, colour_lut(view.style)[view.thumbs.images[layer, h]])
     note = view.note_text(2, 1)
     assert note == f"{view.stats.entropy[2, 1]:.2f} · {view.stats.distance[2, 1]:.1f}"
     assert f"{view.stats.entropy[1, 3]:.4f}" in view.head_info(1, 3)
@@ -86,9 +89,14 @@ def test_click_thumbnail_and_table_select_the_head(qtbot):
     trace = sample_trace("decoder", T=8, n_layers=2, n_heads=4)
     view, sel = make(qtbot, trace)
     view.grab()
-    pos = view.widget_pos(view.tiles[1][2], 4, 4)  # the middle of tile (layer 1, head 2), item pixels
+    middle = view.grid.tile_rect(1, 2).center()  # the middle of tile (layer 1, head 2)
+    pos = view.widget_pos(view.vb, middle.x(), middle.y())
     qtbot.mouseClick(view.canvas.viewport(), Qt.LeftButton, pos=pos)
     assert (sel.layer, sel.head) == (1, 2)
+    grid = view.grid  # the tile under a point; none in the gaps (the notes' row, between columns)
+    assert grid.index_at(2 * 1.12 + 0.99, 1 * 1.42 + 0.01) == (1, 2)
+    assert grid.index_at(2 * 1.12 + 1.05, 1.5) is None and grid.index_at(0.5, 1.2) is None
+    assert grid.index_at(-0.1, 0.5) is None and grid.index_at(4 * 1.12 + 0.5, 0.5) is None
     assert view.marks[0].isVisible() and view.top.selected == 2 and view.left.selected == 1
     view.show_table(True)
     assert view.table.isVisible() and not view.canvas.isVisible()
@@ -107,15 +115,15 @@ def test_full_12x12_grid_draws_and_updates(qtbot):
     second = sample_trace("encoder", T=16, n_layers=12, n_heads=12, d_model=48, seed=1)
     view, sel = make(qtbot, first, size=(1200, 1000))
     img1 = view.grab().toImage()
-    tiles = [t for row in view.tiles for t in row]
-    assert len(tiles) == 144 and len({id(t) for t in tiles}) == 144
-    for trace in (second, first, second):  # repeated updates of all 144 ImageItems
+    grid = view.grid
+    assert grid.layers_heads == (12, 12)
+    for trace in (second, first, second):  # repeated updates of all 144 tiles
         view.set_trace(trace)
         view.canvas.viewport().repaint()
     qtbot.waitUntil(lambda: view.stats is not None, timeout=20000)
     img2 = view.grab().toImage()
     assert img1 != img2
-    assert [t for row in view.tiles for t in row] == tiles  # items reused, not re-created
+    assert view.grid is grid and grid.scene() is view.vb.scene()  # the item reused, not re-created
     p = second["L11.probs"][11]
     expected = np.floor(np.clip(p / view.thumbs.vmax * 254, 0, 254) + 0.5).astype(np.uint8)
     np.testing.assert_array_equal(view.thumbs.images[11, 11], expected)

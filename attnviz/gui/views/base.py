@@ -199,6 +199,12 @@ class BaseView(SelectionHoverMixin, QWidget):
         job = views_lane().submit(("view", id(self)), _call, fn, on_result=delivered, owner=self)
         self._work = (job, fn, done)
 
+    @property
+    def background_pending(self) -> bool:
+        """True while background work for what the view shows has not been delivered (its figure is
+        not complete yet: e.g. the All heads grid's statistics of a long trace)."""
+        return self._work is not None
+
     def cancel_background(self) -> None:
         """Drop this view's background work: its result will not be delivered."""
         if self._work is not None:
