@@ -3,8 +3,8 @@
 A mixin of :class:`attnviz.gui.main_window.MainWindow`. After the first paint ``start()`` sends torch and
 the model to the model lane, and the views' Qt-free dependencies plus the import plans of pyqtgraph and
 the views to the torch-free views lane. Meanwhile the GUI thread, one short step per event-loop turn:
-creates PySide6's lazily built types a few dozen at a time (pyqtgraph reads them all when it is
-imported), imports pyqtgraph and then the views module by module (:mod:`attnviz.gui.stepped_import`),
+imports pyqtgraph (its Qt mirrors filled on demand: :mod:`attnviz.gui.pyqtgraph_mirrors`; else PySide6's
+lazily built types are created first, a few dozen per step, as pyqtgraph's import reads them all) and then the views module by module (:mod:`attnviz.gui.stepped_import`),
 docks every view with a placeholder, builds the views on screen one per turn and draws the stored
 opening trace. Hidden views are built when first shown, the rest in idle time once start-up is over.
 
@@ -196,7 +196,10 @@ class WindowStartupMixin:
         self.notify(f"the attention views could not be loaded ({message})", "error")
 
     def _startup_steps(self):
-        yield from qt_warm_up_steps()
+        from attnviz.gui.pyqtgraph_mirrors import lazy_mirrors_active
+
+        if not lazy_mirrors_active():  # pyqtgraph's import would create every PySide6 type in one go
+            yield from qt_warm_up_steps()
         for package in ("pyqtgraph", "attnviz.gui.views"):
             while package not in self._plans:
                 if "failed" in self._plans:
