@@ -18,7 +18,7 @@ from attnviz.errors import AttnvizError
 
 __all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
            "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
-           "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX"]
+           "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input"]
 
 MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
 
@@ -107,10 +107,51 @@ def add_model_args(p) -> None:
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
 
 
-def add_input_args(p, required: bool = True) -> None:
+def add_input_args(p, required: bool = False) -> None:
+    """--text / --image; neither given: the model's own example (see :func:`fill_example_input`)."""
     g = p.add_mutually_exclusive_group(required=required)
-    g.add_argument("--text", metavar="TEXT", help="input sentence (text models)")
-    g.add_argument("--image", metavar="FILE", help="input image file: PNG, JPEG, … (vision models)")
+    g.add_argument("--text", metavar="TEXT",
+                   help="input sentence (text models; default: the model's example sentence, as the app opens on)")
+    g.add_argument("--image", metavar="FILE",
+                   help="input image file: PNG, JPEG, … (vision models; default: the model's example image)")
+
+
+def fill_example_input(args) -> None:
+    """Neither ``--text`` nor ``--image`` given: the input the app opens ``--model`` on, its task's example.
+
+    Sets ``args.text`` or ``args.image`` and says which on standard error (a figure should never show an
+    input the lecturer did not know about). A model without a built-in task (e.g. a Hugging Face folder)
+    has no example: one line asking for the input.
+    """
+    import json
+    import sys
+
+    if getattr(args, "text", None) is not None or getattr(args, "image", None) is not None:
+        return
+    ref = getattr(args, "model", None)
+    if not ref:
+        return  # the command's own check names what is missing
+    folder = model_folder(ref)
+    task_name = None
+    try:
+        task_name = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("task") if folder else None
+    except (OSError, ValueError, AttributeError):
+        pass  # not an attnviz folder, or a broken one: loading it says what is wrong
+    from attnviz.tasks import TASKS, get_task
+
+    if task_name not in TASKS:
+        raise AttnvizError(f"give --text TEXT or --image FILE: {ref} has no example input of its own")
+    task = get_task(task_name)
+    example = task.example_input()
+    if task.kind == "vit":
+        if not isinstance(example, (str, os.PathLike)):
+            raise AttnvizError(f"give --image FILE: the example image of {ref} is not installed")
+        args.image = str(example)
+        said = f"its example image {Path(example).name}"
+    else:
+        args.text = str(example)
+        said = f"its example sentence {args.text!r}"
+    print(f"attnviz: note: no --text or --image given: {ref} runs on {said}", file=sys.stderr)
 
 
 def model_folder(name_or_dir: str) -> Path | None:

@@ -136,8 +136,11 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    from attnviz.commands.common import fill_example_input
     from attnviz.commands.scene_args import run_scene_export
 
+    if not (args.scene or args.lesson):
+        fill_example_input(args)
     done = run_scene_export(args, _options)
     if done is not None:
         return done

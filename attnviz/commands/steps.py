@@ -6,7 +6,8 @@ import json
 import math
 import sys
 
-from attnviz.commands.common import HELP_FORMATTER, add_input_args, add_model_args, examples, index, load_from_args
+from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, examples, fill_example_input, index,
+                                     load_from_args)
 
 
 def add_parser(sub) -> None:
@@ -93,6 +94,7 @@ def run(args) -> int:
     from attnviz.analysis.steps import compute_six_steps
     from attnviz.runtime import run_trace
 
+    fill_example_input(args)
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
                       precision="float32", rollout=False)

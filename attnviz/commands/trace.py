@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, check_output, examples,
-                                     load_from_args, write_guard)
+                                     fill_example_input, load_from_args, write_guard)
 
 
 def add_parser(sub) -> None:
@@ -31,6 +31,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     out = check_output(args.output, args)
+    fill_example_input(args)
     loaded = load_from_args(args)
     from attnviz.runtime import run_trace
 
