@@ -97,13 +97,14 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
 
     ``forward`` (Hugging Face models): after each key also time the bare forward on the same text, on
     the app's model lane with the app's threads (:func:`attnviz.bench.hf.bare_forward`), so that
-    keystroke − forward is what attnviz adds around the model.
+    keystroke − forward is what attnviz adds around the model, and the encoder's matrix products alone.
 
     Returns
     -------
     dict with the model, tokens per run, visible views, median and largest wall ms, median CPU ms of
     all threads per key, and the 1-minute load average while typing; with ``forward`` also the bare
-    forward's median wall and CPU ms and the overhead (keystroke median − forward median).
+    forward's median wall and CPU ms, the overhead (keystroke median − forward median) and the median wall
+    ms of the encoder's linear layers alone (:func:`attnviz.bench.hf.linear_floor`: what no forward beats).
     """
     from PySide6.QtCore import QElapsedTimer, Qt
     from PySide6.QtTest import QTest
@@ -123,7 +124,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
         if win.input_panel.mode != "text":
             return {"keystroke_model": win.loaded.name, "keystroke_ms_median": float("nan")}
         win.input_panel.edit.setFocus()
-        clock, times, cpu, fwd, fwd_cpu = QElapsedTimer(), [], [], [], []
+        clock, times, cpu, fwd, fwd_cpu, floor = QElapsedTimer(), [], [], [], [], []
         for i in range(n):
             _pause(250)  # a pause: the next key is a fresh edit, not part of a burst
             key = Qt.Key.Key_Backspace if i % 2 else Qt.Key.Key_Space
@@ -141,13 +142,15 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
             # from below when the run and the drawing do not overlap
             cpu.append((time.process_time() - cpu0) * 1000)
             if forward:  # interleaved with the keys: load from other processes hits both alike
-                from attnviz.bench.hf import bare_forward
+                from attnviz.bench.hf import bare_forward, linear_floor
 
                 _pause(250)
                 wall_ms, cpu_ms = win.lane.submit("bench-forward", bare_forward, win.loaded,
                                                   win.input_panel.text).result(60)
                 fwd.append(wall_ms)
                 fwd_cpu.append(cpu_ms)
+                floor.append(win.lane.submit("bench-floor", linear_floor, win.loaded,
+                                             win.input_panel.text).result(60)[0])
         out = {"keystroke_model": win.loaded.name, "keystroke_tokens": len(win.trace.tokens),
                "keystroke_visible_views": len(win.views_area.visible_views()),
                "keystroke_ms_median": statistics.median(times), "keystroke_ms_max": max(times),
@@ -155,7 +158,8 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
         if fwd:
             out.update(keystroke_forward_ms_median=statistics.median(fwd),
                        keystroke_forward_cpu_ms_median=statistics.median(fwd_cpu),
-                       keystroke_overhead_ms=statistics.median(times) - statistics.median(fwd))
+                       keystroke_overhead_ms=statistics.median(times) - statistics.median(fwd),
+                       keystroke_linear_floor_ms_median=statistics.median(floor))
         return out
     finally:
         win.close()
@@ -335,7 +339,9 @@ def _hf_keystroke_figures() -> dict:
             f"keystroke_cpu_ms_median[{name}]": fig["keystroke_cpu_ms_median"],
             f"keystroke_forward_ms[{name}]": fig["keystroke_forward_ms_median"],
             f"keystroke_forward_cpu_ms[{name}]": fig["keystroke_forward_cpu_ms_median"],
-            f"keystroke_overhead_ms[{name}]": fig["keystroke_overhead_ms"]}
+            f"keystroke_overhead_ms[{name}]": fig["keystroke_overhead_ms"],
+            # the encoder's matrix products alone: no forward on this machine is faster
+            f"keystroke_linear_floor_ms[{name}]": fig["keystroke_linear_floor_ms_median"]}
 
 
 if __name__ == "__main__":  # python -m attnviz.bench.gui: the same figures without the CLI

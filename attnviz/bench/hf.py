@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 
-__all__ = ["measure_hf_overhead", "bare_forward", "BERT_BASE"]
+__all__ = ["measure_hf_overhead", "bare_forward", "linear_floor", "BERT_BASE"]
 
 BERT_BASE = dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                  intermediate_size=3072, max_position_embeddings=512)
@@ -141,3 +141,26 @@ def bare_forward(loaded, text: str) -> tuple[float, float]:
             return (time.perf_counter() - w0) * 1e3, (time.process_time() - c0) * 1e3
     finally:
         model.set_attn_implementation(before)
+
+
+def linear_floor(loaded, text: str) -> tuple[float, float]:
+    """Wall and CPU ms of the encoder's linear layers alone on ``text``'s tokens: every ``nn.Linear`` of
+    ``base_model`` applied once to a (tokens × in_features) input, back to back, with the threads set now.
+
+    No forward can be faster than its matrix products: the figure says how much of the keystroke goal is
+    left for everything else on this machine (BERT-base at T = 128: 72 products, ~22 GFLOP).
+    """
+    import torch
+
+    from attnviz.runtime.pipeline import prepare_text
+
+    tokens = int(prepare_text(loaded, text, truncate=True).inputs["input_ids"].shape[-1])
+    layers = [m for m in loaded.model.base_model.modules() if isinstance(m, torch.nn.Linear)]
+    with torch.inference_mode():
+        inputs = {m.in_features: torch.randn(1, tokens, m.in_features) for m in layers}
+        for m in layers[:4]:  # warm the allocator and the BLAS
+            m(inputs[m.in_features])
+        w0, c0 = time.perf_counter(), time.process_time()
+        for m in layers:
+            m(inputs[m.in_features])
+        return (time.perf_counter() - w0) * 1e3, (time.process_time() - c0) * 1e3
