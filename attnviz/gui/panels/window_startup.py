@@ -237,11 +237,7 @@ class WindowStartupMixin:
         if state is not None:
             area.restoreState(state)
         yield  # Qt settles which tab of each group is in front
-        while True:
-            todo = [n for n in area.unbuilt() if area.on_screen(n)]
-            if not todo:
-                break
-            area.build(todo[0])
+        while area.build_visible_step():  # made in one turn, docked in the next
             yield
         # a turn between building and drawing: the area's own timer may have built the views on screen in
         # the turn this step ran in, and building them and drawing the first map in one go froze the window
