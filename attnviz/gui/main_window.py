@@ -75,7 +75,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self._queued_steps: list = []  # more steps to run after those (building the pages)
         self._plans: dict = {}  # what the start-up worker has delivered so far
         self._step_timer = self._idle_timer = None
-        self._load_waits = False  # the first model's load waits for its stored opening trace
+        self._load_waits = False  # the first model's load waits until the views are imported (window_startup)
         self.settings = settings or AppSettings()
         self.selection = Selection()
         self.loaded = None

@@ -14,13 +14,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-# pyqtgraph and the views imported the ordinary way before any window exists, as the whole suite's
-# collection does anyway: a window's step-by-step import of them inside a pytest process crashed in
-# PySide6 6.11.2/6.11.3 (a use after free in a QGraphicsWidget's attribute lookup while painting; 6.10.3
-# does not) when a GUI test file ran alone. The stepped import is tested in fresh processes
-# (test_plan_cache.py, test_stepped_import.py) and measured by `attnviz bench`.
-import attnviz.gui.views  # noqa: E402,F401
-
 SENTENCES = ["the animal did not cross the street because it was too tired",
              "the cat sat on the mat and it was happy", "a dog is a good friend"]
 

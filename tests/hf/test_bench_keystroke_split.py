@@ -10,13 +10,6 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-# pyqtgraph and the views imported the ordinary way, as every GUI test module does at collection: a window's
-# step-by-step import of them inside a pytest process crashed in PySide6 6.11.2/6.11.3's attribute lookup
-# (use after free in a QGraphicsWidget's getattr while painting; 6.10.3 does not; the app's own launches did
-# not crash in the launches measured). The stepped import itself is tested in tests/gui/test_plan_cache.py
-# and test_stepped_import.py, in fresh processes.
-import attnviz.gui.views  # noqa: E402,F401
-
 SMALL = dict(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
 

@@ -80,11 +80,14 @@ class WindowStartupMixin:
         self._started = True
         first = self._first["model"] or self._remembered_model() or None
         opening = self._opening_candidate()
-        # A bundled model may have a stored opening trace: then torch waits until that map is drawn. Both
-        # want the interpreter lock, and the first map (which needs no torch) would wait for half of
-        # torch's import; the live model takes over about as much later. Otherwise the model loads now.
-        self._load_waits = opening is not None and not self._views_installed
-        if not self._load_waits:
+        # torch (the model's load, the catalogue's scan) waits until pyqtgraph and the views are imported and
+        # the first map is drawn (a bundled model's stored opening trace needs no torch):
+        # - importing torch on a worker while this thread imported pyqtgraph crashed PySide6 6.11 (a segfault
+        #   in its attribute lookup while painting, 4-6 of 6 runs when the window's start-up was the first
+        #   in the process to import pyqtgraph; 0 of 8 with torch held back; tests/gui/test_startup_order.py);
+        # - both want the interpreter lock, and the first map would wait for half of torch's import.
+        self._load_waits = not self._views_installed
+        if not self._load_waits:  # started again after the views were installed
             self.load_model(first)
             self._scan_catalogue()
         self._plans.clear()
@@ -133,7 +136,7 @@ class WindowStartupMixin:
         return assets_dir() / "models" / ref
 
     def _load_first_model(self) -> None:
-        """The model load held back for the stored opening trace: now (once)."""
+        """The first model's load, held back until the views are imported and the first map drawn: now (once)."""
         if self._load_waits:
             self._load_waits = False
             self.load_model(self._first["model"] or self._remembered_model() or None)
@@ -158,8 +161,6 @@ class WindowStartupMixin:
     def _plan_arrived(self, item) -> None:
         key, value = item
         self._plans[key] = value
-        if key == "opening" and value is None:  # no valid stored trace: nothing to wait for
-            self._load_first_model()
 
     def _plans_done(self, _imported) -> None:
         self._plans["done"] = True
