@@ -44,6 +44,19 @@ def test_model_panel_lists_task_size_and_metrics(make_window, qtbot, assets):
     assert enc.isSelected()  # the loaded model is highlighted
 
 
+def test_a_listed_models_folder_opened_by_path_is_highlighted(make_window, qtbot, assets, tmp_path):
+    folder = assets / "models" / "tiny-decoder"
+    win = _ready(make_window, qtbot, model=str(folder))
+    qtbot.waitUntil(lambda: len(win.model_panel.names()) == 4, timeout=30000)
+    tree = win.model_panel.tree
+    selected = [tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) for i in range(4)
+                if tree.topLevelItem(i).isSelected()]
+    assert selected == ["tiny-decoder"]
+    # a folder elsewhere is no listed model: nothing is highlighted
+    win.model_panel.set_current(str(tmp_path))
+    assert not any(tree.topLevelItem(i).isSelected() for i in range(4))
+
+
 def test_picking_another_model_loads_and_runs_it(make_window, qtbot):
     win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat sat")
     qtbot.waitUntil(lambda: len(win.model_panel.names()) == 4, timeout=30000)

@@ -111,13 +111,15 @@ class ModelPanel(QWidget):
         return out
 
     def set_current(self, name_or_dir: str) -> None:
-        """Highlight the loaded model (nothing when it is not a listed one) without emitting."""
+        """Highlight the loaded model (nothing when it is not a listed one) without emitting; a folder that
+        is a listed model's own folder (``attnviz path/to/assets/models/coref``) highlights that model."""
         self._current = name_or_dir
+        listed = _listed_name(name_or_dir, self.names())
         self.tree.blockSignals(True)
         self.tree.clearSelection()
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.data(0, _PATH) == name_or_dir:
+            if item.data(0, _PATH) == listed:
                 item.setSelected(True)
                 self.tree.setCurrentItem(item)
         self.tree.blockSignals(False)
@@ -153,3 +155,17 @@ class ModelPanel(QWidget):
         value = item.data(0, _PATH)
         if value and value != self._current:
             self.model_requested.emit(str(value))
+
+
+def _listed_name(name_or_dir, names: list[str]):
+    """``name_or_dir`` if it is a listed name; else the listed bundled model whose folder it is (or None)."""
+    if not name_or_dir or name_or_dir in names:
+        return name_or_dir
+    from attnviz.io import assets_dir
+
+    try:
+        folder = Path(name_or_dir).expanduser().resolve()
+        models = (assets_dir() / "models").resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return folder.name if folder.parent == models and folder.name in names else None
