@@ -1,0 +1,75 @@
+"""A page of the window (held by its tab's layout) is exported at the figure's size, in parts, and put back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from attnviz.gui.figure_render import ExportOptions
+
+
+class _Reflowing(QLabel):
+    """A label that asks its layouts for a new geometry whenever it is resized, as the Training page's
+    widgets do: the tab's layout then places the page again (at its screen size)."""
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.updateGeometry()
+
+
+def _page(parent=None) -> QWidget:
+    """A page shaped like the Training tab."""
+    page = QWidget(parent)
+    split = QSplitter(page)
+    form = QGroupBox("Train a model", split)
+    note = QLabel("Which noun does it refer to? The adjective decides which one the model attends to. " * 3, form)
+    note.setWordWrap(True)
+    QVBoxLayout(form).addWidget(note)
+    form.layout().addWidget(QPushButton("Start training", form))
+    right = QSplitter(Qt.Orientation.Vertical, split)
+    curves = QGroupBox("Training curves", right)
+    plot = pg.PlotWidget(curves)
+    plot.plot(np.arange(50.0), np.exp(-np.arange(50.0) / 10), pen=pg.mkPen("#CC6677", width=2))
+    QVBoxLayout(curves).addWidget(plot)
+    QVBoxLayout(QGroupBox("How attention emerged", right)).addWidget(QLabel("step 800 (20/20)"))
+    QVBoxLayout(page).addWidget(split)
+    page.layout().addWidget(_Reflowing("curves recorded when the model was trained (800 steps)", page))
+    return page
+
+
+def test_a_tab_page_is_exported_at_the_figure_size_and_put_back(qtbot, tmp_path):
+    from attnviz.gui.figure_export import FigureExport
+
+    opts = ExportOptions(width=960, height=600)
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    page = _page()
+    tabs.addTab(QLabel("another tab"), "views")
+    tabs.addTab(page, "training")
+    tabs.setCurrentWidget(page)
+    tabs.resize(700, 420)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    qtbot.wait(20)
+    on_screen = page.size()
+    assert on_screen.width() < opts.width  # the export has to enlarge it
+
+    runner = FigureExport()
+    sizes = []  # the page's size at every event-loop turn of the export
+    runner._timer.timeout.connect(lambda: sizes.append(page.size().toTuple()))
+    with qtbot.waitSignal(runner.done, timeout=30000):
+        runner.export(page, None, None, tmp_path / "page.png", opts, None)
+    img = QImage(str(tmp_path / "page.png")).convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.width(), 4)[..., :3]
+    drawn = (pixels != 255).any(-1)  # the figure's background is white where no widget paints
+    # laid out at 960×600, not drawn at its screen size in the slide's top-left corner
+    assert drawn[:, on_screen.width() + 10:].any() and drawn[on_screen.height() + 10:, :].any()
+    assert (opts.width, opts.height) in sizes  # held at the figure's size between turns
+    # back on screen: its size, its tab's layout in charge again, updates on
+    assert page.size() == on_screen and page.updatesEnabled()
+    tabs.resize(760, 460)
+    qtbot.wait(20)
+    assert page.size() != on_screen  # the tab's layout places it again
