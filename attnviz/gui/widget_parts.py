@@ -13,12 +13,16 @@ import time
 
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPainter, QRegion
-from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QGraphicsView, QWidget
 
 __all__ = ["part_steps", "widget_parts", "TURN_BUDGET_S"]
 
 TURN_BUDGET_S = 0.02  # paint for about this long, then let the event loop run (its goal: no gap > 100 ms)
 SMALL_FRACTION = 1 / 24  # a widget smaller than this share of the page is painted whole: not worth a turn
+# a graphics view at least this share of the page, painted whole, gets a turn of its own: one such plot is
+# 40-80 ms in an SVG (the view's cached background goes in as a page-sized PNG image), on top of the
+# turn's budget it exceeded 100 ms (issue 18)
+HEAVY_FRACTION = 1 / 8
 
 _ALONE = QWidget.RenderFlag(0)
 _WHOLE = QWidget.RenderFlag.DrawChildren
@@ -57,15 +61,24 @@ def widget_parts(widget: QWidget):
     yield from walk(widget, QPoint(0, 0))
 
 
+def _heavy(part: QWidget, flags, heavy_area: float) -> bool:
+    """A large graphics view painted whole: it starts a turn of its own."""
+    return flags == _WHOLE and isinstance(part, QGraphicsView) and part.width() * part.height() >= heavy_area
+
+
 def part_steps(painter: QPainter, widget: QWidget, budget_s: float = TURN_BUDGET_S):
-    """Paint ``widget`` at the painter's origin, yielding each time ``budget_s`` of painting is spent.
+    """Paint ``widget`` at the painter's origin, yielding each time ``budget_s`` of painting is spent
+    and before each large graphics view (a plot: see ``HEAVY_FRACTION``).
 
     The widget must not change between steps (the caller holds it at the figure's size).
     """
     start = time.perf_counter()
-    for i, (part, offset, flags) in enumerate(widget_parts(widget)):
-        if i and time.perf_counter() - start > budget_s:
+    heavy_area = widget.width() * widget.height() * HEAVY_FRACTION
+    painted = 0  # parts painted in this turn
+    for part, offset, flags in widget_parts(widget):
+        if painted and (time.perf_counter() - start > budget_s or _heavy(part, flags, heavy_area)):
             yield
-            start = time.perf_counter()
+            start, painted = time.perf_counter(), 0
+        painted += 1
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
         QWidget.render(part, painter, offset, QRegion(), flags)

@@ -73,3 +73,32 @@ def test_a_tab_page_is_exported_at_the_figure_size_and_put_back(qtbot, tmp_path)
     tabs.resize(760, 460)
     qtbot.wait(20)
     assert page.size() != on_screen  # the tab's layout places it again
+
+
+def test_a_large_plot_is_painted_in_a_turn_of_its_own(qtbot):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QPainter, QRegion
+
+    from attnviz.gui.widget_parts import HEAVY_FRACTION, part_steps, widget_parts
+
+    page = _page()
+    qtbot.addWidget(page)
+    page.resize(960, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    page.findChild(QSplitter).setSizes([300, 660])  # the curves get most of the width, as in the app
+    qtbot.wait(20)
+    plots = [p for p, _, _ in widget_parts(page) if isinstance(p, pg.PlotWidget)]
+    assert plots and plots[0].width() * plots[0].height() >= 960 * 600 * HEAVY_FRACTION
+    img = QImage(page.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    img.fill(Qt.GlobalColor.white)
+    painter = QPainter(img)
+    turns = sum(1 for _ in part_steps(painter, page, budget_s=1e9))  # no time limit: only the plot ends one
+    painter.end()
+    assert turns == len(plots) == 1
+    whole = QImage(page.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    whole.fill(Qt.GlobalColor.white)
+    painter = QPainter(whole)
+    QWidget.render(page, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+    painter.end()
+    assert img == whole  # the same pixels as one render
