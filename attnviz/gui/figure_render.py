@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPa
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.gui.widget_parts import vector_backgrounds
 from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
@@ -175,7 +176,8 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
             widget.setUpdatesEnabled(True)
         painter.translate(0, top)
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
-        QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+        with vector_backgrounds(widget, painter):  # as part_steps paints it (the app's export)
+            QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
         restore_widget(widget, previous)  # a page of the window: back to the size it has on screen
     painter.restore()
     _paint_caption(painter, opts, font)

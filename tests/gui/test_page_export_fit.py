@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsView, QGroupBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from attnviz.gui.figure_render import ExportOptions
 
@@ -102,3 +104,47 @@ def test_a_large_plot_is_painted_in_a_turn_of_its_own(qtbot):
     QWidget.render(page, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
     painter.end()
     assert img == whole  # the same pixels as one render
+
+
+def test_plots_in_an_svg_draw_their_background_not_a_bitmap_of_it(qtbot, monkeypatch):
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    from attnviz.gui.figure_render import render_payload
+
+    page = _page()
+    qtbot.addWidget(page)
+    page.resize(960, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    plot = page.findChild(pg.PlotWidget)
+    mode = plot.cacheMode()
+    assert mode & QGraphicsView.CacheModeFlag.CacheBackground  # pyqtgraph caches it on screen
+    opts = ExportOptions(width=960, height=600)
+    svg = render_payload(page, "svg", opts)
+    assert plot.cacheMode() == mode  # put back once painted
+    # the plot's background was a plot-sized PNG embedded in the file; now only the images the style
+    # draws the group boxes' frames with are left
+    sizes = [tuple(map(float, m)) for m in
+             re.findall(rb'<image[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', svg)]
+    assert sizes and (float(plot.width()), float(plot.height())) not in sizes
+    # and it looks the same as when the plot's background went in as a bitmap
+    import contextlib
+
+    import attnviz.gui.figure_render as figure_render
+
+    with monkeypatch.context() as patch:
+        patch.setattr(figure_render, "vector_backgrounds", lambda *_: contextlib.nullcontext())
+        bitmap_svg = render_payload(page, "svg", opts)
+    assert (float(plot.width()), float(plot.height())) in [
+        tuple(map(float, m)) for m in re.findall(rb'<image[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', bitmap_svg)]
+
+    def drawn(data: bytes) -> QImage:
+        img = QImage(960, 600, QImage.Format.Format_ARGB32)
+        img.fill(Qt.GlobalColor.white)
+        painter = QPainter(img)
+        QSvgRenderer(data).render(painter)
+        painter.end()
+        return img
+
+    assert drawn(svg) == drawn(bitmap_svg)
