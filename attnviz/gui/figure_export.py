@@ -4,7 +4,8 @@ An export used to build the figure at slide size, paint it and encode the file b
 the event loop (a 1920×1080 PNG: 0.2–0.5 s with the window frozen). Here the steps on the GUI thread
 get event-loop turns of their own — build the view (``make_figure_steps``); give it the trace and
 paint it into an image or an in-memory SVG/PDF (``payload_steps``: the renderer the command line
-and the screen use; a plain widget, the Training page, is painted a few parts per turn) — and the
+and the screen use; a plain widget, the Training page, is laid out at the figure's size and painted a
+few parts per turn, then put back: :func:`_fitted_page_steps`) — and the
 slow part, encoding the PNG and writing the file (temporary name, then renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
 the GUI thread; the worker gets a QImage or bytes.
 
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, payload_steps, render_payload,
-                                      write_payload)
+                                      restore_widget, write_payload)
 from attnviz.gui.lane import Lane, describe_error
 
 __all__ = ["FigureExport"]
@@ -32,6 +33,40 @@ def _payload_steps(fig, fmt: str, opts: ExportOptions):
     if hasattr(fig, "render_figure"):
         return render_payload(fig, fmt, opts)
     return (yield from payload_steps(fig, fmt, opts))
+
+
+def _fitted_page_steps(fig, previous, paint):
+    """Paint a plain widget already at the figure's size (:func:`fit_widget`), then put it back, each
+    heavy part in an event-loop turn of its own. Returns the payload.
+
+    Its updates stay off but while a paint step runs (``QWidget.render`` needs them on): with them on
+    between steps, the window repainted the page on screen at slide size in the turns meant for the
+    event loop. Once painted it goes back to its screen size with updates still off, its layouts
+    settle in the next turn, and only then is it repainted on screen (~0.1 s in one turn before).
+    """
+    restored = False
+    try:
+        yield  # resized: its layouts settle in this turn
+        steps = paint(fig)
+        while True:
+            fig.setUpdatesEnabled(True)
+            try:
+                next(steps)
+            except StopIteration as done:
+                payload = done.value
+                break
+            finally:
+                fig.setUpdatesEnabled(False)
+            yield
+        restore_widget(fig, previous)  # back to its size on screen, in its parent's layout
+        restored = True
+        yield  # its layouts settle at that size
+        fig.setUpdatesEnabled(True)  # repainted on screen after this turn
+        return payload
+    finally:
+        if not restored:  # cancelled or failed between steps
+            fig.setUpdatesEnabled(True)
+            restore_widget(fig, previous)
 
 
 class FigureExport(QObject):
@@ -112,13 +147,7 @@ class FigureExport(QObject):
             previous = fit_widget(fig, opts)
             if previous is None:
                 return (yield from paint(fig))
-            try:
-                yield  # a plain widget (the training page) resized: its layouts settle in this turn
-                fig.setUpdatesEnabled(True)
-                return (yield from paint(fig))  # painted part by part, a few per turn
-            finally:
-                fig.setUpdatesEnabled(True)
-                fig.resize(previous)  # back to its size on screen
+            return (yield from _fitted_page_steps(fig, previous, paint))
         finally:
             release_figure(fig, view)
             del selection

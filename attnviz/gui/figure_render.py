@@ -17,11 +17,13 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPa
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.gui.widget_parts import vector_backgrounds
 from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
-           "layout_scale", "render_payload", "payload_steps", "write_payload", "export_format", "fit_widget"]
+           "layout_scale", "render_payload", "payload_steps", "write_payload", "export_format", "fit_widget",
+           "restore_widget"]
 
 FORMATS = ("png", "svg", "pdf")
 SLIDE_PRESETS = {"16:9": (1920, 1080), "4:3": (1600, 1200), "square": (1200, 1200)}
@@ -74,13 +76,28 @@ def _body(opts: ExportOptions) -> QRectF:
     return QRectF(0, top, opts.width, max(16, opts.height - top - bottom))
 
 
+def _managing_layout(widget: QWidget):
+    """``(parent, its layout)`` when that layout sets ``widget``'s geometry (a page in the window's
+    tabs), else None. The parent's wrapper is kept with the layout's: PySide6 invalidates a child's
+    wrapper (the layout's) when its parent's wrapper is collected ("already deleted")."""
+    parent = widget.parentWidget()
+    layout = parent.layout() if parent is not None and not widget.isWindow() else None
+    if layout is None or not layout.isEnabled() or layout.indexOf(widget) < 0:
+        return None
+    return parent, layout
+
+
 def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
     """Resize a widget without ``render_figure`` to the figure's size now; its previous size, or None
     if it did not change size. Its updates are off until the caller turns them on to paint it
-    (``setUpdatesEnabled(True)``); put it back with ``widget.resize`` once painted.
+    (``setUpdatesEnabled(True)``); put it back with :func:`restore_widget` once painted.
 
     The app then lets its layouts settle in an event-loop turn of their own before painting (which
-    otherwise resizes the widget and runs the pending events itself, all in one freeze).
+    otherwise resizes the widget and runs the pending events itself, all in one freeze). A widget placed
+    by its parent's layout (the Training page in the window's tabs) would be put back at its screen size
+    by that layout as soon as its own layout asks for a new geometry: sometimes before it was painted,
+    and the figure was then the page at screen size in the slide's top-left corner. That layout is
+    switched off until :func:`restore_widget`.
     """
     if hasattr(widget, "render_figure"):
         return None
@@ -88,11 +105,27 @@ def fit_widget(widget: QWidget, opts: ExportOptions) -> QSize | None:
     if widget.size() == size:
         return None
     previous = widget.size()
+    held = _managing_layout(widget)
+    if held is not None:
+        held[1].setEnabled(False)
+        _held_layouts[widget] = held
     # not repainted on screen at slide size (most of the cost, and nobody sees it): only the export
     # paints it, once updates are back on (the caller's job, before painting)
     widget.setUpdatesEnabled(False)
     widget.resize(size)
     return previous
+
+
+_held_layouts: dict = {}  # widget → (its parent, the parent's layout switched off by fit_widget)
+
+
+def restore_widget(widget: QWidget, previous: QSize | None) -> None:
+    """Undo :func:`fit_widget`: ``widget`` back at its ``previous`` size, its parent's layout back on."""
+    held = _held_layouts.pop(widget, None)
+    if previous is not None:
+        widget.resize(previous)
+    if held is not None:
+        held[1].setEnabled(True)
 
 
 def _paint_title(painter: QPainter, opts: ExportOptions) -> QFont:
@@ -143,9 +176,9 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
             widget.setUpdatesEnabled(True)
         painter.translate(0, top)
         # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
-        QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
-        if previous is not None:  # a page of the window: it goes back to the size it has on screen
-            widget.resize(previous)
+        with vector_backgrounds(widget, painter):  # as part_steps paints it (the app's export)
+            QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+        restore_widget(widget, previous)  # a page of the window: back to the size it has on screen
     painter.restore()
     _paint_caption(painter, opts, font)
 

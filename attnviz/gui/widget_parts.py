@@ -10,15 +10,20 @@ their own contents). The caller gets control back whenever a turn's budget is sp
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 from PySide6.QtCore import QPoint
-from PySide6.QtGui import QPainter, QRegion
-from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from PySide6.QtGui import QPaintEngine, QPainter, QRegion
+from PySide6.QtWidgets import QAbstractScrollArea, QGraphicsView, QWidget
 
-__all__ = ["part_steps", "widget_parts", "TURN_BUDGET_S"]
+__all__ = ["part_steps", "widget_parts", "vector_backgrounds", "TURN_BUDGET_S"]
 
 TURN_BUDGET_S = 0.02  # paint for about this long, then let the event loop run (its goal: no gap > 100 ms)
 SMALL_FRACTION = 1 / 24  # a widget smaller than this share of the page is painted whole: not worth a turn
+# a graphics view at least this share of the page, painted whole, gets a turn of its own: one such plot is
+# 40-80 ms in an SVG (the view's cached background goes in as a page-sized PNG image), on top of the
+# turn's budget it exceeded 100 ms (issue 18)
+HEAVY_FRACTION = 1 / 8
 
 _ALONE = QWidget.RenderFlag(0)
 _WHOLE = QWidget.RenderFlag.DrawChildren
@@ -57,15 +62,54 @@ def widget_parts(widget: QWidget):
     yield from walk(widget, QPoint(0, 0))
 
 
+_VECTOR_ENGINES = (QPaintEngine.Type.SVG, QPaintEngine.Type.Pdf)
+
+
+@contextmanager
+def vector_backgrounds(widget: QWidget, painter: QPainter):
+    """While painting ``widget`` into an SVG or PDF, its graphics views (plots) draw their background
+    itself rather than their cached copy of it.
+
+    The cache is a pixmap the size of the plot: a vector painter embeds it as a PNG image, encoded
+    there and then (the replay's head map on the Training page: 70-95 ms of one event-loop turn, and
+    a bitmap where a filled rectangle is meant). PNG targets keep the cache (same pixels either way).
+    """
+    engine = painter.paintEngine()
+    if engine is None or engine.type() not in _VECTOR_ENGINES:
+        yield
+        return
+    cached = QGraphicsView.CacheModeFlag.CacheBackground
+    views = [v for v in [widget, *widget.findChildren(QGraphicsView)]
+             if isinstance(v, QGraphicsView) and v.cacheMode() & cached]
+    modes = [v.cacheMode() for v in views]
+    for view, mode in zip(views, modes):
+        view.setCacheMode(mode & ~cached)
+    try:
+        yield
+    finally:
+        for view, mode in zip(views, modes):
+            view.setCacheMode(mode)
+
+
+def _heavy(part: QWidget, flags, heavy_area: float) -> bool:
+    """A large graphics view painted whole: it starts a turn of its own."""
+    return flags == _WHOLE and isinstance(part, QGraphicsView) and part.width() * part.height() >= heavy_area
+
+
 def part_steps(painter: QPainter, widget: QWidget, budget_s: float = TURN_BUDGET_S):
-    """Paint ``widget`` at the painter's origin, yielding each time ``budget_s`` of painting is spent.
+    """Paint ``widget`` at the painter's origin, yielding each time ``budget_s`` of painting is spent
+    and before each large graphics view (a plot: see ``HEAVY_FRACTION``).
 
     The widget must not change between steps (the caller holds it at the figure's size).
     """
     start = time.perf_counter()
-    for i, (part, offset, flags) in enumerate(widget_parts(widget)):
-        if i and time.perf_counter() - start > budget_s:
-            yield
-            start = time.perf_counter()
-        # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
-        QWidget.render(part, painter, offset, QRegion(), flags)
+    heavy_area = widget.width() * widget.height() * HEAVY_FRACTION
+    painted = 0  # parts painted in this turn
+    with vector_backgrounds(widget, painter):
+        for part, offset, flags in widget_parts(widget):
+            if painted and (time.perf_counter() - start > budget_s or _heavy(part, flags, heavy_area)):
+                yield
+                start, painted = time.perf_counter(), 0
+            painted += 1
+            # QWidget.render, not QGraphicsView.render (pyqtgraph views override it with another signature)
+            QWidget.render(part, painter, offset, QRegion(), flags)

@@ -15,7 +15,8 @@ from attnviz.gui.heavy_imports import import_modules_job
 from attnviz.gui.stepped_import import import_plan
 from attnviz.gui.workers import run_job
 
-__all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES", "page_imports_job"]
+__all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES", "page_imports_job", "paint_after_turns",
+           "FIRST_SHOW_SETTLE_TURNS"]
 
 # Qt-free modules the Training and Walkthrough pages import, loaded on a worker before the pages are
 # built on the GUI thread
@@ -28,6 +29,32 @@ PAGE_MODULES = ("attnviz.gui.panels.training_panel",)
 # torch.optim imports torch._dynamo (and sympy, ~800 modules) on its first optimizer; importing that in
 # the background once the pages are built keeps the first training start free of import hiccups
 WARM_UP_MODULES = ("torch._dynamo", "attnviz.training.loop")
+# the Training tab's first show: its page is painted only after this many event-loop turns, once its
+# layouts have settled at its real size (issue 18: each pass repainted both plot views, 8 paints and a
+# 80-140 ms freeze; 5 paints and 55-65 ms so)
+FIRST_SHOW_SETTLE_TURNS = 3
+
+
+def paint_after_turns(widget, turns: int) -> None:
+    """Hold ``widget``'s painting for ``turns`` event-loop turns (its layouts settle meanwhile), then
+    turn its updates on: it is painted once, at its settled size. The timer is the widget's child."""
+    from PySide6.QtCore import QTimer
+
+    widget.setUpdatesEnabled(False)
+    timer = QTimer(widget)
+    timer.setSingleShot(True)
+    left = [turns]
+
+    def turn() -> None:
+        left[0] -= 1
+        if left[0] > 0:
+            timer.start(0)
+            return
+        widget.setUpdatesEnabled(True)
+        timer.deleteLater()
+
+    timer.timeout.connect(turn)
+    timer.start(0)
 
 
 def page_imports_job(names: list[str]) -> list:
@@ -120,6 +147,17 @@ class WindowPagesMixin:
         if box.count() > 1:
             panel.set_devices([box.itemText(i) for i in range(1, box.count())])
         fill_page(self.training_page, panel)
+        # not painted until its first show has settled (it is hidden meanwhile: nothing to see)
+        self.training_page.setUpdatesEnabled(False)
+        if self.tabs.currentWidget() is self.training_page:
+            self._first_training_show()
+
+    def _first_training_show(self) -> None:
+        """The Training page on screen for the first time: laid out at its real size in several passes
+        (its plots re-lay out after their first paint), painted once they settled."""
+        if not getattr(self, "_training_page_seen", False):
+            self._training_page_seen = True
+            paint_after_turns(self.training_page, FIRST_SHOW_SETTLE_TURNS)
 
     def _install_walkthrough(self) -> None:
         """Put the Walkthrough page being built on its tab, finished at once if parts remain."""
@@ -159,6 +197,8 @@ class WindowPagesMixin:
         if self._training_parts is not None and self.tabs.widget(index) is self.training_page:
             self._install_training()
             self._show_pending_snapshots()
+        if self.training is not None and self.tabs.widget(index) is self.training_page:
+            self._first_training_show()
         if self._walkthrough_parts is not None and self.tabs.widget(index) is self.walkthrough_page:
             self._install_walkthrough()  # brings it up to date too (calls this again)
             return
