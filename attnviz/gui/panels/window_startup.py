@@ -31,6 +31,7 @@ __all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startu
 log = logging.getLogger(__name__)
 
 WAIT_MS = 10  # how often a step waiting for the worker looks again
+FIRST_PAINT_MS = 20  # after the first map is set: time for its paint before torch starts loading
 QT_NAMES_PER_STEP = 40  # PySide6 names created per step (≤ ~25 ms each here)
 
 
@@ -238,12 +239,20 @@ class WindowStartupMixin:
         # that matters, ~40-90 ms of the GUI thread here); their layout still happens meanwhile
         area.setUpdatesEnabled(False)
         try:
-            area.install(classes, self.selection, self._make_style(), build=False)
+            style = self._make_style()
+            area.install(classes, self.selection, style, build=False)
             state = self.settings.layout("views")
             if state is not None:
                 area.restoreState(state)
             yield  # Qt settles which tab of each group is in front
             while area.build_visible_step():  # made in one turn, docked in the next
+                yield
+            # the colour maps' lookup tables (pyqtgraph reads them from files) in turns of their own: in the
+            # first map's paint they were ~10-20 ms of its 90-100 ms turn
+            from attnviz.gui.style import colour_lut
+
+            for diverging in (False, True):
+                colour_lut(style, diverging)
                 yield
             # a turn between building and drawing: the area's own timer may have built the views on screen in
             # the turn this step ran in, and building them and drawing the first map in one go froze the window
@@ -254,6 +263,9 @@ class WindowStartupMixin:
         self.views_ready.emit()
         self._show_opening_trace()
         release_startup_gc()  # the first map is drawn (or the live model's will be): collections may run again
+        # torch's load a frame later: its native libraries' preload on a worker took one of the two cores in
+        # the very turn the first map was painted (that turn 90-100 ms wall for ~70 ms of the GUI thread's CPU)
+        yield FIRST_PAINT_MS
         self._load_first_model()
         self._prepare_pages()
 
