@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     p.add_argument("--only", default="capture,memory,training",
                    help=f"comma-separated sections: {', '.join(SECTIONS)} (default: capture,memory,training)")
     p.add_argument("--repeat", type=int_range(1, 1000), default=5,
-                   help="timed repetitions per figure, 1..1000 (median reported; default 5)")
+                   help="timed repetitions per figure, 1..1000 (median reported; default 5); for gui: app launches")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(run=run)
 
@@ -91,7 +91,7 @@ def _views(repeat: int) -> dict:
 def _gui(repeat: int) -> dict:
     from attnviz.bench.gui import run_gui_benchmarks
 
-    return run_gui_benchmarks()
+    return run_gui_benchmarks(launches=repeat)  # --repeat launches for the start-up figures
 
 
 def _export(repeat: int) -> dict:

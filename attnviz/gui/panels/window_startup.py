@@ -1,12 +1,13 @@
 """The main window's start-up, in steps short enough that the event loop never freezes (issue 18).
 
-A mixin of :class:`attnviz.gui.main_window.MainWindow`. After the first paint ``start()`` sends torch and
-the model to the model lane, and the views' Qt-free dependencies plus the import plans of pyqtgraph and
-the views to the torch-free views lane. Meanwhile the GUI thread, one short step per event-loop turn:
-imports pyqtgraph (its Qt mirrors filled on demand: :mod:`attnviz.gui.pyqtgraph_mirrors`; else PySide6's
-lazily built types are created first, a few dozen per step, as pyqtgraph's import reads them all) and then the views module by module (:mod:`attnviz.gui.stepped_import`),
-docks every view with a placeholder, builds the views on screen one per turn and draws the stored
-opening trace. Hidden views are built when first shown, the rest in idle time once start-up is over.
+A mixin of :class:`attnviz.gui.main_window.MainWindow`. After the first paint ``start()`` sends the views'
+Qt-free dependencies plus the import plans of pyqtgraph and the views to the torch-free views lane.
+Meanwhile the GUI thread, one short step per event-loop turn: imports pyqtgraph (its Qt mirrors filled on
+demand: :mod:`attnviz.gui.pyqtgraph_mirrors`; else PySide6's lazily built types are created first, a few
+dozen per step, as pyqtgraph's import reads them all) and then the views module by module
+(:mod:`attnviz.gui.stepped_import`), docks every view, builds those on screen half a view per turn and
+draws the stored opening trace. Only then do torch and the model load on the model lane. Hidden views are
+built when first shown, the rest in idle time once start-up is over.
 
 Qt-using modules are imported on this thread only: PySide6 creates its types and enums lazily, and a
 worker doing so while the GUI thread uses Qt is a race (it crashed the process in tests).
