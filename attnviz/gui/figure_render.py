@@ -1,22 +1,23 @@
 """Render a view off-screen into PNG, SVG or PDF — the same drawing code the screen uses.
 
 Attention views draw their figure with ``render_figure(painter, rect, scale)`` (see
-attnviz/gui/views/base.py); any other widget is resized and painted with ``QWidget.render``. Either way it goes into a
-QImage (PNG), a QSvgGenerator (SVG: text and lines stay vector, heatmaps are embedded images) or a
-QPdfWriter (PDF). A title and a caption band can be added around it. Files are written to a temporary
-name and renamed into place, so a failed export never leaves or replaces a file with a broken one.
+attnviz/gui/views/base.py); any other widget is resized and painted with ``QWidget.render``. Either way
+it goes into a QImage (PNG), a QSvgGenerator (SVG: text and lines stay vector, heatmaps are embedded
+images) or a QPdfWriter (PDF), opened by :mod:`attnviz.gui.figure_targets`. A title and a caption band
+can be added around it. Files are written to a temporary name and renamed into place, so a failed export
+never leaves or replaces a file with a broken one.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.gui.figure_targets import open_target as _open_target
+from attnviz.gui.figure_targets import screen_dpi
 from attnviz.gui.widget_parts import vector_backgrounds
 from attnviz.io import write_atomic
 from attnviz.errors import AttnvizError
@@ -210,18 +211,6 @@ def payload_steps(widget: QWidget, fmt: str, opts: ExportOptions):
     return payload
 
 
-def _open_target(fmt: str, opts: ExportOptions):
-    """A painter on a new ``fmt`` target (logical size width × height) and the function that ends it
-    and returns the payload (QImage or bytes)."""
-    if fmt == "png":
-        return _image_target(opts)
-    if fmt == "svg":
-        return _svg_target(opts)
-    if fmt == "pdf":
-        return _pdf_target(opts)
-    raise AttnvizError(f"unknown figure format {fmt!r}: use png, svg or pdf")
-
-
 def _painted(fmt: str, widget: QWidget, opts: ExportOptions):
     painter, finish = _open_target(fmt, opts)
     try:
@@ -235,85 +224,6 @@ def render_image(widget: QWidget, opts: ExportOptions) -> QImage:
     """The figure as a QImage (what PNG export and Copy to clipboard produce)."""
     opts.validate()
     return _painted("png", widget, opts)
-
-
-def _image_target(opts: ExportOptions):
-    img = QImage(int(opts.width * opts.scale), int(opts.height * opts.scale), QImage.Format_ARGB32_Premultiplied)
-    img.fill(Qt.transparent)
-    # painted at the screen's DPI, where the views measured their labels; the file's dpi is set after
-    _set_dpi(img, screen_dpi())
-    painter = QPainter(img)
-    painter.setRenderHint(QPainter.Antialiasing)
-    painter.setRenderHint(QPainter.TextAntialiasing)
-    painter.scale(opts.scale, opts.scale)
-
-    def finish() -> QImage:
-        painter.end()
-        _set_dpi(img, opts.dpi)  # metadata only: the pixels do not depend on it
-        return img
-    return painter, finish
-
-
-def screen_dpi() -> float:
-    """The logical DPI fonts were measured at when the views laid out their labels.
-
-    Painting onto a device of another DPI converts point sizes differently: labels came out 1.56×
-    wider than their measured boxes at 150 dpi and were cut off ("anima", "becau").
-    """
-    screen = QApplication.primaryScreen()
-    return float(screen.logicalDotsPerInch()) if screen is not None else 96.0
-
-
-def _set_dpi(img: QImage, dpi: float) -> None:
-    dots_per_m = int(round(dpi / 0.0254))
-    img.setDotsPerMeterX(dots_per_m)
-    img.setDotsPerMeterY(dots_per_m)
-
-
-def _svg_target(opts: ExportOptions):
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    gen = QSvgGenerator()
-    gen.setOutputDevice(buf)
-    gen.setSize(QSize(opts.width, opts.height))
-    gen.setViewBox(QRectF(0, 0, opts.width, opts.height))
-    gen.setResolution(round(screen_dpi()))  # fonts convert as on screen (see screen_dpi)
-    gen.setTitle(opts.title or "attnviz figure")
-    gen.setDescription(opts.caption or "exported by attnviz")
-    painter = QPainter()
-    if not painter.begin(gen):
-        raise AttnvizError("could not start the SVG writer")
-
-    def finish() -> bytes:
-        nonlocal gen  # the generator lives as long as the painter that paints on it
-        painter.end()
-        gen = None
-        return bytes(buf.data())
-    return painter, finish
-
-
-def _pdf_target(opts: ExportOptions):
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buf)
-    dpi = screen_dpi()  # fonts convert as on screen (see screen_dpi); the page keeps opts.dpi's size
-    writer.setResolution(round(dpi))
-    size_pt = QSizeF(opts.width * 72.0 / opts.dpi, opts.height * 72.0 / opts.dpi)
-    writer.setPageLayout(QPageLayout(QPageSize(size_pt, QPageSize.Point), QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
-    writer.setTitle(opts.title or "attnviz figure")
-    writer.setCreator("attnviz")
-    painter = QPainter()
-    if not painter.begin(writer):
-        raise AttnvizError("could not start the PDF writer")
-    # the page is width × height pixels at opts.dpi: draw in those logical units, scaled to the device
-    painter.scale(round(dpi) / opts.dpi, round(dpi) / opts.dpi)
-
-    def finish() -> bytes:
-        nonlocal writer
-        painter.end()
-        writer = None  # the writer flushes the document's end into the buffer when it goes
-        return bytes(buf.data())
-    return painter, finish
 
 
 def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
