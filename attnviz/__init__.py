@@ -1,4 +1,23 @@
-"""attnviz: look inside small transformers, and export what you see for a lecture."""
+"""attnviz: look inside small transformers, and export what you see for a lecture.
+
+From Python (a notebook): ``attnviz.load(name_or_folder)`` → model; ``model.trace(text)`` → its arrays
+and figures (see :mod:`attnviz.api`). Those names load on first use: ``import attnviz`` stays light
+(no torch, no Qt), as the app's start-up needs.
+"""
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+__all__ = ["__version__", "load", "open_trace", "Model", "Traced", "Figure", "HtmlFigure"]
+
+_API = ("load", "open_trace", "Model", "Traced", "Figure", "HtmlFigure")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        import importlib
+
+        return getattr(importlib.import_module("attnviz.api"), name)
+    raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_API])

@@ -6,7 +6,7 @@ import json
 import sys
 
 SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "export-gui", "hf", "longmap", "heads", "lesson",
-            "decode")
+            "decode", "html")
 
 
 def add_parser(sub) -> None:
@@ -132,6 +132,12 @@ def _decode(repeat: int) -> dict:
     return run_decode_benchmarks(repeat)
 
 
+def _html(repeat: int) -> dict:
+    from attnviz.bench.html import measure_html
+
+    return measure_html(min(repeat, 3))  # each repetition launches a browser
+
+
 def _lesson(repeat: int) -> dict:
     from attnviz.bench.lesson import measure_lesson_check
 
@@ -139,4 +145,5 @@ def _lesson(repeat: int) -> dict:
 
 
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
-                    "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui}
+                    "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui,
+                    "html": _html}

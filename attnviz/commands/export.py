@@ -28,14 +28,17 @@ def add_parser(sub) -> None:
             "attnviz export --model shapes --image photo.png --view rollout -o rollout.svg --data rollout.csv",
             "attnviz export --model coref --text \"...\" --view steps --step softmax --query 8 -o softmax.png",
             "attnviz export --model coref --text \"...\" --view head-map --all-heads --preset 4:3 -o heads.png",
-            "attnviz export --model coref --text \"...\" --lecture-pack figures/ --pack-format svg"),
+            "attnviz export --model coref --text \"...\" --lecture-pack figures/ --pack-format svg",
+            "attnviz export --model coref --text \"...\" --view token-lines -o lines.html"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     p._option_string_actions["--model"].required = False  # --scene / --lesson name their own models
     add_input_args(p, required=False)
     p.add_argument("--view", choices=list(FIGURES), metavar="VIEW",
                    help="the view to draw, one of: " + ", ".join(FIGURES))
-    p.add_argument("-o", "--output", metavar="FILE", help="output file of --view: .png, .svg or .pdf")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="output file of --view: .png, .svg or .pdf; or .html, one self-contained interactive page "
+                        "(head-map, model, token-lines: every layer and head, hover values, offline)")
     p.add_argument("--lecture-pack", metavar="DIR", help="write every lecture figure and an index page to DIR")
     p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png",
                    help="file format of the lecture pack's figures (default png)")
@@ -113,8 +116,12 @@ def _validate(args) -> None:
         if not args.output:
             raise AttnvizError("--view needs -o FILE (.png, .svg or .pdf)")
         out = check_output(args.output, args)
-        if out.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg or .pdf file name")
+        from attnviz.export.html_command import check_html_args, is_html
+
+        if is_html(out):
+            check_html_args(args)
+        elif out.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg, .pdf or .html file name")
     if args.data:
         data = check_output(args.data, args)
         if data.suffix.lower() not in (".npz", ".csv"):
@@ -181,8 +188,14 @@ def run(args) -> int:
               f"({sum(e.seconds for e in entries):.1f} s)")
         return 0
     from attnviz.export.batch import export_many, export_one
+    from attnviz.export.html_command import export_html, is_html
 
-    if args.all_heads or args.all_layers:
+    if is_html(args.output):
+        path, meta = export_html(args.output, args.view, trace, state, style)
+        for notice in meta["notices"]:
+            print(f"attnviz: note: {notice}", file=sys.stderr)
+        written = [path]
+    elif args.all_heads or args.all_layers:
         written = export_many(args.view, trace, state, args.output, opts, style, args.all_heads, args.all_layers)
     else:
         written = [export_one(args.view, trace, state, args.output, opts, style, args.step)]

@@ -1,0 +1,48 @@
+"""The interactive page for notebooks: shown inline (an ``<iframe srcdoc>``, offline), saved as one file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["HtmlFigure", "app_lut"]
+
+
+def app_lut(colormap: str = "viridis", theme: str = "light"):
+    """The app's colour lookup table (256×4 RGBA) and style for ``colormap``/``theme`` (as ``export``'s)."""
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.style import colour_lut
+
+    style = export_style(theme, colormap)
+    return colour_lut(style), style
+
+
+class HtmlFigure:
+    """Head map (layer/head switching), all heads and token lines of a trace in one self-contained page."""
+
+    def __init__(self, trace, view: str = "head-map", layer: int = 0, head: int = 0, part: str = "self",
+                 colormap: str = "viridis", theme: str = "light", precision: str = "auto", max_bytes=None):
+        from attnviz.export.html_data import MAX_BYTES
+        from attnviz.export.html_page import html_page
+
+        lut, style = app_lut(colormap, theme)
+        self.page, self.meta = html_page(trace, lut, view=view, layer=layer, head=head, part=part,
+                                         precision=precision, max_bytes=max_bytes or MAX_BYTES, style=style)
+
+    @property
+    def notices(self) -> list[str]:
+        """What the page leaves out of a huge input ("showing layers 0–3 of 24 …"), as it says on top."""
+        return list(self.meta["notices"])
+
+    def save(self, path) -> Path:
+        """Write the page (one .html file: open it offline, put it on a course page)."""
+        from attnviz.export.html_page import save_page
+
+        return save_page(path, self.page)
+
+    def _repr_html_(self) -> str:
+        from attnviz.export.html_page import iframe_srcdoc
+
+        return iframe_srcdoc(self.page)
+
+    def __repr__(self) -> str:
+        return f"<attnviz.HtmlFigure {self.meta['view']!r}, {len(self.page) / 1e6:.2f} MB, {self.meta['precision']}>"

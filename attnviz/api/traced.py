@@ -1,0 +1,140 @@
+"""One traced input for notebooks: its arrays by name (NumPy), its figures, its interactive page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["Traced", "open_trace"]
+
+
+class _Arrays(Mapping):
+    """The trace's arrays by name (``L0.probs``, ``emb.pos`` …; see ``attnviz.capture.trace``), read-only.
+
+    Derived and deferred arrays (``L0.logits`` of a long input, ``rollout``) are computed when read.
+    """
+
+    def __init__(self, trace):
+        self._trace = trace
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self._trace[name])
+
+    def __iter__(self):
+        return iter(self._trace.keys())
+
+    def __len__(self) -> int:
+        return len(self._trace.keys())
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and name in self._trace
+
+
+class Traced:
+    """An input run through a model: ``tokens``, ``meta``, ``arrays`` by name, and its figures.
+
+    ``trace`` is the runtime's :class:`~attnviz.capture.trace.Trace`, the object the app and the CLI
+    draw from; ``model`` the :class:`~attnviz.api.Model` that made it (None for a trace read from a file).
+    """
+
+    def __init__(self, trace, model=None, inputs: dict | None = None):
+        self.trace = trace
+        self.model = model
+        self._inputs = inputs or {}
+        self._grad_trace = None
+
+    # -- numbers -------------------------------------------------------------------------------
+    @property
+    def tokens(self) -> list[str]:
+        return list(self.trace.tokens)
+
+    @property
+    def meta(self) -> dict:
+        return self.trace.meta
+
+    @property
+    def arrays(self) -> Mapping:
+        """Every array by name, as NumPy (``t.arrays["L0.probs"]`` is (heads, T, T))."""
+        return _Arrays(self.trace)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.trace.keys())
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self.trace[name])
+
+    def __contains__(self, name) -> bool:
+        return name in self.arrays
+
+    def probs(self, layer: int, part: str = "self") -> np.ndarray:
+        """Attention weights (heads, queries, keys) of one layer, float32 (an absent part says so)."""
+        self.trace.check_selection(part, layer, 0)
+        return self.trace.probs(layer, part)
+
+    def save(self, path) -> None:
+        """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens)."""
+        self.trace.save(path)
+
+    # -- figures -------------------------------------------------------------------------------
+    def _focus(self, layer, head) -> tuple[int, int]:
+        focus = self.trace.meta.get("focus") or {}  # as `attnviz export`: the head the model names, else 0
+        return (int(focus.get("layer", 0)) if layer is None else int(layer),
+                int(focus.get("head", 0)) if head is None else int(head))
+
+    def _trace_for(self, view: str):
+        """The trace a view draws: the rollout view needs gradients; captured once, when asked for."""
+        from attnviz.api.figure import figure_needs_grad
+
+        if not figure_needs_grad(view) or "L0.grad" in self.trace.arrays or self.model is None:
+            return self.trace
+        if self._grad_trace is None:
+            from attnviz.runtime import run_trace
+
+            i = self._inputs
+            self._grad_trace = run_trace(self.model.loaded, text=i.get("text"), image=i.get("image"), grad=True,
+                                         truncate=i.get("truncate", False), precision=i.get("precision", "auto"))
+        return self._grad_trace
+
+    def figure(self, view: str = "head-map", layer: int | None = None, head: int | None = None,
+               query: int | None = None, part: str = "self", step=None, **options):
+        """One of ``attnviz export``'s views as a :class:`~attnviz.api.Figure` (checked now: a view or
+        part this model lacks raises :class:`attnviz.errors.AttnvizError` with one line).
+
+        Parameters
+        ----------
+        view : head-map, model, token-lines, rollout, steps, matrix-form … (``attnviz.api.VIEWS``).
+        layer, head : default the head the model names as its focus, else 0.
+        query : a query position, or None; part : "self", "cross" or "enc"; step : for view "steps".
+        options : export options, as ``attnviz export`` takes them: ``size=(w, h)`` or ``preset``, ``dpi``,
+            ``scale``, ``transparent``, ``title``, ``caption``, ``font_scale``, ``theme``, ``colormap``,
+            ``colour_bar``, ``color_scale``.
+        """
+        from attnviz.api.figure import Figure
+
+        layer, head = self._focus(layer, head)
+        return Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
+
+    def html(self, view: str = "head-map", layer: int | None = None, head: int | None = None, part: str = "self",
+             **options):
+        """The interactive page (head map, all heads, token lines) as a :class:`~attnviz.api.HtmlFigure`.
+
+        options : ``colormap``, ``theme``, ``precision`` ("auto", "fp16", "uint8"), ``max_bytes``.
+        """
+        from attnviz.api.html_figure import HtmlFigure
+
+        layer, head = self._focus(layer, head)
+        return HtmlFigure(self.trace, view, layer, head, part, **options)
+
+    def __repr__(self) -> str:
+        t = self.trace
+        return (f"<attnviz.Traced {t.meta.get('model_name', 'model')!r}: {len(t.tokens)} tokens, "
+                f"{t.n_layers} layers × {t.n_heads} heads, {len(t.keys())} arrays>")
+
+
+def open_trace(path) -> Traced:
+    """A trace written by ``attnviz trace`` (or :meth:`Traced.save`) as a :class:`Traced` (no model)."""
+    from attnviz.capture.trace import Trace
+
+    return Traced(Trace.load(path))

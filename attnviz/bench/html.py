@@ -1,0 +1,114 @@
+"""``attnviz bench --only html``: the interactive HTML page beside BertViz's model view, same model and input.
+
+The model is BERT-shaped (6 layers × 12 heads, d_model 768, BERT's initialisation spread 0.02) with
+random weights, traced through the real capture path at ~100 and ~400 tokens. For each length:
+
+- the size of attnviz's page (every layer and head, self-contained) and of BertViz's ``model_view``
+  HTML for the same attention: from BertViz itself when it is installed, otherwise computed from its
+  documented format (the attention embedded as JSON text of the floats, ``json.dumps(attn.tolist())``),
+  which is the bulk of its file either way;
+- the first paint of attnviz's page in headless Chromium (navigation start → the first frame after the
+  map is drawn), when ``/usr/bin/chromium`` and Playwright are present;
+- the largest difference between a value the page shows on hover and the trace, for 2,000 cells.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["measure_html", "bertviz_model_view_size", "CHROMIUM"]
+
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+def bertviz_model_view_size(trace) -> tuple[int, str]:
+    """(bytes of BertViz's model view HTML for ``trace``'s self-attention, how it was obtained)."""
+    probs = [np.asarray(trace.probs(i), dtype=np.float32)[None] for i in range(trace.n_layers)]  # (1, H, T, T)
+    try:
+        import torch
+        from bertviz import model_view
+
+        page = model_view([torch.from_numpy(p) for p in probs], list(trace.tokens), html_action="return")
+        return len(page.data.encode("utf-8")), "bertviz.model_view(html_action='return')"
+    except ImportError:
+        # its format: {"attention": [{"name": None, "attn": <(L, H, T, T) as nested lists>, "left_text":
+        # tokens, "right_text": tokens}], ...} written with json.dumps; the script and markup add ~30 kB
+        attn = np.concatenate(probs, axis=0).tolist()  # (L, H, T, T) as BertViz's attn.tolist()
+        text = json.dumps({"attention": [{"name": None, "attn": attn, "left_text": list(trace.tokens),
+                                          "right_text": list(trace.tokens)}], "bidirectional": True})
+        return len(text.encode("utf-8")), "computed from BertViz's format (JSON floats): bertviz not installed"
+
+
+def _stored(trace, precision: str, layer: int, head: int) -> np.ndarray:
+    """One map as the page stores it (fp16, or uint8 of its maximum), decoded: what a hover may show."""
+    from attnviz.export.html_data import decoded_values, stored_values
+
+    stored, top = stored_values(trace.probs(layer)[head], precision)
+    return decoded_values(stored, top)
+
+
+def _browser_figures(path: Path, trace, precision: str, repeat: int) -> dict:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"first paint": "not measured: Playwright is not installed"}
+    if not Path(CHROMIUM).exists():
+        return {"first paint": f"not measured: {CHROMIUM} is not installed"}
+    paints, worst = [], 0.0
+    rng = np.random.default_rng(0)
+    with sync_playwright() as pw:
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory() as profile:
+                ctx = pw.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=BROWSER_FLAGS,
+                                                            headless=True)
+                page = ctx.new_page()
+                page.goto(path.as_uri())
+                page.wait_for_function("window.attnviz && window.attnviz.painted", timeout=60000)
+                paints.append(page.evaluate("window.attnviz.painted") / 1000.0)
+                if not worst:
+                    T, H, L = len(trace.tokens), trace.n_heads, trace.n_layers
+                    cells = [(int(rng.integers(L)), int(rng.integers(H)), int(rng.integers(T)), int(rng.integers(T)))
+                             for _ in range(2000)]
+                    shown = page.evaluate("(cs) => cs.map(([l, h, i, j]) => window.attnviz.value(l, h, i, j))", cells)
+                    truth = [_stored(trace, precision, l, h)[i, j] for l, h, i, j in cells]
+                    worst = max(abs(a - b) for a, b in zip(shown, truth))
+                ctx.close()
+    return {"first paint median (s)": float(np.median(paints)), "first paint worst (s)": float(max(paints)),
+            f"hover − trace (as stored, {precision}), largest over 2,000 cells": worst}
+
+
+def measure_html(repeat: int = 3) -> dict:
+    """Sizes beside BertViz's, first paint and hover precision at ~100 and ~400 tokens (see the module)."""
+    from attnviz.bench.traces import sample_trace
+    from attnviz.export.html_page import html_page
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.style import colour_lut
+
+    style = export_style()
+    figures: dict = {}
+    for T in (100, 400):
+        trace = sample_trace("encoder", T=T, n_layers=6, n_heads=12, d_model=768, std=0.02)
+        t0 = time.perf_counter()
+        page, meta = html_page(trace, colour_lut(style), view="model", style=style)
+        build = time.perf_counter() - t0
+        ours = len(page.encode("utf-8"))
+        theirs, how = bertviz_model_view_size(trace)
+        key = f"T={T} (6×12 heads)"
+        figures[f"{key} attnviz html (MB, {meta['precision']})"] = ours / 1e6
+        figures[f"{key} BertViz model view (MB)"] = theirs / 1e6
+        figures[f"{key} BertViz ÷ attnviz"] = theirs / ours
+        figures[f"{key} page written in (s)"] = build
+        figures[f"{key} BertViz size from"] = how
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "page.html"
+            path.write_text(page, encoding="utf-8")
+            for name, value in _browser_figures(path, trace, meta["precision"], repeat).items():
+                figures[f"{key} {name}"] = value
+    return figures

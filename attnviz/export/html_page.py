@@ -1,0 +1,112 @@
+"""The interactive HTML figure: one self-contained file (markup, style, script and data inside).
+
+Qt-free: the caller hands over the app's colour lookup table (``gui.style.colour_lut``), so the page
+colours the maps exactly as the app does without importing a renderer. Nothing is fetched: no CDN,
+no font, no image; the data are decoded in the browser (see :mod:`attnviz.export.html_data`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.errors import AttnvizError, InputError
+from attnviz.export.html_data import MAX_BYTES, build_html_data
+from attnviz.export.html_script import SCRIPT
+
+__all__ = ["HTML_VIEWS", "html_page", "save_page", "iframe_srcdoc", "HEAD_COLOURS"]
+
+HTML_VIEWS = ("head-map", "model", "token-lines")
+# the app's head colours (gui/style.HEAD_COLOURS; a test checks they agree): the style module is in the
+# GUI package, whose import starts pyqtgraph's Qt set-up, and this page must stay Qt-free
+HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#332288",
+                "#999933")
+
+_STYLE = """
+body{font:14px system-ui,sans-serif;margin:12px;color:FG;background:BG}
+h1{font-size:17px;margin:0 0 4px} .sub{color:#666;margin:0 0 8px;font-size:13px}
+nav{display:flex;gap:12px;flex-wrap:wrap;align-items:center;margin:6px 0}
+nav .tabs button{border:1px solid #999;background:none;color:inherit;padding:3px 10px;cursor:pointer}
+nav .tabs button.on{background:#333;color:#fff}
+#heads button{border:2px solid;background:none;margin:1px;padding:1px 6px;cursor:pointer;font-weight:bold}
+#heads button.off{opacity:.3}
+#notice{background:#fff3cd;border:1px solid #d6b656;padding:4px 8px;margin:6px 0}
+#title{font-weight:bold;margin:6px 0} #status{font-family:monospace;min-height:1.3em;margin:4px 0}
+canvas{display:block}
+"""
+
+
+def _body(meta: dict) -> str:
+    model, text = html.escape(meta["model"]), html.escape(meta["input"] or "")
+    scale = "".join(f"<option value='{v}'>{t}</option>" for v, t in (
+        ("fixed", "fixed 0–1"), ("per-map", "each map's maximum"), ("shared", "shared by all heads")))
+    tabs = "".join(f"<button id='tab-{v}'>{t}</button>" for v, t in (
+        ("head-map", "Head map"), ("model", "All heads"), ("token-lines", "Token lines")))
+    return f"""<h1>attnviz · {model}</h1><p class='sub'>{text}</p>
+<div id='notice' hidden></div>
+<nav><span class='tabs'>{tabs}</span>
+<label>part <select id='part'></select></label><label>layer <select id='layer'></select></label>
+<label>head <select id='head'></select></label><label>colour scale <select id='scale'>{scale}</select></label>
+<span><span id='heads'></span> <button id='all-heads'>All heads</button></span></nav>
+<div id='title'></div><div id='status'>&nbsp;</div>
+<div id='view-head-map'><canvas id='map'></canvas></div>
+<div id='view-model' hidden><canvas id='grid'></canvas></div>
+<div id='view-token-lines' hidden><canvas id='lines'></canvas></div>"""
+
+
+def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0, part: str = "self",
+              precision: str = "auto", max_bytes: int = MAX_BYTES, style=None) -> tuple[str, dict]:
+    """The page's text and its metadata (what was stored, the notices).
+
+    Parameters
+    ----------
+    trace : the Trace to show (every layer and head of every part it has).
+    lut : (256, 4) uint8 RGBA, the app's lookup table (``attnviz.gui.style.colour_lut``).
+    view : the view the page opens on: head-map, model or token-lines.
+    layer, head, part : what it opens on (part must exist: an encoder has no cross-attention).
+    precision, max_bytes : see :func:`attnviz.export.html_data.build_html_data`.
+    style : a ViewStyle for the page's colours (background, text, masked); default light.
+    """
+    if view not in HTML_VIEWS:
+        raise InputError(f"the interactive HTML page shows {', '.join(HTML_VIEWS)}, not {view!r}: export "
+                         f"{view} to .png, .svg or .pdf")
+    trace.check_selection(part, layer, head)
+    lut = np.asarray(lut, dtype=np.uint8)
+    if lut.shape != (256, 4):
+        raise AttnvizError(f"a colour lookup table is (256, 4) RGBA, not {lut.shape}")
+    data = build_html_data(trace, None, precision, max_bytes, first_layer=layer)  # a cut keeps ``layer`` on
+    bg, fg = (style.background, style.foreground) if style is not None else ("#ffffff", "#202020")
+    meta = dict(data.meta, lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
+                head_colours=list(HEAD_COLOURS), bg=bg, fg=fg, highlight="#ff3030")
+    payload = json.dumps(meta, ensure_ascii=True).replace("</", "<\\/")  # never ends its <script>
+    title = html.escape(f"attnviz · {meta['model']} · {view}")
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
+            f"<meta name='generator' content='attnviz'>"
+            f"<style>{_STYLE.replace('FG', fg).replace('BG', bg)}</style></head><body>{_body(meta)}"
+            f"<script id='attnviz-meta' type='application/json'>{payload}</script>"
+            f"<script id='attnviz-data' type='text/plain'>{data.blob}</script>"
+            f"<script>{SCRIPT}</script></body></html>")
+    return page, meta
+
+
+def save_page(path, page: str) -> Path:
+    """Write a page to ``path`` atomically (a failed write leaves no half page)."""
+    from attnviz.io import write_atomic
+
+    path = Path(path)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise AttnvizError(f"cannot write the interactive figure to {path.name}: use .html")
+    try:
+        write_atomic(path, lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
+    except OSError as exc:
+        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def iframe_srcdoc(page: str, height: int = 760) -> str:
+    """The page inside an ``<iframe srcdoc>``: Jupyter shows it inline, scripts run, nothing fetched."""
+    return (f"<iframe srcdoc=\"{html.escape(page, quote=True)}\" style='width:100%;height:{height}px;border:0' "
+            f"sandbox='allow-scripts' title='attnviz interactive figure'></iframe>")
