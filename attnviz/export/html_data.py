@@ -74,6 +74,10 @@ def decoded_values(stored: np.ndarray, top: np.ndarray | None) -> np.ndarray:
     return stored.astype(np.float64) / 255.0 * top.astype(np.float64)[..., None, None]
 
 
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.3g} MB"
+
+
 def _plan(trace, parts: list[str], precision: str, max_bytes: int):
     """(precision, layers kept per part, tokens kept) within the budget, and the notices saying what was cut."""
     shapes = {p: trace.shape(layer_prefix(0, p) + "probs") for p in parts}  # (H, Tq, Tk)
@@ -95,11 +99,7 @@ def _plan(trace, parts: list[str], precision: str, max_bytes: int):
         while tokens > 8 and size(item, keep, tokens) > max_bytes:
             tokens = int(tokens * 0.9)
         notices.append(f"showing tokens 0–{tokens - 1} of {longest}: the whole map would not fit in "
-                       f"{max_bytes // 2**20} MB")
-    for p in parts:
-        if keep[p] < n_layers[p]:
-            notices.append(f"showing layers 0–{keep[p] - 1} of {n_layers[p]} ({PART_NAMES[p]}): all layers would "
-                           f"not fit in {max_bytes // 2**20} MB; export another range with --layer")
+                       f"{_mb(max_bytes)}")
     return precision, keep, tokens, notices
 
 
@@ -128,6 +128,9 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
         nq, nk = min(tq, tokens or tq), min(tk, tokens or tk)
         start = min(first_layer, max(0, trace.layers_in(p) - keep[p]))
         layers = list(range(start, start + keep[p]))
+        if keep[p] < trace.layers_in(p):
+            notices.append(f"showing layers {start}–{layers[-1]} of {trace.layers_in(p)} ({PART_NAMES[p]}): all "
+                           f"layers would not fit in {_mb(max_bytes)}; export another range with --layer")
         entries = []
         for layer in layers:
             prefix = layer_prefix(layer, p)

@@ -170,6 +170,10 @@ function gridCell(ev) {
   const h = Math.floor((ev.clientX - r.left - G.gLeft) / G.gPitch), l = Math.floor((ev.clientY - r.top - G.gTop) / G.gPitch);
   return h >= 0 && l >= 0 && h < P.heads && l < P.layers.length ? [l, h] : null;
 }
+api.thumbCenter = (l, h) => {
+  const r = $("grid").getBoundingClientRect();
+  return [r.left + G.gLeft + h * G.gPitch + G.gSize / 2, r.top + G.gTop + l * G.gPitch + G.gSize / 2];
+};
 function hoverModel(ev) {
   const c = gridCell(ev);
   if (!c) { status("", null); return; }
