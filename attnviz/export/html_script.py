@@ -29,8 +29,8 @@ for (const P of M.parts) {
   for (const E of P.layers) {
     const vals = new Float32Array(P.heads * n);
     if (M.precision === "fp16") {
-      const raw = new Uint16Array(buf.slice(E.offset, E.offset + 2 * vals.length));
-      for (let i = 0; i < vals.length; i++) vals[i] = HALF[raw[i]];
+      const hi = new Uint8Array(buf, E.offset, vals.length), lo = new Uint8Array(buf, E.offset + vals.length, vals.length);
+      for (let i = 0; i < vals.length; i++) vals[i] = HALF[(hi[i] << 8) | lo[i]];  // two byte planes (html_data)
     } else {
       const raw = new Uint8Array(buf, E.offset, vals.length);
       for (let h = 0; h < P.heads; h++) for (let i = 0; i < n; i++) vals[h * n + i] = raw[h * n + i] / 255 * E.scale[h];
@@ -77,7 +77,7 @@ function colourBar(ctx, x, y, w, h, vmax, label) {
     ctx.fillStyle = `rgb(${c[0]},${c[1]},${c[2]})`; ctx.fillRect(x, y + i, w, 1);
   }
   ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "left"; ctx.textBaseline = "middle";
-  for (const f of [0, 0.5, 1]) ctx.fillText((vmax * f).toPrecision(3).replace(/\.?0+$/, "") || "0", x + w + 4, y + h * (1 - f));
+  for (const f of [0, 0.2, 0.4, 0.6, 0.8, 1]) ctx.fillText((vmax * f).toPrecision(3).replace(/\.?0+$/, "") || "0", x + w + 4, y + h * (1 - f));
   ctx.save(); ctx.translate(x + w + 52, y + h / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
   ctx.fillText(label, 0, 0); ctx.restore();
 }
@@ -86,7 +86,7 @@ function labels(ctx, names, at, step, font, vertical, x0) {
   const every = Math.max(1, Math.ceil((font + 1) / step));
   for (let i = 0; i < names.length; i += every) {
     const t = tok(names[i]).slice(0, 14);
-    if (vertical) { ctx.save(); ctx.translate(at(i), x0); ctx.rotate(-Math.PI / 2); ctx.textAlign = "left"; ctx.fillText(t, 0, 0); ctx.restore(); }
+    if (vertical) { ctx.save(); ctx.translate(at(i), x0); ctx.rotate(-Math.PI / 2); ctx.textAlign = "right"; ctx.fillText(t, 0, 0); ctx.restore(); }
     else { ctx.textAlign = "right"; ctx.fillText(t, x0, at(i)); }
   }
 }
@@ -95,10 +95,10 @@ const G = {};  // geometry of the head map, for hovers and the tests
 function drawHeadMap() {
   const P = part(), E = entry(), h = st.head, nq = P.queries.length, nk = P.keys.length;
   const cv = $("map"), ctx = cv.getContext("2d");
-  const side = Math.min(640, Math.max(200, 12 * Math.max(nq, nk))), cell = side / Math.max(nq, nk);
-  const left = 110, top = 110, vmax = vmaxOf(E, h);
+  const side = Math.min(640, Math.max(360, 12 * Math.max(nq, nk))), cell = side / Math.max(nq, nk);
+  const left = 110, top = 12, vmax = vmaxOf(E, h);
   Object.assign(G, {left, top, cell, nq, nk});
-  cv.width = left + nk * cell + 150; cv.height = top + nq * cell + 20;
+  cv.width = left + nk * cell + 150; cv.height = top + nq * cell + 110;  // key labels below, as in the app
   ctx.fillStyle = M.bg; ctx.fillRect(0, 0, cv.width, cv.height);
   const img = new ImageData(nk, nq);
   paintMap(E, h, nq, nk, vmax, img, nk, 0, 0, 1);
@@ -108,7 +108,7 @@ function drawHeadMap() {
   ctx.drawImage(off, left, top, nk * cell, nq * cell);
   const font = Math.max(6, Math.min(13, cell - 1));
   labels(ctx, P.queries, (i) => top + (i + 0.5) * cell, cell, font, false, left - 4);
-  labels(ctx, P.keys, (j) => left + (j + 0.5) * cell, cell, font, true, top - 4);
+  labels(ctx, P.keys, (j) => left + (j + 0.5) * cell, cell, font, true, top + nq * cell + 4);
   if (st.hover) {
     ctx.strokeStyle = M.highlight; ctx.lineWidth = 2;
     ctx.strokeRect(left + st.hover[1] * cell, top + st.hover[0] * cell, cell, cell);

@@ -32,8 +32,9 @@ def _stored_map(meta, raw, part: int, layer: int, head: int) -> np.ndarray:
     E = P["layers"][layer]
     nq, nk = len(P["queries"]), len(P["keys"])
     if meta["precision"] == "fp16":
-        vals = np.frombuffer(raw, "<f2", P["heads"] * nq * nk, E["offset"]).reshape(P["heads"], nq, nk)
-        return vals[head].astype(np.float64)
+        n = P["heads"] * nq * nk
+        hi, lo = (np.frombuffer(raw, np.uint8, n, E["offset"] + k * n).astype(np.uint16) for k in (0, 1))
+        return ((hi << 8) | lo).view("<f2").reshape(P["heads"], nq, nk)[head].astype(np.float64)
     q = np.frombuffer(raw, np.uint8, P["heads"] * nq * nk, E["offset"]).reshape(P["heads"], nq, nk)
     return q[head] / 255.0 * E["scale"][head]
 
