@@ -41,8 +41,9 @@ class Model:
         from attnviz.runtime import run_trace
         from attnviz.runtime.opening import wants_gradients
 
-        if text is None and image is None:
-            text = self.example_input()
+        if text is None and image is None:  # the app's opening input: the task's sentence or image
+            example = self.example_input()
+            text, image = (None, example) if self.loaded.config.kind == "vit" else (example, None)
         grad = wants_gradients(self.loaded) if grad is None else bool(grad)
         trace = run_trace(self.loaded, text=text, image=image, grad=grad, truncate=truncate, precision=precision)
         return Traced(trace, model=self, inputs={"text": text, "image": image, "truncate": truncate,
@@ -57,7 +58,7 @@ class Model:
         example = task.example_input() if task is not None else None
         if example is None:
             raise InputError(f"give text= or image=: {self.name} has no example input of its own")
-        return str(example) if task.kind != "vit" else example
+        return example if task.kind == "vit" else str(example)
 
     def __repr__(self) -> str:
         cfg = getattr(self.loaded, "config", None)

@@ -14,9 +14,12 @@ random weights, traced through the real capture path at ~100 and ~400 tokens. Fo
 
 from __future__ import annotations
 
+import gc
 import json
+import re
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -28,22 +31,27 @@ BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 
-def bertviz_model_view_size(trace) -> tuple[int, str]:
-    """(bytes of BertViz's model view HTML for ``trace``'s self-attention, how it was obtained)."""
+def bertviz_model_view_size(trace) -> tuple[int, str, int | None]:
+    """(bytes of BertViz's model view HTML for ``trace``'s self-attention, how it was obtained, how many
+    scripts it loads from the network — None when BertViz is not installed)."""
     probs = [np.asarray(trace.probs(i), dtype=np.float32)[None] for i in range(trace.n_layers)]  # (1, H, T, T)
     try:
         import torch
         from bertviz import model_view
 
-        page = model_view([torch.from_numpy(p) for p in probs], list(trace.tokens), html_action="return")
-        return len(page.data.encode("utf-8")), "bertviz.model_view(html_action='return')"
+        with warnings.catch_warnings():  # BertViz leaves its script files open (a ResourceWarning when collected)
+            warnings.simplefilter("ignore", ResourceWarning)
+            page = model_view([torch.from_numpy(p) for p in probs], list(trace.tokens), html_action="return").data
+            gc.collect()
+        remote = set(re.findall(r"https://cdnjs[^'\" )]+", page))  # require.js, d3, jQuery: blank offline
+        return len(page.encode("utf-8")), "bertviz.model_view(html_action='return')", len(remote)
     except ImportError:
         # its format: {"attention": [{"name": None, "attn": <(L, H, T, T) as nested lists>, "left_text":
         # tokens, "right_text": tokens}], ...} written with json.dumps; the script and markup add ~30 kB
         attn = np.concatenate(probs, axis=0).tolist()  # (L, H, T, T) as BertViz's attn.tolist()
         text = json.dumps({"attention": [{"name": None, "attn": attn, "left_text": list(trace.tokens),
                                           "right_text": list(trace.tokens)}], "bidirectional": True})
-        return len(text.encode("utf-8")), "computed from BertViz's format (JSON floats): bertviz not installed"
+        return len(text.encode("utf-8")), "computed from BertViz's format (JSON floats): bertviz not installed", None
 
 
 def _stored(trace, precision: str, layer: int, head: int) -> np.ndarray:
@@ -99,13 +107,15 @@ def measure_html(repeat: int = 3) -> dict:
         page, meta = html_page(trace, colour_lut(style), view="model", style=style)
         build = time.perf_counter() - t0
         ours = len(page.encode("utf-8"))
-        theirs, how = bertviz_model_view_size(trace)
+        theirs, how, remote = bertviz_model_view_size(trace)
         key = f"T={T} (6×12 heads)"
         figures[f"{key} attnviz html (MB, {meta['precision']})"] = ours / 1e6
         figures[f"{key} BertViz model view (MB)"] = theirs / 1e6
         figures[f"{key} BertViz ÷ attnviz"] = theirs / ours
         figures[f"{key} page written in (s)"] = build
         figures[f"{key} BertViz size from"] = how
+        if remote is not None:
+            figures[f"{key} BertViz scripts loaded from a CDN (attnviz: 0)"] = remote
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "page.html"
             path.write_text(page, encoding="utf-8")

@@ -131,3 +131,29 @@ def test_hugging_face_folder(tmp_path):
     np.testing.assert_allclose(t["L0.probs"].sum(-1), 1.0, atol=1e-5)
     page = t.html("head-map")
     assert "<iframe srcdoc=" in page._repr_html_() and page.meta["parts"][0]["keys"] == t.tokens
+
+
+def test_an_image_model_traces_its_example_and_captures_gradients_for_rollout():
+    model = attnviz.load("shapes", device="cpu")
+    t = model.trace(grad=False)  # the example image, without gradients
+    assert t.trace.kind == "vit" and "image" in t.arrays and "L0.grad" not in t.arrays
+    fig = t.figure("rollout", size=(400, 300))
+    assert "L0.grad" in fig.trace.arrays  # captured again, with gradients, for the view that shows them
+    assert fig._repr_png_()[0].startswith(b"\x89PNG")
+    assert t.figure("head-map").trace is t.trace  # other views draw the trace as it was
+
+
+def test_cli_html_export_and_its_one_line_refusals(model_dir, tmp_path, capsys):
+    out = tmp_path / "lines.html"
+    assert main(["export", "--model", str(model_dir), "--text", TEXT, "--view", "token-lines", "--layer", "1",
+                 "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and '"view": "token-lines"' in page
+    for extra, says in [(["--view", "rollout"], "an interactive .html figure shows head-map, model, token-lines"),
+                        (["--view", "head-map", "--all-heads"], "holds every layer and head already"),
+                        (["--view", "head-map", "--layer", "7"], "layer 7 does not exist")]:
+        capsys.readouterr()
+        assert main(["export", "--model", str(model_dir), "--text", TEXT, *extra, "-o", str(tmp_path / "x.html")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and says in err[0], err
+    assert not (tmp_path / "x.html").exists()

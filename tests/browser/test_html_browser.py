@@ -160,3 +160,14 @@ def test_the_notebook_iframe_runs_offline(browser, tmp_path, trace):
     assert frame.locator("#title").inner_text() == "Layer 1 · head 1 · self-attention"
     assert requests == [host.as_uri()]  # the srcdoc frame fetched nothing either
     page.close()
+
+
+def test_encoder_decoder_parts_switch(open_page, tmp_path, lut):
+    trace = sample_trace("encoder-decoder", T=7, n_layers=2, n_heads=2, std=0.5)
+    o = open_page(_write(tmp_path, trace, lut, part="enc")[0])
+    assert o.page.inner_text("#title") == "Layer 0 · head 0 · encoder self-attention"
+    o.page.select_option("#part", label="cross-attention (decoder → encoder)")
+    assert o.page.inner_text("#title") == "Layer 0 · head 0 · cross-attention (decoder → encoder)"
+    text, value = _hover_cell(o, 1, 4)
+    truth = decoded_values(*stored_values(trace.probs(0, "cross")[0], "fp16")).astype(np.float32)
+    assert value == float(truth[1, 4]) and f"→ {trace.src_tokens[4]} [4]:" in text
