@@ -23,10 +23,12 @@ class HtmlFigure:
                  colormap: str = "viridis", theme: str = "light", precision: str = "auto", max_bytes=None):
         from attnviz.export.html_data import MAX_BYTES
         from attnviz.export.html_page import html_page
+        from attnviz.gui.views.model_summary import summarize_stats
 
         lut, style = app_lut(colormap, theme)
         self.page, self.meta = html_page(trace, lut, view=view, layer=layer, head=head, part=part,
-                                         precision=precision, max_bytes=max_bytes or MAX_BYTES, style=style)
+                                         precision=precision, max_bytes=max_bytes or MAX_BYTES, style=style,
+                                         head_stats=summarize_stats)
 
     @property
     def notices(self) -> list[str]:

@@ -98,13 +98,14 @@ def measure_html(repeat: int = 3) -> dict:
     from attnviz.export.html_page import html_page
     from attnviz.gui.figures import export_style
     from attnviz.gui.style import colour_lut
+    from attnviz.gui.views.model_summary import summarize_stats
 
     style = export_style()
     figures: dict = {}
     for T in (100, 400):
         trace = sample_trace("encoder", T=T, n_layers=6, n_heads=12, d_model=768, std=0.02)
         t0 = time.perf_counter()
-        page, meta = html_page(trace, colour_lut(style), view="model", style=style)
+        page, meta = html_page(trace, colour_lut(style), view="model", style=style, head_stats=summarize_stats)
         build = time.perf_counter() - t0
         ours = len(page.encode("utf-8"))
         theirs, how, remote = bertviz_model_view_size(trace)

@@ -121,7 +121,7 @@ def _validate(args) -> None:
         if is_html(out):
             check_html_args(args)
         elif out.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg, .pdf or .html file name")
+            raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg or .pdf file name (.html: interactive)")
     if args.data:
         data = check_output(args.data, args)
         if data.suffix.lower() not in (".npz", ".csv"):

@@ -84,6 +84,11 @@ def decoded_values(stored: np.ndarray, top: np.ndarray | None) -> np.ndarray:
     return stored.astype(np.float64) / 255.0 * top.astype(np.float64)[..., None, None]
 
 
+def _has_masked(trace, prefix: str) -> bool:
+    mask = trace.get(prefix + "mask")
+    return mask is not None and bool(np.isneginf(np.asarray(mask)).any())
+
+
 def _mb(n: int) -> str:
     return f"{n / 2**20:.3g} MB"
 
@@ -92,9 +97,11 @@ def _plan(trace, parts: list[str], precision: str, max_bytes: int):
     """(precision, layers kept per part, tokens kept) within the budget, and the notices saying what was cut."""
     shapes = {p: trace.shape(layer_prefix(0, p) + "probs") for p in parts}  # (H, Tq, Tk)
     n_layers = {p: trace.layers_in(p) for p in parts}
+    masks = {p: int(_has_masked(trace, layer_prefix(0, p))) for p in parts}  # a byte per cell when masked
 
     def size(item: int, layers: dict, t: int | None = None) -> int:
-        return sum(layers[p] * h * min(tq, t or tq) * min(tk, t or tk) * item for p, (h, tq, tk) in shapes.items())
+        return sum(layers[p] * (h * item + masks[p]) * min(tq, t or tq) * min(tk, t or tk)
+                   for p, (h, tq, tk) in shapes.items())
 
     if precision == "auto":
         precision = "fp16" if size(2, n_layers) <= FP16_BUDGET else "uint8"

@@ -58,7 +58,7 @@ def _body(meta: dict) -> str:
 
 
 def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0, part: str = "self",
-              precision: str = "auto", max_bytes: int = MAX_BYTES, style=None) -> tuple[str, dict]:
+              precision: str = "auto", max_bytes: int = MAX_BYTES, style=None, head_stats=None) -> tuple[str, dict]:
     """The page's text and its metadata (what was stored, the notices).
 
     Parameters
@@ -69,6 +69,10 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     layer, head, part : what it opens on (part must exist: an encoder has no cross-attention).
     precision, max_bytes : see :func:`attnviz.export.html_data.build_html_data`.
     style : a ViewStyle for the page's colours (background, text, masked); default light.
+    head_stats : ``head_stats(trace, part, layers)`` → entropy (L, H) in nats, mean distance (L, H) or None and
+        its unit, as the app's model view computes them (``gui.views.model_summary.summarize_stats``); the
+        page shows them under each head of the grid and on hover. Left out when the tokens were cut (the
+        numbers would describe a map the page does not hold).
     """
     if view not in HTML_VIEWS:
         raise InputError(f"the interactive HTML page shows {', '.join(HTML_VIEWS)}, not {view!r}: export "
@@ -78,6 +82,14 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     if lut.shape != (256, 4):
         raise AttnvizError(f"a colour lookup table is (256, 4) RGBA, not {lut.shape}")
     data = build_html_data(trace, None, precision, max_bytes, first_layer=layer)  # a cut keeps ``layer`` on
+    if head_stats is not None and not any(n.startswith("showing tokens") for n in data.notices):
+        for P in data.meta["parts"]:
+            rows = [E["layer"] for E in P["layers"]]
+            stats = head_stats(trace, P["part"], range(rows[0], rows[-1] + 1))
+            P["distance_unit"] = stats.distance_unit if stats.distance is not None else None
+            for row, E in enumerate(P["layers"]):
+                E["entropy"] = [float(v) for v in stats.entropy[row]]
+                E["distance"] = None if stats.distance is None else [float(v) for v in stats.distance[row]]
     bg, fg = (style.background, style.foreground) if style is not None else ("#ffffff", "#202020")
     meta = dict(data.meta, lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
                 head_colours=list(HEAD_COLOURS), bg=bg, fg=fg, highlight="#ff3030")

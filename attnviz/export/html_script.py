@@ -140,7 +140,8 @@ api.cellCenter = (i, j) => {
 function drawModel() {
   const P = part(), nq = P.queries.length, nk = P.keys.length, L = P.layers.length, H = P.heads;
   const pool = Math.max(1, Math.ceil(Math.max(nq, nk) / 64)), tq = Math.ceil(nq / pool), tk = Math.ceil(nk / pool);
-  const size = Math.max(24, Math.min(96, Math.floor(900 / H) - 6)), gap = 6, left = 40, top = 24;
+  const notes = P.layers[0].entropy !== undefined;  // the model view's numbers under each head
+  const size = Math.max(24, Math.min(96, Math.floor(900 / H) - 6)), gap = notes ? 20 : 6, left = 40, top = 24;
   const cv = $("grid"), ctx = cv.getContext("2d");
   cv.width = left + H * (size + gap); cv.height = top + L * (size + gap);
   ctx.fillStyle = M.bg; ctx.fillRect(0, 0, cv.width, cv.height);
@@ -155,6 +156,12 @@ function drawModel() {
       ctx.drawImage(off, left + h * (size + gap), top + l * (size + gap), size, size);
     }
   });
+  if (notes) {
+    ctx.fillStyle = M.fg; ctx.font = `${Math.min(12, Math.max(8, size / 6))}px sans-serif`; ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    P.layers.forEach((E, l) => { for (let h = 0; h < H; h++) ctx.fillText(noteText(E, h),
+      left + h * (size + gap) + size / 2, top + l * (size + gap) + size + 2); });
+  }
   ctx.strokeStyle = M.fg; ctx.lineWidth = 2;
   ctx.strokeRect(left + st.head * (size + gap) - 1, top + st.layer * (size + gap) - 1, size + 2, size + 2);
   ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "bottom";
@@ -163,7 +170,8 @@ function drawModel() {
   P.layers.forEach((E, l) => ctx.fillText(`L${E.layer}`, left - 6, top + l * (size + gap) + size / 2));
   Object.assign(G, {gLeft: left, gTop: top, gPitch: size + gap, gSize: size});
   const pooled = pool > 1 ? ` · each drawn cell = max of ${pool}×${pool} cells` : "";
-  $("title").textContent = `All heads · ${P.name} · ${scaleNote()}${pooled}`;
+  const legend = notes ? " — under each: entropy (nats)" + (P.distance_unit ? ` · mean attention distance (${P.distance_unit})` : "") : "";
+  $("title").textContent = `All heads · ${P.name}${legend} · ${scaleNote()}${pooled}`;
 }
 function gridCell(ev) {
   const r = $("grid").getBoundingClientRect(), P = part();
@@ -177,8 +185,14 @@ api.thumbCenter = (l, h) => {
 function hoverModel(ev) {
   const c = gridCell(ev);
   if (!c) { status("", null); return; }
-  const E = part().layers[c[0]];
-  status(`Layer ${E.layer} · head ${c[1]}: largest weight ${E.max[c[1]].toFixed(4)}`, E.max[c[1]]);
+  const P = part(), E = P.layers[c[0]], h = c[1];  // as ModelView.head_info
+  let text = `Layer ${E.layer} · head ${h}: largest weight ${E.max[h].toFixed(4)}`;
+  if (E.entropy) text += `, entropy ${E.entropy[h].toFixed(4)} nats`;
+  if (E.distance) text += `, mean distance ${E.distance[h].toFixed(3)} ${P.distance_unit}`;
+  status(text, E.max[h]);
+}
+function noteText(E, h) {  // as ModelView._note
+  return E.entropy[h].toFixed(2) + (E.distance ? ` · ${E.distance[h].toFixed(1)}` : "");
 }
 // -- token lines ------------------------------------------------------------------------------
 function linesOf(E, heads, nq, nk, focus) {

@@ -141,7 +141,7 @@ def test_the_cli_page_and_the_notice_of_a_cut_input(open_page, tmp_path, lut):
     from attnviz.bench.traces import synthetic_trace
 
     big = synthetic_trace(T=64, n_layers=6, n_heads=4)
-    o = open_page(_write(tmp_path, big, lut, precision="uint8", max_bytes=3 * 4 * 64 * 64)[0])
+    o = open_page(_write(tmp_path, big, lut, precision="uint8", max_bytes=3 * 5 * 64 * 64)[0])
     assert o.page.is_visible("#notice") and o.page.inner_text("#notice").startswith("showing layers 0–2 of 6")
     assert o.page.locator("#layer option").count() == 3
 
@@ -171,3 +171,24 @@ def test_encoder_decoder_parts_switch(open_page, tmp_path, lut):
     text, value = _hover_cell(o, 1, 4)
     truth = decoded_values(*stored_values(trace.probs(0, "cross")[0], "fp16")).astype(np.float32)
     assert value == float(truth[1, 4]) and f"→ {trace.src_tokens[4]} [4]:" in text
+
+
+def test_all_heads_hover_and_notes_say_what_the_apps_model_view_says(open_page, tmp_path, trace, lut, qapp):
+    from attnviz.gui.figures import make_figure
+    from attnviz.gui.views.model_summary import summarize_stats
+    from attnviz.selection import SelectionState
+
+    view, _selection = make_figure("model", trace, SelectionState())
+    try:
+        view.ensure_current()
+        app_hover, app_note = view.head_info(2, 1), view.note_text(2, 1)
+    finally:
+        view.close()
+    assert "entropy" in app_hover and "mean distance" in app_hover  # the app's statistics were there to compare
+    o = open_page(_write(tmp_path, trace, lut, view="model", head_stats=summarize_stats)[0])
+    x, y = o.page.evaluate("window.attnviz.thumbCenter(2, 1)")
+    o.page.mouse.move(x, y)
+    assert o.status() == app_hover
+    assert o.page.evaluate("(() => { const E = window.attnviz.meta.parts[0].layers[2];"
+                           " return E.entropy[1].toFixed(2) + ' · ' + E.distance[1].toFixed(1); })()") == app_note
+    assert "under each: entropy (nats) · mean attention distance (tokens)" in o.page.inner_text("#title")

@@ -93,16 +93,16 @@ def test_encoder_decoder_pages_hold_every_part():
 
 def test_a_huge_input_is_cut_with_a_notice():
     trace = synthetic_trace(T=64, n_layers=6, n_heads=4)
-    data = build_html_data(trace, precision="uint8", max_bytes=3 * 4 * 64 * 64)
+    data = build_html_data(trace, precision="uint8", max_bytes=3 * 5 * 64 * 64)  # 3 layers of 4 maps and a mask
     assert [e["layer"] for e in data.meta["parts"][0]["layers"]] == [0, 1, 2]
-    assert data.notices == ["showing layers 0–2 of 6 (self-attention): all layers would not fit in 0.0469 MB; "
+    assert data.notices == ["showing layers 0–2 of 6 (self-attention): all layers would not fit in 0.0586 MB; "
                             "export another range with --layer"]
-    page, meta = html_page(trace, LUT, layer=4, precision="uint8", max_bytes=3 * 4 * 64 * 64)
+    page, meta = html_page(trace, LUT, layer=4, precision="uint8", max_bytes=3 * 5 * 64 * 64)
     assert [e["layer"] for e in meta["parts"][0]["layers"]] == [3, 4, 5]  # the asked layer stays in
     assert meta["notices"][0].startswith("showing layers 3–5 of 6")
-    one_layer_too_big = build_html_data(trace, precision="uint8", max_bytes=4 * 32 * 32)
+    one_layer_too_big = build_html_data(trace, precision="uint8", max_bytes=5 * 32 * 32)
     assert one_layer_too_big.notices[0].startswith("showing tokens 0–")
-    assert one_layer_too_big.raw_bytes <= 4 * 32 * 32 + 32 * 32  # maps and their mask within the budget
+    assert one_layer_too_big.raw_bytes <= 5 * 32 * 32  # maps and their mask within the budget
     # negative control: a small input is not cut
     assert build_html_data(trace, precision="uint8").notices == []
 
