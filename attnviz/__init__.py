@@ -12,10 +12,12 @@ _API = ("load", "open_trace", "Model", "Traced", "Figure", "HtmlFigure")
 
 
 def __getattr__(name: str):
-    if name in _API:
-        import importlib
+    import importlib
 
+    if name in _API:
         return getattr(importlib.import_module("attnviz.api"), name)
+    if name in ("api", "errors"):  # `attnviz.errors.AttnvizError` in a notebook, before anything imported it
+        return importlib.import_module(f"attnviz.{name}")
     raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
 
 

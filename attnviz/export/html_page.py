@@ -93,7 +93,8 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     bg, fg = (style.background, style.foreground) if style is not None else ("#ffffff", "#202020")
     meta = dict(data.meta, lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
                 head_colours=list(HEAD_COLOURS), bg=bg, fg=fg, highlight="#ff3030")
-    payload = json.dumps(meta, ensure_ascii=True).replace("</", "<\\/")  # never ends its <script>
+    # every "<" escaped: a token can neither end the <script> nor open a nested one ("<!--<script>")
+    payload = json.dumps(meta, ensure_ascii=True).replace("<", "\\u003c")
     title = html.escape(f"attnviz · {meta['model']} · {view}")
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
             f"<meta name='generator' content='attnviz'>"

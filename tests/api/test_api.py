@@ -44,7 +44,7 @@ def _softmax_from_qk(t, layer: int) -> np.ndarray:
 
 
 def test_import_attnviz_stays_light():
-    code = ("import sys, attnviz; attnviz.load; attnviz.Figure; "
+    code = ("import sys, attnviz; attnviz.load; attnviz.Figure; attnviz.errors.AttnvizError; "
             "print(sorted(m for m in ('torch', 'PySide6', 'pyqtgraph', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -92,6 +92,11 @@ def test_figure_svg_and_save_with_export_options(traced, tmp_path):
         fig.save(tmp_path / "lines.html")
     with pytest.raises(AttnvizError, match="unknown figure option"):
         fig.save(tmp_path / "x.png", sise=(1, 2))
+    step = traced.figure("steps", layer=1, head=0, query=8, step=4, size=(640, 360))  # the walkthrough's softmax
+    assert step.to_bytes("png") != traced.figure("steps", layer=1, head=0, query=8, step=5,
+                                                 size=(640, 360)).to_bytes("png")
+    with pytest.raises(AttnvizError, match="step applies to the 'steps' view"):
+        traced.figure("head-map", step=4)
 
 
 def test_a_part_the_model_lacks_is_one_line(traced, model_dir, tmp_path, capsys):

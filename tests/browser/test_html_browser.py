@@ -192,3 +192,14 @@ def test_all_heads_hover_and_notes_say_what_the_apps_model_view_says(open_page, 
     assert o.page.evaluate("(() => { const E = window.attnviz.meta.parts[0].layers[2];"
                            " return E.entropy[1].toFixed(2) + ' · ' + E.distance[1].toFixed(1); })()") == app_note
     assert "under each: entropy (nats) · mean attention distance (tokens)" in o.page.inner_text("#title")
+
+
+def test_a_hostile_token_is_shown_as_text(open_page, tmp_path, lut):
+    trace = sample_trace("encoder", T=6)
+    trace.tokens[2] = "</script><script>alert(1)</script>"
+    o = open_page(_write(tmp_path, trace, lut)[0])
+    dialogs = []
+    o.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    text, _ = _hover_cell(o, 2, 0)
+    assert text.startswith("</script><script>alert(1)</script> [2] → ")
+    assert dialogs == [] and o.page.evaluate("document.scripts.length") == 3

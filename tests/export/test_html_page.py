@@ -20,8 +20,7 @@ LUT = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, 4))
 
 
 def _page_parts(page: str):
-    meta = json.loads(re.search(r"<script id='attnviz-meta' type='application/json'>(.*?)</script>", page, re.S)[1]
-                      .replace("<\\/", "</"))
+    meta = json.loads(re.search(r"<script id='attnviz-meta' type='application/json'>(.*?)</script>", page, re.S)[1])
     blob = re.search(r"<script id='attnviz-data' type='text/plain'>(.*?)</script>", page, re.S)[1]
     return meta, zlib.decompress(base64.b64decode(blob))
 
@@ -69,6 +68,17 @@ def test_the_page_is_self_contained_with_the_apps_colours():
     meta2, _ = _page_parts(page)
     assert meta2["lut"] == lut.tolist() and meta2["start"] == {"part": "self", "layer": 1, "head": 2}
     assert meta2["view"] == "token-lines"
+
+
+def test_hostile_tokens_stay_text():
+    trace = sample_trace("encoder", T=6)
+    evil = "</script><script>alert(1)</script>"
+    trace.tokens[2] = evil
+    trace.meta["input_text"] = "<img src=x onerror=alert(1)>"
+    page, _ = html_page(trace, LUT)
+    assert page.count("<script") == 3 and "<img" not in page  # meta, data, the page's own script
+    meta, _ = _page_parts(page)
+    assert meta["parts"][0]["queries"][2] == evil
 
 
 def test_constants_agree_with_the_app():
