@@ -45,7 +45,10 @@ def _body(meta: dict) -> str:
         ("fixed", "fixed 0–1"), ("per-map", "each map's maximum"), ("shared", "shared by all heads")))
     tabs = "".join(f"<button id='tab-{v}'>{t}</button>" for v, t in (
         ("head-map", "Head map"), ("model", "All heads"), ("token-lines", "Token lines")))
+    stored = {"fp16": "float16 (about 3 significant digits)",
+              "uint8": "8 bits of each map's maximum (steps of 1/255 of it)"}[meta["precision"]]
     return f"""<h1>attnviz · {model}</h1><p class='sub'>{text}</p>
+<p class='sub' id='precision'>weights stored in this page as {stored}; hovers show them as stored</p>
 <div id='notice' hidden></div>
 <nav><span class='tabs'>{tabs}</span>
 <label>part <select id='part'></select></label><label>layer <select id='layer'></select></label>

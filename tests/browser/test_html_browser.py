@@ -84,6 +84,8 @@ def test_switching_layer_and_head_changes_the_map(open_page, tmp_path, trace, lu
 def test_hovering_a_cell_shows_the_traces_weight(open_page, tmp_path, trace, lut, precision):
     o = open_page(_write(tmp_path, trace, lut, precision=precision, layer=2, head=3)[0])
     truth = _stored(trace, 2, 3, precision)
+    assert o.page.inner_text("#precision").startswith(
+        "weights stored in this page as " + ("float16" if precision == "fp16" else "8 bits of each map's maximum"))
     for i, j in [(9, 0), (5, 3), (7, 7)]:
         text, value = _hover_cell(o, i, j)
         assert value == truth[i, j]  # exactly the stored value
