@@ -147,16 +147,15 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
         layers = list(range(start, start + keep[p]))
         if keep[p] < trace.layers_in(p):
             notices.append(f"showing layers {start}–{layers[-1]} of {trace.layers_in(p)} ({PART_NAMES[p]}): all "
-                           f"layers would not fit in {_mb(max_bytes)}; export another range with --layer")
+                           f"layers would not fit in {_mb(max_bytes)}; export another range with --layer (layer= in Python)")
         entries = []
         for layer in layers:
             prefix = layer_prefix(layer, p)
             probs = np.asarray(trace[prefix + "probs"])[:, :nq, :nk]  # (H, nq, nk)
             stored, top = stored_values(probs, precision)
             mask = trace.get(prefix + "mask")
-            masked = None
-            if mask is not None and np.isneginf(np.asarray(mask)[:nq, :nk]).any():
-                masked = np.isneginf(np.asarray(mask)[:nq, :nk]).astype(np.uint8)
+            masked = None if mask is None else np.isneginf(np.asarray(mask)[:nq, :nk])  # (nq, nk) −∞ cells
+            masked = masked.astype(np.uint8) if masked is not None and masked.any() else None
             entry = {"layer": layer, "offset": offset,
                      "max": [float(v) for v in np.asarray(probs, dtype=np.float32).max(axis=(1, 2))]}
             chunks.append(_planes(stored))

@@ -106,7 +106,7 @@ def test_a_huge_input_is_cut_with_a_notice():
     data = build_html_data(trace, precision="uint8", max_bytes=3 * 5 * 64 * 64)  # 3 layers of 4 maps and a mask
     assert [e["layer"] for e in data.meta["parts"][0]["layers"]] == [0, 1, 2]
     assert data.notices == ["showing layers 0–2 of 6 (self-attention): all layers would not fit in 0.0586 MB; "
-                            "export another range with --layer"]
+                            "export another range with --layer (layer= in Python)"]
     page, meta = html_page(trace, LUT, layer=4, precision="uint8", max_bytes=3 * 5 * 64 * 64)
     assert [e["layer"] for e in meta["parts"][0]["layers"]] == [3, 4, 5]  # the asked layer stays in
     assert meta["notices"][0].startswith("showing layers 3–5 of 6")
