@@ -94,6 +94,18 @@ def word_order(scene, bench, trace, state, p, seed, n):
                         "held": held["none"]})
 
 
+def vaswani_table(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d)) (sin and cos interleaved),
+    written from the paper's formula in float64, independently of the model's code."""
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    i2 = np.arange(0, d, 2, dtype=np.float64)
+    angle = pos / base ** (i2 / d)
+    table = np.zeros((n, d))
+    table[:, 0::2] = np.sin(angle)
+    table[:, 1::2] = np.cos(angle[:, : d // 2])
+    return table
+
+
 def sinusoidal(scene, bench, trace, state, p, seed, n):
     from attnviz.models.blocks import PositionalEncoding
 
@@ -110,8 +122,13 @@ def sinusoidal(scene, bench, trace, state, p, seed, n):
     offsets = int(p.get("offsets", 8))
     here, held = max(spread[:offsets]), max(spread)
     used = len(trace["emb.pos"]) if "emb.pos" in trace else len(trace.tokens)
+    # the shift property holds for any base and either layout: check the formula itself (base 10000,
+    # sin at even and cos at odd dimensions, as the model defines it)
+    formula = float(np.max(np.abs(table - vaswani_table(*table.shape))))
     line = (f"PE(p)·PE(p+k) is the same for every p (a shift is a rotation): relative spread {here:.1e} for k ≤ "
             f"{offsets}, {held:.1e} for every offset up to {len(table) // 2 - 1} of {len(table)} positions "
-            f"({table.shape[1]} dimensions; this input uses {used})")
-    return ClaimResult("sinusoidal", here, None, held < 1e-4, line,
-                       {"here": here, "held": held, "positions": len(table), "dims": table.shape[1], "used": used})
+            f"({table.shape[1]} dimensions; this input uses {used}); the table equals sin/cos(p / 10000^(2i/d)), "
+            f"interleaved, to {formula:.1e}")
+    return ClaimResult("sinusoidal", here, None, held < 1e-4 and formula < 1e-4, line,
+                       {"here": here, "held": held, "positions": len(table), "dims": table.shape[1], "used": used,
+                        "formula": formula})
