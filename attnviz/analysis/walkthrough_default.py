@@ -1,6 +1,6 @@
 """Where the six-step walkthrough and the matrix form open: one head and one query for every caller.
 
-The command line (``attnviz steps``, ``export --view steps/matrix-form``), the lecture pack and the
+The command line (``attnviz steps``, ``export --view steps/matrix-form/matrix-z``), the lecture pack and the
 lesson's scenes all call :func:`walkthrough_default`, so they show the same numbers.
 
 The query is the token where the task reads its answer ("it" for coref), else the last token (what a
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["walkthrough_default", "default_query", "MIX_TOP"]
+__all__ = ["walkthrough_default", "default_query", "MIX_TOP", "WALKTHROUGH_VIEWS"]
 
+WALKTHROUGH_VIEWS = ("steps", "matrix-form", "matrix-z")  # the figures that open where the walkthrough does
 MIX_TOP = 0.8  # a row whose largest weight is below this visibly mixes two or more values
 
 

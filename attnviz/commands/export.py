@@ -163,8 +163,9 @@ def run(args) -> int:
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
     focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
-    if args.view in ("steps", "matrix-form") and args.layer is None and args.head is None:
-        from attnviz.analysis.walkthrough_default import walkthrough_default
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
+
+    if args.view in WALKTHROUGH_VIEWS and args.layer is None and args.head is None:
 
         # the walkthrough's own default, the same in the app, the lesson and the lecture pack
         args.layer, args.head, query = walkthrough_default(trace, args.part)

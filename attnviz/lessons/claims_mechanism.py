@@ -67,11 +67,21 @@ def matrix_form(scene, bench, trace, state, p, seed, n):
 
 
 def concat_heads(scene, bench, trace, state, p, seed, n):
+    """concat(Z)·W_O + b_O equals the layer output (here and held out), and the layer's heads differ: their
+    mean total-variation distance over the held-out inputs ≥ ``min_tv`` (0.3), so "many heads" is not
+    four copies of one pattern."""
+    from attnviz.analysis.head_diversity import layer_diversity
+
     here, held = _recomputation(scene, bench, trace, state.layer, n, seed, lambda r, rec: max_err(r["out"], rec["out"]))
+    loaded = bench.model(scene.model)
+    tv = layer_diversity((rec["probs"][state.layer], None)
+                         for _, rec in held_out_records(loaded, fresh_texts(loaded, n, seed), keep=("probs",)))
+    need = float(p.get("min_tv", 0.3))
     line = (f"concat(Z₁…Z_{trace.n_heads})·W_O + b_O equals the layer's output: max |Δ| {here:.1e} here, "
-            f"{held:.1e} over {n} held-out inputs")
-    return ClaimResult("concat-heads", here, held, here < 1e-3 and held < 1e-3, line,
-                       {"here": here, "held": held, "n": n, "H": trace.n_heads})
+            f"{held:.1e} over {n} held-out inputs; layer {state.layer}'s heads differ by a mean total-variation "
+            f"distance of {tv:.2f} over those inputs (need ≥ {need:.2f})")
+    return ClaimResult("concat-heads", here, held, here < 1e-3 and held < 1e-3 and tv >= need, line,
+                       {"here": here, "held": held, "n": n, "H": trace.n_heads, "tv": tv, "layer": state.layer})
 
 
 def _mask_check(mask: np.ndarray, probs: np.ndarray) -> tuple[bool, float, int]:

@@ -87,8 +87,9 @@ def scene_selection(scene, trace):
     from attnviz.selection import SelectionState
 
     focus = trace.meta.get("focus") or {}
-    if scene.view in ("steps", "matrix-form") and scene.layer is None and scene.head is None:
-        from attnviz.analysis.walkthrough_default import walkthrough_default
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
+
+    if scene.view in WALKTHROUGH_VIEWS and scene.layer is None and scene.head is None:
 
         # the walkthrough's default, the same in the app, `attnviz steps` and the lecture pack
         layer, head, query = walkthrough_default(trace, scene.part)
