@@ -109,3 +109,66 @@ def test_scale_claim_numbers_are_the_figures_head():
     r = evaluate_claim(scene, Workbench(), n=20)
     assert r.ok and r.values["d_k"] == 16
     assert r.values["spread_big"] / r.values["spread_small"] == pytest.approx(math.sqrt(256 / 4), rel=0.15)
+
+
+def _corrupt_record(key: str):
+    """A broken capture: the attention records ``key`` slightly off what the module computed."""
+    def change(loaded):
+        from attnviz.capture.batch import attention_modules
+
+        def hook(module, args, out):
+            if module.record is not None and key in module.record:
+                module.record[key] = module.record[key] * 0.98 + 0.01
+
+        for attn in attention_modules(loaded.model)["self"]:
+            attn.register_forward_hook(hook)
+
+    return change
+
+
+@pytest.mark.parametrize("kind,key", [("six-steps", "probs"), ("six-steps", "z"), ("matrix-form", "probs"),
+                                      ("concat-heads", "out")])
+def test_recomputation_claims_fail_when_the_recorded_numbers_are_not_the_formulas(kind, key):
+    scene = _scene(kind)
+    assert evaluate_claim(scene, Workbench(), n=20).ok
+    r = evaluate_claim(scene, _bench_with(scene.model, _corrupt_record(key)), n=20)
+    assert not r.ok and max(r.here, r.held_out) > 1e-4
+
+
+def test_concat_heads_fails_on_heads_that_look_alike():
+    """coref's last layer: every head resolves "it" the same way (mean TV well under 0.3)."""
+    import dataclasses
+
+    scene = dataclasses.replace(_scene("concat-heads"), model="coref",
+                                text="The animal didn't cross the street because it was too tired", layer=1)
+    r = evaluate_claim(scene, Workbench(), n=40)
+    assert r.here < 1e-4 and r.values["tv"] < 0.3 and not r.ok
+
+
+def test_causal_mask_fails_on_a_decoder_that_sees_the_future():
+    scene = _scene("causal-mask")
+
+    def unmask(loaded):
+        from attnviz.capture.batch import attention_modules
+
+        for attn in attention_modules(loaded.model)["self"]:
+            attn.causal = False
+
+    r = evaluate_claim(scene, _bench_with(scene.model, unmask), n=20)
+    assert not r.ok and r.here > 0
+
+
+def test_permutation_fails_on_a_model_with_positions():
+    import dataclasses
+
+    scene = _scene("permutation")
+    r = evaluate_claim(dataclasses.replace(scene, model=scene.claim["with_positions"]), Workbench(), n=20)
+    assert not r.ok and r.here > 1e-3
+
+
+@pytest.mark.parametrize("kind", ["word-order", "filters-pca", "rollout-pointing", "cross-alignment"])
+def test_trained_claims_fail_on_a_reinitialised_model(kind):
+    scene = _scene(kind)
+    name = scene.claim.get("with_positions", scene.model) if kind == "word-order" else scene.model
+    name = "order-sentiment" if kind == "word-order" else name
+    assert not evaluate_claim(scene, _bench_with(name, _reinit), n=40).ok
