@@ -50,7 +50,8 @@ def attends_to(scene, bench, trace, state, p, seed, n):
     return ClaimResult("attends-to", here, held, ok, line,
                        {"here": here, "held": held, "n": n, "query": q_tok, "target": target,
                         "peak": trace.tokens[peak], "weight": weight, "others": others, "deleted": deleted,
-                        "margin": margin})
+                        "margin": margin, "layer": state.layer, "head": state.head,
+                        "pointer_head": int(getattr(task, "pointer_head", -1))})
 
 
 def cross_alignment(scene, bench, trace, state, p, seed, n):

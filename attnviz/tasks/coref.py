@@ -84,6 +84,7 @@ class CorefTask(Task):
     lr = 1e-3
     warmup = 80
     labels = ANIMATE + PLACES + [NONE]
+    pointer_head = POINTER_HEAD  # of the last layer; the lesson's caption names it
     # checked by make_assets and the tests; probes_right: the focus head is right on both lecture sentences
     targets = {"accuracy": (">=", 0.99), "it_attention": (">=", 0.90), "it_weight_animate": (">=", 0.5),
                "it_weight_place": (">=", 0.5), "others_weight": ("<=", 0.3), "deleted_weight": ("<=", 0.3),
