@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["random_spread", "softmax_stats", "random_rows", "head_scores"]
+__all__ = ["random_spread", "softmax_stats", "random_rows", "head_scores", "scale_reason", "D_KS"]
 
 
 def random_spread(d_ks, n: int = 4000, seed: int = 0) -> dict[int, tuple[float, float]]:
@@ -59,3 +59,38 @@ def head_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray, head: int) -> tu
     m = np.asarray(mask, np.float64)
     valid = np.broadcast_to(np.isfinite(m[:, 0] if m.ndim == 4 else m), scores.shape)
     return scores, valid
+
+
+D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the d_k axis of the figure
+
+
+def scale_reason(trace, layer: int, head: int, part: str = "self", seed: int = 0, n: int = 2000) -> dict:
+    """The numbers of the √d_k figure for one head of ``trace``.
+
+    Random vectors at every d_k of :data:`D_KS`: the std of q·k unscaled and scaled, and over the head's
+    own number of keys the softmax's mean top weight and gradient norm, unscaled and scaled. This head
+    on this input: its d_k, the std of its raw q·k over the cells it may use, and its rows' top weight and
+    gradient norm with its scale and without.
+    """
+    from attnviz.capture.trace import layer_prefix
+
+    pre = layer_prefix(layer, part)
+    q = np.asarray(trace[pre + "q"], np.float64)  # (H, Tq, d)
+    k = np.asarray(trace[pre + "k"], np.float64)  # (H_kv, Tk, d)
+    mask = np.asarray(trace[pre + "mask"], np.float64).reshape(q.shape[1], k.shape[1])
+    scores, valid = head_scores(q[None], k[None], mask[None, None], head)
+    scores, valid = scores[0], valid[0]
+    d_k, T = q.shape[-1], k.shape[1]
+    scale = float(trace.meta["scale"])
+    spread = random_spread(D_KS, n=n, seed=seed)
+    rows = {d: random_rows(d, T, n=n // 4, seed=seed) for d in D_KS}
+    out = {"d_ks": list(D_KS), "keys": T, "d_k": d_k, "scale": scale, "layer": layer, "head": head,
+           "spread_raw": [spread[d][0] for d in D_KS], "spread_scaled": [spread[d][1] for d in D_KS]}
+    for name in ("raw", "scaled"):
+        out[f"top_{name}"] = [rows[d][name][0] for d in D_KS]
+        out[f"grad_{name}"] = [rows[d][name][1] for d in D_KS]
+    out["head_spread_raw"] = float(scores[valid].std())
+    out["head_spread_scaled"] = float((scores * scale)[valid].std())
+    out["head_top_scaled"], out["head_grad_scaled"] = softmax_stats(scores * scale, valid)
+    out["head_top_raw"], out["head_grad_raw"] = softmax_stats(scores, valid)
+    return out
