@@ -50,9 +50,12 @@ def six_steps(scene, bench, trace, state, p, seed, n):
                             weights_from_trace(trace, state.layer))
     row = r["P"][state.head, state.query]
     top = int(np.argmax(row))
-    ok = here < 1e-4 and held < 1e-4
+    # ``max_top``: the figure must show z as a mix of values, not one value (a one-hot row makes z = v_j)
+    max_top = p.get("max_top")
+    ok = here < 1e-4 and held < 1e-4 and (max_top is None or row[top] < float(max_top))
     line = (f"x·W_Q … softmax … Σ p·v recomputed in numpy from x and the weights: max |Δ| {here:.1e} here, "
-            f"{held:.1e} over {n} held-out inputs; largest weight {row[top]:.2f} on '{trace.tokens[top]}'")
+            f"{held:.1e} over {n} held-out inputs; largest weight {row[top]:.2f} on '{trace.tokens[top]}' "
+            f"(layer {state.layer} head {state.head})" + (f", need < {float(max_top):.2f}" if max_top is not None else ""))
     return ClaimResult("six-steps", here, held, ok, line, {"here": here, "held": held, "n": n, "top_weight": float(row[top]),
                                                            "top_token": trace.tokens[top], "row_sum": float(row.sum())})
 
@@ -124,7 +127,7 @@ def scale_saturation(scene, bench, trace, state, p, seed, n):
     the model's d_k and the input's length, unscaled rows saturate (top weight up) and their softmax
     gradient shrinks. The head (scene's layer and head, on fresh held-out inputs): its raw q·k spread,
     and the mean top weight and gradient with and without the scale. Holds when the random-vector
-    picture shows it (spread ×≥ 4, unscaled gradient ≤ half the scaled one) and, for this head, dropping
+    picture shows it (spread ×≥ 4; at d_k 256 the unscaled gradient ≤ half the scaled one) and, for this head, dropping
     the scale raises the mean top weight by ≥ ``min_rise`` (0.1): on a head whose scores are too small
     for the scale to matter (an untrained model's), it fails.
     """
@@ -132,9 +135,7 @@ def scale_saturation(scene, bench, trace, state, p, seed, n):
 
     loaded = bench.model(scene.model)
     d_k = int(trace.meta["d_head"])
-    from attnviz.capture.batch import attention_modules
-
-    scale = float(attention_modules(loaded.model)["self"][state.layer].scale)
+    scale = float(_attention_module(loaded, state.layer).scale)  # the model's own, whatever the scene switches
     T = len(trace.tokens)
     spread = random_spread((4, 16, 64, 256), seed=seed)
     rows, big = random_rows(d_k, T, seed=seed), random_rows(256, T, seed=seed)
@@ -167,7 +168,8 @@ def scale_saturation(scene, bench, trace, state, p, seed, n):
             f"{spread[4][1]:.2f} → {spread[256][1]:.2f}); at d_k {d_k} over {T} keys the softmax's top weight "
             f"{rows['scaled'][0]:.2f} → {rows['raw'][0]:.2f} unscaled, its gradient {rows['scaled'][1]:.2f} → "
             f"{rows['raw'][1]:.2f} (at d_k 256: top {big['scaled'][0]:.2f} → {big['raw'][0]:.2f}, gradient "
-            f"{big['scaled'][1]:.2f} → {big['raw'][1]:.2f}). Layer {state.layer} head {state.head}: raw q·k std {head_spread:.1f}; top weight "
+            f"{big['scaled'][1]:.2f} → {big['raw'][1]:.2f}). Layer {state.layer} head {state.head}: raw q·k std "
+            f"{head_spread:.1f}; top weight "
             f"{here_s:.2f} → {here_r:.2f} here, {top_s:.2f} → {top_r:.2f} over {n} held-out inputs (need a rise "
             f"≥ {float(p.get('min_rise', 0.1)):.2f}); gradient {grad_s:.2f} → {grad_r:.2f}")
     return ClaimResult("scale-saturation", here_r - here_s, rise, ok, line,

@@ -48,7 +48,8 @@ class TextEncoder(nn.Module):
         _init_weights(self)
 
     def forward(self, ids, key_pad=None, pool_index=None):
-        """ids: (B, T) → logits (B, C) for "classify" ((B, K, C) with a (B, K) ``pool_index``), else (B, T, C or V)."""
+        """ids: (B, T) → logits (B, C) for "classify" ((B, K, C) with a (B, K) ``pool_index``), else
+        (B, T, C or V)."""
         h = self.stack(self.embed(ids), key_pad=key_pad)  # (B, T, D)
         if self.cfg.head != "classify":
             return self.head(h)

@@ -58,8 +58,8 @@ TEMPLATES = [
 ]
 HELD_OUT = 0.2
 VALIDATION = 0.1  # the next slice of the same hash: validation combinations, never trained on
-NONE = "(no referent)"
-POINTER_HEAD = 0  # the last layer's head trained as the antecedent pointer (see CorefTask.loss)  # the class of every word that is neither a noun nor "it"
+NONE = "(no referent)"  # the class of every word that is neither a noun nor "it"
+POINTER_HEAD = 0  # the last layer's head trained as the antecedent pointer (see CorefTask.loss)
 PROBES = ["The animal didn't cross the street because it was too tired",
           "The animal didn't cross the street because it was too wide"]
 

@@ -172,3 +172,14 @@ def test_trained_claims_fail_on_a_reinitialised_model(kind):
     name = scene.claim.get("with_positions", scene.model) if kind == "word-order" else scene.model
     name = "order-sentiment" if kind == "word-order" else name
     assert not evaluate_claim(scene, _bench_with(name, _reinit), n=40).ok
+
+
+def test_six_steps_fails_on_a_one_hot_row():
+    """The lecture head at "it" is one-hot: z = v of one token, which the walkthrough scene must not show."""
+    import dataclasses
+
+    scene = _scene("six-steps")
+    bench = Workbench()
+    focus = bench.trace(scene).meta["focus"]
+    r = evaluate_claim(dataclasses.replace(scene, layer=focus["layer"], head=focus["head"]), bench, n=10)
+    assert r.here < 1e-4 and r.values["top_weight"] >= 0.8 and not r.ok

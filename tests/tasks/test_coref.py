@@ -183,3 +183,30 @@ def test_bundled_focus_head_is_right_on_both_lecture_sentences():
         assert focus["query"] == tokens.index("it")
         row = trace[f"L{focus['layer']}.probs"][focus["head"], focus["query"]]
         assert tokens[int(np.argmax(row))] == noun
+
+
+def test_pointer_loss_is_minus_log_the_pointer_heads_weight_on_the_antecedent():
+    from attnviz.tasks.base import Task
+    from attnviz.tasks.coref import POINTER_HEAD
+    from attnviz.tasks.text_data import batched_probs
+
+    task = CorefTask()
+    torch.manual_seed(0)
+    model = build_model(task.model_config())
+    task.prepare_model(model)
+    items = task.sentences("train", 6, np.random.default_rng(9))
+    batch = task.encode(items, every=True)
+    model.train()  # no dropout in this config: train and eval compute the same function
+    logits = model(**batch.inputs)
+    loss, _, _ = task.loss(logits, batch)
+    plain, _, _ = Task.loss(task, logits, batch)
+    model.eval()
+    _, probs = batched_probs(model, batch.inputs)
+    P = probs[-1][:, POINTER_HEAD].double()  # (B, T, T), recorded by the explicit path
+    tokens = [task.tokenizer.prefix + t.split() for t, _ in items]
+    picked = [P[i, row.index("it"), row.index(ref)] for i, (row, (_, ref)) in enumerate(zip(tokens, items))]
+    want = plain.detach().double() - torch.log(torch.stack(picked)).mean()
+    assert float(loss.detach()) == pytest.approx(float(want.detach()), abs=1e-5)
+    with torch.no_grad():  # in eval mode the hook records nothing: the loss is the plain one
+        logits = model(**batch.inputs)
+    assert float(task.loss(logits, batch)[0]) == pytest.approx(float(Task.loss(task, logits, batch)[0]))
