@@ -58,5 +58,5 @@ def test_lesson_and_lecture_pack_use_it(trace, tmp_path, monkeypatch):
     monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
     monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
     batch.export_lecture_pack(trace, tmp_path, opts=batch.ExportOptions())
-    walk = [(s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form")]
+    walk = [(s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form", "matrix-z")]
     assert walk and set(walk) == {want}

@@ -67,7 +67,8 @@ def heads_of_interest(trace, n: int = 4) -> list[tuple[int, int]]:
 
 def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_command: str = "attnviz export",
                         fmt: str = "png", query: int | None = None, progress=None) -> list[PackEntry]:
-    """Six steps for one query, matrix form, model view, heads of interest, rollout, embedding views.
+    """Six steps for one query, matrix form (Z = P V, many heads), model view, heads of interest, rollout,
+    embedding views.
 
     Writes ``index.md`` and ``index.html`` listing every figure and the command that made it.
     ``progress(done, total, name)``, when given, is called before each figure and once at the end.
@@ -90,6 +91,8 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     for step in steps:
         plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q), step, f"step {step}"))
     plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
     for lyr, hd in focused:
         plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
@@ -141,6 +144,9 @@ SLIDE_TITLES = {
     "pos-encoding": "The positional encoding",
     "steps": "Self-attention, step by step",
     "matrix-form": "All queries at once: the matrix form",
+    "matrix-z": "Z = P V: one head's output",
+    "many-heads": "Many heads, one output: concat · W_O",
+    "scale-reason": "Why divide by √d_k",
     "causal-mask": "A decoder must not see the future",
     "what-if": "What if…",
     "permutation": "Shuffle the words, shuffle the attention",
