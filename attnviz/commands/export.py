@@ -170,6 +170,13 @@ def run(args) -> int:
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
     focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
+
+    if args.view in WALKTHROUGH_VIEWS and args.layer is None and args.head is None:
+
+        # the walkthrough's own default, the same in the app, the lesson and the lecture pack
+        args.layer, args.head, query = walkthrough_default(trace, args.part)
+        args.query = query if args.query is None else args.query
     args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
     args.head = args.head if args.head is not None else int(focus.get("head", 0))
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)

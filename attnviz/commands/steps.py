@@ -23,10 +23,12 @@ def add_parser(sub) -> None:
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
-    p.add_argument("--layer", type=index, default=0, help="layer index, from 0 (default 0)")
-    p.add_argument("--head", type=index, default=0, help="head index, from 0 (default 0)")
+    p.add_argument("--layer", type=index, default=None,
+                   help="layer index, from 0 (default: the walkthrough's, as in the app, the lesson and the pack)")
+    p.add_argument("--head", type=index, default=None, help="head index, from 0 (default: the walkthrough's)")
     p.add_argument("--query", type=index, default=None,
-                   help="query position, from 0 (default: the last one, whose output a decoder predicts from)")
+                   help="query position, from 0 (default: the token the task answers at, e.g. \"it\", else the "
+                        "last one)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
                    help="self-attention (default), decoder cross-attention or the encoder of an encoder–decoder")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
@@ -98,11 +100,17 @@ def run(args) -> int:
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
                       precision="float32", rollout=False)
-    query = len(trace.query_tokens(args.part)) - 1 if args.query is None else args.query
+    from attnviz.analysis.walkthrough_default import walkthrough_default
+
+    layer, head, query = walkthrough_default(trace, args.part)  # one default for the CLI, app, lesson and pack
+    if args.layer is not None or args.head is not None:
+        layer = args.layer if args.layer is not None else 0
+        head = args.head if args.head is not None else 0
+    query = query if args.query is None else args.query
     notice = trace.meta.get("notice")
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)
-    steps = compute_six_steps(trace, args.layer, args.head, query, part=args.part)
+    steps = compute_six_steps(trace, layer, head, query, part=args.part)
     if args.json:
         doc = {"model": loaded.name, "input": args.text if args.text is not None else args.image,
                **steps.to_json()}

@@ -65,18 +65,10 @@ def heads_of_interest(trace, n: int = 4) -> list[tuple[int, int]]:
     return [tuple(int(v) for v in np.unravel_index(i, ent.shape)) for i in order]
 
 
-def _default_query(trace) -> int:
-    if trace.meta.get("query_index") is not None:  # where the task reads its answer ("it" for coref)
-        return int(trace.meta["query_index"])
-    tokens = [t.lower() for t in trace.tokens]
-    if "it" in tokens:  # the lecture's coreference example
-        return tokens.index("it")
-    return len(tokens) - 1
-
-
 def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_command: str = "attnviz export",
                         fmt: str = "png", query: int | None = None, progress=None) -> list[PackEntry]:
-    """Six steps for one query, matrix form, model view, heads of interest, rollout, embedding views.
+    """Six steps for one query, matrix form (Z = P V, many heads), model view, heads of interest, rollout,
+    embedding views.
 
     Writes ``index.md`` and ``index.html`` listing every figure and the command that made it.
     ``progress(done, total, name)``, when given, is called before each figure and once at the end.
@@ -86,15 +78,21 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    q = _default_query(trace) if query is None else query
+    from attnviz.analysis.walkthrough_default import walkthrough_default
+
+    # the walkthrough's head and query: the same as the app's, the lesson's and `attnviz steps`
+    w_layer, w_head, q = walkthrough_default(trace)
+    q = q if query is None else query
     plan: list[tuple[str, SelectionState, int | None, str]] = []
     focused = heads_of_interest(trace)
     layer, head = focused[0]
-    masked = bool(np.isinf(np.asarray(trace[f"L{layer}.mask"])[q]).any())
+    masked = bool(np.isinf(np.asarray(trace[f"L{w_layer}.mask"])[q]).any())
     steps = [1, 2, 3, "mask", 4, 5, 6] if masked else [1, 2, 3, 4, 5, 6]
     for step in steps:
-        plan.append(("steps", SelectionState(layer=layer, head=head, query=q), step, f"step {step}"))
-    plan.append(("matrix-form", SelectionState(layer=layer, head=head, query=q), None, ""))
+        plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q), step, f"step {step}"))
+    plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
     for lyr, hd in focused:
         plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
@@ -146,6 +144,9 @@ SLIDE_TITLES = {
     "pos-encoding": "The positional encoding",
     "steps": "Self-attention, step by step",
     "matrix-form": "All queries at once: the matrix form",
+    "matrix-z": "Z = P V: one head's output",
+    "many-heads": "Many heads, one output: concat · W_O",
+    "scale-reason": "Why divide by √d_k",
     "causal-mask": "A decoder must not see the future",
     "what-if": "What if…",
     "permutation": "Shuffle the words, shuffle the attention",

@@ -55,6 +55,12 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="one head's queries and keys of 200 held-out inputs in one 2-D embedding (AttentionViz)"),
     FigureSpec("matrix-form", "attnviz.gui.walkthrough", "MatrixFormWidget",
                help="matrix form (Q=XW_Q, K, V, QKᵀ, scaled, masked, P, Z=PV, concat heads × W_O)"),
+    FigureSpec("many-heads", "attnviz.gui.walkthrough.matrix_sections", "ManyHeadsFigure", per_head=False,
+               help="many heads, one output: every head's Z, concatenated, times W_O = the layer's attention output"),
+    FigureSpec("matrix-z", "attnviz.gui.walkthrough.matrix_sections", "MatrixZFigure",
+               help="matrix form of one head's output: Z = P V and its part of the attention output"),
+    FigureSpec("scale-reason", "attnviz.gui.views.scale_reason_view", "ScaleReasonView",
+               help="why 1/√d_k: spread of q·k, softmax top weight and gradient against d_k, scaled and not"),
     # lesson figures (attnviz.gui.views.lesson_views): the whole mask from a trace; the others re-run the model
     FigureSpec("causal-mask", "attnviz.gui.views.lesson_views", "CausalMaskView", TEXT,
                help="the whole T×T mask M with −∞, the masked scores and P"),

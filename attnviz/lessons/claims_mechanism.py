@@ -15,7 +15,7 @@ from attnviz.lessons.claim_result import ClaimResult
 from attnviz.lessons.recompute import max_err, recompute_attention, weights_from_module, weights_from_trace
 from attnviz.lessons.workbench import fresh_texts, held_out_records
 
-__all__ = ["six_steps", "matrix_form", "concat_heads", "causal_mask", "scale_saturation", "row_peaks"]
+__all__ = ["six_steps", "matrix_form", "concat_heads", "causal_mask", "scale_saturation"]
 
 
 def _attention_module(loaded, layer: int):
@@ -50,9 +50,12 @@ def six_steps(scene, bench, trace, state, p, seed, n):
                             weights_from_trace(trace, state.layer))
     row = r["P"][state.head, state.query]
     top = int(np.argmax(row))
-    ok = here < 1e-4 and held < 1e-4
+    # ``max_top``: the figure must show z as a mix of values, not one value (a one-hot row makes z = v_j)
+    max_top = p.get("max_top")
+    ok = here < 1e-4 and held < 1e-4 and (max_top is None or row[top] < float(max_top))
     line = (f"x·W_Q … softmax … Σ p·v recomputed in numpy from x and the weights: max |Δ| {here:.1e} here, "
-            f"{held:.1e} over {n} held-out inputs; largest weight {row[top]:.2f} on '{trace.tokens[top]}'")
+            f"{held:.1e} over {n} held-out inputs; largest weight {row[top]:.2f} on '{trace.tokens[top]}' "
+            f"(layer {state.layer} head {state.head})" + (f", need < {float(max_top):.2f}" if max_top is not None else ""))
     return ClaimResult("six-steps", here, held, ok, line, {"here": here, "held": held, "n": n, "top_weight": float(row[top]),
                                                            "top_token": trace.tokens[top], "row_sum": float(row.sum())})
 
@@ -67,11 +70,21 @@ def matrix_form(scene, bench, trace, state, p, seed, n):
 
 
 def concat_heads(scene, bench, trace, state, p, seed, n):
+    """concat(Z)·W_O + b_O equals the layer output (here and held out), and the layer's heads differ: their
+    mean total-variation distance over the held-out inputs ≥ ``min_tv`` (0.3), so "many heads" is not
+    four copies of one pattern."""
+    from attnviz.analysis.head_diversity import layer_diversity
+
     here, held = _recomputation(scene, bench, trace, state.layer, n, seed, lambda r, rec: max_err(r["out"], rec["out"]))
+    loaded = bench.model(scene.model)
+    tv = layer_diversity((rec["probs"][state.layer], None)
+                         for _, rec in held_out_records(loaded, fresh_texts(loaded, n, seed), keep=("probs",)))
+    need = float(p.get("min_tv", 0.3))
     line = (f"concat(Z₁…Z_{trace.n_heads})·W_O + b_O equals the layer's output: max |Δ| {here:.1e} here, "
-            f"{held:.1e} over {n} held-out inputs")
-    return ClaimResult("concat-heads", here, held, here < 1e-3 and held < 1e-3, line,
-                       {"here": here, "held": held, "n": n, "H": trace.n_heads})
+            f"{held:.1e} over {n} held-out inputs; layer {state.layer}'s heads differ by a mean total-variation "
+            f"distance of {tv:.2f} over those inputs (need ≥ {need:.2f})")
+    return ClaimResult("concat-heads", here, held, here < 1e-3 and held < 1e-3 and tv >= need, line,
+                       {"here": here, "held": held, "n": n, "H": trace.n_heads, "tv": tv, "layer": state.layer})
 
 
 def _mask_check(mask: np.ndarray, probs: np.ndarray) -> tuple[bool, float, int]:
@@ -98,28 +111,72 @@ def causal_mask(scene, bench, trace, state, p, seed, n):
     return ClaimResult("causal-mask", here, held, ok, line, {"here": here, "held": held, "n": n, "cells": cells, "T": T})
 
 
-def row_peaks(loaded, texts) -> np.ndarray:
-    """Per text: the mean over layers, heads and rows of the largest attention weight in a row."""
-    out = np.zeros(len(texts))
-    for idx, rec in held_out_records(loaded, texts, keep=("probs",)):
-        out[idx] = np.mean([p.max(-1).mean(axis=(-1, -2)) for p in rec["probs"]], axis=0)  # (B,)
-    return out
+def _head_stats(rec, layer, head, scale) -> tuple[list, list, list]:
+    """Per batch of records: softmax_stats of one head's rows with the model's scale and without, and
+    the raw q·k of its valid cells."""
+    from attnviz.analysis.scaling import head_scores, softmax_stats
+
+    scores, valid = head_scores(rec["q"][layer], rec["k"][layer], rec["mask"][layer], head)
+    return softmax_stats(scores * scale, valid), softmax_stats(scores, valid), scores[valid]
 
 
 def scale_saturation(scene, bench, trace, state, p, seed, n):
-    from attnviz.whatif import WhatIf, applied
+    """The lecture's reason for 1/√d_k, with numbers of the figure's own head.
+
+    Random vectors: the spread of q·k grows like √d_k (d_k 4 → 256) and stays near 1 when scaled; at
+    the model's d_k and the input's length, unscaled rows saturate (top weight up) and their softmax
+    gradient shrinks. The head (scene's layer and head, on fresh held-out inputs): its raw q·k spread,
+    and the mean top weight and gradient with and without the scale. Holds when the random-vector
+    picture shows it (spread ×≥ 4; at d_k 256 the unscaled gradient ≤ half the scaled one) and, for this head, dropping
+    the scale raises the mean top weight by ≥ ``min_rise`` (0.1): on a head whose scores are too small
+    for the scale to matter (an untrained model's), it fails.
+    """
+    from attnviz.analysis.scaling import random_rows, random_spread
 
     loaded = bench.model(scene.model)
+    d_k = int(trace.meta["d_head"])
+    scale = float(_attention_module(loaded, state.layer).scale)  # the model's own, whatever the scene switches
+    T = len(trace.tokens)
+    spread = random_spread((4, 16, 64, 256), seed=seed)
+    rows, big = random_rows(d_k, T, seed=seed), random_rows(256, T, seed=seed)
+    sc, raw, dots = [], [], []
     texts = [scene.text] + fresh_texts(loaded, n, seed)
-    trained = row_peaks(loaded, texts)
-    with applied(loaded.model, WhatIf(scale="none")):
-        raw = row_peaks(loaded, texts)
-    f_trained, f_raw = float(trained[1:].mean()), float(raw[1:].mean())
-    here_t, here_r = float(trained[0]), float(raw[0])
-    d_k = trace.meta["d_head"]
-    ok = here_r > here_t and f_raw > f_trained
-    line = (f"without 1/√d_k (d_k = {d_k}) the mean largest weight per row rises from {here_t:.2f} to {here_r:.2f} "
-            f"here, {f_trained:.2f} → {f_raw:.2f} over {n} held-out inputs: the softmax saturates")
-    return ClaimResult("scale-saturation", here_r - here_t, f_raw - f_trained, ok, line,
-                       {"trained": here_t, "raw": here_r, "held_trained": f_trained, "held_raw": f_raw, "n": n,
-                        "d_k": d_k, "here": here_r - here_t, "held": f_raw - f_trained})
+    here = None
+    for idx, rec in held_out_records(loaded, texts, keep=("q", "k", "mask")):
+        if 0 in idx:  # the scene's own input: its numbers alone, for "here"
+            one = {k: [a[[idx.index(0)]] if k != "mask" else a for a in v] for k, v in rec.items()}
+            here = _head_stats(one, state.layer, state.head, scale)
+        rest = [i for i, j in enumerate(idx) if j != 0]
+        if rest:
+            part = {k: [a[rest] if k != "mask" else a for a in v] for k, v in rec.items()}  # mask: (1, 1, T, T)
+            s, r, d = _head_stats(part, state.layer, state.head, scale)
+            sc.append((s, len(rest)))
+            raw.append((r, len(rest)))
+            dots.append(d)
+
+    def mean(stats):
+        w = np.array([m for _, m in stats], float)
+        return tuple(float(np.average([st[i] for st, _ in stats], weights=w)) for i in (0, 1))
+
+    (top_s, grad_s), (top_r, grad_r) = mean(sc), mean(raw)
+    head_spread = float(np.concatenate(dots).std())
+    (here_s, _), (here_r, _), _ = here
+    rise = top_r - top_s
+    grows = spread[256][0] / spread[4][0]
+    ok = grows >= 4 and big["raw"][1] <= 0.5 * big["scaled"][1] and rise >= float(p.get("min_rise", 0.1))
+    line = (f"random q, k: std of q·k {spread[4][0]:.1f} at d_k 4 → {spread[256][0]:.1f} at 256 (scaled "
+            f"{spread[4][1]:.2f} → {spread[256][1]:.2f}); at d_k {d_k} over {T} keys the softmax's top weight "
+            f"{rows['scaled'][0]:.2f} → {rows['raw'][0]:.2f} unscaled, its gradient {rows['scaled'][1]:.2f} → "
+            f"{rows['raw'][1]:.2f} (at d_k 256: top {big['scaled'][0]:.2f} → {big['raw'][0]:.2f}, gradient "
+            f"{big['scaled'][1]:.2f} → {big['raw'][1]:.2f}). Layer {state.layer} head {state.head}: raw q·k std "
+            f"{head_spread:.1f}; top weight "
+            f"{here_s:.2f} → {here_r:.2f} here, {top_s:.2f} → {top_r:.2f} over {n} held-out inputs (need a rise "
+            f"≥ {float(p.get('min_rise', 0.1)):.2f}); gradient {grad_s:.2f} → {grad_r:.2f}")
+    return ClaimResult("scale-saturation", here_r - here_s, rise, ok, line,
+                       {"d_k": d_k, "n": n, "spread_small": spread[4][0], "spread_big": spread[256][0],
+                        "rand_top": rows["scaled"][0], "rand_top_raw": rows["raw"][0],
+                        "rand_grad": rows["scaled"][1], "rand_grad_raw": rows["raw"][1],
+                        "big_top_raw": big["raw"][0], "big_grad": big["scaled"][1], "big_grad_raw": big["raw"][1],
+                        "head_spread": head_spread, "trained": here_s, "raw": here_r, "held_trained": top_s,
+                        "held_raw": top_r, "grad": grad_s, "grad_raw": grad_r, "here": here_r - here_s,
+                        "held": rise})

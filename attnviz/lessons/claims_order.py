@@ -9,7 +9,19 @@ from attnviz.errors import InputError
 from attnviz.lessons.claim_result import ClaimResult
 from attnviz.lessons.workbench import fresh_texts, record_inputs, text_batches, trace_text
 
-__all__ = ["permutation", "word_order", "sinusoidal", "held_out_permutation_error", "default_perm"]
+__all__ = ["permutation", "word_order", "sinusoidal", "held_out_permutation_error", "default_perm",
+           "NEW_TEMPLATES", "new_template_accuracy", "vaswani_table"]
+
+# Sentences of the task's own words in orders it never trained on: {a} is asserted, {b} denied. A model
+# that learned negation gets them right; one that learned its six templates need not.
+NEW_TEMPLATES = [
+    "the {x} was not {b} , it was {a}",
+    "it was {a} , the {x} was not {b}",
+    "not {b} at all , the {x} was {a}",
+    "the {x} was {a} , it was not {b}",
+    "the {x} was not {b} and it was {a}",
+    "{a} and not {b} : that is how the {x} was",
+]
 
 
 def default_perm(T: int, seed: int) -> np.ndarray:
@@ -66,6 +78,27 @@ def permutation(scene, bench, trace, state, p, seed, n):
                         "with_positions": broken if broken is not None else float("nan")})
 
 
+def new_template_accuracy(loaded, task, n: int, seed: int) -> float:
+    """Accuracy on ``n`` held-out (thing, adjective pair) combinations written in :data:`NEW_TEMPLATES`."""
+    import torch
+
+    from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE, THINGS
+
+    rng = np.random.default_rng(seed)
+    items = []
+    for i, (text, label) in enumerate(task.sentences("test", n, rng)):
+        words = text.split(" ")
+        thing = next(w for w in words if w in THINGS)
+        good = next(w for w in words if w in POSITIVE)
+        bad = next(w for w in words if w in NEGATIVE)
+        a, b = (good, bad) if label else (bad, good)
+        items.append((NEW_TEMPLATES[i % len(NEW_TEMPLATES)].format(x=thing, a=a, b=b), label))
+    batch = task.encode(items).to(loaded.device)
+    with torch.no_grad():
+        pred = loaded.model(**batch.inputs).argmax(-1)
+    return float((pred == batch.targets).float().mean())
+
+
 def word_order(scene, bench, trace, state, p, seed, n):
     from attnviz.runtime import task_of
     from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE, swap
@@ -84,14 +117,33 @@ def word_order(scene, bench, trace, state, p, seed, n):
     held = {k: task_of(m).evaluate(m, seed=seed, n=n)["swapped_pair_accuracy"] for k, m in models.items()}
     ok = answers["positions"][0] != answers["positions"][1] and answers["none"][0] == answers["none"][1] and \
         held["positions"] >= 0.95 and held["none"] <= 0.6
+    # what the model does not do: order in sentences of templates it never saw (said, not a pass criterion)
+    new = new_template_accuracy(models["positions"], task_of(models["positions"]), n, seed)
+    below = p.get("new_templates_below")  # a caption that says "it did not learn negation" must stay true
+    ok = ok and (below is None or new < float(below))
     labels = models["positions"].info["labels"]
     # evaluate(n=...) scores n sentences, i.e. n // 2 swapped pairs
     line = (f"swapped pairs right: {held['positions']:.1%} with positions, {held['none']:.1%} without ({n // 2} "
             f"held-out pairs, {n} sentences); here with positions {labels[answers['positions'][0]]} / "
-            f"{labels[answers['positions'][1]]}, without {labels[answers['none'][0]]} / {labels[answers['none'][1]]}")
+            f"{labels[answers['positions'][1]]}, without {labels[answers['none'][0]]} / {labels[answers['none'][1]]}; "
+            f"in {len(NEW_TEMPLATES)} templates it never trained on (\"the food was not good , it was bad\") it is right on "
+            f"{new:.1%} of {n} held-out sentences")
     return ClaimResult("word-order", held["positions"] - held["none"], held["none"], ok, line,
                        {"with": held["positions"], "without": held["none"], "n": n // 2, "here": float(ok),
+                        "new_templates": new, "new_n": n,
                         "held": held["none"]})
+
+
+def vaswani_table(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d)) (sin and cos interleaved),
+    written from the paper's formula in float64, independently of the model's code."""
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    i2 = np.arange(0, d, 2, dtype=np.float64)
+    angle = pos / base ** (i2 / d)
+    table = np.zeros((n, d))
+    table[:, 0::2] = np.sin(angle)
+    table[:, 1::2] = np.cos(angle[:, : d // 2])
+    return table
 
 
 def sinusoidal(scene, bench, trace, state, p, seed, n):
@@ -110,8 +162,13 @@ def sinusoidal(scene, bench, trace, state, p, seed, n):
     offsets = int(p.get("offsets", 8))
     here, held = max(spread[:offsets]), max(spread)
     used = len(trace["emb.pos"]) if "emb.pos" in trace else len(trace.tokens)
+    # the shift property holds for any base and either layout: check the formula itself (base 10000,
+    # sin at even and cos at odd dimensions, as the model defines it)
+    formula = float(np.max(np.abs(table - vaswani_table(*table.shape))))
     line = (f"PE(p)·PE(p+k) is the same for every p (a shift is a rotation): relative spread {here:.1e} for k ≤ "
             f"{offsets}, {held:.1e} for every offset up to {len(table) // 2 - 1} of {len(table)} positions "
-            f"({table.shape[1]} dimensions; this input uses {used})")
-    return ClaimResult("sinusoidal", here, None, held < 1e-4, line,
-                       {"here": here, "held": held, "positions": len(table), "dims": table.shape[1], "used": used})
+            f"({table.shape[1]} dimensions; this input uses {used}); the table equals sin/cos(p / 10000^(2i/d)), "
+            f"interleaved, to {formula:.1e}")
+    return ClaimResult("sinusoidal", here, None, held < 1e-4 and formula < 1e-4, line,
+                       {"here": here, "held": held, "positions": len(table), "dims": table.shape[1], "used": used,
+                        "formula": formula})

@@ -81,11 +81,19 @@ class Workbench:
 
 
 def scene_selection(scene, trace):
-    """The scene's SelectionState; unset layer/head/query fall back to the model's named ``focus``
-    (coref: the head chosen on validation data, at "it"), then to the task's query, then 0."""
+    """The scene's SelectionState; unset layer/head/query fall back to the walkthrough's default for the
+    ``steps`` and ``matrix-form`` views (:mod:`attnviz.analysis.walkthrough_default`), else to the model's
+    named ``focus`` (coref: the head chosen on validation data, at "it"), then to the task's query, then 0."""
     from attnviz.selection import SelectionState
 
     focus = trace.meta.get("focus") or {}
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
+
+    if scene.view in WALKTHROUGH_VIEWS and scene.layer is None and scene.head is None:
+
+        # the walkthrough's default, the same in the app, `attnviz steps` and the lecture pack
+        layer, head, query = walkthrough_default(trace, scene.part)
+        focus = {"layer": layer, "head": head, "query": query}
     layer = scene.layer if scene.layer is not None else int(focus.get("layer", 0))
     head = scene.head if scene.head is not None else int(focus.get("head", 0))
     query = scene.query

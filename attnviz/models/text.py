@@ -48,7 +48,8 @@ class TextEncoder(nn.Module):
         _init_weights(self)
 
     def forward(self, ids, key_pad=None, pool_index=None):
-        """ids: (B, T) → logits (B, C) for "classify", else (B, T, C or V)."""
+        """ids: (B, T) → logits (B, C) for "classify" ((B, K, C) with a (B, K) ``pool_index``), else
+        (B, T, C or V)."""
         h = self.stack(self.embed(ids), key_pad=key_pad)  # (B, T, D)
         if self.cfg.head != "classify":
             return self.head(h)
@@ -61,7 +62,10 @@ class TextEncoder(nn.Module):
         elif self.cfg.pool == "index":
             if pool_index is None:
                 raise ValueError("this model classifies at a chosen token: pass pool_index")
-            pooled = h[torch.arange(h.shape[0], device=h.device), pool_index]
+            # (B,) reads one token per example → (B, C); (B, K) reads K tokens each → (B, K, C) (coref
+            # trains every word's answer this way and reads only the pronoun's in the app)
+            rows = torch.arange(h.shape[0], device=h.device)
+            pooled = h[rows if pool_index.dim() == 1 else rows[:, None], pool_index]
         else:
             pooled = h[:, 0]
         return self.head(pooled)  # (B, C)

@@ -28,6 +28,12 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "focus_head": ("lecture head (chosen on validation data): head", "index"),
     "focus_val_share": ("lecture head: \"it\" attends to its noun (validation)", "share"),
     "probes_right": ("lecture head right on the two lecture sentences", "share"),
+    "it_weight": ("lecture head: mean weight from \"it\" on its noun (test)", "share"),
+    "it_weight_animate": ("… when the noun is the animal (\"tired\")", "share"),
+    "it_weight_place": ("… when the noun is the place (\"wide\")", "share"),
+    "others_weight": ("lecture head: mean weight from the other words on that noun", "share"),
+    "deleted_weight": ("\"it\" deleted: most any head's rows put on the noun", "share"),
+    "focus_margin": ("lecture head's specificity lead over the runner-up", "share"),
     # order-sentiment
     "swapped_pair_accuracy": ("accuracy on word-swapped pairs", "share"),
     "pair_both_correct": ("both sentences of a swapped pair right", "share"),

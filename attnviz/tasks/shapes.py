@@ -124,14 +124,19 @@ class ShapesTask(Task):
     @torch.no_grad()
     def evaluate(self, loaded, seed: int = 12345) -> dict:
         """Accuracy and pointing game on ``n_eval`` held-out scenes chosen by ``seed``."""
-        from attnviz.tasks.pointing import classify_and_point, patch_hits
+        from attnviz.tasks.pointing import classify_and_point, patch_hits, pointing_baselines
 
         images, masks, labels = self.held_out(seed)
-        preds, peaks = classify_and_point(loaded.model, self._tensor(images).to(loaded.device))
+        preds, peaks, raw = classify_and_point(loaded.model, self._tensor(images).to(loaded.device), with_raw=True)
         patch = loaded.config.patch_size
         hits = patch_hits(peaks, masks, patch)
+        base = pointing_baselines(peaks, raw, masks, patch)
         return {"accuracy": float((preds == labels).mean()), "pointing_game": float(hits.mean()),
-                "pointing_chance": pointing_chance(masks, patch), "n_test": int(len(labels))}
+                "pointing_chance": pointing_chance(masks, patch), "n_test": int(len(labels)),
+                "pointing_raw": base["raw"], "pointing_fixed": base["fixed"], "offcentre_n": base["off_n"],
+                "offcentre_rollout": base.get("off_rollout", float("nan")),
+                "offcentre_raw": base.get("off_raw", float("nan")),
+                "offcentre_fixed": base.get("off_fixed", float("nan"))}
 
     def probe_mask(self, label: int) -> np.ndarray:
         """The object mask of the probe scene (and bundled sample image) of class ``label``."""

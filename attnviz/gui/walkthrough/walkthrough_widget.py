@@ -119,10 +119,40 @@ class WalkthroughWidget(WalkthroughView):
         query = s.query if s.query is not None and 0 <= s.query < n_q else n_q - 1
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
 
+    def _open_default(self) -> bool:
+        """Once per model, when the walkthrough is first on screen: if the selection is still where the
+        model opened (its focus head and query), move it to the walkthrough's default head and query
+        (:func:`attnviz.analysis.walkthrough_default.walkthrough_default`, the same as ``attnviz steps``,
+        the lesson and the lecture pack). True when the selection changed (its listener updates again)."""
+        from attnviz.analysis.walkthrough_default import default_query, walkthrough_default
+
+        t = self.trace
+        if t is None or self.selection is None or getattr(self, "_forcing", False):
+            return False
+        model = t.meta.get("model_path") or t.meta.get("model_name")
+        if model == getattr(self, "_opened_for", None):
+            return False
+        self._opened_for = model
+        s = self.selection.state
+        focus = t.meta.get("focus") or {}
+        if focus:
+            at_opening = (s.layer, s.head, s.query) == (focus.get("layer"), focus.get("head"), focus.get("query"))
+        else:
+            at_opening = s.query is None or s.query == default_query(t)
+        if s.part != "self" or not at_opening:
+            return False  # the user chose something: keep it
+        layer, head, query = walkthrough_default(t)
+        if (layer, head, query) == (s.layer, s.head, s.query):
+            return False
+        self.selection.update(layer=layer, head=head, query=query)
+        return True
+
     def _update(self) -> None:
         from attnviz.analysis.steps import compute_six_steps
 
         if self._skip_while_hidden():
+            return
+        if self._open_default():
             return
         where = self._resolved()
         self.steps, self.message = None, ""

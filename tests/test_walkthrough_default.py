@@ -1,0 +1,62 @@
+"""One walkthrough default (head and query) for `attnviz steps`, export, the lecture pack and the lesson;
+its row visibly mixes the values (the GUI side: tests/gui/test_walkthrough.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attnviz.analysis.walkthrough_default import MIX_TOP, walkthrough_default
+
+TIRED = "The animal didn't cross the street because it was too tired"
+
+
+@pytest.fixture(scope="module")
+def trace():
+    from attnviz.runtime import load_model, run_trace
+
+    return run_trace(load_model("coref", device="cpu"), text=TIRED, rollout=False)
+
+
+def test_the_coref_walkthrough_opens_on_it_with_a_mixing_row(trace):
+    layer, head, query = walkthrough_default(trace)
+    assert trace.tokens[query] == "it"
+    row = np.asarray(trace[f"L{layer}.probs"])[head, query]
+    assert row.max() < MIX_TOP and np.sort(row)[-2] > 0.05  # z is a visible mix, not one value
+    focus = trace.meta["focus"]  # the lecture head resolves "it" one-hot: not the walkthrough's
+    assert np.asarray(trace[f"L{focus['layer']}.probs"])[focus["head"], focus["query"]].max() >= MIX_TOP
+
+
+def test_a_focus_head_that_mixes_is_kept(trace):
+    import copy
+
+    t = copy.copy(trace)
+    t.meta = {**trace.meta, "focus": {"layer": 0, "head": 1, "query": trace.meta["query_index"]}}
+    assert walkthrough_default(t)[:2] == (0, 1)
+
+
+def test_steps_cli_uses_it(trace, capsys):
+    from attnviz.cli import main
+
+    assert main(["steps", "--model", "coref", "--text", TIRED, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["layer"], doc["head"], doc["query"]) == walkthrough_default(trace)
+
+
+def test_lesson_and_lecture_pack_use_it(trace, tmp_path, monkeypatch):
+    from attnviz.export import batch
+    from attnviz.lessons.claims import Workbench, scene_selection
+    from attnviz.lessons.lesson import load_lesson
+
+    want = walkthrough_default(trace)
+    scene = next(s for s in load_lesson("attention").scenes if s.view == "steps")
+    state = scene_selection(scene, Workbench().trace(scene))
+    assert (state.layer, state.head, state.query) == want
+    seen = []
+    monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
+    monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
+    batch.export_lecture_pack(trace, tmp_path, opts=batch.ExportOptions())
+    walk = [(s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form", "matrix-z")]
+    assert walk and set(walk) == {want}
