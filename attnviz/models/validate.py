@@ -60,52 +60,27 @@ def _fail(message: str, details: list[str] | None = None) -> ModelLoadError:
 # -- JSON ----------------------------------------------------------------------------------------------
 def check_json_depth(doc, limit: int = MAX_JSON_DEPTH) -> None:
     """Raise ModelLoadError when ``doc`` nests deeper than ``limit`` (iterative: no recursion)."""
-    stack = [(doc, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            raise _fail(f"nested more than {limit} levels deep")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+    from attnviz.io.jsonfile import JsonLimitError
+    from attnviz.io.jsonfile import check_json_depth as check
+
+    try:
+        check(doc, limit)
+    except JsonLimitError as exc:
+        raise _fail(str(exc)) from None
 
 
 def read_json_bounded(path, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH):
-    """Parse a JSON file of at most ``max_bytes`` nesting at most ``max_depth`` levels.
+    """Parse a config JSON file of at most ``max_bytes`` nesting at most ``max_depth`` levels
+    (:func:`attnviz.io.jsonfile.read_json_file`, the loader of every shared JSON file).
 
     Raises
     ------
     ModelLoadError
         Unreadable, too large, not UTF-8, not JSON, or too deeply nested; one line naming the file.
     """
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise _fail(f"cannot read {path}: {size:,} bytes is more than a config file may hold "
-                        f"({max_bytes:,})")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise _fail(f"cannot read {path}: not UTF-8 text") from None
-    try:
-        doc = json.loads(text, parse_constant=_keep_constant)
-    except RecursionError:
-        raise _fail(f"cannot read {path}: nested more than {max_depth} levels deep") from None
-    except ValueError as exc:  # JSONDecodeError; also int() of a 5000-digit number
-        raise _fail(f"cannot read {path}: not valid JSON ({str(exc).splitlines()[0]})") from None
-    try:
-        check_json_depth(doc, max_depth)
-    except ModelLoadError as exc:
-        raise _fail(f"cannot read {path}: {exc}") from None
-    return doc
+    from attnviz.io.jsonfile import read_json_file
 
-
-def _keep_constant(name: str) -> float:
-    # NaN / Infinity are not JSON, but Python writes them; read them so the range checks can name the field
-    return float(name.replace("Infinity", "inf"))
+    return read_json_file(path, max_bytes, max_depth, what="config file", error=_fail)
 
 
 # -- the model section -----------------------------------------------------------------------------------
