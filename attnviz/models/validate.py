@@ -11,7 +11,8 @@ One pass answers "can this folder be loaded?" without reading the weights themse
 4. the parameter shapes the config implies (:mod:`attnviz.models.expected_shapes`: no weights initialised) equal the
    shapes in the ``model.safetensors`` header, which is read without the tensor data, and the file is as
    long as its header says;
-5. the parameter memory fits in the memory available now.
+5. before any of that builds anything: the memory the config implies (parameters, position tables, a
+   short input's activations: :mod:`attnviz.models.memory`) fits in the memory available now.
 
 Every failure is a :class:`~attnviz.errors.ModelLoadError` whose message is one line; the full list of
 problems (e.g. every mismatching weight) is on its ``details`` attribute for a "details" button.
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import struct
 from dataclasses import fields
 from pathlib import Path
 
 from attnviz.errors import ModelLoadError
 from attnviz.models.expected_shapes import expected_shapes
+from attnviz.models import memory as _memory
+from attnviz.models.memory import available_memory, count_parameters, position_table_elements
 
 __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "LIMITS", "read_json_bounded", "check_json_depth",
            "validate_model_dict", "validate_tokenizer_dict", "read_safetensors_header", "expected_shapes",
@@ -269,27 +271,15 @@ def check_weight_shapes(expected: dict, header: dict, where: str) -> None:
 
 
 # -- memory -----------------------------------------------------------------------------------------------
-def available_memory() -> int | None:
-    """Bytes of memory free for new allocations (Linux MemAvailable), or None when unknown."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
+# -- memory (the estimates live in attnviz.models.memory; these read the free memory through this module) --
 def check_memory(needed: int, what: str, available: int | None = None) -> None:
     """Refuse ``needed`` bytes when more than 80 % of the memory available now (unknown: allowed)."""
-    free = available_memory() if available is None else available
-    if free is not None and needed > 0.8 * free:
-        raise _fail(f"{what} needs about {needed / 2**30:.2f} GB but only {free / 2**30:.2f} GB of memory is "
-                    "available")
+    _memory.check_memory(needed, what, available_memory() if available is None else available)
+
+
+def check_config_memory(cfg, tokens: int | None = None, what: str = "this model", grad: bool = False):
+    """:func:`attnviz.models.memory.check_config_memory` against the memory available now."""
+    return _memory.check_config_memory(cfg, tokens, what, available_memory(), grad)
 
 
 def estimate_training_bytes(cfg, batch_size: int) -> int:
@@ -298,7 +288,7 @@ def estimate_training_bytes(cfg, batch_size: int) -> int:
     Activations per layer and example: ~(12 + 3·mlp_ratio)·T·D floats for the projections, norms and MLP,
     and 3·H·T² for logits, probabilities and their gradients (the explicit path; the fused one needs less).
     """
-    n_params = sum(math.prod(s) for s in expected_shapes(cfg).values())
+    n_params = count_parameters(cfg)  # arithmetic on the config: nothing is built
     t = cfg.n_patches + 1 if cfg.kind == "vit" else cfg.max_len
     layers = cfg.n_layers + (cfg.dec_layers * 2 if cfg.kind == "encoder-decoder" else 0)
     per_example = layers * ((12 + 3 * cfg.mlp_ratio) * t * cfg.d_model + 3 * cfg.n_heads * t * t)
@@ -340,12 +330,13 @@ def validate_model_folder(path, doc: dict | None = None, task_kind=None):
             validate_tokenizer_dict(doc.get("tgt_tokenizer", doc["tokenizer"]), cfg.tgt_vocab,
                                     "target tokenizer" if "tgt_tokenizer" in doc else "tokenizer (also the target's)")
     _check_info(doc, cfg, task_kind)
+    # before anything is built, even for shapes: the parameters, position tables and one short input's
+    # activations, counted from the config alone (each field can be in range while the whole is 68 GB)
+    est = check_config_memory(cfg, what=f"the model in {path.name}")
     weights = path / "model.safetensors"
     header = read_safetensors_header(weights) if weights.is_file() else None
-    stored = sum(math.prod(shape) for _, shape in header.values()) if header else None
-    expected = expected_shapes(cfg, n_params_hint=stored)
+    # a CPU shape build only for a config that is small itself (the file's header may claim anything)
+    expected = expected_shapes(cfg, n_params_hint=est.n_params + position_table_elements(cfg))
     if header is not None:
         check_weight_shapes(expected, header, str(path))
-    n_params = sum(math.prod(s) for s in expected.values())
-    check_memory(8 * n_params, f"this model ({n_params:,} parameters)")  # the module, and the file read in
     return doc, cfg, header
