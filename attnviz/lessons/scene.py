@@ -139,8 +139,10 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
         check_caption(d["caption"])  # its placeholders are checked now, their values when it is shown
     for key in ("layer", "head", "query"):
         _check_type(key, d.get(key), int, allow_none=True)
-        if d.get(key) is not None and not 0 <= d[key] <= MAX_INDEX:
-            raise InputError(f"scene key {key!r} must be in 0..{MAX_INDEX:,}, not {_short(d[key])}")
+        if d.get(key) is not None and d[key] < 0:
+            raise InputError(f"scene key {key!r} must be ≥ 0, not {_short(d[key])}")
+        if d.get(key) is not None and d[key] > MAX_INDEX:
+            raise InputError(f"scene key {key!r} must be ≤ {MAX_INDEX:,}, not {_short(d[key])}")
     if d.get("part", "self") not in PARTS:
         raise InputError(f"scene part {d.get('part')!r} must be one of {', '.join(PARTS)}")
     whatif = d.get("whatif", {}) or {}
