@@ -66,7 +66,7 @@ def read_json_file(path, max_bytes: int, max_depth: int = MAX_DEPTH, what: str =
         if size > max_bytes:
             raise error(f"cannot read {path}: {size:,} bytes is more than a {what} may hold ({max_bytes:,})")
         with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)  # the file may grow between stat and read
+            raw = fh.read(size + 1)  # not max_bytes: read(n) sets n bytes aside first; the file may grow
         if len(raw) > max_bytes:
             raise error(f"cannot read {path}: more than a {what} may hold ({max_bytes:,} bytes)")
         text = raw.decode("utf-8")

@@ -27,7 +27,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from attnviz.errors import ModelLoadError
-from attnviz.models.expected_shapes import expected_shapes
+from attnviz.models.expected_shapes import CPU_SHAPE_BUILD_MAX_PARAMS, expected_shapes
 from attnviz.models import memory as _memory
 from attnviz.models.memory import available_memory, count_parameters, position_table_elements
 
@@ -335,8 +335,14 @@ def validate_model_folder(path, doc: dict | None = None, task_kind=None):
     est = check_config_memory(cfg, what=f"the model in {path.name}")
     weights = path / "model.safetensors"
     header = read_safetensors_header(weights) if weights.is_file() else None
+    size = est.n_params + position_table_elements(cfg)
+    stored = sum(math.prod(shape) for _, shape in header.values()) if header else None
+    if stored is not None and stored != est.n_params and size > CPU_SHAPE_BUILD_MAX_PARAMS:
+        # a big config whose weights cannot match: said from the counts, without the seconds a shape build takes
+        raise _fail(f"weights in {path} do not match its config.json: the weights hold {stored:,} parameters, "
+                    f"config.json implies {est.n_params:,}")
     # a CPU shape build only for a config that is small itself (the file's header may claim anything)
-    expected = expected_shapes(cfg, n_params_hint=est.n_params + position_table_elements(cfg))
+    expected = expected_shapes(cfg, n_params_hint=size)
     if header is not None:
         check_weight_shapes(expected, header, str(path))
     return doc, cfg, header
