@@ -88,6 +88,17 @@ def run_scene_export(args, options) -> int | None:
         check_output(args.data, args)
     if args.data and args.lesson:
         raise AttnvizError("--data is written for one figure: use it with --scene or --view, not --lesson")
+    # the shared file is read (and refused, in one line) before Qt or a model is started
+    if args.lesson:
+        from attnviz.lessons.lesson import load_lesson
+
+        lesson = load_lesson(args.lesson)
+    elif args.scene:
+        from attnviz.lessons.scene import load_scene
+
+        scene = load_scene(args.scene)
+    else:
+        scene = scene_from_args(args)
     from attnviz.export.headless import ensure_app
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
@@ -95,9 +106,6 @@ def run_scene_export(args, options) -> int | None:
     from attnviz.gui import scene_figure as se
 
     if args.lesson:
-        from attnviz.lessons.lesson import load_lesson
-
-        lesson = load_lesson(args.lesson)
 
         def log(msg):
             print(msg, file=sys.stderr, flush=True)
@@ -109,12 +117,6 @@ def run_scene_export(args, options) -> int | None:
             se.export_lesson_pdf(lesson, args.output, opts, log=log)
             print(f"wrote {args.output} ({len(lesson.scenes)} pages)")
         return 0
-    if args.scene:
-        from attnviz.lessons.scene import load_scene
-
-        scene = load_scene(args.scene)
-    else:
-        scene = scene_from_args(args)
     view, _selection, caption, _ = se.build_scene_figure(scene, style=se.scene_style(scene, opts))
     from dataclasses import replace
 
