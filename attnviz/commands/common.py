@@ -124,7 +124,6 @@ def fill_example_input(args) -> None:
     input the lecturer did not know about). A model without a built-in task (e.g. a Hugging Face folder)
     has no example: one line asking for the input.
     """
-    import json
     import sys
 
     if getattr(args, "text", None) is not None or getattr(args, "image", None) is not None:
@@ -135,8 +134,10 @@ def fill_example_input(args) -> None:
     folder = model_folder(ref)
     task_name = None
     try:
-        task_name = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("task") if folder else None
-    except (OSError, ValueError, AttributeError):
+        from attnviz.models.validate import read_json_bounded
+
+        task_name = read_json_bounded(folder / "config.json").get("task") if folder else None
+    except (AttnvizError, AttributeError):
         pass  # not an attnviz folder, or a broken one: loading it says what is wrong
     from attnviz.tasks import TASKS, get_task
 

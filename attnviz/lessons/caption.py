@@ -27,7 +27,7 @@ MAX_WIDTH = 40
 MAX_PRECISION = 6
 MAX_CAPTION_CHARS = 2000  # a caption is a sentence or two under a figure
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
-_SPEC = re.compile(r"(?P<align>[<>^])?(?P<width>\d{1,3})?(?P<comma>,)?(?:\.(?P<prec>\d{1,3}))?(?P<type>[fe%gds])?")
+_SPEC = re.compile(r"(?P<align>[<>^])?(?P<width>\d+)?(?P<comma>,)?(?:\.(?P<prec>\d{1,3}))?(?P<type>[fe%gds])?")
 _TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 
 
@@ -64,10 +64,12 @@ def _short(text: str) -> str:
 def _check_spec(spec: str, tok: str) -> dict:
     m = _SPEC.fullmatch(spec)
     if not m:
-        raise InputError(f"caption field {_short(tok)}: format {spec!r} is not [<>^][WIDTH][,][.PRECISION][f e % g d s]")
-    width, prec = int(m["width"] or 0), m["prec"]
-    if width > MAX_WIDTH:
-        raise InputError(f"caption field {_short(tok)}: width {width} is more than {MAX_WIDTH}")
+        raise InputError(f"caption field {_short(tok)}: format {_short(spec)} is not "
+                         "[<>^][WIDTH][,][.PRECISION][f e % g d s]")
+    digits, prec = (m["width"] or "0").lstrip("0") or "0", m["prec"]
+    if len(digits) > 2 or int(digits) > MAX_WIDTH:  # compared as text first: no int() of a 4000-digit width
+        shown = digits if len(digits) <= 12 else digits[:12] + "…"
+        raise InputError(f"caption field {_short(tok)}: width {shown} is more than {MAX_WIDTH}")
     if prec is not None and int(prec) > MAX_PRECISION:
         raise InputError(f"caption field {_short(tok)}: precision {prec} is more than {MAX_PRECISION}")
     if prec is not None and m["type"] in ("d", "s"):
@@ -115,7 +117,7 @@ def _format(value, spec: dict, name: str) -> str:
             text = format(number, f"{',' if spec['comma'] else ''}{prec}{kind}")
     else:
         text = str(value)[:200]
-    width = int(spec["width"] or 0)
+    width = int((spec["width"] or "0").lstrip("0") or 0)
     if len(text) < width:
         align = spec["align"] or ("<" if isinstance(value, str) else ">")
         text = {"<": text.ljust, ">": text.rjust, "^": text.center}[align](width)

@@ -79,6 +79,7 @@ def load_lesson(name_or_path) -> Lesson:
     if not path.is_file():
         known = ", ".join(lesson_names())
         raise InputError(f"no lesson {text!r}: give a lesson file or one of: {known}")
-    lesson = lesson_from_dict(_read_json(path, "lesson file", MAX_LESSON_BYTES), base_dir=str(path.resolve().parent), source=path.name)
+    doc = _read_json(path, "lesson file", MAX_LESSON_BYTES)
+    lesson = lesson_from_dict(doc, base_dir=str(path.resolve().parent), source=path.name)
     lesson.path = path
     return lesson
