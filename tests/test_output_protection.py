@@ -142,6 +142,15 @@ def test_a_symlink_given_as_output_is_written_through(model, capsys, tmp_path):
     assert code == 2 and "attnviz did not write it" in err and mine.read_bytes() == b"mine"
 
 
+def test_a_symlink_into_another_models_folder_is_refused(model, other, capsys, tmp_path):
+    before = {p.name: p.read_bytes() for p in other.iterdir()}
+    link = tmp_path / "innocent.npz"
+    link.symlink_to(other / "snapshots.npz")
+    code, _, err = _trace(capsys, model, link)
+    assert code == 2 and "inside the model directory" in err
+    _still_loads(other, before)
+
+
 def test_the_models_own_folder_stays_protected_with_force(model, capsys):
     code, _, err = _trace(capsys, model, model / "t.npz", "--force")
     assert code == 2 and "inside the model directory" in err

@@ -16,7 +16,7 @@ from pathlib import Path
 __all__ = ["record_written", "written_by_attnviz", "LEDGER_NAME", "MAX_ENTRIES"]
 
 LEDGER_NAME = "written-files.json"
-MAX_ENTRIES = 4000  # the most recent writes; an older output needs --force to be replaced
+MAX_ENTRIES = 1000  # the most recent writes (~150 kB); an older output needs --force to be replaced
 _MAX_BYTES = 2_000_000  # a ledger larger than this is not ours: ignored
 
 
@@ -48,6 +48,9 @@ def _read() -> dict:
 def record_written(path) -> None:
     """Remember that attnviz just wrote ``path`` (never fails: a lost record only asks for --force later)."""
     real = os.path.realpath(path)
+    p = _ledger_path()
+    if Path(os.path.realpath(p.parent)) in Path(real).parents:
+        return  # the cache's own files (import plans, this record) are nobody's output
     stamp = _stamp(Path(real))
     if stamp is None:
         return
@@ -56,7 +59,6 @@ def record_written(path) -> None:
     doc[real] = stamp  # insertion order: the newest last, the oldest dropped first
     while len(doc) > MAX_ENTRIES:
         doc.pop(next(iter(doc)))
-    p = _ledger_path()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.{os.getpid()}.part")

@@ -137,7 +137,7 @@ def check_target(path, inputs=(), folders=(), force: bool = False) -> None:
         return
     if Path(path).is_dir():
         return  # the caller says "is a directory"
-    folder = protected_folder_of(Path(path).parent if not str(Path(path).parent) == "" else ".")
+    folder = protected_folder_of(_real(path).parent)  # where a symlink points, not where it lies
     if folder is not None:
         raise OverwriteError(f"{path} is inside the model directory {folder}: choose an output elsewhere "
                              "(or --force)")
