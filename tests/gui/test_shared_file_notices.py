@@ -56,3 +56,13 @@ def test_a_hostile_scene_given_at_start_is_a_notice(make_window, qtbot, tmp_path
     with qtbot.waitSignal(win.notice_shown, timeout=10_000):
         open_scene_at_start(win, _file(tmp_path, HOSTILE["deep-scene"]))
     assert "nested more than" in win.notice.text
+
+
+def test_a_model_folder_with_a_deeply_nested_config_is_described_not_a_crash(tmp_path):
+    from attnviz.gui.open_paths import _model_kind
+    from attnviz.gui.panels.model_catalogue import describe_model_dir
+
+    (tmp_path / "config.json").write_text("[" * 100_000)
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    assert _model_kind(str(tmp_path)) is None
+    assert "nested more than" in describe_model_dir(tmp_path)["error"]
