@@ -183,7 +183,11 @@ def _read_json(path, what: str, max_bytes: int = MAX_SCENE_BYTES):
 
 def load_scene(path) -> Scene:
     """Read a scene file; relative image paths are read relative to it."""
-    return scene_from_dict(_read_json(path, "scene file"), base_dir=str(Path(path).resolve().parent))
+    doc = _read_json(path, "scene file")
+    try:
+        return scene_from_dict(doc, base_dir=str(Path(path).resolve().parent))
+    except InputError as exc:  # name the file: it may be a colleague's, opened among others
+        raise InputError(f"scene {Path(path).name}: {exc}") from None
 
 
 def save_scene(scene: Scene, path) -> Path:
