@@ -101,3 +101,11 @@ def test_a_config_too_big_as_a_whole_is_refused_before_anything_is_allocated(tmp
     rss_kb, seconds = report.read_text().split()
     print(f"{edit}: refused in {float(seconds):.2f} s (torch's import included), peak RSS {int(rss_kb) / 1024:.0f} MB")
     assert int(rss_kb) / 1024 < RSS_LIMIT_MB
+
+
+def test_a_bpe_tokenizer_nested_too_deep_is_one_line():
+    from attnviz.models.validate import validate_tokenizer_dict
+
+    tok = {"kind": "bpe", "vocab": ["[PAD]", "[UNK]"], "bpe_json": "[" * 100_000}
+    with pytest.raises(ModelLoadError, match="bpe_json is nested more than"):
+        validate_tokenizer_dict(tok, 2)

@@ -173,6 +173,15 @@ def validate_tokenizer_dict(data, rows: int, what: str = "tokenizer") -> None:
         raise _fail(f"invalid {what}: lowercase must be true or false")
     if kind == "bpe" and not isinstance(data.get("bpe_json"), str):
         raise _fail(f"invalid {what}: a bpe tokenizer needs its bpe_json")
+    if kind == "bpe":  # JSON inside JSON: its nesting is bounded before the tokenizers library reads it
+        try:
+            check_json_depth(json.loads(data["bpe_json"]))
+        except RecursionError:
+            raise _fail(f"invalid {what}: its bpe_json is nested more than {MAX_JSON_DEPTH} levels deep") from None
+        except ModelLoadError as exc:
+            raise _fail(f"invalid {what}: its bpe_json is {exc}") from None
+        except ValueError:
+            pass  # not JSON: building the tokenizer names the problem ("invalid BPE tokenizer")
     if len(vocab) != rows:
         raise _fail(f"{what} has {len(vocab)} entries but the model's embedding has {rows} rows")
 
