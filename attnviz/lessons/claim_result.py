@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attnviz.errors import InputError
-
 __all__ = ["ClaimResult", "format_caption"]
 
 
