@@ -18,7 +18,8 @@ from attnviz.errors import AttnvizError
 
 __all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
            "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
-           "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input"]
+           "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input", "check_pack_output",
+           "add_force_arg", "guarded_outputs"]
 
 MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
 
@@ -123,7 +124,6 @@ def fill_example_input(args) -> None:
     input the lecturer did not know about). A model without a built-in task (e.g. a Hugging Face folder)
     has no example: one line asking for the input.
     """
-    import json
     import sys
 
     if getattr(args, "text", None) is not None or getattr(args, "image", None) is not None:
@@ -134,8 +134,10 @@ def fill_example_input(args) -> None:
     folder = model_folder(ref)
     task_name = None
     try:
-        task_name = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("task") if folder else None
-    except (OSError, ValueError, AttributeError):
+        from attnviz.models.validate import read_json_bounded
+
+        task_name = read_json_bounded(folder / "config.json").get("task") if folder else None
+    except (AttnvizError, AttributeError):
         pass  # not an attnviz folder, or a broken one: loading it says what is wrong
     from attnviz.tasks import TASKS, get_task
 
@@ -179,15 +181,48 @@ def check_writable(path: str) -> Path:
     return out
 
 
+def _inputs(args) -> list:
+    return [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus")]
+
+
+def _folders(args) -> list:
+    model = getattr(args, "model", None)
+    return [model_folder(model) if model else None]
+
+
 def check_output(path: str, args) -> Path:
-    """:func:`check_writable`, and never an input of ``args`` (``--image``, ``--model``'s folder)."""
-    from attnviz.io import refuse_overwrite
+    """:func:`check_writable`, and the rules of :mod:`attnviz.io.outputs`: never an input of ``args``
+    (``--image``, ``--model``'s folder), never into any model folder, never over a file attnviz did not write
+    unless ``--force``."""
+    from attnviz.io.outputs import check_target
 
     out = check_writable(path)
-    model = getattr(args, "model", None)
-    refuse_overwrite(out, inputs=[getattr(args, "image", None)],
-                     folders=[model_folder(model) if model else None])
+    check_target(out, inputs=_inputs(args), folders=_folders(args), force=getattr(args, "force", False))
     return out
+
+
+def check_pack_output(folder: str, args) -> Path:
+    """A lecture pack's folder: new, empty, or an earlier pack's (:func:`attnviz.io.outputs.check_pack_folder`)."""
+    from attnviz.io.outputs import check_pack_folder
+
+    check_pack_folder(folder, inputs=_inputs(args), folders=_folders(args), force=getattr(args, "force", False))
+    return Path(folder)
+
+
+def add_force_arg(p) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing file attnviz did not write, or write into a model folder "
+                        "(never over one of the command's own inputs)")
+
+
+@contextmanager
+def guarded_outputs(args):
+    """Every file written inside the block obeys the same rules as :func:`check_output` (derived names too)."""
+    from attnviz.io.outputs import output_policy
+
+    inputs = [p for p in _inputs(args) if p and os.path.isfile(str(p))]
+    with output_policy(force=getattr(args, "force", False), inputs=inputs, folders=_folders(args)):
+        yield
 
 
 @contextmanager
@@ -196,8 +231,9 @@ def write_guard(path):
     try:
         yield
     except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise AttnvizError(f"cannot write {path}: {reason}") from None
+        from attnviz.io.atomic import friendly_os_error
+
+        raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None
 
 
 def load_from_args(args):

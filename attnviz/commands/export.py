@@ -6,8 +6,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, check_output, dpi, examples,
-                                     float_range, index, load_from_args, model_folder, size, write_guard)
+from attnviz.commands.common import (HELP_FORMATTER, add_force_arg, add_input_args, add_model_args, check_output,
+                                     check_pack_output, dpi, examples, float_range, guarded_outputs, index,
+                                     load_from_args, size, write_guard)
 from attnviz.errors import AttnvizError
 
 MAX_PIXELS = 16384 * 16384 // 4  # a PNG of at most 64 megapixels (256 MB while it is painted)
@@ -82,6 +83,7 @@ def add_parser(sub) -> None:
     from attnviz.commands.scene_args import add_scene_args
 
     add_scene_args(p)
+    add_force_arg(p)
     p.set_defaults(run=run)
 
 
@@ -129,7 +131,7 @@ def _validate(args) -> None:
         if args.output:
             refuse_overwrite(data, inputs=[args.output])
     if args.lecture_pack:
-        refuse_overwrite(args.lecture_pack, folders=[model_folder(args.model)])
+        check_pack_output(args.lecture_pack, args)
         if args.image and inside(args.image, args.lecture_pack):
             from attnviz.gui.figures import FIGURES
 
@@ -143,6 +145,11 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    with guarded_outputs(args):  # every file written, derived names too, obeys check_output's rules
+        return _run(args)
+
+
+def _run(args) -> int:
     from attnviz.commands.common import fill_example_input
     from attnviz.commands.scene_args import run_scene_export
 

@@ -118,8 +118,12 @@ def run(args) -> int:
             items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
             result = score_heads_by_trace(loaded, items, total, progress=bar)
         else:
+            def skip(path, message):  # one oversized photo is left out, with a note, not the whole run
+                bar.close()
+                print(f"attnviz: note: skipped {message}", file=sys.stderr, flush=True)
+
             batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
-                                      batch_size=args.batch_size, seed=args.seed)
+                                      batch_size=args.batch_size, seed=args.seed, on_skip=skip)
             repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) \
                 if loaded.config.kind == "decoder" else None
             result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)

@@ -27,16 +27,22 @@ def describe_bundled() -> list[dict]:
 
     A model whose ``config.json`` cannot be read is listed with an ``error`` instead of failing the list.
     """
+    from attnviz.errors import ModelLoadError
     from attnviz.io import assets_dir, bundled_models
+    from attnviz.models.validate import read_json_bounded
 
     out = []
     for name in bundled_models():
         folder = assets_dir() / "models" / name
         entry = {"name": name, "folder": str(folder)}
         try:
-            doc = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            entry["error"] = f"cannot read config.json: {exc}"
+            doc = read_json_bounded(folder / "config.json")  # bounded size and nesting, like every config read
+        except ModelLoadError as exc:
+            entry["error"] = str(exc)
+            out.append(entry)
+            continue
+        if not isinstance(doc, dict):
+            entry["error"] = "config.json is not an object"
             out.append(entry)
             continue
         model = doc.get("model", {})

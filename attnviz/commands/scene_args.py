@@ -64,7 +64,7 @@ def run_scene_export(args, options) -> int | None:
         return None
     if args.scene and args.lesson:
         raise AttnvizError("give either --scene FILE or --lesson NAME, not both")
-    from attnviz.commands.common import check_writable
+    from attnviz.commands.common import check_output, check_pack_output
 
     if args.lesson:
         if bool(args.output) == bool(args.lecture_pack):
@@ -74,16 +74,31 @@ def run_scene_export(args, options) -> int | None:
     else:
         if not args.output:
             raise AttnvizError("give -o FILE (.png, .svg or .pdf)")
-        out = check_writable(args.output)
+        out = check_output(args.output, args)
         if out.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise AttnvizError(f"cannot export to {out.name}: use a .png, .svg or .pdf file name")
     if args.lesson is None and args.scene is None:
         if not args.model or not (args.text or args.image):
             raise AttnvizError(f"--view {args.view} needs --model and --text or --image")
     if args.output and args.lesson:
-        check_writable(args.output)
+        check_output(args.output, args)
+    if args.lecture_pack:
+        check_pack_output(args.lecture_pack, args)
+    if args.data:
+        check_output(args.data, args)
     if args.data and args.lesson:
         raise AttnvizError("--data is written for one figure: use it with --scene or --view, not --lesson")
+    # the shared file is read (and refused, in one line) before Qt or a model is started
+    if args.lesson:
+        from attnviz.lessons.lesson import load_lesson
+
+        lesson = load_lesson(args.lesson)
+    elif args.scene:
+        from attnviz.lessons.scene import load_scene
+
+        scene = load_scene(args.scene)
+    else:
+        scene = scene_from_args(args)
     from attnviz.export.headless import ensure_app
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
@@ -91,9 +106,6 @@ def run_scene_export(args, options) -> int | None:
     from attnviz.gui import scene_figure as se
 
     if args.lesson:
-        from attnviz.lessons.lesson import load_lesson
-
-        lesson = load_lesson(args.lesson)
 
         def log(msg):
             print(msg, file=sys.stderr, flush=True)
@@ -105,12 +117,6 @@ def run_scene_export(args, options) -> int | None:
             se.export_lesson_pdf(lesson, args.output, opts, log=log)
             print(f"wrote {args.output} ({len(lesson.scenes)} pages)")
         return 0
-    if args.scene:
-        from attnviz.lessons.scene import load_scene
-
-        scene = load_scene(args.scene)
-    else:
-        scene = scene_from_args(args)
     view, _selection, caption, _ = se.build_scene_figure(scene, style=se.scene_style(scene, opts))
     from dataclasses import replace
 

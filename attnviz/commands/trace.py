@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, check_output, examples,
-                                     fill_example_input, load_from_args, write_guard)
+from attnviz.commands.common import (HELP_FORMATTER, add_force_arg, add_input_args, add_model_args, check_output,
+                                     examples, fill_example_input, guarded_outputs, load_from_args, write_guard)
+from attnviz.errors import AttnvizError
 
 
 def add_parser(sub) -> None:
@@ -26,17 +27,20 @@ def add_parser(sub) -> None:
                    help="output .npz file (never one of the inputs; written atomically)")
     p.add_argument("--grad", action="store_true", help="also record gradients w.r.t. attention (L{i}.grad)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    add_force_arg(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     out = check_output(args.output, args)
+    if out.suffix.lower() != ".npz":  # a trace named config.json or model.safetensors would pass for them
+        raise AttnvizError(f"a trace is an .npz file: cannot write it to {out.name}")
     fill_example_input(args)
     loaded = load_from_args(args)
     from attnviz.runtime import run_trace
 
     trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate)
-    with write_guard(out):
+    with write_guard(out), guarded_outputs(args):
         trace.save(out)
     notice = trace.meta.get("notice")
     if notice:

@@ -67,8 +67,20 @@ def check_out_dir(out, task, args) -> None:
     from attnviz.errors import AttnvizError, ModelLoadError
     from attnviz.models.validate import read_json_bounded
 
+    _check_out_place(out)
     cfg = out / "config.json"
-    if getattr(args, "force", False) or not cfg.is_file():
+    force = getattr(args, "force", False)
+    if not force and not cfg.is_file():
+        from attnviz.io.outputs import protected_folder_of
+
+        where = protected_folder_of(out)
+        if where is not None:
+            raise AttnvizError(f"{out} is inside the model directory {where}: choose another --out, or --force")
+        theirs = sorted(n for n in ("model.safetensors", "snapshots.npz") if (out / n).exists())
+        if theirs:  # a folder of the user's own files, not a model attnviz saved
+            raise AttnvizError(f"{out} holds {' and '.join(theirs)} but no config.json: not a model attnviz wrote; "
+                               "choose another --out, or --force to replace them")
+    if force or not cfg.is_file():
         return
     try:
         doc = read_json_bounded(cfg)
@@ -88,16 +100,47 @@ def check_out_dir(out, task, args) -> None:
                            "--out, or --force to replace it")
 
 
+def _check_out_place(out) -> None:
+    """``--out`` must name a folder train can swap as a whole: not the current folder or one above it."""
+    import os
+    from pathlib import Path
+
+    from attnviz.errors import AttnvizError
+
+    real, here = Path(os.path.realpath(out)), Path(os.path.realpath(os.getcwd()))
+    what = ("the folder you are in" if real == here else "a folder above the one you are in"
+            if real in here.parents else "a mount point" if real == real.parent or os.path.ismount(real) else None)
+    if what:
+        raise AttnvizError(f"--out {out} is {what}: a model is written as a new folder and swapped in whole; "
+                           "give a folder name such as models/mine")
+
+
 def run(args) -> int:
     from pathlib import Path
 
     from attnviz.tasks import get_task
-    from attnviz.training.loop import prepare_out_dir, train
+    from attnviz.training.loop import prepare_out_dir
 
     task = get_task(args.task)  # unknown task: one line, exit 2 (AttnvizError)
     out = Path(args.out).expanduser() if args.out else Path("models") / args.task
     check_out_dir(out, task, args)
+    created = not out.exists()
     out = prepare_out_dir(out)
+    code = 1
+    try:
+        code = _train(args, task, out)
+        return code
+    finally:
+        if created and code != 0:  # a run that fails before its first checkpoint leaves no empty folder
+            try:
+                out.rmdir()  # only succeeds when empty: never deletes a file
+            except OSError:
+                pass
+
+
+def _train(args, task, out) -> int:
+    from attnviz.training.loop import train
+
     tty = sys.stderr.isatty()
     last_draw = 0.0
     final = None

@@ -173,6 +173,7 @@ _title = slide_title
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
     from attnviz.io import write_atomic
+    from attnviz.io.outputs import PACK_MARKER_TAG  # marks the folder as a pack's: a later pack may rewrite it
 
     model = trace.meta.get("model_name", "model")
     src = trace.meta.get("input_text") or "image input"
@@ -182,7 +183,8 @@ def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
         f"<tr><td>{html.escape(e.title)}</td><td><a href='{html.escape(e.path.name)}'>"
         f"<img src='{html.escape(e.path.name)}' width='320' alt='{html.escape(e.title)}'></a></td>"
         f"<td><code>{html.escape(e.command)}</code></td></tr>" for e in entries)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>attnviz: {html.escape(model)}</title></head>"
+    page = (f"<!doctype html><html><head><meta charset='utf-8'>"
+            f"{PACK_MARKER_TAG}<title>attnviz: {html.escape(model)}</title></head>"
             f"<body><h1>attnviz lecture pack: {html.escape(model)}</h1><p>Input: {html.escape(src)}</p>"
             f"<table border='1' cellpadding='6'><tr><th>figure</th><th>file</th><th>command</th></tr>{rows}"
             f"</table></body></html>")

@@ -176,5 +176,7 @@ def write_figure_data(path, data: FigureData) -> Path:
     try:
         write_atomic(path, write)
     except OSError as exc:
-        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+        from attnviz.io.atomic import friendly_os_error
+
+        raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None
     return path

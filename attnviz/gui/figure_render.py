@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -20,6 +20,7 @@ from attnviz.gui.figure_targets import open_target as _open_target
 from attnviz.gui.figure_targets import screen_dpi
 from attnviz.gui.widget_parts import vector_backgrounds
 from attnviz.io import write_atomic
+from attnviz.io.atomic import friendly_os_error
 from attnviz.errors import AttnvizError
 
 __all__ = ["ExportOptions", "SLIDE_PRESETS", "FORMATS", "export_widget", "render_image", "copy_to_clipboard",
@@ -238,10 +239,13 @@ def render_payload(widget: QWidget, fmt: str, opts: ExportOptions):
 
 def _write_payload(tmp: str, payload) -> None:
     if isinstance(payload, QImage):
-        if not payload.save(tmp, "PNG"):
+        # encoded in memory, written by Python: a full disk is an OSError (ENOSPC), not "libpng: Write Error"
+        buf = QBuffer()
+        buf.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not payload.save(buf, "PNG"):
             raise AttnvizError("could not encode the PNG")
-    else:
-        Path(tmp).write_bytes(payload)
+        payload = bytes(buf.data())
+    Path(tmp).write_bytes(payload)
 
 
 def write_payload(path, payload) -> Path:
@@ -250,7 +254,7 @@ def write_payload(path, payload) -> Path:
     try:
         write_atomic(path, lambda tmp: _write_payload(tmp, payload))
     except OSError as exc:
-        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None
     return path
 
 
@@ -306,7 +310,7 @@ def export_pdf_pages(path, pages) -> Path:
     try:
         write_atomic(path, write)
     except OSError as exc:
-        raise AttnvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None
     return path
 
 

@@ -48,9 +48,11 @@ def _model_kind(ref: str) -> str | None:
     folder = Path(ref).expanduser()
     if not folder.is_dir():
         folder = assets_dir() / "models" / ref
-    try:
-        return json.loads((folder / "config.json").read_text(encoding="utf-8")).get("model", {}).get("kind")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+    from attnviz.io.jsonfile import JsonLimitError, read_json_file
+
+    try:  # bounded: a shared folder's config nested 100000 deep is "no kind", not a crash
+        return read_json_file(folder / "config.json", 64 * 2**20, what="config file").get("model", {}).get("kind")
+    except (JsonLimitError, AttributeError):
         return None
 
 

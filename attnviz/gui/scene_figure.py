@@ -120,6 +120,7 @@ def export_lesson_pdf(lesson, path, opts: ExportOptions | None = None, bench=Non
 def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt: str = "png", bench=None) -> list[Path]:
     """Every scene of ``lesson`` as a figure in ``directory``, with index.md / index.html (title, caption)."""
     from attnviz.io import write_atomic
+    from attnviz.io.outputs import PACK_MARKER_TAG  # marks the folder as a pack's: a later pack may rewrite it
     from attnviz.lessons.claims import Workbench
 
     directory = Path(directory)
@@ -141,7 +142,8 @@ def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt
     md = [f"# {lesson.title}", ""] + [f"{i}. **{t}** — {c} ([{f.name}]({f.name}))" for i, (f, t, c) in enumerate(rows, 1)]
     body = "\n".join(f"<h2>{i}. {html.escape(t)}</h2><p>{html.escape(c)}</p><img src='{html.escape(f.name)}' "
                      f"width='800' alt='{html.escape(t)}'>" for i, (f, t, c) in enumerate(rows, 1))
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}</title></head>"
+    page = (f"<!doctype html><html><head><meta charset='utf-8'>"
+            f"{PACK_MARKER_TAG}<title>{html.escape(lesson.title)}</title></head>"
             f"<body><h1>{html.escape(lesson.title)}</h1>{body}</body></html>")
     write_atomic(directory / "index.md", lambda tmp: Path(tmp).write_text("\n".join(md) + "\n", encoding="utf-8"))
     write_atomic(directory / "index.html", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))

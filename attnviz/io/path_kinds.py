@@ -7,7 +7,6 @@ opens each kind is ``attnviz.gui.open_paths``.
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -46,9 +45,11 @@ def _is_model_config(p: Path) -> bool:
     """A model's own ``config.json`` given instead of its folder."""
     if not (p.is_file() and p.name == "config.json" and (p.parent / "model.safetensors").is_file()):
         return False
+    from attnviz.io.jsonfile import JsonLimitError, read_json_file
+
     try:
-        json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        read_json_file(p, 64 * 1024 * 1024, what="config file")  # bounded: "[" × 100000 is no crash
+    except JsonLimitError:
         return False
     return True
 

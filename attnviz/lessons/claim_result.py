@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attnviz.errors import InputError
-
 __all__ = ["ClaimResult", "format_caption"]
 
 
@@ -23,10 +21,13 @@ class ClaimResult:
 
 
 def format_caption(template: str, result: ClaimResult | None) -> str:
-    """Fill ``{name}`` / ``{name:.2f}`` fields of a caption with the claim's measured values."""
+    """Fill ``{name}`` / ``{name:.2f}`` fields of a caption with the claim's measured values.
+
+    The fixed placeholder language of :mod:`attnviz.lessons.caption` (never ``str.format``: captions come
+    from shared files). InputError, one line, for a malformed field or a value the claim does not measure.
+    """
     if not template or result is None:
         return template
-    try:
-        return template.format(**result.values)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise InputError(f"caption {template!r} names a value the claim does not measure ({exc})") from None
+    from attnviz.lessons.caption import fill_caption
+
+    return fill_caption(template, result.values)

@@ -28,6 +28,8 @@ __all__ = ["Lesson", "load_lesson", "lesson_names", "builtin_dir", "LESSON_FORMA
 
 LESSON_FORMAT = "attnviz-lesson"
 VERSION = 1
+MAX_LESSON_BYTES = 4_000_000  # the built-in lesson is 5 kB
+MAX_SCENES = 500
 
 
 @dataclass
@@ -55,6 +57,8 @@ def lesson_from_dict(d: dict, base_dir: str | None = None, source: str = "lesson
     scenes = d.get("scenes")
     if not isinstance(scenes, list) or not scenes:
         raise InputError(f"{source} has no scenes")
+    if len(scenes) > MAX_SCENES:
+        raise InputError(f"{source} has {len(scenes):,} scenes, more than {MAX_SCENES}")
     out = []
     for i, s in enumerate(scenes, 1):
         try:
@@ -64,7 +68,8 @@ def lesson_from_dict(d: dict, base_dir: str | None = None, source: str = "lesson
         if not scene.title:
             raise InputError(f"{source}, scene {i} has no title")
         out.append(scene)
-    return Lesson(str(d.get("name") or source), str(d.get("title") or d.get("name") or source), out)
+    name = str(d.get("name") or source)[:200]
+    return Lesson(name, str(d.get("title") or name)[:500], out)
 
 
 def load_lesson(name_or_path) -> Lesson:
@@ -74,6 +79,7 @@ def load_lesson(name_or_path) -> Lesson:
     if not path.is_file():
         known = ", ".join(lesson_names())
         raise InputError(f"no lesson {text!r}: give a lesson file or one of: {known}")
-    lesson = lesson_from_dict(_read_json(path, "lesson file"), base_dir=str(path.resolve().parent), source=path.name)
+    doc = _read_json(path, "lesson file", MAX_LESSON_BYTES)
+    lesson = lesson_from_dict(doc, base_dir=str(path.resolve().parent), source=path.name)
     lesson.path = path
     return lesson

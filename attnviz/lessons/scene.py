@@ -35,6 +35,13 @@ SCENE_SUFFIX = ".attnviz-scene.json"
 VERSION = 1
 PARTS = ("self", "cross", "enc")
 WHATIF_KEYS = {"scale": "model", "temperature": 1.0, "causal": None, "positional": True, "ablate": []}
+# a scene is a few hundred bytes nested 3 deep; these bounds keep a shared file from costing memory or a crash
+MAX_SCENE_BYTES = 1_000_000
+MAX_DEPTH = 16
+MAX_CHARS = {"model": 4096, "image": 4096, "text": 20_000, "view": 64, "colormap": 64, "theme": 64, "title": 500,
+             "step": 16}
+MAX_INDEX = 1_000_000  # a layer, head or query beyond this is a typo on any model attnviz can load
+MAX_ABLATE = 4096
 
 
 @dataclass
@@ -123,17 +130,28 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
     for key in ("view", "colormap", "theme", "title", "caption"):
         if key in d:
             _check_type(key, d[key], str)
+    for key, limit in MAX_CHARS.items():
+        if isinstance(d.get(key), str) and len(d[key]) > limit:
+            raise InputError(f"scene key {key!r} is {len(d[key]):,} characters long, more than {limit:,}")
+    if "caption" in d:
+        from attnviz.lessons.caption import check_caption
+
+        check_caption(d["caption"])  # its placeholders are checked now, their values when it is shown
     for key in ("layer", "head", "query"):
         _check_type(key, d.get(key), int, allow_none=True)
         if d.get(key) is not None and d[key] < 0:
-            raise InputError(f"scene key {key!r} must be ≥ 0, not {d[key]}")
+            raise InputError(f"scene key {key!r} must be ≥ 0, not {_short(d[key])}")
+        if d.get(key) is not None and d[key] > MAX_INDEX:
+            raise InputError(f"scene key {key!r} must be ≤ {MAX_INDEX:,}, not {_short(d[key])}")
     if d.get("part", "self") not in PARTS:
         raise InputError(f"scene part {d.get('part')!r} must be one of {', '.join(PARTS)}")
     whatif = d.get("whatif", {}) or {}
     _check_type("whatif", whatif, dict)
     bad = sorted(set(whatif) - set(WHATIF_KEYS))
     if bad:
-        raise InputError(f"unknown what-if switch(es): {', '.join(bad)}")
+        raise InputError(f"unknown what-if switch(es): {', '.join(map(_short, bad))}")
+    if isinstance(whatif.get("ablate"), list) and len(whatif["ablate"]) > MAX_ABLATE:
+        raise InputError(f"the scene ablates {len(whatif['ablate']):,} heads, more than {MAX_ABLATE:,}")
     if d.get("claim") is not None:
         _check_type("claim", d["claim"], dict)
         if not isinstance(d["claim"].get("kind"), str):
@@ -142,27 +160,34 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
     scene = Scene(**{k: v for k, v in d.items() if k in known}, base_dir=base_dir)
     scene.step = None if step is None else str(step)
     scene.whatif = dict(whatif)
-    scene.whatif_switches()  # validates the switches (scale name, temperature, ablate pairs)
+    try:
+        scene.whatif_switches()  # validates the switches (scale name, temperature, ablate pairs)
+    except InputError:
+        raise
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:  # e.g. ablate [[1, [2]]]
+        raise InputError(f"the scene's what-if switches are malformed ({_short(str(exc))})") from None
     return scene
 
 
-def _read_json(path, what: str) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} {p} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {what} {p}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p.name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+def _short(value) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _read_json(path, what: str, max_bytes: int = MAX_SCENE_BYTES):
+    """A scene or lesson file through the one bounded JSON loader (size and nesting: files are shared)."""
+    from attnviz.io.jsonfile import read_json_file
+
+    return read_json_file(path, max_bytes, MAX_DEPTH, what=what, error=InputError)
 
 
 def load_scene(path) -> Scene:
     """Read a scene file; relative image paths are read relative to it."""
-    return scene_from_dict(_read_json(path, "scene file"), base_dir=str(Path(path).resolve().parent))
+    doc = _read_json(path, "scene file")
+    try:
+        return scene_from_dict(doc, base_dir=str(Path(path).resolve().parent))
+    except InputError as exc:  # name the file: it may be a colleague's, opened among others
+        raise InputError(f"scene {Path(path).name}: {exc}") from None
 
 
 def save_scene(scene: Scene, path) -> Path:
@@ -184,5 +209,5 @@ def is_scene_file(path) -> bool:
         with open(p, encoding="utf-8") as fh:
             head = fh.read(65536)
         return json.loads(head).get("format") == SCENE_FORMAT
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # "[" × 100000 is no scene, not a crash
         return False

@@ -153,13 +153,9 @@ def glob_escape(name: str) -> str:
 
 
 def _tmp_owner(path: Path) -> int | None:
-    # write_atomic's temporary names carry no pid; an old one (> 10 min) is from a process that is gone
-    import time
+    from attnviz.io.atomic import part_owner  # write_atomic's temporary names carry the writer's pid
 
-    try:
-        return os.getpid() if time.time() - path.stat().st_mtime < 600 else None
-    except OSError:
-        return None
+    return part_owner(path)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -197,6 +193,17 @@ def _carry_over(old: Path, new: Path, written: set[str]) -> None:
             os.link(entry, target, follow_symlinks=False)
         except OSError:
             shutil.copy2(entry, target, follow_symlinks=False)
+
+
+def _modes(directory: Path) -> tuple[int, int]:
+    """(folder mode, file mode) of a save: the existing folder's, else the umask's; files never wider than it."""
+    from attnviz.io.atomic import UMASK as umask
+
+    try:
+        dir_mode = os.stat(directory).st_mode & 0o7777
+    except OSError:
+        dir_mode = 0o777 & ~umask
+    return dir_mode, 0o666 & ~umask & (dir_mode | 0o600)
 
 
 def save_checkpoint(directory, model, config: ModelConfig, info: dict, tokenizer=None, tgt_tokenizer=None,
@@ -241,8 +248,10 @@ def save_checkpoint(directory, model, config: ModelConfig, info: dict, tokenizer
         doc["tgt_tokenizer"] = tgt_tokenizer.to_dict()
     tag = f"{os.getpid()}-{secrets.token_hex(4)}"
     part, old = parent / f".{directory.name}.part-{tag}", parent / f".{directory.name}.old-{tag}"
+    dir_mode, file_mode = _modes(directory)
     try:
         part.mkdir()
+        os.chmod(part, dir_mode)  # the swapped-in folder keeps the old one's mode (a private 0700 stays private)
         _stage("part-created")
         save_file(state, str(part / "model.safetensors"), metadata={"format": "pt"})
         _fsync_file(part / "model.safetensors")
@@ -255,6 +264,9 @@ def save_checkpoint(directory, model, config: ModelConfig, info: dict, tokenizer
         for fname, write in (extra_files or {}).items():
             write(str(part / fname))
             _fsync_file(part / fname)
+        for fname in ("model.safetensors", "config.json", *(extra_files or {})):
+            if (part / fname).is_file():
+                os.chmod(part / fname, file_mode)  # one mode for every file of the unit
         _carry_over(directory, part, {"model.safetensors", "config.json", *(extra_files or {})})
         _fsync_dir(part)
         _stage("part-complete")
@@ -269,7 +281,11 @@ def save_checkpoint(directory, model, config: ModelConfig, info: dict, tokenizer
             shutil.rmtree(part, ignore_errors=True)
         if old.exists() and not directory.exists():
             os.rename(old, directory)  # the swap itself failed: put the previous checkpoint back
-        reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        from attnviz.io.atomic import friendly_os_error
+
+        text = (str(exc).splitlines() or [type(exc).__name__])[0]
+        reason = (friendly_os_error(exc) if isinstance(exc, OSError) else
+                  "no space left on the device" if "os error 28" in text else text)  # safetensors' own ENOSPC
         raise ModelLoadError(f"cannot write checkpoint to {directory}: {reason}") from None
     shutil.rmtree(old, ignore_errors=True)
     return directory

@@ -11,7 +11,8 @@ One pass answers "can this folder be loaded?" without reading the weights themse
 4. the parameter shapes the config implies (:mod:`attnviz.models.expected_shapes`: no weights initialised) equal the
    shapes in the ``model.safetensors`` header, which is read without the tensor data, and the file is as
    long as its header says;
-5. the parameter memory fits in the memory available now.
+5. before any of that builds anything: the memory the config implies (parameters, position tables, a
+   short input's activations: :mod:`attnviz.models.memory`) fits in the memory available now.
 
 Every failure is a :class:`~attnviz.errors.ModelLoadError` whose message is one line; the full list of
 problems (e.g. every mismatching weight) is on its ``details`` attribute for a "details" button.
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import struct
 from dataclasses import fields
 from pathlib import Path
 
 from attnviz.errors import ModelLoadError
-from attnviz.models.expected_shapes import expected_shapes
+from attnviz.models.expected_shapes import CPU_SHAPE_BUILD_MAX_PARAMS, expected_shapes
+from attnviz.models import memory as _memory
+from attnviz.models.memory import available_memory, count_parameters, position_table_elements
 
 __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "LIMITS", "read_json_bounded", "check_json_depth",
            "validate_model_dict", "validate_tokenizer_dict", "read_safetensors_header", "expected_shapes",
@@ -60,52 +62,27 @@ def _fail(message: str, details: list[str] | None = None) -> ModelLoadError:
 # -- JSON ----------------------------------------------------------------------------------------------
 def check_json_depth(doc, limit: int = MAX_JSON_DEPTH) -> None:
     """Raise ModelLoadError when ``doc`` nests deeper than ``limit`` (iterative: no recursion)."""
-    stack = [(doc, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            raise _fail(f"nested more than {limit} levels deep")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+    from attnviz.io.jsonfile import JsonLimitError
+    from attnviz.io.jsonfile import check_json_depth as check
+
+    try:
+        check(doc, limit)
+    except JsonLimitError as exc:
+        raise _fail(str(exc)) from None
 
 
 def read_json_bounded(path, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH):
-    """Parse a JSON file of at most ``max_bytes`` nesting at most ``max_depth`` levels.
+    """Parse a config JSON file of at most ``max_bytes`` nesting at most ``max_depth`` levels
+    (:func:`attnviz.io.jsonfile.read_json_file`, the loader of every shared JSON file).
 
     Raises
     ------
     ModelLoadError
         Unreadable, too large, not UTF-8, not JSON, or too deeply nested; one line naming the file.
     """
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise _fail(f"cannot read {path}: {size:,} bytes is more than a config file may hold "
-                        f"({max_bytes:,})")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise _fail(f"cannot read {path}: not UTF-8 text") from None
-    try:
-        doc = json.loads(text, parse_constant=_keep_constant)
-    except RecursionError:
-        raise _fail(f"cannot read {path}: nested more than {max_depth} levels deep") from None
-    except ValueError as exc:  # JSONDecodeError; also int() of a 5000-digit number
-        raise _fail(f"cannot read {path}: not valid JSON ({str(exc).splitlines()[0]})") from None
-    try:
-        check_json_depth(doc, max_depth)
-    except ModelLoadError as exc:
-        raise _fail(f"cannot read {path}: {exc}") from None
-    return doc
+    from attnviz.io.jsonfile import read_json_file
 
-
-def _keep_constant(name: str) -> float:
-    # NaN / Infinity are not JSON, but Python writes them; read them so the range checks can name the field
-    return float(name.replace("Infinity", "inf"))
+    return read_json_file(path, max_bytes, max_depth, what="config file", error=_fail)
 
 
 # -- the model section -----------------------------------------------------------------------------------
@@ -196,6 +173,15 @@ def validate_tokenizer_dict(data, rows: int, what: str = "tokenizer") -> None:
         raise _fail(f"invalid {what}: lowercase must be true or false")
     if kind == "bpe" and not isinstance(data.get("bpe_json"), str):
         raise _fail(f"invalid {what}: a bpe tokenizer needs its bpe_json")
+    if kind == "bpe":  # JSON inside JSON: its nesting is bounded before the tokenizers library reads it
+        try:
+            check_json_depth(json.loads(data["bpe_json"]))
+        except RecursionError:
+            raise _fail(f"invalid {what}: its bpe_json is nested more than {MAX_JSON_DEPTH} levels deep") from None
+        except ModelLoadError as exc:
+            raise _fail(f"invalid {what}: its bpe_json is {exc}") from None
+        except ValueError:
+            pass  # not JSON: building the tokenizer names the problem ("invalid BPE tokenizer")
     if len(vocab) != rows:
         raise _fail(f"{what} has {len(vocab)} entries but the model's embedding has {rows} rows")
 
@@ -294,27 +280,15 @@ def check_weight_shapes(expected: dict, header: dict, where: str) -> None:
 
 
 # -- memory -----------------------------------------------------------------------------------------------
-def available_memory() -> int | None:
-    """Bytes of memory free for new allocations (Linux MemAvailable), or None when unknown."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
+# -- memory (the estimates live in attnviz.models.memory; these read the free memory through this module) --
 def check_memory(needed: int, what: str, available: int | None = None) -> None:
     """Refuse ``needed`` bytes when more than 80 % of the memory available now (unknown: allowed)."""
-    free = available_memory() if available is None else available
-    if free is not None and needed > 0.8 * free:
-        raise _fail(f"{what} needs about {needed / 2**30:.2f} GB but only {free / 2**30:.2f} GB of memory is "
-                    "available")
+    _memory.check_memory(needed, what, available_memory() if available is None else available)
+
+
+def check_config_memory(cfg, tokens: int | None = None, what: str = "this model", grad: bool = False):
+    """:func:`attnviz.models.memory.check_config_memory` against the memory available now."""
+    return _memory.check_config_memory(cfg, tokens, what, available_memory(), grad)
 
 
 def estimate_training_bytes(cfg, batch_size: int) -> int:
@@ -323,7 +297,7 @@ def estimate_training_bytes(cfg, batch_size: int) -> int:
     Activations per layer and example: ~(12 + 3·mlp_ratio)·T·D floats for the projections, norms and MLP,
     and 3·H·T² for logits, probabilities and their gradients (the explicit path; the fused one needs less).
     """
-    n_params = sum(math.prod(s) for s in expected_shapes(cfg).values())
+    n_params = count_parameters(cfg)  # arithmetic on the config: nothing is built
     t = cfg.n_patches + 1 if cfg.kind == "vit" else cfg.max_len
     layers = cfg.n_layers + (cfg.dec_layers * 2 if cfg.kind == "encoder-decoder" else 0)
     per_example = layers * ((12 + 3 * cfg.mlp_ratio) * t * cfg.d_model + 3 * cfg.n_heads * t * t)
@@ -365,12 +339,19 @@ def validate_model_folder(path, doc: dict | None = None, task_kind=None):
             validate_tokenizer_dict(doc.get("tgt_tokenizer", doc["tokenizer"]), cfg.tgt_vocab,
                                     "target tokenizer" if "tgt_tokenizer" in doc else "tokenizer (also the target's)")
     _check_info(doc, cfg, task_kind)
+    # before anything is built, even for shapes: the parameters, position tables and one short input's
+    # activations, counted from the config alone (each field can be in range while the whole is 68 GB)
+    est = check_config_memory(cfg, what=f"the model in {path.name}")
     weights = path / "model.safetensors"
     header = read_safetensors_header(weights) if weights.is_file() else None
+    size = est.n_params + position_table_elements(cfg)
     stored = sum(math.prod(shape) for _, shape in header.values()) if header else None
-    expected = expected_shapes(cfg, n_params_hint=stored)
+    if stored is not None and stored != est.n_params and size > CPU_SHAPE_BUILD_MAX_PARAMS:
+        # a big config whose weights cannot match: said from the counts, without the seconds a shape build takes
+        raise _fail(f"weights in {path} do not match its config.json: the weights hold {stored:,} parameters, "
+                    f"config.json implies {est.n_params:,}")
+    # a CPU shape build only for a config that is small itself (the file's header may claim anything)
+    expected = expected_shapes(cfg, n_params_hint=size)
     if header is not None:
         check_weight_shapes(expected, header, str(path))
-    n_params = sum(math.prod(s) for s in expected.values())
-    check_memory(8 * n_params, f"this model ({n_params:,} parameters)")  # the module, and the file read in
     return doc, cfg, header

@@ -221,22 +221,38 @@ def list_images(folder) -> list[Path]:
     return files
 
 
-def image_batches(loaded, folder, n: int | None = None, batch_size: int = 64) -> Iterator[DatasetBatch]:
-    """The images of a folder (first ``n`` by name), preprocessed as the app does."""
+def image_batches(loaded, folder, n: int | None = None, batch_size: int = 64, on_skip=None) -> Iterator[DatasetBatch]:
+    """The images of a folder (first ``n`` by name), preprocessed as the app does.
+
+    ``on_skip(file, message)``, when given, is told of each image too large to open, which is then left
+    out (one huge photo in a folder should not cost the whole run); without it such an image stops the run.
+    """
     from attnviz.runtime.pipeline import prepare_image
+    from attnviz.vision.preprocess import ImageTooLargeError
 
     if loaded.config.kind != "vit":
         raise InputError(f"{loaded.name} is a text model: give it --corpus FILE, not --images")
     files = list_images(folder)[: n if n is not None else None]
+    used = 0
     for start in range(0, len(files), batch_size):
         chunk = files[start : start + batch_size]
         prepared = []
+        kept = []
         for f in chunk:
             try:
                 prepared.append(prepare_image(loaded, str(f)))
+                kept.append(str(f))
+            except ImageTooLargeError as exc:
+                if on_skip is None:
+                    raise InputError(f"{f.name}: {exc}") from None
+                on_skip(f, str(exc))
             except InputError as exc:
                 raise InputError(f"{f.name}: {exc}") from None
-        yield _collate(loaded, prepared, [str(f) for f in chunk])
+        if prepared:
+            used += len(prepared)
+            yield _collate(loaded, prepared, kept)
+    if not used:
+        raise InputError(f"no image in {folder} can be opened: every one is too large")
 
 
 def repeated_batches(loaded, n: int, batch_size: int = 64, seed: int = 1) -> Iterator[DatasetBatch]:
@@ -276,14 +292,14 @@ def repeated_batches(loaded, n: int, batch_size: int = 64, seed: int = 1) -> Ite
 
 
 def dataset_batches(loaded, corpus=None, images=None, n: int | None = None, batch_size: int = 64,
-                    seed: int = 0) -> Iterator[DatasetBatch]:
+                    seed: int = 0, on_skip=None) -> Iterator[DatasetBatch]:
     """The inputs ``attnviz heads`` scores: a corpus file, an image folder, or the task's held-out data."""
     if corpus is not None and images is not None:
         raise InputError("give --corpus or --images, not both")
     if corpus is not None:
         return corpus_batches(loaded, corpus, n, batch_size)
     if images is not None:
-        return image_batches(loaded, images, n, batch_size)
+        return image_batches(loaded, images, n, batch_size, on_skip)
     return task_batches(loaded, 200 if n is None else n, batch_size, seed)
 
 

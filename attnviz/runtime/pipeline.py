@@ -52,6 +52,19 @@ def prepare_image(loaded, image):
     return adapter_for(loaded).prepare_image(loaded, image)
 
 
+def _check_input_memory(loaded, prep, grad: bool) -> None:
+    """A native model was checked at load for a short input; a longer one is checked before it runs."""
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.memory import LOAD_CHECK_TOKENS, check_config_memory
+
+    n = max(len(prep.tokens), len(prep.src_tokens))
+    if isinstance(loaded.config, ModelConfig) and n > LOAD_CHECK_TOKENS:
+        try:
+            check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0)
+        except ModelLoadError as exc:
+            raise InputError(str(exc)) from None
+
+
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
               truncate: bool = False, precision: str = "auto", rollout: bool = True):
     """Prepare the input, capture a Trace and add the default rollout."""
@@ -59,6 +72,7 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
     prep = adapter.prepare_image(loaded, image) if image is not None else adapter.prepare_text(loaded, text, truncate)
+    _check_input_memory(loaded, prep, grad)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
     trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision)

@@ -15,7 +15,8 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["load_image", "to_model_mode", "normalise", "preprocess_image", "patch_labels", "MAX_PIXELS"]
+__all__ = ["load_image", "to_model_mode", "normalise", "preprocess_image", "patch_labels", "MAX_PIXELS",
+           "ImageTooLargeError"]
 
 MAX_PIXELS = 80_000_000  # refuse decompression bombs with a clear message instead of a MemoryError
 
@@ -35,6 +36,10 @@ def _array_to_uint8(arr: np.ndarray) -> np.ndarray:
             raise InputError("the image array contains NaN or infinite values")
         return (np.clip(arr.astype(np.float64), 0, 1) * 255).round().astype(np.uint8)
     raise InputError(f"an image array must hold numbers, not {arr.dtype}")
+
+
+class ImageTooLargeError(InputError):
+    """An image with more pixels than attnviz opens (a folder of inputs skips it; one input is refused)."""
 
 
 def _image_from_array(image: np.ndarray):
@@ -70,7 +75,7 @@ def _open_file(image):
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path) as img:
                 if img.width * img.height > MAX_PIXELS:
-                    raise InputError(f"{path} is {img.width}×{img.height} pixels: too large to open")
+                    raise ImageTooLargeError(f"{path} is {img.width}×{img.height} pixels: too large to open")
                 img.load()
                 # phone photos store their rotation in EXIF; show them the way up the user sees them
                 return ImageOps.exif_transpose(img) or img.copy()
@@ -79,7 +84,7 @@ def _open_file(image):
     except PermissionError:
         raise InputError(f"no permission to read image file {path}") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise InputError(f"{path} is too large to open (more than {MAX_PIXELS:,} pixels)") from None
+        raise ImageTooLargeError(f"{path} is too large to open (more than {MAX_PIXELS:,} pixels)") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         # SyntaxError and ValueError are what some PIL plug-ins raise on corrupt headers
         raise InputError(f"cannot decode image {path}: {exc}") from None

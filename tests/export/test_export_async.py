@@ -151,7 +151,7 @@ def test_a_failed_write_is_a_notice_and_keeps_the_old_file(win, qtbot, tmp_path,
     monkeypatch.setattr(render, "_write_payload", broken)
     _export(win, target)
     text, level = _wait_notice(qtbot, win)
-    assert level == "error" and "No space left on device" in text and "Traceback" not in text
+    assert level == "error" and "no space left on the device" in text and "Traceback" not in text
     assert target.read_bytes() == b"previous figure" and [p.name for p in tmp_path.iterdir()] == ["fig.png"]
     assert win.actions_["export"].isEnabled()
 

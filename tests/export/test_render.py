@@ -83,7 +83,7 @@ def test_failed_export_keeps_the_existing_file(heat_widget, tmp_path, monkeypatc
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(render, "_write_payload", broken)
-    with pytest.raises(AttnvizError, match="No space left"):
+    with pytest.raises(AttnvizError, match="no space left on the device"):
         export_widget(heat_widget, target, ExportOptions(width=100, height=100))
     assert target.read_bytes() == b"previous figure"
     assert [p.name for p in tmp_path.iterdir()] == ["f.png"]  # no partial file left behind

@@ -5,7 +5,6 @@ Runs in a worker (``attnviz.models`` pulls in torch); returns plain dicts the pa
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 __all__ = ["describe_model_dir", "scan_bundled", "format_architecture", "format_metrics", "format_count"]
@@ -73,10 +72,15 @@ def describe_model_dir(path: str | Path, name: str | None = None) -> dict:
     path = Path(path)
     entry = {"name": name or path.name, "path": str(path), "task": "", "architecture": "", "params": None,
              "metrics": "—", "error": "", "description": ""}
-    try:
-        doc = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    from attnviz.io.jsonfile import JsonLimitError, read_json_file
+
+    try:  # bounded in size and nesting: a recent folder may be anyone's
+        doc = read_json_file(path / "config.json", 64 * 2**20, what="config file")
         cfg = doc["model"]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except JsonLimitError as exc:
+        entry["error"] = str(exc)
+        return entry
+    except (KeyError, TypeError) as exc:
         entry["error"] = f"cannot read {path / 'config.json'}: {exc}"
         return entry
     entry["task"] = str(doc.get("task") or "")
