@@ -19,6 +19,16 @@ def _run_in_a_scratch_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path, monkeypatch):
+    """Each test writes its own settings file: never the user's, never another test's. Suite-wide, since
+    export, lesson and HF tests open windows too: a user's saved settings (presentation mode, a last model
+    that no longer exists) once changed what those tests drew."""
+    path = tmp_path / "settings.ini"
+    monkeypatch.setenv("ATTNVIZ_SETTINGS", str(path))
+    return path
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_data_dir(tmp_path_factory):
     """`attnviz.cli.main` writes a log file into the user's data folder: never the real one in tests."""

@@ -1,6 +1,6 @@
 """GUI test fixtures: isolated settings, tiny model directories, and a window factory that checks leaks.
 
-Every test gets its own settings file (``ATTNVIZ_SETTINGS``) and an assets folder
+Every test gets its own settings file (``ATTNVIZ_SETTINGS``, tests/conftest.py) and an assets folder
 (``ATTNVIZ_ASSETS``) holding tiny seeded models, so nothing depends on the bundled models being
 trained or on the user's settings.
 """
@@ -63,14 +63,6 @@ def tiny_assets(tmp_path_factory):
     root = tmp_path_factory.mktemp("assets")
     write_tiny_models(root)
     return root
-
-
-@pytest.fixture(autouse=True)
-def isolated_settings(tmp_path, monkeypatch):
-    """Each test writes its own settings file: never the user's, never another test's."""
-    path = tmp_path / "settings.ini"
-    monkeypatch.setenv("ATTNVIZ_SETTINGS", str(path))
-    return path
 
 
 @pytest.fixture
