@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Signal
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
@@ -27,6 +27,7 @@ __all__ = ["MatrixGrid", "KINDS", "visible_label"]
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
+MIN_LABEL_PT = 9.0  # 12 px at 96 dpi: the smallest label a back row reads (see row_label_font)
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
@@ -331,13 +332,28 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         cw = self._cells()[1]
         return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.9 / max(cw, 1e-6)))
 
+    def row_label_font(self) -> QFont:
+        """The row labels' font: the label font, or a smaller one (never under MIN_LABEL_PT, ~12 px on a
+        96 dpi screen) when that names every row where the full size would name every other one (a
+        lesson's title and caption take height from the T×T maps)."""
+        font = QFont(self._fonts()[2])
+        if not self.values.size:
+            return font
+        ch = self._cells()[2]
+        for _ in range(6):  # font heights step with the hinting: a few rounds settle it
+            need = QFontMetricsF(font).height() * 0.8
+            if need <= ch or font.pointSizeF() <= MIN_LABEL_PT:
+                break
+            font.setPointSizeF(max(MIN_LABEL_PT, font.pointSizeF() * ch / need * 0.98))
+        return font
+
     def row_label_stride(self) -> int:
         """1 when every row label is written at the current size, k when every k-th is (the selected
         row's always is)."""
         if not self.values.size:
             return 1
         ch = self._cells()[2]
-        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.8 / max(ch, 1e-6)))
+        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(ch, 1e-6)))
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:

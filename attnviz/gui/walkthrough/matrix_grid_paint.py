@@ -116,7 +116,9 @@ class MatrixGridPainting:
         p.setFont(font)
         p.setPen(QColor(self.style.foreground))
         if self.row_labels:
-            # thinned, never dropped: every k-th token when the rows are denser than the text
+            # thinned, never dropped: every k-th token when the rows are denser than the text (at a
+            # slightly smaller size first, see row_label_font)
+            p.setFont(self.row_label_font())
             every = self.row_label_stride()
             near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
@@ -125,6 +127,7 @@ class MatrixGridPainting:
                     y = area.top() + r * ch + ch / 2
                     p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
                                int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
+        p.setFont(font)
         if not self._show_col_labels():
             return
         shown = self.col_labels[:cols]
