@@ -27,7 +27,9 @@ __all__ = ["MatrixGrid", "KINDS", "visible_label"]
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
-MIN_LABEL_PT = 9.0  # 12 px at 96 dpi: the smallest label a back row reads (see row_label_font)
+# the smallest row label (see row_label_font), as the token axes have it: presenting, 12 px on the screen;
+# otherwise 5 pt, which a 1920×1080 export (laid out at 1067×600 and drawn ×1.8) makes 12 px
+MIN_LABEL_PT, PRESENTED_MIN_LABEL_PT = 5.0, 9.0
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
@@ -158,6 +160,12 @@ class MatrixGrid(MatrixGridPainting, QWidget):
             rows = self.values.shape[0] if self.values.size else 1
             # up to 24 rows, a line of label text per row: every token stays named beside the large maps
             line = QFontMetricsF(self._fonts()[2]).height() * 0.8 + 0.25 if rows <= 24 and self.row_labels else 5
+            if self.row_labels and 12 < rows <= 24:
+                # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
+                # T×T maps below: 21 full lines took the height the maps are shown for
+                small = QFont(self._fonts()[2])
+                small.setPointSizeF(PRESENTED_MIN_LABEL_PT if self.style.font_scale > 1 else MIN_LABEL_PT)
+                line = max(QFontMetricsF(small).height() * 0.8 + 0.25, line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
@@ -211,7 +219,9 @@ class MatrixGrid(MatrixGridPainting, QWidget):
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
         # a short list (top 5, a layer × head table) keeps a text line per row: its labels are the point
-        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 and cols <= 8 else 2
+        # a strip (x_i 1×64, a bias 1×16) keeps a text line of height: at 2 px a row it was a hair line on a
+        # slide with its row label taller than the strip
+        cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -330,21 +340,31 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         if not self._rotated_cols():
             return 1  # level labels are elided to their cell, never dropped
         cw = self._cells()[1]
-        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.9 / max(cw, 1e-6)))
+        return max(1, math.ceil(QFontMetricsF(self.col_label_font()).height() * 0.9 / max(cw, 1e-6)))
 
     def row_label_font(self) -> QFont:
-        """The row labels' font: the label font, or a smaller one (never under MIN_LABEL_PT, ~12 px on a
-        96 dpi screen) when that names every row where the full size would name every other one (a
-        lesson's title and caption take height from the T×T maps)."""
+        """The row labels' font: the label font, or a smaller one (never under the floor above) when that
+        names every row where the full size would name every other one (a lesson's title and caption take
+        height from the T×T maps)."""
+        return self._fitted_font(self._cells()[2] if self.values.size else None, 0.8)
+
+    def col_label_font(self) -> QFont:
+        """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""
+        rotated = self.values.size and self._show_col_labels() and self._rotated_cols()
+        return self._fitted_font(self._cells()[1] if rotated else None, 0.9)
+
+    def _fitted_font(self, cell: float | None, share: float) -> QFont:
+        """The label font, shrunk (down to the floor) until a line of it takes at most ``cell`` / ``share``."""
         font = QFont(self._fonts()[2])
-        if not self.values.size:
+        if cell is None:
             return font
-        ch = self._cells()[2]
+        ch = cell / share * 0.8  # the loop below fits 0.8 × the line height to ch
+        floor = PRESENTED_MIN_LABEL_PT if self.style.font_scale > 1 else MIN_LABEL_PT
         for _ in range(6):  # font heights step with the hinting: a few rounds settle it
             need = QFontMetricsF(font).height() * 0.8
-            if need <= ch or font.pointSizeF() <= MIN_LABEL_PT:
+            if need <= ch or font.pointSizeF() <= floor:
                 break
-            font.setPointSizeF(max(MIN_LABEL_PT, font.pointSizeF() * ch / need * 0.98))
+            font.setPointSizeF(max(floor, font.pointSizeF() * ch / need * 0.98))
         return font
 
     def row_label_stride(self) -> int:

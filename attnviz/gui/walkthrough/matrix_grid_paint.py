@@ -138,6 +138,9 @@ class MatrixGridPainting:
                            lab if fm.horizontalAdvance(lab) <= cw - 2 else fm.elidedText(lab, Qt.ElideRight, cw - 2))
             return
         every = self.col_label_stride()
+        font = self.col_label_font()
+        fm = QFontMetricsF(font)
+        p.setFont(font)
         for c, lab in enumerate(shown):
             if c % every:
                 continue

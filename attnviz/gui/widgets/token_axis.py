@@ -39,7 +39,8 @@ class TokenAxisItem(pg.GraphicsWidget):
     """
 
     ANGLE = 45.0  # the first rotation tried; ``angle`` is the one in use
-    MIN_PT = 4.5  # small on screen, but exports are scaled up (×1.8 on a 1920×1080 slide)
+    MIN_PT = 5.0  # small on screen, but exports are scaled up (×1.8 on a 1920×1080 slide: 12 px)
+    PRESENTED_MIN_PT = 9.0  # presenting (large type) on the screen itself: 12 px, what a back row reads
     MIN_FACTOR = 0.25
     LINE = 0.92  # labels are packed at this fraction of the font's line height (its leading is spare)
 
@@ -116,7 +117,8 @@ class TokenAxisItem(pg.GraphicsWidget):
         return self.style.metrics(self.font_factor)
 
     def _min_factor(self) -> float:
-        return min(1.0, max(self.MIN_FACTOR, self.MIN_PT / self.style.font_pt()))
+        floor = self.PRESENTED_MIN_PT if self.style.font_scale > 1 else self.MIN_PT
+        return min(1.0, max(self.MIN_FACTOR, floor / self.style.font_pt()))
 
     def _texts(self) -> tuple[list[str], float]:
         """Elided labels and the widest one's width at the style's full size, cached until labels or

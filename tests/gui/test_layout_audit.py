@@ -1,0 +1,135 @@
+"""Layout audit: every export view of every bundled model, every lesson scene and every tab at 1920×1080 and
+1280×720, checked from the drawn scene (see ``layout_audit``): titles name what is shown, axis labels are
+all drawn and legible (≥ 12 px at 1920×1080 in exports and presentation), strips have a legible height,
+side-by-side maps share a colour scale unless they say otherwise.
+
+Slow (about a minute or two: every bundled model is traced once, each lesson scene computed once), but part
+of ``make test``: it is what keeps the slides right in front of a class.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QRectF  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from layout_audit import (MIN_PX, grid_problems, panel_scale_problems,  # noqa: E402
+                                    scene_problems)
+
+pytestmark = pytest.mark.slow
+
+SIZES = ((1920, 1080), (1280, 720))
+# figures that run the model again (held-out data, what-if): exported through scenes, audited in the lesson
+MODEL_RUN = {"qk-embedding", "what-if", "permutation", "word-order"}
+
+
+def _bundled():
+    from attnviz.io import bundled_models
+
+    names = sorted(bundled_models())
+    if not names:
+        pytest.skip("the bundled models are not built (make assets)")
+    return names
+
+
+@pytest.fixture(scope="module")
+def traces():
+    from attnviz.runtime import load_model, run_trace
+
+    out = {}
+    for name in _bundled():
+        loaded = load_model(name)
+        from attnviz.runtime import task_of
+
+        example = task_of(loaded).example_input()  # what the app opens on
+        if loaded.config.kind == "vit":
+            out[name] = run_trace(loaded, image=str(example), grad=True)
+        else:
+            out[name] = run_trace(loaded, text=str(example), grad=True)
+    return out
+
+
+def _default_state(trace):
+    from attnviz.gui.panels.trace_defaults import trace_defaults
+    from attnviz.selection import SelectionState
+
+    return SelectionState(**{k: v for k, v in trace_defaults(None, trace, None, True).items()})
+
+
+def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[str]:
+    """The view laid out as its export at w × h lays it out (``render_figure``), then measured."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    what = f"{name} {w}×{h}"
+    problems = []
+    if hasattr(view, "_relayout"):
+        old = view.figure.geometry()
+        view._relayout(QRectF(0, 0, w / scale, h / scale))
+        try:
+            problems += scene_problems(view.canvas.scene(), scale, min_px, what)
+            problems += _scale_problems(view, what)
+        finally:
+            view._relayout(old)
+    else:  # walkthrough widgets: their figure laid out as render_figure lays it out
+        from PySide6.QtCore import QSize
+
+        from attnviz.gui.walkthrough.figure import _settle
+
+        fig = view.figure_widget
+        old = fig.size()
+        fig.resize(QSize(int(w / scale), int(h / scale)))
+        _settle(fig)
+        try:
+            for grid in view.findChildren(MatrixGrid):
+                problems += grid_problems(grid, scale, min_px, what)
+        finally:
+            fig.resize(old)
+            _settle(fig)
+    return problems
+
+
+def _scale_problems(view, what: str) -> list[str]:
+    maps = getattr(view, "maps", None)
+    if isinstance(maps, list) and getattr(view, "panels", None) is not None:  # PanelsView
+        # maps of the same quantity (the same bar label) side by side: one scale
+        shown = [m for m in maps if m.isVisible() and m.bar.isVisible()]
+        out = []
+        for label in {m.bar.label for m in shown}:
+            same = [m for m in shown if m.bar.label == label]
+            captions = [label] + [m.title.text for m in same] + list(view.panels.notes)
+            out += panel_scale_problems([m.bar.levels for m in same], captions, what)
+        return out
+    bars = getattr(view, "bars", None)
+    if isinstance(bars, dict) and getattr(view, "_body", None) is getattr(view, "image_body", object()):
+        return panel_scale_problems([b.levels for b in bars.values()], [b.label for b in bars.values()], what)
+    return []
+
+
+def test_every_export_view_of_every_bundled_model(qapp, traces):
+    from attnviz.gui.figure_render import layout_scale
+    from attnviz.gui.figures import FIGURES, goto_step, make_figure
+
+    problems = []
+    for model, trace in traces.items():
+        state = _default_state(trace)
+        for name, spec in FIGURES.items():
+            if trace.kind not in spec.kinds or name in MODEL_RUN:
+                continue
+            steps = range(1, 7) if name == "steps" else [None]
+            view, _sel = make_figure(name, trace, state, None, steps[0])
+            try:
+                for step in steps:
+                    if step is not None:
+                        goto_step(view, name, step)
+                    for w, h in SIZES:
+                        scale = layout_scale(w, h)
+                        label = f"{model}/{name}" + (f" step {step}" if step else "")
+                        problems += _audit_view(view, label, w, h, scale, MIN_PX if w == 1920 else None)
+            finally:
+                view.close()
+                view.deleteLater()
+    assert not problems, "\n".join(problems)
