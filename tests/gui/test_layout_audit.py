@@ -133,3 +133,41 @@ def test_every_export_view_of_every_bundled_model(qapp, traces):
                 view.close()
                 view.deleteLater()
     assert not problems, "\n".join(problems)
+
+
+def _audit_widget(view, what: str, min_px) -> list[str]:
+    """A figure as it is on screen (scale 1): a pyqtgraph view or a walkthrough widget."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    if hasattr(view, "canvas"):
+        return scene_problems(view.canvas.scene(), 1.0, min_px, what) + _scale_problems(view, what)
+    return [p for g in view.findChildren(MatrixGrid) for p in grid_problems(g, 1.0, min_px, what)]
+
+
+def test_every_lesson_scene_presented_at_both_sizes(qtbot):
+    """The built-in lesson presented full screen: every scene's live figure at 1920×1080 and 1280×720, in
+    the presentation style the window gives that screen (type in proportion to its height)."""
+    from attnviz.gui.lesson_mode import LessonStage
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.lessons.lesson import load_lesson
+
+    _bundled()
+    lesson = load_lesson("attention")
+    problems = []
+    for w, h in SIZES:
+        style = compose_style("light", True, "viridis", lines=h)
+        stage = LessonStage(lesson, style=style, measure_n=10)
+        qtbot.addWidget(stage)
+        stage.resize(w, h)
+        stage.show()
+        for i, scene in enumerate(lesson.scenes):
+            with qtbot.waitSignal(stage.scene_shown, timeout=120_000):
+                stage.show_scene(i)
+            stage._lane.cancel()  # the captions' claims are checked by the lesson tests, not here
+            for _ in range(3):
+                QApplication.processEvents()
+            problems += _audit_widget(stage.view, f"scene {i + 1} ({scene.view}) {w}×{h}",
+                                      MIN_PX * h / 1080)
+        stage.end()
+        stage.close()
+    assert not problems, "\n".join(problems)

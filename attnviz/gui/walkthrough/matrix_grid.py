@@ -21,15 +21,14 @@ from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
 from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
+from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
 
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
-# the smallest row label (see row_label_font), as the token axes have it: presenting, 12 px on the screen;
-# otherwise 5 pt, which a 1920×1080 export (laid out at 1067×600 and drawn ×1.8) makes 12 px
-MIN_LABEL_PT, PRESENTED_MIN_LABEL_PT = 5.0, 9.0
+
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
@@ -164,7 +163,7 @@ class MatrixGrid(MatrixGridPainting, QWidget):
                 # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
                 # T×T maps below: 21 full lines took the height the maps are shown for
                 small = QFont(self._fonts()[2])
-                small.setPointSizeF(PRESENTED_MIN_LABEL_PT if self.style.font_scale > 1 else MIN_LABEL_PT)
+                small.setPointSizeF(floor_pt(self.style, self))
                 line = max(QFontMetricsF(small).height() * 0.8 + 0.25, line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
@@ -222,6 +221,12 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         # a strip (x_i 1×64, a bias 1×16) keeps a text line of height: at 2 px a row it was a hair line on a
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
+        if self.row_labels and rows <= 24:
+            # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
+            # scene drew its T×T maps 30 px tall, every sixth token named)
+            small = QFont(self._fonts()[2])
+            small.setPointSizeF(floor_pt(self.style, self))
+            cell_h = max(cell_h, QFontMetricsF(small).height() * 0.8 + 0.25)
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -359,7 +364,7 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         if cell is None:
             return font
         ch = cell / share * 0.8  # the loop below fits 0.8 × the line height to ch
-        floor = PRESENTED_MIN_LABEL_PT if self.style.font_scale > 1 else MIN_LABEL_PT
+        floor = floor_pt(self.style, self)  # the smallest label a back row reads (widgets/legible.py)
         for _ in range(6):  # font heights step with the hinting: a few rounds settle it
             need = QFontMetricsF(font).height() * 0.8
             if need <= ch or font.pointSizeF() <= floor:
