@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
 from attnviz.gui.walkthrough.colour_scales import colours, paint_legend
+from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
 __all__ = ["MatrixGridPainting", "LABEL_CHARS"]
@@ -42,8 +43,14 @@ class MatrixGridPainting:
         p.setPen(fg)
         p.setFont(title_font)
         ft = QFontMetricsF(title_font)
-        p.drawText(QRectF(0, y0, self.width(), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
-                   f"{self.title}   ")
+        if has_subscripts(self.title):  # "Q = X W_Q + b_Q" with real subscripts, as on a slide
+            title = QStaticText(formula_html(self.title))
+            title.setTextFormat(Qt.RichText)
+            title.prepare(p.transform(), title_font)
+            p.drawStaticText(QPointF(0, y0 + (ft.height() - title.size().height()) / 2), title)
+        else:
+            p.drawText(QRectF(0, y0, self.width(), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
+                       f"{self.title}   ")
         tw = ft.horizontalAdvance(f"{self.title}   ")
         p.setFont(label_font)
         p.setPen(QColor(st.foreground).lighter(160) if st.background != "#ffffff" else QColor("#606060"))
