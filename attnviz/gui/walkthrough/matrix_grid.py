@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR
+from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
 from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
 from attnviz.gui.widgets.legible import floor_pt
@@ -51,7 +52,7 @@ def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
     return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
 
 
-class MatrixGrid(MatrixGridPainting, QWidget):
+class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
     """One named matrix. ``set_data`` gives it values and labels; it sizes and draws itself."""
 
     hovered = Signal(str)
@@ -336,49 +337,6 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
-
-    def col_label_stride(self) -> int:
-        """1 when every column label is written at the current size, k when every k-th is (upright labels
-        need a line of text per column)."""
-        if not self.values.size or not self._show_col_labels():
-            return 1
-        if not self._rotated_cols():
-            return 1  # level labels are elided to their cell, never dropped
-        cw = self._cells()[1]
-        return max(1, math.ceil(QFontMetricsF(self.col_label_font()).height() * 0.9 / max(cw, 1e-6)))
-
-    def row_label_font(self) -> QFont:
-        """The row labels' font: the label font, or a smaller one (never under the floor above) when that
-        names every row where the full size would name every other one (a lesson's title and caption take
-        height from the T×T maps)."""
-        return self._fitted_font(self._cells()[2] if self.values.size else None, 0.8)
-
-    def col_label_font(self) -> QFont:
-        """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""
-        rotated = self.values.size and self._show_col_labels() and self._rotated_cols()
-        return self._fitted_font(self._cells()[1] if rotated else None, 0.9)
-
-    def _fitted_font(self, cell: float | None, share: float) -> QFont:
-        """The label font, shrunk (down to the floor) until a line of it takes at most ``cell`` / ``share``."""
-        font = QFont(self._fonts()[2])
-        if cell is None:
-            return font
-        ch = cell / share * 0.8  # the loop below fits 0.8 × the line height to ch
-        floor = floor_pt(self.style, self)  # the smallest label a back row reads (widgets/legible.py)
-        for _ in range(6):  # font heights step with the hinting: a few rounds settle it
-            need = QFontMetricsF(font).height() * 0.8
-            if need <= ch or font.pointSizeF() <= floor:
-                break
-            font.setPointSizeF(max(floor, font.pointSizeF() * ch / need * 0.98))
-        return font
-
-    def row_label_stride(self) -> int:
-        """1 when every row label is written at the current size, k when every k-th is (the selected
-        row's always is)."""
-        if not self.values.size:
-            return 1
-        ch = self._cells()[2]
-        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(ch, 1e-6)))
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
