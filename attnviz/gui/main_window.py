@@ -189,7 +189,8 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.settings.layout("state") is None and not self._started:  # first launch: a wider model list
-            self.resizeDocks([self.docks["ModelDock"]], [400], Qt.Orientation.Horizontal)
+            # a quarter of a 1920×1080 window: the model list's held-out column whole
+            self.resizeDocks([self.docks["ModelDock"]], [max(400, int(self.width() * 0.26))], Qt.Orientation.Horizontal)
         if self.autostart:
             QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
 
