@@ -54,10 +54,14 @@ def attended_source(trace, layer: int, head: int, position: int) -> int | None:
 
 
 def position_distribution(trace, position: int | None) -> tuple[np.ndarray, int] | None:
-    """The next-token distribution after decoder ``position`` (last position when None or out of
-    range), and that position; None when the trace holds no per-position distributions."""
+    """The next-token distribution after decoder ``position``, and that position; None when the trace
+    holds no per-position distributions.
+
+    With no position (or one out of range) it is the last position that produced a token — the one
+    that wrote the final token, usually [EOS] — never the last position itself: decoding stopped
+    there, so its distribution predicts nothing the model wrote (see :data:`END`)."""
     steps = trace.get("next_probs")  # (T, C), encoder–decoders
     if steps is None:
         return None
-    pos = position if position is not None and 0 <= position < steps.shape[0] else steps.shape[0] - 1
+    pos = position if position is not None and 0 <= position < steps.shape[0] else max(steps.shape[0] - 2, 0)
     return np.asarray(steps[pos], dtype=np.float64), pos

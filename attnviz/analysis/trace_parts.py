@@ -21,6 +21,7 @@ class Resolved:
         if part == "enc" and not trace.n_enc_layers:
             part = "self"
         self.part = part
+        self._two_stacks = bool(trace.has_cross or trace.n_enc_layers)  # "self" is the decoder's then
         n_layers = trace.layers_in(part)
         self.n_layers = n_layers
         self.layer = min(max(state.layer, 0), n_layers - 1)
@@ -36,7 +37,7 @@ class Resolved:
 
     @property
     def part_name(self) -> str:
-        return {"self": "self-attention", "cross": "cross-attention (decoder → encoder)",
+        return {"self": "decoder self-attention" if self._two_stacks else "self-attention", "cross": "cross-attention (decoder → encoder)",
                 "enc": "encoder self-attention"}[self.part]
 
 

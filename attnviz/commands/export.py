@@ -49,8 +49,9 @@ def add_parser(sub) -> None:
                    help="head index, from 0 (default: the model's focus head, else 0)")
     p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
-    p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
-                   help="self (default); cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
+    p.add_argument("--part", choices=("self", "cross", "enc"), default=None,
+                   help="self: (decoder) self-attention; cross: decoder→encoder attention; enc: encoder layers "
+                        "(default: cross for encoder–decoders, as the app opens, else self)")
     p.add_argument("--step", default=None,
                    help="walkthrough step for --view steps: 1..6 or a name (project, score, scale, mask, softmax, "
                         "weight, sum)")
@@ -186,6 +187,8 @@ def _run(args) -> int:
         args.query = query if args.query is None else args.query
     args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
     args.head = args.head if args.head is not None else int(focus.get("head", 0))
+    # the app opens an encoder–decoder on cross-attention (the alignment): the export does too
+    args.part = args.part or ("cross" if trace.has_cross else "self")
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]

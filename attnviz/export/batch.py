@@ -42,12 +42,15 @@ def export_many(name: str, trace, state: SelectionState, path, opts: ExportOptio
     path = Path(path)
     spec = FIGURES[name]
     n_layers = trace.layers_in(state.part)
-    layers = range(n_layers) if all_layers else [state.layer]
+    # a figure that does not draw the layer (or head) is written once, not once per identical copy
+    by_layer = all_layers and "layer" in spec.selects
+    layers = range(n_layers) if by_layer else [state.layer]
     heads = range(trace.n_heads) if all_heads and spec.per_head else [state.head]
     written = []
     for layer in layers:
         for head in heads:
-            parts = [f"L{layer}" if all_layers or all_heads else "", f"H{head}" if all_heads and spec.per_head else ""]
+            parts = [f"L{layer}" if by_layer or (all_heads and spec.per_head) else "",
+                     f"H{head}" if all_heads and spec.per_head else ""]
             stem = "_".join([path.stem, *[p for p in parts if p]])
             s = replace(state, layer=layer, head=head)
             title = opts.title or slide_title(name, s, None, trace)
@@ -105,29 +108,50 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
             if name == "rollout" and "L0.grad" not in trace.arrays:
                 continue
             plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
+    # a file per figure the pack really draws: a figure that does not depend on the head (token lines
+    # show every head of the layer) is listed once, not once per head with the same picture
+    files = [_pack_file(directory, name, state, step, fmt) for name, state, step, _ in plan]
+    todo = [(i, f) for i, f in enumerate(files) if f not in files[:i]]
     entries = []
-    for i, (name, state, step, note) in enumerate(plan):
+    for n, (i, file) in enumerate(todo):
+        name, state, step, _ = plan[i]
         if progress is not None:
-            progress(i, len(plan), name)
-        bits = [name, f"L{state.layer}", f"H{state.head}" if FIGURES[name].per_head else "",
-                f"step{step}" if step else "", "cross" if state.part == "cross" else ""]
-        file = directory / ("_".join(b for b in bits if b) + f".{fmt}")
+            progress(n, len(todo), name)
         title = _title(name, state, step, trace)
         t0 = time.perf_counter()
         export_one(name, trace, state, file, replace(opts, title=title), style, step)
-        args = [base_command, "--view", name, "--layer", str(state.layer), "--head", str(state.head)]
-        if state.query is not None:
-            args += ["--query", str(state.query)]
-        if state.part != "self":
-            args += ["--part", state.part]
-        if step:
-            args += ["--step", str(step)]
-        args += ["-o", file.name]
-        entries.append(PackEntry(file, title, " ".join(args), time.perf_counter() - t0))
+        entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
+                                 time.perf_counter() - t0))
     _write_index(directory, entries, trace)
     if progress is not None:
-        progress(len(plan), len(plan), "index")
+        progress(len(todo), len(todo), "index")
     return entries
+
+
+def _drawn(name: str, state: SelectionState) -> dict:
+    """The selection fields figure ``name`` draws, with their values (None and "self" left out)."""
+    fields = FIGURES[name].selects
+    got = {"layer": state.layer, "head": state.head, "query": state.query,
+           "part": state.part if state.part != "self" else None}
+    return {k: got[k] for k in ("layer", "head", "query", "part") if k in fields and got[k] is not None}
+
+
+def _pack_file(directory: Path, name: str, state: SelectionState, step, fmt: str) -> Path:
+    """``head-map_L1_H0.png``, ``token-lines_L1.png``, ``filters-pca.png``: named by what it shows."""
+    drawn = _drawn(name, state)
+    bits = [name, f"L{drawn['layer']}" if "layer" in drawn else "", f"H{drawn['head']}" if "head" in drawn else "",
+            f"step{step}" if step else "", "cross" if drawn.get("part") == "cross" else ""]
+    return directory / ("_".join(b for b in bits if b) + f".{fmt}")
+
+
+def _pack_command(base: str, name: str, state: SelectionState, step, file: Path) -> str:
+    """The command that makes the file again, with only the options the figure uses."""
+    drawn = _drawn(name, state)
+    args = [base, "--view", name] + [a for k in ("layer", "head", "query", "part") if k in drawn
+                                      for a in (f"--{k}", str(drawn[k]))]
+    if step:
+        args += ["--step", str(step)]
+    return " ".join(args + ["-o", file.name])
 
 
 # Slide titles say what the figure shows in a few words; the figure's own heading names layer and head,

@@ -166,6 +166,9 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     top = _band_height(opts.title, opts, 0.07)
     body = _body(opts)
     painter.save()
+    # PDF: heatmaps are small images drawn large; Qt encodes them as JPEG unless told otherwise, and a
+    # JPEG of a 10 × 10 map tints every cell with its neighbours' colours (masked grey turned pastel)
+    painter.setRenderHint(QPainter.RenderHint.LosslessImageRendering, True)
     if hasattr(widget, "render_figure"):
         # attention views draw just the figure (no controls or status line), re-flowed to the size;
         # laid out as on a screen and scaled up, so a slide's labels are as large relative to the

@@ -97,6 +97,8 @@ def _pdf_target(opts):
     painter = QPainter()
     if not painter.begin(writer):
         raise AttnvizError("could not start the PDF writer")
+    # heatmaps are small images drawn large: Qt would JPEG them, tinting each cell with its neighbours
+    painter.setRenderHint(QPainter.RenderHint.LosslessImageRendering, True)
     # the page is width × height pixels at opts.dpi: draw in those logical units, scaled to the device
     painter.scale(round(dpi) / opts.dpi, round(dpi) / opts.dpi)
 

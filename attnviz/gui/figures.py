@@ -28,26 +28,35 @@ class FigureSpec:
     needs_grad: bool = False  # the view shows gradient rollout: capture with grad=True
     per_head: bool = True  # the figure depends on the selected head (--all-heads makes sense)
     help: str = ""
+    # the selection fields the figure draws (a lecture pack names files and writes commands with these only)
+    selects: tuple[str, ...] = ("layer", "head", "query", "part")
 
 
 FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
     FigureSpec("head-map", "attnviz.gui.views.head_map_view", "HeadMapView",
                help="T×T attention of one layer/head with token labels and colour bar"),
     FigureSpec("model", "attnviz.gui.views.model_view", "ModelView", per_head=False,
+               selects=("layer", "head", "part"),  # every map, the selected one outlined
                help="all layers × heads as thumbnails"),
-    FigureSpec("token-lines", "attnviz.gui.views.token_lines_view", "TokenLinesView",
+    # every head of the layer at once (its check boxes pick heads, not --head)
+    FigureSpec("token-lines", "attnviz.gui.views.token_lines_view", "TokenLinesView", per_head=False,
+               selects=("layer", "query", "part"),
                help="tokens joined by lines whose opacity is the attention weight"),
     FigureSpec("rollout", "attnviz.gui.views.rollout_view", "RolloutView", needs_grad=True, per_head=False,
+               selects=("query",),
                help="raw attention vs rollout vs gradient rollout (overlay on images)"),
-    FigureSpec("filters-pca", "attnviz.gui.views.filter_pca_view", "FilterPCAView", ("vit",), per_head=False,
+    FigureSpec("filters-pca", "attnviz.gui.views.filter_pca_view", "FilterPCAView", ("vit",), per_head=False, selects=(),
                help="first principal components of the patch-embedding filters"),
-    FigureSpec("pos-similarity", "attnviz.gui.views.position_similarity_view", "PositionSimilarityView", per_head=False,
+    FigureSpec("pos-similarity", "attnviz.gui.views.position_similarity_view", "PositionSimilarityView", per_head=False, selects=(),
                help="cosine similarity of positional embeddings"),
     FigureSpec("attention-distance", "attnviz.gui.views.attention_distance_view", "AttentionDistanceView", per_head=False,
+               selects=("layer", "head"),  # every head, the selected one marked
                help="mean attention distance per head vs layer"),
     FigureSpec("token-pca", "attnviz.gui.views.token_embedding_view", "TokenEmbeddingView", TEXT, per_head=False,
+               selects=("query",),
                help="PCA of the token embeddings, labelled"),
     FigureSpec("pos-encoding", "attnviz.gui.views.positional_encoding_view", "PositionalEncodingView", per_head=False,
+               selects=("query",),
                help="the positional encoding as a heatmap"),
     FigureSpec("steps", "attnviz.gui.walkthrough", "WalkthroughWidget",
                help="self-attention step by step for one query (--step 1..6)"),
@@ -68,7 +77,7 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="attention and prediction as trained and with what-if switches, row entropy"),
     FigureSpec("permutation", "attnviz.gui.views.lesson_views", "PermutationView", ("encoder", "decoder"),
                help="P(RX) beside R·P·Rᵀ with their largest difference"),
-    FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False,
+    FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False, selects=(),
                help="swapped-pair accuracy with and without positions, both models on the sentence"),
 )}
 

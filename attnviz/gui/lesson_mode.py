@@ -144,7 +144,8 @@ class LessonStage(QWidget):
     def _fonts(self) -> None:
         """Title and caption a size above the (presentation) body text."""
         base = QApplication.font()
-        for label, factor, bold in ((self.title, 2.0, True), (self.caption, 1.4, False)):
+        # a size above the body text, not more: on a 1280×720 projector the figure needs the height
+        for label, factor, bold in ((self.title, 1.6, True), (self.caption, 1.25, False)):
             font = QFont(base)
             font.setPointSizeF(base.pointSizeF() * factor)
             font.setBold(bold)

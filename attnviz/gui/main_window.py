@@ -15,7 +15,6 @@ import logging
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
-from attnviz import __version__
 from attnviz.gui.dialogs.notice_bar import NoticeBar
 from attnviz.gui.panels import figure_actions
 from attnviz.gui.panels.appearance import placeholder_page
@@ -29,7 +28,7 @@ from attnviz.gui.panels.views_area import ViewsArea
 from attnviz.gui.panels.scene_actions import install_scene_actions
 from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
-from attnviz.gui.panels.window_models import FALLBACK_TEXT, WindowModelsMixin
+from attnviz.gui.panels.window_models import APP_TITLE, FALLBACK_TEXT, WindowModelsMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.panels.window_startup import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
@@ -43,14 +42,16 @@ log = logging.getLogger(__name__)
 
 
 def default_size() -> tuple[int, int]:
-    """1440 × 900, or less on a smaller screen (a lecture laptop at 1366 × 768 gets a window that fits)."""
+    """Most of the screen, up to 1920 × 1080: a 1920 × 1080 lecture screen gets ~1824 × 966, so the
+    model list's columns and the right dock's tabs fit; a 1366 × 768 laptop gets a window that fits;
+    a larger screen does not get a window wider than the figures are laid out for."""
     from PySide6.QtGui import QGuiApplication
 
     screen = QGuiApplication.primaryScreen()
     if screen is None:
         return 1440, 900
     avail = screen.availableGeometry()
-    return min(1440, int(avail.width() * 0.95)), min(900, int(avail.height() * 0.92))
+    return min(1920, int(avail.width() * 0.95)), min(1080, int(avail.height() * 0.92))
 
 
 class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowPagesMixin, WindowDropMixin,
@@ -98,7 +99,9 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self._snapshots_pending = None  # (snapshots, causal) of the loaded model, for the training tab
         self._presentation = self.settings.presentation if presentation is None else presentation
         self._base_font = None
-        self.setWindowTitle(f"attnviz {__version__}")
+        # Qt appends the application's display name ("attnviz") to a title that does not end with it:
+        # titles end with it, so it is said once (the version is in Help ▸ About)
+        self.setWindowTitle(APP_TITLE)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
 
@@ -186,7 +189,8 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.settings.layout("state") is None and not self._started:  # first launch: a wider model list
-            self.resizeDocks([self.docks["ModelDock"]], [400], Qt.Orientation.Horizontal)
+            # a quarter of a 1920×1080 window: the model list's held-out column whole
+            self.resizeDocks([self.docks["ModelDock"]], [max(400, int(self.width() * 0.26))], Qt.Orientation.Horizontal)
         if self.autostart:
             QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
 

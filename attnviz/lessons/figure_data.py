@@ -7,7 +7,7 @@ draws them, the CLI writes them with ``--data``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
         # the two sentences differ only where the adjectives swapped places: such a column names both words
         cols = [f"{i} {a}" if a == b else f"{i} {a}/{b}" for i, (a, b) in enumerate(zip(traces[0].tokens, traces[1].tokens))]
         panels.append(Panel(f"{what}: [CLS] attention, last layer, head 0", cls_rows, ["typed", "swapped"], cols,
-                            vmax=float(cls_rows.max())))
+                            vmax=float(cls_rows.max()), label="attention weight · one scale for both panels"))
         acc = task_of(loaded).evaluate(loaded, seed=seed, n=n)["swapped_pair_accuracy"]
         said = " / ".join(f"{labels[int(p.argmax())]} {p.max():.2f}" for p in preds)
         # evaluate(n=...) scores n sentences: n // 2 swapped pairs, both sentences of each
@@ -133,6 +133,9 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
         numbers[f"{what}.swapped_pair_accuracy"] = acc
         numbers[f"{what}.predictions"] = np.stack(preds)
     notes.append(f"typed: “{sentences[0]}” · swapped: “{sentences[1]}”")
+    # one colour scale for both panels: each on its own maximum made near-flat attention look as hot as a peak
+    top = max(p.vmax for p in panels)
+    panels = [replace(p, vmax=top) for p in panels]
     return FigurePanels("Word order: the same words, opposite meanings", panels, notes, numbers)
 
 

@@ -73,7 +73,9 @@ def test_position_distribution_follows_the_position(translated):
     _, trace = translated
     row, pos = position_distribution(trace, 2)
     assert pos == 2 and np.array_equal(row, np.asarray(trace["next_probs"][2], np.float64))
-    assert position_distribution(trace, None)[1] == len(trace.tokens) - 1
+    # no position chosen: the one that wrote the last token, not the (end) row after it
+    assert position_distribution(trace, None)[1] == len(trace.tokens) - 2
+    assert produced_tokens(trace)[position_distribution(trace, None)[1]] == trace.tokens[-1]
 
 
 def test_data_exports_name_the_produced_token(translated, tmp_path):

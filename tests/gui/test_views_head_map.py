@@ -212,3 +212,18 @@ def test_a_new_input_is_drawn_in_one_paint(make_view, qtbot, monkeypatch):
         for _ in range(3):
             QApplication.processEvents()
         assert len(paints) == 1, f"T={T}: {len(paints)} paints"
+
+
+def test_title_names_the_map_again_after_the_view_was_cleared(make_view):
+    """A model switch clears the view ("no input yet") and then shows a trace with the same layer, head
+    and scale as before: the title must name the map again (it stayed "no input yet" on screen while
+    the map was drawn, because the title cache still held the old map's title)."""
+    trace = sample_trace("encoder", T=8)
+    view, sel = make_view(trace)
+    sel.update(layer=1, head=0)
+    shown = view.heatmap.title.text
+    assert "Layer 1 · head 0" in shown
+    view.set_trace(None)
+    assert "no input yet" in view.heatmap.title.text
+    view.set_trace(sample_trace("encoder", T=8))  # the next model's first trace: same layer, head, scale
+    assert "Layer 1 · head 0" in view.heatmap.title.text and "no input yet" not in view.heatmap.title.text

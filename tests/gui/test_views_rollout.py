@@ -49,7 +49,7 @@ def indices(values, top):
     return np.floor(np.clip(np.asarray(values) / top * 254, 0, 254) + 0.5).astype(np.uint8)
 
 
-def test_image_maps_each_have_their_own_range_and_the_plain_input(qtbot):
+def test_image_maps_share_one_scale_by_default_and_the_plain_input(qtbot):
     trace = sample_trace("vit", n_layers=3, grad=True)
     view, sel = make(qtbot, trace)
     maps = view.maps.maps
@@ -57,7 +57,12 @@ def test_image_maps_each_have_their_own_range_and_the_plain_input(qtbot):
     np.testing.assert_allclose(maps["raw"], raw, rtol=1e-6)
     np.testing.assert_allclose(maps["rollout"], shares(rollout_numpy(trace)[0], True), rtol=1e-6)
     assert maps["grad"] is not None and maps["grad"].shape == (16,)
-    # per map by default: each bar runs 0..its own map's maximum, and the brightest patch of each is the top colour
+    # one shared scale by default (maps side by side are compared): every bar runs 0..the largest share
+    vmax = max(float(m.max()) for m in maps.values())
+    assert view.scale_box.mode == "shared"
+    assert all(b.levels == (0.0, pytest.approx(vmax)) for b in view.bars.values())
+    # per map on request: each bar runs 0..its own map's maximum, and the brightest patch of each is the top colour
+    view.scale_box.set_mode("per-map")
     for name in ("raw", "rollout", "grad"):
         top = float(maps[name].max())
         assert view.bars[name].levels == (0.0, pytest.approx(top))

@@ -41,3 +41,22 @@ def test_a_new_model_is_run_on_its_own_input_or_on_nothing(tiny_assets, qtbot):
     panel.rerun()
     assert runs[-1][0] is vision_model and runs[-1][2] is None and runs[-1][3] is image
     assert panel.comparison is not None and panel.message == ""
+
+
+def test_ablation_grid_has_a_row_label_only_for_each_layer_of_the_loaded_model(tiny_assets, qtbot):
+    """After a 3-layer model, a 2-layer one: no "L2" label is left without its check boxes."""
+    from PySide6.QtWidgets import QLabel
+
+    from dataclasses import replace
+
+    two = load_model(str(tiny_assets / "models" / "tiny-encoder"), device="cpu")
+    three = replace(two, config=replace(two.config, n_layers=3))  # only the shape of the grid is read
+    panel = WhatIfPanel(run_async=lambda *a: None, debounce_ms=0)
+    qtbot.addWidget(panel)
+    panel.set_model(three)
+    panel.set_model(two)
+    grid = panel.heads_grid
+    labels = [grid.itemAt(i).widget().text() for i in range(grid.count())
+              if isinstance(grid.itemAt(i).widget(), QLabel)]
+    assert labels == ["L0", "L1"]
+    assert sorted(panel.head_checks) == [(layer, h) for layer in range(2) for h in range(two.config.n_heads)]

@@ -5,27 +5,39 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-__all__ = ["compose_style", "presentation_font", "PRESENTATION_FONT_SCALE", "placeholder_page", "fill_page"]
+__all__ = ["compose_style", "presentation_font", "screen_share", "PRESENTATION_FONT_SCALE", "placeholder_page", "fill_page"]
 
 PRESENTATION_FONT_SCALE = 1.5  # panels and menus; the views use the presentation preset's own scale
 
 
-def compose_style(theme: str, presentation: bool, cmap: str):
-    """The ViewStyle for ``theme`` ("light"/"dark"), presentation mode on/off and colour map ``cmap``."""
+def screen_share(lines: float | None) -> float:
+    """How large presentation type is on a screen of ``lines`` pixel rows, relative to 1080: a 1280×720
+    projector fills the same wall as a 1920×1080 one, so the same share of its height is the same size in
+    the room (at 1080 lines' point sizes a 720-line slide had no room left for its figure). 2/3..1."""
+    if not lines or lines <= 0:
+        return 1.0
+    return min(1.0, max(2.0 / 3.0, lines / 1080.0))
+
+
+def compose_style(theme: str, presentation: bool, cmap: str, lines: float | None = None):
+    """The ViewStyle for ``theme`` ("light"/"dark"), presentation mode on/off and colour map ``cmap``;
+    presenting, type is in proportion to the screen's ``lines`` (see :func:`screen_share`)."""
     from attnviz.gui.style import PRESETS
 
     style = PRESETS["dark"] if theme == "dark" else PRESETS["default"]
     if presentation:
         p = PRESETS["presentation"]
-        style = style.with_(font_scale=p.font_scale, line_width=p.line_width, preset="presentation")
+        style = style.with_(font_scale=round(p.font_scale * screen_share(lines), 3), line_width=p.line_width,
+                            preset="presentation")
     return style.with_(cmap=cmap)
 
 
-def presentation_font(base: QFont, on: bool) -> QFont:
-    """The application font: ``base``, or enlarged for the back row of a lecture hall."""
+def presentation_font(base: QFont, on: bool, lines: float | None = None) -> QFont:
+    """The application font: ``base``, or enlarged for the back row of a lecture hall (in proportion to
+    the screen's ``lines``, see :func:`screen_share`)."""
     font = QFont(base)
     if on:
-        font.setPointSizeF(base.pointSizeF() * PRESENTATION_FONT_SCALE)
+        font.setPointSizeF(base.pointSizeF() * max(1.0, PRESENTATION_FONT_SCALE * screen_share(lines)))
     return font
 
 

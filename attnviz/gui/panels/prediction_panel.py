@@ -236,8 +236,8 @@ class PredictionPanel(QWidget):
         return self._row_job is not None
 
     def _show_decoder_position(self, trace, pred, labels) -> None:
-        """Encoder–decoders: the distribution after the selected decoder position (the last one when
-        none is selected), titled with the token that position read and the one it produced."""
+        """Encoder–decoders: the distribution after the selected decoder position (when none is
+        selected, the last one that produced a token: see ``position_distribution``), titled with the token that position read and the one it produced."""
         from attnviz.analysis.decoder_positions import END, position_distribution, produced_tokens
         from attnviz.gui.panels.input_tokens import shown_token
 
@@ -250,7 +250,8 @@ class PredictionPanel(QWidget):
         made = produced_tokens(trace)[pos]
         self.chosen = None
         self.title.setText(f"After decoder token {pos} “{shown_token(str(trace.tokens[pos]))}” → "
-                           f"{shown_token(made) if made is not None else END} (click a token to choose)")
+                           f"{shown_token(made) if made is not None else END + ': decoding stopped, nothing written'}"
+                           " (click a token to choose)")
         self.bars.set_entries(entries)
 
     def _choose(self, index: int) -> None:

@@ -14,6 +14,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
+from attnviz.gui.panels.presentation_hint import LEAVE_TEXT, PresentationHint, step_position
+
 __all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
 
 # the window's actions that step the selection: (action name, field, delta)
@@ -63,6 +65,8 @@ class PresentationMode(QObject):
         self._figure_shortcuts: list[QShortcut] = []  # Alt+arrows for a figure with its own selection
         self._disabled_actions = []  # the window's layer/head actions, off meanwhile
         self._shortcuts = []
+        self._geometry = None  # the window's geometry before presenting
+        self._hint_label: PresentationHint | None = None
         for key, slot in ((Qt.Key.Key_Escape, self.leave), (Qt.Key.Key_PageDown, lambda: self.step(1)),
                           (Qt.Key.Key_PageUp, lambda: self.step(-1))):
             sc = QShortcut(QKeySequence(key), win)
@@ -83,6 +87,7 @@ class PresentationMode(QObject):
         win = self.win
         if not self.active:
             self._was_full_screen, self._was_maximized = win.isFullScreen(), win.isMaximized()
+            self._geometry = win.saveGeometry()  # size and place: showNormal alone does not bring them back
             area = win.views_area
             self._views_front = [d for n, d in area.docks.items() if area.on_screen(n)]
             win.set_presentation(True)  # large type and thick lines in every view and panel
@@ -94,6 +99,7 @@ class PresentationMode(QObject):
                 sc.setEnabled(True)
             if not win.isFullScreen():
                 win.showFullScreen()
+            self._hint().flash(LEAVE_TEXT)
         self._present(widget)
         self._sync_action(True)
         self.changed.emit(True)
@@ -119,8 +125,12 @@ class PresentationMode(QObject):
         self.active = False
         for sc in self._shortcuts:
             sc.setEnabled(False)
+        if self._hint_label is not None and shiboken6.isValid(self._hint_label):
+            self._hint_label.hide()
         if not self._was_full_screen:
             win.showMaximized() if self._was_maximized else win.showNormal()
+            if not self._was_maximized and self._geometry is not None:
+                win.restoreGeometry(self._geometry)
         win.set_presentation(False)  # also clears a large-type setting left by a session that quit presenting
         self._sync_action(False)
         self.changed.emit(False)
@@ -131,10 +141,17 @@ class PresentationMode(QObject):
         fig = self.figure
         if fig is None or not shiboken6.isValid(fig):
             return
+        before = step_position(fig)
         if hasattr(fig, "step_by"):
             fig.step_by(delta)
-        elif hasattr(fig, "set_step"):
-            fig.set_step(fig.slider.value() + delta)
+        elif hasattr(fig, "set_step") and before is not None:
+            fig.set_step(before[0] + delta)
+        after = step_position(fig)
+        if before is not None and after is not None and after[0] == before[0]:
+            # a clicker at either end would otherwise stop without a word
+            where = "the last" if delta > 0 else "the first"
+            back = "Page Up goes back" if delta > 0 else "Page Down goes on"
+            self._hint().flash(f"This is {where} step ({after[0] + 1} of {after[1]}) · {back} · Esc: back to the app")
 
     def _route_selection_keys(self, fig) -> None:
         """A figure with a selection of its own (a lesson's scene, ``step_selection(field, delta)``) takes
@@ -152,6 +169,11 @@ class PresentationMode(QObject):
                 act.setEnabled(False)
                 self._disabled_actions.append(act)
             self._figure_shortcuts.append(sc)
+
+    def _hint(self) -> PresentationHint:
+        if self._hint_label is None or not shiboken6.isValid(self._hint_label):
+            self._hint_label = PresentationHint(self.win)
+        return self._hint_label
 
     # -- what is shown -----------------------------------------------------------------------------
     def _present(self, widget: QWidget | None) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMenu
 
 from attnviz.errors import AttnvizError
 
@@ -218,7 +218,10 @@ def install_scene_actions(win) -> dict:
         file_menu.insertAction(first, act)
         acts[key] = act
     file_menu.insertSeparator(first)
-    lesson_menu = win.menuBar().addMenu("&Lesson")
+    bar = win.menuBar()
+    lesson_menu = QMenu("&Lesson", bar)
+    help_menu = next((a for a in bar.actions() if a.text() == "&Help"), None)
+    bar.insertMenu(help_menu, lesson_menu) if help_menu is not None else bar.addMenu(lesson_menu)  # Help stays last
     for name in lesson_names():
         act = QAction(f"Start lesson “{name}”", win)
         act.setStatusTip("Full screen, one scene at a time: PageDown / PageUp; Esc comes back")

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
-from attnviz import __version__
 from attnviz.gui.panels.model_jobs import load_model_job
+
+APP_TITLE = "attnviz"  # the application display name (gui.app): window titles end with it
 
 __all__ = ["WindowModelsMixin", "FALLBACK_TEXT"]
 
@@ -71,7 +72,7 @@ class WindowModelsMixin:
         out_tok = loaded.tgt_tokenizer or loaded.tokenizer
         self.prediction_panel.set_vocab(out_tok.vocab if out_tok is not None else [])
         self.selection.clamp(max(cfg.n_layers, cfg.dec_layers), cfg.n_heads, 10**9)
-        self.setWindowTitle(f"attnviz {__version__} — {loaded.name}")
+        self.setWindowTitle(f"{loaded.name} — {APP_TITLE}")  # ends with the display name: said once
         self.statusBar().showMessage(f"{loaded.name} loaded on {loaded.device}", 4000)
         if res.notice:
             self.notify(res.notice, "warning")

@@ -215,8 +215,14 @@ class WindowPagesMixin:
         self._walkthrough_fed = (self.loaded, self.trace, self._walkthrough_input)
 
     def _make_style(self):
-        self.view_style = compose_style(self.settings.theme, self._presentation, self.settings.colormap)
+        self.view_style = compose_style(self.settings.theme, self._presentation, self.settings.colormap,
+                                        self._screen_lines())
         return self.view_style
+
+    def _screen_lines(self) -> int | None:
+        """Pixel rows of the screen the window is on (presentation type is in proportion to it)."""
+        screen = self.screen()
+        return screen.size().height() if screen is not None else None
 
     def restyle(self) -> None:
         """Apply colour map, theme and presentation mode to every view."""
@@ -242,5 +248,5 @@ class WindowPagesMixin:
         app = QApplication.instance()
         self._base_font = self._base_font or app.font()
         self._presentation = self.settings.presentation = bool(on)
-        app.setFont(presentation_font(self._base_font, self._presentation))
+        app.setFont(presentation_font(self._base_font, self._presentation, self._screen_lines()))
         self.restyle()

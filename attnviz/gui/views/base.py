@@ -172,6 +172,7 @@ class BaseView(SelectionHoverMixin, QWidget):
             painter.fillRect(rect, QColor(self.style.background))
             painter.setRenderHint(QPainter.Antialiasing, True)
             painter.setRenderHint(QPainter.TextAntialiasing, True)
+            painter.setRenderHint(QPainter.LosslessImageRendering, True)  # PDF: exact cell colours, no JPEG
             self.canvas.scene().render(painter, rect, src)
             painter.restore()
         finally:

@@ -1,7 +1,7 @@
 """Which numbers a heatmap's colours stand for: fixed 0–1, each map's own maximum, or one shared maximum.
 
 Each view has a default (attention weights: fixed 0–1, so a near-uniform 0.1 never looks like a 0.9 peak;
-rollout: each map its own range, since its shares are small and differ between the maps); the style's
+rollout: one shared scale for its maps side by side); the style's
 ``scale`` (``attnviz export --color-scale``) or the view's chooser overrides it. The colour bar states
 the choice in words.
 """

@@ -20,8 +20,8 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_sources import SOURCE_INDEX, SOURCES, ask_for_source, source_words
-from attnviz.gui.views.dataset_widgets import (CellLabels, draw_mean_pattern, fill_score_table, fill_top_inputs,
-                                               show_maps)
+from attnviz.gui.views.dataset_widgets import (PART_TITLES, SHARE_SCORES, CellLabels, draw_mean_pattern,
+                                               fill_score_table, fill_top_inputs, show_maps)
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.runtime.model_copies import model_stamp
@@ -29,7 +29,6 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 DEFAULT_INPUTS = 200
-PART_TITLES = {"self": "self-attention", "enc": "encoder self-attention", "cross": "cross-attention"}
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
 SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
          "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
@@ -296,13 +295,17 @@ class DatasetView(BaseView):
         show_maps((self.grid, self.pattern), True)
         undefined = ~np.isfinite(values)
         finite = values[~undefined]
-        hi = float(finite.max()) if finite.size else 1.0
-        lo = min(0.0, float(finite.min())) if finite.size else 0.0
-        hi = hi if hi > lo else lo + 1.0
+        if self.score in SHARE_SCORES:
+            # a share is read against 0–1 (on the data's range, scores of 0.07–0.09 drew a bright row)
+            lo, hi, how = 0.0, 1.0, " · fixed scale 0–1"
+        else:
+            hi = float(finite.max()) if finite.size else 1.0
+            lo = min(0.0, float(finite.min())) if finite.size else 0.0
+            hi, how = (hi if hi > lo else lo + 1.0), " · scale: the largest head"
         self.grid.set_image(quantize(np.nan_to_num(values, nan=lo), hi, undefined, vmin=lo), (L, H))
         self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
         self.grid.set_mask(undefined)
-        self.grid.set_levels(lo, hi, SCORE_LABELS[self.score])
+        self.grid.set_levels(lo, hi, SCORE_LABELS[self.score] + how)
         self._label_cells(values, lo, hi)
         counts = self.result.counts[self.part].get(self.score)
         n_used = int(counts.max()) if counts is not None and counts.size else 0
@@ -310,7 +313,8 @@ class DatasetView(BaseView):
                 else f"{self.result.n_inputs} {'held-out ' if self.data_source is None else ''}inputs")
         if self.result.meta.get("note") == "the current input only":
             data = f"the current input only ({self.failure})"
-        where = PART_TITLES.get(self.part, self.part)
+        two = len(self.result.parts) > 1  # beside the encoder's, "self-attention" says too little:
+        where = "decoder self-attention" if self.part == "self" and two else PART_TITLES.get(self.part, self.part)
         model = self.result.meta.get("model") or ""
         if undefined.all():  # e.g. previous-token on cross-attention: say which scores apply
             defined = [SCORE_LABELS[n] for n in self.result.score_names(self.part)]

@@ -45,7 +45,9 @@ def fill_score_table(table: QTableWidget, result) -> None:
     rows = result.to_json()["heads"]
     table.setRowCount(len(rows))
     for r, h in enumerate(rows):
-        table.setItem(r, 0, QTableWidgetItem(h["part"]))
+        # the part as the grid's title names it: "decoder self" beside an "encoder self-attention" grid
+        two_stacks = "enc" in result.parts or "cross" in result.parts
+        table.setItem(r, 0, QTableWidgetItem(PART_NAMES.get((h["part"], two_stacks), h["part"])))
         table.setItem(r, 1, NumberItem(h["layer"], str(h["layer"])))
         table.setItem(r, 2, NumberItem(h["head"], str(h["head"])))
         for i, name in enumerate(SCORES):
@@ -53,6 +55,13 @@ def fill_score_table(table: QTableWidget, result) -> None:
             table.setItem(r, 3 + i, NumberItem(v, "–" if v is None else f"{v:.3f}"))
     table.setSortingEnabled(True)
     table.resizeColumnsToContents()
+
+
+# scores that are shares of attention (0–1): drawn on a fixed 0–1 scale
+SHARE_SCORES = frozenset({"previous_token", "duplicate_token", "induction", "first_token", "gradient_share"})
+PART_TITLES = {"self": "self-attention", "enc": "encoder self-attention", "cross": "cross-attention"}
+# the table's part column: (part, the model has an encoder and a decoder) -> name
+PART_NAMES = {("self", True): "decoder self", ("enc", True): "encoder self", ("cross", True): "cross"}
 
 
 def fill_top_inputs(top_list: QListWidget, result, part: str, score: str, layer: int, head: int) -> None:
@@ -63,11 +72,17 @@ def fill_top_inputs(top_list: QListWidget, result, part: str, score: str, layer:
     vals = result.top_values[part].get(score)
     if top is None:
         return
+    seen = set()
     for idx, v in zip(top[layer, head], vals[layer, head]):
         if idx < 0 or idx not in result.inputs:
             continue
         shown = result.inputs[int(idx)]
-        item = QListWidgetItem(f"{v:.3f}   {describe_item(shown)}")
+        text = describe_item(shown)
+        if isinstance(shown, str):
+            if text in seen:  # a data set repeats short sentences: list each once, at its best score
+                continue
+            seen.add(text)
+        item = QListWidgetItem(f"{v:.3f}   {text}")
         item.setData(Qt.ItemDataRole.UserRole, int(idx))
         if isinstance(shown, np.ndarray):  # a generated image: show it, its size says little
             item.setIcon(thumbnail(shown))
@@ -160,5 +175,5 @@ def draw_mean_pattern(pattern, mean: np.ndarray, layer: int, head: int) -> None:
     pattern.set_image(quantize(np.nan_to_num(mean), vmax, missing), mean.shape)
     pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
     pattern.set_mask(missing)
-    pattern.set_levels(0.0, vmax, "mean attention weight")
+    pattern.set_levels(0.0, vmax, "mean attention weight · scale: this map's maximum")
     pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, columns: key position)")

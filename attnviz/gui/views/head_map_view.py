@@ -88,6 +88,9 @@ class HeadMapView(BaseView):
             self.heatmap.set_labels([], [])
             self.heatmap.set_mask(None)
             self.heatmap.set_title("no input yet")
+            # the title and bar no longer show what _labelled remembers: the next map must set them,
+            # even when it is the same layer, head and scale as the map before the clear
+            self._labelled = None
             return
         self.res = r = resolve(self.trace, self.state)
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs

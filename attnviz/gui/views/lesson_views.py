@@ -100,6 +100,14 @@ class PanelsView(BaseView):
             m.bar.setVisible(bar_on)
             if panel.cell_text is not None:
                 self._add_cell_text(m, panel, img)
+        # a map without a bar keeps the bar's width empty: side by side, the maps are drawn the same size
+        # (the mask M took the bars' width and came out three times the area of S + M and P)
+        shown = list(zip(self.maps, p.panels))
+        bar_w = max((m.bar.width() for m, panel in shown if m.bar.isVisible()), default=0.0)
+        for m, panel in shown:
+            if not m.bar.isVisible() and bar_w > 0:
+                m.bar.setVisible(True)  # drawn empty (its style has no colour bar), taking the width
+                m.bar.setFixedWidth(bar_w)
 
     def _add_cell_text(self, m, panel, img) -> None:
         """Write each cell's text (the mask's "0" / "−∞") as outlines in data units, so it grows with its

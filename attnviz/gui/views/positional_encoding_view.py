@@ -93,7 +93,10 @@ class PositionalEncodingView(BaseView):
         m = float(np.abs(self.pos).max())
         m = m if m > 0 else 1.0
         self.heatmap.set_image(quantize(self.pos, m, vmin=-m), self.pos.shape)
-        self.heatmap.set_levels(-m, m, "PE value (sin / cos) · blue −, white 0, red +")
+        # what the table is: a learned table is not sin / cos (a model of unknown kind says neither)
+        kind = {"sinusoidal": " (sin / cos)", "learned": " (learned)"}.get(
+            (self.trace.meta.get("config") or {}).get("pos"), "")
+        self.heatmap.set_levels(-m, m, f"PE value{kind} · blue −, white 0, red +")
         n, D = self.pos.shape
         tokens = list(self.trace.tokens)
         rows = [f"{i} {display_token(tokens[i])}" if i < min(self.n_input, len(tokens)) else str(i) for i in range(n)]

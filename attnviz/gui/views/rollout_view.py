@@ -1,9 +1,11 @@
 """RolloutView: raw attention vs attention rollout vs gradient rollout, side by side.
 
 Images: the plain input, then each map overlaid on it (patch grid from ``trace.grid``, opacity
-slider), two by two. Each map has its own colour bar and, by default, its own range: gradient
-rollout's one hot patch would otherwise leave raw attention and rollout faint. Text: one highlighted
-token strip per map for the selected query (or CLS / the last token), on one shared scale by default.
+slider, 50 % so the digit or shape stays visible under the map), two by two. Each map has its own
+colour bar; by default all share one range, so the brightest colour means the same share in every map
+(the maps are compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
+Text: one highlighted token strip per map for the selected query (or CLS / the last token), on one
+shared scale by default.
 The colour-scale chooser switches between per-map, shared and fixed 0–1; the bars say which.
 The controls recompute live; slider changes are debounced so dragging stays smooth.
 """
@@ -49,6 +51,10 @@ def _two_lines(note: str) -> str:
     must fit a dock half the window wide, and one-line captions made the figure ~900 px wide."""
     name, sep, rest = note.partition(" (")
     return f"{name}<br>{rest.rstrip(')')}" if sep else note
+
+
+# the maps over the picture: at 75 % the overlay covered the digit or shape the map explains
+OVERLAY_OPACITY = 50
 
 
 class RolloutView(BaseView):
@@ -125,7 +131,7 @@ class RolloutView(BaseView):
         self.discard = _slider(0, 95, 0)
         self.residual = _slider(0, 100, 50)
         self.start_layer = QSpinBox()
-        self.opacity = _slider(0, 100, 75)
+        self.opacity = _slider(0, 100, OVERLAY_OPACITY)
         self.scale_box = ScaleChooser("per-map", "one scale for all three maps")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.recompute())
@@ -178,9 +184,9 @@ class RolloutView(BaseView):
                 self.figure.layout.setAlignment(self.bar, Qt.AlignmentFlag.AlignTop)
                 self._size_text_bar()
             self._body = body
-            # images: each map its own range (shares over many patches are small and differ a lot);
-            # text: one scale, the strips are read against each other
-            self.scale_box.default = "per-map" if image else "shared"
+            # one scale for the maps side by side (images and text): a map on its own maximum puts its
+            # small shares in the top colour next to a map whose shares are several times larger
+            self.scale_box.default = "shared"
             self.scale_box.follow_style(self.style.scale)
         self.opacity.setEnabled(image)
         if image:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPen
 
 from attnviz.gui.style import ViewStyle, head_colour
+from attnviz.gui.widgets.legible import EXPORT_FLOOR_PT, floor_pt
 from attnviz.gui.widgets.token_axis import display_token
 
 __all__ = ["TokenLinesItem", "MAX_TOKENS", "MIN_WEIGHT", "FADE", "MAX_LINES"]
@@ -28,7 +29,7 @@ FADE = 0.15  # opacity factor of the lines that do not touch the focused token
 MAX_LINES = 3000  # drawn per paint at most (the strongest; a focused token's always): tens of thousands of
 # long translucent lines take seconds to rasterise, and the faintest add nothing visible
 AA_LINES = 1500  # above this many lines, no antialiasing (several times faster, hardly visible)
-MIN_PT = 4.5  # smallest label font before labels are thinned
+MIN_PT = EXPORT_FLOOR_PT  # smallest label font before labels are thinned (presenting: floor_pt's larger one)
 LINE = 0.92  # labels are packed at this fraction of the font's line height
 
 
@@ -89,7 +90,8 @@ class TokenLinesItem(pg.GraphicsWidget):
         full = self.style.metrics().height() * LINE
         if step >= full:
             return 1.0
-        lo = min(1.0, MIN_PT / self.style.font_pt())
+        views = self.scene().views() if self.scene() is not None else []
+        lo = min(1.0, floor_pt(self.style, views[0] if views else None) / self.style.font_pt())
         f = math.floor(step / full * 25) / 25
         while f > lo and self.style.metrics(f).height() * LINE > step:
             f = round(f - 0.04, 2)

@@ -68,8 +68,11 @@ def paint_legend(grid, p, area, font) -> None:
         else:
             p.drawText(QRectF(x, y, w_lo + 2, fm.height()), int(Qt.AlignLeft | Qt.AlignVCenter), lo)
         w_hi = fm.horizontalAdvance(hi)
+        masked = not np.isfinite(grid.values).all()
+        # the "▨ −∞" key after the bar must stay inside the grid (a wide map's cells reach its right edge)
+        key = fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞") if masked and not compact else 0.0
         bar_w = max(12.0, min(room - w_lo - w_hi - 12, 140)) if compact else \
-            max(LEGEND_BAR, min(area.width() - w_lo - w_hi - 12, 140))
+            max(LEGEND_BAR, min(area.width() - w_lo - w_hi - 12, room - w_lo - w_hi - 12 - key, 140))
         bar = QRectF(x + (w_lo + 5 if w_lo else 0), y + fm.height() * 0.25, bar_w, fm.height() * 0.5)
         grad = QLinearGradient(bar.topLeft(), bar.topRight())
         xs = np.linspace(-1, 1, 9) if grid.kind != "prob" else np.linspace(0, 1, 9)
@@ -82,7 +85,7 @@ def paint_legend(grid, p, area, font) -> None:
             cx = bar.center().x()
             p.drawLine(QPointF(cx, bar.top() - 2), QPointF(cx, bar.bottom() + 2))
         p.drawText(QRectF(bar.right() + 5, y, w_hi + 2, fm.height()), int(Qt.AlignLeft | Qt.AlignVCenter), hi)
-        if not np.isfinite(grid.values).all() and not compact:
+        if masked and not compact:
             sw = QRectF(bar.right() + w_hi + 16, bar.top(), bar.height() * 2, bar.height())
             p.fillRect(sw, QColor(grid.style.masked))
             draw_hatch(p, sw, QColor(grid.style.foreground), spacing=4, width=0.7)

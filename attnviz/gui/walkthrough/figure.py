@@ -103,8 +103,12 @@ class FigureBoard(QWidget):
         self.items = []
 
     def label(self, text: str, factor: float = 1.3, bold: bool = False, wrap: bool = False) -> QLabel:
-        lab = style_label(_Label(text), self.style, factor, bold)
-        lab.setTextFormat(Qt.PlainText)
+        from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+
+        rich = has_subscripts(text)  # q_i, W_Q, √d_k with real subscripts on a slide
+        lab = style_label(_Label(formula_html(text) if rich else text), self.style, factor, bold)
+        lab.setTextFormat(Qt.RichText if rich else Qt.PlainText)
+        lab.plain_text = text  # the notation as typed (tests, copy)
         lab.setWordWrap(wrap)
         lab.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
         # a long line is cut at the figure's edge rather than widening the figure past the window

@@ -14,19 +14,22 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Signal
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR
+from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
 from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
+from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
 
 KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
+
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
@@ -49,7 +52,7 @@ def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
     return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
 
 
-class MatrixGrid(MatrixGridPainting, QWidget):
+class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
     """One named matrix. ``set_data`` gives it values and labels; it sizes and draws itself."""
 
     hovered = Signal(str)
@@ -157,6 +160,12 @@ class MatrixGrid(MatrixGridPainting, QWidget):
             rows = self.values.shape[0] if self.values.size else 1
             # up to 24 rows, a line of label text per row: every token stays named beside the large maps
             line = QFontMetricsF(self._fonts()[2]).height() * 0.8 + 0.25 if rows <= 24 and self.row_labels else 5
+            if self.row_labels and 12 < rows <= 24:
+                # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
+                # T×T maps below: 21 full lines took the height the maps are shown for
+                small = QFont(self._fonts()[2])
+                small.setPointSizeF(floor_pt(self.style, self))
+                line = max(QFontMetricsF(small).height() * 0.8 + 0.25, line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
@@ -210,7 +219,15 @@ class MatrixGrid(MatrixGridPainting, QWidget):
                     *self._title_parts())
         # a vector (x_i, q_i, a bias) keeps visible cells when a tall row next to it takes the height
         # a short list (top 5, a layer × head table) keeps a text line per row: its labels are the point
-        cell_h = QFontMetricsF(self._fonts()[2]).height() if rows <= 8 and cols <= 8 else 2
+        # a strip (x_i 1×64, a bias 1×16) keeps a text line of height: at 2 px a row it was a hair line on a
+        # slide with its row label taller than the strip
+        cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
+        if self.row_labels and rows <= 24:
+            # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
+            # scene drew its T×T maps 30 px tall, every sixth token named)
+            small = QFont(self._fonts()[2])
+            small.setPointSizeF(floor_pt(self.style, self))
+            cell_h = max(cell_h, QFontMetricsF(small).height() * 0.8 + 0.25)
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -320,24 +337,6 @@ class MatrixGrid(MatrixGridPainting, QWidget):
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
-
-    def col_label_stride(self) -> int:
-        """1 when every column label is written at the current size, k when every k-th is (upright labels
-        need a line of text per column)."""
-        if not self.values.size or not self._show_col_labels():
-            return 1
-        if not self._rotated_cols():
-            return 1  # level labels are elided to their cell, never dropped
-        cw = self._cells()[1]
-        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.9 / max(cw, 1e-6)))
-
-    def row_label_stride(self) -> int:
-        """1 when every row label is written at the current size, k when every k-th is (the selected
-        row's always is)."""
-        if not self.values.size:
-            return 1
-        ch = self._cells()[2]
-        return max(1, math.ceil(QFontMetricsF(self._fonts()[2]).height() * 0.8 / max(ch, 1e-6)))
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
 from attnviz.gui.walkthrough.colour_scales import colours, paint_legend
+from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
 __all__ = ["MatrixGridPainting", "LABEL_CHARS"]
@@ -42,8 +43,14 @@ class MatrixGridPainting:
         p.setPen(fg)
         p.setFont(title_font)
         ft = QFontMetricsF(title_font)
-        p.drawText(QRectF(0, y0, self.width(), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
-                   f"{self.title}   ")
+        if has_subscripts(self.title):  # "Q = X W_Q + b_Q" with real subscripts, as on a slide
+            title = QStaticText(formula_html(self.title))
+            title.setTextFormat(Qt.RichText)
+            title.prepare(p.transform(), title_font)
+            p.drawStaticText(QPointF(0, y0 + (ft.height() - title.size().height()) / 2), title)
+        else:
+            p.drawText(QRectF(0, y0, self.width(), ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
+                       f"{self.title}   ")
         tw = ft.horizontalAdvance(f"{self.title}   ")
         p.setFont(label_font)
         p.setPen(QColor(st.foreground).lighter(160) if st.background != "#ffffff" else QColor("#606060"))
@@ -116,7 +123,9 @@ class MatrixGridPainting:
         p.setFont(font)
         p.setPen(QColor(self.style.foreground))
         if self.row_labels:
-            # thinned, never dropped: every k-th token when the rows are denser than the text
+            # thinned, never dropped: every k-th token when the rows are denser than the text (at a
+            # slightly smaller size first, see row_label_font)
+            p.setFont(self.row_label_font())
             every = self.row_label_stride()
             near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
@@ -125,6 +134,7 @@ class MatrixGridPainting:
                     y = area.top() + r * ch + ch / 2
                     p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
                                int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
+        p.setFont(font)
         if not self._show_col_labels():
             return
         shown = self.col_labels[:cols]
@@ -135,6 +145,9 @@ class MatrixGridPainting:
                            lab if fm.horizontalAdvance(lab) <= cw - 2 else fm.elidedText(lab, Qt.ElideRight, cw - 2))
             return
         every = self.col_label_stride()
+        font = self.col_label_font()
+        fm = QFontMetricsF(font)
+        p.setFont(font)
         for c, lab in enumerate(shown):
             if c % every:
                 continue

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "exact_number", "format_vector", "dot_product_text", "MINUS"]
+__all__ = ["format_number", "exact_number", "format_vector", "dot_product_text", "product_text", "MINUS"]
 
 MINUS = "\u2212"  # a real minus sign: "−0.42" reads better than "-0.42" on a projector
 
@@ -70,3 +70,15 @@ def dot_product_text(a, b, digits: int = 2, limit: int = 4) -> str:
     if a.size > limit:
         terms.append(f"… ({a.size} terms)")
     return " + ".join(terms) + f" = {format_number(float(a @ b), digits)}"
+
+
+def product_text(x: float, factor: float) -> str:
+    """"18.1719 × 0.25 = 4.5430": a product that checks on a calculator. The operands are shown to 4
+    decimals and 6 significant digits, and the result is the product of exactly those shown digits
+    (rounded to 4 decimals): a rounded operand next to an unrounded result ("18.2 × 0.25 = 4.543") did not
+    check. The model's own value differs from it by less than the last shown digit."""
+    if not (math.isfinite(x) and math.isfinite(factor)):
+        return f"{format_number(x)} × {format_number(factor)} = {format_number(x * factor)}"
+    a, k = f"{x:.4f}", f"{factor:.6g}"
+    r = float(a) * float(k)
+    return f"{a.replace('-', MINUS)} × {k.replace('-', MINUS)} = {f'{r:.4f}'.replace('-', MINUS)}"

@@ -13,7 +13,7 @@ import numpy as np
 
 from attnviz.gui.walkthrough.figure import FigureBoard
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-from attnviz.gui.walkthrough.number_format import dot_product_text, format_number
+from attnviz.gui.walkthrough.number_format import dot_product_text, format_number, product_text
 
 __all__ = ["step_names", "step_label", "build_step", "STEP_TITLES"]
 
@@ -126,8 +126,8 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
                               col_labels=["score"], highlight_rows=[j]), 3)])
     elif name == "scale":
         board.add_heading(f"Step 3 · scale:  s_j × {_short(steps.scale)}", _scale_note(steps))
-        board.add_note(f"for {keys[j]!r}: {format_number(steps.scores[j], 3)} × {_short(steps.scale)}"
-                       f" = {format_number(steps.scaled[j], 3)}")
+        board.add_note(f"for {keys[j]!r}: {product_text(float(steps.scores[j]), float(steps.scale))}"
+                       "  (from the digits shown: a calculator gets the same)")
         board.add_row([_grid(board, grids, "scores", col(steps.scores), "s", row_labels=keys, highlight_rows=[j]),
                        f"× {_short(steps.scale)} =",
                        _grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys,

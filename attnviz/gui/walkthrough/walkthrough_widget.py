@@ -116,7 +116,10 @@ class WalkthroughWidget(WalkthroughView):
             part = "self"
         n_layers = t.layers_in(part)
         n_q = t[layer_prefix(0, part) + "x"].shape[0]
-        query = s.query if s.query is not None and 0 <= s.query < n_q else n_q - 1
+        # no query chosen: an image opens on [CLS] (the token the classifier reads, the one the Rollout
+        # view asks about), not on the corner patch that happens to be last; text on its last token
+        image = t.grid is not None and part == "self" and n_q > t.grid[0] * t.grid[1]
+        query = s.query if s.query is not None and 0 <= s.query < n_q else (0 if image else n_q - 1)
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
 
     def _open_default(self) -> bool:

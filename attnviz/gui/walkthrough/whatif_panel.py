@@ -231,9 +231,12 @@ class WhatIfPanel(WalkthroughView):
         n_layers = (cfg.dec_layers if cfg.kind == "encoder-decoder" else cfg.n_layers) if cfg else 0
         shape = (n_layers, cfg.n_heads if cfg else 0)
         if getattr(self, "_heads_shape", None) != shape:
-            for box in self.head_checks.values():
-                box.setParent(None)
-                box.deleteLater()
+            # every widget of the grid goes, the row labels too (a 3-layer model's "L2" stayed, with no boxes)
+            while self.heads_grid.count():
+                w = self.heads_grid.takeAt(0).widget()
+                if w is not None:
+                    w.setParent(None)
+                    w.deleteLater()
             self.head_checks = {}
             for layer in range(shape[0]):
                 self.heads_grid.addWidget(QLabel(f"L{layer}"), layer, 0)

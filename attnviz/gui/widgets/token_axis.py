@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from PySide6.QtGui import QColor, QFontMetricsF, QPen
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["TokenAxisItem", "display_token"]
 
@@ -31,15 +32,16 @@ class TokenAxisItem(pg.GraphicsWidget):
     """Labels at given data positions of a linked ViewBox ("left", "top" or "bottom").
 
     Labels are elided to ``max_chars`` wide. When they do not fit, the axis tries in turn: side by
-    side (bottom/top), at 45°, upright at 90°, then a smaller font (down to ``MIN_PT`` points, or
-    ``MIN_FACTOR`` of the style's size); only when even that overlaps is every k-th label drawn (k
+    side (bottom/top), at 45°, upright at 90°, then a smaller font (down to the legible floor of
+    :mod:`attnviz.gui.widgets.legible`, or ``MIN_FACTOR`` of the style's size); only when even that
+    overlaps is every k-th label drawn (k
     chosen from the pixels per label, always starting at label 0; hovers still name every cell).
     So every label of up to 64 tokens is drawn in a 1920×1080 window. ``on_click(index)`` is called
     on a click.
     """
 
     ANGLE = 45.0  # the first rotation tried; ``angle`` is the one in use
-    MIN_PT = 4.5  # small on screen, but exports are scaled up (×1.8 on a 1920×1080 slide)
+
     MIN_FACTOR = 0.25
     LINE = 0.92  # labels are packed at this fraction of the font's line height (its leading is spare)
 
@@ -116,7 +118,10 @@ class TokenAxisItem(pg.GraphicsWidget):
         return self.style.metrics(self.font_factor)
 
     def _min_factor(self) -> float:
-        return min(1.0, max(self.MIN_FACTOR, self.MIN_PT / self.style.font_pt()))
+        # the smallest label a back row reads (widgets/legible.py): exports scale 5 pt up to 12 px
+        views = self.scene().views() if self.scene() is not None else []
+        floor = floor_pt(self.style, views[0] if views else None)
+        return min(1.0, max(self.MIN_FACTOR, floor / self.style.font_pt()))
 
     def _texts(self) -> tuple[list[str], float]:
         """Elided labels and the widest one's width at the style's full size, cached until labels or

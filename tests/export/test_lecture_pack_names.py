@@ -1,0 +1,50 @@
+"""The lecture pack lists each figure once, named and commanded by what it draws.
+
+Token lines show every head of a layer: four "per-head" files of one layer were the same picture. Layer-free
+figures (filters, position similarity) got ``_L1`` names and ``--layer/--head/--query`` options that change
+nothing in them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from attnviz.bench.traces import sample_trace  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", ["encoder", "vit"])
+def test_every_file_is_a_different_figure_named_by_what_it_draws(qapp, tmp_path, kind):
+    from attnviz.export.batch import export_lecture_pack
+    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.gui.figures import FIGURES
+
+    trace = sample_trace(kind, T=8, grad=True, n_layers=2, n_heads=4)
+    entries = export_lecture_pack(trace, tmp_path / "pack", ExportOptions(width=480, height=320))
+    names = [e.path.name for e in entries]
+    assert len(names) == len(set(names))
+    digests = {}
+    for e in entries:
+        digest = hashlib.sha256(e.path.read_bytes()).hexdigest()
+        assert digest not in digests, f"{e.path.name} is byte-identical to {digests.get(digest)}"
+        digests[digest] = e.path.name
+    for e in entries:
+        view = e.command.split("--view ")[1].split()[0]
+        drawn = FIGURES[view].selects
+        for field, bit in (("layer", "_L"), ("head", "_H")):
+            if field not in drawn:
+                assert f"--{field} " not in e.command and bit not in e.path.stem, e
+        if "query" not in drawn:
+            assert "--query" not in e.command, e
+    lines = [e for e in entries if e.path.name.startswith("token-lines")]
+    assert lines and all("_H" not in e.path.stem and "--head" not in e.command for e in lines)
+    if kind == "vit":
+        flat = [e for e in entries if e.path.name.startswith(("filters-pca", "pos-similarity"))]
+        assert flat and all(e.path.stem in ("filters-pca", "pos-similarity") for e in flat)
+        assert all(e.command.split(" -o ")[0].endswith(f"--view {e.path.stem}") for e in flat)
+    index = (tmp_path / "pack" / "index.md").read_text(encoding="utf-8")
+    assert all(n in index for n in names)

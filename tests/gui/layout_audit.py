@@ -1,0 +1,127 @@
+"""What a lecturer at the back of the room can read, measured from the drawn scene (not from pixels).
+
+Each check takes a figure as it is laid out for its target (the screen, a 1920×1080 slide) and the factor
+from its layout to the target's pixels (an export is laid out at 1067×600 and drawn ×1.8), and returns a
+list of problems in words (empty: fine):
+
+* titles name what is shown: not empty, not "no input yet", not a failure message;
+* axis labels are drawn: every token label of an axis (the selected one always), none thinned away while
+  there are at most ``FULL_LABELS`` of them, in a font of at least ``min_px`` target pixels;
+* side-by-side maps share one colour scale unless their caption or bar says they do not;
+* a strip (a one-row matrix of the walkthrough) is at least ``MIN_STRIP_PX`` tall, and its row label is
+  not taller than the strip it names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["MIN_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems", "panel_scale_problems",
+           "pt_to_px"]
+
+MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
+MIN_STRIP_PX = 14.0  # a strip must be at least a text line tall
+FULL_LABELS = 40  # up to this many tokens every label of an axis is drawn at 1920×1080
+BAD_TITLES = ("no input yet", "unavailable", "cannot", "error", "Traceback")
+
+
+def pt_to_px(pt: float) -> float:
+    """Pixels of a ``pt`` point font on this screen (the DPI the views measure at)."""
+    screen = QApplication.primaryScreen()
+    dpi = screen.logicalDotsPerInch() if screen is not None else 96.0
+    return pt * dpi / 72.0
+
+
+def _label_pt(item) -> float | None:
+    size = (getattr(item, "opts", {}) or {}).get("size")
+    m = re.match(r"([\d.]+)pt", str(size or ""))
+    return float(m.group(1)) if m else None
+
+
+def _title_items(scene):
+    import pyqtgraph as pg
+
+    return [it for it in scene.items() if isinstance(it, pg.LabelItem) and it.isVisible() and it.text]
+
+
+def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list[str]:
+    """Titles and token axes of a pyqtgraph scene laid out at its target size (``scale``: layout → target px)."""
+    from attnviz.gui.widgets.colour_bar import ColourBarItem
+    from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+    problems = []
+    titles = _title_items(scene)
+    texts = [re.sub(r"<[^>]+>", " ", t.text) for t in titles]
+    if not any(t.strip() for t in texts):
+        problems.append(f"{what}: no title")
+    for t, item in zip(texts, titles):
+        if any(bad in t for bad in BAD_TITLES):
+            problems.append(f"{what}: title {t.strip()!r} does not name what is shown")
+        pt = _label_pt(item)
+        if min_px and pt is not None and pt_to_px(pt) * scale < min_px - 0.05:
+            problems.append(f"{what}: title {t.strip()[:40]!r} is {pt_to_px(pt) * scale:.1f} px")
+    for ax in [it for it in scene.items() if isinstance(it, TokenAxisItem) and it.isVisible() and it.labels]:
+        n = len(ax.labels)
+        shown = ax.visible_indices()
+        if ax.stride > 1 and n <= FULL_LABELS and not ax.major_only:
+            problems.append(f"{what}: {ax.orientation} axis draws every {ax.stride}th of {n} labels")
+        if ax.selected is not None and ax.selected not in shown and ax.stride == 1 and not ax.major_only:
+            problems.append(f"{what}: {ax.orientation} axis does not name the selected token")
+        px = pt_to_px(ax.style.font_pt(ax.font_factor)) * scale
+        if min_px and px < min_px - 0.05:
+            problems.append(f"{what}: {ax.orientation} axis labels are {px:.1f} px")
+    for bar in [it for it in scene.items() if isinstance(it, ColourBarItem) and it.isVisible()]:
+        px = pt_to_px(bar.style.font_pt()) * scale
+        if min_px and bar.style.colour_bar and px < min_px - 0.05:
+            problems.append(f"{what}: colour bar text is {px:.1f} px")
+    problems += _overlapping_titles(titles, what)
+    return problems
+
+
+def _overlapping_titles(titles, what: str) -> list[str]:
+    """Two titles (or captions) drawn over each other: their text boxes intersect by more than a sliver."""
+    out = []
+    boxes = [(re.sub(r"<[^>]+>", " ", t.text).strip()[:30], t.item.sceneBoundingRect()) for t in titles]
+    for i, (a, ra) in enumerate(boxes):
+        for b, rb in boxes[i + 1:]:
+            inter = ra.intersected(rb)
+            if inter.width() > 3 and inter.height() > 3:
+                out.append(f"{what}: titles {a!r} and {b!r} overlap")
+    return out
+
+
+def grid_problems(grid, scale: float, min_px: float | None, what: str) -> list[str]:
+    """A walkthrough / matrix-form grid: every row named (up to 24 rows), labels legible, strips tall."""
+    if not grid.isVisibleTo(grid.window()) or not grid.values.size:  # figures are exported off-screen
+        return []
+    problems = []
+    rows = grid.values.shape[0]
+    area, _, ch = grid._cells()
+    if grid.row_labels and rows <= 24 and grid.row_label_stride() > 1:
+        problems.append(f"{what}: {grid.title} names every {grid.row_label_stride()}th of {rows} rows")
+    cols = grid.values.shape[1]
+    if grid.col_labels and cols <= 24 and grid.col_label_stride() > 1:
+        problems.append(f"{what}: {grid.title} names every {grid.col_label_stride()}th of {cols} columns")
+    font = grid.row_label_font() if grid.row_labels else grid._fonts()[2]
+    for font, used in ((font, grid.row_labels), (grid.col_label_font(), grid.col_labels)):
+        px = pt_to_px(font.pointSizeF()) * scale
+        if min_px and used and px < min_px - 0.05:
+            problems.append(f"{what}: {grid.title} labels are {px:.1f} px")
+    if rows == 1 and grid.values.shape[1] > 1 and ch * scale < MIN_STRIP_PX - 0.05:
+        problems.append(f"{what}: strip {grid.title} is {ch * scale:.1f} px tall")
+    return problems
+
+
+SCALE_WORDS = ("own scale", "its own", "own maximum", "each map on its own", "÷ the strip's maximum")
+
+
+def panel_scale_problems(levels: list[tuple[float, float]], captions: list[str], what: str) -> list[str]:
+    """Maps side by side share one colour range unless a caption or bar label says otherwise."""
+    if len(levels) < 2 or any(w in c for c in captions for w in SCALE_WORDS):
+        return []
+    first = levels[0]
+    if any(abs(lo - first[0]) > 1e-9 or abs(hi - first[1]) > 1e-9 for lo, hi in levels[1:]):
+        return [f"{what}: side-by-side maps on different colour scales {levels} without saying so"]
+    return []

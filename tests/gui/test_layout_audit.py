@@ -1,0 +1,226 @@
+"""Layout audit: every export view of every bundled model, every lesson scene and every tab at 1920×1080 and
+1280×720, checked from the drawn scene (see ``layout_audit``): titles name what is shown, axis labels are
+all drawn and legible (≥ 12 px at 1920×1080 in exports and presentation), strips have a legible height,
+side-by-side maps share a colour scale unless they say otherwise.
+
+Slow (about a minute or two: every bundled model is traced once, each lesson scene computed once), but part
+of ``make test``: it is what keeps the slides right in front of a class.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QRectF  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from layout_audit import (MIN_PX, grid_problems, panel_scale_problems,  # noqa: E402
+                                    scene_problems)
+
+pytestmark = pytest.mark.slow
+
+SIZES = ((1920, 1080), (1280, 720))
+# figures that run the model again (held-out data, what-if): exported through scenes, audited in the lesson
+MODEL_RUN = {"qk-embedding", "what-if", "permutation", "word-order"}
+
+
+def _bundled():
+    from attnviz.io import bundled_models
+
+    names = sorted(bundled_models())
+    if not names:
+        pytest.skip("the bundled models are not built (make assets)")
+    return names
+
+
+@pytest.fixture(scope="module")
+def traces():
+    from attnviz.runtime import load_model, run_trace
+
+    out = {}
+    for name in _bundled():
+        loaded = load_model(name)
+        from attnviz.runtime import task_of
+
+        example = task_of(loaded).example_input()  # what the app opens on
+        if loaded.config.kind == "vit":
+            out[name] = run_trace(loaded, image=str(example), grad=True)
+        else:
+            out[name] = run_trace(loaded, text=str(example), grad=True)
+    return out
+
+
+def _default_state(trace):
+    from attnviz.gui.panels.trace_defaults import trace_defaults
+    from attnviz.selection import SelectionState
+
+    return SelectionState(**{k: v for k, v in trace_defaults(None, trace, None, True).items()})
+
+
+def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[str]:
+    """The view laid out as its export at w × h lays it out (``render_figure``), then measured."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    what = f"{name} {w}×{h}"
+    problems = []
+    if hasattr(view, "_relayout"):
+        old = view.figure.geometry()
+        view._relayout(QRectF(0, 0, w / scale, h / scale))
+        try:
+            problems += scene_problems(view.canvas.scene(), scale, min_px, what)
+            problems += _scale_problems(view, what)
+        finally:
+            view._relayout(old)
+    else:  # walkthrough widgets: their figure laid out as render_figure lays it out
+        from PySide6.QtCore import QSize
+
+        from attnviz.gui.walkthrough.figure import _settle
+
+        fig = view.figure_widget
+        old = fig.size()
+        fig.resize(QSize(int(w / scale), int(h / scale)))
+        _settle(fig)
+        try:
+            for grid in view.findChildren(MatrixGrid):
+                problems += grid_problems(grid, scale, min_px, what)
+        finally:
+            fig.resize(old)
+            _settle(fig)
+    return problems
+
+
+def _scale_problems(view, what: str) -> list[str]:
+    maps = getattr(view, "maps", None)
+    if isinstance(maps, list) and getattr(view, "panels", None) is not None:  # PanelsView
+        # maps of the same quantity (the same bar label) side by side: one scale
+        shown = [m for m in maps if m.isVisible() and m.bar.isVisible()]
+        out = []
+        for label in {m.bar.label for m in shown}:
+            same = [m for m in shown if m.bar.label == label]
+            captions = [label] + [m.title.text for m in same] + list(view.panels.notes)
+            out += panel_scale_problems([m.bar.levels for m in same], captions, what)
+        return out
+    bars = getattr(view, "bars", None)
+    if isinstance(bars, dict) and getattr(view, "_body", None) is getattr(view, "image_body", object()):
+        return panel_scale_problems([b.levels for b in bars.values()], [b.label for b in bars.values()], what)
+    return []
+
+
+def test_every_export_view_of_every_bundled_model(qapp, traces):
+    from attnviz.gui.figure_render import layout_scale
+    from attnviz.gui.figures import FIGURES, goto_step, make_figure
+
+    problems = []
+    for model, trace in traces.items():
+        state = _default_state(trace)
+        for name, spec in FIGURES.items():
+            if trace.kind not in spec.kinds or name in MODEL_RUN:
+                continue
+            steps = range(1, 7) if name == "steps" else [None]
+            view, _sel = make_figure(name, trace, state, None, steps[0])
+            try:
+                for step in steps:
+                    if step is not None:
+                        goto_step(view, name, step)
+                    for w, h in SIZES:
+                        scale = layout_scale(w, h)
+                        label = f"{model}/{name}" + (f" step {step}" if step else "")
+                        problems += _audit_view(view, label, w, h, scale, MIN_PX if w == 1920 else None)
+            finally:
+                view.close()
+                view.deleteLater()
+    assert not problems, "\n".join(problems)
+
+
+def _audit_widget(view, what: str, min_px) -> list[str]:
+    """A figure as it is on screen (scale 1): a pyqtgraph view or a walkthrough widget."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    if hasattr(view, "canvas"):
+        return scene_problems(view.canvas.scene(), 1.0, min_px, what) + _scale_problems(view, what)
+    return [p for g in view.findChildren(MatrixGrid) for p in grid_problems(g, 1.0, min_px, what)]
+
+
+def test_every_lesson_scene_presented_at_both_sizes(qtbot):
+    """The built-in lesson presented full screen: every scene's live figure at 1920×1080 and 1280×720, in
+    the presentation style the window gives that screen (type in proportion to its height)."""
+    from attnviz.gui.lesson_mode import LessonStage
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.lessons.lesson import load_lesson
+
+    _bundled()
+    lesson = load_lesson("attention")
+    problems = []
+    for w, h in SIZES:
+        style = compose_style("light", True, "viridis", lines=h)
+        stage = LessonStage(lesson, style=style, measure_n=10)
+        qtbot.addWidget(stage)
+        stage.resize(w, h)
+        stage.show()
+        for i, scene in enumerate(lesson.scenes):
+            with qtbot.waitSignal(stage.scene_shown, timeout=120_000):
+                stage.show_scene(i)
+            stage._lane.cancel()  # the captions' claims are checked by the lesson tests, not here
+            for _ in range(3):
+                QApplication.processEvents()
+            problems += _audit_widget(stage.view, f"scene {i + 1} ({scene.view}) {w}×{h}",
+                                      MIN_PX * h / 1080)
+        stage.end()
+        stage.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_tab_of_the_window(make_window, qtbot, size):
+    """The window at a 1920×1080 and a 1280×720 size: the attention views on screen, each walkthrough
+    sub-tab and the training page name what they show and draw every label; the model list shows its
+    held-out column whole."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    w, h = size
+    win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
+    win.showNormal()
+    win.resize(w, h)
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
+    qtbot.waitUntil(lambda: win.walkthrough is not None and win.training is not None, timeout=90_000)
+    problems = []
+    area = win.views_area
+    for name, view in area.views.items() if isinstance(area.views, dict) else enumerate(area.views):
+        if view.isVisible() and view.trace is not None:  # views behind a tab are fed when first shown
+            view.ensure_current()
+            QApplication.processEvents()
+            problems += _audit_widget(view, f"tab Attention / {type(view).__name__} {w}×{h}", None)
+    win.tabs.setCurrentWidget(win.walkthrough_page)
+    for i in range(win.walkthrough.count()):
+        win.walkthrough.setCurrentIndex(i)
+        for _ in range(5):
+            QApplication.processEvents()
+        page = win.walkthrough.currentWidget()
+        for grid in page.findChildren(MatrixGrid):
+            # known gap: in a 1280×720 desk window (not presenting) the matrix form's Q, K, V beside its
+            # T×T maps get less than their minimum height and name every other token; presented
+            # (F5, lessons) and exported they name all (checked above)
+            if grid.isVisible() and not (w < 1920 and grid.modest):
+                problems += grid_problems(grid, 1.0, None, f"tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
+    tree = win.model_panel.tree
+    if w >= 1920:
+        header = tree.header()
+        right = header.sectionViewportPosition(2) + header.sectionSize(2)
+        if right > tree.viewport().width():
+            problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("x, factor", [(18.171875, 0.25), (-3.14159, 0.1767766952966369), (0.00012, 0.125)])
+def test_products_on_slides_check_on_a_calculator(x, factor):
+    """The shown operands multiply to the shown result (what a student types into a calculator)."""
+    from attnviz.gui.walkthrough.number_format import MINUS, product_text
+
+    text = product_text(x, factor).replace(MINUS, "-")
+    a, rest = text.split(" × ")
+    k, r = rest.split(" = ")
+    assert f"{float(a) * float(k):.4f}" == r
+    assert abs(float(r) - x * factor) < 1e-4  # and within the last digit of the model's value
