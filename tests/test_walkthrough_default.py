@@ -60,3 +60,22 @@ def test_lesson_and_lecture_pack_use_it(trace, tmp_path, monkeypatch):
     batch.export_lecture_pack(trace, tmp_path, opts=batch.ExportOptions())
     walk = [(s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form", "matrix-z")]
     assert walk and set(walk) == {want}
+
+
+def test_an_encoder_decoder_opens_on_the_position_that_wrote_the_last_token():
+    """Decoder position i produces token i + 1: the last position (after [EOS]) produced nothing, so the
+    walkthrough of translate's cross- and decoder self-attention opens on the one before it."""
+    from attnviz.runtime import load_model, run_trace
+
+    t = run_trace(load_model("translate", device="cpu"), text="the cat sees the dog", rollout=False)
+    n_dec = len(t.tokens)
+    for part in ("cross", "self"):
+        assert walkthrough_default(t, part)[2] == n_dec - 2
+    assert walkthrough_default(t, "enc")[2] == len(t.src_tokens) - 1
+
+
+def test_a_part_the_model_lacks_is_a_one_line_error(trace):
+    from attnviz.errors import InputError
+
+    with pytest.raises(InputError, match="no cross-attention"):
+        walkthrough_default(trace, "cross")

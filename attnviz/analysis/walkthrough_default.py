@@ -30,10 +30,20 @@ def default_query(trace) -> int:
 
 def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
     """(layer, head, query) the walkthrough opens on for ``trace`` (see the module docstring)."""
+    from attnviz.analysis.decoder_positions import produces_tokens
     from attnviz.capture.trace import layer_prefix
+    from attnviz.errors import InputError
 
-    n_q = np.asarray(trace[layer_prefix(0, part) + "x"]).shape[0]
-    query = min(default_query(trace), n_q - 1) if part == "self" else n_q - 1
+    problem = trace.selection_error(part)
+    if problem:  # e.g. cross-attention asked of an encoder: the caller's one-line error, not a KeyError
+        raise InputError(problem)
+    n_q = len(trace.query_tokens(part))  # from the tokens: a probabilities-only trace has no x
+    if part != "enc" and produces_tokens(trace):
+        # decoder position i produces token i + 1: the last position (after [EOS]) produced nothing,
+        # so open on the one that wrote the last token, as the prediction panel does
+        query = max(n_q - 2, 0)
+    else:
+        query = min(default_query(trace), n_q - 1) if part == "self" else n_q - 1
     rows = np.stack([np.asarray(trace[layer_prefix(layer, part) + "probs"], np.float64)[:, query]
                      for layer in range(trace.layers_in(part))])  # (L, H, T_k)
     focus = trace.meta.get("focus") or {}
