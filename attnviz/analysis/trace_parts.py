@@ -8,7 +8,7 @@ from attnviz.analysis.decoder_positions import row_labels
 from attnviz.capture.trace import layer_prefix
 from attnviz.selection import SelectionState
 
-__all__ = ["resolve", "Resolved", "masked_cells", "format_value"]
+__all__ = ["part_name", "resolve", "Resolved", "masked_cells", "format_value"]
 
 
 class Resolved:
@@ -37,8 +37,14 @@ class Resolved:
 
     @property
     def part_name(self) -> str:
-        return {"self": "decoder self-attention" if self._two_stacks else "self-attention", "cross": "cross-attention (decoder → encoder)",
-                "enc": "encoder self-attention"}[self.part]
+        return part_name(self.part, self._two_stacks)
+
+
+def part_name(part: str, two_stacks: bool) -> str:
+    """What an attention block is called in titles (the app, exports, the HTML page): "self" is the
+    decoder's own self-attention when the model has two stacks."""
+    return {"self": "decoder self-attention" if two_stacks else "self-attention",
+            "cross": "cross-attention (decoder → encoder)", "enc": "encoder self-attention"}[part]
 
 
 def _labels(tokens: list[str], n: int) -> list[str]:

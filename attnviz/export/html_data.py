@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
+from attnviz.analysis.trace_parts import part_name
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
 __all__ = ["HtmlData", "build_html_data", "stored_values", "decoded_values", "PRECISIONS", "FP16_BUDGET", "MAX_BYTES",
-           "PART_NAMES", "MAX_LINE_TOKENS"]
+           "MAX_LINE_TOKENS"]
 
 PRECISIONS = ("auto", "fp16", "uint8")
 FP16_BUDGET = 8 * 2**20  # raw bytes of fp16 maps still stored as fp16 by "auto" (6×12 heads at ~240 tokens)
@@ -35,8 +36,6 @@ MAX_BYTES = 24 * 2**20  # raw bytes of all maps at most (6×12 heads of 577 toke
 # the app's token-lines limit (gui/views/token_lines_item.MAX_TOKENS; a test checks they agree): beyond it
 # the lines are an unreadable solid block, so the page draws the first tokens' lines, as the app does
 MAX_LINE_TOKENS = 200
-PART_NAMES = {"self": "self-attention", "cross": "cross-attention (decoder → encoder)",
-              "enc": "encoder self-attention"}  # as analysis.trace_parts.Resolved.part_name
 
 
 @dataclass
@@ -146,7 +145,7 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
         start = min(first_layer, max(0, trace.layers_in(p) - keep[p]))
         layers = list(range(start, start + keep[p]))
         if keep[p] < trace.layers_in(p):
-            notices.append(f"showing layers {start}–{layers[-1]} of {trace.layers_in(p)} ({PART_NAMES[p]}): all "
+            notices.append(f"showing layers {start}–{layers[-1]} of {trace.layers_in(p)} ({part_name(p, bool(trace.has_cross or trace.n_enc_layers))}): all "
                            f"layers would not fit in {_mb(max_bytes)}; export another range with --layer (layer= in Python)")
         entries = []
         for layer in layers:
@@ -167,7 +166,7 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
                 chunks.append(masked.tobytes())
                 offset += masked.nbytes
             entries.append(entry)
-        meta_parts.append({"part": p, "name": PART_NAMES[p], "heads": h, "n_layers": trace.layers_in(p),
+        meta_parts.append({"part": p, "name": part_name(p, bool(trace.has_cross or trace.n_enc_layers)), "heads": h, "n_layers": trace.layers_in(p),
                            "queries": _labels(row_labels(trace, p), tq)[:nq],
                            "keys": _labels(trace.key_tokens(p), tk)[:nk], "layers": entries})
     raw = b"".join(chunks)

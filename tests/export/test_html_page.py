@@ -12,7 +12,7 @@ import pytest
 
 from attnviz.bench.traces import sample_trace, synthetic_trace
 from attnviz.errors import AttnvizError
-from attnviz.export.html_data import (MAX_BYTES, MAX_LINE_TOKENS, PART_NAMES, build_html_data, decoded_values,
+from attnviz.export.html_data import (MAX_BYTES, MAX_LINE_TOKENS, build_html_data, decoded_values,
                                       stored_values)
 from attnviz.export.html_page import HEAD_COLOURS, html_page
 
@@ -88,9 +88,11 @@ def test_constants_agree_with_the_app():
     from attnviz.selection import SelectionState
 
     assert HEAD_COLOURS == APP_COLOURS and MAX_LINE_TOKENS == MAX_TOKENS
-    trace = sample_trace("encoder-decoder", T=6)
-    for part in ("self", "cross", "enc"):
-        assert Resolved(trace, SelectionState(part=part)).part_name == PART_NAMES[part]
+    for kind in ("encoder-decoder", "decoder"):  # the page names each part as the app's titles do
+        trace = sample_trace(kind, T=6)
+        _, meta = html_page(trace, LUT)
+        for p in meta["parts"]:
+            assert p["name"] == Resolved(trace, SelectionState(part=p["part"])).part_name
 
 
 def test_encoder_decoder_pages_hold_every_part():
