@@ -85,7 +85,9 @@ def check_caption(template: str, names=None) -> None:
 
 
 def _unknown(name: str, names) -> str:
-    known = ", ".join(sorted(names)) or "none"
+    known = sorted(names)
+    # one readable line however many values a claim measures
+    known = ", ".join(known[:24]) + (f", … ({len(known) - 24} more)" if len(known) > 24 else "") if known else "none"
     return f"caption names {{{name}}}, a value the claim does not measure (it measures: {known})"
 
 

@@ -17,7 +17,10 @@ from attnviz.lessons.scene import is_scene_file, load_scene
 VALUES = {"here": 0.81234, "held": 0.955, "n": 200, "query": "it", "target": "animal", "T": 11, "H": 4, "cells": 55,
           "top_weight": 0.61, "top_token": "animal", "d_k": 16, "trained": 0.5, "raw": 0.9, "held_trained": 0.4,
           "held_raw": 0.8, "contrast": 0.3, "with_positions": 0.2, "with": 0.9, "without": 0.5, "positions": 128,
-          "dims": 64, "used": 11, "noise": 0.2, "chance": 0.1, "words": 5, "peak": "animal", "row_sum": 1.0}
+          "dims": 64, "used": 11, "noise": 0.2, "chance": 0.1, "words": 5, "peak": "animal", "row_sum": 1.0,
+          "big_grad": 0.09, "big_grad_raw": 0.33, "deleted": 0.1, "fixed": 0.899, "head": 3, "layer": 1,
+          "new_templates": 0.66, "off_fixed": 0.941, "off_n": 101, "off_rollout": 0.99, "others": 0.004,
+          "pointer_head": 0, "spread_big": 16.3, "spread_small": 2.0, "tv": 0.38, "weight": 0.997}
 ATTACKS = ["{here:>2000000000}", "{here:>41}", "{here:.7f}", "{query.__class__.__mro__}", "{query[0]}",
            "{here!r}", "{}", "{0}", "{here:{n}}", "{here", "here}", "{nope}", "{here:%Y}", "{n:.2d}",
            "{query:.2f}", "{" * 5000]
