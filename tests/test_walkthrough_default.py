@@ -79,3 +79,14 @@ def test_a_part_the_model_lacks_is_a_one_line_error(trace):
 
     with pytest.raises(InputError, match="no cross-attention"):
         walkthrough_default(trace, "cross")
+
+
+@pytest.mark.parametrize("model", ["coref", "translate"])
+def test_export_of_a_walkthrough_view_without_part_or_head_opens_on_it(model, tmp_path, capsys):
+    """`export --view matrix-z` with no --part/--layer/--head: the default part (cross for an
+    encoder–decoder) is chosen before the walkthrough's default head and query, not after."""
+    from attnviz.cli import main
+
+    out = tmp_path / "z.png"
+    assert main(["export", "--model", model, "--view", "matrix-z", "-o", str(out), "--size", "640x360"]) == 0
+    assert out.stat().st_size > 1000

@@ -180,6 +180,8 @@ def _run(args) -> int:
     focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
     from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
 
+    # the app opens an encoder–decoder on cross-attention (the alignment): the export does too
+    args.part = args.part or ("cross" if trace.has_cross else "self")
     if args.view in WALKTHROUGH_VIEWS and args.layer is None and args.head is None:
 
         # the walkthrough's own default, the same in the app, the lesson and the lecture pack
@@ -187,8 +189,6 @@ def _run(args) -> int:
         args.query = query if args.query is None else args.query
     args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
     args.head = args.head if args.head is not None else int(focus.get("head", 0))
-    # the app opens an encoder–decoder on cross-attention (the alignment): the export does too
-    args.part = args.part or ("cross" if trace.has_cross else "self")
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]
