@@ -327,7 +327,9 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             self._numbers, self._zoom = False, 1.0
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
             if cols > 2 and aspect:
-                cw, ch = min(cw, ch * _ASPECT), min(ch, cw * _ASPECT)
+                # a strip (one row: x_i, a bias) keeps a text line of height, not a hair line of narrow cells
+                strip = QFontMetricsF(self._fonts()[2]).height() if rows == 1 else 0.0
+                cw, ch = min(cw, ch * _ASPECT), min(ch, max(cw * _ASPECT, strip))
         if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
             cw = max(cw, min(avail_w, self.min_side) / cols)
             ch = max(ch, min(avail_h, self.min_side) / rows)
