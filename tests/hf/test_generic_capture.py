@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from attnviz.analysis.steps import compute_matrix_form, compute_six_steps
+from attnviz.capture import Trace
 from attnviz.hf.capture import capture_hf
 
 from .tiny_models import INTERFACE, OWN_ATTENTION, build, tokens_of
@@ -118,6 +119,8 @@ def test_six_steps_and_matrix_form_reproduce_the_model(name, captured):
         assert compute_matrix_form(trace, layer).max_error < 1e-4
         s = compute_six_steps(trace, layer, trace.n_heads - 1, len(trace.tokens) - 1)
         assert s.max_error < 1e-4 and s.max_weight_error < 1e-5
+        if "L0.rope_cos" in trace:  # the score depends on the positions only through their distance
+            assert s.rotary_error < 1e-6 and s.distance[0] == -(len(trace.tokens) - 1)
 
 
 def test_the_description_is_the_configs():
@@ -146,9 +149,17 @@ def test_a_broken_model_fails_the_checks():
     """Negative control: a model whose q projection is changed after the capture no longer recomputes."""
     model, inputs = build("llama")
     trace = capture_hf(model, inputs, tokens_of(inputs, model))
-    trace.arrays["L0.W_q"] = trace.arrays["L0.W_q"] * 1.01
-    with pytest.raises(AssertionError):
-        assert compute_six_steps(trace, 0, 0, len(trace.tokens) - 1).max_error < 1e-4
+    last = len(trace.tokens) - 1
+    good = compute_six_steps(trace, 0, 0, last)
+    assert good.max_error < 1e-4 and good.rotary_error < 1e-6
+    assert good.heads_sharing_kv == [0, 1] and good.kv_head == 0
+    broken = Trace(tokens=trace.tokens, meta=trace.meta, arrays=dict(trace.arrays))
+    broken.arrays["L0.W_q"] = trace.arrays["L0.W_q"] * 1.5
+    assert compute_six_steps(broken, 0, 0, last).max_error > 1e-3
+    broken = Trace(tokens=trace.tokens, meta=trace.meta, arrays=dict(trace.arrays))
+    broken.arrays["L0.rope_sin"] = -trace.arrays["L0.rope_sin"]  # turning the wrong way
+    s = compute_six_steps(broken, 0, 0, last)
+    assert s.max_error > 1e-3
 
 
 @pytest.mark.parametrize("name", OWN_ATTENTION)
