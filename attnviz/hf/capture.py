@@ -29,10 +29,7 @@ from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
-__all__ = ["capture_hf", "eager_attention", "NO_QKV_NOTICE"]
-
-NO_QKV_NOTICE = ("{name}: attention probabilities only (it computes attention itself, not through transformers' "
-                 "attention interface): no queries, keys, values or walkthrough")
+__all__ = ["capture_hf", "eager_attention"]
 
 
 @contextmanager
@@ -156,9 +153,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                                       masks=masks)
             arrays.update(layer)
             facts.append(fact)
-        if not generic:
+        if not generic:  # the description's missing line says what is not there
             arrays.update({f"L{i}.probs": conv(p[0]) for i, p in enumerate(probs_list)})
-            notices.append(NO_QKV_NOTICE.format(name=arch))
         elif calls and calls[0].kept:
             arrays.update(embedding_arrays(model, family, emb, blocks, conv, T_run))
         if grad:

@@ -104,7 +104,8 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
         out["additive_bias"] = True
     missing = list(dict.fromkeys(m for f in known for m in f.missing))
     if not generic:
-        missing = ["x, q, k, v, z, W_O (attention computed inside the model, not through the attention interface)"]
+        missing = ["x, q, k, v, z, W_O: attention probabilities only, the model computes attention itself, not "
+                   "through transformers' attention interface"]
     elif len(known) < len(facts):
         missing.append(f"x, q, k, v, z of layers {', '.join(str(i) for i, f in enumerate(facts) if f is None)} "
                        "(kept as probabilities only)")
