@@ -136,9 +136,10 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
     family = family_of(getattr(hf_config, "model_type", None))
     kind = kind_of(hf_config, architecture, family)
     try:
-        n_heads = int(hf_config.num_attention_heads)
-        d_model = int(hf_config.hidden_size)
-        n_layers = int(hf_config.num_hidden_layers)
+        n_heads, d_model, n_layers = hf_config.num_attention_heads, hf_config.hidden_size, hf_config.num_hidden_layers
+        if isinstance(n_heads, (list, tuple)):  # stages with their own heads (Swin): the first stage is shown
+            n_heads, d_model, n_layers = n_heads[0], hf_config.embed_dim, hf_config.depths[0]
+        n_heads, d_model, n_layers = int(n_heads), int(d_model), int(n_layers)
     except (AttributeError, TypeError, ValueError):
         raise ModelLoadError(f"{architecture}: the config does not state its layers, heads and hidden size") from None
     d_head = int(getattr(hf_config, "head_dim", None) or d_model // max(n_heads, 1))
