@@ -154,7 +154,7 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
         mlp_ratio=float(inner) / d_model, activation="relu" if act == "relu" else "gelu",
         norm=family.norm if family is not None else "pre",
         pos=position_kind(hf_config),
-        attn_bias=True, head="classify" if head == "none" else head,
+        attn_bias=bool(getattr(hf_config, "attention_bias", True)), head="classify" if head == "none" else head,
         n_classes=int(getattr(hf_config, "num_labels", 2) or 2),
     )
     if kind == "vit":
