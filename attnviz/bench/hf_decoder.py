@@ -1,7 +1,9 @@
 """Modern decoders through the generic capture: time and memory, as ratios measured in one run (``bench --only hf``).
 
 1. capture over the plain eager forward: a 12-layer Llama-shaped decoder (d 768, 12 query heads, 4
-   key/value heads, rotary), T = 512, random weights; the runs are interleaved round-robin.
+   key/value heads, rotary), T = 512, random weights; the runs are interleaved round-robin. The capture
+   projects only the last position onto the vocabulary, so the like-for-like row times the forward with
+   ``logits_to_keep=1`` too.
 2. memory: each figure is the peak resident memory of a child process that builds the model, runs one
    small warm-up capture (the app's first keystroke: it lets the output head be trimmed) and then the
    measured run, minus the child's memory before the model was built. "capture adds" is capture's
@@ -52,10 +54,14 @@ def _runs(model, T: int, layers):
         with torch.no_grad():
             return model(input_ids=ids).logits[0, -1]
 
+    def plain_last():  # like for like: the capture projects the last position only onto the vocabulary
+        with torch.no_grad():
+            return model(input_ids=ids, logits_to_keep=1).logits[0, -1]
+
     def capture():
         return capture_hf(model, {"input_ids": ids}, tokens, layers=layers)
 
-    return plain, capture
+    return plain, capture, plain_last
 
 
 def measure_decoder_capture(T: int = 512, repeat: int = 3, sizes: dict | None = None, big: dict | None = None,
@@ -65,12 +71,12 @@ def measure_decoder_capture(T: int = 512, repeat: int = 3, sizes: dict | None = 
 
     sizes = {**LLAMA_12L, **(sizes or {})}
     model = _model("llama", sizes)
-    plain, capture = _runs(model, T, None)
+    plain, capture, plain_last = _runs(model, T, None)
     capture()  # warm-up: the output head is verified on the first capture, trimmed afterwards
-    wall = {"plain": [], "capture": []}
-    cpu = {"plain": [], "capture": []}
+    wall = {"plain": [], "capture": [], "last": []}
+    cpu = {"plain": [], "capture": [], "last": []}
     for rep in range(repeat + 1):
-        for name, fn in (("plain", plain), ("capture", capture)):
+        for name, fn in (("plain", plain), ("capture", capture), ("last", plain_last)):
             w0, c0 = time.perf_counter(), time.process_time()
             fn()
             if rep:
@@ -91,6 +97,9 @@ def measure_decoder_capture(T: int = 512, repeat: int = 3, sizes: dict | None = 
         "attnviz capture ms (every intermediate of every layer)": w["capture"] * 1e3,
         "capture / eager forward (wall)": w["capture"] / w["plain"],
         "capture / eager forward (CPU time)": c["capture"] / c["plain"],
+        "eager forward, last position's logits only ms": w["last"] * 1e3,
+        "capture / eager forward with last-position logits (wall, like for like)": w["capture"] / w["last"],
+        "capture / eager forward with last-position logits (CPU time)": c["capture"] / c["last"],
         "memory: plain forward peak MiB (above the process before the model)": mem_plain["peak"] / 2**20,
         "memory: capture peak MiB": mem_capture["peak"] / 2**20,
         "memory capture adds over the plain forward MiB": (mem_capture["peak"] - mem_plain["peak"]) / 2**20,
@@ -145,9 +154,9 @@ def _child(spec: dict) -> dict:
     base = _rss_bytes()
     model = _model(spec["family"], spec["sizes"])
     params = sum(p.numel() for p in model.parameters())
-    warm_plain, warm_capture = _runs(model, 8, spec["layers"])
+    warm_capture = _runs(model, 8, spec["layers"])[1]
     warm_capture()  # the first keystroke: verifies the output head (trimmed from now on)
-    plain, capture = _runs(model, spec["T"], spec["layers"])
+    plain, capture, _ = _runs(model, spec["T"], spec["layers"])
     _hwm_reset()
     t0 = time.perf_counter()
     result = capture() if spec["mode"] == "capture" else plain()
