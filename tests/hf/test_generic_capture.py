@@ -190,3 +190,24 @@ def test_swin_shows_its_first_stage_inside_the_first_window_and_says_so():
         assert compute_matrix_form(trace, i).max_error < 1e-4
     assert "L0.bias" in trace  # Swin's learned relative position bias, separated from the (shift) mask
     assert np.all(np.isfinite(trace["L0.mask"]))  # block 0: no shift, nothing masked in window 0
+
+
+def test_an_error_in_the_forward_restores_the_attention_and_removes_every_hook():
+    model, inputs = build("llama")
+    model.set_attn_implementation("sdpa")
+
+    def hooks():
+        return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
+
+    before = hooks()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    model.model.layers[1].mlp.forward = broken
+    with pytest.raises(RuntimeError, match="boom"):
+        capture_hf(model, inputs, tokens_of(inputs, model))
+    assert model.config._attn_implementation == "sdpa" and hooks() == before
+    assert not any(m.training for m in model.modules())  # was in eval mode, still is
+    from attnviz.hf.attention_record import _ACTIVE
+    assert _ACTIVE == []
