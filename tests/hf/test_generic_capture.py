@@ -211,3 +211,15 @@ def test_an_error_in_the_forward_restores_the_attention_and_removes_every_hook()
     assert not any(m.training for m in model.modules())  # was in eval mode, still is
     from attnviz.hf.attention_record import _ACTIVE
     assert _ACTIVE == []
+
+
+def test_what_if_switches_refuse_a_hugging_face_model_in_one_line(tmp_path):
+    from attnviz.errors import InputError
+    from attnviz.hf.loader import load_hf_model
+    from attnviz.whatif import WhatIf, run_whatif
+
+    from .factories import make_model
+
+    loaded = load_hf_model(make_model("qwen2", tmp_path / "qwen2"), device="cpu")
+    with pytest.raises(InputError, match="not on Hugging Face models"):
+        run_whatif(loaded, WhatIf(scale="none"), text="the cat sat")
