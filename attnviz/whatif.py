@@ -81,7 +81,9 @@ def applied(model, whatif: WhatIf):
     from attnviz.models.blocks import PositionalEncoding
     from attnviz.models.registry import attention_layers
 
-    if not hasattr(model, "cfg"):  # e.g. a Hugging Face model: its attention modules are not ours
+    # a Hugging Face model: its attention modules are not ours (its loader gives it a ``cfg`` too, for the
+    # views; transformers models carry their own ``config``)
+    if not hasattr(model, "cfg") or hasattr(model, "config"):
         raise InputError("the what-if switches work on attnviz's own models, not on Hugging Face models")
     main = [block.attn for block in attention_layers(model)["main"]]
     for layer, head in whatif.ablate:
