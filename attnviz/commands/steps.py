@@ -97,7 +97,7 @@ def run(args) -> int:
     fill_example_input(args)
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
-                      precision="float32", rollout=False)
+                      precision="float32", rollout=False, target_text=args.target)
     query = len(trace.query_tokens(args.part)) - 1 if args.query is None else args.query
     notice = trace.meta.get("notice")
     if notice:

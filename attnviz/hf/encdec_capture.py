@@ -1,0 +1,190 @@
+"""Capture a Hugging Face encoder–decoder into the Trace layout of attnviz's own ``translate`` model.
+
+One forward pass over (source, decoder tokens) with every attention call recorded through transformers'
+AttentionInterface (:class:`attnviz.hf.attention_record.AttentionRecorder`, which runs the model's own
+eager attention) and the streams and embeddings read by :class:`attnviz.hf.encdec_streams.StreamRecorder`.
+Calls inside the encoder are ``enc.L{i}.*``; in the decoder a call whose keys and values come from the
+encoder output (``key_value_states``) is ``L{i}.cross.*`` (with ``x_kv``), the other ``L{i}.*``.
+An additive bias the model puts on the scores (T5's relative position bias, passed to the attention
+function as ``position_bias``) is kept as ``{prefix}bias`` (H, Tq, Tk): probs = softmax(q kᵀ·scale +
+mask + bias). ``next_probs`` (T, V) is the model's next-token distribution after every decoder position.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from attnviz.capture.record import LARGE_T
+from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.errors import ModelLoadError
+from attnviz.hf.attention_record import AttentionRecorder, _bind, split_mask
+from attnviz.hf.encdec_model import position_kind
+from attnviz.hf.encdec_streams import StreamRecorder
+from attnviz.hf.tensor_numpy import TensorsToNumpy
+
+__all__ = ["capture_encdec"]
+
+
+class _BiasRecorder(AttentionRecorder):
+    """The recorder, plus the ``position_bias`` an encoder–decoder hands its attention function (T5):
+    the core keeps the mask, and T5 adds its relative position bias beside it, not inside it."""
+
+    def _attention(self, module, query, key, value, mask, z, probs, args, kwargs) -> None:
+        super()._attention(module, query, key, value, mask, z, probs, args, kwargs)
+        bias = {**_bind(module, args), **kwargs}.get("position_bias") if args else kwargs.get("position_bias")
+        self.calls[-1].bias = bias.detach() if isinstance(bias, torch.Tensor) else None
+
+
+def _xw(mod: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """nn.Linear weight in ``x W + b`` orientation, and its bias (zeros when it has none: T5)."""
+    w = mod.weight.T
+    b = mod.bias if mod.bias is not None else torch.zeros(w.shape[1], dtype=w.dtype, device=w.device)
+    return w, b
+
+
+def _projections(call) -> dict[str, nn.Module]:
+    """Which of the attention module's linear children made q, k, v and took concat(z): found by their
+    recorded values (exact equality), so no family's names are needed."""
+    H, Tq, dh = call.query.shape[1:]
+    merged = call.z.reshape(1, Tq, H * dh)
+    heads = {"q": call.query, "k": call.key, "v": call.value}
+    found = {}
+    for name, (inp, out) in call.proj.items():
+        child = getattr(call.module, name)
+        if not isinstance(child, nn.Linear):
+            continue
+        for role, want in heads.items():
+            if role not in found and out.shape[-1] == want.shape[1] * want.shape[-1] and torch.equal(
+                    out.reshape(*out.shape[:-1], want.shape[1], want.shape[-1]).transpose(1, 2), want):
+                found[role] = (child, out)
+                break
+        else:
+            if "o" not in found and inp.shape == merged.shape and torch.equal(inp, merged):
+                found["o"] = (child, out)
+    missing = [r for r in "qkvo" if r not in found]
+    if missing:
+        raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not find its {', '.join(missing)} "
+                             "projection; this version of transformers lays the model out differently")
+    return found
+
+
+def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_derived: bool, grad: bool) -> dict:
+    proj = _projections(call)
+    Tq, Tk = call.probs.shape[-2:]
+    out = {prefix + "x": conv(call.x[0]), prefix + "q": conv(call.query[0]), prefix + "k": conv(call.key[0]),
+           prefix + "v": conv(call.value[0]), prefix + "probs": conv(call.probs[0].detach()),
+           prefix + "z": conv(call.z[0].transpose(0, 1))}  # (Tq, H, dh) → (H, Tq, dh)
+    if call.cross and call.x_kv is not None:
+        out[prefix + "x_kv"] = conv(call.x_kv[0])
+    bias = None
+    if call.mask is not None:
+        blocked, finite = split_mask(call.mask)
+        out[prefix + "mask"] = conv.mask(blocked, Tq, Tk)
+        bias = finite if bool(finite.any()) else None
+    else:
+        out[prefix + "mask"] = conv.mask(None, Tq, Tk)
+    if call.bias is not None and bool(call.bias.any()):
+        bias = call.bias if bias is None else bias + call.bias
+    if bias is not None:  # (1|B, H|1, Tq, Tk) → (H, Tq, Tk)
+        out[prefix + "bias"] = conv(bias.float().expand(1, call.probs.shape[1], Tq, Tk)[0].contiguous())
+    if keep_derived:
+        out[prefix + "out"] = conv(proj["o"][1][0])
+    for role, (child, _) in proj.items():
+        w, b = _xw(child)
+        out[f"{prefix}W_{role}"], out[f"{prefix}b_{role}"] = conv(w), conv(b)
+    if grad:
+        g = call.probs.grad
+        out[prefix + "grad"] = conv(g[0]) if g is not None else np.zeros(out[prefix + "probs"].shape, conv.dtype)
+    return out
+
+
+def _parts(calls, enc_name: str, n_enc: int, n_dec: int, arch: str) -> dict[str, list]:
+    parts: dict[str, list] = {"enc": [], "cross": [], "self": []}
+    for call in calls:
+        part = "enc" if call.name.startswith(enc_name + ".") else ("cross" if call.cross else "self")
+        parts[part].append(call)
+    got = {p: len(c) for p, c in parts.items()}
+    if got != {"enc": n_enc, "cross": n_dec, "self": n_dec}:
+        raise ModelLoadError(f"{arch}: attnviz saw {got['enc']} encoder, {got['self']} decoder and {got['cross']} "
+                             f"cross-attention calls for {n_enc} encoder and {n_dec} decoder layers; this version "
+                             "of transformers lays the model out differently")
+    return parts
+
+
+def _embeddings(emb: dict, stream0: torch.Tensor, base: str, conv: TensorsToNumpy, T: int) -> dict:
+    out = {f"{base}emb.sum": conv(stream0[0])}  # the stream entering layer 0 (after an embedding LayerNorm)
+    for name in ("token", "pos"):
+        t = emb.get(name)
+        if t is not None and t.shape[-2] == T:
+            out[f"{base}emb.{name}"] = conv(t.reshape(-1, T, t.shape[-1])[0])
+    if "pos_table" in emb:
+        out[f"{base}emb.pos_table"] = conv(emb["pos_table"], np.float32)
+    return out
+
+
+def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
+                   target: int | None = None, precision: str = "auto") -> Trace:
+    """One forward pass of (``input_ids``, ``decoder_input_ids``), batch of one → Trace.
+
+    ``tokens`` label the decoder positions (the runtime adds ``src_tokens``); ``grad`` records
+    d(logit of ``target``, default the top token, after the last position)/d(probs) as ``*.grad``.
+    """
+    cfg = model.cfg
+    arch = (getattr(model.config, "architectures", None) or [type(model).__name__])[0]
+    names = {id(m): n for n, m in model.named_modules()}
+    enc_name = names[id(model.get_encoder())]
+    T_dec, T_enc = inputs["decoder_input_ids"].shape[1], inputs["input_ids"].shape[1]
+    large = max(T_dec, T_enc) > LARGE_T
+    dtype = np.float16 if precision == "float16" or (precision == "auto" and large) else np.float32
+    conv = TensorsToNumpy(dtype)
+    with StreamRecorder(model) as streams, _BiasRecorder(model, keep_grad=grad) as rec, \
+            torch.set_grad_enabled(grad):
+        logits = model(input_ids=inputs["input_ids"], decoder_input_ids=inputs["decoder_input_ids"],
+                       use_cache=False).logits  # (1, T_dec, V)
+        if grad:
+            for c in rec.calls:
+                c.probs.retain_grad()
+            model.zero_grad(set_to_none=True)
+            last = logits[0, -1]
+            last[int(last.argmax()) if target is None else int(target)].backward()
+    parts = _parts(rec.calls, enc_name, cfg.n_layers, cfg.dec_layers, arch)
+    scales = {round(c.scaling, 12) for c in rec.calls}
+    if len(scales) != 1:  # Trace rebuilds logits with one scale
+        raise ModelLoadError(f"{arch} scales its attention parts differently ({sorted(scales)}); attnviz "
+                             "shows models with one softmax scale")
+    notices = [meta.get("notice")] if meta and meta.get("notice") else []
+    arrays: dict[str, np.ndarray] = {}
+    with torch.no_grad():
+        for part, calls in parts.items():
+            for i, call in enumerate(calls):
+                arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad))
+        for part, base in (("enc", "enc."), ("self", "")):
+            layers = streams.layer_records(part)
+            for i, r in enumerate(layers):
+                arrays[f"{base}L{i}.resid"] = conv(r["resid"][0])
+                if "h" in r:
+                    arrays[f"{base}L{i}.h"] = conv(r["h"][0])
+            if any("h" not in r for r in layers):
+                notices.append(f"{arch}: attnviz cannot read the stream after the self-attention sub-layer "
+                               "(L.h) of this layout")
+            arrays.update(_embeddings(streams.embeddings(part), layers[0]["stream"], base, conv,
+                                      T_enc if part == "enc" else T_dec))
+        next_probs = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T_dec, V)
+        arrays["next_probs"] = next_probs.astype(dtype, copy=False)
+        arrays["prediction"] = arrays["next_probs"][-1]
+    full_meta = {
+        "kind": "encoder-decoder", "config": cfg.to_dict(), "scale": float(scales.pop()), "causal": True,
+        "n_layers": cfg.dec_layers, "n_enc_layers": cfg.n_layers, "n_heads": cfg.n_heads,
+        "n_kv_heads": int(parts["self"][0].key.shape[1]), "kv_group": cfg.n_heads // int(parts["self"][0].key.shape[1]),
+        "d_head": cfg.head_dim, "grid": None, "precision": np.dtype(dtype).name, **(meta or {}),
+        "source": "huggingface", "hf_architecture": arch, "hf_family": str(getattr(model.config, "model_type", "")),
+        "qkv_available": True, "prefix_tokens": 0, "position": position_kind(model.config),
+        "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
+    }
+    if any(k.endswith(".bias") for k in arrays):  # T5: probs = softmax(q kᵀ·scale + mask + bias)
+        full_meta["additive_bias"] = True
+    if notices:
+        full_meta["notice"] = "; ".join(dict.fromkeys(notices))
+    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays)
