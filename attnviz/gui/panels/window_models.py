@@ -98,6 +98,9 @@ class WindowModelsMixin:
         given on the command line; a reload of the same model keeps the text."""
         vision = res.loaded.config.kind == "vit"
         self.input_panel.set_mode("image" if vision else "text")
+        if not keep_text:  # another model: its target field starts empty (its own output)
+            self.input_panel.set_target_visible(False)
+        self.input_panel.set_target_visible(res.loaded.config.kind == "encoder-decoder")
         first_text, first_image = self._first.pop("text", None), self._first.pop("image", None)
         if vision:
             self.input_panel.image.set_samples(res.samples)
