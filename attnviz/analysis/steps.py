@@ -2,9 +2,12 @@
 
 For one query position i of one head (the six steps of "The Illustrated Transformer"):
 
-1. q_i = x_i W_Q + b_Q,  k_j = x_j W_K + b_K,  v_j = x_j W_V + b_V
+1. q_i = x_i W_Q + b_Q,  k_j = x_j W_K + b_K,  v_j = x_j W_V + b_V; rotary models then turn q_i and
+   k_j by their positions (:mod:`attnviz.analysis.rotary`), after a per-head norm where the model has one
 2. score_j = q_i · k_j
-3. scaled_j = score_j · scale (1/√d_head by default), then the mask row is added (0 or −inf)
+3. scaled_j = score_j · scale (1/√d_head by default; the model's own, e.g. Gemma 2's
+   query_pre_attn_scalar^-½), soft-capped where the model caps (c·tanh(scaled/c)), then an additive bias
+   (relative / ALiBi, when the trace has one) and the mask row (0 or −inf: causal, padding, sliding window)
 4. w = softmax(masked)
 5. weighted_j = w_j · v_j
 6. z_i = Σ_j weighted_j
@@ -21,6 +24,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
+from attnviz.analysis.rotary import rotary_parts
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
@@ -62,6 +66,39 @@ def softmax(masked: np.ndarray) -> np.ndarray:
 
 def _f64(trace, key: str) -> np.ndarray:
     return np.asarray(trace[key], dtype=np.float64)
+
+
+_NEEDS = ("x", "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "z", "probs")
+
+
+def _require(trace, prefix: str) -> None:
+    """One line for the user when the trace lacks what the steps are made of (a model that gives
+    probabilities only, or a layer kept as probabilities only)."""
+    absent = [n for n in _NEEDS if prefix + n not in trace]
+    if absent:
+        why = trace.meta.get("missing") or []
+        raise InputError(f"the trace has no {', '.join(absent[:4])}{'…' if len(absent) > 4 else ''} for "
+                         f"{prefix.rstrip('.')}: the steps need the model's queries, keys and values"
+                         + (f" (not captured: {'; '.join(why)})" if why else ""))
+
+
+def _query_heads_sharing(trace, kv_head: int) -> list[int]:
+    group = int(trace.meta.get("kv_group", 1))
+    return list(range(kv_head * group, (kv_head + 1) * group))
+
+
+def _cap(scaled: np.ndarray, cap: float | None) -> np.ndarray:
+    return scaled if not cap else cap * np.tanh(scaled / cap)
+
+
+def _bias(trace, prefix: str, head: int | None) -> np.ndarray | None:
+    """The additive bias (heads or 1, Tq, Tk) of a block, one head's (Tq, Tk) or all (H, Tq, Tk)."""
+    if prefix + "bias" not in trace:
+        return None
+    b = _f64(trace, prefix + "bias")
+    if head is None:
+        return np.broadcast_to(b, (trace.n_heads, *b.shape[-2:]))
+    return b[head if b.shape[0] > 1 else 0]
 
 
 def _check(trace, part: str, layer: int, head: int | None = None) -> str:
@@ -135,6 +172,23 @@ class SixSteps:
     weights_trace: np.ndarray  # (Tk,)
     max_error: float  # max |z_i - z_trace|
     max_weight_error: float  # max |weights - weights_trace|
+    # what modern attention adds (None / empty where the model has no such part)
+    kv_group: int = 1  # query heads per key/value head
+    heads_sharing_kv: list = None  # the query heads that read this kv head (GQA), this one included
+    q_proj_i: np.ndarray | None = None  # (dh,) x_i W_Q + b_Q before a per-head norm and the rotation
+    q_pre_rope_i: np.ndarray | None = None  # (dh,) entering the rotation
+    k_pre_rope: np.ndarray | None = None  # (Tk, dh)
+    rope_cos_i: np.ndarray | None = None  # (d_rot,) the table row of position i
+    rope_sin_i: np.ndarray | None = None
+    rotary_dims: int = 0
+    distance: np.ndarray | None = None  # (Tk,) j − i
+    scores_by_distance: np.ndarray | None = None  # (Tk,) from unrotated q, k and the distance's table row
+    rotary_error: float | None = None  # max |scores_by_distance − scores|
+    qk_norm: bool = False  # q/k pre-rotation came from the trace (the model's per-head norm), not recomputed
+    softcap: float | None = None
+    capped: np.ndarray | None = None  # (Tk,) softcap·tanh(scaled / softcap)
+    bias: np.ndarray | None = None  # (Tk,) additive bias row (relative / ALiBi)
+    sliding_window: int | None = None
 
     def to_json(self) -> dict:
         """Plain-Python dict (lists, floats, strings; −inf as "-inf") for ``json.dumps``."""
@@ -155,10 +209,12 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     SixSteps with every intermediate and the error against the traced z.
     """
     prefix = _check(trace, part, layer, head)
+    _require(trace, prefix)
     x = _f64(trace, prefix + "x")  # (Tq, D)
     if not 0 <= query < x.shape[0]:
         raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
-    kv_head = head // int(trace.meta.get("kv_group", 1))
+    group = int(trace.meta.get("kv_group", 1))
+    kv_head = head // group
     W_Q, b_Q = _head_slice(trace, prefix, "q", head)
     W_K, b_K = _head_slice(trace, prefix, "k", kv_head)
     W_V, b_V = _head_slice(trace, prefix, "v", kv_head)
@@ -169,11 +225,34 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
         k, v, source = x_kv @ W_K + b_K, x_kv @ W_V + b_V, "recomputed"  # (Tk, dh)
     else:
         k, v, source = _f64(trace, prefix + "k")[kv_head], _f64(trace, prefix + "v")[kv_head], "trace"
+    extra = {"kv_group": group, "heads_sharing_kv": _query_heads_sharing(trace, kv_head)}
+    qk_norm = bool(trace.meta.get("qk_norm")) and prefix + "q_pre_rope" in trace
+    q_pre, k_pre = q_i, k
+    if qk_norm:  # the model's per-head norm sits between projection and rotation: its output from the trace
+        q_pre, k_pre = _f64(trace, prefix + "q_pre_rope")[head, query], _f64(trace, prefix + "k_pre_rope")[kv_head]
+    rot = rotary_parts(trace, prefix, q_pre, k_pre, query)
+    if rot is not None:
+        extra.update(q_proj_i=q_i, q_pre_rope_i=q_pre, k_pre_rope=k_pre, rope_cos_i=rot.cos_i, rope_sin_i=rot.sin_i,
+                     rotary_dims=rot.dims, distance=rot.distance, qk_norm=qk_norm)
+        q_i, k = rot.q_rot, rot.k_rot
     scores = k @ q_i  # (Tk,)
-    scale = float(trace.meta["scale"])
+    if rot is not None:
+        extra.update(scores_by_distance=rot.by_distance,
+                     rotary_error=float(np.max(np.abs(rot.by_distance - scores))))
+    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
     scaled = scores * scale
+    cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
+    capped = _cap(scaled, cap)
+    if cap:
+        extra.update(softcap=cap, capped=capped)
     mask = _f64(trace, prefix + "mask")[query]
-    masked = scaled + mask
+    bias = _bias(trace, prefix, head)
+    masked = capped + mask if bias is None else capped + bias[query] + mask
+    if bias is not None:
+        extra["bias"] = bias[query]
+    windows = trace.meta.get("sliding_window")
+    if isinstance(windows, list) and part == "self" and layer < len(windows):
+        extra["sliding_window"] = windows[layer]
     weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
@@ -188,7 +267,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
         q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,
         weights=weights, weighted=weighted, z_i=z_i, z_trace=z_trace, weights_trace=w_trace,
         max_error=float(np.max(np.abs(z_i - z_trace))),
-        max_weight_error=float(np.max(np.abs(weights - w_trace))),
+        max_weight_error=float(np.max(np.abs(weights - w_trace))), **extra,
     )
 
 
@@ -216,6 +295,13 @@ class MatrixForm:
     out: np.ndarray  # (Tq, D) concat · W_O + b_O
     out_trace: np.ndarray  # (Tq, D)
     max_error: float  # max |out - out_trace|
+    kv_group: int = 1
+    Q_pre: np.ndarray | None = None  # (H, Tq, dh) before the rotation (rotary models; Q is after it)
+    K_pre: np.ndarray | None = None  # (H, Tk, dh)
+    rotary_dims: int = 0
+    softcap: float | None = None
+    capped: np.ndarray | None = None  # (H, Tq, Tk) softcap·tanh(scaled / softcap)
+    bias: np.ndarray | None = None  # (H, Tq, Tk) additive bias (relative / ALiBi)
 
     def to_json(self) -> dict:
         return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)}
@@ -224,6 +310,7 @@ class MatrixForm:
 def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
     """Recompute a whole attention layer as matrix products: Q = X W_Q + b_Q, …, out = concat(Z) W_O + b_O."""
     prefix = _check(trace, part, layer)
+    _require(trace, prefix)
     H, dh = trace.n_heads, int(trace.meta["d_head"])
     group = int(trace.meta.get("kv_group", 1))
     X = _f64(trace, prefix + "x")
@@ -240,13 +327,29 @@ def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
         source = "recomputed"
     else:
         K, V, source = _f64(trace, prefix + "k"), _f64(trace, prefix + "v"), "trace"
+    extra = {"kv_group": group}
+    if prefix + "rope_cos" in trace:
+        from attnviz.analysis.rotary import rotate
+
+        if trace.meta.get("qk_norm"):  # the model's per-head norm output, from the trace
+            Q, K = _f64(trace, prefix + "q_pre_rope"), _f64(trace, prefix + "k_pre_rope")
+        cos, sin = _f64(trace, prefix + "rope_cos"), _f64(trace, prefix + "rope_sin")
+        extra.update(Q_pre=Q, K_pre=np.repeat(K, group, axis=0), rotary_dims=cos.shape[-1])
+        Q, K = rotate(Q, cos[:Tq], sin[:Tq]), rotate(K, cos[:K.shape[1]], sin[:K.shape[1]])
     K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
     V = np.repeat(V, group, axis=0)
-    scale = float(trace.meta["scale"])
+    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
     QK = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk)
     scaled = QK * scale
+    cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
+    capped = _cap(scaled, cap)
+    if cap:
+        extra.update(softcap=cap, capped=capped)
     mask = _f64(trace, prefix + "mask")
-    masked = scaled + mask[None]
+    bias = _bias(trace, prefix, None)
+    masked = capped + mask[None] if bias is None else capped + bias + mask[None]
+    if bias is not None:
+        extra["bias"] = bias
     P = softmax(masked)
     Z = P @ V  # (H, Tq, dh)
     # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
@@ -259,5 +362,5 @@ def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
     return MatrixForm(
         part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q, K=K, V=V, QK=QK, scaled=scaled,
         mask=mask, masked=masked, P=P, Z=Z, concat=concat, W_O=W_O, b_O=b_O, out=out, out_trace=out_trace,
-        max_error=float(np.max(np.abs(out - out_trace))),
+        max_error=float(np.max(np.abs(out - out_trace))), **extra,
     )

@@ -9,15 +9,14 @@ import torch
 from torch import nn
 
 from attnviz.capture.finite import add_nonfinite_notice
-from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.models.attention import Attention
 from attnviz.models.registry import attention_layers
 
 __all__ = ["capture", "recording", "LARGE_T"]
 
-# Above this many tokens the trace keeps float16 arrays and recomputes logits from q·kᵀ on demand,
-# so L=12, H=12, T=1024 stays well under half a gigabyte.
-LARGE_T = 512
+# LARGE_T (capture/trace.py): above it the trace keeps float16 arrays and recomputes logits from q·kᵀ on
+# demand, so L=12, H=12, T=1024 stays well under half a gigabyte.
 
 
 @contextmanager

@@ -23,9 +23,12 @@ import numpy as np
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
 
-__all__ = ["Trace", "layer_prefix"]
+__all__ = ["Trace", "layer_prefix", "LARGE_T"]
 
 FORMAT_VERSION = 1
+# Above this many tokens a trace keeps float16 arrays and recomputes logits from q·kᵀ on demand (and its
+# file leaves them out); at or below it a saved trace holds every layer's logits and out.
+LARGE_T = 512
 
 
 def layer_prefix(layer: int, part: str = "self") -> str:
@@ -58,6 +61,8 @@ class Trace:
         if key in self.arrays or key in self.deferred:
             return True
         stem, _, leaf = key.rpartition(".")
+        if leaf == "out" and f"{stem}.W_o" not in self.arrays:
+            return False
         return leaf in self._DERIVED and f"{stem}.{self._DERIVED[leaf]}" in self.arrays
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -71,7 +76,7 @@ class Trace:
         stem, _, leaf = key.rpartition(".")
         if leaf == "logits" and f"{stem}.q" in self.arrays:
             return self._logits_from_qk(stem + ".")
-        if leaf == "out" and f"{stem}.z" in self.arrays:
+        if leaf == "out" and f"{stem}.z" in self.arrays and f"{stem}.W_o" in self.arrays:
             return self._out_from_z(stem + ".")
         raise KeyError(f"trace has no array {key!r}")
 
@@ -96,11 +101,31 @@ class Trace:
             return pending.row(i)
         return self[key][i]
 
+    def _layer_fact(self, key: str, prefix: str):
+        """A meta fact given once, or per layer as a list (Hugging Face models: scale, soft-cap)."""
+        value = self.meta.get(key)
+        if isinstance(value, list):
+            stem = prefix[1:].split(".")[0] if prefix.startswith("L") else ""
+            return value[int(stem)] if stem.isdigit() and int(stem) < len(value) else value[0]
+        return value
+
+    def attention_scale(self, prefix: str = "L0.") -> float:
+        """The factor on q·kᵀ of the block at ``prefix`` (per layer when ``meta["layer_scales"]`` says so)."""
+        scales = self.meta.get("layer_scales")
+        return float(self._layer_fact("layer_scales", prefix) if scales else self.meta["scale"])
+
+    def softcap(self, prefix: str = "L0.") -> float | None:
+        """Gemma 2's soft-cap c of the block at ``prefix``: logits = c·tanh(q·kᵀ·scale / c); None without."""
+        cap = self._layer_fact("softcap", prefix)
+        return float(cap) if cap else None
+
     def _logits_from_qk(self, prefix: str) -> np.ndarray:
         q = self.arrays[prefix + "q"].astype(np.float32)  # (H, Tq, dh)
         k = self.arrays[prefix + "k"].astype(np.float32)  # (H_kv, Tk, dh)
         k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)  # (H, Tk, dh)
-        return (q @ k.transpose(0, 2, 1)) * np.float32(self.meta["scale"])
+        logits = (q @ k.transpose(0, 2, 1)) * np.float32(self.attention_scale(prefix))
+        cap = self.softcap(prefix)
+        return logits if cap is None else np.float32(cap) * np.tanh(logits / np.float32(cap))
 
     def _out_from_z(self, prefix: str) -> np.ndarray:
         z = self.arrays[prefix + "z"].astype(np.float32)  # (H, T, dh)
@@ -203,6 +228,16 @@ class Trace:
     def save(self, path: str | os.PathLike) -> None:
         """Write an .npz (atomically: a temporary name renamed into place)."""
         payload = {key: self[key] for key in self.keys()}  # deferred arrays are computed for the file
+        if len(self.tokens) <= LARGE_T:  # derived arrays kept in memory only on demand go into the file
+            for key in list(payload):
+                stem, _, leaf = key.rpartition(".")
+                for derived, source in self._DERIVED.items():
+                    name = f"{stem}.{derived}"
+                    if leaf == source and name not in payload and name in self:
+                        try:
+                            payload[name] = self[name]
+                        except KeyError:  # out needs W_o, which a partial trace may lack
+                            pass
         payload["tokens"] = np.array(self.tokens, dtype=str)
         payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
 

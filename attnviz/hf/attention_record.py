@@ -20,9 +20,9 @@ function, in call order. Each holds (batch dimension kept, tensors detached unle
 - ``x``: the attention module's input ``hidden_states`` (B, Tq, D), read by a forward pre-hook;
   ``x_kv``: the ``key_value_states`` / ``encoder_hidden_states`` it was given (cross-attention), or None;
 - ``rope``: ``(cos, sin)`` the module received as ``position_embeddings`` (rotary models), or None;
-- ``proj``: ``{child name: (input, output)}`` of the module's direct ``nn.Linear`` / Conv1D children
-  (``q_proj``, ``k_proj``, ``v_proj``, ``o_proj``, GPT-2's fused ``c_attn`` …): the queries and keys
-  *before* rotation are the q/k projections' outputs;
+- ``proj``: ``{child name: (input, output)}`` of the module's direct children whose output is a tensor
+  (``q_proj``, ``k_proj``, ``v_proj``, ``o_proj``, GPT-2's fused ``c_attn``, Qwen 3's ``q_norm`` …): the
+  queries and keys *before* rotation are the q/k projections' (or per-head norms') outputs;
 - ``query`` (B, H, Tq, dh) after rotation, ``key`` and ``value`` (B, H_kv, Tk, dh) as the model stores
   them (grouped-query attention: before ``repeat_kv``; query head h reads key/value head h // (H/H_kv));
 - ``mask``: the additive mask as passed (B|1, 1|H, Tq, Tk), or None; a relative position bias that a
@@ -220,7 +220,7 @@ class AttentionRecorder:
         self._handles.append(module.register_forward_pre_hook(self._enter_module, with_kwargs=True))
         self._handles.append(module.register_forward_hook(self._leave_module))
         for child_name, child in module.named_children():
-            if isinstance(child, nn.Linear) or type(child).__name__ == "Conv1D":
+            if not isinstance(child, (nn.Dropout, nn.ModuleList, nn.ModuleDict)):
                 self._handles.append(child.register_forward_hook(self._projection(module, child_name)))
 
     def _wanted(self, name: str) -> bool:
@@ -250,7 +250,8 @@ class AttentionRecorder:
         def hook(child, args, out):
             call = self._pending.get(id(module))
             if call is not None and call.kept and isinstance(out, torch.Tensor):
-                call.proj[child_name] = (args[0].detach(), out.detach())
+                arg = args[0] if args and isinstance(args[0], torch.Tensor) else None
+                call.proj[child_name] = (arg.detach() if arg is not None else None, out.detach())
         return hook
 
     def _attention(self, module, query, key, value, mask, z, probs, args, kwargs) -> None:

@@ -12,7 +12,7 @@ from attnviz.errors import ModelLoadError
 from attnviz.hf.families import Family, family_of
 from attnviz.models.config import ModelConfig
 
-__all__ = ["head_of", "kind_of", "positions_of", "describe_model"]
+__all__ = ["head_of", "kind_of", "positions_of", "position_kind", "describe_model", "trace_description"]
 
 # architecture name endings → attnviz head names (what ``prediction`` holds)
 _HEADS = (("ForMaskedLM", "mlm"), ("LMHeadModel", "lm"), ("ForCausalLM", "lm"),
@@ -42,6 +42,76 @@ def positions_of(hf_config, family: Family | None = None) -> int:
     if n and family is not None and family.pos_after_pad:
         n -= int(getattr(hf_config, "pad_token_id", 1) or 0) + 1  # RoBERTa counts positions from pad_id + 1
     return int(n)
+
+
+_RELATIVE = ("t5", "mt5", "umt5", "longt5", "switch_transformers", "deberta", "deberta-v2")
+_SINUSOIDAL = ("marian", "pegasus", "fsmt", "speech_to_text")
+_ALIBI = ("bloom", "mpt")
+
+
+def position_kind(hf_config) -> str:
+    """How the model tells positions apart: "learned", "sinusoidal", "rotary", "relative" (a learned bias
+    per distance added to the scores), "alibi" (a fixed linear bias per distance), or "none"."""
+    model_type = str(getattr(hf_config, "model_type", "") or "").lower()
+    attn_config = getattr(hf_config, "attn_config", None)
+    if model_type in _ALIBI or getattr(hf_config, "alibi", False) or getattr(attn_config, "alibi", False):
+        return "alibi"
+    if model_type in _RELATIVE or str(getattr(hf_config, "position_embedding_type", "")).startswith("relative"):
+        return "relative"
+    if getattr(hf_config, "rope_parameters", None) or getattr(hf_config, "rotary_dim", None) \
+            or getattr(hf_config, "rope_theta", None):
+        return "rotary"
+    if model_type in _SINUSOIDAL or getattr(hf_config, "sinusoidal_pos_embds", False):
+        return "sinusoidal"
+    if getattr(hf_config, "max_position_embeddings", None) or getattr(hf_config, "n_positions", None) \
+            or getattr(hf_config, "image_size", None):
+        return "learned"
+    return "none"
+
+
+def _one_or_list(values: list):
+    """A value the layers share, or the list per layer when they differ."""
+    return values[0] if len(set(values)) == 1 else values
+
+
+def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list, generic: bool) -> dict:
+    """The trace meta that describes attention as the run computed it (heads, scale, soft-cap, windows,
+    positions, what is missing). ``facts``: one :class:`attnviz.hf.layer_arrays.LayerFacts` per layer
+    (None for a layer kept as probabilities only)."""
+    H = int(probs_list[0].shape[1])
+    known = [f for f in facts if f is not None]
+    kv = known[0].n_kv_heads if known else int(getattr(hf_config, "num_key_value_heads", None) or H)
+    first = known[0] if known else None
+    per_layer = [f or first for f in facts]  # a layer kept as probabilities only: described as the first
+    scales = [f.scale for f in per_layer if f is not None] or [cfg.head_dim ** -0.5]
+    out = {"n_heads": H, "n_kv_heads": kv, "kv_group": H // kv if kv else 1, "scale": float(scales[0]),
+           "position": position_kind(hf_config), "qkv_available": bool(known) and not known[0].missing}
+    if len(set(scales)) > 1:  # GPT-2 with scale_attn_by_inverse_layer_idx
+        out["layer_scales"] = [float(s) for s in scales]
+    caps = [f.softcap for f in per_layer if f is not None]
+    out["softcap"] = _one_or_list(caps) if caps else None
+    windows = [f.sliding_window for f in per_layer if f is not None]
+    out["sliding_window"] = windows if any(windows) else None
+    if any(f.rotary_dims for f in known):
+        out["position"] = "rotary"
+        rope = getattr(hf_config, "rope_parameters", None) or {}
+        out["rotary"] = {"dims": max(f.rotary_dims for f in known), "d_head": cfg.head_dim,
+                         "theta": rope.get("rope_theta") if isinstance(rope, dict) else None,
+                         "convention": "rotate_half: dimension d pairs with d + d_rot/2"}
+    if any(f.qk_norm for f in known):
+        out["qk_norm"] = True
+    if any(f.bias for f in known):
+        out["additive_bias"] = True
+    missing = list(dict.fromkeys(m for f in known for m in f.missing))
+    if not generic:
+        missing = ["x, q, k, v, z, W_O (attention computed inside the model, not through the attention interface)"]
+    elif len(known) < len(facts):
+        missing.append(f"x, q, k, v, z of layers {', '.join(str(i) for i, f in enumerate(facts) if f is None)} "
+                       "(kept as probabilities only)")
+    if missing:
+        out["missing"] = missing
+        out["missing_line"] = "not captured: " + "; ".join(missing)
+    return out
 
 
 def _size(value) -> int:
@@ -76,13 +146,12 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
     act = str(getattr(hf_config, "hidden_act", None) or getattr(hf_config, "activation_function", None)
               or getattr(hf_config, "activation", "gelu"))
     head = head_of(architecture)
-    rotary = getattr(hf_config, "rope_theta", None) or getattr(hf_config, "rope_parameters", None)
     fields = dict(
         kind=kind, n_layers=n_layers, n_heads=n_heads, d_model=d_model, d_head=d_head,
         n_kv_heads=int(getattr(hf_config, "num_key_value_heads", None) or n_heads),
         mlp_ratio=float(inner) / d_model, activation="relu" if act == "relu" else "gelu",
         norm=family.norm if family is not None else "pre",
-        pos="none" if rotary else "learned",
+        pos=position_kind(hf_config),
         attn_bias=True, head="classify" if head == "none" else head,
         n_classes=int(getattr(hf_config, "num_labels", 2) or 2),
     )

@@ -1,9 +1,11 @@
-"""Where each supported Hugging Face family keeps its attention parts (module paths, no torch import).
+"""What the generic capture cannot find by itself in a few Hugging Face families (no torch import).
 
-A path is dotted and relative: ``layers`` to the base model (``model.base_model``, e.g. ``BertModel``),
-everything per layer to one block of ``layers``. ``*`` stands for every child of a ModuleList (ALBERT
-nests its shared layers in groups). Paths follow transformers 5; :func:`attnviz.hf.capture.capture_hf`
-checks that each one resolves before it trusts the family, and falls back to probabilities only.
+Attention itself is read generically (:mod:`attnviz.hf.attention_record`): every family that calls
+transformers' attention interface. What remains per family is what has no common name: the token and
+position embedding modules of the base model (``emb.token``, ``emb.pos``), the patch embedding and
+prefix tokens of vision models, and for post-LN models the module whose output is the residual stream
+after the attention sub-layer. Paths are dotted, relative to ``model.base_model`` (embeddings) or to
+one block (``h``); a path that does not resolve leaves that array out.
 """
 
 from __future__ import annotations
@@ -15,18 +17,14 @@ __all__ = ["Family", "FAMILIES", "family_of"]
 
 @dataclass(frozen=True)
 class Family:
-    """How to read one family's attention with forward hooks.
+    """Per-family facts the generic capture needs.
 
     Attributes
     ----------
     name : shown to the user ("BERT").
     kind : attnviz model kind: "encoder", "decoder" or "vit".
-    norm : "post" (LayerNorm after the residual sum: BERT) or "pre" (GPT-2, ViT).
-    layers : path of the blocks, relative to the base model.
-    attn : module whose output is ``(…, probs)`` and whose ``attention_mask`` argument is the mask.
-    q, k, v : separate projections; ``qkv`` instead for a fused one (GPT-2's ``c_attn``: x W, W (D, 3D)).
-    o : output projection: its input is concat(z), its output is ``out``.
-    h : (path, "in" | "out"): where the residual stream after the attention sub-layer is read.
+    norm : "post" (LayerNorm after the residual sum: BERT) or "pre" (GPT-2, ViT, Llama).
+    h : post-LN only: (path in a block, "in" | "out") where the stream after attention is read.
     word, pos : token and position embedding modules (or, for ``pos``, a parameter) of the base model.
     patch : the patch-embedding convolution (vision).
     prefix : labels of the tokens a vision model puts before the patches.
@@ -35,52 +33,33 @@ class Family:
 
     name: str
     kind: str
-    norm: str
-    layers: str
-    attn: str
-    o: str
-    h: tuple[str, str]
-    q: str = ""
-    k: str = ""
-    v: str = ""
-    qkv: str = ""
+    norm: str = "pre"
+    h: tuple[str, str] | None = None
     word: str = ""
     pos: str = ""
     patch: str = ""
     prefix: tuple[str, ...] = ()
     pos_after_pad: bool = False
 
-    @property
-    def projections(self) -> tuple[str, ...]:
-        return (self.qkv,) if self.qkv else (self.q, self.k, self.v)
 
-
-_BERT = dict(kind="encoder", norm="post", layers="encoder.layer.*", attn="attention.self",
-             q="attention.self.query", k="attention.self.key", v="attention.self.value",
-             o="attention.output.dense", h=("attention", "out"),
-             word="embeddings.word_embeddings", pos="embeddings.position_embeddings")
-_VIT = dict(kind="vit", norm="pre", layers="layers.*", attn="attention", q="attention.q_proj",
-            k="attention.k_proj", v="attention.v_proj", o="attention.o_proj", h=("layernorm_after", "in"),
-            pos="embeddings.position_embeddings", patch="embeddings.patch_embeddings.projection")
+_BERT = dict(kind="encoder", norm="post", h=("attention", "out"), word="embeddings.word_embeddings",
+             pos="embeddings.position_embeddings")
+_VIT = dict(kind="vit", pos="embeddings.position_embeddings", patch="embeddings.patch_embeddings.projection")
 
 FAMILIES: dict[str, Family] = {
     "bert": Family("BERT", **_BERT),
     "roberta": Family("RoBERTa", **_BERT, pos_after_pad=True),
-    "distilbert": Family("DistilBERT", kind="encoder", norm="post", layers="transformer.layer.*", attn="attention",
-                         q="attention.q_lin", k="attention.k_lin", v="attention.v_lin", o="attention.out_lin",
-                         h=("sa_layer_norm", "out"), word="embeddings.word_embeddings",
-                         pos="embeddings.position_embeddings"),
-    "albert": Family("ALBERT", kind="encoder", norm="post", layers="encoder.albert_layer_groups.*.albert_layers.*",
-                     attn="attention", q="attention.query", k="attention.key", v="attention.value",
-                     o="attention.dense", h=("attention", "out"), word="embeddings.word_embeddings",
+    "distilbert": Family("DistilBERT", kind="encoder", norm="post", h=("sa_layer_norm", "out"),
+                         word="embeddings.word_embeddings", pos="embeddings.position_embeddings"),
+    "albert": Family("ALBERT", kind="encoder", norm="post", h=("attention", "out"), word="embeddings.word_embeddings",
                      pos="embeddings.position_embeddings"),
-    "gpt2": Family("GPT-2", kind="decoder", norm="pre", layers="h.*", attn="attn", qkv="attn.c_attn",
-                   o="attn.c_proj", h=("ln_2", "in"), word="wte", pos="wpe"),
+    "gpt2": Family("GPT-2", kind="decoder", word="wte", pos="wpe"),
+    "opt": Family("OPT", kind="decoder", word="decoder.embed_tokens", pos="decoder.embed_positions"),
     "vit": Family("ViT", **_VIT, prefix=("[CLS]",)),
     "deit": Family("DeiT", **_VIT, prefix=("[CLS]", "[DIST]")),
 }
 
 
 def family_of(model_type: str | None) -> Family | None:
-    """The family with full Q/K/V capture for a config's ``model_type``, or None (probabilities only)."""
+    """The per-family facts for a config's ``model_type``, or None (the generic capture alone)."""
     return FAMILIES.get(str(model_type or "").lower())

@@ -7,9 +7,12 @@ from dataclasses import asdict, dataclass, fields
 
 from attnviz.errors import ModelLoadError
 
-__all__ = ["ModelConfig", "KINDS"]
+__all__ = ["ModelConfig", "KINDS", "BUILT_POS", "DESCRIBED_POS"]
 
 KINDS = ("encoder", "decoder", "encoder-decoder", "vit")
+# position kinds attnviz builds, and those it only describes (Hugging Face models: build_model refuses them)
+BUILT_POS = ("learned", "sinusoidal", "none")
+DESCRIBED_POS = ("rotary", "relative", "alibi")
 _HEADS = ("classify", "token-classify", "mlm", "lm")
 
 
@@ -34,7 +37,7 @@ class ModelConfig:
     mlp_ratio: float = 4.0
     activation: str = "gelu"  # "gelu" | "relu"
     norm: str = "pre"  # "pre" (ViT, GPT-2) | "post" (original transformer: LN(x + MHSA(x)))
-    pos: str = "learned"  # "learned" | "sinusoidal" | "none"
+    pos: str = "learned"  # "learned" | "sinusoidal" | "none"; HF models also "rotary" | "relative" | "alibi"
     max_len: int = 128
     attn_bias: bool = True
     attn_scale: float = 0.0  # 0 means 1/sqrt(d_head)
@@ -97,7 +100,7 @@ class ModelConfig:
             bad(f"pool {self.pool!r} must be cls, mean or index")
         if self.norm not in ("pre", "post"):
             bad(f"norm {self.norm!r} must be pre or post")
-        if self.pos not in ("learned", "sinusoidal", "none"):
+        if self.pos not in BUILT_POS + DESCRIBED_POS:
             bad(f"pos {self.pos!r} must be learned, sinusoidal or none")
         if self.activation not in ("gelu", "relu"):
             bad(f"activation {self.activation!r} must be gelu or relu")

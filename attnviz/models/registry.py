@@ -10,9 +10,14 @@ __all__ = ["build_model", "attention_layers"]
 
 
 def build_model(cfg: ModelConfig) -> nn.Module:
+    from attnviz.errors import ModelLoadError
+    from attnviz.models.config import DESCRIBED_POS
     from attnviz.models.text import EncoderDecoder, TextDecoder, TextEncoder
     from attnviz.models.vision import VisionTransformer
 
+    if cfg.pos in DESCRIBED_POS:  # a Hugging Face model's description, not something attnviz can build
+        raise ModelLoadError(f"invalid model config: attnviz builds models with learned, sinusoidal or no "
+                             f"positions, not {cfg.pos!r}")
     cls = {"encoder": TextEncoder, "decoder": TextDecoder, "encoder-decoder": EncoderDecoder,
            "vit": VisionTransformer}[cfg.kind]
     return cls(cfg)

@@ -1,0 +1,100 @@
+"""One recorded attention call → the Trace arrays of its layer (``L{i}.*``), and what the layer could not give.
+
+Keys follow the Trace contract (README "The Trace"): ``x``, ``q`` (after rotation: what the scores are
+made of), ``k``/``v`` as stored (H_kv heads), ``mask`` (0 / −inf: causal, padding, sliding window),
+``bias`` (a finite additive bias inside the mask: relative position / ALiBi, only when nonzero),
+``probs``, ``z``, ``out``, ``W_*``/``b_*``, ``h``, ``resid``; for rotary models also ``q_pre_rope``,
+``k_pre_rope`` (entering the rotation) and ``rope_cos``/``rope_sin`` (T, d_rot) the model's own tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from attnviz.hf.attention_record import split_mask
+from attnviz.hf.projections import ProjectionReading
+
+__all__ = ["call_arrays", "LayerFacts"]
+
+
+class LayerFacts:
+    """The description of one layer that goes into the trace's meta."""
+
+    def __init__(self, call, reading: ProjectionReading | None):
+        self.scale = float(call.scaling or 0.0) * (reading.q_factor if reading is not None else 1.0)
+        self.softcap = call.softcap
+        self.sliding_window = call.sliding_window
+        self.n_kv_heads = int(call.key.shape[1]) if call.key is not None else None
+        self.rotary_dims = int(call.rope[0].shape[-1]) if call.rope is not None else 0
+        self.qk_norm = bool(reading and reading.qk_norm)
+        self.sinks = call.sinks is not None
+        self.missing = list(reading.missing) if reading is not None else []
+        self.bias = False
+
+
+def _heads_first(t: torch.Tensor) -> torch.Tensor:
+    return t.transpose(0, 1)  # (T, H, dh) → (H, T, dh)
+
+
+def _h_matches(block: dict, out: torch.Tensor | None) -> bool:
+    """A pre-LN block's R_mid is shown only if it is R + A (Llama, GPT-2, OPT, ViT …)."""
+    h, stream = block.get("h"), block.get("stream")
+    if h is None or stream is None or out is None or h.shape != stream.shape:
+        return False
+    want = stream[0].float() + out.float()
+    tol = 1e-4 * max(1.0, float(want.abs().max()))
+    return bool((h[0].float() - want).abs().max() <= tol)
+
+
+def _shared(masks: list, m: np.ndarray) -> np.ndarray:
+    """One array per distinct mask (every causal layer has the same one)."""
+    same = next((u for u in masks if u.shape == m.shape and np.array_equal(u, m)), None)
+    if same is None:
+        masks.append(m)
+        return m
+    return same
+
+
+def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, conv, keep_out: bool,
+                post_ln: bool, masks: list) -> tuple[dict, LayerFacts]:
+    """Arrays ``L{i}.*`` of one kept call (batch row 0) and its :class:`LayerFacts`.
+
+    ``conv`` converts each distinct live tensor once: the caller keeps ``call`` and ``reading`` alive until
+    every layer is converted; ``masks`` collects the distinct masks."""
+    p = f"L{i}."
+    facts = LayerFacts(call, reading)
+    q = call.query[0]
+    if reading.q_factor != 1.0:  # the constant went into the scale (see attnviz.hf.projections)
+        q = q / reading.q_factor
+    out = {p + "q": conv(q), p + "k": conv(call.key[0]), p + "v": conv(call.value[0]),
+           p + "probs": conv(call.probs[0]), p + "z": conv(_heads_first(call.z[0]))}
+    if call.x is not None:
+        out[p + "x"] = conv(call.x[0])
+    if call.x_kv is not None:
+        out[p + "x_kv"] = conv(call.x_kv[0])
+    Tq, Tk = call.probs.shape[-2:]
+    if call.mask is None:
+        out[p + "mask"] = _shared(masks, np.zeros((Tq, Tk), np.float32))
+    else:
+        blocked, bias = split_mask(call.mask)
+        blocked = torch.broadcast_to(blocked.reshape(-1, *blocked.shape[-2:])[0], (Tq, Tk))
+        out[p + "mask"] = _shared(masks, blocked.cpu().numpy().astype(np.float32))
+        if bool(bias.abs().max() > 0):
+            b = bias[0]  # (1 | H, Tq, Tk)
+            out[p + "bias"] = conv(b)
+            facts.bias = True
+    out.update({p + name: conv(w) for name, w in reading.weights.items()})
+    if reading.out is not None and keep_out:
+        out[p + "out"] = conv(reading.out)
+    if reading.q_pre_rope is not None:
+        out[p + "q_pre_rope"], out[p + "k_pre_rope"] = conv(reading.q_pre_rope), conv(reading.k_pre_rope)
+        out[p + "rope_cos"], out[p + "rope_sin"] = conv(call.rope[0][0], np.float32), conv(call.rope[1][0], np.float32)
+    if call.sinks is not None:
+        out[p + "sinks"] = conv(call.sinks, np.float32)
+    if block is not None:
+        if block.get("resid") is not None:
+            out[p + "resid"] = conv(block["resid"][0])
+        if block.get("h") is not None and (post_ln or _h_matches(block, reading.out)):
+            out[p + "h"] = conv(block["h"][0])
+    return out, facts

@@ -1,0 +1,181 @@
+"""Which weights made a recorded attention call's queries, keys, values and output (Qt-free).
+
+An :class:`~attnviz.hf.attention_record.AttentionCall` holds the attention module's children's outputs
+(``call.proj``) and the tensors the attention function received. This finds, by the names transformers
+gives them, the Q/K/V projections (separate, or fused in one matrix with a known column layout) and the
+output projection, and *checks* each reading against the call itself: the value projection must give
+the values the function received, the query projection (after the module's per-head norm and rotation,
+both read from the call) the queries, the output projection's input must be z. A reading that does not
+check out is dropped and named as missing, never shown.
+
+A model that multiplies q by a constant after the projection (OPT: ``q_proj(x) * scaling`` and then
+``scaling=1.0`` in the call) is read as q = x W_Q + b_Q with that constant in the scale: the same scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+__all__ = ["ProjectionReading", "read_projections", "rotate", "weight_xw", "is_linear"]
+
+_SEPARATE = {"q": ("q_proj", "query", "q_lin", "q", "Wq", "query_proj"),
+             "k": ("k_proj", "key", "k_lin", "k", "Wk", "key_proj"),
+             "v": ("v_proj", "value", "v_lin", "v", "Wv", "value_proj")}
+# fused projections: "blocks" = columns [q (H·dh) | k (H_kv·dh) | v (H_kv·dh)]; "per_head" = per head
+# [q_h | k_h | v_h] (GPT-NeoX's query_key_value)
+_FUSED = {"c_attn": "blocks", "qkv_proj": "blocks", "Wqkv": "blocks", "qkv": "blocks", "query_key_value": "per_head"}
+_OUT = ("o_proj", "out_proj", "dense", "c_proj", "out_lin", "o", "proj", "Wo")
+_NORMS = {"q": ("q_norm", "q_layernorm", "query_layernorm"), "k": ("k_norm", "k_layernorm", "key_layernorm")}
+
+
+@dataclass
+class ProjectionReading:
+    """What could be read from one call; every tensor is batch row 0. Weights in x W + b orientation."""
+
+    weights: dict = field(default_factory=dict)  # W_q, W_k, W_v (D, heads·dh), b_*, W_o (H·dh, D), b_o
+    q_proj: torch.Tensor | None = None  # (H, Tq, dh) x W_Q + b_Q
+    k_proj: torch.Tensor | None = None  # (H_kv, Tk, dh)
+    q_pre_rope: torch.Tensor | None = None  # (H, Tq, dh) entering the rotation (after a per-head norm)
+    k_pre_rope: torch.Tensor | None = None
+    q_factor: float = 1.0  # query = factor · rotate(q_pre_rope)
+    out: torch.Tensor | None = None  # (Tq, D) the output projection's result
+    qk_norm: bool = False
+    missing: list[str] = field(default_factory=list)
+
+
+def weight_xw(mod: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weight in ``x W + b`` orientation (fan_in, out) and bias (zeros when absent); nn.Linear stores Wᵀ,
+    GPT-2's Conv1D W."""
+    w = mod.weight.T if isinstance(mod, nn.Linear) else mod.weight
+    b = mod.bias if getattr(mod, "bias", None) is not None else torch.zeros(w.shape[1], dtype=w.dtype,
+                                                                            device=w.device)
+    return w.detach(), b.detach()
+
+
+def rotate(t: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotary embedding, transformers' ``rotate_half`` convention, on the first cos.shape[-1] dimensions.
+
+    t (heads, T, dh); cos, sin (T, d_rot)."""
+    d = cos.shape[-1]
+    rot, rest = t[..., :d], t[..., d:]
+    half = d // 2
+    turned = torch.cat((-rot[..., half:], rot[..., :half]), dim=-1)
+    return torch.cat((rot * cos + turned * sin, rest), dim=-1)
+
+
+def _heads(t: torch.Tensor, dh: int) -> torch.Tensor:
+    return t.reshape(t.shape[0], -1, dh).transpose(0, 1)  # (T, heads·dh) → (heads, T, dh)
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape:
+        return False
+    tol = 1e-4 * max(1.0, float(b.abs().max())) if b.numel() else 1e-4
+    return bool((a.float() - b.float()).abs().max() <= tol) if a.numel() else True
+
+
+def _columns(call, H: int, Hkv: int, dh: int):
+    """{"q"/"k"/"v": (module, column index tensor or None = all columns)} from the module's children."""
+    module = call.module
+    found = {}
+    for part, names in _SEPARATE.items():
+        name = next((n for n in names if n in call.proj and isinstance(getattr(module, n, None), nn.Module)), None)
+        if name is not None:
+            found[part] = (name, None)
+    if len(found) == 3:
+        return found
+    for name, layout in _FUSED.items():
+        if name not in call.proj:
+            continue
+        if layout == "blocks":
+            edges = [0, H * dh, (H + Hkv) * dh, (H + 2 * Hkv) * dh]
+            cols = {p: torch.arange(edges[i], edges[i + 1]) for i, p in enumerate("qkv")}
+        else:
+            if H != Hkv:
+                return {}
+            base = torch.arange(H)[:, None] * 3 * dh
+            cols = {p: (base + i * dh + torch.arange(dh)[None]).reshape(-1) for i, p in enumerate("qkv")}
+        return {p: (name, c) for p, c in cols.items()}
+    return {}
+
+
+def is_linear(mod) -> bool:
+    return isinstance(mod, nn.Linear) or type(mod).__name__ == "Conv1D"
+
+
+def _out_module(call):
+    """The output projection among the attention module's own children, with what it saw."""
+    for name in _OUT:
+        if name in call.proj and is_linear(getattr(call.module, name, None)):
+            return getattr(call.module, name), call.proj[name]
+    return None, None
+
+
+def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None) -> ProjectionReading:
+    """Read and check the projections of one call.
+
+    Parameters
+    ----------
+    call : a kept AttentionCall.
+    out_seen, out_module : (input, output) and module of an output projection outside the attention
+        module (BERT's ``attention.output.dense``), or None.
+    """
+    r = ProjectionReading()
+    q, k, v = call.query[0], call.key[0], call.value[0]
+    H, Hkv, dh = q.shape[0], k.shape[0], q.shape[-1]
+    cols = _columns(call, H, Hkv, dh)
+    if not cols:
+        r.missing.append("W_Q, W_K, W_V (projections not found)")
+    else:
+        outs = {}
+        for p, (name, idx) in cols.items():
+            W, b = weight_xw(getattr(call.module, name))
+            O = call.proj[name][1][0]  # (T, F)
+            if idx is not None:
+                W, b, O = W[:, idx], b[idx], O[:, idx]
+            r.weights[f"W_{p}"], r.weights[f"b_{p}"] = W, b
+            outs[p] = _heads(O, dh)
+        ok = _check_qkv(r, call, outs, q, k, v)
+        if not ok:
+            r.weights.clear()
+            r.q_proj = r.k_proj = r.q_pre_rope = r.k_pre_rope = None
+            r.missing.append("W_Q, W_K, W_V (the projections do not reproduce the queries/keys/values)")
+    module, seen = _out_module(call)
+    if module is None and out_module is not None:
+        module, seen = out_module, out_seen
+    z = call.z[0].reshape(call.z.shape[1], -1)  # (Tq, H·dh)
+    if module is None or seen is None or seen[0] is None or not _close(seen[0][0], z):
+        r.missing.append("W_O (output projection not found)")
+    else:
+        r.weights["W_o"], r.weights["b_o"] = weight_xw(module)
+        r.out = seen[1][0]
+    return r
+
+
+def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
+    if not _close(outs["v"], v):
+        return False
+    r.q_proj, r.k_proj = outs["q"], outs["k"]
+    pre = {}
+    for p, t in (("q", outs["q"]), ("k", outs["k"])):
+        norm = next((n for n in _NORMS[p] if n in call.proj), None)
+        if norm is not None:  # a per-head norm between projection and rotation (Qwen 3, Gemma 3, OLMo 2)
+            t = call.proj[norm][1][0]
+            t = t.transpose(0, 1) if t.dim() == 3 and t.shape[1] == outs[p].shape[0] else _heads(t, outs[p].shape[-1])
+            r.qk_norm = True
+        pre[p] = t
+    turned = {p: rotate(t, call.rope[0][0], call.rope[1][0]) if call.rope is not None else t for p, t in pre.items()}
+    if not _close(turned["k"], k):
+        return False
+    if not _close(turned["q"], q):  # a constant factor folded into q after the projection (OPT)
+        denom = float((turned["q"].double() ** 2).sum())
+        factor = float((turned["q"].double() * q.double()).sum()) / denom if denom else 0.0
+        if not factor or not _close(turned["q"] * factor, q):
+            return False
+        r.q_factor = factor
+    if call.rope is not None:
+        r.q_pre_rope, r.k_pre_rope = pre["q"], pre["k"]
+    return True
