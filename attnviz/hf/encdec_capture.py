@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from torch import nn
 
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.errors import ModelLoadError
-from attnviz.hf.attention_record import AttentionRecorder, _bind, split_mask
-from attnviz.hf.encdec_model import position_kind
+from attnviz.hf.attention_record import AttentionRecorder, _bind
+from attnviz.hf.describe import position_kind
 from attnviz.hf.encdec_streams import StreamRecorder
+from attnviz.hf.layer_arrays import call_arrays
+from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy
 
 __all__ = ["capture_encdec"]
@@ -37,63 +38,22 @@ class _BiasRecorder(AttentionRecorder):
         self.calls[-1].bias = bias.detach() if isinstance(bias, torch.Tensor) else None
 
 
-def _xw(mod: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
-    """nn.Linear weight in ``x W + b`` orientation, and its bias (zeros when it has none: T5)."""
-    w = mod.weight.T
-    b = mod.bias if mod.bias is not None else torch.zeros(w.shape[1], dtype=w.dtype, device=w.device)
-    return w, b
-
-
-def _projections(call) -> dict[str, nn.Module]:
-    """Which of the attention module's linear children made q, k, v and took concat(z): found by their
-    recorded values (exact equality), so no family's names are needed."""
-    H, Tq, dh = call.query.shape[1:]
-    merged = call.z.reshape(1, Tq, H * dh)
-    heads = {"q": call.query, "k": call.key, "v": call.value}
-    found = {}
-    for name, (inp, out) in call.proj.items():
-        child = getattr(call.module, name)
-        if not isinstance(child, nn.Linear):
-            continue
-        for role, want in heads.items():
-            if role not in found and out.shape[-1] == want.shape[1] * want.shape[-1] and torch.equal(
-                    out.reshape(*out.shape[:-1], want.shape[1], want.shape[-1]).transpose(1, 2), want):
-                found[role] = (child, out)
-                break
-        else:
-            if "o" not in found and inp.shape == merged.shape and torch.equal(inp, merged):
-                found["o"] = (child, out)
-    missing = [r for r in "qkvo" if r not in found]
-    if missing:
-        raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not find its {', '.join(missing)} "
-                             "projection; this version of transformers lays the model out differently")
-    return found
-
-
-def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_derived: bool, grad: bool) -> dict:
-    proj = _projections(call)
-    Tq, Tk = call.probs.shape[-2:]
-    out = {prefix + "x": conv(call.x[0]), prefix + "q": conv(call.query[0]), prefix + "k": conv(call.key[0]),
-           prefix + "v": conv(call.value[0]), prefix + "probs": conv(call.probs[0].detach()),
-           prefix + "z": conv(call.z[0].transpose(0, 1))}  # (Tq, H, dh) → (H, Tq, dh)
-    if call.cross and call.x_kv is not None:
-        out[prefix + "x_kv"] = conv(call.x_kv[0])
-    bias = None
-    if call.mask is not None:
-        blocked, finite = split_mask(call.mask)
-        out[prefix + "mask"] = conv.mask(blocked, Tq, Tk)
-        bias = finite if bool(finite.any()) else None
-    else:
-        out[prefix + "mask"] = conv.mask(None, Tq, Tk)
-    if call.bias is not None and bool(call.bias.any()):
-        bias = call.bias if bias is None else bias + call.bias
-    if bias is not None:  # (1|B, H|1, Tq, Tk) → (H, Tq, Tk)
-        out[prefix + "bias"] = conv(bias.float().expand(1, call.probs.shape[1], Tq, Tk)[0].contiguous())
-    if keep_derived:
-        out[prefix + "out"] = conv(proj["o"][1][0])
-    for role, (child, _) in proj.items():
-        w, b = _xw(child)
-        out[f"{prefix}W_{role}"], out[f"{prefix}b_{role}"] = conv(w), conv(b)
+def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: bool, masks: list) -> dict:
+    """The arrays of one call under ``prefix`` (``enc.L{i}.``, ``L{i}.``, ``L{i}.cross.``): the generic
+    capture's per-call arrays (:func:`attnviz.hf.layer_arrays.call_arrays`, keyed ``L0.``, renamed here),
+    plus T5's ``position_bias`` added to the bias."""
+    reading = read_projections(call, None, None)
+    if reading.missing:  # never shown half-read: these families are tested whole
+        raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not read {'; '.join(reading.missing)}; "
+                             "this version of transformers lays the model out differently")
+    arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks)
+    out = {prefix + k[len("L0."):]: v for k, v in arrays.items()}
+    if call.bias is not None and bool(call.bias.any()):  # (1, H, Tq, Tk)
+        bias = call.bias[0].float()
+        if prefix + "bias" in out:  # a finite bias inside the mask too
+            bias = bias + torch.as_tensor(out[prefix + "bias"], dtype=torch.float32)
+        # not through conv: it caches by storage address, and this temporary's storage is freed after it
+        out[prefix + "bias"] = bias.cpu().numpy().astype(conv.dtype)
     if grad:
         g = call.probs.grad
         out[prefix + "grad"] = conv(g[0]) if g is not None else np.zeros(out[prefix + "probs"].shape, conv.dtype)
@@ -156,10 +116,11 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                              "shows models with one softmax scale")
     notices = [meta.get("notice")] if meta and meta.get("notice") else []
     arrays: dict[str, np.ndarray] = {}
+    masks: list = []  # one array per distinct mask
     with torch.no_grad():
         for part, calls in parts.items():
             for i, call in enumerate(calls):
-                arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad))
+                arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks))
         for part, base in (("enc", "enc."), ("self", "")):
             layers = streams.layer_records(part)
             for i, r in enumerate(layers):

@@ -7,9 +7,10 @@ decoder). No transformers import here: any object with the config's attributes w
 from __future__ import annotations
 
 from attnviz.errors import ModelLoadError
+from attnviz.hf.describe import position_kind
 from attnviz.models.config import ModelConfig
 
-__all__ = ["is_encoder_decoder", "encdec_class", "describe_encdec", "position_kind", "encdec_positions"]
+__all__ = ["is_encoder_decoder", "encdec_class", "describe_encdec", "encdec_positions"]
 
 
 def is_encoder_decoder(hf_config) -> bool:
@@ -34,18 +35,6 @@ def encdec_class(tf, architecture: str, config):
         name = architecture or getattr(config, "model_type", "?")
         raise ModelLoadError(f"{name} is an encoder–decoder without a language-model head transformers knows: "
                              "attnviz needs one to show what the decoder writes") from None
-
-
-def position_kind(hf_config) -> str:
-    """How the model knows word order: "relative" (T5's learned per-head bias on the scores, by distance
-    bucket: an additive bias, kept as ``{prefix}bias``), "sinusoidal" (Marian, Pegasus) or "learned"
-    (BART, mBART); the names of :func:`attnviz.hf.describe.position_kind`."""
-    if getattr(hf_config, "relative_attention_num_buckets", None):
-        return "relative"
-    if getattr(hf_config, "model_type", "") in ("marian", "pegasus", "pegasus_x", "fsmt", "m2m_100", "nllb_moe",
-                                                "speech_to_text"):
-        return "sinusoidal"
-    return "learned"
 
 
 def encdec_positions(hf_config, tokenizer_limit: int | None = None) -> int:
@@ -88,7 +77,6 @@ def describe_encdec(hf_config, architecture: str, max_len: int | None = None) ->
         kind="encoder-decoder", vocab_size=vocab, tgt_vocab_size=_int(hf_config, "decoder_vocab_size", default=vocab),
         n_layers=enc_layers, n_dec_layers=dec_layers, n_heads=heads, d_model=d_model, d_head=d_head,
         mlp_ratio=float(ffn) / d_model, activation="relu" if act == "relu" else "gelu",
-        norm="pre" if pre_ln else "post", pos="none" if position_kind(hf_config) == "relative" else
-        ("sinusoidal" if position_kind(hf_config) == "sinusoidal" else "learned"),
+        norm="pre" if pre_ln else "post", pos=position_kind(hf_config),  # T5: "relative" (a bias on the scores)
         attn_bias=position_kind(hf_config) != "relative", head="lm",  # T5's projections have no bias
         max_len=int(max_len or encdec_positions(hf_config)))

@@ -162,3 +162,55 @@ def test_negative_controls(encdec_loaded):
     ref_bart, _, _ = _eager(bart, _trace(bart, TARGET))
     assert np.abs(other["L0.cross.probs"] - ref_bart["cross"][0][0].numpy()).max() > 1e-3
     assert np.abs(trace["L0.probs"] - probs["self"][0][0].numpy()).max() <= TOL
+
+
+def test_steps_and_matrix_form_recompute_every_part(family_run):
+    """The walkthrough's six steps and the matrix form, from the trace's x, weights, mask and bias, give
+    the model's z and attention output in every part (T5's relative position bias included)."""
+    from attnviz.analysis.steps import compute_matrix_form, compute_six_steps
+
+    _, _, trace, _ = family_run
+    for part in PARTS:
+        for layer in range(trace.layers_in(part)):
+            form = compute_matrix_form(trace, layer, part=part)
+            assert form.max_error <= TOL, (part, layer)
+            last = len(trace.query_tokens(part)) - 1
+            for head in range(trace.n_heads):
+                steps = compute_six_steps(trace, layer, head, last, part=part)
+                assert steps.max_error <= TOL and steps.max_weight_error <= TOL, (part, layer, head)
+                assert steps.kv_source == "recomputed"
+
+
+def test_residual_streams_and_embeddings(family_run):
+    """h is R + A (pre-LN) or LN(R + A) (post-LN) of the layer's own stream; resid of layer i enters
+    layer i + 1; the token and position embeddings are those of the model's tables."""
+    name, loaded, trace, _ = family_run
+    for base, n in (("enc.", trace.n_enc_layers), ("", trace.n_layers)):
+        for i in range(n):
+            assert f"{base}L{i}.h" in trace and f"{base}L{i}.resid" in trace
+        emb = trace[f"{base}emb.sum"]
+        x0 = trace[f"{base}L0.x"]
+        assert emb.shape == x0.shape
+    src_ids = loaded.tokenizer.encode(SOURCE).ids
+    table = loaded.model.get_input_embeddings().weight.detach().numpy()
+    scale = {"marian": 32 ** 0.5, "pegasus": 32 ** 0.5, "mbart": 32 ** 0.5}.get(name, 1.0)
+    assert np.abs(trace["enc.emb.token"] - table[src_ids] * scale).max() <= TOL
+    if name in ("t5",):  # relative positions: no table, no emb.pos
+        assert "enc.emb.pos" not in trace
+    else:
+        assert trace["enc.emb.pos"].shape == trace["enc.emb.token"].shape
+        assert np.allclose(trace["enc.emb.pos_table"][: len(src_ids)], trace["enc.emb.pos"], atol=TOL)
+
+
+def test_h_is_the_stream_after_the_self_attention_sublayer(family_run):
+    name, loaded, trace, _ = family_run
+    stacks = {"enc.": loaded.model.get_encoder(), "": loaded.model.get_decoder()}
+    for base, n in (("enc.", trace.n_enc_layers), ("", trace.n_layers)):
+        for i in range(n):
+            stream = trace[f"{base}emb.sum"] if i == 0 else trace[f"{base}L{i - 1}.resid"]
+            added = stream.astype(np.float64) + trace[f"{base}L{i}.out"]
+            if name in ("bart", "marian"):  # post-LN: h = LN(R + A)
+                ln = stacks[base].layers[i].self_attn_layer_norm
+                with torch.no_grad():
+                    added = ln(torch.tensor(added, dtype=torch.float32)).numpy()
+            assert np.abs(trace[f"{base}L{i}.h"] - added).max() <= 1e-4, (base, i)
