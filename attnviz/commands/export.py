@@ -48,7 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
                    help="self (default); cross: decoder→encoder attention; enc: encoder layers (encoder–decoders)")
     p.add_argument("--step", default=None,
-                   help="walkthrough step for --view steps: 1..6 or a name (project, score, scale, mask, softmax, "
+                   help="walkthrough step for --view steps: 1..6 or a name (project, rotate, score, scale, mask, softmax, "
                         "weight, sum)")
     p.add_argument("--all-heads", action="store_true", help="one figure per head of the layer (FILE-h0.png, …)")
     p.add_argument("--all-layers", action="store_true", help="one figure per layer (FILE-l0.png, …)")
@@ -130,7 +130,7 @@ def _validate(args) -> None:
             if name in ("index.md", "index.html") or name.startswith(tuple(f"{v}_" for v in FIGURES)):
                 raise AttnvizError(f"{args.image} is a file the lecture pack in {args.lecture_pack} rewrites: "
                                    "choose another folder")
-    names = ("project", "score", "scale", "mask", "softmax", "weight", "sum")
+    names = ("project", "rotate", "score", "scale", "mask", "softmax", "weight", "sum")
     if args.step is not None and args.step not in names and args.step not in "123456":
         raise AttnvizError(f"--step must be 1..6 or one of {', '.join(names)}")
 

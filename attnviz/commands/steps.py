@@ -47,37 +47,80 @@ def _num(x: float) -> str:
     return f"{x:10.4f}" if math.isfinite(x) else f"{x:>10}"
 
 
+def _kv_line(s) -> str:
+    shared = getattr(s, "heads_sharing_kv", None) or []
+    if len(shared) > 1:
+        return f"reads kv head {s.kv_head}, shared by query heads {', '.join(map(str, shared))}"
+    return f"reads kv head {s.kv_head}"
+
+
+def _rotary_lines(s) -> list[str]:
+    if s.rope_cos_i is None:
+        return []
+    lines = [f"        before rotation: q_i = {_vec(s.q_pre_rope_i)}"
+             + ("  (after the model's per-head norm of x_i W_Q + b_Q, from the trace)" if s.qk_norm else ""),
+             f"        rotary: position {s.query} turns each pair (d, d + {s.rotary_dims // 2}) of the first "
+             f"{s.rotary_dims} dimensions by its angle (cos, sin from the model's table)",
+             f"        cos_i = {_vec(s.rope_cos_i)}", f"        sin_i = {_vec(s.rope_sin_i)}",
+             f"        after rotation:  q_i = {_vec(s.q_i)}",
+             "        keys before rotation, then after (each turned by its own position j):"]
+    for j, tok in enumerate(s.key_tokens):
+        lines.append(f"  {j:>3}  {tok} k = {_vec(s.k_pre_rope[j])} → {_vec(s.k[j])}")
+    return lines
+
+
 def format_steps(s, model_name: str) -> str:
     """The six steps as a readable text table (what ``attnviz steps`` prints without --json)."""
     d_model, d_head = s.W_Q.shape
     width = max([8, *(len(t) for t in s.key_tokens)])
+    rotary = s.rope_cos_i is not None
+    facts = [f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}"]
+    if s.softcap:
+        facts.append(f"soft-cap = {s.softcap:g}")
+    if s.sliding_window:
+        facts.append(f"sliding window = {s.sliding_window} tokens")
+    if s.kv_group > 1:
+        facts.append(f"grouped-query attention: {s.kv_group} query heads per key/value head")
     lines = [
-        f"{model_name} · {_PART_NAMES[s.part]} · layer {s.layer} · head {s.head} (reads kv head {s.kv_head}) · "
+        f"{model_name} · {_PART_NAMES[s.part]} · layer {s.layer} · head {s.head} ({_kv_line(s)}) · "
         f"query {s.query} {s.query_token!r}",
-        f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}",
+        ", ".join(facts),
         "",
         f"x_i (input row {s.query}) = {_vec(s.x_i)}",
         "",
-        f"step 1  q_i = x_i W_Q + b_Q = {_vec(s.q_i)}",
+        f"step 1  q_i = x_i W_Q + b_Q = {_vec(s.q_proj_i if rotary else s.q_i)}",
+        *_rotary_lines(s),
         "        k_j = x_j W_K + b_K,  v_j = x_j W_V + b_V"
         + ("  (taken from the trace: it does not hold the encoder output they come from)"
-           if s.kv_source == "trace" else ""),
+           if s.kv_source == "trace" else "") + ("  (k_j after rotation)" if rotary else ""),
     ]
     for j, tok in enumerate(s.key_tokens):
         lines.append(f"  {j:>3}  {tok:<{width}} k = {_vec(s.k[j])}   v = {_vec(s.v[j])}")
-    lines += [
-        "",
-        "step 2  score_j = q_i · k_j",
-        "step 3  scaled_j = score_j · scale, masked_j = scaled_j + mask_j",
-        "step 4  w = softmax(masked)",
-        "",
-        f"  {'j':>3}  {'key':<{width}} {'score':>10} {'scaled':>10} {'mask':>10} {'masked':>10} {'weight':>10}",
-    ]
+    cols = [("score", s.scores)]
+    if rotary:
+        cols += [("by distance", s.scores_by_distance)]
+    cols += [("scaled", s.scaled)]
+    if s.softcap:
+        cols += [("capped", s.capped)]
+    if s.bias is not None:
+        cols += [("bias", s.bias)]
+    cols += [("mask", s.mask), ("masked", s.masked), ("weight", s.weights)]
+    lines += ["", "step 2  score_j = q_i · k_j" + (" (both rotated)" if rotary else "")]
+    if rotary:
+        lines.append(f"        by distance: unrotated q_i · (unrotated k_j turned by the table row of j − i): the "
+                     f"same numbers (max |difference| {s.rotary_error:.2g}), so the score depends on the "
+                     "positions only through their distance")
+    step3 = "step 3  scaled_j = score_j · scale"
+    if s.softcap:
+        step3 += f", capped_j = {s.softcap:g}·tanh(scaled_j / {s.softcap:g})"
+    step3 += ", masked_j = " + ("capped_j" if s.softcap else "scaled_j") + (" + bias_j" if s.bias is not None else "") \
+        + " + mask_j" + (f" (−inf: causal or outside the {s.sliding_window}-token window)" if s.sliding_window else "")
+    lines += [step3, "step 4  w = softmax(masked)", "",
+              f"  {'j':>3}  {'key':<{width}}" + (f" {'j − i':>6}" if rotary else "")
+              + "".join(f" {name:>11}" for name, _ in cols)]
     for j, tok in enumerate(s.key_tokens):
-        lines.append(
-            f"  {j:>3}  {tok:<{width}} {_num(s.scores[j])} {_num(s.scaled[j])} {_num(s.mask[j])} "
-            f"{_num(s.masked[j])} {_num(s.weights[j])}"
-        )
+        lines.append(f"  {j:>3}  {tok:<{width}}" + (f" {int(s.distance[j]):>6}" if rotary else "")
+                     + "".join(f" {_num(float(vals[j])):>11}" for _, vals in cols))
     lines += ["", "step 5  weighted_j = w_j · v_j"]
     for j, tok in enumerate(s.key_tokens):
         lines.append(f"  {j:>3}  {tok:<{width}} {_vec(s.weighted[j])}")

@@ -29,10 +29,7 @@ from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
-__all__ = ["capture_hf", "eager_attention", "NO_QKV_NOTICE"]
-
-NO_QKV_NOTICE = ("{name}: attention probabilities only (it computes attention itself, not through transformers' "
-                 "attention interface): no queries, keys, values or walkthrough")
+__all__ = ["capture_hf", "eager_attention"]
 
 
 @contextmanager
@@ -78,11 +75,30 @@ def _probs_only(model, inputs: dict, arch: str):
     return getattr(out, "logits", None), list(getattr(out, "attentions", None) or [])
 
 
-def _square(probs_list, arch: str, T: int | None = None) -> None:
-    if not probs_list or any(p.dim() != 4 or p.shape[0] != 1 or p.shape[-1] != p.shape[-2] for p in probs_list) \
+def _square(probs_list, arch: str) -> None:
+    if not probs_list or any(p.dim() != 4 or p.shape[-1] != p.shape[-2] for p in probs_list) \
             or len({p.shape[-1] for p in probs_list}) != 1:
         raise ModelLoadError(f"{arch} returns no token-by-token attention maps attnviz can show "
                              "(its attention is not one square map per layer over the input's positions)")
+
+
+def _windowed(calls: list, arch: str) -> tuple[list, str | None]:
+    """The calls a trace can show, and what it leaves out. A model that attends inside windows (Swin: a
+    batch of windows per call, other head counts in later stages) is shown as its first stage's blocks,
+    each in its first window (batch row 0): one square map per layer over the same number of positions."""
+    if all(c.probs.shape[0] == 1 for c in calls) and len({c.probs.shape[1:] for c in calls}) == 1:
+        return calls, None
+    first = calls[0].probs.shape
+    shown = []
+    for c in calls:
+        if c.probs.shape[1:] != first[1:]:
+            break
+        shown.append(c)
+    side = int(round(first[-1] ** 0.5))
+    return shown, (f"{arch} attends inside windows of {side}×{side} patches ({first[0]} windows in its first "
+                   f"stage, shifted by half a window in every other block): shown are the {len(shown)} blocks of the "
+                   f"first stage, each inside its first window (positions r,c within the window); the other "
+                   f"windows and the {len(calls) - len(shown)} blocks of later stages are not shown")
 
 
 def _wanted(layers):
@@ -120,14 +136,16 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     conv, head, deferred = _Numpy(dtype), head_of(arch), {}
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad)
     generic = bool(recorder.modules)
-    calls, blocks, emb = [], None, {}
+    calls, blocks, emb, windows = [], None, {}, None
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None
             with recorder, BlockRecorder(model, recorder.modules, recorder.calls, post_h) as blocks, \
                     embedding_hooks(model, family, emb):
                 out = model(**inputs)
-            calls = recorder.calls
+            calls, windows = _windowed(recorder.calls, arch)
+            if windows:
+                notices.append(windows)
             logits, probs_list = getattr(out, "logits", None), [c.probs for c in calls]
         else:
             logits, probs_list = _probs_only(model, inputs, arch)
@@ -156,9 +174,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                                       masks=masks)
             arrays.update(layer)
             facts.append(fact)
-        if not generic:
+        if not generic:  # the description's missing line says what is not there
             arrays.update({f"L{i}.probs": conv(p[0]) for i, p in enumerate(probs_list)})
-            notices.append(NO_QKV_NOTICE.format(name=arch))
         elif calls and calls[0].kept:
             arrays.update(embedding_arrays(model, family, emb, blocks, conv, T_run))
         if grad:
@@ -172,7 +189,11 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             pred = pred.full() if isinstance(pred, DeferredPrediction) else pred
             arrays["prediction"] = pred.astype(dtype, copy=False)
     grid = list(cfg.grid) if cfg.kind == "vit" else None
-    if T_run != T:  # a family whose positions attnviz cannot name in advance
+    if generic and windows:  # positions inside one window
+        side = int(round(T_run ** 0.5))
+        tokens, grid = ([f"{r},{c}" for r in range(side) for c in range(side)] if side * side == T_run
+                        else [str(i) for i in range(T_run)]), None
+    elif T_run != T:  # a family whose positions attnviz cannot name in advance
         tokens, grid = [str(i) for i in range(T_run)], None
     n_prefix = len(family.prefix) if family is not None else (1 if grid else 0)
     described = trace_description(hf_cfg, cfg, facts, probs_list, generic)

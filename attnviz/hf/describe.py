@@ -104,7 +104,8 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
         out["additive_bias"] = True
     missing = list(dict.fromkeys(m for f in known for m in f.missing))
     if not generic:
-        missing = ["x, q, k, v, z, W_O (attention computed inside the model, not through the attention interface)"]
+        missing = ["x, q, k, v, z, W_O: attention probabilities only, the model computes attention itself, not "
+                   "through transformers' attention interface"]
     elif len(known) < len(facts):
         missing.append(f"x, q, k, v, z of layers {', '.join(str(i) for i, f in enumerate(facts) if f is None)} "
                        "(kept as probabilities only)")
@@ -135,9 +136,10 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
     family = family_of(getattr(hf_config, "model_type", None))
     kind = kind_of(hf_config, architecture, family)
     try:
-        n_heads = int(hf_config.num_attention_heads)
-        d_model = int(hf_config.hidden_size)
-        n_layers = int(hf_config.num_hidden_layers)
+        n_heads, d_model, n_layers = hf_config.num_attention_heads, hf_config.hidden_size, hf_config.num_hidden_layers
+        if isinstance(n_heads, (list, tuple)):  # stages with their own heads (Swin): the first stage is shown
+            n_heads, d_model, n_layers = n_heads[0], hf_config.embed_dim, hf_config.depths[0]
+        n_heads, d_model, n_layers = int(n_heads), int(d_model), int(n_layers)
     except (AttributeError, TypeError, ValueError):
         raise ModelLoadError(f"{architecture}: the config does not state its layers, heads and hidden size") from None
     d_head = int(getattr(hf_config, "head_dim", None) or d_model // max(n_heads, 1))
@@ -152,7 +154,7 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
         mlp_ratio=float(inner) / d_model, activation="relu" if act == "relu" else "gelu",
         norm=family.norm if family is not None else "pre",
         pos=position_kind(hf_config),
-        attn_bias=True, head="classify" if head == "none" else head,
+        attn_bias=bool(getattr(hf_config, "attention_bias", True)), head="classify" if head == "none" else head,
         n_classes=int(getattr(hf_config, "num_labels", 2) or 2),
     )
     if kind == "vit":

@@ -27,7 +27,7 @@ class HFFolder:
     doc: dict
     model_type: str
     architecture: str  # "" when config.json names none (a base model is then loaded)
-    family: Family | None  # None: a family without full Q/K/V capture (probabilities only)
+    family: Family | None  # None: no per-family facts (the generic capture alone)
     safetensors: Path | None = None
     pickle: Path | None = None
     other_weights: list[str] = field(default_factory=list)

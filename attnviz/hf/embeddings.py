@@ -74,6 +74,6 @@ def embedding_arrays(model, family, emb: dict, blocks, conv, T: int) -> dict:
         if isinstance(t, torch.Tensor) and t.dim() == 3 and t.shape[1] == T:
             out[f"emb.{name}"] = conv(t[0])
     first = blocks.calls[0] if blocks is not None and blocks.calls else None
-    if first is not None and first.get("stream") is not None:
+    if first is not None and first.get("stream") is not None and first["stream"].shape[1] == T:
         out["emb.sum"] = conv(first["stream"][0])  # the residual stream entering layer 0
     return out

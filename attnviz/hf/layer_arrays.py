@@ -92,6 +92,8 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
         out[p + "rope_cos"], out[p + "rope_sin"] = conv(call.rope[0][0], np.float32), conv(call.rope[1][0], np.float32)
     if call.sinks is not None:
         out[p + "sinks"] = conv(call.sinks, np.float32)
+    if block is not None and block.get("resid") is not None and block["resid"].shape[:2] != (1, Tq):
+        block = None  # the block's stream is not over these positions (Swin's windows)
     if block is not None:
         if block.get("resid") is not None:
             out[p + "resid"] = conv(block["resid"][0])

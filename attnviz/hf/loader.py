@@ -127,8 +127,9 @@ def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
     raise ModelLoadError(f"{folder.path} has config.json but no model.safetensors (the weights are missing)")
 
 
-def _check_memory(folder: HFFolder) -> None:
-    need = weights_numel(folder) * 4 * 1.2 + 256e6  # float32 weights, loader copies, activations
+def _check_memory(folder: HFFolder, config_numel: int = 0) -> None:
+    # float32 weights (as the file or, if larger, as the config builds them), loader copies, activations
+    need = max(weights_numel(folder), config_numel) * 4 * 1.2 + 256e6
     free = available_memory()
     if free is not None and need > free:
         raise ModelLoadError(f"{folder.path.name} needs about {need / 1e9:.1f} GB of memory but only "
@@ -151,9 +152,36 @@ def _model_class(tf, folder: HFFolder, config):
             raise ModelLoadError(f"unsupported architecture: no model for {folder.model_type!r}") from None
     if getattr(cls, "main_input_name", "input_ids") not in ("input_ids", "pixel_values"):
         raise ModelLoadError(f"{cls.__name__} takes {cls.main_input_name}: attnviz opens text and image models")
-    if "attentions" not in (getattr(cls, "_can_record_outputs", None) or {}):
-        raise ModelLoadError(f"unsupported architecture {cls.__name__}: it has no attention maps attnviz can read")
     return cls
+
+
+# recurrent / state-space models: their forward accepts output_attentions but they have no attention maps
+_NO_ATTENTION = ("mamba", "mamba2", "falcon_mamba", "rwkv", "xlstm")
+
+
+def _skeleton(cls, config, name: str):
+    """(parameter count, whether it has attention) from the model built on the meta device: nothing is
+    allocated, so a model too large for the machine or without attention is refused before its weights."""
+    import inspect
+
+    import torch
+
+    from attnviz.hf.attention_record import is_attention_module
+
+    try:
+        with torch.device("meta"):
+            skeleton = cls(config)
+    except Exception as exc:  # third-party construction: one line
+        raise ModelLoadError(f"cannot build {name} from its config.json: {str(exc).strip()[:200]}") from None
+    numel = sum(p.numel() for p in skeleton.parameters())
+    interface = any(is_attention_module(m) for m in skeleton.modules())
+    try:
+        takes = "output_attentions" in inspect.signature(cls.forward).parameters
+    except (TypeError, ValueError):
+        takes = False
+    recorded = "attentions" in (getattr(cls, "_can_record_outputs", None) or {})
+    has = (interface or recorded or takes) and str(config.model_type).lower() not in _NO_ATTENTION
+    return numel, interface, has
 
 
 def _load_weights(cls, folder: HFFolder, config):
@@ -237,7 +265,11 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
         except Exception as exc:  # unknown model_type, broken fields
             raise ModelLoadError(f"unsupported architecture in {folder.path}: {str(exc).strip()[:200]}") from None
         cls = _model_class(tf, folder, config)
-        _check_memory(folder)
+        numel, interface, has_attention = _skeleton(cls, config, folder.architecture or folder.model_type)
+        if not has_attention:
+            raise ModelLoadError(f"{cls.__name__} has no attention layers (a convolutional, recurrent or "
+                                 "state-space model): attnviz shows attention")
+        _check_memory(folder, numel)
         model = _load_weights(cls, folder, config)
         arch = folder.architecture or type(model).__name__
         seq2seq = is_encoder_decoder(config)
@@ -254,7 +286,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     model.to(device).eval()
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
-            "labels": _labels(config, head), "qkv_available": folder.family is not None or seq2seq,
+            "labels": _labels(config, head), "qkv_available": interface,
             "transformers": tf.__version__}
     extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,

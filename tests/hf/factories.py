@@ -105,7 +105,7 @@ def make_model(family: str, path, seed: int = 0, layers: int = 2, max_pos: int =
         if family == "gpt2":
             model = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=layers, n_head=4,
                                                      n_positions=max_pos, bos_token_id=0, eos_token_id=0))
-        else:  # RoPE and grouped K/V: probabilities only
+        else:  # RoPE and grouped K/V
             model = tf.LlamaForCausalLM(tf.LlamaConfig(vocab_size=len(vocab), num_key_value_heads=2,
                                                        max_position_embeddings=max_pos, bos_token_id=0,
                                                        eos_token_id=0, pad_token_id=0, **small))
@@ -119,7 +119,13 @@ def make_model(family: str, path, seed: int = 0, layers: int = 2, max_pos: int =
             model = tf.DeiTForImageClassificationWithTeacher(tf.DeiTConfig(**kw))
             write_processor(path, 20, crop=16)
     else:
-        raise ValueError(family)
+        from .tiny_models import build  # any family of tests/hf/tiny_models.py, with a byte-level BPE tokenizer
+
+        model, _ = build(family, seed)
+        vocab, merges = bpe_parts(["<|endoftext|>"])
+        tok = tf.GPT2Tokenizer(vocab=vocab, merges=merges)
+        model.resize_token_embeddings(len(vocab))
+        model.config.architectures = [type(model).__name__]
     save_quietly(_randomise(model, seed), path)
     if tok is not None:
         save_quietly(tok, path)

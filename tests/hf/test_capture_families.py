@@ -209,36 +209,42 @@ def test_trace_round_trips_through_npz_and_rolls_out(name, traces, tmp_path):
     trace, _ = traces(name)
     trace.save(tmp_path / "t.npz")
     back = Trace.load(tmp_path / "t.npz")
-    assert back.tokens == trace.tokens and set(back.keys()) == set(trace.keys())
+    logits = {f"L{i}.logits" for i in range(trace.n_layers)}  # derived in memory, written into the file
+    assert back.tokens == trace.tokens and set(back.keys()) == set(trace.keys()) | logits
+    assert not logits & set(trace.keys())
+    for key in logits:
+        np.testing.assert_array_equal(back[key], trace[key])
     assert back.meta["hf_architecture"] == trace.meta["hf_architecture"] and back.meta["qkv_available"]
     roll = compute_rollout(back.all_probs())
     np.testing.assert_allclose(roll.sum(axis=-1), 1.0, atol=1e-5)
 
 
-def test_family_without_qkv_gives_probabilities_with_a_notice(hf_loaded):
-    loaded = hf_loaded["llama"]  # RoPE: q/k after the projections are not the ones multiplied
+def test_rotary_gqa_family_is_captured_in_full(hf_loaded):
+    loaded = hf_loaded["llama"]  # RoPE and grouped K/V: read through the attention interface
     trace, prep = trace_of(loaded)
     with torch.no_grad():
         out = loaded.model(**prep.inputs, output_attentions=True)
-    assert trace.meta["qkv_available"] is False and not loaded.info["qkv_available"]
-    assert "probabilities only" in trace.meta["notice"]
-    assert "L0.q" not in trace and "L0.x" not in trace
+    assert trace.meta["qkv_available"] is True and loaded.info["qkv_available"]
+    assert (trace.meta["n_kv_heads"], trace.meta["kv_group"], trace.meta["position"]) == (2, 2, "rotary")
+    assert trace["L0.k"].shape[0] == 2 and "L0.q_pre_rope" in trace
     for i, a in enumerate(out.attentions):
         np.testing.assert_allclose(trace[f"L{i}.probs"], a[0].numpy(), atol=1e-6)
     np.testing.assert_allclose(trace["prediction"], torch.softmax(out.logits[0, -1], -1).numpy(), atol=1e-6)
-    assert compute_rollout(trace.all_probs()).shape == (len(trace.tokens),) * 2
+    assert compute_six_steps(trace, 1, 3, len(trace.tokens) - 1).max_error < 1e-5
 
 
-def test_layers_scaled_differently_fall_back_to_probabilities(hf_folders):
+def test_layers_scaled_differently_keep_their_own_scale(hf_folders):
     from attnviz.hf.loader import load_hf_model
 
     loaded = load_hf_model(hf_folders["gpt2"], device="cpu")  # a private copy: the scale is changed
     loaded.model.transformer.h[1].attn.scaling /= 2.0  # like GPT-2's scale_attn_by_inverse_layer_idx
     trace, prep = trace_of(loaded)
-    assert trace.meta["qkv_available"] is False and "scaled" in trace.meta["notice"]
+    assert trace.meta["qkv_available"] is True
+    assert trace.meta["layer_scales"] == pytest.approx([8 ** -0.5, 8 ** -0.5 / 2])
     with torch.no_grad():
         attentions = loaded.model(**prep.inputs, output_attentions=True).attentions
     np.testing.assert_allclose(trace["L1.probs"], attentions[1][0].numpy(), atol=1e-6)
+    assert compute_matrix_form(trace, 1).max_error < 1e-5 and compute_matrix_form(trace, 1).scale == trace.meta["layer_scales"][1]
 
 
 def test_capture_leaves_no_hook_and_restores_the_attention_implementation(hf_loaded):

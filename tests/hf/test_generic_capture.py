@@ -172,3 +172,21 @@ def test_models_computing_attention_themselves_give_probabilities_and_say_what_i
         np.testing.assert_allclose(trace[f"L{i}.probs"], a[0].numpy(), rtol=0, atol=1e-6)
     assert "L0.x" not in trace and trace.meta["qkv_available"] is False
     assert "not captured: x, q, k, v" in trace.meta["notice"] and "\n" not in trace.meta["notice"]
+
+
+def test_swin_shows_its_first_stage_inside_the_first_window_and_says_so():
+    model, inputs = build("swin")
+    with torch.no_grad():
+        ref = model(**inputs, output_attentions=True)
+    trace = capture_hf(model, inputs, ["x"] * 65)
+    assert trace.n_layers == 2 and trace.n_heads == 2  # stage 1: two blocks of two heads
+    assert trace.tokens[:5] == ["0,0", "0,1", "0,2", "0,3", "1,0"] and len(trace.tokens) == 16
+    assert "windows of 4×4 patches" in trace.meta["notice"] and "2 blocks of later stages are not shown" \
+        in trace.meta["notice"]
+    # transformers 5 returns one map per stage (its last block's, every window): window 0 of stage 1's
+    np.testing.assert_allclose(trace["L1.probs"], ref.attentions[0][0].numpy(), rtol=0, atol=1e-5)
+    for i in range(2):
+        np.testing.assert_allclose(_recomputed_probs(trace, i), _f64(trace, f"L{i}.probs"), rtol=0, atol=1e-5)
+        assert compute_matrix_form(trace, i).max_error < 1e-4
+    assert "L0.bias" in trace  # Swin's learned relative position bias, separated from the (shift) mask
+    assert np.all(np.isfinite(trace["L0.mask"]))  # block 0: no shift, nothing masked in window 0

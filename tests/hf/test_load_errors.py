@@ -12,7 +12,7 @@ import pytest
 from attnviz.errors import ModelLoadError
 from attnviz.hf.detect import detect_hf_folder, is_hf_folder
 
-from .factories import hf, trace_of
+from .factories import hf, save_quietly, trace_of
 
 
 def _copy(hf_folders, name, tmp_path):
@@ -36,7 +36,7 @@ def test_detect_tells_hf_folders_from_attnviz_checkpoints(hf_folders, tmp_path):
     found = detect_hf_folder(hf_folders["gpt2"])
     assert found.architecture == "GPT2LMHeadModel" and found.family.name == "GPT-2"
     assert found.safetensors.name == "model.safetensors" and found.pickle is None
-    assert detect_hf_folder(hf_folders["llama"]).family is None  # readable, probabilities only
+    assert detect_hf_folder(hf_folders["llama"]).family is None  # readable, no per-family facts needed
     ours = tmp_path / "ours"
     ours.mkdir()
     (ours / "config.json").write_text(json.dumps({"format": 1, "model": {"kind": "encoder"}}), encoding="utf-8")
@@ -119,8 +119,14 @@ def test_models_without_attention_are_refused(tmp_path):
     resnet = tmp_path / "resnet"
     tf.ResNetForImageClassification(tf.ResNetConfig(embedding_size=8, hidden_sizes=[8, 8], depths=[1, 1])) \
         .save_pretrained(str(resnet))
-    with pytest.raises(ModelLoadError, match="ResNetForImageClassification: it has no attention maps"):
+    with pytest.raises(ModelLoadError, match="ResNetForImageClassification has no attention layers"):
         _load(resnet)
+    mamba = tmp_path / "mamba"
+    save_quietly(tf.MambaForCausalLM(tf.MambaConfig(vocab_size=40, hidden_size=16, num_hidden_layers=1,
+                                                    state_size=4)), mamba)
+    with pytest.raises(ModelLoadError, match=r"^MambaForCausalLM has no attention layers \(a convolutional, "
+                                             r"recurrent or state-space model\): attnviz shows attention$"):
+        _load(mamba)
     t5 = tmp_path / "t5"
     tf.T5ForConditionalGeneration(tf.T5Config(vocab_size=40, d_model=16, d_ff=32, d_kv=4, num_layers=1,
                                               num_heads=2)).save_pretrained(str(t5))
@@ -178,3 +184,20 @@ def test_loaded_model_fits_the_rest_of_attnviz(hf_loaded):
     vit = hf_loaded["vit"].config
     assert (vit.kind, vit.grid, vit.image_size, vit.patch_size) == ("vit", (4, 4), 16, 4)
     assert hf_loaded["vit"].tokenizer is None and hf_loaded["gpt2"].config.causal
+
+
+def test_a_model_too_large_for_the_machine_is_refused_from_its_config(tmp_path):
+    """The config promises ~100 B parameters: refused before anything is allocated (the skeleton is built on
+    torch's meta device), although the weights file itself is tiny."""
+    import torch
+    from safetensors.torch import save_file
+
+    tf = hf()
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    tf.LlamaConfig(vocab_size=32000, hidden_size=16384, intermediate_size=53248, num_hidden_layers=30,
+                   num_attention_heads=128, num_key_value_heads=8,
+                   architectures=["LlamaForCausalLM"]).save_pretrained(str(folder))
+    save_file({"lm_head.weight": torch.zeros(2, 2)}, str(folder / "model.safetensors"))
+    with pytest.raises(ModelLoadError, match=r"^huge needs about \d+\.\d GB of memory but only .* are free"):
+        _load(folder)

@@ -45,6 +45,8 @@ def _configs(tf) -> dict:
         "vit": lambda: tf.ViTForImageClassification(tf.ViTConfig(
             hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, image_size=16,
             patch_size=4, num_labels=3)),
+        "swin": lambda: tf.SwinForImageClassification(tf.SwinConfig(
+            image_size=32, patch_size=4, embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=4, num_labels=3)),
         "falcon": lambda: tf.FalconForCausalLM(tf.FalconConfig(
             vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4)),
         "deberta-v2": lambda: tf.DebertaV2ForMaskedLM(tf.DebertaV2Config(**_ENC)),
@@ -71,8 +73,9 @@ def build(name: str, seed: int = 0):
             p.copy_(torch.randn(p.shape, generator=g) * (0.3 if p.dim() >= 2 else 0.1))
     model.eval()
     model.set_attn_implementation("eager")
-    if name == "vit":
-        inputs = {"pixel_values": torch.randn(1, 3, 16, 16, generator=g)}
+    if name in ("vit", "swin"):
+        side = model.config.image_size
+        inputs = {"pixel_values": torch.randn(1, 3, side, side, generator=g)}
     else:
         inputs = {"input_ids": torch.randint(3, VOCAB, (1, T), generator=g)}
     return model, inputs

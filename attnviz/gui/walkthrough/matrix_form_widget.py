@@ -180,13 +180,16 @@ class MatrixFormWidget(WalkthroughView):
         sel_q = self.state.query
         hl = [sel_q] if sel_q is not None and 0 <= sel_q < Tq else []
         gqa = f" (reads key/value head {kv})" if t.n_kv_heads < t.n_heads else ""
-        m = " + M" if np.isneginf(f.mask).any() else ""
+        m = (" + B" if f.bias is not None else "") + (" + M" if np.isneginf(f.mask).any() else "")
+        qk = f"Q Kᵀ × {f.scale:.4g}"
+        if f.softcap:  # Gemma 2's soft-cap around the scaled scores
+            qk = f"{f.softcap:g}·tanh({qk} / {f.softcap:g})"
         section = self.section
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
         if section == "block":
             self.board.add_heading(f"Layer {layer} · the block around attention", self._symbols(ctx))
         else:
-            self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax(Q Kᵀ × {f.scale:.4g}{m}) V",
+            self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax({qk}{m}) V",
                                    f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")
         if section == "head":
             self._one_head_rows(ctx)
@@ -217,6 +220,9 @@ class MatrixFormWidget(WalkthroughView):
         if c.f.kv_source == "trace" and name in ("K", "V"):
             return f"{name} (recorded)"
         bias = f" + b_{name}" if _has(c.t, c.prefix + f"b_{name.lower()}") else ""
+        if c.f.rotary_dims and name in ("Q", "K"):  # rotary: Q and K shown after the rotation by position
+            inner = f"norm({src} W_{name}{bias})" if c.t.meta.get("qk_norm") else f"{src} W_{name}{bias}"
+            return f"{name} = rotate({inner})"
         return f"{name} = {src} W_{name}{bias}"
 
     def _qkv_row(self, c: "_Context", large: bool) -> None:
@@ -247,8 +253,11 @@ class MatrixFormWidget(WalkthroughView):
         # scaling and masking in one step: a third T×T map would not leave each one room on a slide
         row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
         if masked:
-            row += [f"× {f.scale:.4g}\n+ M =",
-                    (self._grid("masked", f.masked[head], "scaled + M", subtitle=f"{Tq} × {Tk}", **square), 4)]
+            row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
+                    + ("\n+ B" if f.bias is not None else "") + "\n+ M =",
+                    (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
+                                + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
+                                **square), 4)]
         else:
             row += [f"× {f.scale:.4g}\n=",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]

@@ -19,6 +19,7 @@ __all__ = ["step_names", "step_label", "build_step", "STEP_TITLES"]
 
 STEP_TITLES = {
     "project": "1 · project",
+    "rotate": "rotate",
     "score": "2 · score",
     "scale": "3 · scale",
     "mask": "mask",
@@ -33,14 +34,17 @@ def step_label(name: str) -> str:
     (the six steps stay six, whether or not a model masks)."""
     if name == "mask":
         return "mask · between steps 3 and 4"
+    if name == "rotate":
+        return "rotary positions · between steps 1 and 2"
     number, _, what = STEP_TITLES[name].partition(" · ")
     return f"step {number} of 6 · {what}"
 
 
-def step_names(has_mask: bool) -> list[str]:
-    """The walkthrough's steps; the mask step only when some key is masked (causal models, padding)."""
-    names = ["project", "score", "scale", "mask", "softmax", "weight", "sum"]
-    return names if has_mask else [n for n in names if n != "mask"]
+def step_names(has_mask: bool, rotary: bool = False) -> list[str]:
+    """The walkthrough's steps; the mask step only when some key is masked (causal models, padding) or a
+    bias is added; the rotation only for rotary models (Llama, Qwen, Gemma …)."""
+    names = ["project", "rotate", "score", "scale", "mask", "softmax", "weight", "sum"]
+    return [n for n in names if (n != "mask" or has_mask) and (n != "rotate" or rotary)]
 
 
 def _grid(board: FigureBoard, grids: dict, name: str, values, title: str, **kw) -> MatrixGrid:
@@ -72,6 +76,30 @@ def _scale_note(steps) -> str:
         return "no scaling: the raw dot products go into the softmax, which then tends to pick a single key"
     return f"this model multiplies by its own factor {_short(steps.scale)} (1/√d_k would be " \
            f"{_short(1 / math.sqrt(d_k))})"
+
+
+def _rotate_step(board, grids, steps, keys, qtok, j, col) -> None:
+    """Rotary positions: q_i and every k_j turned by their own position; the score then depends on the
+    positions only through j − i (checked: the 'by distance' column, from unrotated vectors)."""
+    d = steps.rotary_dims
+    board.add_heading("Rotary positions:  q_i and k_j turned by their positions",
+                      "no position vector is added to the tokens; instead each pair of dimensions (d, d + "
+                      f"{d // 2}) of the first {d} of q and k is rotated by an angle proportional to the position, "
+                      "with the model's own cos/sin table"
+                      + (" (q and k first pass through the model's per-head norm)" if steps.qk_norm else ""))
+    board.add_row([_grid(board, grids, "q_pre_rope_i", steps.q_pre_rope_i, "q_i before", row_labels=[qtok]),
+                   _grid(board, grids, "rope_cos_i", steps.rope_cos_i, f"cos (pos {steps.query})"),
+                   _grid(board, grids, "rope_sin_i", steps.rope_sin_i, f"sin (pos {steps.query})"), "→",
+                   _grid(board, grids, "q_i", steps.q_i, "q_i after", row_labels=[qtok])])
+    board.add_row([_grid(board, grids, "k_pre_rope", steps.k_pre_rope, "K before", row_labels=keys,
+                         highlight_rows=[j]), "→ turned →",
+                   _grid(board, grids, "k", steps.k, "K after", row_labels=keys, highlight_rows=[j]),
+                   (_grid(board, grids, "distance", col(steps.distance), "j − i", row_labels=keys), 1),
+                   (_grid(board, grids, "scores_by_distance", col(steps.scores_by_distance), "q·k by distance",
+                          row_labels=keys, highlight_rows=[j]), 2)])
+    board.add_note("q·k by distance: the unrotated q_i times the unrotated k_j turned by the table row of the "
+                   f"distance j − i alone equals the score of step 2 (max difference {steps.rotary_error:.1e}): "
+                   "the score depends on where the tokens are only through how far apart they are")
 
 
 def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
@@ -128,18 +156,37 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         board.add_heading(f"Step 3 · scale:  s_j × {_short(steps.scale)}", _scale_note(steps))
         board.add_note(f"for {keys[j]!r}: {format_number(steps.scores[j], 3)} × {_short(steps.scale)}"
                        f" = {format_number(steps.scaled[j], 3)}")
-        board.add_row([_grid(board, grids, "scores", col(steps.scores), "s", row_labels=keys, highlight_rows=[j]),
-                       f"× {_short(steps.scale)} =",
-                       _grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys,
-                             highlight_rows=[j])])
+        row = [_grid(board, grids, "scores", col(steps.scores), "s", row_labels=keys, highlight_rows=[j]),
+               f"× {_short(steps.scale)} =",
+               _grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys, highlight_rows=[j])]
+        cap = getattr(steps, "softcap", None)
+        if cap:  # Gemma 2: scores squeezed smoothly into (−c, c) before the softmax
+            row += [f"→ {_short(cap)}·tanh(· / {_short(cap)}) =",
+                    _grid(board, grids, "capped", col(steps.capped), "soft-capped", row_labels=keys,
+                          highlight_rows=[j])]
+            board.add_note(f"soft-cap: this model passes the scaled scores through {_short(cap)}·tanh(s / {_short(cap)}),"
+                           f" so no score leaves (−{_short(cap)}, {_short(cap)})")
+        board.add_row(row)
     elif name == "mask":
         n_masked = int(np.isneginf(steps.mask).sum())
-        board.add_heading("Mask:  s_j + M_j,   M_j = −∞ for keys the query may not see",
-                          f"{n_masked} of {len(keys)} keys are masked (future tokens of a decoder, or padding); "
-                          "e^−∞ = 0, so the softmax gives them no weight")
-        board.add_row([_grid(board, grids, "scaled", col(steps.scaled), "s × scale", row_labels=keys), "+",
-                       _grid(board, grids, "mask", col(steps.mask), "M", row_labels=keys), "=",
-                       _grid(board, grids, "masked", col(steps.masked), "masked", row_labels=keys)])
+        window = getattr(steps, "sliding_window", None)
+        why = "future tokens of a decoder, or padding" + (f", or keys more than {window - 1} tokens back: "
+                                                          f"this layer's sliding window is {window} tokens"
+                                                          if window else "")
+        bias = getattr(steps, "bias", None)
+        cap = getattr(steps, "softcap", None)
+        before = (steps.capped, "soft-capped") if cap else (steps.scaled, "s × scale")
+        board.add_heading("Mask:  s_j + " + ("B_j + " if bias is not None else "") + "M_j,   M_j = −∞ for keys the "
+                          "query may not see", f"{n_masked} of {len(keys)} keys are masked ({why}); "
+                          "e^−∞ = 0, so the softmax gives them no weight"
+                          + ("; B is the model's additive position bias (relative / ALiBi)" if bias is not None else ""))
+        row = [_grid(board, grids, "scaled", col(before[0]), before[1], row_labels=keys), "+"]
+        if bias is not None:
+            row += [_grid(board, grids, "bias", col(bias), "B", row_labels=keys), "+"]
+        board.add_row(row + [_grid(board, grids, "mask", col(steps.mask), "M", row_labels=keys), "=",
+                             _grid(board, grids, "masked", col(steps.masked), "masked", row_labels=keys)])
+    elif name == "rotate":
+        _rotate_step(board, grids, steps, keys, qtok, j, col)
     elif name == "softmax":
         top = int(np.argmax(steps.weights))
         board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / Σ_l exp(s_l)",

@@ -132,9 +132,11 @@ class WalkthroughWidget(WalkthroughView):
                 self.steps = compute_six_steps(self.trace, layer, head, query, part=part)
             except (AttnvizError, KeyError) as exc:  # a trace without the arrays this needs
                 self.message = f"cannot show the steps: {exc}"
-        has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.meta.get("causal"))
+        has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.meta.get("causal")
+                                                   or getattr(self.steps, "bias", None) is not None)
+        rotary = self.steps is not None and getattr(self.steps, "rope_cos_i", None) is not None
         current = self.step_name if self.step_list else "project"
-        self.step_list = step_names(has_mask)
+        self.step_list = step_names(has_mask, rotary)
         self._sync_controls()
         index = self.step_list.index(current) if current in self.step_list else min(self.slider.value(),
                                                                                     len(self.step_list) - 1)

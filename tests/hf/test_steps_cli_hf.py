@@ -1,0 +1,43 @@
+"""``attnviz steps`` on Hugging Face folders: the rotary and GQA parts printed; a model that gives
+probabilities only exits 2 with one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attnviz.cli import main
+
+from .factories import make_model
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("steps_hf")
+    return {name: make_model(name, root / name) for name in ("qwen2", "gemma2", "falcon")}
+
+
+def test_steps_on_a_rotary_gqa_model_prints_the_rotation_and_the_shared_kv_head(folders, capsys):
+    code = main(["steps", "--model", str(folders["qwen2"]), "--text", "the cat sat on the mat", "--layer", "1",
+                 "--head", "3"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "reads kv head 1, shared by query heads 2, 3" in out
+    assert "rotary" in out and "before rotation" in out and "by distance" in out
+
+
+def test_steps_json_on_gemma2_has_softcap_window_and_recomputes(folders, capsys):
+    code = main(["steps", "--model", str(folders["gemma2"]), "--text", "the cat sat on the mat because it was tired",
+                 "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["softcap"] == 5.0 and doc["sliding_window"] == 4
+    assert doc["max_error"] < 1e-4 and doc["rotary_error"] < 1e-6
+    assert doc["mask"][0] == "-inf"  # the first key lies outside the 4-token window of the last query
+
+
+def test_steps_on_a_model_with_probabilities_only_exits_2_with_one_line(folders, capsys):
+    code = main(["steps", "--model", str(folders["falcon"]), "--text", "the cat sat"])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("attnviz: error")]
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("attnviz: error: the trace has no x") and "not captured" in err[0]
