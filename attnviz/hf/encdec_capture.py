@@ -22,6 +22,7 @@ from attnviz.hf.attention_record import AttentionRecorder, _bind
 from attnviz.hf.describe import position_kind
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
+from attnviz.hf.loader import quiet_transformers
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy
 
@@ -60,17 +61,30 @@ def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: 
     return out
 
 
-def _parts(calls, enc_name: str, n_enc: int, n_dec: int, arch: str) -> dict[str, list]:
+_PART_NAMES = {"enc": "encoder self-attention", "self": "decoder self-attention", "cross": "cross-attention"}
+
+
+def _parts(calls, enc_name: str, n_enc: int, n_dec: int) -> tuple[dict[str, list], list[str]]:
+    """The recorded calls per part, and the parts whose calls did not all go through the attention
+    interface (LED, FSMT, ProphetNet, LongT5's local encoder attention compute theirs inside the model)."""
     parts: dict[str, list] = {"enc": [], "cross": [], "self": []}
     for call in calls:
         part = "enc" if call.name.startswith(enc_name + ".") else ("cross" if call.cross else "self")
         parts[part].append(call)
-    got = {p: len(c) for p, c in parts.items()}
-    if got != {"enc": n_enc, "cross": n_dec, "self": n_dec}:
-        raise ModelLoadError(f"{arch}: attnviz saw {got['enc']} encoder, {got['self']} decoder and {got['cross']} "
-                             f"cross-attention calls for {n_enc} encoder and {n_dec} decoder layers; this version "
-                             "of transformers lays the model out differently")
-    return parts
+    want = {"enc": n_enc, "cross": n_dec, "self": n_dec}
+    return parts, [p for p in parts if len(parts[p]) != want[p]]
+
+
+def _model_probs(model, inputs: dict, part: str, n: int, shape: tuple, arch: str) -> list[torch.Tensor]:
+    """A part's probabilities as the model itself returns them (``output_attentions``), checked."""
+    with torch.no_grad():
+        res = model(input_ids=inputs["input_ids"], decoder_input_ids=inputs["decoder_input_ids"],
+                    output_attentions=True, use_cache=False)
+    got = {"enc": res.encoder_attentions, "self": res.decoder_attentions, "cross": res.cross_attentions}[part]
+    if not got or len(got) != n or any(tuple(p.shape[-2:]) != shape or p.dim() != 4 for p in got):
+        raise ModelLoadError(f"{arch} returns no token-by-token maps of its {_PART_NAMES[part]} that attnviz can "
+                             "show (its attention is computed inside the model, not through the attention interface)")
+    return [p.detach() for p in got]
 
 
 def _embeddings(emb: dict, stream0: torch.Tensor, base: str, conv: TensorsToNumpy, T: int) -> dict:
@@ -99,8 +113,12 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     large = max(T_dec, T_enc) > LARGE_T
     dtype = np.float16 if precision == "float16" or (precision == "auto" and large) else np.float32
     conv = TensorsToNumpy(dtype)
-    with StreamRecorder(model) as streams, _BiasRecorder(model, keep_grad=grad) as rec, \
-            torch.set_grad_enabled(grad):
+    import transformers
+
+    # quiet: transformers logs a line per module it cannot switch to the recording function (FSMT, LED, …);
+    # the trace's notice says what that means, once
+    with quiet_transformers(transformers), StreamRecorder(model) as streams, \
+            _BiasRecorder(model, keep_grad=grad) as rec, torch.set_grad_enabled(grad):
         logits = model(input_ids=inputs["input_ids"], decoder_input_ids=inputs["decoder_input_ids"],
                        use_cache=False).logits  # (1, T_dec, V)
         if grad:
@@ -109,8 +127,8 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
             model.zero_grad(set_to_none=True)
             last = logits[0, -1]
             last[int(last.argmax()) if target is None else int(target)].backward()
-    parts = _parts(rec.calls, enc_name, cfg.n_layers, cfg.dec_layers, arch)
-    scales = {round(c.scaling, 12) for c in rec.calls}
+    parts, unread = _parts(rec.calls, enc_name, cfg.n_layers, cfg.dec_layers)
+    scales = {round(c.scaling, 12) for c in rec.calls} or {cfg.head_dim**-0.5}  # none read: the usual one
     if len(scales) != 1:  # Trace rebuilds logits with one scale
         raise ModelLoadError(f"{arch} scales its attention parts differently ({sorted(scales)}); attnviz "
                              "shows models with one softmax scale")
@@ -119,10 +137,19 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     masks: list = []  # one array per distinct mask
     with torch.no_grad():
         for part, calls in parts.items():
+            if part in unread:  # probabilities only, as the model returns them
+                n = cfg.n_layers if part == "enc" else cfg.dec_layers
+                shape = (T_enc if part == "enc" else T_dec, T_enc if part != "self" else T_dec)
+                for i, p in enumerate(_model_probs(model, inputs, part, n, shape, arch)):
+                    arrays[layer_prefix(i, part) + "probs"] = conv(p[0])
+                continue
             for i, call in enumerate(calls):
                 arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks))
         for part, base in (("enc", "enc."), ("self", "")):
             layers = streams.layer_records(part)
+            if not layers:  # a stack laid out otherwise: no streams, no embeddings (said below)
+                notices.append(f"{arch}: attnviz cannot read the residual stream of its {_PART_NAMES[part]}")
+                continue
             for i, r in enumerate(layers):
                 arrays[f"{base}L{i}.resid"] = conv(r["resid"][0])
                 if "h" in r:
@@ -135,10 +162,11 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         next_probs = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T_dec, V)
         arrays["next_probs"] = next_probs.astype(dtype, copy=False)
         arrays["prediction"] = arrays["next_probs"][-1]
+    kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
     full_meta = {
         "kind": "encoder-decoder", "config": cfg.to_dict(), "scale": float(scales.pop()), "causal": True,
         "n_layers": cfg.dec_layers, "n_enc_layers": cfg.n_layers, "n_heads": cfg.n_heads,
-        "n_kv_heads": int(parts["self"][0].key.shape[1]), "kv_group": cfg.n_heads // int(parts["self"][0].key.shape[1]),
+        "n_kv_heads": kv_heads, "kv_group": cfg.n_heads // kv_heads,
         "d_head": cfg.head_dim, "grid": None, "precision": np.dtype(dtype).name, **(meta or {}),
         "source": "huggingface", "hf_architecture": arch, "hf_family": str(getattr(model.config, "model_type", "")),
         "qkv_available": True, "prefix_tokens": 0, "position": position_kind(model.config),
@@ -146,6 +174,11 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     }
     if any(k.endswith(".bias") for k in arrays):  # T5: probs = softmax(q kᵀ·scale + mask + bias)
         full_meta["additive_bias"] = True
+    if unread:  # said in one line, as the generic capture says it (meta "missing")
+        full_meta["qkv_available"] = False
+        full_meta["missing"] = [f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
+                                "(computed inside the model, not through the attention interface)"]
+        notices.append(f"{arch}: not captured: " + "; ".join(full_meta["missing"]))
     if notices:
         full_meta["notice"] = "; ".join(dict.fromkeys(notices))
     return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays)

@@ -48,7 +48,11 @@ class StreamRecorder:
         try:
             for part, stack in self.stacks.items():
                 self._pre(stack, lambda m, a, kw, p=part: setattr(self, "current", p))
-                for layer in stack_layers(stack):
+                try:
+                    layers = stack_layers(stack)
+                except LookupError:  # the capture says the streams are missing
+                    layers = []
+                for layer in layers:
                     self._layer(part, layer)
                 self._embeddings(part, stack)
         except BaseException:
