@@ -19,7 +19,6 @@ from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
-from attnviz.hf.describe import position_kind
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
 from attnviz.hf.loader import quiet_transformers
@@ -169,7 +168,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         "n_kv_heads": kv_heads, "kv_group": cfg.n_heads // kv_heads,
         "d_head": cfg.head_dim, "grid": None, "precision": np.dtype(dtype).name, **(meta or {}),
         "source": "huggingface", "hf_architecture": arch, "hf_family": str(getattr(model.config, "model_type", "")),
-        "qkv_available": True, "prefix_tokens": 0, "position": position_kind(model.config),
+        "qkv_available": True, "prefix_tokens": 0, "position": cfg.pos,
         "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
     }
     if any(k.endswith(".bias") for k in arrays):  # T5: probs = softmax(q kᵀ·scale + mask + bias)

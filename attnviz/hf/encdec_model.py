@@ -10,7 +10,7 @@ from attnviz.errors import ModelLoadError
 from attnviz.hf.describe import position_kind
 from attnviz.models.config import ModelConfig
 
-__all__ = ["is_encoder_decoder", "encdec_class", "describe_encdec", "encdec_positions"]
+__all__ = ["is_encoder_decoder", "encdec_class", "describe_encdec", "encdec_positions", "encdec_position_kind"]
 
 
 def is_encoder_decoder(hf_config) -> bool:
@@ -37,6 +37,17 @@ def encdec_class(tf, architecture: str, config):
                              "attnviz needs one to show what the decoder writes") from None
 
 
+def encdec_position_kind(hf_config, model=None) -> str:
+    """:func:`attnviz.hf.describe.position_kind`, corrected by the model's own position module when there is
+    one: a sinusoidal table (M2M-100, NLLB, …: ``*SinusoidalPositionalEmbedding``) is "sinusoidal"."""
+    kind = position_kind(hf_config)
+    if model is not None and kind == "learned":
+        table = getattr(model.get_encoder(), "embed_positions", None)
+        if table is not None and "Sinusoidal" in type(table).__name__:
+            return "sinusoidal"
+    return kind
+
+
 def encdec_positions(hf_config, tokenizer_limit: int | None = None) -> int:
     """Token positions the model takes: its position table, or (relative positions: no table) the
     tokenizer's limit, else 512 (T5's training length)."""
@@ -55,8 +66,9 @@ def _int(config, *names, default=None):
     return int(default)
 
 
-def describe_encdec(hf_config, architecture: str, max_len: int | None = None) -> ModelConfig:
-    """The ModelConfig of an encoder–decoder (display, selection limits, trace meta)."""
+def describe_encdec(hf_config, architecture: str, max_len: int | None = None, model=None) -> ModelConfig:
+    """The ModelConfig of an encoder–decoder (display, selection limits, trace meta); ``model`` (loaded)
+    lets its own position module name the position kind."""
     try:
         d_model = _int(hf_config, "hidden_size", "d_model")
         enc_layers = _int(hf_config, "encoder_layers", "num_layers", "num_hidden_layers")
@@ -77,6 +89,6 @@ def describe_encdec(hf_config, architecture: str, max_len: int | None = None) ->
         kind="encoder-decoder", vocab_size=vocab, tgt_vocab_size=_int(hf_config, "decoder_vocab_size", default=vocab),
         n_layers=enc_layers, n_dec_layers=dec_layers, n_heads=heads, d_model=d_model, d_head=d_head,
         mlp_ratio=float(ffn) / d_model, activation="relu" if act == "relu" else "gelu",
-        norm="pre" if pre_ln else "post", pos=position_kind(hf_config),  # T5: "relative" (a bias on the scores)
+        norm="pre" if pre_ln else "post", pos=encdec_position_kind(hf_config, model),  # T5: "relative" (a bias on the scores)
         attn_bias=position_kind(hf_config) != "relative", head="lm",  # T5's projections have no bias
         max_len=int(max_len or encdec_positions(hf_config)))

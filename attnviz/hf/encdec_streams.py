@@ -115,9 +115,10 @@ class StreamRecorder:
         positions = getattr(stack, "embed_positions", None)
         if isinstance(positions, nn.Module):
             self._post(positions, lambda m, a, o: emb.setdefault("pos", o.detach()))
-            weight = getattr(positions, "weight", None)
+            weight = getattr(positions, "weight", None)  # a learned or fixed table (M2M-100: buffer "weights")
+            weight = weight if isinstance(weight, torch.Tensor) else getattr(positions, "weights", None)
             if isinstance(weight, torch.Tensor) and weight.dim() == 2:
-                offset = int(getattr(positions, "offset", 0) or 0)  # BART's table starts 2 rows in
+                offset = int(getattr(positions, "offset", 0) or 0)  # BART's, M2M-100's tables start 2 rows in
                 emb["pos_table"] = weight.detach()[offset:]
 
     # -- results -----------------------------------------------------------------------------------

@@ -278,7 +278,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
         tokenizer = None if vision else _tokenizer(tf, folder, int(getattr(config, "vocab_size", 0) or 0))
         processor = _processor(tf, folder) if vision else None
     if seq2seq:
-        model.cfg = describe_encdec(config, arch, max_len=encdec_positions(config, tokenizer.max_length))
+        model.cfg = describe_encdec(config, arch, max_len=encdec_positions(config, tokenizer.max_length), model=model)
     else:
         limits = [n for n in (positions_of(config, folder.family), tokenizer and tokenizer.max_length) if n]
         model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)

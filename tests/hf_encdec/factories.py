@@ -15,7 +15,7 @@ import torch
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-FAMILIES = ["t5", "bart", "marian", "mbart", "pegasus"]
+FAMILIES = ["t5", "bart", "marian", "mbart", "pegasus", "m2m_100"]
 WORDS = ("the cat sat on mat dog ran in park a small house is red le chat est sur tapis chien court dans "
          "une petite maison rouge hello world it was tired because").split()
 SOURCE = "the cat sat on the mat"
@@ -27,6 +27,7 @@ SPECIALS = {
     "marian": (["</s>", "<unk>", "<pad>"], False),
     "bart": (["<s>", "<pad>", "</s>", "<unk>"], True),
     "mbart": (["<s>", "<pad>", "</s>", "<unk>"], True),
+    "m2m_100": (["<s>", "<pad>", "</s>", "<unk>"], True),
 }
 
 
@@ -99,6 +100,9 @@ def make_encdec(family: str, path, seed: int = 0, layers: int = 2, max_pos: int 
     elif family == "pegasus":
         model = tf.PegasusForConditionalGeneration(tf.PegasusConfig(
             decoder_start_token_id=ids["<pad>"], scale_embedding=True, **bartlike, **size))
+    elif family == "m2m_100":  # sinusoidal positions computed in the model (NLLB's family)
+        model = tf.M2M100ForConditionalGeneration(tf.M2M100Config(
+            bos_token_id=ids["<s>"], decoder_start_token_id=ids["</s>"], scale_embedding=True, **bartlike, **size))
     else:
         raise ValueError(family)
     save_quietly(_randomise(model, seed), path)

@@ -193,7 +193,7 @@ def test_residual_streams_and_embeddings(family_run):
         assert emb.shape == x0.shape
     src_ids = loaded.tokenizer.encode(SOURCE).ids
     table = loaded.model.get_input_embeddings().weight.detach().numpy()
-    scale = {"marian": 32 ** 0.5, "pegasus": 32 ** 0.5, "mbart": 32 ** 0.5}.get(name, 1.0)
+    scale = {"marian": 32 ** 0.5, "pegasus": 32 ** 0.5, "mbart": 32 ** 0.5, "m2m_100": 32 ** 0.5}.get(name, 1.0)
     assert np.abs(trace["enc.emb.token"] - table[src_ids] * scale).max() <= TOL
     if name in ("t5",):  # relative positions: no table, no emb.pos
         assert "enc.emb.pos" not in trace
