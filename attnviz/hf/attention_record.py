@@ -35,7 +35,8 @@ Cross-attention calls appear like self-attention ones, in call order, with ``x_k
 ``key``/``value``/``probs`` over the encoder length Tk (``call.cross`` is True when Tk differs from Tq
 or ``x_kv`` is given). A call is matched to its layer by ``module`` (identity) or ``name``; a shared
 module (ALBERT) appears once per call. ``keep`` (a predicate on the call's ``name``) drops the tensors
-of calls that are not wanted except ``probs``, to hold only the asked-for layers in full.
+of calls that are not wanted except ``probs`` (stored in ``probs_dtype`` when given, e.g. float16), to hold
+only the asked-for layers in full.
 """
 
 from __future__ import annotations
@@ -171,10 +172,12 @@ class AttentionRecorder:
     model : a transformers ``PreTrainedModel``.
     keep : predicate on a call's module name: False keeps only ``probs`` of that call (default: all).
     keep_grad : keep ``probs`` attached to the graph (gradient rollout); everything else is detached.
+    probs_dtype : dtype of the probabilities kept of calls that ``keep`` rejects (default: as computed).
     """
 
-    def __init__(self, model: nn.Module, keep: Callable[[str], bool] | None = None, keep_grad: bool = False):
-        self.model, self.keep, self.keep_grad = model, keep, keep_grad
+    def __init__(self, model: nn.Module, keep: Callable[[str], bool] | None = None, keep_grad: bool = False,
+                 probs_dtype: torch.dtype | None = None):
+        self.model, self.keep, self.keep_grad, self.probs_dtype = model, keep, keep_grad, probs_dtype
         self.calls: list[AttentionCall] = []
         self.names = {id(m): n for n, m in model.named_modules()}
         self.modules = [m for m in model.modules() if is_attention_module(m)]
@@ -264,6 +267,8 @@ class AttentionRecorder:
             self._pending[id(module)] = call
         call.index = len(self.calls)
         call.probs = probs if self.keep_grad else probs.detach()
+        if not call.kept and self.probs_dtype is not None and not self.keep_grad:
+            call.probs = call.probs.to(self.probs_dtype)  # a layer not asked for: held compactly
         if call.kept:
             if args:  # positional extras: named by the eager function's own signature
                 kwargs = {**_bind(module, args), **kwargs}

@@ -134,7 +134,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     T = len(tokens)
     dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T) else np.float32
     conv, head, deferred = _Numpy(dtype), head_of(arch), {}
-    recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad)
+    recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
+                                 probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
     calls, blocks, emb, windows = [], None, {}, None
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
