@@ -36,10 +36,13 @@ def _budget(loaded, n_src: int) -> int:
 def greedy_output(loaded, input_ids) -> tuple[list[int], bool]:
     """The model's own greedy output ([start] y1 … [EOS]) and whether it ended by itself (wrote EOS)."""
     import torch
+    import transformers
+
+    from attnviz.hf.loader import quiet_transformers
 
     model = loaded.model
     budget = _budget(loaded, int(input_ids.shape[1]))
-    with torch.no_grad():
+    with torch.no_grad(), quiet_transformers(transformers):  # generate's advice lines stay off the terminal
         out = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), do_sample=False,
                              num_beams=1, max_new_tokens=budget)
     seq = [int(i) for i in out[0]]
