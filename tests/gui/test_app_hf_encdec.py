@@ -83,3 +83,19 @@ def test_a_scene_opened_at_start_sets_the_target_before_the_first_run(make_windo
         win.start()
     assert win.trace.meta["decoder_input"] == "target" and win.trace.tokens[1:-1] == TARGET.split()
     assert win.input_panel.target == TARGET
+
+
+def test_the_bundled_translate_model_takes_a_target_too(make_window, qtbot, assets):
+    from pathlib import Path
+
+    translate = Path(__file__).resolve().parents[2] / "assets" / "models" / "translate"
+    if not (translate / "config.json").exists():
+        pytest.skip("the bundled translate model is not built")
+    win = _ready(make_window, qtbot, model=str(translate), text="the big dog sees a small cat")
+    assert not win.input_panel.target_row.isHidden()
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.input_panel.target_row.edit.setText("na vidas")
+    assert win.trace.tokens == ["[BOS]", "na", "vidas", "[EOS]"]
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.load_model("tiny-encoder")  # one kind of attention: no target field
+    assert win.input_panel.target_row.isHidden() and win.input_panel.target is None
