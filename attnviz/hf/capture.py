@@ -159,7 +159,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     with torch.no_grad():
         T_run = probs_list[0].shape[-1]
         arrays: dict[str, np.ndarray] = {}
-        facts, readings, masks, outside = [], [], [], {}
+        facts, readings, masks, outside, by_tensor = [], [], [], {}, {}
         for i, call in enumerate(calls):
             if not call.kept:
                 arrays[f"L{i}.probs"] = conv(call.probs[0])
@@ -172,7 +172,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             readings.append(reading)  # alive until every tensor is converted (conv keys by address)
             layer, fact = call_arrays(i, call, reading, blocks.block_of_call(call.index), conv,
                                       keep_out=T_run <= LARGE_T, post_ln=family is not None and family.norm == "post",
-                                      masks=masks)
+                                      masks=masks, masks_by_tensor=by_tensor)
             arrays.update(layer)
             facts.append(fact)
         if not generic:  # the description's missing line says what is not there

@@ -42,9 +42,11 @@ def _h_matches(block: dict, out: torch.Tensor | None) -> bool:
     h, stream = block.get("h"), block.get("stream")
     if h is None or stream is None or out is None or h.shape != stream.shape:
         return False
-    want = stream[0].float() + out.float()
+    T = h.shape[1]
+    pick = torch.tensor(sorted({0, T // 2, T - 1}))  # three positions: a wrong R_mid is wrong everywhere
+    want = stream[0, pick].float() + out[pick].float()
     tol = 1e-4 * max(1.0, float(want.abs().max()))
-    return bool((h[0].float() - want).abs().max() <= tol)
+    return bool((h[0, pick].float() - want).abs().max() <= tol)
 
 
 def _shared(masks: list, m: np.ndarray) -> np.ndarray:
@@ -57,11 +59,12 @@ def _shared(masks: list, m: np.ndarray) -> np.ndarray:
 
 
 def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, conv, keep_out: bool,
-                post_ln: bool, masks: list) -> tuple[dict, LayerFacts]:
+                post_ln: bool, masks: list, masks_by_tensor: dict) -> tuple[dict, LayerFacts]:
     """Arrays ``L{i}.*`` of one kept call (batch row 0) and its :class:`LayerFacts`.
 
     ``conv`` converts each distinct live tensor once: the caller keeps ``call`` and ``reading`` alive until
-    every layer is converted; ``masks`` collects the distinct masks."""
+    every layer is converted; ``masks`` collects the distinct masks, ``masks_by_tensor`` each mask tensor's
+    reading (the calls hold the tensors, so their ids stay theirs while the capture converts)."""
     p = f"L{i}."
     facts = LayerFacts(call, reading)
     q = call.query[0]
@@ -77,10 +80,14 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
     if call.mask is None:
         out[p + "mask"] = _shared(masks, np.zeros((Tq, Tk), np.float32))
     else:
-        blocked, bias = split_mask(call.mask)
-        blocked = torch.broadcast_to(blocked.reshape(-1, *blocked.shape[-2:])[0], (Tq, Tk))
-        out[p + "mask"] = _shared(masks, blocked.cpu().numpy().astype(np.float32))
-        if bool(bias.abs().max() > 0):
+        seen = masks_by_tensor.get(id(call.mask))  # layers handed the same mask tensor: split it once
+        if seen is None:
+            blocked, bias = split_mask(call.mask)
+            blocked = torch.broadcast_to(blocked.reshape(-1, *blocked.shape[-2:])[0], (Tq, Tk))
+            seen = masks_by_tensor[id(call.mask)] = (_shared(masks, blocked.cpu().numpy().astype(np.float32)),
+                                                      bias if bool(bias.abs().max() > 0) else None)
+        out[p + "mask"], bias = seen
+        if bias is not None:
             b = bias[0]  # (1 | H, Tq, Tk)
             out[p + "bias"] = conv(b)
             facts.bias = True

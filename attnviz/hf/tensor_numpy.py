@@ -22,6 +22,9 @@ class TensorsToNumpy:
         arr = self.seen.get(key)
         if arr is None:
             t = t.detach()
+            if t.device.type == "cpu" and t.dtype == torch.float16 and dtype == np.float16:
+                arr = self.seen[key] = t.numpy()  # already compact (a layer not asked for): shared, not copied
+                return arr
             if t.device.type != "cpu" or t.dtype != torch.float32:  # a CPU float32 tensor is read as it is
                 t = t.to("cpu", torch.float32)
             arr = self.seen[key] = t.numpy().astype(dtype, copy=False)

@@ -21,3 +21,17 @@ def test_overhead_benchmark_reports_every_timing():
     assert out["attnviz capture / SDPA (wall)"] == pytest.approx(ratio)
     ratio = out[full] / out["SDPA forward ms (fastest wall)"]
     assert out["attnviz capture + whole prediction / SDPA (wall)"] == pytest.approx(ratio)
+
+
+def test_decoder_benchmark_reports_time_memory_and_the_big_models_peak():
+    pytest.importorskip("transformers")
+    from attnviz.bench.hf_decoder import measure_decoder_capture
+
+    small = dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2)
+    out = measure_decoder_capture(T=16, repeat=1, sizes=small, big={**small, "num_hidden_layers": 4}, big_T=32)
+    assert out["decoder"].startswith("Llama-shaped 2L d32 4/2 heads, T=16")
+    wall = out["attnviz capture ms (every intermediate of every layer)"] / out["plain eager forward ms (fastest wall)"]
+    assert out["capture / eager forward (wall)"] == pytest.approx(wall)
+    assert out["memory: capture peak MiB"] > 0 and out["big: trace MiB"] > 0
+    assert "layer 2 kept in full" in out["big decoder"] and out["big: peak / weights' size"] > 0
