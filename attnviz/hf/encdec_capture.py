@@ -38,7 +38,8 @@ class _BiasRecorder(AttentionRecorder):
         self.calls[-1].bias = bias.detach() if isinstance(bias, torch.Tensor) else None
 
 
-def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: bool, masks: list) -> dict:
+def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: bool, masks: list,
+                 masks_by_tensor: dict) -> dict:
     """The arrays of one call under ``prefix`` (``enc.L{i}.``, ``L{i}.``, ``L{i}.cross.``): the generic
     capture's per-call arrays (:func:`attnviz.hf.layer_arrays.call_arrays`, keyed ``L0.``, renamed here),
     plus T5's ``position_bias`` added to the bias."""
@@ -46,7 +47,7 @@ def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: 
     if reading.missing:  # never shown half-read: these families are tested whole
         raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not read {'; '.join(reading.missing)}; "
                              "this version of transformers lays the model out differently")
-    arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks)
+    arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks, masks_by_tensor)
     out = {prefix + k[len("L0."):]: v for k, v in arrays.items()}
     if call.bias is not None and bool(call.bias.any()):  # (1, H, Tq, Tk)
         bias = call.bias[0].float()
@@ -133,7 +134,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                              "shows models with one softmax scale")
     notices = [meta.get("notice")] if meta and meta.get("notice") else []
     arrays: dict[str, np.ndarray] = {}
-    masks: list = []  # one array per distinct mask
+    masks, masks_by_tensor = [], {}  # one array per distinct mask, each mask tensor split once
     with torch.no_grad():
         for part, calls in parts.items():
             if part in unread:  # probabilities only, as the model returns them
@@ -143,7 +144,8 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                     arrays[layer_prefix(i, part) + "probs"] = conv(p[0])
                 continue
             for i, call in enumerate(calls):
-                arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks))
+                arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks,
+                                           masks_by_tensor))
         for part, base in (("enc", "enc."), ("self", "")):
             layers = streams.layer_records(part)
             if not layers:  # a stack laid out otherwise: no streams, no embeddings (said below)
