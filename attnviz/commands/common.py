@@ -115,6 +115,9 @@ def add_input_args(p, required: bool = False) -> None:
                    help="input sentence (text models; default: the model's example sentence, as the app opens on)")
     g.add_argument("--image", metavar="FILE",
                    help="input image file: PNG, JPEG, … (vision models; default: the model's example image)")
+    p.add_argument("--target", metavar="TEXT",
+                   help="encoder–decoders (translate, T5, BART, Marian, …): the output the decoder reads "
+                        "(default: the model's own greedy output)")
 
 
 def fill_example_input(args) -> None:

@@ -154,6 +154,8 @@ def _run(args) -> int:
     from attnviz.commands.common import fill_example_input
     from attnviz.commands.scene_args import run_scene_export
 
+    if (args.scene or args.lesson) and args.target is not None:
+        raise AttnvizError("--target sets the decoder's input of a --model run; a scene or lesson keeps its own input")
     if not (args.scene or args.lesson):
         fill_example_input(args)
     done = run_scene_export(args, _options)
@@ -174,7 +176,8 @@ def _run(args) -> int:
     spec = figure_spec(args.view) if args.view else None
     loaded = load_from_args(args)
     grad = bool(args.lecture_pack) or (spec is not None and spec.needs_grad)
-    trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate)
+    trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate,
+                      target_text=args.target)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
     focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
@@ -192,6 +195,7 @@ def _run(args) -> int:
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]
+    base += ["--target", args.target] if args.target is not None else []
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack
 

@@ -49,7 +49,8 @@ def scene_from_args(args):
     """A Scene for ``--view`` with ``--model`` and ``--text``/``--image`` (and the what-if switches)."""
     from attnviz.lessons.scene import Scene
 
-    return Scene(model=args.model, text=args.text, image=args.image, view=args.view, part=args.part or "self",
+    return Scene(model=args.model, text=args.text, image=args.image, target=getattr(args, "target", None),
+                 view=args.view, part=args.part or "self",
                  layer=args.layer, head=args.head, query=args.query, step=args.step, whatif=_whatif(args),
                  colormap=args.colormap, theme=args.theme, title=args.title, caption=args.caption)
 

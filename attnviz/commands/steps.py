@@ -142,7 +142,7 @@ def run(args) -> int:
     fill_example_input(args)
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
-                      precision="float32", rollout=False)
+                      precision="float32", rollout=False, target_text=args.target)
     from attnviz.analysis.walkthrough_default import walkthrough_default
 
     layer, head, query = walkthrough_default(trace, args.part)  # one default for the CLI, app, lesson and pack

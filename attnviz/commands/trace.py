@@ -19,7 +19,8 @@ def add_parser(sub) -> None:
             "attnviz trace --model coref --text \"The animal didn't cross the street because it was too tired\" "
             "-o t.npz",
             "attnviz trace --model shapes --image photo.png --grad -o shapes.npz",
-            "attnviz trace --model path/to/bert --text \"a long document\" --truncate -o bert.npz"),
+            "attnviz trace --model path/to/bert --text \"a long document\" --truncate -o bert.npz",
+            "attnviz trace --model path/to/t5 --text \"the cat sat\" --target \"le chat\" -o t5.npz"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
@@ -39,7 +40,8 @@ def run(args) -> int:
     loaded = load_from_args(args)
     from attnviz.runtime import run_trace
 
-    trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate)
+    trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate,
+                      target_text=args.target)
     with write_guard(out), guarded_outputs(args):
         trace.save(out)
     notice = trace.meta.get("notice")

@@ -197,7 +197,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:
         if self.loaded is not None and self.loaded.config.kind != "vit":
-            self.lane.submit("trace", run_input_job, self.loaded, text=text)
+            self.lane.submit("trace", run_input_job, self.loaded, text=text, target=self.input_panel.target)
 
     def run_image(self, image) -> None:
         if self.loaded is None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from attnviz.errors import ModelLoadError
 from attnviz.hf.detect import HFFolder, detect_hf_folder
 from attnviz.hf.describe import describe_model, head_of, positions_of
+from attnviz.hf.encdec_model import describe_encdec, encdec_positions, encdec_class, is_encoder_decoder
 from attnviz.models.validate import available_memory  # one reading of free memory for every loader
 
 __all__ = ["load_hf_model", "require_transformers", "quiet_transformers", "weights_numel", "available_memory",
@@ -137,9 +138,8 @@ def _check_memory(folder: HFFolder, config_numel: int = 0) -> None:
 
 # -- model -------------------------------------------------------------------------------------------
 def _model_class(tf, folder: HFFolder, config):
-    if getattr(config, "is_encoder_decoder", False):
-        raise ModelLoadError(f"{folder.architecture or folder.model_type} is an encoder–decoder; attnviz opens "
-                             "Hugging Face encoders, decoders and vision transformers")
+    if is_encoder_decoder(config):  # T5, BART, Marian, …: attnviz.hf.encdec_model
+        return encdec_class(tf, folder.architecture, config)
     if folder.architecture:
         cls = getattr(tf, folder.architecture, None)
         if cls is None:
@@ -272,12 +272,16 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
         _check_memory(folder, numel)
         model = _load_weights(cls, folder, config)
         arch = folder.architecture or type(model).__name__
-        head = head_of(arch)
+        seq2seq = is_encoder_decoder(config)
+        head = "lm" if seq2seq else head_of(arch)  # an encoder–decoder writes tokens
         vision = cls.main_input_name == "pixel_values"
         tokenizer = None if vision else _tokenizer(tf, folder, int(getattr(config, "vocab_size", 0) or 0))
         processor = _processor(tf, folder) if vision else None
-    limits = [n for n in (positions_of(config, folder.family), tokenizer and tokenizer.max_length) if n]
-    model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)
+    if seq2seq:
+        model.cfg = describe_encdec(config, arch, max_len=encdec_positions(config, tokenizer.max_length), model=model)
+    else:
+        limits = [n for n in (positions_of(config, folder.family), tokenizer and tokenizer.max_length) if n]
+        model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)
     device = pick_device(device) if not isinstance(device, torch.device) else device
     model.to(device).eval()
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,

@@ -7,6 +7,7 @@ Format (``"format": "attnviz-scene"``, ``"version": 1``); every key but ``model`
       "model": "coref",                      # a bundled model's name or a model folder
       "text": "The animal didn't cross the street because it was too tired",
       "image": null,                         # or a file (relative to the scene file) or "sample:shapes-star"
+      "target": null,                        # encoder–decoders: the output the decoder reads (null: its own)
       "view": "head-map",                    # any `attnviz export --view` name
       "part": "self", "layer": 1, "head": 3, "query": 8,   # null layer/head/query: the model's focus
       "step": null,                          # walkthrough step for the "steps" view (1..6 or a name)
@@ -51,6 +52,7 @@ class Scene:
     model: str
     text: str | None = None
     image: str | None = None
+    target: str | None = None  # what an encoder–decoder's decoder reads; None: its own greedy output
     view: str = "head-map"
     part: str = "self"
     layer: int | None = None
@@ -72,6 +74,8 @@ class Scene:
             d.pop("whatif")
         if d["claim"] is None:
             d.pop("claim")
+        if d["target"] is None:  # scenes without one stay as they were written before targets existed
+            d.pop("target")
         return d
 
     def whatif_switches(self):
@@ -125,8 +129,10 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
         raise InputError("the scene names no model")
     if (d.get("text") is None) == (d.get("image") is None):
         raise InputError("a scene needs exactly one input: text or image")
-    for key in ("text", "image", "step"):
+    for key in ("text", "image", "step", "target"):
         _check_type(key, d.get(key), (str, int) if key == "step" else str, allow_none=True)
+    if d.get("target") is not None and d.get("text") is None:
+        raise InputError("a scene's target is the output an encoder–decoder reads for its text: it needs a text")
     for key in ("view", "colormap", "theme", "title", "caption"):
         if key in d:
             _check_type(key, d[key], str)

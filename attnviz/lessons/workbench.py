@@ -73,9 +73,10 @@ class Workbench:
         switches = scene.whatif_switches()
         image = scene.image_source()
         if switches.is_default:
-            return run_trace(loaded, text=scene.text, image=image, grad=grad)
+            return run_trace(loaded, text=scene.text, image=image, grad=grad, target_text=scene.target)
         with applied(loaded.model, switches):
-            trace = run_trace(loaded, text=scene.text, image=image, grad=grad, precision="float32")
+            trace = run_trace(loaded, text=scene.text, image=image, grad=grad, precision="float32",
+                              target_text=scene.target)
         trace.meta["whatif"] = switches.describe()
         return trace
 

@@ -33,8 +33,10 @@ class ModelAdapter(Protocol):
     def describe(self, loaded) -> dict:
         """Facts for the user: name, source, kind, task, parameters, layers, heads, labels, metrics."""
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
-        """Typed text → :class:`~attnviz.capture.Prepared` (InputError for text the model cannot read)."""
+    def prepare_text(self, loaded, text: str, truncate: bool = False, target_text: str | None = None):
+        """Typed text → :class:`~attnviz.capture.Prepared` (InputError for text the model cannot read);
+        ``target_text``: what an encoder–decoder's decoder reads instead of its own greedy output (other
+        models refuse one with an InputError)."""
 
     def prepare_image(self, loaded, image):
         """A path, PIL image or array → :class:`~attnviz.capture.Prepared`."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["describe_loaded"]
+__all__ = ["describe_loaded", "refuse_target"]
 
 
 def describe_loaded(loaded, source: str) -> dict:
@@ -25,3 +25,12 @@ def describe_loaded(loaded, source: str) -> dict:
         "metrics": dict(loaded.info.get("metrics") or {}),
         "path": str(loaded.path) if loaded.path else None,
     }
+
+
+def refuse_target(loaded, target_text) -> None:
+    """A target (the decoder's input) is for encoder–decoders only: any other model refuses it in one line."""
+    if target_text is not None and loaded.config.kind != "encoder-decoder":
+        from attnviz.errors import InputError
+
+        raise InputError(f"a target sets what an encoder–decoder's decoder reads; {loaded.name} is "
+                         f"{'an' if loaded.config.kind[0] in 'ae' else 'a'} {loaded.config.kind} model")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.runtime.describe import describe_loaded
+from attnviz.runtime.describe import describe_loaded, refuse_target
 
 __all__ = ["HuggingFaceAdapter", "parameters_finite"]
 
@@ -52,9 +52,14 @@ class HuggingFaceAdapter:
                      qkv_available=loaded.info.get("qkv_available"))
         return facts
 
-    def prepare_text(self, loaded, text: str, truncate: bool = False):
+    def prepare_text(self, loaded, text: str, truncate: bool = False, target_text: str | None = None):
         from attnviz.hf.inputs import prepare_hf_text
 
+        if loaded.config.kind == "encoder-decoder":  # T5, BART, Marian, …: source, and the decoder's tokens
+            from attnviz.hf.encdec_inputs import prepare_encdec_text
+
+            return prepare_encdec_text(loaded, text, target=target_text, truncate=truncate)
+        refuse_target(loaded, target_text)
         return prepare_hf_text(loaded, text, truncate=truncate)
 
     def prepare_image(self, loaded, image):
@@ -65,10 +70,13 @@ class HuggingFaceAdapter:
     def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
                 precision: str = "auto"):
         from attnviz.capture.finite import add_nonfinite_notice
-        from attnviz.hf.capture import capture_hf
 
-        trace = capture_hf(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                           precision=precision)
+        if loaded.config.kind == "encoder-decoder":
+            from attnviz.hf.encdec_capture import capture_encdec as capture
+        else:
+            from attnviz.hf.capture import capture_hf as capture
+        trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
+                        precision=precision)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
         # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)

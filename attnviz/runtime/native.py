@@ -6,7 +6,7 @@ from pathlib import Path
 
 from attnviz.capture.prepared import Prepared
 from attnviz.errors import InputError
-from attnviz.runtime.describe import describe_loaded
+from attnviz.runtime.describe import describe_loaded, refuse_target
 
 __all__ = ["NativeAdapter", "task_of"]
 
@@ -43,12 +43,14 @@ class NativeAdapter:
         return describe_loaded(loaded, self.name)
 
     # -- inputs --------------------------------------------------------------------------------
-    def prepare_text(self, loaded, text: str, truncate: bool = False) -> Prepared:
-        """Tokenize ``text`` by the task's rules (or the tokenizer's plain reading) into model inputs."""
+    def prepare_text(self, loaded, text: str, truncate: bool = False, target_text: str | None = None) -> Prepared:
+        """Tokenize ``text`` by the task's rules (or the tokenizer's plain reading) into model inputs;
+        ``target_text`` (encoder–decoders) is what the decoder reads instead of its own greedy output."""
         from attnviz.tasks.base import TextInput  # tasks import torch: not at start-up
         from attnviz.text.fit import fit_tokens
 
         cfg = loaded.config
+        refuse_target(loaded, target_text)
         if cfg.kind == "vit":
             raise InputError(f"{loaded.name} is a vision model: give it an image, not text")
         if text is None or not str(text).strip():
@@ -67,15 +69,16 @@ class NativeAdapter:
         if focus is not None:  # the head the task names: the app and exports open on it
             read.meta["focus"] = {**focus, "query": read.meta.get("query_index")}
         if read.seq2seq:
-            return self._translate(loaded, read, task)
+            return self._translate(loaded, read, task, target_text)
         import torch
 
         inputs = {"ids": torch.tensor([read.ids], device=loaded.device)}
         inputs.update({k: torch.tensor(v, device=loaded.device) for k, v in read.extras.items()})
         return Prepared(inputs, list(read.tokens), meta=dict(read.meta))
 
-    def _translate(self, loaded, source, task) -> Prepared:
-        """Encoder–decoder input: translate the source greedily, then trace the decoder over its own output.
+    def _translate(self, loaded, source, task, target_text: str | None = None) -> Prepared:
+        """Encoder–decoder input: translate the source greedily (or take ``target_text``), then trace the
+        decoder over that output.
 
         Positions are the decoder's tokens "[BOS] y1 … [EOS]"; the source tokens label the encoder positions.
         """
@@ -83,13 +86,33 @@ class NativeAdapter:
 
         tgt_tok = loaded.tgt_tokenizer or loaded.tokenizer
         src = torch.tensor([source.ids], device=loaded.device)
-        out = loaded.model.generate(src, bos=tgt_tok.id_of("[BOS]"), eos=tgt_tok.id_of("[EOS]"),
-                                    max_new=loaded.config.max_len - 1)[0].tolist()
-        meta = {**source.meta, "output_text": tgt_tok.decode(out)}
-        if task is not None:
+        bos, eos = tgt_tok.id_of("[BOS]"), tgt_tok.id_of("[EOS]")
+        if target_text is None:
+            out = loaded.model.generate(src, bos=bos, eos=eos, max_new=loaded.config.max_len - 1)[0].tolist()
+            meta = {**source.meta, "decoder_input": "greedy"}
+        else:
+            out, meta = self._target(loaded, tgt_tok, target_text, bos, eos), dict(source.meta)
+            meta.update(decoder_input="target", target_text=str(target_text))
+        meta["output_text"] = tgt_tok.decode(out)
+        if task is not None and target_text is None:  # the reference check judges the model's own output
             task.describe_output(source, meta)
         return Prepared({"src": src, "tgt": torch.tensor([out], device=loaded.device)},
                         [tgt_tok.vocab[i] for i in out], list(source.tokens), meta)
+
+    @staticmethod
+    def _target(loaded, tgt_tok, target_text: str, bos: int, eos: int) -> list[int]:
+        """[BOS] + the target's tokens + [EOS], as the decoder was trained to read an output."""
+        if not str(target_text).strip():
+            raise InputError("the target is empty: type the output the decoder should read, or leave it out "
+                             "to see the model's own output")
+        enc = tgt_tok.encode(str(target_text), specials=False)
+        if enc.unknown:
+            raise InputError(f"the target has words the decoder does not know: {enc.notice}")
+        out = [bos, *enc.ids, eos]
+        if len(out) > loaded.config.max_len:
+            raise InputError(f"the target has {len(enc.ids)} tokens but {loaded.name}'s decoder takes at most "
+                             f"{loaded.config.max_len - 2}; shorten it")
+        return out
 
     def prepare_image(self, loaded, image) -> Prepared:
         from attnviz.vision.preprocess import patch_labels, preprocess_image

@@ -42,9 +42,12 @@ def describe_model(loaded) -> dict:
     return adapter_for(loaded).describe(loaded)
 
 
-def prepare_text(loaded, text: str, truncate: bool = False):
-    """Typed text → model inputs (:class:`~attnviz.capture.Prepared`), by the model's and its task's rules."""
-    return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate)
+def prepare_text(loaded, text: str, truncate: bool = False, target_text: str | None = None):
+    """Typed text → model inputs (:class:`~attnviz.capture.Prepared`), by the model's and its task's rules;
+    ``target_text``: what an encoder–decoder's decoder reads (default: its own greedy output)."""
+    if target_text is None:  # adapters written before targets existed take no such argument
+        return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate)
+    return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate, target_text=target_text)
 
 
 def prepare_image(loaded, image):
@@ -66,12 +69,18 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
 
 
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
-              truncate: bool = False, precision: str = "auto", rollout: bool = True):
-    """Prepare the input, capture a Trace and add the default rollout."""
+              truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None):
+    """Prepare the input, capture a Trace and add the default rollout.
+
+    ``target``: the class or token whose gradient ``grad`` records; ``target_text``: the output an
+    encoder–decoder's decoder reads (default: its own greedy output; refused by other models)."""
     if (text is None) == (image is None):
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
-    prep = adapter.prepare_image(loaded, image) if image is not None else adapter.prepare_text(loaded, text, truncate)
+    if image is not None and target_text is not None:
+        raise InputError("a target is the output text of an encoder–decoder; image models take none")
+    prep = adapter.prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate,
+                                                                                       target_text)
     _check_input_memory(loaded, prep, grad)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}

@@ -114,7 +114,7 @@ def test_unsupported_architecture(changes, match, hf_folders, tmp_path):
         _load(folder)
 
 
-def test_models_without_attention_and_encoder_decoders_are_refused(tmp_path):
+def test_models_without_attention_are_refused(tmp_path):
     tf = hf()
     resnet = tmp_path / "resnet"
     tf.ResNetForImageClassification(tf.ResNetConfig(embedding_size=8, hidden_sizes=[8, 8], depths=[1, 1])) \
@@ -130,7 +130,8 @@ def test_models_without_attention_and_encoder_decoders_are_refused(tmp_path):
     t5 = tmp_path / "t5"
     tf.T5ForConditionalGeneration(tf.T5Config(vocab_size=40, d_model=16, d_ff=32, d_kv=4, num_layers=1,
                                               num_heads=2)).save_pretrained(str(t5))
-    with pytest.raises(ModelLoadError, match="is an encoder–decoder"):
+    # encoder–decoders open (tests/hf_encdec); this folder lacks a tokenizer, which is said in one line
+    with pytest.raises(ModelLoadError, match="has no tokenizer files"):
         _load(t5)
 
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, Q
 
 from attnviz.gui.panels.image_input import ImageInput
 from attnviz.gui.panels.input_tokens import StripData, TokenStrip
+from attnviz.gui.panels.target_input import TargetRow
 
 __all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
 
@@ -83,6 +84,10 @@ class InputPanel(QWidget):
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.edit)
         self.stack.addWidget(self.image)
+        self.target_row = TargetRow(self)  # encoder–decoders only: what the decoder reads
+        self.target_row.changed.connect(self._target_typed)
+        self.target_row.submit_now.connect(self.flush)
+        self.target_row.setVisible(False)
         self.strip_label = QLabel("tokens · IDs", self)
         self.strip_label.setToolTip("How the model reads the text: each token and its vocabulary ID "
                                     "(BPE models also show the merges that built the token). Click a token "
@@ -93,6 +98,7 @@ class InputPanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.examples_box)
         lay.addWidget(self.stack)
+        lay.addWidget(self.target_row)
         lay.addWidget(self.strip_label)
         lay.addWidget(self.strip)
         lay.addStretch(1)
@@ -140,6 +146,21 @@ class InputPanel(QWidget):
     @property
     def text(self) -> str:
         return self.edit.toPlainText()
+
+    @property
+    def target(self) -> str | None:
+        """What an encoder–decoder's decoder should read; None: the model's own output."""
+        return self.target_row.target
+
+    def set_target_visible(self, visible: bool) -> None:
+        """Show the target field (encoder–decoders); hiding it also empties it (another model's output)."""
+        if not visible:
+            self.target_row.set_target("")
+        self.target_row.setVisible(visible and self.mode == "text")
+
+    def _target_typed(self) -> None:
+        self._sent = None  # same sentence, new target: it must run again
+        self._typed()
 
     def set_text(self, text: str, submit: bool = True) -> None:
         """Replace the text; emit it at once when ``submit`` (no debounce: this is not typing)."""

@@ -102,14 +102,16 @@ def wants_gradients(loaded) -> bool:
     return sum(p.numel() for p in loaded.model.parameters()) <= GRAD_MAX_PARAMS
 
 
-def run_input_job(loaded, text: str | None = None, image=None) -> RunResult:
-    """Run the model on text or an image and capture a Trace (+ the token strip for text)."""
+def run_input_job(loaded, text: str | None = None, image=None, target: str | None = None) -> RunResult:
+    """Run the model on text or an image and capture a Trace (+ the token strip for text); ``target``:
+    what an encoder–decoder's decoder reads (None: its own greedy output)."""
     # input_tokens is a Qt module, but already imported by the window (GUI thread): only a lookup here
     from attnviz.gui.panels.input_tokens import build_strip
     from attnviz.runtime import run_trace
 
     t0 = time.perf_counter()
-    trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded))
+    trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded),
+                      target_text=target)
     strip = None
     if text is not None:
         if trace.src_tokens:  # encoder–decoder: the strip shows what the encoder read

@@ -164,7 +164,8 @@ class PredictionPanel(QWidget):
         kind = trace.kind
         out_text = trace.meta.get("output_text")
         self.output.setVisible(bool(out_text))
-        self.output.setText(f"→ {out_text}" if out_text else "")
+        given = trace.meta.get("decoder_input") == "target"  # a typed target is not what the model wrote
+        self.output.setText((f"decoder reads (given): {out_text}" if given else f"→ {out_text}") if out_text else "")
         if kind == "encoder-decoder":
             self._show_decoder_position(trace, trace["prediction"], labels)
             return

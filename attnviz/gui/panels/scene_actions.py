@@ -62,7 +62,8 @@ def current_scene(win):
     step = None
     if name == "steps" and getattr(view, "step_list", None):  # the walkthrough step on screen
         step = view.step_list[view.slider.value()]
-    return Scene(model=win.model_ref, text=text, image=image, view=name, part=s.part, layer=s.layer, head=s.head,
+    target = getattr(win.input_panel, "target", None) if text is not None else None  # enc–dec: the decoder input
+    return Scene(model=win.model_ref, text=text, image=image, target=target, view=name, part=s.part, layer=s.layer, head=s.head,
                  query=s.query, step=step, whatif=whatif, colormap=getattr(win.settings, "colormap", "viridis"),
                  theme=getattr(win.settings, "theme", "light"))
 
@@ -111,9 +112,10 @@ def apply_scene(win, scene, image=None) -> None:
     win._pending_scene = scene
     _connect_restore(win)
     if scene.model != win.model_ref or win.loaded is None:
-        win._first.update(text=scene.text, image=image)
+        win._first.update(text=scene.text, image=image, target=scene.target)
         win.load_model(scene.model)
     elif scene.text is not None:
+        win.input_panel.target_row.set_target(scene.target or "")
         win.input_panel.set_text(scene.text, submit=True)
     else:
         win.input_panel.image.submit(image)
@@ -252,6 +254,6 @@ def open_scene_at_start(win, path: str) -> None:
         win._first["model"] = None
         win.notify(str(exc), "error")
         return
-    win._first.update(model=scene.model, text=scene.text, image=image)
+    win._first.update(model=scene.model, text=scene.text, image=image, target=scene.target)
     win._pending_scene = scene
     _connect_restore(win)

@@ -99,6 +99,12 @@ class WindowModelsMixin:
         given on the command line; a reload of the same model keeps the text."""
         vision = res.loaded.config.kind == "vit"
         self.input_panel.set_mode("image" if vision else "text")
+        if not keep_text:  # another model: its target field starts empty (its own output)
+            self.input_panel.set_target_visible(False)
+        self.input_panel.set_target_visible(res.loaded.config.kind == "encoder-decoder")
+        first_target = self._first.pop("target", None)  # a scene's (or the command line's) target
+        if first_target is not None and res.loaded.config.kind == "encoder-decoder":
+            self.input_panel.target_row.set_target(first_target)
         first_text, first_image = self._first.pop("text", None), self._first.pop("image", None)
         if vision:
             self.input_panel.image.set_samples(res.samples)
