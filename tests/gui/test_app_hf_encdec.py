@@ -47,7 +47,7 @@ def test_hf_encoder_decoder_opens_with_three_parts_and_a_target(make_window, qtb
     # the typed output is not the model's: the panel says the decoder was given it
     assert win.prediction_panel.output.text() == f"decoder reads (given): {TARGET}"
 
-    for part, title in (("enc", "· encoder self-attention"), ("self", "· self-attention"),
+    for part, title in (("enc", "· encoder self-attention"), ("self", "· decoder self-attention"),
                         ("cross", "· cross-attention")):
         QTest.mouseClick(bar.buttons[part], Qt.MouseButton.LeftButton)
         assert win.selection.part == part
