@@ -19,15 +19,13 @@ import logging
 
 from PySide6.QtCore import QTimer
 
-from attnviz.gui.stepped_import import SteppedImport
-from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetched, pyqtgraph_plan,
-                                      release_startup_gc)
-from attnviz.gui.startup_prefetch import (EXTRA_VIEW_MODULES, VIEW_DEPENDENCIES,  # noqa: F401 - re-exported
-                                          prefetch_startup_imports, views_plan)
+from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.startup.prefetch import VIEW_DEPENDENCIES, prefetched, pyqtgraph_plan, release_startup_gc, views_plan
+from attnviz.gui.startup.stepped_import import SteppedImport
+from attnviz.gui.startup.switches import enabled
 from attnviz.gui.workers import views_lane
 
-__all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startup_imports_job", "qt_warm_up_steps",
-           "views_plan", "prefetch_startup_imports"]
+__all__ = ["WindowStartupMixin", "startup_imports_job", "qt_warm_up_steps"]
 
 log = logging.getLogger(__name__)
 
@@ -201,14 +199,15 @@ class WindowStartupMixin:
     def _startup_steps(self):
         from attnviz.gui.pyqtgraph_mirrors import lazy_mirrors_active
 
-        if not lazy_mirrors_active():  # pyqtgraph's import would create every PySide6 type in one go
+        if not lazy_mirrors_active() and enabled("qt_warm_up"):  # else pyqtgraph's import creates them all at once
             yield from qt_warm_up_steps()
         for package in ("pyqtgraph", "attnviz.gui.views"):
             while package not in self._plans:
                 if "failed" in self._plans:
                     return
                 yield WAIT_MS
-            stepper = SteppedImport(package, self._plans[package])
+            # switched off: an empty plan, i.e. the ordinary import in this one step
+            stepper = SteppedImport(package, self._plans[package] if enabled("stepped_import") else [])
             while True:
                 with gc_paused():  # no collection walks the heap in the middle of an import
                     more = stepper.step()

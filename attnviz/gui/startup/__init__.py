@@ -1,0 +1,1 @@
+"""Start-up (placeholder docstring, written below)."""
