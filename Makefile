@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 # requirement could pull a multi-GB CUDA build. pyproject keeps a broad range for real users.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: run test install install-test assets bench bundle bundle-smoke wheel clean
+.PHONY: run test install install-test assets bench bundle bundle-smoke wheel compat clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bundle: install
 # Runs every bundled model in the built bundle, headless (not part of `make test`: needs `make bundle`).
 bundle-smoke:
 	$(PY) packaging/smoke_bundle.py dist/attnviz
+
+# The lowest and the highest versions pyproject.toml allows of PySide6, pyqtgraph, torch, NumPy and transformers,
+# each end in a fresh venv under build/compat running the GUI smoke, export and Hugging Face tests (not part of
+# `make test` or CI: ~8 GB of downloads and installs, 10-20 min on two cores). ARGS="--ends high --keep" etc.
+compat:
+	$(PYTHON) packaging/compat.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "startup", "export", "export-gui", "hf", "longmap", "heads",
-            "lesson", "decode")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "startup", "export", "export-gui", "hf", "longmap",
+            "heads", "lesson", "decode")
 
 
 def add_parser(sub) -> None:

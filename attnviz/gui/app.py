@@ -2,7 +2,7 @@
 
 Start-up is kept light on purpose (goal: window on screen within a second on two cores): only
 QtCore/QtGui/QtWidgets are imported before the first paint; torch, pyqtgraph and the model are
-loaded afterwards, off the GUI thread, by ``MainWindow.start``.
+loaded afterwards by ``MainWindow.start`` (what runs where, and why: :mod:`attnviz.gui.startup`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
-from attnviz.gui.pyside_hook import install_cheap_feature_check
-
-# before anything else is imported: PySide6 checks every module imported from now on (see pyside_hook)
-if os.environ.get("ATTNVIZ_STARTUP_PYSIDE_HOOK", "") != "0":
-    install_cheap_feature_check()
-
-from attnviz.gui.theme import apply_theme  # noqa: E402
-from attnviz.io.assets import icon_path  # noqa: E402
+from attnviz.gui.theme import apply_theme
+from attnviz.io.assets import icon_path
 
 __all__ = ["run_app", "create_application", "apply_theme"]
 

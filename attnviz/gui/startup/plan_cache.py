@@ -1,6 +1,6 @@
 """Import plans kept on disk between launches, so start-up need not read a package's source every time.
 
-Qt-free (a worker's job, like :func:`attnviz.gui.startup.stepped_import.import_plan`). Making pyqtgraph's plan
+Qt-free (a worker's job, like :func:`.stepped_import.import_plan`). Making pyqtgraph's plan
 reads and scans ~250 source files: ~90 ms of CPU on a worker that holds the interpreter lock while the
 GUI thread needs it for the first map, and the GUI thread then waited for the plan. The plan depends
 only on the package's source files, so it is stored with a key made of the Python version and each
