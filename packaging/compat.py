@@ -111,7 +111,12 @@ def _summary(text: str, code: int) -> str:
     lines = [ln.strip("= \n") for ln in text.splitlines()]
     found = [ln for ln in lines if re.search(r"\d+ (passed|failed|error)", ln) and " in " in ln]
     failed = [ln.split(" - ")[0] for ln in lines if ln.startswith(("FAILED ", "ERROR "))]
-    head = found[-1] if found else ("crashed (signal %d)" % -code if code < 0 else f"no pytest summary, exit {code}")
+    if found:
+        head = found[-1]
+        if code != 0 and not failed:  # every test passed, then the process failed (at its exit)
+            head += f", then exit {code}" if code > 0 else f", then killed by signal {-code}"
+    else:
+        head = f"crashed (signal {-code})" if code < 0 else f"no pytest summary, exit {code}"
     return head + "".join(f"\n      {name}" for name in failed)
 
 

@@ -2,9 +2,9 @@
 
 Goals (``attnviz bench --only gui`` and ``--only startup`` print them; no test asserts a time): the first
 attention map within 1.0 s of launch on two cores, and the window never frozen for more than 100 ms on the way
-to it or to the live model's map. The obstacle: before the first map the GUI thread needs PySide6,
-pyqtgraph and the views imported and the window built (~1 s of CPU), and torch's import (~1 GB mapped, ~0.5 s
-of CPU) competes for the same interpreter lock. Everything below serves one of two aims: *do less before the
+to it or to the live model's map. The obstacle: before the first map PySide6, pyqtgraph and the views must
+be imported and the window built (~0.5 s of CPU in all threads, most of it on the GUI thread), and torch's
+import (~0.5 GB of native libraries) competes for the same interpreter lock. Everything below serves one of two aims: *do less before the
 first map*, or *cut what must be done into event-loop turns short enough not to freeze the window*.
 
 Timeline (threads: **GUI**, **prefetch** = a plain thread, **views lane** = a torch-free worker, **model
@@ -33,6 +33,20 @@ lane** = the worker that owns torch and the model; :mod:`attnviz.gui.workers`)
    widgets stepped on the GUI thread: ``panels/window_pages.py``), the views not on screen in idle turns,
    torch's rarely used modules on the model lane.
 
+What each mechanism buys (``attnviz bench --only startup --repeat 5``, 2026-11-25, load 3.1-7.8 on 2 cores;
+median of 5 back-to-back pairs, that one off minus all on):
+
+=================  ==========================================================================================
+``native_preload`` stall until the live map +294 ms (+140..+1339): torch's libraries loaded under the lock
+``stepped_import`` start-up stall +177 ms (+78..+304): pyqtgraph imported in one turn
+``qt_warm_up``     start-up stall +62 ms (+45..+249): PySide6's types all created in pyqtgraph's import turn
+``prefetch``       first map +49 ms wall, +46 ms CPU
+``plan_cache``     first map +75 ms CPU, no wall-clock difference measurable
+``hold_gc``        nothing measurable (first map +4 ms): a candidate for removal once a quiet run agrees
+=================  ==========================================================================================
+
+All on: first map median 0.53 s, start-up stall median 25 ms, stall until live median 46 ms.
+
 Rules that are not trade-offs (never switch these off)
 
 - Modules that define or use Qt classes (pyqtgraph, ``attnviz.gui.*``) are imported on the GUI thread only:
@@ -40,11 +54,17 @@ Rules that are not trade-offs (never switch these off)
 - torch is not imported until pyqtgraph and the views are: importing torch on a worker during pyqtgraph's
   stepped import crashed PySide6 6.11 (a segfault in its attribute lookup while painting, 4-6 of 6 runs;
   0 of 8 with torch held back; ``tests/gui/test_startup_order.py`` fails on the old order).
-- Start-up uses only public interfaces of PySide6, pyqtgraph and torch; nothing replaces another library's
-  functions or module attributes. A stepped import is ordinary ``importlib.import_module`` calls and the
-  package's own statements, so a wrong plan only makes one step longer, never the result different.
+- Nothing replaces another library's functions or import machinery unless a benchmark row shows it buys
+  100 ms or more of first map or stall (issue 31). A replaced PySide6 import check and pyqtgraph's lazily
+  filled Qt mirrors were removed on that rule: over 5 launch pairs they bought nothing measurable (first map
+  CPU +4 ms median without them), and a PySide6 or pyqtgraph release could break them at start-up, where a
+  user can do nothing. The one exception is the stepped import's temporary module ``__getattr__`` on the
+  half-built package (it finishes the import if anything asks for a name early, and is removed at the end),
+  which the table above shows is worth 177 ms of stall. Its steps are ordinary ``importlib.import_module``
+  calls and the package's own statements, so a wrong plan only makes one step longer, never the result
+  different.
 
-Switches: each mechanism named above in ``code`` is switched off by ``ATTNVIZ_STARTUP_<NAME>=0``
-(:mod:`.switches`), and ``attnviz bench --only startup --repeat N`` launches the app N times with all of
-them on and N times with each one off, interleaved, and prints what each buys.
+Switches: each mechanism in the table is switched off by ``ATTNVIZ_STARTUP_<NAME>=0`` (:mod:`.switches`), and
+``attnviz bench --only startup --repeat N`` launches the app in N pairs per mechanism, all on and that one
+off back to back, and prints what each buys beside the machine's load.
 """
