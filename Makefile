@@ -60,7 +60,8 @@ bundle-smoke:
 
 # The lowest and the highest versions pyproject.toml allows of PySide6, pyqtgraph, torch, NumPy and transformers,
 # each end in a fresh venv under build/compat running the GUI smoke, export and Hugging Face tests (not part of
-# `make test` or CI: 1.6 + 6.2 GB of venvs, deleted after; ~5 min here with the wheels cached). ARGS="--ends high --keep" etc.
+# `make test` or CI: 1.6 + 6.2 GB of venvs, deleted after; ~5 min here with the wheels cached).
+# ARGS="--ends high --keep", ARGS="--reference .venv/bin/python" etc.
 compat:
 	$(PYTHON) packaging/compat.py $(ARGS)
 

@@ -10,7 +10,6 @@ import gc
 import logging
 import os
 import threading
-from concurrent.futures import Future
 from contextlib import contextmanager
 
 __all__ = ["gc_paused", "ensure_torch", "import_modules_job"]
