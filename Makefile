@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 # requirement could pull a multi-GB CUDA build. pyproject keeps a broad range for real users.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: run test install install-test assets bench bundle bundle-smoke wheel clean
+.PHONY: run test install install-test assets bench bundle bundle-smoke wheel compat clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,13 @@ bundle: install
 # Runs every bundled model in the built bundle, headless (not part of `make test`: needs `make bundle`).
 bundle-smoke:
 	$(PY) packaging/smoke_bundle.py dist/attnviz
+
+# The lowest and the highest versions pyproject.toml allows of PySide6, pyqtgraph, torch, NumPy and transformers,
+# each end in a fresh venv under build/compat running the GUI smoke, export and Hugging Face tests (not part of
+# `make test` or CI: 1.6 + 6.2 GB of venvs, deleted after; ~5 min here with the wheels cached).
+# ARGS="--ends high --keep", ARGS="--reference .venv/bin/python" etc.
+compat:
+	$(PYTHON) packaging/compat.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -95,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     if app:
         # the app's start-up creates objects that live for the session: no collections until its first map;
         # and what its first map needs (numpy, import plans) starts on a thread now, beside PySide6's import
-        from attnviz.gui.heavy_imports import hold_gc_for_startup
-        from attnviz.gui.startup_prefetch import prefetch_startup_imports
+        from attnviz.gui.startup.prefetch import hold_gc_for_startup, prefetch_startup_imports
 
         hold_gc_for_startup()
         prefetch_startup_imports()

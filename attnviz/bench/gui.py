@@ -290,7 +290,7 @@ def run_gui_benchmarks(models: tuple[str, ...] | None = None, stacks: bool | Non
 
     launches = max(1, int(launches))
     with tempfile.TemporaryDirectory(prefix="attnviz-bench-cache-") as cache:
-        # the very first launch makes the import plans the later ones read (attnviz.gui.plan_cache):
+        # the very first launch makes the import plans the later ones read (attnviz.gui.startup.plan_cache):
         # its own figure; the start-up figures below are ordinary launches'
         out["startup_first_attention_first_launch_s"] = measure_startup(cache_dir=cache)["first_attention_s"]
         # start-up varies by ±0.15 s from launch to launch on a shared machine: several launches, the

@@ -95,7 +95,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 def measure_startup(model: str | None = None, timeout: float = 120.0, settings_path: str | None = None,
-                    stacks: bool = False, cache_dir: str | None = None) -> dict:
+                    stacks: bool = False, cache_dir: str | None = None, extra_env: dict | None = None) -> dict:
     """Launch the app in a new process and time its first paint and its first attention map.
 
     Parameters
@@ -105,6 +105,8 @@ def measure_startup(model: str | None = None, timeout: float = 120.0, settings_p
     stacks : also sample the GUI thread's stack during its longest freezes (``stalls`` in the result:
         see :class:`attnviz.bench.stall.StackSampler`).
     cache_dir : the child's cache folder (``ATTNVIZ_CACHE_DIR``; default: the user's, as a launch would).
+    extra_env : further environment variables for the child (e.g. a start-up mechanism switched off:
+        :mod:`attnviz.gui.startup.switches`).
 
     Returns
     -------
@@ -125,6 +127,7 @@ def measure_startup(model: str | None = None, timeout: float = 120.0, settings_p
         env["ATTNVIZ_BENCH_STACKS"] = "1" if stacks else ""
         if cache_dir is not None:
             env["ATTNVIZ_CACHE_DIR"] = cache_dir
+        env.update(extra_env or {})
         env["ATTNVIZ_BENCH_T0"] = repr(time.time())
         args = [sys.executable, "-c", _CHILD, "gui"] + (["--model", model] if model else [])
         proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)

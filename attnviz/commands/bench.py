@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-SECTIONS = ("capture", "memory", "training", "views", "gui", "export", "export-gui", "hf", "longmap", "heads", "lesson",
-            "decode", "html")
+SECTIONS = ("capture", "memory", "training", "views", "gui", "startup", "export", "export-gui", "hf", "longmap",
+            "heads", "lesson", "decode", "html")
 
 
 def add_parser(sub) -> None:
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     p.add_argument("--only", default="capture,memory,training",
                    help=f"comma-separated sections: {', '.join(SECTIONS)} (default: capture,memory,training)")
     p.add_argument("--repeat", type=int_range(1, 1000), default=5,
-                   help="timed repetitions per figure, 1..1000 (median reported; default 5); for gui: app launches")
+                   help="timed repetitions per figure, 1..1000 (median reported; default 5); for gui and startup: app "
+                        "launches (startup: per configuration)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(run=run)
 
@@ -94,6 +95,13 @@ def _gui(repeat: int) -> dict:
     return run_gui_benchmarks(launches=repeat)  # --repeat launches for the start-up figures
 
 
+def _startup(repeat: int) -> dict:
+    from attnviz.bench.startup_switches import measure_startup_switches
+
+    # --repeat launches per configuration: all mechanisms on, and each one off
+    return measure_startup_switches(repeat, progress=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
+
+
 def _export(repeat: int) -> dict:
     from attnviz.bench.export import run_export_benchmarks
 
@@ -146,5 +154,6 @@ def _lesson(repeat: int) -> dict:
 
 
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
+                    "startup": _startup,
                     "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui,
                     "html": _html}

@@ -2,7 +2,7 @@
 
 Start-up is kept light on purpose (goal: window on screen within a second on two cores): only
 QtCore/QtGui/QtWidgets are imported before the first paint; torch, pyqtgraph and the model are
-loaded afterwards, off the GUI thread, by ``MainWindow.start``.
+loaded afterwards by ``MainWindow.start`` (what runs where, and why: :mod:`attnviz.gui.startup`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
-from attnviz.gui.pyside_hook import install_cheap_feature_check
-
-# before anything else is imported: PySide6 checks every module imported from now on (see pyside_hook)
-install_cheap_feature_check()
-
-from attnviz.gui.theme import apply_theme  # noqa: E402
-from attnviz.io.assets import icon_path  # noqa: E402
+from attnviz.gui.theme import apply_theme
+from attnviz.io.assets import icon_path
 
 __all__ = ["run_app", "create_application", "apply_theme"]
 
@@ -67,9 +62,9 @@ def run_app(args) -> int:
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    # numpy, the views' Qt-free modules and the import plans on a thread (see startup_prefetch): `attnviz`
+    # numpy, the views' Qt-free modules and the import plans on a thread (see attnviz.gui.startup): `attnviz`
     # started them at launch already; here for other callers (a second start does nothing)
-    from attnviz.gui.startup_prefetch import prefetch_startup_imports
+    from attnviz.gui.startup.prefetch import prefetch_startup_imports
 
     prefetch_startup_imports()
     win.show()  # the window starts loading the model after its first paint
@@ -78,7 +73,7 @@ def run_app(args) -> int:
 
         open_paths(win, args.plan)
     code = app.exec()
-    from attnviz.gui.heavy_imports import release_startup_gc
+    from attnviz.gui.startup.prefetch import release_startup_gc
 
     release_startup_gc()  # a window closed before its first map
     # background imports may still run: drop queued jobs and give running ones a moment, so the

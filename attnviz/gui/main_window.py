@@ -1,7 +1,7 @@
 """The main window: model, input and prediction panels around the attention views, plus training.
 
 Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
-``start()`` (panels/window_startup.py) loads torch and the model on the model lane and the views'
+``start()`` (startup/window.py) loads torch and the model on the model lane and the views'
 Qt-free dependencies on a worker, while this thread imports pyqtgraph and the views in short steps and
 builds the views on screen; the Training and Walkthrough tabs follow the first map (panels/window_pages.py).
 Every model run happens on the lane (loading a model: panels/window_models.py); results come back as
@@ -30,7 +30,7 @@ from attnviz.gui.panels.window_actions import build_actions
 from attnviz.gui.panels.window_drop import WindowDropMixin
 from attnviz.gui.panels.window_models import APP_TITLE, FALLBACK_TEXT, WindowModelsMixin
 from attnviz.gui.panels.window_pages import WindowPagesMixin
-from attnviz.gui.panels.window_startup import WindowStartupMixin
+from attnviz.gui.startup.window import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.workers import Lane
@@ -72,11 +72,11 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self._painted = self._started = self._pages_started = self._first_run_over = self.warm = False
         self._views_installed = False  # every view docked (built when first on screen)
         self._closing = False  # closed: start-up steps and idle building stop
-        self._steps = None  # the start-up steps still to run (panels/window_startup.py)
+        self._steps = None  # the start-up steps still to run (startup/window.py)
         self._queued_steps: list = []  # more steps to run after those (building the pages)
         self._plans: dict = {}  # what the start-up worker has delivered so far
         self._step_timer = self._idle_timer = None
-        self._load_waits = False  # the first model's load waits until the views are imported (window_startup)
+        self._load_waits = False  # the first model's load waits until the views are imported (startup/window.py)
         self.settings = settings or AppSettings()
         self.selection = Selection()
         self.loaded = None

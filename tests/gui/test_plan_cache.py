@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
-from attnviz.gui import plan_cache
-from attnviz.gui.heavy_imports import gc_paused, hold_gc_for_startup, release_startup_gc
-from attnviz.gui.plan_cache import cached_import_plan
-from attnviz.gui.stepped_import import SteppedImport, import_plan
+from attnviz.gui.startup import plan_cache
+from attnviz.gui.heavy_imports import gc_paused
+from attnviz.gui.startup.prefetch import hold_gc_for_startup, release_startup_gc
+from attnviz.gui.startup.plan_cache import cached_import_plan
+from attnviz.gui.startup.stepped_import import SteppedImport, import_plan
 
 
 def _write(root, name: str) -> None:

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from attnviz.gui.heavy_imports import prefetch, prefetched
+from attnviz.gui.startup.prefetch import prefetch, prefetched
 
 
 def test_a_prefetch_runs_on_another_thread_and_its_result_is_taken_once():

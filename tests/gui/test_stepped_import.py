@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from attnviz.gui.stepped_import import SteppedImport, import_plan
+from attnviz.gui.startup.stepped_import import SteppedImport, import_plan
 
 
 def _write_package(root, name: str, broken: bool = False) -> None:
@@ -85,7 +85,7 @@ def test_a_failing_step_fails_like_an_ordinary_import(package):
 
 
 def test_preloaded_torch_libraries_leave_torch_working():
-    code = ("from attnviz.gui.native_preload import preload_torch_libraries\n"
+    code = ("from attnviz.gui.startup.native_preload import preload_torch_libraries\n"
             "loaded = preload_torch_libraries()\n"
             "import torch\n"
             "print(sorted(loaded), float(torch.ones(3).sum()))")

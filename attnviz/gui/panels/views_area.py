@@ -166,7 +166,7 @@ class ViewsArea(QMainWindow):
 
         Building the two or three views on screen in one event-loop turn froze the window for 90–97 ms
         at start-up, and one view made and docked in one turn for 75–98 ms (their first use of pyqtgraph
-        creates PySide6 types: see :mod:`attnviz.gui.pyqtgraph_mirrors`); docking then lays the area out."""
+        creates PySide6 types); docking then lays the area out."""
         todo = [n for n in self.unbuilt() if n in self._classes and self.on_screen(n)]
         if not todo:
             return False

@@ -27,7 +27,7 @@ class WindowModelsMixin:
 
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
-        self._load_waits = False  # a model asked for: the first one is no longer held back (window_startup)
+        self._load_waits = False  # a model asked for: the first one is no longer held back (startup/window.py)
         self.statusBar().showMessage(f"loading {ref or 'the default model'}…")
         # a new model makes waiting (and running) traces of the old one stale
         self.lane.submit("load", load_model_job, ref, self.model_panel.device, supersedes=("trace",))

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from attnviz.gui.panels.appearance import compose_style, fill_page, presentation_font
 from attnviz.gui.heavy_imports import import_modules_job
-from attnviz.gui.stepped_import import import_plan
+from attnviz.gui.startup.stepped_import import import_plan
 from attnviz.gui.workers import run_job
 
 __all__ = ["WindowPagesMixin", "PAGE_DEPENDENCIES", "WARM_UP_MODULES", "page_imports_job", "paint_after_turns",
@@ -88,7 +88,7 @@ class WindowPagesMixin:
 
     def _page_steps(self, plan):
         from attnviz.gui.heavy_imports import gc_paused
-        from attnviz.gui.stepped_import import SteppedImport
+        from attnviz.gui.startup.stepped_import import SteppedImport
 
         stepper = SteppedImport(PAGE_PACKAGE, plan)
         while True:

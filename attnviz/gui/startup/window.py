@@ -1,16 +1,9 @@
-"""The main window's start-up, in steps short enough that the event loop never freezes (issue 18).
+"""The main window's start-up steps (a mixin of :class:`attnviz.gui.main_window.MainWindow`): steps 4-5 of the
+timeline in :mod:`attnviz.gui.startup`, which says what runs on which thread and why.
 
-A mixin of :class:`attnviz.gui.main_window.MainWindow`. After the first paint ``start()`` sends the views'
-Qt-free dependencies plus the import plans of pyqtgraph and the views to the torch-free views lane.
-Meanwhile the GUI thread, one short step per event-loop turn: imports pyqtgraph (its Qt mirrors filled on
-demand: :mod:`attnviz.gui.pyqtgraph_mirrors`; else PySide6's lazily built types are created first, a few
-dozen per step, as pyqtgraph's import reads them all) and then the views module by module
-(:mod:`attnviz.gui.stepped_import`), docks every view, builds those on screen half a view per turn and
-draws the stored opening trace. Only then do torch and the model load on the model lane. Hidden views are
-built when first shown, the rest in idle time once start-up is over.
-
-Qt-using modules are imported on this thread only: PySide6 creates its types and enums lazily, and a
-worker doing so while the GUI thread uses Qt is a race (it crashed the process in tests).
+``start()`` (after the first paint) hands the views lane the job that delivers the import plans and the stored
+opening trace; the GUI thread then runs ``_startup_steps``, one item per event-loop turn (an int item: wait that
+many ms first), until the first map is drawn and the first model's load is let go.
 """
 
 from __future__ import annotations
@@ -19,15 +12,13 @@ import logging
 
 from PySide6.QtCore import QTimer
 
-from attnviz.gui.stepped_import import SteppedImport
-from attnviz.gui.heavy_imports import (PYQTGRAPH_NEEDS, gc_paused, import_modules_job, prefetched, pyqtgraph_plan,
-                                      release_startup_gc)
-from attnviz.gui.startup_prefetch import (EXTRA_VIEW_MODULES, VIEW_DEPENDENCIES,  # noqa: F401 - re-exported
-                                          prefetch_startup_imports, views_plan)
+from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.startup.prefetch import VIEW_DEPENDENCIES, prefetched, pyqtgraph_plan, release_startup_gc, views_plan
+from attnviz.gui.startup.stepped_import import SteppedImport
+from attnviz.gui.startup.switches import enabled
 from attnviz.gui.workers import views_lane
 
-__all__ = ["WindowStartupMixin", "VIEW_DEPENDENCIES", "PYQTGRAPH_NEEDS", "startup_imports_job", "qt_warm_up_steps",
-           "views_plan", "prefetch_startup_imports"]
+__all__ = ["WindowStartupMixin", "startup_imports_job", "qt_warm_up_steps"]
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +35,7 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
     model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
     the names imported.
     """
-    # made already if the launch prefetched them (see startup_prefetch)
+    # made already if the launch prefetched them (see attnviz.gui.startup.prefetch)
     yield "pyqtgraph", prefetched("pyqtgraph", pyqtgraph_plan)
     done = prefetched("view-dependencies", import_modules_job, view_dependencies)
     if opening_model is not None:
@@ -199,16 +190,15 @@ class WindowStartupMixin:
         self.notify(f"the attention views could not be loaded ({message})", "error")
 
     def _startup_steps(self):
-        from attnviz.gui.pyqtgraph_mirrors import lazy_mirrors_active
-
-        if not lazy_mirrors_active():  # pyqtgraph's import would create every PySide6 type in one go
+        if enabled("qt_warm_up"):  # else pyqtgraph's import creates them all in one turn
             yield from qt_warm_up_steps()
         for package in ("pyqtgraph", "attnviz.gui.views"):
             while package not in self._plans:
                 if "failed" in self._plans:
                     return
                 yield WAIT_MS
-            stepper = SteppedImport(package, self._plans[package])
+            # switched off: an empty plan, i.e. the ordinary import in this one step
+            stepper = SteppedImport(package, self._plans[package] if enabled("stepped_import") else [])
             while True:
                 with gc_paused():  # no collection walks the heap in the middle of an import
                     more = stepper.step()

@@ -1,12 +1,12 @@
 """Import plans kept on disk between launches, so start-up need not read a package's source every time.
 
-Qt-free (a worker's job, like :func:`attnviz.gui.stepped_import.import_plan`). Making pyqtgraph's plan
+Qt-free (a worker's job, like :func:`.stepped_import.import_plan`). Making pyqtgraph's plan
 reads and scans ~250 source files: ~90 ms of CPU on a worker that holds the interpreter lock while the
 GUI thread needs it for the first map, and the GUI thread then waited for the plan. The plan depends
 only on the package's source files, so it is stored with a key made of the Python version and each
 source file's name, size and modification time (like Python's own ``__pycache__``): any edit, upgrade
 or move makes a new plan. A cached plan is only ever a guess at a good order (see
-:mod:`attnviz.gui.stepped_import`): a stale one could only make a step longer, never an import different.
+:mod:`attnviz.gui.startup.stepped_import`): a stale one could only make a step longer, never an import different.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import sys
 import types
 from pathlib import Path
 
-from attnviz.gui.stepped_import import import_plan
+from attnviz.gui.startup.stepped_import import import_plan
+from attnviz.gui.startup.switches import enabled
 from attnviz.io.atomic import write_atomic
 from attnviz.io.cache import cache_dir
 
@@ -58,11 +59,11 @@ def _valid(plan) -> bool:
 
 def cached_import_plan(top: str, within: str | None = None, extra: tuple[str, ...] = (),
                        folder: Path | None = None) -> list:
-    """:func:`~attnviz.gui.stepped_import.import_plan`, read from ``folder`` (default: the user's cache
+    """:func:`~attnviz.gui.startup.stepped_import.import_plan`, read from ``folder`` (default: the user's cache
     folder) when the package's sources are unchanged since it was made; otherwise made and stored there.
     A cache that cannot be read or written is only a slower start."""
     within = within or top
-    if top in sys.modules or (within != top and within not in sys.modules):
+    if not enabled("plan_cache") or top in sys.modules or (within != top and within not in sys.modules):
         return import_plan(top, within, extra)  # nothing to plan, or nothing that can be planned
     root = importlib.util.find_spec(within)
     if root is None or not root.origin:
