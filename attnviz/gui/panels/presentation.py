@@ -10,7 +10,7 @@ a lesson's scenes (:mod:`attnviz.gui.lesson_mode` presents its stage with the sa
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
@@ -127,11 +127,15 @@ class PresentationMode(QObject):
             sc.setEnabled(False)
         if self._hint_label is not None and shiboken6.isValid(self._hint_label):
             self._hint_label.hide()
+        win.set_presentation(False)  # also clears a large-type setting left by a session that quit presenting
         if not self._was_full_screen:
             win.showMaximized() if self._was_maximized else win.showNormal()
             if not self._was_maximized and self._geometry is not None:
-                win.restoreGeometry(self._geometry)
-        win.set_presentation(False)  # also clears a large-type setting left by a session that quit presenting
+                # after the normal type is back (its layout pass resized the window), and once more a turn
+                # later: leaving full screen is asynchronous on some platforms and lands after this call
+                geometry = self._geometry
+                win.restoreGeometry(geometry)
+                QTimer.singleShot(0, win, lambda: win.isFullScreen() or win.restoreGeometry(geometry))
         self._sync_action(False)
         self.changed.emit(False)
 
