@@ -174,6 +174,26 @@ def test_trained_claims_fail_on_a_reinitialised_model(kind):
     assert not evaluate_claim(scene, _bench_with(name, _reinit), n=40).ok
 
 
+def test_rollout_pointing_fails_on_a_centre_prior(monkeypatch):
+    """Attention replaced by a model-free centre prior (the best fixed patch of the large scenes, for every
+    scene, as rollout and as raw attention): the model still classifies, its pointer knows nothing."""
+    from attnviz.tasks import pointing
+
+    real = pointing.classify_and_point
+    scene = _scene("rollout-pointing")
+
+    def centre_prior(model, images, chunk=128, with_raw=False):
+        preds, peaks, raw = real(model, images, chunk, with_raw=True)
+        prior = np.full_like(peaks, 1 * 4 + 1)  # patch (1, 1) of the 4×4 grid: the best fixed patch on large scenes
+        return (preds, prior, prior) if with_raw else (preds, prior)
+
+    monkeypatch.setattr(pointing, "classify_and_point", centre_prior)
+    r = evaluate_claim(scene, Workbench(), n=40)
+    assert not r.ok
+    assert r.values["large_held"] > 0.8  # on large central shapes the prior would have passed the old check
+    assert r.values["lead"] < r.values["margin"]
+
+
 def test_six_steps_fails_on_a_one_hot_row():
     """The lecture head at "it" is one-hot: z = v of one token, which the walkthrough scene must not show."""
     import dataclasses
