@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.errors import InputError
 from attnviz.lessons.claim_result import ClaimResult
+from attnviz.vision.shape_scenes import LAYOUTS
 
 __all__ = ["filters_pca", "rollout_pointing"]
 
@@ -43,7 +45,10 @@ def rollout_pointing(scene, bench, trace, state, p, seed, n):
     grid = trace.grid
     roll = np.asarray(trace["rollout"], dtype=np.float64)[0, 1:].reshape(grid)  # [CLS] row over the patches
     peak = np.unravel_index(int(np.argmax(roll)), grid)
-    mask = task.probe_mask(int(p["label"]), str(p.get("layout", "large"))) if "label" in p else None
+    layout = p.get("layout", "large")
+    if layout not in LAYOUTS:  # a shared lesson file names it: a clear line, not a traceback
+        raise InputError(f"rollout-pointing: layout must be one of {', '.join(LAYOUTS)}, not {str(layout)[:40]!r}")
+    mask = task.probe_mask(int(p["label"]), layout) if "label" in p else None
     here = float(patch_hits(np.array([peak[0] * grid[1] + peak[1]]), mask[None], loaded.config.patch_size)[0]) \
         if mask is not None else float("nan")
     m = bench.task_metrics(scene.model, seed)

@@ -194,6 +194,17 @@ def test_rollout_pointing_fails_on_a_centre_prior(monkeypatch):
     assert r.values["lead"] < r.values["margin"]
 
 
+def test_rollout_pointing_refuses_an_unknown_layout():
+    import dataclasses
+
+    from attnviz.errors import InputError
+
+    scene = _scene("rollout-pointing")
+    bad = dataclasses.replace(scene, claim={**scene.claim, "layout": "middle"})
+    with pytest.raises(InputError, match="layout must be one of large, offcentre"):
+        evaluate_claim(bad, Workbench(), n=10)
+
+
 def test_six_steps_fails_on_a_one_hot_row():
     """The lecture head at "it" is one-hot: z = v of one token, which the walkthrough scene must not show."""
     import dataclasses
