@@ -214,3 +214,12 @@ def test_six_steps_fails_on_a_one_hot_row():
     focus = bench.trace(scene).meta["focus"]
     r = evaluate_claim(dataclasses.replace(scene, layer=focus["layer"], head=focus["head"]), bench, n=10)
     assert r.here < 1e-4 and r.values["top_weight"] >= 0.8 and not r.ok
+
+
+def test_rollout_against_raw_attention_is_called_a_tie_within_noise():
+    from attnviz.lessons.claims_vision import _versus
+
+    # two standard errors of a difference of two shares on 1 000 scenes: 2·√(0.5/1000) ≈ 4.5 points
+    assert _versus(0.992, 0.990, 1000) == _versus(0.96, 0.99, 1000) == "a tie within noise"
+    assert _versus(0.99, 0.90, 1000) == "rollout ahead" and _versus(0.80, 0.95, 1000) == "rollout behind"
+    assert _versus(0.99, 0.90, 10) == "a tie within noise"  # the same gap on ten scenes proves nothing
