@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.errors import InputError
 from attnviz.lessons.claim_result import ClaimResult
+from attnviz.vision.shape_scenes import LAYOUTS
 
 __all__ = ["filters_pca", "rollout_pointing"]
 
@@ -43,22 +45,38 @@ def rollout_pointing(scene, bench, trace, state, p, seed, n):
     grid = trace.grid
     roll = np.asarray(trace["rollout"], dtype=np.float64)[0, 1:].reshape(grid)  # [CLS] row over the patches
     peak = np.unravel_index(int(np.argmax(roll)), grid)
-    mask = task.probe_mask(int(p["label"])) if "label" in p else None
+    layout = p.get("layout", "large")
+    if layout not in LAYOUTS:  # a shared lesson file names it: a clear line, not a traceback
+        raise InputError(f"rollout-pointing: layout must be one of {', '.join(LAYOUTS)}, not {str(layout)[:40]!r}")
+    mask = task.probe_mask(int(p["label"]), layout) if "label" in p else None
     here = float(patch_hits(np.array([peak[0] * grid[1] + peak[1]]), mask[None], loaded.config.patch_size)[0]) \
         if mask is not None else float("nan")
     m = bench.task_metrics(scene.model, seed)
-    # rollout must beat the best model-free pointer (one fixed patch for every scene: a centre prior at
-    # best), also on the scenes whose object misses that patch, where the prior scores nothing
-    ok = (here == 1.0 or mask is None) and m["pointing_game"] >= 0.9 and m["pointing_game"] > m["pointing_chance"] \
-        and m["pointing_game"] > m["pointing_fixed"] and m["offcentre_n"] > 0 \
-        and m["offcentre_rollout"] > m["offcentre_fixed"] and m["offcentre_rollout"] >= 0.8
-    line = (f"rollout peaks {'on' if here == 1.0 else 'off'} the shape here (patch {peak[0]},{peak[1]}); pointing game "
-            f"{m['pointing_game']:.1%} on {m['n_test']} fresh held-out scenes: random patch {m['pointing_chance']:.1%}, "
-            f"best fixed patch {m['pointing_fixed']:.1%}, raw last-layer [CLS] attention {m['pointing_raw']:.1%}; on the "
-            f"{m['offcentre_n']} scenes whose shape misses that patch: rollout {m['offcentre_rollout']:.1%}, raw "
-            f"{m['offcentre_raw']:.1%}, best fixed patch {m['offcentre_fixed']:.1%}")
-    return ClaimResult("rollout-pointing", here, m["pointing_game"], ok, line,
-                       {"here": here, "held": m["pointing_game"], "chance": m["pointing_chance"], "n": m["n_test"],
-                        "fixed": m["pointing_fixed"], "raw": m["pointing_raw"], "off_n": m["offcentre_n"],
-                        "off_rollout": m["offcentre_rollout"], "off_raw": m["offcentre_raw"],
-                        "off_fixed": m["offcentre_fixed"]})
+    # On the usual scenes every shape covers a central patch: one fixed patch for every scene scores ~90 % with no
+    # model at all. So the verdict is taken on "offcentre" scenes (small shapes anywhere), where rollout must beat
+    # the best fixed patch (chosen on other such scenes: an upper bound of any centre prior) by ``margin``.
+    margin = float(p.get("margin", 0.25))
+    off_lead = m["offcentre_rollout"] - m["offcentre_fixed"]
+    ok = (here == 1.0 or mask is None) and m["pointing_game"] >= 0.9 and m["offcentre_rollout"] >= 0.8 \
+        and off_lead >= margin and m["offcentre_rollout"] > m["offcentre_chance"]
+    vs_raw = _versus(m["offcentre_rollout"], m["offcentre_raw"], m["offcentre_n"])
+    line = (f"rollout peaks {'on' if here == 1.0 else 'off'} the shape here (patch {peak[0]},{peak[1]}); on "
+            f"{m['offcentre_n']} fresh off-centre scenes (small shapes anywhere; the model names {m['offcentre_accuracy']:.1%}): "
+            f"rollout {m['offcentre_rollout']:.1%}, raw last-layer [CLS] attention {m['offcentre_raw']:.1%} ({vs_raw}), "
+            f"best fixed patch {m['offcentre_fixed']:.1%} (lead {off_lead:+.1%}, needs ≥ {margin:.0%}), random patch "
+            f"{m['offcentre_chance']:.1%}; on {m['n_test']} large central shapes: rollout {m['pointing_game']:.1%}, "
+            f"fixed patch {m['pointing_fixed']:.1%}, raw {m['pointing_raw']:.1%}, random {m['pointing_chance']:.1%}")
+    return ClaimResult("rollout-pointing", here, m["offcentre_rollout"], ok, line,
+                       {"here": here, "held": m["offcentre_rollout"], "n": m["offcentre_n"],
+                        "chance": m["offcentre_chance"], "fixed": m["offcentre_fixed"], "raw": m["offcentre_raw"],
+                        "lead": off_lead, "margin": margin, "vs_raw": vs_raw, "accuracy": m["offcentre_accuracy"],
+                        "large_held": m["pointing_game"], "large_n": m["n_test"], "large_fixed": m["pointing_fixed"],
+                        "large_raw": m["pointing_raw"], "large_chance": m["pointing_chance"]})
+
+
+def _versus(a: float, b: float, n: int) -> str:
+    """Whether share ``a`` beats share ``b`` on ``n`` scenes, in words: a gap within two standard errors of a
+    difference of two shares (each ≤ 0.5/√n) is called a tie, not a win."""
+    if abs(a - b) <= 2 * np.sqrt(0.5) / np.sqrt(max(n, 1)):
+        return "a tie within noise"
+    return "rollout ahead" if a > b else "rollout behind"

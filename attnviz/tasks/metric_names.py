@@ -65,6 +65,15 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     # vision
     "pointing_game": ("pointing game (attention peak on the shape)", "share"),
     "pointing_chance": ("pointing game by chance (a random patch)", "share"),
+    "pointing_raw": ("pointing game of raw last-layer [CLS] attention", "share"),
+    "pointing_fixed": ("pointing game of the best fixed patch (a centre prior)", "share"),
+    "offcentre_accuracy": ("accuracy on off-centre scenes (small shapes anywhere)", "share"),
+    "offcentre_rollout": ("off-centre: pointing game (rollout peak on the shape)", "share"),
+    "offcentre_raw": ("off-centre: pointing game of raw last-layer attention", "share"),
+    "offcentre_fixed": ("off-centre: best fixed patch (chosen on other scenes)", "share"),
+    "offcentre_fixed_patch": ("off-centre: that fixed patch (row-major index)", "index"),
+    "offcentre_chance": ("off-centre: pointing game by chance", "share"),
+    "offcentre_n": ("held-out off-centre scenes", "count"),
 }
 
 

@@ -21,6 +21,8 @@ def _sample_arrays() -> dict[str, np.ndarray]:
     digits, shapes = DigitsTask(), ShapesTask()
     out = {f"digit-{label}": img for label, img in zip(digits.labels, digits.probe_inputs())}
     out.update({f"shapes-{label}": img for label, img in zip(shapes.labels, shapes.probe_inputs())})
+    # a small star reaching a corner patch: the rollout slide shows attention away from the centre
+    out["shapes-star-offcentre"] = shapes.offcentre_probe_inputs()[shapes.labels.index("star")]
     return out
 
 

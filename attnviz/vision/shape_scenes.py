@@ -9,19 +9,27 @@ A scene: a base colour with a linear gradient, optional stripes, often a straigh
 background colour begins (so straight edges alone do not give the shape away), zero to three soft
 Gaussian blobs (distractors with no edges and no shape), the shape (a soft rim from its signed distance, at a random
 position and size, upright, lighter than the background's base colour), then a fine noise texture.
+
+Two layouts. "large" (circumradius 7–12 px): every such shape overlaps the central 2×2 of the 4×4 patches, so a
+model-free "always the centre patch" pointer hits ~90 % of them. "offcentre": smaller shapes (5–8 px) anywhere in
+the scene with a uniform position, reaching into every edge and corner patch; a shape 10 px wide or more still
+touches some central patch, but no single patch is touched by more than ~57 % of them (measured on 1 000). A scene id
+draws from a separate random stream per layout, so "large" and "offcentre" scenes of one id are unrelated.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SHAPES", "SCENE_SIZE", "DATA_SEED", "draw_params", "render_scenes", "render_scene", "make_scene",
+__all__ = ["SHAPES", "SCENE_SIZE", "DATA_SEED", "LAYOUTS", "draw_params", "render_scenes", "render_scene", "make_scene",
            "make_scenes", "shape_distance"]
 
 SHAPES = ("circle", "square", "triangle", "cross", "star")
 SCENE_SIZE = 32
 DATA_SEED = 20_240_531  # fixed: the data never depends on a training seed
 R_MIN, R_MAX = 7.0, 12.0  # circumradius of a shape in pixels (r 5–9 cost ~4 points of accuracy)
+# circumradius range per layout; the "offcentre" shapes are small enough to sit inside edge and corner patches
+LAYOUTS = {"large": (R_MIN, R_MAX), "offcentre": (5.0, 8.0)}
 # Rotation of a shape, uniform in ±MAX_TILT. Shapes stand upright: a from-scratch ViT on a one-minute
 # budget learned rotated shapes far more slowly (measured: any rotation 60 % vs upright 89 % after
 # 900 steps; ±15° 85 % vs upright 91 % after 700), while a small CNN learned them all.
@@ -89,13 +97,18 @@ def shape_distance(label: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown shape label {label}")
 
 
-def draw_params(scene_id: int) -> dict:
-    """Every random choice of scene ``scene_id``; its label is ``scene_id % len(SHAPES)`` (balanced classes).
+def draw_params(scene_id: int, layout: str = "large") -> dict:
+    """Every random choice of scene ``scene_id`` in ``layout`` (a key of LAYOUTS); its label is
+    ``scene_id % len(SHAPES)`` (balanced classes).
 
     Two draws from the scene's own Generator (uniforms, pixel noise); the uniforms are mapped to
-    parameters by position, which is cheap and keeps the scene's stream fixed.
+    parameters by position, which is cheap and keeps the scene's stream fixed. The "large" stream is the
+    original one (seeded by (DATA_SEED, id)), so its scenes did not change when "offcentre" was added.
     """
-    rng = np.random.default_rng([DATA_SEED, int(scene_id)])
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown scene layout {layout!r} (known: {', '.join(LAYOUTS)})")
+    key = [DATA_SEED, int(scene_id)] if layout == "large" else [DATA_SEED, int(scene_id), 1 + list(LAYOUTS).index(layout)]
+    rng = np.random.default_rng(key)
     s = SCENE_SIZE
     u = iter(rng.random(56))
 
@@ -119,7 +132,7 @@ def draw_params(scene_id: int) -> dict:
         "blob_colour": take(0, 1, 9).reshape(3, 3),
         "blob_alpha": take(0.3, 0.7, 3),
     }
-    r = take(R_MIN, R_MAX)
+    r = take(*LAYOUTS[layout])
     p["radius"] = r
     p["centre"] = take(r + 0.5, s - r - 0.5, 2)  # (x, y): the whole shape stays inside
     p["angle"] = take(-MAX_TILT, MAX_TILT)
@@ -237,10 +250,10 @@ def render_scene(p: dict, draw_shape: bool = True) -> tuple[np.ndarray, np.ndarr
     return img[0], cov[0]
 
 
-def make_scenes(scene_ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_scenes(scene_ids, layout: str = "large") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Images (N, S, S, 3) uint8, object masks (N, S, S) bool and labels (N,) for many scene ids."""
     ids = np.asarray(scene_ids, dtype=np.int64).ravel()
-    ps = [draw_params(int(sid)) for sid in ids]
+    ps = [draw_params(int(sid), layout) for sid in ids]
     if not ps:
         s = SCENE_SIZE
         return np.zeros((0, s, s, 3), np.uint8), np.zeros((0, s, s), bool), np.zeros(0, np.int64)
@@ -249,7 +262,7 @@ def make_scenes(scene_ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return pixels, cov >= MASK_COVERAGE, np.array([p["label"] for p in ps], dtype=np.int64)
 
 
-def make_scene(scene_id: int) -> tuple[np.ndarray, np.ndarray, int]:
+def make_scene(scene_id: int, layout: str = "large") -> tuple[np.ndarray, np.ndarray, int]:
     """(image uint8 (S, S, 3), object mask bool (S, S), label) of one scene."""
-    images, masks, labels = make_scenes([scene_id])
+    images, masks, labels = make_scenes([scene_id], layout)
     return images[0], masks[0], int(labels[0])

@@ -174,6 +174,37 @@ def test_trained_claims_fail_on_a_reinitialised_model(kind):
     assert not evaluate_claim(scene, _bench_with(name, _reinit), n=40).ok
 
 
+def test_rollout_pointing_fails_on_a_centre_prior(monkeypatch):
+    """Attention replaced by a model-free centre prior (the best fixed patch of the large scenes, for every
+    scene, as rollout and as raw attention): the model still classifies, its pointer knows nothing."""
+    from attnviz.tasks import pointing
+
+    real = pointing.classify_and_point
+    scene = _scene("rollout-pointing")
+
+    def centre_prior(model, images, chunk=128, with_raw=False):
+        preds, peaks, raw = real(model, images, chunk, with_raw=True)
+        prior = np.full_like(peaks, 1 * 4 + 1)  # patch (1, 1) of the 4×4 grid: the best fixed patch on large scenes
+        return (preds, prior, prior) if with_raw else (preds, prior)
+
+    monkeypatch.setattr(pointing, "classify_and_point", centre_prior)
+    r = evaluate_claim(scene, Workbench(), n=40)
+    assert not r.ok
+    assert r.values["large_held"] > 0.8  # on large central shapes the prior would have passed the old check
+    assert r.values["lead"] < r.values["margin"]
+
+
+def test_rollout_pointing_refuses_an_unknown_layout():
+    import dataclasses
+
+    from attnviz.errors import InputError
+
+    scene = _scene("rollout-pointing")
+    bad = dataclasses.replace(scene, claim={**scene.claim, "layout": "middle"})
+    with pytest.raises(InputError, match="layout must be one of large, offcentre"):
+        evaluate_claim(bad, Workbench(), n=10)
+
+
 def test_six_steps_fails_on_a_one_hot_row():
     """The lecture head at "it" is one-hot: z = v of one token, which the walkthrough scene must not show."""
     import dataclasses
@@ -183,3 +214,12 @@ def test_six_steps_fails_on_a_one_hot_row():
     focus = bench.trace(scene).meta["focus"]
     r = evaluate_claim(dataclasses.replace(scene, layer=focus["layer"], head=focus["head"]), bench, n=10)
     assert r.here < 1e-4 and r.values["top_weight"] >= 0.8 and not r.ok
+
+
+def test_rollout_against_raw_attention_is_called_a_tie_within_noise():
+    from attnviz.lessons.claims_vision import _versus
+
+    # two standard errors of a difference of two shares on 1 000 scenes: 2·√(0.5/1000) ≈ 4.5 points
+    assert _versus(0.992, 0.990, 1000) == _versus(0.96, 0.99, 1000) == "a tie within noise"
+    assert _versus(0.99, 0.90, 1000) == "rollout ahead" and _versus(0.80, 0.95, 1000) == "rollout behind"
+    assert _versus(0.99, 0.90, 10) == "a tie within noise"  # the same gap on ten scenes proves nothing

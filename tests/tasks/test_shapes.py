@@ -132,9 +132,13 @@ def test_pointing_baselines_recounted_by_hand():
     peaks, raw = np.array([0, 1, 3, 2]), np.array([0, 0, 0, 0])
     b = pointing_baselines(peaks, raw, masks, 2)
     assert b["rollout"] == 0.75 and b["raw"] == 0.75  # scene 3 missed / scene 2 missed
-    assert b["fixed"] == 0.75 and b["fixed_patch"] == (0, 0)  # patch 0 hits scenes 0, 1, 3
+    assert b["fixed"] == 0.75 and b["fixed_patch"] == 0  # patch 0 hits scenes 0, 1, 3
     assert b["chance"] == (1 + 2 + 1 + 1) / 16
-    assert b["off_n"] == 1 and b["off_rollout"] == 1.0 and b["off_raw"] == 0.0 and b["off_fixed"] == 1.0
+    # the fixed patch chosen on other scenes (where patch 3 wins) and scored on these: it hits scene 2 only
+    fit = np.zeros((2, 4, 4), bool)
+    fit[:, 2:, 2:] = True
+    b = pointing_baselines(peaks, raw, masks, 2, fit)
+    assert b["fixed_patch"] == 3 and b["fixed"] == 0.25 and b["rollout"] == 0.75
 
 
 def test_evaluate_fields_and_fresh_seeds():
@@ -143,12 +147,35 @@ def test_evaluate_fields_and_fresh_seeds():
     loaded = _tiny(task)
     m = task.evaluate(loaded)
     assert set(m) == {"accuracy", "pointing_game", "pointing_chance", "n_test", "pointing_raw", "pointing_fixed",
-                      "offcentre_n", "offcentre_rollout", "offcentre_raw", "offcentre_fixed"} and m["n_test"] == 40
-    assert 0 <= m["accuracy"] <= 1 and 0 <= m["pointing_game"] <= 1
+                      "offcentre_accuracy", "offcentre_rollout", "offcentre_raw", "offcentre_fixed",
+                      "offcentre_fixed_patch", "offcentre_chance", "offcentre_n"}
+    assert m["n_test"] == 40 and m["offcentre_n"] == 40
+    assert 0 <= m["accuracy"] <= 1 and 0 <= m["pointing_game"] <= 1 and 0 <= m["offcentre_rollout"] <= 1
     assert task.evaluate(loaded) == m
     a, _, _ = task.held_out(seed=1, n=40)
     b, _, _ = task.held_out(seed=2, n=40)
     assert not np.array_equal(a, b)
+
+
+def test_offcentre_scenes_defeat_the_centre_prior_that_large_scenes_reward():
+    """The reason the rollout claim is judged on "offcentre" scenes: counted from the masks alone, no model."""
+    from attnviz.tasks.pointing import pointing_baselines
+
+    task = ShapesTask()
+    n = 400
+    fixed = {}
+    for layout in ("large", "offcentre"):
+        _, masks, _ = task.held_out(seed=7, n=n, layout=layout)
+        _, fit, _ = task.held_out(seed=8, n=n, layout=layout)
+        zeros = np.zeros(n, np.int64)
+        fixed[layout] = pointing_baselines(zeros, zeros, masks, 8, fit)["fixed"]
+        per_patch = masks.reshape(n, 4, 8, 4, 8).any(axis=(2, 4))
+        if layout == "large":  # every large shape covers one of the central 2×2 patches
+            assert per_patch[:, 1:3, 1:3].any(axis=(1, 2)).all()
+        else:  # each central patch is missed by many small shapes, and every edge and corner patch is used
+            assert (~per_patch[:, 1:3, 1:3]).mean(axis=0).min() > 0.3
+            assert per_patch.any(axis=0).all()
+    assert fixed["large"] > 0.8 and fixed["offcentre"] < 0.65
 
 
 def test_probe_inputs_are_one_held_out_scene_per_shape():
@@ -171,6 +198,9 @@ def test_bundled_model_traces_its_samples_and_reproduces_its_metrics():
     # the stored metrics (fields added to evaluate later, e.g. the pointing baselines, are not stored yet)
     assert {k: metrics[k] for k in doc["metrics"]} == pytest.approx(doc["metrics"], abs=1e-9)
     assert metrics["accuracy"] >= 0.97 and metrics["pointing_game"] >= 0.90
+    # off-centre: the model still names the shape, and rollout finds it where a centre prior cannot
+    assert metrics["offcentre_accuracy"] >= 0.9
+    assert metrics["offcentre_rollout"] >= metrics["offcentre_fixed"] + 0.25
     samples = sample_images()
     assert task.example_input() == samples["shapes-star"]
     for label, name in enumerate(SHAPES):

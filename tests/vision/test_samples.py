@@ -13,7 +13,7 @@ from attnviz.vision.preprocess import load_image, preprocess_image
 from attnviz.vision.samples import PHOTOS, photos, sample_images, sample_path, samples_dir
 
 DIGITS = [f"digit-{d}" for d in range(10)]
-SHAPES = ["shapes-circle", "shapes-square", "shapes-triangle", "shapes-cross", "shapes-star"]
+SHAPES = ["shapes-circle", "shapes-square", "shapes-triangle", "shapes-cross", "shapes-star", "shapes-star-offcentre"]
 
 
 def test_every_sample_is_listed_and_loads():

@@ -37,15 +37,16 @@ def test_labels_cycle_through_the_classes_and_types():
     np.testing.assert_array_equal(labels, np.arange(50) % len(SHAPES))
 
 
+@pytest.mark.parametrize("layout", ["large", "offcentre"])
 @pytest.mark.parametrize("scene_id", range(25))
-def test_mask_is_exactly_where_the_shape_was_painted(scene_id):
-    p = draw_params(scene_id)
+def test_mask_is_exactly_where_the_shape_was_painted(scene_id, layout):
+    p = draw_params(scene_id, layout)
     with_shape, cov = render_scene(p, draw_shape=True)
     without, cov2 = render_scene(p, draw_shape=False)
     np.testing.assert_array_equal(cov, cov2)
     changed = np.any(with_shape != without, axis=-1)
     np.testing.assert_array_equal(changed, cov > 0)  # painting touched exactly the covered pixels
-    _, mask, _ = make_scene(scene_id)
+    _, mask, _ = make_scene(scene_id, layout)
     np.testing.assert_array_equal(mask, cov >= MASK_COVERAGE)
     # painting is compositing: every pixel is (1 − coverage)·background + coverage·colour, plus the noise
     noise = p["noise"] * p["noise_field"]
@@ -100,12 +101,27 @@ def test_the_noise_texture_has_unit_variance_and_a_grain():
     assert corr == pytest.approx(np.exp(-1 / (4 * shape_scenes.NOISE_GRAIN**2)), abs=0.03)
 
 
-def test_shape_stays_inside_the_image_and_is_lighter():
+@pytest.mark.parametrize("layout", ["large", "offcentre"])
+def test_shape_stays_inside_the_image_and_is_lighter(layout):
+    lo, hi = shape_scenes.LAYOUTS[layout]
     for sid in range(200):
-        p = draw_params(sid)
+        p = draw_params(sid, layout)
         r, (cx, cy) = p["radius"], p["centre"]
+        assert lo <= r <= hi
         assert r <= cx <= SCENE_SIZE - r and r <= cy <= SCENE_SIZE - r
         assert np.all(p["colour"] > p["base"])  # the shape is lighter than its background's base colour
+
+
+def test_layouts_are_separate_streams_and_unknown_layouts_are_refused():
+    large, off = make_scenes(range(30)), make_scenes(range(30), "offcentre")
+    np.testing.assert_array_equal(large[2], off[2])  # same labels (balanced classes) ...
+    assert not any(np.array_equal(a, b) for a, b in zip(large[0], off[0]))  # ... different scenes
+    # small shapes spread over the whole grid: centres in every quarter of the scene
+    quarters = {(int(draw_params(i, "offcentre")["centre"][0] // 16), int(draw_params(i, "offcentre")["centre"][1] // 16))
+                for i in range(40)}
+    assert len(quarters) == 4
+    with pytest.raises(ValueError, match="layout"):
+        draw_params(0, "middle")
 
 
 @pytest.mark.parametrize("label", range(len(SHAPES)))
