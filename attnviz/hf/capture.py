@@ -5,9 +5,9 @@ Every family whose attention goes through transformers' attention interface is r
 which calls the model's own eager attention and keeps its inputs and outputs; the projections are read
 and checked against them (:mod:`attnviz.hf.projections`), the residual stream around each block by
 :mod:`attnviz.hf.block_record`. A part that cannot be read is left out and named in ``meta["missing"]``
-and in one line of the notice. Falcon and DeBERTa-v2 compute attention themselves: forward hooks on their
-public submodules read the same parts (:mod:`attnviz.hf.own_attention`). Bloom and GPT-Neo give the
-probabilities they return with ``output_attentions`` and say so.
+and in one line of the notice. Falcon, Bloom, GPT-Neo and DeBERTa-v2 compute attention themselves: forward
+hooks on their public submodules read the same parts (:mod:`attnviz.hf.own_attention`). Other such families
+give the probabilities they return with ``output_attentions`` and say so.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             if windows:
                 notices.append(windows)
             logits, probs_list = getattr(out, "logits", None), [c.probs for c in calls]
-        elif own.modules:  # Falcon, DeBERTa-v2: their own attention, read by hooks on their public submodules
+        elif own.modules:  # Falcon, Bloom, GPT-Neo, DeBERTa-v2: read by hooks on their public submodules
             with own, BlockRecorder(model, own.modules, own.calls) as blocks, embedding_hooks(model, family, emb):
                 logits, probs_list = _probs_only(model, inputs, arch)
             if len(own.calls) == len(probs_list):

@@ -1,5 +1,5 @@
-"""Record the attention of families that compute it themselves (Falcon, DeBERTa-v2), not through transformers'
-attention interface (Qt-free).
+"""Record the attention of families that compute it themselves (Falcon, Bloom, GPT-Neo, DeBERTa-v2), not through
+transformers' attention interface (Qt-free).
 
 These modules do not call ``ALL_ATTENTION_FUNCTIONS``, so :mod:`attnviz.hf.attention_record` cannot see their
 queries and keys. Their public submodules still can be watched with forward hooks (nothing is patched): the
@@ -13,6 +13,9 @@ reading and its checks, layer arrays, the description) is shared:
   grouped), keys and queries rotated with the rotary tables the module received (``rotate_half`` convention);
   scale 1/√d_head; with ALiBi the bias the module adds (ALiBi·scale, plus the part the model folds into the mask)
   goes into the mask's finite part, which the trace shows as ``bias``; z is the output projection's input.
+- Bloom: the same fused reading (its own ``_reshape`` layout), always ALiBi (times ``beta``) as the bias.
+- GPT-Neo: separate projections, scale 1 (the model does not scale its scores), the mask from the module's own
+  causal buffer (a band of ``window_size`` in its local layers: the trace's sliding window).
 - DeBERTa-v2: q, k, v from ``query_proj``/``key_proj``/``value_proj``; the disentangled content→position and
   position→content terms are the module's own ``disentangled_attention_bias`` on those q, k (called once more
   from the hook, on what the module received), already divided by their own √(d_head·factor); the content
@@ -44,26 +47,53 @@ def _distinct_heads(cols: torch.Tensor, dh: int) -> torch.Tensor:
     return rows[keep].reshape(-1)
 
 
-def _falcon(module, bound: dict, proj: dict, out) -> dict | None:
+def _fused(module, bound: dict, proj: dict, split, alibi_factor: float) -> dict:
+    """Falcon and Bloom: one fused ``query_key_value`` split by the module's own layout function, read on
+    column numbers (a (1, 1, F) tensor of indices, not on data), so every layout variant is the model's."""
     fused_in, fused = proj["query_key_value"]
     H, dh = module.num_heads, module.head_dim
     index = torch.arange(fused.shape[-1], dtype=torch.float64).view(1, 1, -1)
-    parts = module._split_heads(index)  # the module's own layout, read on column numbers (not on data)
-    cols = {p: _distinct_heads(t[0, 0].reshape(-1).round().long(), dh) for p, t in zip("qkv", parts)}
+    cols = {p: _distinct_heads(t.reshape(-1).round().long(), dh) for p, t in zip("qkv", split(index))}
     heads = lambda t: t[0].reshape(t.shape[1], -1, dh).transpose(0, 1)[None]  # noqa: E731 (B,T,n·dh)→(1,n,T,dh)
     q, k, v = (heads(fused[..., cols[p]]) for p in "qkv")
     alibi, mask, rope = bound.get("alibi"), bound.get("attention_mask"), bound.get("position_embeddings")
     if alibi is None:
         cos, sin = rope
         q, k = rotate(q[0], cos[0], sin[0])[None], rotate(k[0], cos[0], sin[0])[None]
-    else:
+    else:  # scores·scale + ALiBi·factor + mask: the ALiBi term joins the mask's finite part (the trace's bias)
         rope = None
-        B, Tk = q.shape[0], k.shape[-2]
-        mask = mask + alibi.view(B, H, 1, Tk) * module.inv_norm_factor  # (scores + alibi)·scale + mask
+        bias = alibi.view(q.shape[0], H, 1, k.shape[-2]) * alibi_factor
+        mask = bias if mask is None else mask + bias
     z_in = proj["dense"][0]
     return dict(query=q, key=k, value=v, mask=mask, scaling=module.inv_norm_factor, rope=rope,
                 z=z_in.reshape(z_in.shape[0], z_in.shape[1], H, dh), x=fused_in,
                 columns={p: ("query_key_value", c) for p, c in cols.items()})
+
+
+def _falcon(module, bound: dict, proj: dict, out) -> dict:
+    # Falcon: (scores + ALiBi)·scale (+ the ALiBi/√d_head it folds into the mask, already in ``mask``)
+    return _fused(module, bound, proj, module._split_heads, module.inv_norm_factor)
+
+
+def _bloom(module, bound: dict, proj: dict, out) -> dict:
+    # Bloom: ALiBi·beta + scores·scale
+    return _fused(module, bound, proj, module._reshape, float(module.beta))
+
+
+def _gpt_neo(module, bound: dict, proj: dict, out) -> dict:
+    """GPT-Neo: no scaling (scale 1); the module's own causal buffer (banded for local layers) blocks what
+    the model's mask does not."""
+    H, dh = module.num_heads, module.head_dim
+    q, k, v = (module._split_heads(proj[n][1], H, dh) for n in ("q_proj", "k_proj", "v_proj"))
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    allowed = module.bias[:, :, Tk - Tq:Tk, :Tk]
+    extra = bound.get("attention_mask")
+    blocked = torch.tensor(torch.finfo(torch.float32).min)
+    mask = torch.where(allowed, extra.float() if extra is not None else torch.zeros(()), blocked)
+    window = int(module.config.window_size) if module.attention_type == "local" else None
+    z_in = proj["out_proj"][0]
+    return dict(query=q, key=k, value=v, mask=mask, scaling=1.0, rope=None, sliding_window=window,
+                z=z_in.reshape(z_in.shape[0], z_in.shape[1], H, dh), x=proj["q_proj"][0])
 
 
 def _deberta_v2(module, bound: dict, proj: dict, out) -> dict | None:
@@ -88,6 +118,8 @@ def _deberta_v2(module, bound: dict, proj: dict, out) -> dict | None:
 
 # attention class name → (adapter, the children whose (input, output) it reads)
 ADAPTED = {"FalconAttention": (_falcon, ("query_key_value", "dense")),
+           "BloomAttention": (_bloom, ("query_key_value", "dense")),
+           "GPTNeoSelfAttention": (_gpt_neo, ("q_proj", "k_proj", "v_proj", "out_proj")),
            "DisentangledSelfAttention": (_deberta_v2, ("query_proj", "key_proj", "value_proj"))}
 
 

@@ -20,7 +20,7 @@ def _capture(name, **kw):
 
 def test_the_description_is_the_configs():
     expect = {"falcon": (1, "rotary"), "falcon_gqa": (2, "rotary"), "falcon_alibi": (4, "alibi"),
-              "deberta-v2": (4, "relative")}
+              "deberta-v2": (4, "relative"), "bloom": (4, "alibi"), "gpt_neo": (4, "learned")}
     for name, (kv, pos) in expect.items():
         _, _, trace = _capture(name)
         assert (trace.meta["n_heads"], trace.meta["n_kv_heads"], trace.meta["position"]) == (4, kv, pos), name
@@ -29,8 +29,16 @@ def test_the_description_is_the_configs():
     assert trace.meta["scale"] == pytest.approx((8 * 3) ** -0.5)
 
 
+def test_gpt_neo_is_unscaled_and_its_local_layers_are_a_window_in_the_mask():
+    _, _, trace = _capture("gpt_neo")
+    assert trace.meta["scale"] == 1.0 and trace.meta["sliding_window"] == [None, 4]
+    i, j = np.indices((9, 9))
+    assert np.array_equal(np.isfinite(trace["L0.mask"]), j <= i)
+    assert np.array_equal(np.isfinite(trace["L1.mask"]), (j <= i) & (i - j < 4))
+
+
 def test_deberta_c2p_p2c_terms_are_the_bias_and_alibi_too():
-    for name in ("deberta-v2", "falcon_alibi"):
+    for name in ("deberta-v2", "falcon_alibi", "bloom"):
         _, _, trace = _capture(name)
         bias = trace["L0.bias"]
         assert bias.shape == (4, 9, 9) and np.abs(bias).max() > 1e-3
