@@ -59,8 +59,8 @@ def measure_encdec_capture(T_src: int = 128, T_dec: int = 64, repeat: int = 3, s
     w = {k: min(v) for k, v in wall.items()}
     c = {k: statistics.median(v) for k, v in cpu.items()}
     return {
-        "encoder–decoder": f"T5-small-shaped {sizes['num_layers']}+{sizes['num_decoder_layers']}L d{sizes['d_model']} "
-                           f"{sizes['num_heads']} heads, source T={T_src}, decoder T={T_dec}, eager",
+        "encoder–decoder": f"T5-small-shaped {sizes['num_layers']}+{sizes['num_decoder_layers']}L "
+                           f"d{sizes['d_model']} {sizes['num_heads']} heads, source T={T_src}, decoder T={T_dec}, eager",
         "encdec: plain eager forward ms (fastest wall)": w["plain"] * 1e3,
         "encdec: attnviz capture ms (encoder self, decoder self, cross; every layer)": w["capture"] * 1e3,
         "encdec: capture / eager forward (wall)": w["capture"] / w["plain"],

@@ -116,11 +116,17 @@ def _deberta_v2(module, bound: dict, proj: dict, out) -> dict | None:
                 x=proj["key_proj"][0])
 
 
-# attention class name → (adapter, the children whose (input, output) it reads)
-ADAPTED = {"FalconAttention": (_falcon, ("query_key_value", "dense")),
-           "BloomAttention": (_bloom, ("query_key_value", "dense")),
-           "GPTNeoSelfAttention": (_gpt_neo, ("q_proj", "k_proj", "v_proj", "out_proj")),
-           "DisentangledSelfAttention": (_deberta_v2, ("query_proj", "key_proj", "value_proj"))}
+# "modeling file.attention class" → (adapter, the children whose (input, output) it reads); the file is part of
+# the key because other families reuse a class name for other code (DeBERTa v1's DisentangledSelfAttention)
+ADAPTED = {"modeling_falcon.FalconAttention": (_falcon, ("query_key_value", "dense")),
+           "modeling_bloom.BloomAttention": (_bloom, ("query_key_value", "dense")),
+           "modeling_gpt_neo.GPTNeoSelfAttention": (_gpt_neo, ("q_proj", "k_proj", "v_proj", "out_proj")),
+           "modeling_deberta_v2.DisentangledSelfAttention": (_deberta_v2, ("query_proj", "key_proj", "value_proj"))}
+
+
+def _kind(module: nn.Module) -> str:
+    cls = type(module)
+    return f"{cls.__module__.rpartition('.')[2]}.{cls.__name__}"
 
 
 def _probs_from(call) -> torch.Tensor:
@@ -145,7 +151,7 @@ class OwnAttentionRecorder:
     def __init__(self, model: nn.Module, keep=None, keep_grad: bool = False, probs_dtype: torch.dtype | None = None):
         self.keep, self.keep_grad, self.probs_dtype = keep, keep_grad, probs_dtype
         self.names = {id(m): n for n, m in model.named_modules()}
-        self.modules = [m for m in model.modules() if type(m).__name__ in ADAPTED]
+        self.modules = [m for m in model.modules() if _kind(m) in ADAPTED]
         self.calls: list[AttentionCall] = []
         self.failed: list[str] = []
         self._pending: dict[int, tuple] = {}
@@ -156,7 +162,7 @@ class OwnAttentionRecorder:
             for m in self.modules:
                 self._handles.append(m.register_forward_pre_hook(self._enter, with_kwargs=True))
                 self._handles.append(m.register_forward_hook(self._leave))
-                for child in ADAPTED[type(m).__name__][1]:
+                for child in ADAPTED[_kind(m)][1]:
                     sub = getattr(m, child, None)
                     if isinstance(sub, nn.Module):
                         self._handles.append(sub.register_forward_hook(self._child(m, child)))
@@ -203,7 +209,7 @@ class OwnAttentionRecorder:
         self.calls.append(call)
 
     def _fill(self, call, module, bound, proj, out) -> None:
-        adapter, children = ADAPTED[type(module).__name__]
+        adapter, children = ADAPTED[_kind(module)]
         built = None
         if all(c in proj for c in children):
             try:

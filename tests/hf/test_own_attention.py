@@ -66,14 +66,14 @@ def test_only_the_asked_for_layers_are_kept_in_full():
 
 def test_an_adapter_that_builds_wrong_arrays_leaves_probabilities_only_and_says_so(monkeypatch):
     """Negative control: DeBERTa's bias dropped (content scores only) no longer reproduces the model."""
-    adapter, children = own_attention.ADAPTED["DisentangledSelfAttention"]
+    adapter, children = own_attention.ADAPTED["modeling_deberta_v2.DisentangledSelfAttention"]
 
     def no_bias(module, bound, proj, out):
         built = adapter(module, bound, proj, out)
         built["mask"] = torch.where(built["mask"] > -1e30, 0.0, built["mask"])
         return built
 
-    monkeypatch.setitem(own_attention.ADAPTED, "DisentangledSelfAttention", (no_bias, children))
+    monkeypatch.setitem(own_attention.ADAPTED, "modeling_deberta_v2.DisentangledSelfAttention", (no_bias, children))
     model, inputs, trace = _capture("deberta-v2")
     with torch.no_grad():
         ref = model(**inputs, output_attentions=True)

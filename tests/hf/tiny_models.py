@@ -62,6 +62,8 @@ def _configs(tf) -> dict:
         "deberta-v2_separate": lambda: tf.DebertaV2ForMaskedLM(tf.DebertaV2Config(
             **_ENC, relative_attention=True, pos_att_type=["c2p"], share_att_key=False)),
         "bloom": lambda: tf.BloomForCausalLM(tf.BloomConfig(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4)),
+        "deberta": lambda: tf.DebertaForMaskedLM(tf.DebertaConfig(**_ENC, relative_attention=True,
+                                                                  pos_att_type=["c2p", "p2c"])),
         "mpt": lambda: tf.MptForCausalLM(tf.MptConfig(vocab_size=VOCAB, d_model=32, n_layers=2, n_heads=4,
                                                      max_seq_len=64, attn_implementation="eager")),
         "gpt_neo": lambda: tf.GPTNeoForCausalLM(tf.GPTNeoConfig(
@@ -74,7 +76,7 @@ INTERFACE = ["llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "g
              "roberta", "distilbert", "vit"]
 # attention computed by the family itself, read by hooks on its public submodules (attnviz.hf.own_attention)
 HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo"]
-OWN_ATTENTION = ["mpt"]  # computes attention itself and has no adapter: probabilities only
+OWN_ATTENTION = ["mpt", "deberta"]  # compute attention themselves, no adapter: probabilities only
 
 
 def build(name: str, seed: int = 0):
