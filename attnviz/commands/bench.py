@@ -117,8 +117,9 @@ def _export_gui(repeat: int) -> dict:
 def _hf(repeat: int) -> dict:
     from attnviz.bench.hf import measure_hf_overhead
     from attnviz.bench.hf_decoder import measure_decoder_capture
+    from attnviz.bench.hf_encdec import measure_encdec_capture
 
-    return {**measure_hf_overhead(), **measure_decoder_capture()}
+    return {**measure_hf_overhead(), **measure_decoder_capture(), **measure_encdec_capture()}
 
 
 def _longmap(repeat: int) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from attnviz.commands.common import (HELP_FORMATTER, add_force_arg, add_input_args, add_model_args, check_output,
@@ -20,7 +21,8 @@ def add_parser(sub) -> None:
             "-o t.npz",
             "attnviz trace --model shapes --image photo.png --grad -o shapes.npz",
             "attnviz trace --model path/to/bert --text \"a long document\" --truncate -o bert.npz",
-            "attnviz trace --model path/to/t5 --text \"the cat sat\" --target \"le chat\" -o t5.npz"),
+            "attnviz trace --model path/to/t5 --text \"the cat sat\" --target \"le chat\" -o t5.npz",
+            "attnviz trace --model path/to/qwen --text \"a long document\" --layers 0,3 -o qwen.npz"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     add_input_args(p)
@@ -28,8 +30,21 @@ def add_parser(sub) -> None:
                    help="output .npz file (never one of the inputs; written atomically)")
     p.add_argument("--grad", action="store_true", help="also record gradients w.r.t. attention (L{i}.grad)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    p.add_argument("--layers", metavar="I,J,…", type=_layer_list,
+                   help="Hugging Face decoders and encoders: keep only these layers in full (x, q, k, v, z, …); "
+                        "the others keep their attention probabilities (default: every layer in full)")
     add_force_arg(p)
     p.set_defaults(run=run)
+
+
+def _layer_list(text: str) -> list[int]:
+    try:
+        layers = [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        layers = None
+    if not layers or any(i < 0 for i in layers):
+        raise argparse.ArgumentTypeError(f"expected layer numbers like 0,3 (counted from 0), got {text!r}")
+    return layers
 
 
 def run(args) -> int:
@@ -41,7 +56,7 @@ def run(args) -> int:
     from attnviz.runtime import run_trace
 
     trace = run_trace(loaded, text=args.text, image=args.image, grad=args.grad, truncate=args.truncate,
-                      target_text=args.target)
+                      target_text=args.target, layers=args.layers)
     with write_guard(out), guarded_outputs(args):
         trace.save(out)
     notice = trace.meta.get("notice")

@@ -7,6 +7,8 @@ transformers or torch; :func:`is_hf_folder` only reads ``config.json``.
 - :mod:`attnviz.hf.loader` — :func:`load_hf_model` → ``LoadedModel`` (eager attention, local files only)
 - :mod:`attnviz.hf.inputs` — the model's own tokenizer and image processor → ``Prepared``
 - :mod:`attnviz.hf.capture` — :func:`capture_hf` → ``Trace`` (forward hooks on the projections)
+- :mod:`attnviz.hf.own_attention` — Falcon, Bloom, GPT-Neo, DeBERTa-v2: attention they compute themselves,
+  read by forward hooks on their public submodules
 """
 
 from attnviz.hf.detect import HFFolder, detect_hf_folder, is_hf_folder

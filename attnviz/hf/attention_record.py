@@ -81,6 +81,7 @@ class AttentionCall:
     probs: torch.Tensor | None = None
     z: torch.Tensor | None = None
     kept: bool = True
+    columns: dict | None = None  # {"q"|"k"|"v": (child name, column indices)} a family adapter knows
 
     @property
     def cross(self) -> bool:

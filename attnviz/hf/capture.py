@@ -5,8 +5,9 @@ Every family whose attention goes through transformers' attention interface is r
 which calls the model's own eager attention and keeps its inputs and outputs; the projections are read
 and checked against them (:mod:`attnviz.hf.projections`), the residual stream around each block by
 :mod:`attnviz.hf.block_record`. A part that cannot be read is left out and named in ``meta["missing"]``
-and in one line of the notice. Families that compute attention themselves (Falcon, Bloom, GPT-Neo,
-DeBERTa-v2) give the probabilities they return with ``output_attentions`` and say so.
+and in one line of the notice. Falcon, Bloom, GPT-Neo and DeBERTa-v2 compute attention themselves: forward
+hooks on their public submodules read the same parts (:mod:`attnviz.hf.own_attention`). Other such families
+give the probabilities they return with ``output_attentions`` and say so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
 from attnviz.hf.layer_arrays import call_arrays
 from attnviz.hf.output_head import DeferredPrediction, OutputHead
+from attnviz.hf.own_attention import OwnAttentionRecorder
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
@@ -137,6 +139,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
+    own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
+                               probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
@@ -148,6 +152,15 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             if windows:
                 notices.append(windows)
             logits, probs_list = getattr(out, "logits", None), [c.probs for c in calls]
+        elif own.modules:  # Falcon, Bloom, GPT-Neo, DeBERTa-v2: read by hooks on their public submodules
+            with own, BlockRecorder(model, own.modules, own.calls) as blocks, embedding_hooks(model, family, emb):
+                logits, probs_list = _probs_only(model, inputs, arch)
+            if len(own.calls) == len(probs_list):
+                calls, probs_list = own.calls, [c.probs for c in own.calls]
+                generic = True
+            if own.failed:
+                notices.append(f"{arch}: the arrays of {len(own.failed)} attention call(s) did not reproduce the "
+                               "model's probabilities; those layers show probabilities only")
         else:
             logits, probs_list = _probs_only(model, inputs, arch)
         _square(probs_list, arch)

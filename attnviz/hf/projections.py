@@ -87,6 +87,8 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 def _columns(call, H: int, Hkv: int, dh: int):
     """{"q"/"k"/"v": (module, column index tensor or None = all columns)} from the module's children."""
+    if getattr(call, "columns", None):  # a family adapter read the fused layout (attnviz.hf.own_attention)
+        return call.columns
     module = call.module
     found = {}
     for part, names in _SEPARATE.items():

@@ -67,16 +67,22 @@ class HuggingFaceAdapter:
 
         return prepare_hf_image(loaded, image)
 
+    def keeps_some_layers(self, loaded) -> bool:
+        """Whether :meth:`capture` can keep only some layers in full (``layers``): decoders and encoders."""
+        return loaded.config.kind != "encoder-decoder"
+
     def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto"):
+                precision: str = "auto", layers=None):
         from attnviz.capture.finite import add_nonfinite_notice
 
+        extra = {}
         if loaded.config.kind == "encoder-decoder":
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
+            extra = {"layers": layers}
         trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                        precision=precision)
+                        precision=precision, **extra)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
         # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)

@@ -68,15 +68,34 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
             raise InputError(str(exc)) from None
 
 
+def _layers_kept(loaded, adapter, layers) -> dict:
+    """``{"layers": sorted indices}`` for an adapter that keeps only some layers in full (Hugging Face
+    decoders and encoders); a clear refusal for others and for indices the model does not have."""
+    if layers is None:
+        return {}
+    if not getattr(adapter, "keeps_some_layers", lambda _: False)(loaded):
+        raise InputError(f"only some layers in full is for Hugging Face decoder and encoder models: {loaded.name} "
+                         "is traced in full (leave --layers out)")
+    n = int(loaded.config.n_layers)
+    wanted = sorted({int(i) for i in layers})
+    bad = [i for i in wanted if not 0 <= i < n]
+    if not wanted or bad:
+        raise InputError(f"{loaded.name} has layers 0–{n - 1}: no layer {', '.join(map(str, bad)) or 'given'}")
+    return {"layers": wanted}
+
+
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
-              truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None):
+              truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None,
+              layers=None):
     """Prepare the input, capture a Trace and add the default rollout.
 
     ``target``: the class or token whose gradient ``grad`` records; ``target_text``: the output an
-    encoder–decoder's decoder reads (default: its own greedy output; refused by other models)."""
+    encoder–decoder's decoder reads (default: its own greedy output; refused by other models); ``layers``:
+    the layer indices kept in full (Hugging Face decoders and encoders; the others keep their probabilities)."""
     if (text is None) == (image is None):
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
+    extra = _layers_kept(loaded, adapter, layers)
     if image is not None and target_text is not None:
         raise InputError("a target is the output text of an encoder–decoder; image models take none")
     prep = adapter.prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate,
@@ -84,7 +103,7 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     _check_input_memory(loaded, prep, grad)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
-    trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision)
+    trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision, **extra)
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:

@@ -35,3 +35,15 @@ def test_decoder_benchmark_reports_time_memory_and_the_big_models_peak():
     assert out["capture / eager forward (wall)"] == pytest.approx(wall)
     assert out["memory: capture peak MiB"] > 0 and out["big: trace MiB"] > 0
     assert "layer 2 kept in full" in out["big decoder"] and out["big: peak / weights' size"] > 0
+
+
+def test_encoder_decoder_benchmark_reports_the_capture_over_the_eager_forward():
+    pytest.importorskip("transformers")
+    from attnviz.bench.hf_encdec import measure_encdec_capture
+
+    small = dict(vocab_size=120, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4)
+    out = measure_encdec_capture(T_src=12, T_dec=6, repeat=1, sizes=small)
+    assert out["encoder–decoder"].startswith("T5-small-shaped 2+2L d32 4 heads, source T=12, decoder T=6")
+    capture = out["encdec: attnviz capture ms (encoder self, decoder self, cross; every layer)"]
+    plain = out["encdec: plain eager forward ms (fastest wall)"]
+    assert plain > 0 and out["encdec: capture / eager forward (wall)"] == pytest.approx(capture / plain)

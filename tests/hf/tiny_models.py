@@ -48,9 +48,24 @@ def _configs(tf) -> dict:
         "swin": lambda: tf.SwinForImageClassification(tf.SwinConfig(
             image_size=32, patch_size=4, embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=4, num_labels=3)),
         "falcon": lambda: tf.FalconForCausalLM(tf.FalconConfig(
-            vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4)),
-        "deberta-v2": lambda: tf.DebertaV2ForMaskedLM(tf.DebertaV2Config(**_ENC)),
+            vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, attn_implementation="eager")),
+        "falcon_alibi": lambda: tf.FalconForCausalLM(tf.FalconConfig(
+            vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, alibi=True,
+            multi_query=False, parallel_attn=False, attn_implementation="eager")),
+        "falcon_gqa": lambda: tf.FalconForCausalLM(tf.FalconConfig(
+            vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_kv_heads=2,
+            new_decoder_architecture=True, attn_implementation="eager")),
+        # DeBERTa-v3's own settings: content→position and position→content terms, log buckets, shared keys
+        "deberta-v2": lambda: tf.DebertaV2ForMaskedLM(tf.DebertaV2Config(
+            **_ENC, relative_attention=True, pos_att_type=["p2c", "c2p"], position_buckets=8,
+            max_relative_positions=16, share_att_key=True, norm_rel_ebd="layer_norm")),
+        "deberta-v2_separate": lambda: tf.DebertaV2ForMaskedLM(tf.DebertaV2Config(
+            **_ENC, relative_attention=True, pos_att_type=["c2p"], share_att_key=False)),
         "bloom": lambda: tf.BloomForCausalLM(tf.BloomConfig(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4)),
+        "deberta": lambda: tf.DebertaForMaskedLM(tf.DebertaConfig(**_ENC, relative_attention=True,
+                                                                  pos_att_type=["c2p", "p2c"])),
+        "mpt": lambda: tf.MptForCausalLM(tf.MptConfig(vocab_size=VOCAB, d_model=32, n_layers=2, n_heads=4,
+                                                     max_seq_len=64, attn_implementation="eager")),
         "gpt_neo": lambda: tf.GPTNeoForCausalLM(tf.GPTNeoConfig(
             vocab_size=VOCAB, hidden_size=32, num_layers=2, num_heads=4, attention_types=[[["global", "local"], 1]],
             window_size=4, max_position_embeddings=64)),
@@ -59,7 +74,9 @@ def _configs(tf) -> dict:
 
 INTERFACE = ["llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "gpt_neox", "opt", "gpt2", "bert",
              "roberta", "distilbert", "vit"]
-OWN_ATTENTION = ["falcon", "deberta-v2", "bloom", "gpt_neo"]
+# attention computed by the family itself, read by hooks on its public submodules (attnviz.hf.own_attention)
+HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo"]
+OWN_ATTENTION = ["mpt", "deberta"]  # compute attention themselves, no adapter: probabilities only
 
 
 def build(name: str, seed: int = 0):
