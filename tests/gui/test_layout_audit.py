@@ -14,7 +14,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QRectF  # noqa: E402
+from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from layout_audit import (MIN_PX, grid_problems, panel_scale_problems,  # noqa: E402
@@ -207,11 +207,33 @@ def test_every_tab_of_the_window(make_window, qtbot, size):
                 problems += grid_problems(grid, 1.0, None, f"tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
     tree = win.model_panel.tree
     if w >= 1920:
+        problems += _tab_bar_problems(win, f"{w}×{h}")
         header = tree.header()
         right = header.sectionViewportPosition(2) + header.sectionSize(2)
         if right > tree.viewport().width():
             problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
     assert not problems, "\n".join(problems)
+
+
+def _tab_bar_problems(win, what: str) -> list[str]:
+    """Every tab of the attention views' dock groups reachable without scrolling, its name whole."""
+    from PySide6.QtWidgets import QTabBar
+
+    win.tabs.setCurrentIndex(0)
+    for _ in range(5):
+        QApplication.processEvents()
+    out = []
+    bars = [b for b in win.views_area.findChildren(QTabBar) if b.isVisible() and b.count() > 1]
+    for bar in bars:
+        names = [bar.tabText(i) for i in range(bar.count())]
+        right = max(bar.tabRect(i).right() for i in range(bar.count()))
+        if right > bar.width() or bar.sizeHint().width() > bar.width():
+            out.append(f"tabs {what}: {names} need {bar.sizeHint().width()} px, the bar has {bar.width()}")
+        if bar.elideMode() != Qt.TextElideMode.ElideNone:
+            out.append(f"tabs {what}: {names} may be elided")
+    if sum(b.count() for b in bars) < len(win.views_area.docks):
+        out.append(f"tabs {what}: {sum(b.count() for b in bars)} tabs for {len(win.views_area.docks)} views")
+    return out
 
 
 @pytest.mark.parametrize("x, factor", [(18.171875, 0.25), (-3.14159, 0.1767766952966369), (0.00012, 0.125)])

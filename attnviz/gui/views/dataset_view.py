@@ -36,6 +36,7 @@ SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induc
 
 class DatasetView(BaseView):
     title = "Heads over a data set"
+    tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
     input_requested = Signal(object)  # an input to open in every view (text, image path or array)
     scores_ready = Signal(object)  # HeadScores, once computed
