@@ -45,7 +45,11 @@ class DatasetView(BaseView):
         self.grid = LabelledHeatmap(self.style)
         self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
         self.figure.addItem(self.grid, row=0, col=0)
-        self.figure.addItem(self.pattern, row=0, col=1)
+        # the mean pattern (T × T, square cells) under the grid, with the dock's whole width: beside it, its
+        # 14 rows had ~100 px in a 1920×1080 window (issue 28); the grid of scores needs few, wide cells
+        self.figure.addItem(self.pattern, row=1, col=0)
+        self.figure.layout.setRowStretchFactor(0, 2)
+        self.figure.layout.setRowStretchFactor(1, 5)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
         self.score_box = QComboBox()
@@ -108,7 +112,7 @@ class DatasetView(BaseView):
         self.splitter.addWidget(self.canvas)
         self.splitter.addWidget(below)
         self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(1, 1)
         lay.insertWidget(1, self.splitter, 1)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""
