@@ -125,7 +125,7 @@ def test_colour_map_and_presentation_reach_every_view(make_window, qtbot, qapp):
     base = qapp.font().pointSizeF()
     win.actions_["presentation"].trigger()
     try:
-        from attnviz.gui.panels.appearance import PRESENTATION_VIEW_SCALE, screen_share  # large type in proportion to the screen
+        from attnviz.gui.panels.appearance import PRESENTATION_VIEW_SCALE, screen_share
 
         share = screen_share(win.screen().size().height())
         assert {v.style.font_scale for v in win.views_area.views} == {round(PRESENTATION_VIEW_SCALE * share, 3)}

@@ -117,7 +117,7 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         pl.setContentsMargins(4, 4, 4, 4)
         pl.addWidget(self.plots)
         self.plots.setMinimumHeight(200)
-        self.plots.setMinimumWidth(300)
+        self.plots.setMinimumWidth(120)
         right = QSplitter(Qt.Orientation.Horizontal, self)
         right.addWidget(plots_box)
         right.addWidget(box)
