@@ -45,11 +45,9 @@ class DatasetView(BaseView):
         self.grid = LabelledHeatmap(self.style)
         self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
         self.figure.addItem(self.grid, row=0, col=0)
-        # the mean pattern (T × T, square cells) under the grid, with the dock's whole width: beside it, its
-        # 14 rows had ~100 px in a 1920×1080 window (issue 28); the grid of scores needs few, wide cells
-        self.figure.addItem(self.pattern, row=1, col=0)
-        self.figure.layout.setRowStretchFactor(0, 2)
-        self.figure.layout.setRowStretchFactor(1, 5)
+        self.figure.addItem(self.pattern, row=1, col=0)  # the dock's width: beside the grid, 14 rows got ~100 px
+        for row, stretch in ((0, 2), (1, 5)):
+            self.figure.layout.setRowStretchFactor(row, stretch)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
         self.score_box = QComboBox()
