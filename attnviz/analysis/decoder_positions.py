@@ -13,11 +13,12 @@ import numpy as np
 
 from attnviz.capture.trace import layer_prefix
 
-__all__ = ["PRODUCED_ARROW", "produces_tokens", "produced_tokens", "row_labels", "attended_source",
-           "position_distribution"]
+__all__ = ["PRODUCED_ARROW", "END", "END_ROW", "produces_tokens", "produced_tokens", "row_labels", "end_row",
+           "attended_source", "position_distribution"]
 
 PRODUCED_ARROW = "→"
 END = "(end)"  # the last position: decoding stopped, nothing was written after it
+END_ROW = f"{END}: nothing written"  # that position's row label: it reads as no output word
 
 
 def produces_tokens(trace) -> bool:
@@ -34,12 +35,21 @@ def produced_tokens(trace) -> list[str | None]:
 def row_labels(trace, part: str = "self") -> list[str]:
     """Labels of a block's rows as they should be read.
 
-    Cross-attention rows of an encoder–decoder: "→ un" (the token that position produced; "→ (end)"
-    for the last). Every other block: its query tokens (:meth:`Trace.query_tokens`).
+    Cross-attention rows of an encoder–decoder: "→ un" (the token that position produced; the last
+    position produced nothing and is ":data:`END_ROW`"). Every other block: its query tokens
+    (:meth:`Trace.query_tokens`).
     """
     if part == "cross" and produces_tokens(trace):
-        return [f"{PRODUCED_ARROW} {t if t is not None else END}" for t in produced_tokens(trace)]
+        return [f"{PRODUCED_ARROW} {t}" if t is not None else END_ROW for t in produced_tokens(trace)]
     return [str(t) for t in trace.query_tokens(part)]
+
+
+def end_row(trace, part: str = "self") -> int | None:
+    """The row of a block that wrote nothing (the last decoder position of an encoder–decoder's
+    cross-attention, after [EOS]), which views draw de-emphasised; None for every other block."""
+    if part == "cross" and produces_tokens(trace):
+        return len(trace.tokens) - 1
+    return None
 
 
 def attended_source(trace, layer: int, head: int, position: int) -> int | None:

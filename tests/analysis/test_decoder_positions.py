@@ -40,7 +40,7 @@ def test_each_row_is_named_by_the_token_its_position_produced(translated):
     for i, token in enumerate(made[:-1]):
         assert token == trace.tokens[i + 1] == vocab[int(np.argmax(steps[i]))]  # greedy: what it wrote
     labels = row_labels(trace, "cross")
-    assert labels[:-1] == [f"→ {t}" for t in trace.tokens[1:]] and labels[-1] == "→ (end)"
+    assert labels[:-1] == [f"→ {t}" for t in trace.tokens[1:]] and labels[-1] == "(end): nothing written"
     assert row_labels(trace, "self") == list(trace.tokens)  # self-attention rows keep their input tokens
     assert row_labels(trace, "enc") == list(trace.src_tokens)
 

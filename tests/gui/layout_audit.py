@@ -18,10 +18,11 @@ import re
 
 from PySide6.QtWidgets import QApplication
 
-__all__ = ["MIN_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems", "panel_scale_problems",
-           "pt_to_px"]
+__all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
+           "panel_scale_problems", "presented_label_problems", "pt_to_px"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
+PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
 MIN_STRIP_PX = 14.0  # a strip must be at least a text line tall
 FULL_LABELS = 40  # up to this many tokens every label of an axis is drawn at 1920×1080
 BAD_TITLES = ("no input yet", "unavailable", "cannot", "error", "Traceback")
@@ -125,3 +126,34 @@ def panel_scale_problems(levels: list[tuple[float, float]], captions: list[str],
     if any(abs(lo - first[0]) > 1e-9 or abs(hi - first[1]) > 1e-9 for lo, hi in levels[1:]):
         return [f"{what}: side-by-side maps on different colour scales {levels} without saying so"]
     return []
+
+
+def presented_label_problems(widget, min_px: float, what: str) -> list[str]:
+    """A figure presented full screen: its token axes and matrix labels at least ``min_px`` on screen.
+
+    Only labels of a figure that names every token (an axis shrunk to fit 65 image patches is a map of
+    a grid, not text to read, and is held to :data:`MIN_PX` by :func:`scene_problems`), and only a figure
+    of one map: several maps side by side (the matrix form, the causal mask's M | S + M | P) share the
+    width and are held to :data:`MIN_PX` (known gap: they draw 12–16 px labels presented at 1080 lines)."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+    from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+    out = []
+    canvas = getattr(widget, "canvas", None)
+    axes = [it for it in canvas.scene().items() if isinstance(it, TokenAxisItem) and it.isVisible() and it.labels
+            and len(it.labels) <= FULL_LABELS and not it.major_only] if canvas is not None else []
+    grids = [g for g in widget.findChildren(MatrixGrid) if g.isVisibleTo(g.window()) and g.values.size]
+    if sum(ax.orientation == "left" for ax in axes) > 1 or len(grids) > 1:
+        return []
+    for ax in axes:
+        px = pt_to_px(ax.style.font_pt(ax.font_factor))
+        if px < min_px - 0.05:
+            out.append(f"{what}: {ax.orientation} axis labels are {px:.1f} px presented")
+    for grid in grids:
+        if max(grid.values.shape) > 24:
+            continue
+        for font, used in ((grid.row_label_font(), grid.row_labels), (grid.col_label_font(), grid.col_labels)):
+            px = pt_to_px(font.pointSizeF())
+            if used and px < min_px - 0.05:
+                out.append(f"{what}: {grid.title} labels are {px:.1f} px presented")
+    return out

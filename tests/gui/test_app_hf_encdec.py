@@ -42,7 +42,7 @@ def test_hf_encoder_decoder_opens_with_three_parts_and_a_target(make_window, qtb
     assert trace.meta["decoder_input"] == "target" and trace.tokens[1:-1] == TARGET.split()
     qtbot.waitUntil(lambda: head_map.trace is trace, timeout=10000)
     rows = head_map.heatmap.left.labels
-    assert rows[0] == "→ le" and rows[5] == "→ tapis" and rows[-1] == "→ (end)"
+    assert rows[0] == "→ le" and rows[5] == "→ tapis" and rows[-1] == "(end): nothing written"
     assert head_map.heatmap.bottom.labels == trace.src_tokens
     # the typed output is not the model's: the panel says the decoder was given it
     assert win.prediction_panel.output.text() == f"decoder reads (given): {TARGET}"

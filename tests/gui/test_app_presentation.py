@@ -35,11 +35,11 @@ def test_f5_shows_the_current_figure_alone_and_esc_restores(make_window, qtbot, 
         assert len(shown) == 1 and win.views_area.docks[shown[0]].widget() is figure
         assert win.views_area.docks[shown[0]].titleBarWidget() is not None  # no dock title strip
         qtbot.waitUntil(lambda: figure.width() > 0.85 * win.width(), timeout=5000)  # the figure fills the window
-        # large type in proportion to the screen (1.7 and 1.5 × on a 1080-line one; the test screen is smaller)
-        from attnviz.gui.panels.appearance import screen_share
+        # large type in proportion to the screen (2.1 and 1.5 × on a 1080-line one; the test screen is smaller)
+        from attnviz.gui.panels.appearance import PRESENTATION_VIEW_SCALE, screen_share
 
         share = screen_share(win.screen().size().height())
-        assert {v.style.font_scale for v in win.views_area.views} == {round(1.7 * share, 3)}
+        assert {v.style.font_scale for v in win.views_area.views} == {round(PRESENTATION_VIEW_SCALE * share, 3)}
         assert qapp.font().pointSizeF() == pytest.approx(base_font * max(1.0, 1.5 * share), rel=1e-3)
         assert win.presentation_mode._hint_label.isVisible()  # how to leave, said on entering
         assert "Esc" in win.presentation_mode._hint_label.text()

@@ -125,10 +125,10 @@ def test_colour_map_and_presentation_reach_every_view(make_window, qtbot, qapp):
     base = qapp.font().pointSizeF()
     win.actions_["presentation"].trigger()
     try:
-        from attnviz.gui.panels.appearance import screen_share  # large type in proportion to the screen
+        from attnviz.gui.panels.appearance import PRESENTATION_VIEW_SCALE, screen_share
 
         share = screen_share(win.screen().size().height())
-        assert {v.style.font_scale for v in win.views_area.views} == {round(1.7 * share, 3)}
+        assert {v.style.font_scale for v in win.views_area.views} == {round(PRESENTATION_VIEW_SCALE * share, 3)}
         assert {v.style.line_width for v in win.views_area.views} == {2.5}
         assert qapp.font().pointSizeF() == pytest.approx(base * max(1.0, 1.5 * share), rel=1e-3)
         assert win.settings.presentation

@@ -330,11 +330,11 @@ def test_cell_numbers_fit_their_cells_or_are_hidden(qtbot, induction_trace):
     for text, cell in boxes:
         # the painted text (its item's margins trimmed) lies within its cell
         assert cell.adjusted(-6, -6, 6, 6).contains(text), (text, cell)
-    # cells narrower than "0.00" (a narrow dock, many heads; here: the grid zoomed out) would let the
+    # cells narrower than "0.00" (a narrow dock, many heads; here: the full-width grid zoomed out) would let the
     # numbers spill over their neighbours: hidden instead, and back when the cells are wide again
     vb = view.grid.vb
     (x0, x1), (y0, y1) = vb.viewRange()
-    vb.setRange(xRange=(0, 40), yRange=(y0, y1), padding=0)
+    vb.setRange(xRange=(0, 400), yRange=(y0, y1), padding=0)
     qtbot.waitUntil(lambda: not any(i.isVisible() for i in view._cell_labels), timeout=5000)
     vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
     qtbot.waitUntil(lambda: all(i.isVisible() for i in view._cell_labels), timeout=5000)

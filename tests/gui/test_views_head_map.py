@@ -117,9 +117,18 @@ def test_cross_attention_shows_decoder_rows_and_encoder_columns(make_view):
     probs = trace["L0.cross.probs"][1]
     assert view.image_data.shape == probs.shape == (6, 7)
     # each decoder row is named by the token that position produced ("→ y"), the columns by the source
-    assert view.heatmap.left.labels == [f"→ {t}" for t in trace.tokens[1:]] + ["→ (end)"]
+    assert view.heatmap.left.labels == [f"→ {t}" for t in trace.tokens[1:]] + ["(end): nothing written"]
     assert view.heatmap.bottom.labels == trace.src_tokens
     assert "cross-attention" in view.heatmap.title.text
+    # the last position wrote nothing: its row is washed out and greyed, yet drawn as the trace has it
+    last = probs.shape[0] - 1
+    veil = view.heatmap.veil
+    assert veil.isVisible() and (veil.rect().top(), veil.rect().height(), veil.rect().width()) == (last, 1, 7)
+    assert view.heatmap.left.dimmed == last and view.heatmap.left._text(last) == "(end): nothing written"
+    assert f"{float(probs[last, 3]):.6f}" in view.cell_text(last, 3)  # hover: the exact number
+    assert view.image_data.shape == probs.shape  # every row drawn, none dropped
+    sel.update(part="self")
+    assert not view.heatmap.veil.isVisible() and view.heatmap.left.dimmed is None
 
 
 def test_presentation_style_changes_the_picture(make_view):

@@ -143,9 +143,13 @@ def test_cross_attention_uses_decoder_and_encoder_tokens(qtbot):
     sel.update(part="cross")
     view, _ = make(qtbot, trace, sel)
     # decoder positions are named by the token they produced, the source by its tokens
-    assert view.lines.left == [f"→ {t}" for t in trace.tokens[1:]] + ["→ (end)"]
+    assert view.lines.left == [f"→ {t}" for t in trace.tokens[1:]] + ["(end): nothing written"]
     assert view.lines.right == trace.src_tokens
     assert view.lines.weights.shape == trace["L0.cross.probs"].shape
+    assert view.lines.dimmed == len(view.lines.left) - 1  # the row that wrote nothing: drawn grey
+    sel.update(part="self")
+    assert view.lines.dimmed is None
+    sel.update(part="cross")
     view.set_heads([0, 1, 2, 3])
     view.set_style(PRESETS["presentation"])
     os.makedirs(SHOTS, exist_ok=True)

@@ -5,9 +5,14 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-__all__ = ["compose_style", "presentation_font", "screen_share", "PRESENTATION_FONT_SCALE", "placeholder_page", "fill_page"]
+__all__ = ["compose_style", "presentation_font", "screen_share", "PRESENTATION_FONT_SCALE", "PRESENTATION_VIEW_SCALE",
+           "placeholder_page", "fill_page"]
 
-PRESENTATION_FONT_SCALE = 1.5  # panels and menus; the views use the presentation preset's own scale
+PRESENTATION_FONT_SCALE = 1.5  # panels and menus
+# the views' type presenting on a 1080-line screen: 9 pt × 2.1 = 25 px labels, read from a lecture hall's
+# back row (issue 28: the export preset's 1.7 gave ~20 px, ~1.3× the desk size to the eye); exports keep
+# the presentation preset's own scale (their 1067×600 layout is drawn ×1.8 already)
+PRESENTATION_VIEW_SCALE = 2.1
 
 
 def screen_share(lines: float | None) -> float:
@@ -27,7 +32,7 @@ def compose_style(theme: str, presentation: bool, cmap: str, lines: float | None
     style = PRESETS["dark"] if theme == "dark" else PRESETS["default"]
     if presentation:
         p = PRESETS["presentation"]
-        style = style.with_(font_scale=round(p.font_scale * screen_share(lines), 3), line_width=p.line_width,
+        style = style.with_(font_scale=round(PRESENTATION_VIEW_SCALE * screen_share(lines), 3), line_width=p.line_width,
                             preset="presentation")
     return style.with_(cmap=cmap)
 

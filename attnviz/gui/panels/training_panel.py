@@ -78,10 +78,10 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         self._build_form(task_names)
         yield
         self.plots = pg.GraphicsLayoutWidget(self)  # a child: a panel deleted half-built takes it along
-        # side by side: each curve gets the full height of the row
+        # one above the other in a column beside the replay: each curve gets the column's width
         self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss (cross-entropy, nats)")
         yield  # a pyqtgraph PlotItem with its context menu is ~20 ms: one per step
-        self.acc_plot = self.plots.addPlot(row=0, col=1, title="batch accuracy")
+        self.acc_plot = self.plots.addPlot(row=1, col=0, title="batch accuracy")
         self._set_up_plots()
         yield
         self.timeline = AttentionTimeline(style=style, parent=self)
@@ -109,18 +109,21 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
     def _lay_out(self) -> None:
         box = QGroupBox("How attention emerged (snapshots taken during training, live while it runs)", self)
         QVBoxLayout(box).addWidget(self.timeline)
-        # the form on the left; the curves and the replay share the rest, each with room to be read
-        # (under the form, the curves were ~50 px tall)
+        # the form on the left; the curves and the replay share the rest side by side, each with room to
+        # be read (under the form, the curves were ~50 px tall; above the replay, its map got 12 rows in
+        # ~100 px): the replay's square map takes the whole height, the curves a column beside it
         plots_box = QGroupBox("Training curves", self)
         pl = QVBoxLayout(plots_box)
         pl.setContentsMargins(4, 4, 4, 4)
         pl.addWidget(self.plots)
         self.plots.setMinimumHeight(200)
-        right = QSplitter(Qt.Orientation.Vertical, self)
+        self.plots.setMinimumWidth(120)
+        right = QSplitter(Qt.Orientation.Horizontal, self)
         right.addWidget(plots_box)
         right.addWidget(box)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 3)
+        right.setSizes([340, 660])
         form_scroll = QScrollArea(self)
         form_scroll.setWidgetResizable(True)
         form_scroll.setWidget(self.form_box)

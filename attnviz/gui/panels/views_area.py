@@ -25,7 +25,10 @@ log = logging.getLogger(__name__)
 
 # lecture order: the single head first, then the whole model, then the other readings of the same trace
 PREFERRED_ORDER = ("HeadMapView", "ModelView", "TokenLinesView", "RolloutView")
-LEFT_GROUP = frozenset({"HeadMapView", "TokenLinesView", "RolloutView"})
+# the left group (55 % of the width) also takes the per-input analyses of positions and distances, so
+# neither group's tab bar scrolls at 1920×1080 (issue 28: nine tabs on the right were clipped)
+LEFT_GROUP = frozenset({"HeadMapView", "TokenLinesView", "RolloutView", "AttentionDistanceView",
+                        "PositionSimilarityView", "PositionalEncodingView"})
 
 
 def discover_view_classes() -> list[type]:
@@ -86,9 +89,9 @@ class ViewsArea(QMainWindow):
         for cls in classes:
             name = cls.__name__
             title = getattr(cls, "title", name)
-            dock = QDockWidget(title, self)
+            dock = QDockWidget(getattr(cls, "tab_title", None) or title, self)
             dock.setObjectName(name)  # stable name: the layout is saved and restored by it
-            dock.setToolTip(title)
+            dock.setToolTip(title)  # the full name
             dock.setWidget(_placeholder(title, dock))
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -223,8 +226,9 @@ class ViewsArea(QMainWindow):
         return self._arrange(super().restoreState, state, version)
 
     def reset_layout(self) -> None:
-        """Every view docked and shown in the first-start arrangement: the single-head readings tabbed
-        on the left (55 %), the whole model and the analysis views tabbed on the right."""
+        """Every view docked and shown in the first-start arrangement: the single-head readings and the
+        per-input position analyses tabbed on the left (55 %), the whole model and the data-set and
+        embedding views tabbed on the right."""
         self._arrange(self._reset_docks)
 
     def _reset_docks(self) -> None:

@@ -73,6 +73,7 @@ class BaseView(SelectionHoverMixin, QWidget):
     """Base of every view: canvas, optional controls row, status line, selection and style plumbing."""
 
     title = "view"
+    tab_title: str | None = None  # a shorter name for the dock's tab and menu entry (default: title)
 
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
         super().__init__(parent)

@@ -36,6 +36,7 @@ SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induc
 
 class DatasetView(BaseView):
     title = "Heads over a data set"
+    tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
     input_requested = Signal(object)  # an input to open in every view (text, image path or array)
     scores_ready = Signal(object)  # HeadScores, once computed
@@ -44,7 +45,9 @@ class DatasetView(BaseView):
         self.grid = LabelledHeatmap(self.style)
         self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
         self.figure.addItem(self.grid, row=0, col=0)
-        self.figure.addItem(self.pattern, row=0, col=1)
+        self.figure.addItem(self.pattern, row=1, col=0)  # the dock's width: beside the grid, 14 rows got ~100 px
+        for row, stretch in ((0, 2), (1, 5)):
+            self.figure.layout.setRowStretchFactor(row, stretch)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
         self.score_box = QComboBox()
@@ -107,7 +110,7 @@ class DatasetView(BaseView):
         self.splitter.addWidget(self.canvas)
         self.splitter.addWidget(below)
         self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(1, 1)
         lay.insertWidget(1, self.splitter, 1)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""

@@ -176,4 +176,4 @@ def draw_mean_pattern(pattern, mean: np.ndarray, layer: int, head: int) -> None:
     pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
     pattern.set_mask(missing)
     pattern.set_levels(0.0, vmax, "mean attention weight · scale: this map's maximum")
-    pattern.set_title(f"Mean attention of layer {layer}, head {head} (rows: query position, columns: key position)")
+    pattern.set_title(f"Mean attention · layer {layer}, head {head}<br>rows: query position · columns: key position")

@@ -46,6 +46,7 @@ def component_tiles(components: np.ndarray, lut: np.ndarray) -> np.ndarray:
 
 class FilterPCAView(BaseView):
     title = "Patch filters (PCA)"
+    tab_title = "Patch filters"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
     def _build(self) -> None:
         self.title_item = make_title()

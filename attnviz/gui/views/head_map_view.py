@@ -9,6 +9,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.head_pyramids import HeadPyramids
 from attnviz.gui.views.heatmap_data import MAX_PX, quantize
+from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
@@ -87,6 +88,7 @@ class HeadMapView(BaseView):
             self.heatmap.image.clear()
             self.heatmap.set_labels([], [])
             self.heatmap.set_mask(None)
+            self.heatmap.set_veiled_row(None)
             self.heatmap.set_title("no input yet")
             # the title and bar no longer show what _labelled remembers: the next map must set them,
             # even when it is the same layer, head and scale as the map before the clear
@@ -106,6 +108,8 @@ class HeadMapView(BaseView):
         if max(tq, tk) > MAX_PX:
             self._pyramids = HeadPyramids(self.probs, self.masked, like=previous)
         self._draw_head()
+        # the decoder's last position wrote nothing: its cross-attention row is washed out, not an alignment
+        self.heatmap.set_veiled_row(end_row(self.trace, r.part))
         self._draw_marks()
         if self._pyramids is not None:
             self._pyramids.prefetch(first=r.head)

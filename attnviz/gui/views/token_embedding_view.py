@@ -22,6 +22,7 @@ MAX_LABELS = 300  # more text items than this is unreadable and slow
 
 class TokenEmbeddingView(BaseView):
     title = "Token embeddings (PCA)"
+    tab_title = "Embeddings"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
     def _build(self) -> None:
         self.title_item = make_title()

@@ -48,6 +48,7 @@ class TokenLinesItem(pg.GraphicsWidget):
         self.grid: tuple[int, int] | None = None  # patch grid (rows, cols) of an image input
         self.n_prefix = 0  # tokens before the patches (CLS, DeiT's distillation token)
         self.picture: QImage | None = None  # the input image of patch inputs, drawn left of the queries
+        self.dimmed: int | None = None  # a query that wrote nothing: its lines and label drawn grey
         self.on_hover = self.on_click = None
         self.setAcceptHoverEvents(True)
 
@@ -68,9 +69,10 @@ class TokenLinesItem(pg.GraphicsWidget):
         r = self.boundingRect()
         return float(min(r.height() * 0.4, r.width() * 0.22, 260 * self.style.font_scale))
 
-    def set_data(self, left, right, weights, grid=None) -> None:
+    def set_data(self, left, right, weights, grid=None, dimmed: int | None = None) -> None:
         self.left, self.right = [display_token(t) for t in left], [display_token(t) for t in right]
         self.weights = weights
+        self.dimmed = dimmed if dimmed is not None and 0 <= dimmed < len(self.left) else None
         self.grid = grid
         self.n_prefix = max(0, len(self.left) - grid[0] * grid[1]) if grid else 0
         self._drawn_key = None
@@ -270,20 +272,24 @@ class TokenLinesItem(pg.GraphicsWidget):
         per_head, _ = self.drawn_lines()
         if hasattr(p, "setRenderHint") and sum(len(r) for r in per_head.values()) > AA_LINES:
             p.setRenderHint(p.RenderHint.Antialiasing, False)
-        batches: dict[tuple[int, int], np.ndarray] = {}
+        batches: dict[tuple[int, int, int], np.ndarray] = {}
         for h, rows in per_head.items():
             steps = np.minimum((rows[:, 3] * ALPHA_STEPS).astype(int), ALPHA_STEPS - 1)
+            dim = (rows[:, 0] == self.dimmed).astype(int) if self.dimmed is not None else np.zeros(len(rows), int)
             for s in np.unique(steps):
-                batches[(int(s), h)] = rows[steps == s]
+                for d in (0, 1):
+                    pick = (steps == s) & (dim == d)
+                    if pick.any():
+                        batches[(int(s), 1 - d, h)] = rows[pick]
         # faint lines first, then stronger ones of every head on top: a strong line is never hidden
-        # under (and mixed with) another head's faint ones
-        for (s, h) in sorted(batches):
-            c = QColor(head_colour(h))
-            c.setAlphaF(min(1.0, (s + 0.5) / ALPHA_STEPS))
+        # under (and mixed with) another head's faint ones; a row that wrote nothing goes under, grey
+        for (s, live, h) in sorted(batches, key=lambda b: (b[1], b[0], b[2])):
+            c = QColor(head_colour(h) if live else self.style.foreground)
+            c.setAlphaF(min(1.0, (s + 0.5) / ALPHA_STEPS) * (1.0 if live else 0.3))
             p.setPen(QPen(c, width))
             dy = lanes[h]
             p.drawLines([QLineF(lx + 4, top + (q + 0.5) * step + dy, rx - 4, top + (k + 0.5) * step + dy)
-                         for q, k, _, _ in batches[(s, h)]])
+                         for q, k, _, _ in batches[(s, live, h)]])
         if hasattr(p, "setRenderHint"):
             p.setRenderHint(p.RenderHint.Antialiasing, True)
 
@@ -316,7 +322,10 @@ class TokenLinesItem(pg.GraphicsWidget):
                     hl.setAlpha(40)
                     p.fillRect(QRectF(x, top + i * step, text_w, step), hl)
                 p.setFont(st.font(factor, bold=is_focus))
-                p.setPen(QPen(fg))
+                pen = QColor(fg)
+                if side == "left" and i == self.dimmed:
+                    pen.setAlphaF(0.55)
+                p.setPen(QPen(pen))
                 p.drawText(rect, int(align | Qt.AlignVCenter), fm.elidedText(tok, Qt.ElideRight, text_w))
 
     # -- interaction ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QCheckBox, QToolButton
 
+from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.style import head_colour
 from attnviz.gui.views.base import BaseView
@@ -107,7 +108,8 @@ class TokenLinesView(BaseView):
         n_q, n_k = min(probs.shape[1], MAX_TOKENS), min(probs.shape[2], MAX_TOKENS)
         weights = np.asarray(probs[:, :n_q, :n_k], dtype=np.float32)
         grid = self.trace.grid if r.part == "self" and n_q == probs.shape[1] else None
-        self.lines.set_data(r.query_tokens[:n_q], r.key_tokens[:n_k], weights, grid)
+        self.lines.set_data(r.query_tokens[:n_q], r.key_tokens[:n_k], weights, grid,
+                            dimmed=end_row(self.trace, r.part))
         picture = None
         if grid is not None and "image" in self.trace:
             img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]

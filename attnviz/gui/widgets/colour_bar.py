@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -54,6 +55,8 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        if ev.oldSize().height() != ev.newSize().height():
+            self._update_width()  # a shorter bar may wrap its label into more lines (width only follows height)
         self.update()  # the device-coordinate cache was drawn at the old size
 
     def set_levels(self, lo: float, hi: float) -> None:
@@ -97,8 +100,31 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def _label_lines(self) -> list[str]:
         """The label in lines: what the values are, then how they map to colours ("a · b" → two
-        lines), so a short bar in a small dock still states its scale in full."""
-        return [part for part in self.label.split(" · ") if part] if self.label else []
+        lines), so a short bar in a small dock still states its scale in full; a part longer than the
+        bar is wrapped at its spaces (a short grid's "previous-token score" was elided)."""
+        parts = [part for part in self.label.split(" · ") if part] if self.label else []
+        room = self._bar_rect().height() if self.height() > 0 else 0.0
+        if room <= 0:
+            return parts
+        fm = self.style.metrics()
+        lines = []
+        for part in parts:
+            line = ""
+            for word in re.findall(r"\S+?-(?=\S)|\S+", part):  # "previous-token" may break after its hyphen
+                wider = (line + word if line.endswith("-") else f"{line} {word}") if line else word
+                if line and fm.horizontalAdvance(wider) > room:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = wider
+            lines.append(line)
+        return lines
+
+    def _bar_rect(self) -> QRectF:
+        fm = self.style.metrics()
+        top = fm.height() / 2 + 2
+        bottom = self.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
+        return QRectF(2, top, self._bar_w(), max(bottom - top, 1))
 
     def _bar_w(self) -> float:
         return 14 * max(1.0, self.style.font_scale)
@@ -112,9 +138,7 @@ class ColourBarItem(pg.GraphicsWidget):
         p.setFont(font)
         fg = QColor(st.foreground)
         r = self.boundingRect()
-        top = fm.height() / 2 + 2
-        bottom = r.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
-        bar = QRectF(2, top, self._bar_w(), max(bottom - top, 1))
+        bar = self._bar_rect()
         lut = colour_lut(st, self.diverging)
         grad = QLinearGradient(bar.bottomLeft(), bar.topLeft())  # low values at the bottom
         for i in np.linspace(0, 254, 33).astype(int):

@@ -112,6 +112,14 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.vb.addItem(self.image)
         self.hatch = HatchItem()
         self.vb.addItem(self.hatch, ignoreBounds=True)
+        # a row that wrote nothing (a decoder's last position): washed out towards the background so
+        # its cells do not read as an alignment, yet still visible (and hovered with exact values)
+        self.veil = QGraphicsRectItem()
+        self.veil.setZValue(5)
+        self.veil.setVisible(False)
+        self.veil.setPen(QPen(Qt.PenStyle.NoPen))
+        self.vb.addItem(self.veil, ignoreBounds=True)
+        self.veiled_row: int | None = None
         # selected row: a dark and a light outline, visible on every colour of every map
         self.row_marks = [QGraphicsRectItem() for _ in range(2)]
         self.col_marks = [QGraphicsRectItem() for _ in range(2)]
@@ -226,6 +234,15 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.hatch.set_path(mask_path(masked) if show else pg.QtGui.QPainterPath())
         self.bar.set_masked_legend(show)
 
+    def set_veiled_row(self, row: int | None) -> None:
+        """Wash out one row (None: none); its axis label is greyed to match."""
+        rows, cols = self.image.shape_rc
+        self.veiled_row = row if row is not None and 0 <= row < rows else None
+        self.veil.setVisible(self.veiled_row is not None)
+        if self.veiled_row is not None:
+            self.veil.setRect(QRectF(0, self.veiled_row, cols, 1))
+        self.left.set_dimmed(self.veiled_row)
+
     def set_highlight(self, row: int | None, col: int | None = None) -> None:
         rows, cols = self.image.shape_rc
         for items, idx, rect in ((self.row_marks, row, lambda i: QRectF(0, i, cols, 1)),
@@ -247,6 +264,9 @@ class LabelledHeatmap(pg.GraphicsLayout):
             ax.set_style(style)
         self.bar.set_style(style)
         self.hatch.set_colour(style.foreground, max(1.0, style.line_width * 0.6))
+        veil = QColor(style.background)
+        veil.setAlphaF(0.78)
+        self.veil.setBrush(veil)
         w = 1.5 * style.line_width
         for items in (self.row_marks, self.col_marks):
             dark, light = items

@@ -55,6 +55,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.labels: list[str] = []
         self.centers: list[float] = []
         self.selected: int | None = None
+        self.dimmed: int | None = None  # a label drawn greyed, whole (a row that wrote nothing)
         self.title = ""
         self.view: pg.ViewBox | None = None
         self.on_click: Callable[[int], None] | None = None
@@ -98,6 +99,14 @@ class TokenAxisItem(pg.GraphicsWidget):
             self.selected = index
             self.update()
 
+    def set_dimmed(self, index: int | None) -> None:
+        """Grey one label and never shorten it (it explains why its row is washed out)."""
+        if index != self.dimmed:
+            self.dimmed = index
+            self._elided = None
+            self._update_size()
+            self.update()
+
     def set_style(self, style: ViewStyle) -> None:
         self.style = style
         self._elided = None
@@ -129,7 +138,8 @@ class TokenAxisItem(pg.GraphicsWidget):
         if self._elided is None:
             fm = self.style.metrics()
             limit = fm.horizontalAdvance("M") * self.max_chars * 0.75
-            texts = [fm.elidedText(t, Qt.ElideRight, limit) if len(t) > 3 else t for t in self.labels]
+            texts = [fm.elidedText(t, Qt.ElideRight, limit) if len(t) > 3 and i != self.dimmed else t
+                     for i, t in enumerate(self.labels)]
             # measuring 4096 labels is slow: the widest few by character count are enough
             longest = sorted(range(len(texts)), key=lambda i: -len(texts[i]))[:32]
             width = max((fm.horizontalAdvance(texts[i]) for i in longest), default=fm.horizontalAdvance("0"))
@@ -296,6 +306,8 @@ class TokenAxisItem(pg.GraphicsWidget):
         centre = int(Qt.AlignCenter)
         texts = self._texts()[0]
         p.setPen(pen)
+        grey = QColor(st.foreground)
+        grey.setAlphaF(0.55)
         current = None
         # only the labels inside the axis: zoomed into a long map, most of them are outside
         idx = np.asarray(self.visible_indices(), dtype=np.intp)
@@ -309,6 +321,7 @@ class TokenAxisItem(pg.GraphicsWidget):
                 p.setFont(fonts[bold])
                 current = bold
             text = texts[i]
+            p.setPen(QPen(grey) if i == self.dimmed else pen)
             if self.orientation == "left":
                 p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()), right_v, text)
                 if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
