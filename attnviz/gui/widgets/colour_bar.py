@@ -55,8 +55,6 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        if ev.oldSize().height() != ev.newSize().height():
-            self._update_width()  # a shorter bar may wrap its label into more lines (width only follows height)
         self.update()  # the device-coordinate cache was drawn at the old size
 
     def set_levels(self, lo: float, hi: float) -> None:
