@@ -36,7 +36,8 @@ Cross-attention calls appear like self-attention ones, in call order, with ``x_k
 or ``x_kv`` is given). A call is matched to its layer by ``module`` (identity) or ``name``; a shared
 module (ALBERT) appears once per call. ``keep`` (a predicate on the call's ``name``) drops the tensors
 of calls that are not wanted except ``probs`` (stored in ``probs_dtype`` when given, e.g. float16), to hold
-only the asked-for layers in full.
+only the asked-for layers in full. ``on_call(call, probs)``, when set, is called as soon as a call is recorded,
+still inside the forward, with the probabilities exactly as the model computed them (a live preview).
 """
 
 from __future__ import annotations
@@ -186,6 +187,7 @@ class AttentionRecorder:
         self._handles: list = []
         self._before = None
         self._training: list[nn.Module] = []
+        self.on_call: Callable | None = None  # (call, probs as computed): see the module docstring
 
     # -- context ---------------------------------------------------------------------------------
     def __enter__(self) -> "AttentionRecorder":
@@ -285,3 +287,5 @@ class AttentionRecorder:
             sinks = getattr(module, "sinks", None)
             call.sinks = sinks.detach() if isinstance(sinks, torch.Tensor) else None
         self.calls.append(call)
+        if self.on_call is not None:
+            self.on_call(call, probs)

@@ -114,8 +114,17 @@ def _wanted(layers):
     return want
 
 
+def _layer_reporter(on_layer):
+    """The recorder's ``on_call`` for ``on_layer(layer index, (H, Tq, Tk) float32 numpy copy)``: one call
+    per layer in call order; a model attending inside a batch of windows (Swin) reports nothing."""
+    def report(call, probs):
+        if probs.shape[0] == 1:  # a copy: nothing the forward does afterwards can change what was reported
+            on_layer(call.index, np.array(probs[0].detach().float().cpu().numpy(), dtype=np.float32, copy=True))
+    return report
+
+
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
-               target: int | None = None, precision: str = "auto", layers=None) -> Trace:
+               target: int | None = None, precision: str = "auto", layers=None, on_layer=None) -> Trace:
     """One forward pass of a batch-of-one input; same arguments and result as :func:`attnviz.capture.capture`.
 
     Parameters
@@ -127,6 +136,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     grad : also record d(target logit)/d(probs) as ``L{i}.grad``.
     precision : "float32", "float16" or "auto" (float16 and derived arrays dropped above 512 tokens).
     layers : layer indices kept in full (default all); the others keep their probabilities only.
+    on_layer : ``on_layer(layer index, probs)`` called during the forward as soon as that layer's attention
+        is computed (probs: (H, Tq, Tk) float32, a copy of the model's own); models read through the
+        attention interface only (the others report nothing before the trace is complete).
     """
     hf_cfg = model.config
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]
@@ -139,6 +151,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
+    if on_layer is not None:
+        recorder.on_call = _layer_reporter(on_layer)
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None

@@ -51,6 +51,7 @@ class HeadMapView(BaseView):
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
+        self.preview = None  # the LayerPreview on screen while a forward runs (None: the trace is shown)
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
@@ -63,9 +64,37 @@ class HeadMapView(BaseView):
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
         self._mask_id = None
+        self.preview = None
         self._load_layer()
 
+    def show_preview(self, preview, head: int) -> None:
+        """Draw one head of a layer the running forward has computed (a ``LayerPreview``), titled as such,
+        until the full trace arrives; any change of selection goes back to the trace on screen."""
+        if self._pyramids is not None:
+            self._pyramids.cancel()
+            self._pyramids = None
+        self.preview, self.tile, self.res = preview, None, None
+        probs = preview.probs
+        head = min(max(int(head), 0), probs.shape[0] - 1)
+        self._mask_id, self.masked, self._labelled = None, None, None  # the full trace's mask is set again
+        self.heatmap.set_mask(None)
+        self.heatmap.set_veiled_row(None)
+        self.heatmap.set_labels(preview.tokens, preview.tokens)
+        self.heatmap.left.set_major(None)
+        self.heatmap.bottom.set_major(None)
+        self.vmax = 1.0
+        self.image_data = quantize(probs[head], self.vmax, None)
+        self.heatmap.set_image(self.image_data, probs.shape[1:])
+        self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
+        self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention — forward running, "
+                               f"layer {preview.layer + 1} of {preview.n_layers}")
+        self.heatmap.set_highlight(None, None)
+
     def _selection_changed(self, state, changed) -> None:
+        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's
+            self.preview = None
+            self._load_layer()
+            return
         if self.trace is None:
             return
         if changed & {"layer", "part"}:
