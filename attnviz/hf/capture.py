@@ -114,17 +114,21 @@ def _wanted(layers):
     return want
 
 
-def _layer_reporter(on_layer):
+def _layer_reporter(on_layer, only):
     """The recorder's ``on_call`` for ``on_layer(layer index, (H, Tq, Tk) float32 numpy copy)``: one call
-    per layer in call order; a model attending inside a batch of windows (Swin) reports nothing."""
+    per layer in call order (``only``: those indices alone, the others are not copied); a model attending
+    inside a batch of windows (Swin) reports nothing."""
+    only = None if only is None else {int(i) for i in only}
+
     def report(call, probs):
-        if probs.shape[0] == 1:  # a copy: nothing the forward does afterwards can change what was reported
+        if probs.shape[0] == 1 and (only is None or call.index in only):  # a copy: nothing the forward does afterwards can change what was reported
             on_layer(call.index, np.array(probs[0].detach().float().cpu().numpy(), dtype=np.float32, copy=True))
     return report
 
 
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
-               target: int | None = None, precision: str = "auto", layers=None, on_layer=None) -> Trace:
+               target: int | None = None, precision: str = "auto", layers=None, on_layer=None,
+               report_layers=None) -> Trace:
     """One forward pass of a batch-of-one input; same arguments and result as :func:`attnviz.capture.capture`.
 
     Parameters
@@ -139,6 +143,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     on_layer : ``on_layer(layer index, probs)`` called during the forward as soon as that layer's attention
         is computed (probs: (H, Tq, Tk) float32, a copy of the model's own); models read through the
         attention interface only (the others report nothing before the trace is complete).
+    report_layers : the layer indices ``on_layer`` is called for (default all).
     """
     hf_cfg = model.config
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]
@@ -152,7 +157,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
     if on_layer is not None:
-        recorder.on_call = _layer_reporter(on_layer)
+        recorder.on_call = _layer_reporter(on_layer, report_layers)
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None

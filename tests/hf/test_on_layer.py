@@ -46,3 +46,12 @@ def test_layers_kept_in_part_still_report_every_layer(llama4):
     assert [i for i, _ in seen] == [0, 1, 2, 3]
     for i, p in seen:  # the layers not kept are stored compactly; the report is the model's float32
         np.testing.assert_allclose(p, trace[f"L{i}.probs"].astype(np.float32), atol=1e-3)
+
+
+def test_report_layers_reports_only_those(llama4):
+    from attnviz.runtime import run_trace
+
+    seen = []
+    trace = run_trace(llama4, text=TEXT, report_layers=[2], on_layer=lambda i, p, tokens: seen.append((i, p)))
+    assert [i for i, _ in seen] == [2]
+    np.testing.assert_array_equal(seen[0][1], trace["L2.probs"])

@@ -136,7 +136,8 @@ def run_input_job(loaded, text: str | None = None, image=None, target: str | Non
     t0 = time.perf_counter()
     on_layer = _preview_of(loaded, preview_layer) if preview_layer is not None else None
     trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded),
-                      target_text=target, on_layer=on_layer)
+                      target_text=target, on_layer=on_layer,
+                      report_layers=None if preview_layer is None else [preview_layer])
     strip = None
     if text is not None:
         if trace.src_tokens:  # encoder–decoder: the strip shows what the encoder read
