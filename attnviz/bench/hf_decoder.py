@@ -74,7 +74,7 @@ def _runs(model, T: int, layers):
     def preview():  # (seconds until PREVIEW_LAYER was reported, seconds of the whole capture)
         t0, fired, shown = time.perf_counter(), [], _preview_layer(model.config.num_hidden_layers)
 
-        def on_layer(i, probs):
+        def on_layer(i, probs, masked):
             if i == shown:
                 fired.append(time.perf_counter() - t0)
         capture_hf(model, {"input_ids": ids}, tokens, layers=layers, on_layer=on_layer, report_layers=[shown])

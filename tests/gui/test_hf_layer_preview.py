@@ -50,6 +50,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
     assert title == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
     assert item.tokens == trace.tokens
     np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
+    np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
     assert workers and all(w != gui for w in workers) and where == gui  # computed off, drawn on the GUI thread
     # the full trace replaces the preview
     qtbot.waitUntil(lambda: head_map.trace is trace, timeout=10000)

@@ -36,10 +36,11 @@ class RunResult:
 
 class LayerPreview:
     """One layer's probabilities, reported while the forward still runs (Hugging Face decoders and
-    encoders): ``probs`` (H, Tq, Tk) float32, a copy of what the model computed for ``layer``."""
+    encoders): ``probs`` (H, Tq, Tk) float32, a copy of what the model computed for ``layer``; ``masked``
+    (Tq, Tk) bool, the cells its mask blocked (None: no mask)."""
 
-    def __init__(self, layer: int, n_layers: int, probs, tokens: list[str]):
-        self.layer, self.n_layers, self.probs, self.tokens = layer, n_layers, probs, tokens
+    def __init__(self, layer: int, n_layers: int, probs, tokens: list[str], masked=None):
+        self.layer, self.n_layers, self.probs, self.tokens, self.masked = layer, n_layers, probs, tokens, masked
 
 
 DEFAULT_MODEL = "coref"
@@ -118,9 +119,9 @@ def _preview_of(loaded, layer: int):
 
     n = int(loaded.config.n_layers)
 
-    def on_layer(i: int, probs, tokens) -> None:
+    def on_layer(i: int, probs, masked, tokens) -> None:
         if i == layer:
-            report_progress(LayerPreview(i, n, probs, tokens))
+            report_progress(LayerPreview(i, n, probs, tokens, masked))
     return on_layer
 
 

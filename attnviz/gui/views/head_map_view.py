@@ -76,14 +76,15 @@ class HeadMapView(BaseView):
         self.preview, self.tile, self.res = preview, None, None
         probs = preview.probs
         head = min(max(int(head), 0), probs.shape[0] - 1)
-        self._mask_id, self.masked, self._labelled = None, None, None  # the full trace's mask is set again
-        self.heatmap.set_mask(None)
+        # the layer's own mask (drawn grey, never as 0); the full trace's is set again when it arrives
+        self._mask_id, self.masked, self._labelled = None, preview.masked, None
+        self.heatmap.set_mask(self.masked)
         self.heatmap.set_veiled_row(None)
         self.heatmap.set_labels(preview.tokens, preview.tokens)
         self.heatmap.left.set_major(None)
         self.heatmap.bottom.set_major(None)
         self.vmax = 1.0
-        self.image_data = quantize(probs[head], self.vmax, None)
+        self.image_data = quantize(probs[head], self.vmax, self.masked)
         self.heatmap.set_image(self.image_data, probs.shape[1:])
         self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
         self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention — forward running, "
