@@ -85,6 +85,22 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
     assert head_map.preview is None and head_map.heatmap.title.text.startswith(f"Layer {win.selection.layer} · head 2")
 
 
+def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):
+    from attnviz.gui.panels.model_jobs import LayerPreview
+    from attnviz.gui.views.heatmap_data import MAX_PX, quantize
+
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    T = MAX_PX + 6
+    probs = np.zeros((2, T, T), np.float32)
+    probs[1, 2, 3] = 0.75  # one cell: its 2×2 block shows it
+    masked = np.triu(np.ones((T, T), bool), 1)
+    head_map.show_preview(LayerPreview(1, 4, probs, [str(i) for i in range(T)], masked), head=1)
+    assert head_map.heatmap.title.text == ("Layer 1 · head 1 · self-attention · each drawn cell = max of 2×2 cells"
+                                           " — forward running, layer 2 of 4")
+    img = head_map.image_data
+    assert img.shape == (T // 2, T // 2) and img[1, 1] == quantize(np.float32([[0.75]]), 1.0)[0, 0] and img[0, 5] == 255  # 255: masked
+
+
 def _recording(fn, into):
     def set_text(text):
         into.append(text)

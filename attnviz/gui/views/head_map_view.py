@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.head_pyramids import HeadPyramids
-from attnviz.gui.views.heatmap_data import MAX_PX, quantize
+from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -84,10 +84,14 @@ class HeadMapView(BaseView):
         self.heatmap.left.set_major(None)
         self.heatmap.bottom.set_major(None)
         self.vmax = 1.0
-        self.image_data = quantize(probs[head], self.vmax, self.masked)
+        f = pool_factor(max(probs.shape[1:]))  # a long map: one drawn cell per block, as the trace's coarsest view
+        values = block_max(probs[head], f, f)
+        masked = block_all(self.masked, f, f) if self.masked is not None and f > 1 else self.masked
+        self.image_data = quantize(values, self.vmax, masked)
         self.heatmap.set_image(self.image_data, probs.shape[1:])
         self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
-        self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention — forward running, "
+        pooled = f" · each drawn cell = max of {f}×{f} cells" if f > 1 else ""
+        self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention{pooled} — forward running, "
                                f"layer {preview.layer + 1} of {preview.n_layers}")
         self.heatmap.set_highlight(None, None)
 
