@@ -24,8 +24,8 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, QThreadPool, Sign
 from attnviz.errors import AttnvizError, Message
 from attnviz.gui.heavy_imports import ensure_torch
 
-__all__ = ["describe_error", "lower_thread_priority", "ALL", "Job", "current_job", "cancel_requested", "Lane",
-           "all_lanes"]
+__all__ = ["describe_error", "lower_thread_priority", "ALL", "Job", "current_job", "cancel_requested",
+           "report_progress", "Lane", "all_lanes"]
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,17 @@ def cancel_requested() -> bool:
     """True once the job running on this thread was asked to stop (poll it between steps)."""
     job = current_job()
     return job is not None and job.cancel_requested
+
+
+def report_progress(item) -> bool:
+    """From inside a running job (a plain function, not a generator): deliver ``item`` like a generator's
+    item (``on_progress`` / ``progress`` on the GUI thread, queued), dropped with the job when it is
+    superseded or cancelled. False when there is no job on this thread or nobody wants its outcome."""
+    job = current_job()
+    if job is None or job.dropped:
+        return False
+    _emit(job.lane._relay.yielded, job, item)
+    return True
 
 
 class _Relay(QObject):

@@ -32,7 +32,7 @@ from attnviz.gui.panels.window_models import APP_TITLE, FALLBACK_TEXT, WindowMod
 from attnviz.gui.panels.window_pages import WindowPagesMixin
 from attnviz.gui.startup.window import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
-from attnviz.gui.panels.model_jobs import run_input_job
+from attnviz.gui.panels.model_jobs import LayerPreview, run_input_job
 from attnviz.gui.workers import Lane
 from attnviz.selection import Selection
 
@@ -108,6 +108,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self.lane = Lane(self)  # one model job at a time: torch modules are not re-entrant
         self.lane.result.connect(self._lane_result)
         self.lane.error.connect(self._lane_error)
+        self.lane.progress.connect(self._lane_progress)
         self.lane.busy_changed.connect(self._busy)
         self.warmed_up.connect(self.build_remaining_views)  # start-up is over: the hidden views, in idle time
         self._build_body()
@@ -197,14 +198,28 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:
         if self.loaded is not None and self.loaded.config.kind != "vit":
-            self.lane.submit("trace", run_input_job, self.loaded, text=text, target=self.input_panel.target)
+            self.lane.submit("trace", run_input_job, self.loaded, text=text, target=self.input_panel.target,
+                             preview_layer=self._preview_layer())
 
     def run_image(self, image) -> None:
         if self.loaded is None:
             return
         if isinstance(image, str):
             self.settings.add_recent("images", image)
-        self.lane.submit("trace", run_input_job, self.loaded, image=image)
+        self.lane.submit("trace", run_input_job, self.loaded, image=image, preview_layer=self._preview_layer())
+
+    def _preview_layer(self) -> int | None:
+        """The selected layer, drawn by the head map while a Hugging Face model's forward still runs."""
+        return self.selection.layer if self.loaded.info.get("source") == "huggingface" else None
+
+    def _lane_progress(self, kind, item) -> None:
+        # the lane drops the items of a superseded run (new input, new model): this one is current
+        if kind == "trace" and isinstance(item, LayerPreview) and item.layer == self.selection.layer:
+            from attnviz.gui.views.head_map_view import HeadMapView
+
+            for view in self.views_area.views:
+                if isinstance(view, HeadMapView):
+                    view.show_preview(item, self.selection.head)
 
     def _lane_result(self, kind: str, value) -> None:
         if kind == "load":

@@ -18,10 +18,11 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from attnviz.gui.heavy_imports import ensure_torch, gc_paused, import_modules_job
 from attnviz.gui.lane import (ALL, Job, Lane, all_lanes, cancel_requested, current_job, describe_error,
-                              lower_thread_priority)
+                              lower_thread_priority, report_progress)
 
 __all__ = ["gc_paused", "ensure_torch", "lower_thread_priority", "describe_error", "Lane", "Job", "ALL",
-           "ModelLane", "current_job", "cancel_requested", "background_lane", "views_lane", "wait_for_workers",
+           "ModelLane", "current_job", "cancel_requested", "report_progress", "background_lane", "views_lane",
+           "wait_for_workers",
            "run_job", "batched", "train_job", "TrainingWorker", "import_modules_job"]
 
 log = logging.getLogger(__name__)

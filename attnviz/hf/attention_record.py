@@ -36,7 +36,8 @@ Cross-attention calls appear like self-attention ones, in call order, with ``x_k
 or ``x_kv`` is given). A call is matched to its layer by ``module`` (identity) or ``name``; a shared
 module (ALBERT) appears once per call. ``keep`` (a predicate on the call's ``name``) drops the tensors
 of calls that are not wanted except ``probs`` (stored in ``probs_dtype`` when given, e.g. float16), to hold
-only the asked-for layers in full.
+only the asked-for layers in full. ``on_call(call, probs, mask)``, when set, is called as soon as a call is
+recorded, still inside the forward, with the probabilities and mask exactly as the model had them (a live preview).
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ from typing import Callable
 import torch
 from torch import nn
 
-__all__ = ["ATTN_NAME", "AttentionCall", "AttentionRecorder", "register", "split_mask", "is_attention_module",
-           "uses_attention_interface"]
+__all__ = ["ATTN_NAME", "AttentionCall", "AttentionRecorder", "register", "split_mask", "blocked_map",
+           "is_attention_module", "uses_attention_interface"]
 
 ATTN_NAME = "attnviz_record"
 _ACTIVE: list = []  # the recorders whose model is running (the innermost last)
@@ -165,6 +166,12 @@ def split_mask(mask: torch.Tensor, dtype_min: float | None = None) -> tuple[torc
     return torch.where(gone, float("-inf"), 0.0), torch.where(gone, 0.0, m)
 
 
+def blocked_map(blocked: torch.Tensor, Tq: int, Tk: int) -> torch.Tensor:
+    """The (Tq, Tk) map of :func:`split_mask`'s ``blocked`` (0 / −inf) of the first batch row and head, as
+    the trace stores one mask per layer."""
+    return torch.broadcast_to(blocked.reshape(-1, *blocked.shape[-2:])[0], (Tq, Tk))
+
+
 class AttentionRecorder:
     """Context that runs ``model`` on :data:`ATTN_NAME` and collects :class:`AttentionCall` s.
 
@@ -186,6 +193,7 @@ class AttentionRecorder:
         self._handles: list = []
         self._before = None
         self._training: list[nn.Module] = []
+        self.on_call: Callable | None = None  # (call, probs, mask as the model had them): see the docstring
 
     # -- context ---------------------------------------------------------------------------------
     def __enter__(self) -> "AttentionRecorder":
@@ -285,3 +293,5 @@ class AttentionRecorder:
             sinks = getattr(module, "sinks", None)
             call.sinks = sinks.detach() if isinstance(sinks, torch.Tensor) else None
         self.calls.append(call)
+        if self.on_call is not None:
+            self.on_call(call, probs, mask)

@@ -20,7 +20,7 @@ import torch
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace
 from attnviz.errors import ModelLoadError
-from attnviz.hf.attention_record import AttentionRecorder
+from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
 from attnviz.hf.describe import describe_model, head_of, trace_description
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
@@ -114,8 +114,26 @@ def _wanted(layers):
     return want
 
 
+def _layer_reporter(on_layer, only):
+    """The recorder's ``on_call`` for ``on_layer(layer index, (H, Tq, Tk) float32 numpy copy, (Tq, Tk) bool
+    masked cells or None)``: one call per layer in call order (``only``: those indices alone, the others are
+    not copied); a model attending inside a batch of windows (Swin) reports nothing."""
+    only = None if only is None else {int(i) for i in only}
+
+    def report(call, probs, mask):
+        if probs.shape[0] == 1 and (only is None or call.index in only):
+            # copies: nothing the forward does afterwards can change what was reported
+            p = np.array(probs[0].detach().float().cpu().numpy(), dtype=np.float32, copy=True)
+            masked = None
+            if isinstance(mask, torch.Tensor):
+                masked = torch.isneginf(blocked_map(split_mask(mask.detach())[0], *p.shape[1:])).cpu().numpy()
+            on_layer(call.index, p, masked)
+    return report
+
+
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
-               target: int | None = None, precision: str = "auto", layers=None) -> Trace:
+               target: int | None = None, precision: str = "auto", layers=None, on_layer=None,
+               report_layers=None) -> Trace:
     """One forward pass of a batch-of-one input; same arguments and result as :func:`attnviz.capture.capture`.
 
     Parameters
@@ -127,6 +145,11 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     grad : also record d(target logit)/d(probs) as ``L{i}.grad``.
     precision : "float32", "float16" or "auto" (float16 and derived arrays dropped above 512 tokens).
     layers : layer indices kept in full (default all); the others keep their probabilities only.
+    on_layer : ``on_layer(layer index, probs, masked)`` called during the forward as soon as that layer's
+        attention is computed (probs: (H, Tq, Tk) float32, a copy of the model's own; masked: (Tq, Tk) bool,
+        the cells its mask blocked, or None); models read through the
+        attention interface only (the others report nothing before the trace is complete).
+    report_layers : the layer indices ``on_layer`` is called for (default all).
     """
     hf_cfg = model.config
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]
@@ -139,6 +162,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
+    if on_layer is not None:
+        recorder.on_call = _layer_reporter(on_layer, report_layers)
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnviz.hf.attention_record import split_mask
+from attnviz.hf.attention_record import blocked_map, split_mask
 from attnviz.hf.projections import ProjectionReading
 
 __all__ = ["call_arrays", "LayerFacts"]
@@ -83,7 +83,7 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
         seen = masks_by_tensor.get(id(call.mask))  # layers handed the same mask tensor: split it once
         if seen is None:
             blocked, bias = split_mask(call.mask)
-            blocked = torch.broadcast_to(blocked.reshape(-1, *blocked.shape[-2:])[0], (Tq, Tk))
+            blocked = blocked_map(blocked, Tq, Tk)
             seen = masks_by_tensor[id(call.mask)] = (_shared(masks, blocked.cpu().numpy().astype(np.float32)),
                                                       bias if bool(bias.abs().max() > 0) else None)
         out[p + "mask"], bias = seen

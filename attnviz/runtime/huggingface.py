@@ -72,7 +72,7 @@ class HuggingFaceAdapter:
         return loaded.config.kind != "encoder-decoder"
 
     def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto", layers=None):
+                precision: str = "auto", layers=None, on_layer=None, report_layers=None):
         from attnviz.capture.finite import add_nonfinite_notice
 
         extra = {}
@@ -80,7 +80,7 @@ class HuggingFaceAdapter:
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
-            extra = {"layers": layers}
+            extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers}
         trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
                         precision=precision, **extra)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,

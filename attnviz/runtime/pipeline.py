@@ -86,12 +86,15 @@ def _layers_kept(loaded, adapter, layers) -> dict:
 
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
               truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None,
-              layers=None):
+              layers=None, on_layer=None, report_layers=None):
     """Prepare the input, capture a Trace and add the default rollout.
 
     ``target``: the class or token whose gradient ``grad`` records; ``target_text``: the output an
     encoder–decoder's decoder reads (default: its own greedy output; refused by other models); ``layers``:
-    the layer indices kept in full (Hugging Face decoders and encoders; the others keep their probabilities)."""
+    the layer indices kept in full (Hugging Face decoders and encoders; the others keep their probabilities);
+    ``on_layer(layer, probs, masked, tokens)``: called during the forward as each layer's attention is computed
+    (Hugging Face decoders and encoders; other models report nothing before the trace is complete);
+    ``report_layers``: the layers ``on_layer`` is called for (default all; the others are not copied)."""
     if (text is None) == (image is None):
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
@@ -103,6 +106,10 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     _check_input_memory(loaded, prep, grad)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
+    if on_layer is not None and getattr(adapter, "keeps_some_layers", lambda _: False)(loaded):
+        tokens = list(prep.tokens)
+        extra.update(on_layer=lambda i, probs, masked: on_layer(i, probs, masked, tokens),
+                     report_layers=report_layers)
     trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision, **extra)
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)

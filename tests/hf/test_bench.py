@@ -34,6 +34,7 @@ def test_decoder_benchmark_reports_time_memory_and_the_big_models_peak():
     wall = out["attnviz capture ms (every intermediate of every layer)"] / out["plain eager forward ms (fastest wall)"]
     assert out["capture / eager forward (wall)"] == pytest.approx(wall)
     assert out["memory: capture peak MiB"] > 0 and out["big: trace MiB"] > 0
+    assert 0 < out["preview: layer 0 of 2 reported / whole capture (wall, median)"] < 1
     assert "layer 2 kept in full" in out["big decoder"] and out["big: peak / weights' size"] > 0
 
 

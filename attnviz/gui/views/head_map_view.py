@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.head_pyramids import HeadPyramids
-from attnviz.gui.views.heatmap_data import MAX_PX, quantize
+from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -51,6 +51,7 @@ class HeadMapView(BaseView):
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
+        self.preview = None  # the LayerPreview on screen while a forward runs (None: the trace is shown)
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
@@ -63,9 +64,42 @@ class HeadMapView(BaseView):
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
         self._mask_id = None
+        self.preview = None
         self._load_layer()
 
+    def show_preview(self, preview, head: int) -> None:
+        """Draw one head of a layer the running forward has computed (a ``LayerPreview``), titled as such,
+        until the full trace arrives; any change of selection goes back to the trace on screen."""
+        if self._pyramids is not None:
+            self._pyramids.cancel()
+            self._pyramids = None
+        self.preview, self.tile, self.res = preview, None, None
+        probs = preview.probs
+        head = min(max(int(head), 0), probs.shape[0] - 1)
+        # the layer's own mask (drawn grey, never as 0); the full trace's is set again when it arrives
+        self._mask_id, self.masked, self._labelled = None, preview.masked, None
+        self.heatmap.set_mask(self.masked)
+        self.heatmap.set_veiled_row(None)
+        self.heatmap.set_labels(preview.tokens, preview.tokens)
+        self.heatmap.left.set_major(None)
+        self.heatmap.bottom.set_major(None)
+        self.vmax = 1.0
+        f = pool_factor(max(probs.shape[1:]))  # a long map: one drawn cell per block, as the trace's coarsest view
+        values = block_max(probs[head], f, f)
+        masked = block_all(self.masked, f, f) if self.masked is not None and f > 1 else self.masked
+        self.image_data = quantize(values, self.vmax, masked)
+        self.heatmap.set_image(self.image_data, probs.shape[1:])
+        self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
+        pooled = f" · each drawn cell = max of {f}×{f} cells" if f > 1 else ""
+        self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention{pooled} — forward running, "
+                               f"layer {preview.layer + 1} of {preview.n_layers}")
+        self.heatmap.set_highlight(None, None)
+
     def _selection_changed(self, state, changed) -> None:
+        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's
+            self.preview = None
+            self._load_layer()
+            return
         if self.trace is None:
             return
         if changed & {"layer", "part"}:

@@ -1,0 +1,108 @@
+"""A Hugging Face model in the app: the head map draws the selected layer while the forward still runs
+(titled as a preview), a superseded run's preview never shows, and the work is only queued by the GUI
+thread (the forward and the copy run on the model lane's worker)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from tests.hf.factories import TEXT, make_model
+
+
+@pytest.fixture
+def llama_folder(tmp_path):
+    pytest.importorskip("transformers")
+    return make_model("llama", tmp_path / "llama4", seed=7, layers=4)
+
+
+def _ready(make_window, qtbot, folder):
+    win = make_window(start=False, model=str(folder), text=TEXT)
+    with qtbot.waitSignal(win.trace_shown, timeout=90000):
+        win.start()
+    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=30000)
+    return win, win.views_area.docks["HeadMapView"].widget()
+
+
+def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot, llama_folder, monkeypatch):
+    import attnviz.gui.lane as lane_mod
+
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win.selection.update(layer=2, head=1)
+    gui, workers, events = threading.get_ident(), [], []
+    real = lane_mod.report_progress
+
+    def spy(item):
+        workers.append(threading.get_ident())
+        return real(item)
+    monkeypatch.setattr(lane_mod, "report_progress", spy)
+    win.lane.progress.connect(lambda kind, item: events.append(
+        ("preview", item, head_map.heatmap.title.text, threading.get_ident())))
+    win.lane.result.connect(lambda kind, value: events.append(("trace", value, None, threading.get_ident())))
+
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.run_text("the cat sat")
+    assert [e[0] for e in events] == ["preview", "trace"]
+    _, item, title, where = events[0]
+    trace = events[1][1].trace
+    assert title == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
+    assert item.tokens == trace.tokens
+    np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
+    np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
+    assert workers and all(w != gui for w in workers) and where == gui  # computed off, drawn on the GUI thread
+    # the full trace replaces the preview
+    qtbot.waitUntil(lambda: head_map.trace is trace, timeout=10000)
+    assert head_map.preview is None and "forward running" not in head_map.heatmap.title.text
+    assert head_map.heatmap.title.text.startswith("Layer 2 · head 1")
+
+
+def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder):
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win.selection.update(layer=1)
+    previews, titles = [], []
+    win.lane.progress.connect(lambda kind, item: previews.append(item))
+    head_map.heatmap.set_title = _recording(head_map.heatmap.set_title, titles)
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.run_text("the cat sat on the mat")
+        win.run_text("it was tired")  # replaces the first run before any of its items is delivered
+    trace = win.trace
+    assert trace.meta["input_text"] == "it was tired"
+    assert len(previews) == 1 and previews[0].tokens == trace.tokens
+    previewed = [t for t in titles if "forward running" in t]
+    assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layer 2 of 4"]
+
+
+def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
+    from attnviz.gui.panels.model_jobs import LayerPreview
+
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
+    head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
+    assert head_map.heatmap.title.text == "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
+    win.selection.update(head=2)
+    assert head_map.preview is None and head_map.heatmap.title.text.startswith(f"Layer {win.selection.layer} · head 2")
+
+
+def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):
+    from attnviz.gui.panels.model_jobs import LayerPreview
+    from attnviz.gui.views.heatmap_data import MAX_PX, quantize
+
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    T = MAX_PX + 6
+    probs = np.zeros((2, T, T), np.float32)
+    probs[1, 2, 3] = 0.75  # one cell: its 2×2 block shows it
+    masked = np.triu(np.ones((T, T), bool), 1)
+    head_map.show_preview(LayerPreview(1, 4, probs, [str(i) for i in range(T)], masked), head=1)
+    assert head_map.heatmap.title.text == ("Layer 1 · head 1 · self-attention · each drawn cell = max of 2×2 cells"
+                                           " — forward running, layer 2 of 4")
+    img = head_map.image_data
+    assert img.shape == (T // 2, T // 2) and img[1, 1] == quantize(np.float32([[0.75]]), 1.0)[0, 0] and img[0, 5] == 255  # 255: masked
+
+
+def _recording(fn, into):
+    def set_text(text):
+        into.append(text)
+        return fn(text)
+    return set_text
