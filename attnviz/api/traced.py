@@ -68,10 +68,14 @@ class Traced:
     def __contains__(self, name) -> bool:
         return name in self.arrays
 
-    def probs(self, layer: int, part: str = "self") -> np.ndarray:
-        """Attention weights (heads, queries, keys) of one layer, float32 (an absent part says so)."""
+    def probs(self, layer: int, part: str = "self", heads=None, rows=None, cols=None) -> np.ndarray:
+        """Attention weights (heads, queries, keys) of one layer, float32 (an absent part says so).
+
+        ``heads``, ``rows`` and ``cols`` pick a block (None, an int, a slice or a list of indices): at long
+        lengths ask for the block you need, the whole (H, T, T) is built only when none is given.
+        """
         self.trace.check_selection(part, layer, 0)
-        return self.trace.probs(layer, part)
+        return self.trace.probs(layer, part, heads=heads, rows=rows, cols=cols)
 
     def save(self, path) -> None:
         """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens)."""

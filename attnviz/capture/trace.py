@@ -31,6 +31,15 @@ FORMAT_VERSION = 1
 LARGE_T = 512
 
 
+def _pick(sel):
+    """An index for one axis of a block: None (all), an int kept as an axis, a slice or an index array."""
+    if sel is None or isinstance(sel, slice):
+        return sel
+    if isinstance(sel, (int, np.integer)):
+        return slice(int(sel), int(sel) + 1) if sel != -1 else slice(-1, None)
+    return np.asarray(sel, dtype=np.intp)
+
+
 def layer_prefix(layer: int, part: str = "self") -> str:
     """Key prefix of one attention block: part is "self", "cross" or "enc" (encoder of enc–dec)."""
     if part == "cross":
@@ -203,9 +212,49 @@ class Trace:
         if problem:
             raise InputError(problem)
 
-    def probs(self, layer: int, part: str = "self") -> np.ndarray:
-        """Attention probabilities (H, Tq, Tk) as float32."""
-        return np.asarray(self[layer_prefix(layer, part) + "probs"], dtype=np.float32)
+    # -- attention blocks -----------------------------------------------------------------------
+    # The one way every consumer reads attention: a block (heads, rows, cols) of one layer's probabilities.
+    # A short trace slices its stored (H, Tq, Tk) array; a long one may recompute the block from q, k, the
+    # model's additive terms and each row's log-sum-exp, so callers ask for what they draw, never T×T.
+    def probs_shape(self, layer: int, part: str = "self") -> tuple[int, int, int]:
+        """(H, Tq, Tk) of one layer's probabilities, without computing them."""
+        return tuple(int(n) for n in self.shape(layer_prefix(layer, part) + "probs"))
+
+    def probs(self, layer: int, part: str = "self", heads=None, rows=None, cols=None) -> np.ndarray:
+        """Attention probabilities of one layer as float32, shaped (heads, rows, cols).
+
+        ``heads``, ``rows`` and ``cols`` each take None (all), an int (kept as an axis of length 1), a
+        slice or a sequence of indices; the whole (H, Tq, Tk) is built only when all three are None.
+        """
+        key = layer_prefix(layer, part) + "probs"
+        picks = (_pick(heads), _pick(rows), _pick(cols))
+        if all(p is None for p in picks):
+            return np.asarray(self[key], dtype=np.float32)
+        block = self[key]
+        for axis, p in enumerate(picks):
+            if p is not None:
+                block = block[(slice(None),) * axis + (p,)]
+        return np.asarray(block, dtype=np.float32)
+
+    def pooled_probs(self, layer: int, part: str = "self", head: int = 0, max_rows: int = 1024,
+                     max_cols: int = 1024, chunk_rows: int = 256) -> tuple[np.ndarray, int, int]:
+        """Max-pooled overview of one head's map: (map, row_step, col_step).
+
+        Each cell is the maximum over a row_step × col_step block, so a single large weight (a column of
+        1.0) stays visible at every size; streamed over ``chunk_rows`` query rows at a time.
+        """
+        _, tq, tk = self.probs_shape(layer, part)
+        rs, cs = max(1, -(-tq // max_rows)), max(1, -(-tk // max_cols))
+        out = np.zeros((-(-tq // rs), -(-tk // cs)), np.float32)
+        step = max(rs, (chunk_rows // rs) * rs)
+        for r0 in range(0, tq, step):
+            block = self.probs(layer, part, heads=head, rows=slice(r0, min(tq, r0 + step)))[0]  # (r, Tk)
+            r, c = block.shape
+            pad = np.zeros((-(-r // rs) * rs, -(-c // cs) * cs), np.float32)
+            pad[:r, :c] = block
+            pooled = pad.reshape(pad.shape[0] // rs, rs, pad.shape[1] // cs, cs).max(axis=(1, 3))
+            out[r0 // rs: r0 // rs + pooled.shape[0]] = pooled
+        return out, rs, cs
 
     def all_probs(self, part: str = "self") -> list[np.ndarray]:
         return [self.probs(i, part) for i in range(self.layers_in(part))]
