@@ -129,7 +129,7 @@ def make_figure_steps(name: str, trace, state: SelectionState, style=None, step:
     longer be the one the command line writes. Closing the generator early closes the view."""
     spec = figure_spec(name)
     if trace.kind not in spec.kinds:
-        raise AttnvizError(f"the {name!r} view does not apply to a {trace.kind} model")
+        raise AttnvizError(f"the {name!r} view does not apply to {trace.kind} models")
     _check_state(trace, state)
     cls = view_class(spec)
     selection = Selection(state)
