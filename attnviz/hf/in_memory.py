@@ -120,10 +120,11 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
 
 @contextmanager
 def preserved_model(model, cfg=None):
-    """Hold around a capture of a user's model: ``cfg`` is set as ``model.cfg`` for the capture (the
-    encoder–decoder capture reads it) and every change a capture makes is undone afterwards: parameter
+    """Hold around a capture (or a greedy decode) of a user's model: inside, the model is in eval mode (a
+    trace shows the model's own deterministic computation, not one dropout draw) and ``cfg`` is set as
+    ``model.cfg`` (the encoder–decoder capture reads it); every change is undone afterwards: parameter
     gradients (a gradient capture zeroes and fills them), train/eval flags, the attention implementation,
-    and attributes it added."""
+    and attributes added."""
     attributes = set(vars(model))
     grads = [(p, p.grad) for p in model.parameters()]
     training = [(m, m.training) for m in model.modules()]
@@ -133,6 +134,7 @@ def preserved_model(model, cfg=None):
     if cfg is not None:
         object.__setattr__(model, "cfg", cfg)  # a plain attribute, not a registered submodule
     try:
+        model.eval()
         yield model
     finally:
         for p, g in grads:

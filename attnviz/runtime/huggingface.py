@@ -74,7 +74,8 @@ class HuggingFaceAdapter:
         if loaded.config.kind == "encoder-decoder":  # T5, BART, Marian, …: source, and the decoder's tokens
             from attnviz.hf.encdec_inputs import prepare_encdec_text
 
-            return prepare_encdec_text(loaded, text, target=target_text, truncate=truncate)
+            with _kept_as_it_was(loaded):  # the greedy decode runs the model
+                return prepare_encdec_text(loaded, text, target=target_text, truncate=truncate)
         refuse_target(loaded, target_text)
         return prepare_hf_text(loaded, text, truncate=truncate)
 
