@@ -140,6 +140,15 @@ class Traced:
                                          truncate=i.get("truncate", False), precision=i.get("precision", "auto"))
         return self._grad_trace
 
+    def _refuse_without(self, view: str) -> None:
+        """Probabilities given by the caller (``from_attentions``) draw only the views they are enough for."""
+        from attnviz.api.from_attentions import PROBS_VIEWS, needs_of
+        from attnviz.errors import AttnvizError
+
+        if self.trace.meta.get("source") == "attentions" and view not in PROBS_VIEWS:
+            raise AttnvizError(f"the {view!r} view needs {needs_of(view)}: these are attention probabilities only "
+                               f"(they draw {', '.join(PROBS_VIEWS)}); attnviz.load(model).trace(text) has it all")
+
     def figure(self, view: str = "head-map", layer: int | None = None, head: int | None = None,
                query: int | None = None, part: str = "self", step=None, **options):
         """One of ``attnviz export``'s views as a :class:`~attnviz.api.Figure` (checked now: a view or
@@ -156,6 +165,7 @@ class Traced:
         """
         from attnviz.api.figure import Figure
 
+        self._refuse_without(view)
         layer, head = self._focus(layer, head)
         query = check_index("query", query)
         check_choice("part", part, ("self", "cross", "enc"))
