@@ -17,11 +17,12 @@ renderer as ``attnviz export`` (``attnviz.export.batch``), so a figure shown in 
 """
 
 from attnviz.api.catalog import models, views
+from attnviz.api.compare import compare
 from attnviz.api.figure import Figure
 from attnviz.api.from_attentions import from_attentions
 from attnviz.api.html_figure import HtmlFigure
 from attnviz.api.model import Model, load
 from attnviz.api.traced import Traced, open_trace
 
-__all__ = ["Figure", "HtmlFigure", "Model", "Traced", "from_attentions", "load", "models",
+__all__ = ["Figure", "HtmlFigure", "Model", "Traced", "compare", "from_attentions", "load", "models",
            "open_trace", "views"]

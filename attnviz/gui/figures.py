@@ -79,6 +79,8 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="P(RX) beside R·P·Rᵀ with their largest difference"),
     FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False, selects=(),
                help="swapped-pair accuracy with and without positions, both models on the sentence"),
+    FigureSpec("compare", "attnviz.gui.views.compare_view", "CompareView", selects=("layer", "head", "part"),
+               help="one head of two traces (--compare OTHER) on one colour scale, and their difference"),
 )}
 
 

@@ -93,6 +93,10 @@ class HuggingFaceAdapter:
         from attnviz.capture.finite import add_nonfinite_notice
 
         extra = {}
+        if grad and loaded.info.get("head") == "none" and loaded.config.kind != "encoder-decoder":
+            # a base model (BertModel, GPT2Model) has no logits: there is no target to differentiate, and the
+            # capture would read .grad of tensors no backward pass reached (PyTorch's non-leaf warning)
+            grad = False
         if loaded.config.kind == "encoder-decoder":
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
