@@ -28,6 +28,6 @@ def models() -> list[str]:
     >>> "coref" in attnviz.models()
     True
     """
-    from attnviz.io.assets import bundled_models
+    from attnviz.io.assets import bundled_models  # no torch: attnviz.models() before any model is loaded
 
     return [str(name) for name in bundled_models()]

@@ -42,7 +42,7 @@ def compare(first, second, layer: int | None = None, head: int | None = None, pa
     --------
     >>> import numpy as np, attnviz
     >>> a = attnviz.from_attentions(np.full((1, 2, 3, 3), 1 / 3), ["x", "y", "z"], name="uniform")
-    >>> b = attnviz.from_attentions(np.tile(np.eye(3), (1, 2, 1, 1)), ["x", "y", "z"], name="diagonal")
+    >>> b = attnviz.from_attentions(np.tile(np.eye(3), (1, 2, 1, 1)), ["x", "y", "z"], causal=False, name="diagonal")
     >>> attnviz.compare(a, b, layer=0, head=1)
     <attnviz.Figure 'compare' layer 0, head 1, self>
     >>> attnviz.compare(a, attnviz.from_attentions(np.full((1, 2, 2, 2), 0.5), ["x", "y"]))

@@ -50,6 +50,8 @@ def attention_stack(attentions, what: str = "attentions") -> np.ndarray:
     """
     if attentions is None:
         raise InputError(f"{what} is None: pass model(..., output_attentions=True).attentions")
+    if callable(getattr(attentions, "stack_activation", None)):  # a TransformerLens ActivationCache
+        attentions = attentions.stack_activation("pattern")  # (L, 1, H, T, T)
     if isinstance(attentions, (list, tuple)):
         if not attentions:
             raise InputError(f"{what} is empty: one (1, heads, T, T) map per layer expected")
@@ -132,10 +134,10 @@ def from_attentions(attentions, tokens, cross_attentions=None, encoder_attention
     >>> t = attnviz.from_attentions(maps, ["a", "b", "c", "d"])
     >>> t.probs(1).shape
     (3, 4, 4)
-    >>> attnviz.from_attentions(maps * 2, ["a", "b", "c", "d"])
+    >>> attnviz.from_attentions(maps * 5, ["a", "b", "c", "d"])
     Traceback (most recent call last):
     ...
-    attnviz.errors.InputError: attentions hold values outside [0, 1] (0.5 to 0.5): pass probabilities (after the softmax), not scores
+    attnviz.errors.InputError: attentions hold values outside [0, 1] (1.25 to 1.25): pass probabilities (after the softmax), not scores
     """
     from attnviz.api.traced import Traced
     from attnviz.capture.trace import Trace, layer_prefix

@@ -98,7 +98,7 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
     --------
     >>> import attnviz
     >>> attnviz.load("coref")
-    <attnviz.Model 'coref', 2 layers × 2 heads>
+    <attnviz.Model 'coref', 2 layers × 4 heads>
     >>> attnviz.load(None)
     Traceback (most recent call last):
     ...

@@ -147,7 +147,7 @@ class Traced:
 
         if view == "compare" and "compare" not in self.trace.meta:
             raise AttnvizError("the 'compare' view draws two traces: attnviz.compare(t1, t2)")
-        if self.trace.meta.get("source") == "attentions" and view not in (*PROBS_VIEWS, "compare"):
+        if self.trace.meta.get("source") in ("attentions", "transformerlens") and view not in (*PROBS_VIEWS, "compare"):
             raise AttnvizError(f"the {view!r} view needs {needs_of(view)}: these are attention probabilities only "
                                f"(they draw {', '.join(PROBS_VIEWS)}); attnviz.load(model).trace(text) has it all")
 

@@ -27,6 +27,14 @@ def test_views_and_models_are_lists_of_str():
     from attnviz.gui.figures import FIGURES
 
     assert views == list(FIGURES)  # the registry itself, not a copy kept by hand
+    import subprocess
+    import sys
+
+    # before anything imported the attnviz.models package (no torch), and after (the package answers the call)
+    code = ("import sys, attnviz; a = attnviz.models(); light = 'torch' not in sys.modules; import attnviz.models; "
+            "print(a == attnviz.models() == sorted(a) and 'coref' in a and light)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
 
 
 @pytest.mark.parametrize("module", ["attnviz.api.catalog", "attnviz.api.from_attentions", "attnviz.api.model",
