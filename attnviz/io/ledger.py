@@ -51,6 +51,8 @@ def record_written(path) -> None:
     p = _ledger_path()
     if Path(os.path.realpath(p.parent)) in Path(real).parents:
         return  # the cache's own files (import plans, this record) are nobody's output
+    if any(part.startswith(".attnviz-staging-") for part in Path(real).parts):
+        return  # a file staged for a pack (attnviz.io.staging): recorded where it is copied to
     stamp = _stamp(Path(real))
     if stamp is None:
         return

@@ -22,10 +22,15 @@ def _real(path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 
 
+def _lexical(path) -> Path:
+    return Path(os.path.abspath(Path(path).expanduser()))  # where a link itself lies
+
+
 def same_file(a, b) -> bool:
-    """True when ``a`` and ``b`` name the same file (after following links; hard links included)."""
+    """True when ``a`` and ``b`` name the same file (after following links; hard links included), or
+    ``a`` is the link ``b`` itself (a link is judged at both ends)."""
     ra, rb = _real(a), _real(b)
-    if ra == rb:
+    if ra == rb or _lexical(a) == _lexical(b):
         return True
     try:
         return os.path.samefile(ra, rb)
@@ -34,9 +39,14 @@ def same_file(a, b) -> bool:
 
 
 def inside(path, folder) -> bool:
-    """True when ``path`` (after following links) lies in ``folder`` or is ``folder`` itself."""
-    rp, rf = _real(path), _real(folder)
-    return rp == rf or rf in rp.parents
+    """True when ``path`` lies in ``folder`` or is ``folder`` itself, judged at both ends of any link: where
+    ``path`` points (links followed) and where it lies (a Hugging Face snapshot's file is a link into the
+    cache's blobs, yet it is the snapshot's file)."""
+    for p in (_real(path), _lexical(path)):
+        for f in (_real(folder), _lexical(folder)):
+            if p == f or f in p.parents:
+                return True
+    return False
 
 
 def refuse_overwrite(output, inputs=(), folders=()) -> None:
