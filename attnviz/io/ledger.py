@@ -35,13 +35,12 @@ def _stamp(path: Path) -> list[int] | None:
 
 
 def _read() -> dict:
-    p = _ledger_path()
+    from attnviz.io.jsonfile import JsonLimitError, read_json_file
+
     try:
-        if p.stat().st_size > _MAX_BYTES:
-            return {}
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
+        doc = read_json_file(_ledger_path(), _MAX_BYTES, 4, what="ownership record")
+    except JsonLimitError:
+        return {}  # unreadable or not ours: nothing counts as attnviz's (only asks for --force)
     return doc if isinstance(doc, dict) else {}
 
 

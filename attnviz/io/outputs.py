@@ -31,7 +31,7 @@ from attnviz.io.trace_marker import has_trace_marker
 
 __all__ = ["WEIGHT_FILES", "PACK_MARKER", "PACK_MARKER_TAG", "is_model_folder", "protected_folder_of",
            "made_by_attnviz", "check_target", "check_pack_folder", "output_policy", "guard_write", "pack_index_owned",
-           "check_targets"]
+           "check_targets", "api_output"]
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                 "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack", "model.ckpt.index")
@@ -190,3 +190,28 @@ def guard_write(path) -> None:
     policy = _POLICY.get()
     if policy is not None:
         check_target(path, policy.inputs, policy.folders, policy.force)
+
+
+@contextlib.contextmanager
+def api_output(path, force: bool = False, inputs=(), folders=()):
+    """The Python API's writes (``Traced.save``, ``Figure.save``, ``HtmlFigure.save``) by the CLI's rules.
+
+    ``path`` is checked now (:func:`check_target`); every file written inside the block is checked too.
+    A failed write (missing folder, full disk) is one :class:`attnviz.errors.AttnvizError` line.
+    """
+    from attnviz.errors import AttnvizError
+    from attnviz.io.atomic import friendly_os_error
+
+    inputs = tuple(p for p in inputs if isinstance(p, (str, os.PathLike)))
+    folders = tuple(f for f in folders if isinstance(f, (str, os.PathLike)))
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise AttnvizError(f"{path} is a folder, not a file name")
+    if not p.parent.is_dir():
+        raise AttnvizError(f"cannot write {path}: folder {p.parent} does not exist")
+    check_target(p, inputs, folders, force)
+    with output_policy(force, inputs, folders):
+        try:
+            yield p
+        except OSError as exc:
+            raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None

@@ -212,7 +212,7 @@ def is_scene_file(path) -> bool:
     if p.suffix.lower() != ".json" or not p.is_file():
         return False
     try:
-        with open(p, encoding="utf-8") as fh:
+        with open(p, encoding="utf-8-sig") as fh:  # a byte-order mark is accepted, as by the reader
             head = fh.read(65536)
         return json.loads(head).get("format") == SCENE_FORMAT
     except (OSError, ValueError, AttributeError, RecursionError):  # "[" × 100000 is no scene, not a crash
