@@ -18,12 +18,17 @@ import pytest
 from _robust_models import SENTENCE, run_cli
 from attnviz.errors import AttnvizError, InputError, ModelLoadError
 
-CHILD_TIMEOUT = 300  # a hang detector, far above any real run on a busy machine (never a measured figure)
+CHILD_TIMEOUT = 240  # a hang detector, far above any real run on a busy machine (never a measured figure)
+
+
+CHILD_ADDRESS_SPACE = 3 * 2**30  # torch and transformers reserve ~1 GB of address space when imported
 
 
 def run_child(code: str) -> dict:
-    """Run ``code`` in a fresh interpreter; it prints one JSON line; its peak RSS (MB) is added."""
-    wrapped = textwrap.dedent(code) + textwrap.dedent("""
+    """Run ``code`` in a fresh interpreter under an address-space limit (a runaway allocation fails there,
+    not on the shared machine); it sets ``RESULT``; its peak RSS (MB) is added."""
+    limit = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({CHILD_ADDRESS_SPACE}, {CHILD_ADDRESS_SPACE}))\n"
+    wrapped = limit + textwrap.dedent(code) + textwrap.dedent("""
         import resource as _r, json as _j
         print(_j.dumps({**RESULT, "peak_mb": _r.getrusage(_r.RUSAGE_SELF).ru_maxrss / 1024}))
     """)
@@ -259,5 +264,24 @@ def test_a_scene_with_a_tiny_temperature_is_refused_when_read():
         scene_from_dict({"model": "coref", "text": SENTENCE, "whatif": {"temperature": 1e-308}})
 
 
-def test_api_arguments_refuse_in_one_line(tmp_path):
+def test_the_error_classes_are_attnviz_errors():
     assert issubclass(ModelLoadError, AttnvizError) and issubclass(InputError, AttnvizError)
+
+
+def test_a_non_finite_weight_is_named_in_the_one_line_notice(tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    from _robust_models import save_text_model
+
+    folder = save_text_model(tmp_path / "nan")
+    weights = load_file(folder / "model.safetensors")
+    name = "stack.blocks.0.attn.q_proj.weight"
+    weights[name][0, 0] = float("nan")
+    save_file(weights, folder / "model.safetensors")
+    code, _, err = run_cli(capsys, "export", "--model", folder, "--text", SENTENCE, "--view", "head-map",
+                           "-o", tmp_path / "f.png")
+    assert code == 0 and err.count("\n") == 1 and f"weight {name} holds 1 NaN" in err, err
+    clean = save_text_model(tmp_path / "clean")  # control: a finite model has no such notice
+    code, _, err = run_cli(capsys, "export", "--model", clean, "--text", SENTENCE, "--view", "head-map",
+                           "-o", tmp_path / "g.png")
+    assert code == 0 and "NaN" not in err
