@@ -77,14 +77,15 @@ def _shards(folder: HFFolder) -> list[Path]:
     weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
     if not isinstance(weight_map, dict) or not weight_map:
         raise ModelLoadError(f"cannot read the shard index {st}: it has no \"weight_map\" object")
+    for name in weight_map.values():
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise ModelLoadError(f"the shard index {st} names a shard that is not a file name: {str(name)[:60]!r}")
     names = list(dict.fromkeys(weight_map.values()))
     if len(names) > MAX_SHARDS:
         raise ModelLoadError(f"the shard index {st} names {len(names):,} shards, more than {MAX_SHARDS:,}")
     root = Path(os.path.realpath(folder.path))
     files = []
     for name in names:
-        if not isinstance(name, str) or not name or "\x00" in name:
-            raise ModelLoadError(f"the shard index {st} names a shard that is not a file name: {str(name)[:60]!r}")
         file = folder.path / name
         # judged before anything is opened: a shard is a file of this folder, never ../../etc/passwd
         if Path(name).is_absolute() or ".." in Path(name).parts or root not in Path(os.path.realpath(file)).parents:
