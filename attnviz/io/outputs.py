@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz.io.paths import OverwriteError, refuse_overwrite
+from attnviz.io.paths import OverwriteError, lexical_path, refuse_overwrite
 from attnviz.io.trace_marker import has_trace_marker
 
 __all__ = ["WEIGHT_FILES", "PACK_MARKER", "PACK_MARKER_TAG", "is_model_folder", "protected_folder_of",
@@ -63,11 +63,6 @@ def _hf_cache_roots() -> list[Path]:
 
 def _real(path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
-
-
-def _lexical(path) -> Path:
-    """The absolute path as written (``..`` folded, links not followed): where a link itself lies."""
-    return Path(os.path.abspath(Path(path).expanduser()))
 
 
 def _refuse_shared_blob(path) -> None:
@@ -149,7 +144,7 @@ def check_target(path, inputs=(), folders=(), force: bool = False) -> None:
     if Path(path).is_dir():
         return  # the caller says "is a directory"
     # a link is judged at both ends: where it lies (a Hugging Face snapshot's links) and where it points
-    folder = protected_folder_of(_lexical(path).parent) or protected_folder_of(_real(path).parent)
+    folder = protected_folder_of(lexical_path(path).parent) or protected_folder_of(_real(path).parent)
     if folder is not None:
         raise OverwriteError(f"{path} is inside the model directory {folder}: choose an output elsewhere "
                              "(or --force)")
@@ -159,7 +154,8 @@ def check_target(path, inputs=(), folders=(), force: bool = False) -> None:
 
 
 def check_pack_folder(folder, inputs=(), folders=(), force: bool = False) -> None:
-    """A lecture pack goes into a new or empty folder, or one an earlier pack made (its marked index)."""
+    """A lecture pack goes into a new or empty folder, or one an earlier pack made (its index.html still as
+    attnviz wrote it, by the ownership record); each file it writes is checked again before the first write."""
     refuse_overwrite(folder, inputs=inputs, folders=folders)
     f = Path(folder)
     if f.exists() and not f.is_dir():
