@@ -285,3 +285,26 @@ def test_a_non_finite_weight_is_named_in_the_one_line_notice(tmp_path, capsys):
     code, _, err = run_cli(capsys, "export", "--model", clean, "--text", SENTENCE, "--view", "head-map",
                            "-o", tmp_path / "g.png")
     assert code == 0 and "NaN" not in err
+
+
+def test_a_config_far_larger_than_its_weights_is_refused_before_they_load(tmp_path):
+    doc = {"model_type": "bert", "architectures": ["BertModel"], "num_hidden_layers": 100, "hidden_size": 256,
+           "num_attention_heads": 4, "intermediate_size": 1024, "vocab_size": 1000}
+    (tmp_path / "config.json").write_text(json.dumps(doc))
+    _weights(tmp_path / "model.safetensors")
+    got = run_child(f"""
+        import transformers
+        from attnviz.errors import ModelLoadError
+        from attnviz.hf.loader import load_hf_model
+        RESULT = {{"loaded": False}}
+        def spy(*a, **k):
+            RESULT["loaded"] = True
+            raise RuntimeError("from_pretrained reached")
+        transformers.BertModel.from_pretrained = spy
+        try:
+            load_hf_model({str(tmp_path)!r}, device="cpu")
+        except ModelLoadError as exc:
+            RESULT["error"] = str(exc)
+    """)
+    assert "describes" in got["error"] and "do not match its config.json" in got["error"], got
+    assert not got["loaded"]
