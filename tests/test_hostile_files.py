@@ -240,3 +240,28 @@ def test_the_api_never_saves_over_the_model_it_loaded_nor_a_users_file(model, tm
     t.save(tmp_path / "t.npz")
     with pytest.raises(AttnvizError, match="does not exist"):
         t.save(tmp_path / "no" / "such" / "t.npz")
+
+
+def test_a_staging_folder_a_killed_pack_left_is_removed_by_the_next(tmp_path):
+    from attnviz.io.staging import STAGE_PREFIX, staged_files
+
+    dead = subprocess_pid_that_exited()
+    stale = tmp_path / f"{STAGE_PREFIX}{dead}-abc"
+    stale.mkdir()
+    (stale / "fig.png").write_bytes(b"half a pack")
+    alive = tmp_path / f"{STAGE_PREFIX}{os.getpid() + 0}-live"  # this process: never removed
+    alive.mkdir()
+    with staged_files(tmp_path, ["a.txt"]) as stage:
+        stage("a.txt").write_text("done")
+    assert (tmp_path / "a.txt").read_text() == "done"
+    assert not stale.exists() and alive.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.txt", alive.name])
+
+
+def subprocess_pid_that_exited() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

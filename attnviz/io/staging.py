@@ -41,6 +41,7 @@ def staged_files(directory, names):
             raise ValueError(f"not a plain file name: {name!r}")  # a programming error, never user input
     created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
+    _remove_stale_stages(directory)
     try:
         check_targets(directory / n for n in names)
         stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=directory))
@@ -65,3 +66,18 @@ def staged_files(directory, names):
 def _remove_empty(directory: Path) -> None:
     with contextlib.suppress(OSError):
         directory.rmdir()  # only when empty: never a file someone else put there meanwhile
+
+
+def _remove_stale_stages(directory: Path) -> None:
+    """Remove staging folders a killed pack left (``.attnviz-staging-PID-…`` whose process is gone)."""
+    for stage in directory.glob(f"{STAGE_PREFIX}*"):
+        pid = stage.name[len(STAGE_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # its writer is alive (another pack into the same folder)
+        except ProcessLookupError:
+            shutil.rmtree(stage, ignore_errors=True)
+        except OSError:
+            continue  # someone else's process: not ours to judge
