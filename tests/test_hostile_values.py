@@ -308,3 +308,15 @@ def test_a_config_far_larger_than_its_weights_is_refused_before_they_load(tmp_pa
     """)
     assert "describes" in got["error"] and "do not match its config.json" in got["error"], got
     assert not got["loaded"]
+
+
+def test_a_pickle_shard_index_is_held_to_the_same_rules(tmp_path):
+    from attnviz.hf.detect import detect_hf_folder
+    from attnviz.hf.loader import _check_files
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert", "architectures": ["BertModel"]}))
+    (tmp_path / "pytorch_model.bin.index.json").write_text(json.dumps({"weight_map": {"w": "../../etc/passwd"}}))
+    with pytest.raises(ModelLoadError, match="outside the model folder"):
+        _check_files(detect_hf_folder(tmp_path), allow_pickle=True)
+    with pytest.raises(ModelLoadError, match="pickle"):  # control: without the permission it is refused anyway
+        _check_files(detect_hf_folder(tmp_path), allow_pickle=False)

@@ -65,9 +65,12 @@ MAX_INDEX_BYTES = 32 * 2**20  # a shard index names ~100 bytes per tensor: 32 MB
 MAX_SHARDS = 10_000
 
 
-def _shards(folder: HFFolder) -> list[Path]:
-    """The weight files: the one safetensors file, or the shards its index names (each inside the folder)."""
-    st = folder.safetensors
+def _shards(folder: HFFolder, st: Path | None = None) -> list[Path]:
+    """The weight files: the one weights file, or the shards its index names (each inside the folder).
+
+    ``st``: the weights file or index (default: the folder's safetensors one); a pickle's index is read the
+    same way before transformers reads it."""
+    st = folder.safetensors if st is None else st
     if not st.name.endswith(".index.json"):
         return [st]
     from attnviz.models.validate import read_json_bounded
@@ -123,6 +126,7 @@ def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
             raise ModelLoadError(
                 f"{folder.pickle.name} is a pickle, which can run code when loaded; attnviz refuses it. "
                 "Convert it to model.safetensors, or allow the restricted loader (weights_only) explicitly.")
+        _shards(folder, folder.pickle)  # its index bounded and its shards inside the folder, as for safetensors
         return
     if folder.other_weights:
         raise ModelLoadError(f"{folder.path} holds only {', '.join(folder.other_weights)} (TensorFlow/Flax "
