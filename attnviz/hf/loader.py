@@ -27,7 +27,6 @@ INSTALL_HINT = "pip install 'attnviz[hf]'"
 MIN_TRANSFORMERS = 5  # module paths in attnviz.hf.families follow transformers 5
 _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "tokenizer.model",
                     "sentencepiece.bpe.model")
-_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
 
 
 def require_transformers(what: str = "this Hugging Face model folder"):

@@ -51,7 +51,7 @@ LIMITS = {
 _FLOAT_FIELDS = {"mlp_ratio": (0.0, 64.0), "attn_scale": (0.0, 1e6), "dropout": (0.0, 1.0)}
 _FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
 _DTYPE_BYTES = {**_FLOAT_DTYPES, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
-                "F8_E4M3": 1, "F8_E5M2": 1}
+                "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, "U32": 4, "U64": 8}  # every dtype a Hugging Face file may hold
 
 
 def _fail(message: str, details: list[str] | None = None) -> ModelLoadError:
