@@ -59,6 +59,15 @@ def hostile_values(st):
                         | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
 
 
+def _mostly(st):
+    def mostly(valid, hostile=None):
+        # valid in 5 of 6 draws: most cases get past the first check and reach the deeper ones
+        hostile = hostile_values(st) if hostile is None else hostile
+        return st.integers(0, 5).flatmap(lambda i: hostile if i == 0 else valid)
+
+    return mostly
+
+
 def _dump(doc) -> str:
     # allow_nan: Python writes NaN/Infinity, as a colleague's script would; surrogates escaped as \\udXXX
     return json.dumps(doc, allow_nan=True)
@@ -73,11 +82,7 @@ def scenes(st, root: Path):
     keys = sorted({k for spec in CLAIM_PARAMS.values() for k in spec}) + ["zzz"]
     kinds = sorted(CLAIM_PARAMS) + ["nope"]
 
-    def mostly(valid, hostile=None):
-        # valid in 5 of 6 draws: most cases get past the first check and reach the deeper ones
-        hostile = hostile_values(st) if hostile is None else hostile
-        return st.integers(0, 5).flatmap(lambda i: hostile if i == 0 else valid)
-
+    mostly = _mostly(st)
     plausible = st.sampled_from([0.5, 0.9, 1, 3, 8, 0, 4, 5, -1, "large", "offcentre", "animal", "coref", 2**31])
     claim = st.fixed_dictionaries({"kind": mostly(st.sampled_from(kinds))},
                                   optional={k: mostly(plausible) for k in keys})
@@ -154,11 +159,13 @@ def configs(st, root: Path):
 
 def weights(st, root: Path):
     """safetensors headers and shard indexes with fuzzed structure, counted as the loader counts them."""
-    entry = st.fixed_dictionaries({}, optional={"dtype": st.sampled_from(["F32", "F16", "I8", "Q4", 3]) | hostile_values(st),
-                                                "shape": st.lists(st.integers(-2, 2**50), max_size=9) | hostile_values(st),
-                                                "data_offsets": st.lists(st.integers(-1, 2**64), max_size=3)
-                                                | hostile_values(st)})
-    header = st.dictionaries(st.text(max_size=6), entry | hostile_values(st), max_size=4) | hostile_values(st)
+    mostly = _mostly(st)
+    entry = st.fixed_dictionaries({"dtype": mostly(st.sampled_from(["F32", "F16", "I8", "U16", "Q4"])),
+                                   "shape": mostly(st.lists(st.integers(0, 4), max_size=3),
+                                                   st.lists(st.integers(-2, 2**50), max_size=9) | hostile_values(st)),
+                                   "data_offsets": mostly(st.just([0, 4]), st.lists(st.integers(-1, 2**64), max_size=3)
+                                                          | hostile_values(st))})
+    header = mostly(st.dictionaries(st.text(max_size=6), mostly(entry), max_size=4))
     shard = st.sampled_from(["model-1.safetensors", "../outside.safetensors", "/etc/passwd", "", "a/../../b",
                              "sub/x.safetensors"]) | hostile_values(st)
     index = st.fixed_dictionaries({}, optional={"weight_map": st.dictionaries(st.text(max_size=4), shard, max_size=3)
@@ -176,10 +183,10 @@ def weights(st, root: Path):
         (folder / "config.json").write_text('{"model_type": "bert"}', encoding="utf-8")
         if data.draw(st.booleans()):
             raw = _dump(data.draw(header)).encode("utf-8", "surrogatepass")
-            if data.draw(st.booleans()):
+            if data.draw(st.integers(0, 5)) == 0:
                 raw = raw[: data.draw(st.integers(0, len(raw)))]
-            n = data.draw(st.sampled_from([len(raw), len(raw) + 1, 0, 2**63, 2**64 - 1]))
-            body = data.draw(st.binary(max_size=16))
+            n = data.draw(mostly(st.just(len(raw)), st.sampled_from([len(raw) + 1, 0, 2**63, 2**64 - 1])))
+            body = data.draw(st.binary(min_size=0, max_size=64))
             (folder / "model.safetensors").write_bytes(struct.pack("<Q", n) + raw + body)
         else:
             (folder / "model.safetensors.index.json").write_bytes(_dump(data.draw(index)).encode("utf-8", "surrogatepass"))
