@@ -22,6 +22,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
+from attnviz.io.trace_marker import MARKER_NAME, marker_digest
 
 __all__ = ["Trace", "layer_prefix", "LARGE_T"]
 
@@ -289,6 +290,7 @@ class Trace:
                             pass
         payload["tokens"] = np.array(self.tokens, dtype=str)
         payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
+        payload[MARKER_NAME] = _marker(payload["meta"])  # by content: the file is attnviz's trace (io.outputs)
 
         def write(tmp: str) -> None:
             with open(tmp, "wb") as fh:
@@ -305,6 +307,28 @@ class Trace:
             raise InputError(f"cannot read trace {path}: {exc}") from None
         if "tokens" not in arrays or "meta" not in arrays:
             raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
+        arrays.pop(MARKER_NAME, None)  # checked by content where it matters (io.outputs), not an attention array
         tokens = [str(t) for t in arrays.pop("tokens")]
-        meta = json.loads(str(arrays.pop("meta")))
+        meta = _read_meta(arrays.pop("meta"), path)
         return cls(tokens=tokens, meta=meta, arrays=arrays)
+
+
+def _marker(meta: np.ndarray) -> np.ndarray:
+    """The content marker (:mod:`attnviz.io.trace_marker`) over the exact bytes ``savez`` writes for ``meta``."""
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, meta, allow_pickle=False)  # what savez writes as the meta.npy member
+    return np.frombuffer(marker_digest(buf.getvalue()), dtype=np.uint8)
+
+
+def _read_meta(meta: np.ndarray, path) -> dict:
+    """A saved trace's meta JSON through the bounded parser (a shared file: no RecursionError, one line)."""
+    from attnviz.io.jsonfile import parse_json_text
+
+    if meta.dtype.kind != "U" or meta.ndim != 0:
+        raise InputError(f"{path} is not an attnviz trace (its meta is not text)")
+    doc = parse_json_text(str(meta), f"the meta of trace {path}", error=InputError)
+    if not isinstance(doc, dict):
+        raise InputError(f"{path} is not an attnviz trace (its meta is not a JSON object)")
+    return doc

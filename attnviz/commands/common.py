@@ -184,13 +184,38 @@ def check_writable(path: str) -> Path:
     return out
 
 
+def _named(args) -> tuple[list, list]:
+    """(files, model references) the command's ``--scene`` or ``--lesson`` names (read once, cached)."""
+    cached = getattr(args, "_named_inputs", None)
+    if cached is not None:
+        return cached
+    from attnviz.lessons.named_inputs import named_inputs
+
+    scenes = []
+    if getattr(args, "scene", None):
+        from attnviz.lessons.scene import load_scene
+
+        scenes = [load_scene(args.scene)]
+    elif getattr(args, "lesson", None):
+        from attnviz.lessons.lesson import load_lesson
+
+        scenes = load_lesson(args.lesson).scenes
+    named = named_inputs(scenes)
+    try:
+        args._named_inputs = named
+    except AttributeError:
+        pass
+    return named
+
+
 def _inputs(args) -> list:
-    return [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus")]
+    given = [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus")]
+    return given + _named(args)[0]
 
 
 def _folders(args) -> list:
-    model = getattr(args, "model", None)
-    return [model_folder(model) if model else None]
+    refs = [getattr(args, "model", None), *_named(args)[1]]
+    return [model_folder(m) for m in refs if m] + [getattr(args, "images", None)]
 
 
 def check_output(path: str, args) -> Path:

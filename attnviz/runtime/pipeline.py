@@ -111,6 +111,9 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
         extra.update(on_layer=lambda i, probs, masked: on_layer(i, probs, masked, tokens),
                      report_layers=report_layers)
     trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision, **extra)
+    from attnviz.runtime.finite_weights import note_nonfinite_weight
+
+    note_nonfinite_weight(trace.meta, loaded.model)  # a shared model's NaN weight: named in one line
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:
