@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS"]
+__all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
+           "ON_DEMAND_T"]
+
+# from this many tokens on, a Hugging Face capture (attention="auto") runs on the fastest kernel and keeps
+# q, k and lse: probabilities recomputed when asked, equal to eager within ~1e-7 in float32; shorter inputs
+# run the model's own eager attention and keep its probabilities exactly as it computed them
+ON_DEMAND_T = 256
 
 # row blocks are computed in pieces of at most this many (head × row × col) cells (float64: 8 bytes each)
 ROW_CHUNK_CELLS = 1 << 22

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
-from attnviz.capture.on_demand import OnDemandProbs
+from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace
@@ -36,10 +36,6 @@ from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
 __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T"]
 
-# from this many tokens on (attention="auto") the forward runs on the fastest kernel and probabilities are
-# recomputed on demand from q, k and each row's log-sum-exp (equal to eager within ~1e-7 in float32); shorter
-# inputs run the model's own eager attention and keep its probabilities exactly as it computed them
-ON_DEMAND_T = 256
 # a live preview (on_layer) of a fast-recorded layer is computed only up to this many (head × query × key) cells
 PREVIEW_CELLS = 1 << 24
 

@@ -62,8 +62,15 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
 
     n = max(len(prep.tokens), len(prep.src_tokens))
     if isinstance(loaded.config, ModelConfig) and n > LOAD_CHECK_TOKENS:
+        # a Hugging Face decoder/encoder captures long inputs on demand (q, k, lse: no T×T); real weight bytes
+        from attnviz.capture.on_demand import ON_DEMAND_T
+
+        hf = loaded.info.get("source") == "huggingface" and not prep.src_tokens
+        params = getattr(getattr(loaded, "model", None), "parameters", None)
+        weight_bytes = sum(p.numel() * p.element_size() for p in params()) if callable(params) else None
         try:
-            check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0)
+            check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0,
+                                on_demand=hf and not grad and n >= ON_DEMAND_T, weight_bytes=weight_bytes)
         except ModelLoadError as exc:
             raise InputError(str(exc)) from None
 
