@@ -26,14 +26,14 @@ def adapter_for(loaded):
     raise ModelLoadError(f"no model adapter knows {loaded.name!r} (source {loaded.info.get('source')!r})")
 
 
-def load_model(name_or_dir, device=None, allow_pickle: bool = False):
+def load_model(name_or_dir, device=None, allow_pickle: bool = False, dtype: str = "auto"):
     """Load a bundled model by name or a model folder of any supported kind → LoadedModel."""
     from attnviz.models.checkpoint import resolve_model_path
 
     path = resolve_model_path(name_or_dir)
     for adapter in ADAPTERS:
         if adapter.can_load(path):
-            return adapter.load(path, device=device, allow_pickle=allow_pickle)
+            return adapter.load(path, device=device, allow_pickle=allow_pickle, dtype=dtype)
     raise ModelLoadError(f"{path} has no config.json: not a model directory")
 
 
