@@ -60,6 +60,17 @@ def _shared(masks: list, m: np.ndarray) -> np.ndarray:
     return same
 
 
+def _weight(conv, w: torch.Tensor) -> np.ndarray:
+    """A weight in the dtype the model holds it: a CPU float32/float16 parameter is read in place (a read-only
+    view, so no trace holds its own copy of the model's weights, at any precision), others converted once."""
+    own = {torch.float32: np.float32, torch.float16: np.float16}.get(w.dtype)
+    arr = conv(w, own) if own is not None else conv(w, np.float32)
+    if w.device.type == "cpu" and own is not None and arr.base is not None:
+        arr = arr.view()
+        arr.flags.writeable = False  # a view of the model's own parameter: nothing may write through it
+    return arr
+
+
 def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_dtype, rules: dict,
                      meta: dict) -> dict:
     """``q``, ``k``, ``lse`` and the score rule of a fast-recorded call (probabilities recomputed on demand:
@@ -112,7 +123,7 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
             b = bias[0]  # (1 | H, Tq, Tk)
             out[p + "bias"] = conv(b)
             facts.bias = True
-    out.update({p + name: conv(w) for name, w in reading.weights.items()})
+    out.update({p + name: _weight(conv, w) for name, w in reading.weights.items()})
     if reading.out is not None and keep_out:
         out[p + "out"] = conv(reading.out)
     if reading.q_pre_rope is not None:
