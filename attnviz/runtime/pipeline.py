@@ -122,7 +122,11 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:
         trace.arrays["image"] = prep.image.astype(np.float32)
-    if rollout:  # computed when something reads trace["rollout"] (or saves the trace), not per keystroke
+    from attnviz.analysis.rollout import MAX_ROLLOUT_T
+
+    # computed when something reads trace["rollout"] (or saves the trace), not per keystroke; a long input has
+    # none (rollout multiplies (T, T) maps: compute_rollout refuses it in one line)
+    if rollout and trace.probs_shape(0)[-1] <= MAX_ROLLOUT_T:
         from attnviz.analysis.rollout import DeferredRollout
 
         trace.deferred["rollout"] = DeferredRollout(trace)

@@ -121,6 +121,19 @@ def test_long_input_goes_on_demand_and_round_trips(tmp_path):
     for i in range(2):
         np.testing.assert_allclose(trace.probs(i, rows=slice(T - 40, T)), want[i][0, :, T - 40:].numpy(),
                                    rtol=0, atol=TOL)
+    # rollout streams the layers through the same access (one layer at a time) and equals eager's
+    from attnviz.analysis import rollout as ro
+    from attnviz.errors import InputError
+
+    np.testing.assert_allclose(ro.compute_rollout(trace), ro.compute_rollout([w[0].numpy() for w in want]),
+                               rtol=0, atol=1e-5)
+    before = ro.MAX_ROLLOUT_T
+    try:  # above the stated length: one line, not an out-of-memory
+        ro.MAX_ROLLOUT_T = T - 1
+        with pytest.raises(InputError, match="at most"):
+            ro.compute_rollout(trace)
+    finally:
+        ro.MAX_ROLLOUT_T = before
     path = tmp_path / "long.npz"
     trace.save(path)
     back = Trace.load(path)
