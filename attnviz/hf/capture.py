@@ -21,7 +21,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace
-from attnviz.errors import ModelLoadError
+from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
 from attnviz.hf.describe import describe_model, head_of, trace_description
@@ -34,8 +34,10 @@ from attnviz.hf.projections import read_projections
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
-__all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T"]
+__all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
+# families that compute attention in their own code (Falcon, Bloom, GPT-Neo, DeBERTa, MPT) keep full maps up to this
+MAX_FULL_T = 2048
 # a live preview (on_layer) of a fast-recorded layer is computed only up to this many (head × query × key) cells
 PREVIEW_CELLS = 1 << 24
 
@@ -191,6 +193,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None
+    if not generic and T > MAX_FULL_T:  # before the forward: its (H, T, T) maps are what would not fit
+        raise InputError(f"{arch} computes attention in its own code (terms attnviz cannot recompute from q and k): "
+                         f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None

@@ -176,3 +176,18 @@ def test_two_captures_in_two_threads_do_not_mix(attention):
     # negative control: the two models' traces differ, so a mix-up could not pass unseen
     assert got["llama"]["L0.z"].shape != got["gemma2"]["L0.z"].shape or \
         not np.array_equal(got["llama"]["L0.z"], got["gemma2"]["L0.z"])
+
+
+def test_a_family_with_its_own_attention_code_is_refused_in_one_line_above_the_stated_length(monkeypatch):
+    """DeBERTa's disentangled terms cannot be recomputed from q and k: full maps up to MAX_FULL_T, then one line."""
+    import attnviz.hf.capture as cap
+    from attnviz.errors import InputError
+
+    model, inputs = build("deberta-v2")
+    tokens = tokens_of(inputs, model)
+    assert capture_hf(model, inputs, tokens).probs_shape(0)[-1] == len(tokens)  # within the length: full maps
+    monkeypatch.setattr(cap, "MAX_FULL_T", len(tokens) - 1)
+    with pytest.raises(InputError, match=r"computes attention in its own code .* up to"):
+        capture_hf(model, inputs, tokens)
+    llama, x = build("llama")  # negative control: a family read through the interface is not refused
+    assert capture_hf(llama, x, tokens_of(x, llama), attention="on_demand").n_layers == 2
