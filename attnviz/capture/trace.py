@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
 from attnviz.io.trace_marker import MARKER_NAME, marker_digest
@@ -30,6 +31,8 @@ FORMAT_VERSION = 1
 # Above this many tokens a trace keeps float16 arrays and recomputes logits from q·kᵀ on demand (and its
 # file leaves them out); at or below it a saved trace holds every layer's logits and out.
 LARGE_T = 512
+# a whole on-demand map asked for as a whole is kept (not recomputed on the next ask) up to this many cells
+KEEP_WHOLE_CELLS = 1 << 22
 
 
 def _pick(sel):
@@ -79,6 +82,11 @@ class Trace:
         if key in self.arrays:
             return self.arrays[key]
         pending = self.deferred.get(key)
+        if pending is not None and hasattr(pending, "block"):  # recomputed from q, k (long inputs: never kept)
+            value = pending.full()
+            if value.size <= KEEP_WHOLE_CELLS:
+                self.arrays.setdefault(key, value)
+            return self.arrays.get(key, value)
         if pending is not None:
             value = self.arrays.setdefault(key, pending.full())  # another thread may have been first
             self.deferred.pop(key, None)
@@ -167,7 +175,7 @@ class Trace:
 
     @property
     def has_cross(self) -> bool:
-        return "L0.cross.probs" in self.arrays
+        return "L0.cross.probs" in self.arrays or "L0.cross.probs" in self.deferred
 
     @property
     def src_tokens(self) -> list[str]:
@@ -229,6 +237,9 @@ class Trace:
         """
         key = layer_prefix(layer, part) + "probs"
         picks = (_pick(heads), _pick(rows), _pick(cols))
+        pending = self.deferred.get(key)
+        if key not in self.arrays and pending is not None and hasattr(pending, "block"):
+            return pending.block(*picks)  # exact, from q, k and each row's log-sum-exp: never the whole T×T
         if all(p is None for p in picks):
             return np.asarray(self[key], dtype=np.float32)
         block = self[key]
@@ -277,7 +288,10 @@ class Trace:
     # -- files -----------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:
         """Write an .npz (atomically: a temporary name renamed into place)."""
-        payload = {key: self[key] for key in self.keys()}  # deferred arrays are computed for the file
+        # deferred arrays are computed for the file, except those recomputed from q and k: their ingredients
+        # (lse, score rule) are arrays already and Trace.load attaches them again
+        payload = {key: self[key] for key in self.keys()
+                   if key in self.arrays or not hasattr(self.deferred.get(key), "block")}
         if len(self.tokens) <= LARGE_T:  # derived arrays kept in memory only on demand go into the file
             for key in list(payload):
                 stem, _, leaf = key.rpartition(".")
@@ -310,7 +324,9 @@ class Trace:
         arrays.pop(MARKER_NAME, None)  # checked by content where it matters (io.outputs), not an attention array
         tokens = [str(t) for t in arrays.pop("tokens")]
         meta = _read_meta(arrays.pop("meta"), path)
-        return cls(tokens=tokens, meta=meta, arrays=arrays)
+        deferred: dict = {}
+        attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
+        return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred)
 
 
 def _marker(meta: np.ndarray) -> np.ndarray:

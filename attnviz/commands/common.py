@@ -106,6 +106,9 @@ def add_model_args(p) -> None:
                    help="where the model runs: auto (default: a GPU if there is one), cpu, cuda[:N] or mps")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
+    p.add_argument("--dtype", default="auto", choices=("auto", "float32", "float16", "bfloat16"),
+                   help="precision the model runs in: auto (default: the checkpoint's own, float16/bfloat16 or "
+                        "float32), or float32/float16/bfloat16 (Hugging Face folders; attnviz's own models are float32)")
 
 
 def add_input_args(p, required: bool = False) -> None:
@@ -269,4 +272,5 @@ def load_from_args(args):
     from attnviz.runtime import load_model
 
     with status(f"loading {args.model}"):
-        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False),
+                          dtype=getattr(args, "dtype", "auto"))

@@ -191,13 +191,32 @@ def _skeleton(cls, config, name: str):
     return numel, interface, has
 
 
-def _load_weights(cls, folder: HFFolder, config):
+# -- precision (issue 34, h34core): the checkpoint's own dtype unless asked otherwise -------------------------
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+
+
+def model_dtype(config, dtype: str = "auto"):
+    """The torch dtype a model runs in: ``dtype`` when given, else the checkpoint's own (config ``dtype`` /
+    ``torch_dtype``) when it is float16 or bfloat16, else float32."""
+    import torch
+
+    if dtype not in DTYPES:
+        raise ModelLoadError(f"unknown dtype {dtype!r}: choose {', '.join(DTYPES)}")
+    if dtype != "auto":
+        return getattr(torch, dtype)
+    own = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    own = getattr(torch, own, None) if isinstance(own, str) else own
+    return own if own in (torch.float16, torch.bfloat16) else torch.float32
+# -------------------------------------------------------------------------------------------------------------
+
+
+def _load_weights(cls, folder: HFFolder, config, dtype=None):
     import torch
 
     try:
         model, info = cls.from_pretrained(
             str(folder.path), config=config, local_files_only=True, trust_remote_code=False,
-            attn_implementation="eager", dtype=torch.float32, use_safetensors=folder.safetensors is not None,
+            attn_implementation="eager", dtype=dtype or torch.float32, use_safetensors=folder.safetensors is not None,
             weights_only=True, output_loading_info=True, ignore_mismatched_sizes=True)
     except Exception as exc:  # third-party loading raises many types; the user gets one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -242,7 +261,7 @@ def _labels(config, head: str) -> list[str] | None:
     return [str(id2label.get(i, id2label.get(str(i), f"class {i}"))) for i in range(int(config.num_labels))]
 
 
-def load_hf_model(path, device=None, allow_pickle: bool = False):
+def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
     """Load a Hugging Face model folder for tracing.
 
     Parameters
@@ -250,6 +269,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     path : folder with ``config.json``, ``model.safetensors`` and tokenizer or image-processor files.
     device : "auto", "cpu", "cuda", "mps" or a torch.device.
     allow_pickle : read ``pytorch_model.bin`` with ``torch.load(weights_only=True)`` (refused otherwise).
+    dtype : "auto" (the checkpoint's own float16 / bfloat16, else float32), "float32", "float16" or "bfloat16".
 
     Returns
     -------
@@ -287,7 +307,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
             raise ModelLoadError(f"the weights in {folder.path} do not match its config.json (it describes "
                                  f"{numel:,} parameters, the weight files hold {file_numel:,})")
         _check_memory(folder, numel, file_numel)
-        model = _load_weights(cls, folder, config)
+        model = _load_weights(cls, folder, config, model_dtype(config, dtype))
         arch = folder.architecture or type(model).__name__
         seq2seq = is_encoder_decoder(config)
         head = "lm" if seq2seq else head_of(arch)  # an encoder–decoder writes tokens
@@ -304,7 +324,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
             "labels": _labels(config, head), "qkv_available": interface,
-            "transformers": tf.__version__}
+            "transformers": tf.__version__, "dtype": str(next(model.parameters()).dtype).replace("torch.", "")}
     extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
                        device=device, extra=extra)
