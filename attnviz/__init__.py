@@ -1,14 +1,17 @@
 """attnviz: look inside small transformers, and export what you see for a lecture.
 
-From Python (a notebook): ``attnviz.load(name_or_folder)`` → model; ``model.trace(text)`` → its arrays
-and figures (see :mod:`attnviz.api`). Those names load on first use: ``import attnviz`` stays light
+From Python (a notebook): ``attnviz.load(name, folder or model object)`` → model; ``model.trace(text)`` →
+its arrays and figures; ``attnviz.from_attentions(attentions, tokens)``, ``attnviz.compare(t1, t2)``,
+``attnviz.views()``, ``attnviz.models()`` (see :mod:`attnviz.api`). Those names load on first use: ``import attnviz`` stays light
 (no torch, no Qt), as the app's start-up needs.
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "load", "open_trace", "Model", "Traced", "Figure", "HtmlFigure"]
+__all__ = ["__version__", "load", "open_trace", "from_attentions", "compare", "views", "models", "Model", "Traced",
+           "Figure", "HtmlFigure"]
 
-_API = ("load", "open_trace", "Model", "Traced", "Figure", "HtmlFigure")
+_API = ("load", "open_trace", "from_attentions", "compare", "views", "models", "Model", "Traced", "Figure",
+        "HtmlFigure")
 
 
 def __getattr__(name: str):

@@ -95,7 +95,7 @@ class Figure:
 
         spec = figure_spec(view)  # an unknown view: one line naming the known ones
         if trace.kind not in spec.kinds:
-            raise AttnvizError(f"the {view!r} view does not apply to a {trace.kind} model")
+            raise AttnvizError(f"the {view!r} view does not apply to {trace.kind} models")
         trace.check_selection(part, layer, head, query)  # e.g. cross-attention of an encoder: one line
         if step is not None and view != "steps":
             raise AttnvizError(f"step applies to the 'steps' view, not {view!r}")

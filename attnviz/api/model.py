@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
+from attnviz.api.checks import PRECISIONS, check_choice, check_text
+from attnviz.errors import ModelLoadError
+
 __all__ = ["Model", "load"]
+
+_HINT = "pass a transformers model, a folder or a bundled name (attnviz.models())"
 
 
 class Model:
@@ -41,6 +48,8 @@ class Model:
         from attnviz.runtime import run_trace
         from attnviz.runtime.opening import wants_gradients
 
+        text = check_text(text)
+        check_choice("precision", precision, PRECISIONS)
         if text is None and image is None:  # the app's opening input: the task's sentence or image
             example = self.example_input()
             text, image = (None, example) if self.loaded.config.kind == "vit" else (example, None)
@@ -66,12 +75,56 @@ class Model:
         return f"<attnviz.Model {self.name!r}{shape}>"
 
 
-def load(name_or_dir, device: str = "auto", allow_pickle: bool = False) -> Model:
-    """Load a bundled model by name (``"coref"``), an attnviz model folder or a Hugging Face folder.
+def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pickle: bool = False,
+         name: str | None = None) -> Model:
+    """Load a model to trace: a bundled name, a folder, or a model object already in memory.
 
-    device : "auto" (a GPU if there is one), "cpu", "cuda[:N]" or "mps".
+    Parameters
+    ----------
+    model : a bundled name (``"coref"``; see :func:`attnviz.models`), an attnviz model folder, a Hugging Face
+        folder, a ``transformers`` model object (any family a folder can hold), or a TransformerLens
+        ``HookedTransformer`` / ``TransformerBridge`` (with ``pip install 'attnviz[transformerlens]'``).
+    tokenizer : the tokenizer of a text model object (a folder brings its own).
+    processor : the image processor of a vision model object (optional: else mean = std = 0.5).
+    device : for a name or folder: "auto" (a GPU if there is one), "cpu", "cuda[:N]" or "mps". A model object
+        stays where it is.
     allow_pickle : read ``.bin``/``.pt`` weights with ``torch.load(weights_only=True)`` (refused otherwise).
-    """
-    from attnviz.runtime import load_model
+    name : what traces call a model object (default its class name).
 
-    return Model(load_model(name_or_dir, device=device, allow_pickle=allow_pickle))
+    A model object is left exactly as it was: attnviz never moves it, casts it, sets its train/eval mode
+    or attention implementation for good, nor leaves a hook, gradient or attribute on it.
+
+    Examples
+    --------
+    >>> import attnviz
+    >>> attnviz.load("coref")
+    <attnviz.Model 'coref', 2 layers × 4 heads>
+    >>> attnviz.load(None)
+    Traceback (most recent call last):
+    ...
+    attnviz.errors.ModelLoadError: cannot load None: pass a transformers model, a folder or a bundled name (attnviz.models())
+    """
+    if isinstance(model, (str, os.PathLike)):
+        if tokenizer is not None or processor is not None:
+            raise ModelLoadError("a folder or bundled name brings its own tokenizer and processor: "
+                                 "leave tokenizer= and processor= out")
+        from attnviz.runtime import load_model
+
+        return Model(load_model(model, device=device, allow_pickle=allow_pickle))
+    if device != "auto":
+        raise ModelLoadError("a model object stays on its own device: move it (model.to(...)) before "
+                             "attnviz.load, and leave device= out")
+    from attnviz.hf.in_memory import is_hf_model
+
+    if is_hf_model(model):
+        from attnviz.hf.in_memory import wrap_hf_model
+
+        return Model(wrap_hf_model(model, tokenizer=tokenizer, processor=processor, name=name))
+    from attnviz.api.from_lens import is_lens_model
+
+    if is_lens_model(model):
+        from attnviz.api.from_lens import LensModel
+
+        return LensModel(model, tokenizer=tokenizer, name=name)
+    what = "None" if model is None else f"a {type(model).__name__}"
+    raise ModelLoadError(f"cannot load {what}: {_HINT}")

@@ -4,9 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import copy
+
 import numpy as np
 
-__all__ = ["Traced", "open_trace"]
+from attnviz.api.checks import check_choice, check_index
+
+__all__ = ["Traced", "open_trace", "read_only"]
+
+
+def read_only(array) -> np.ndarray:
+    """A read-only view of ``array``: what the API hands out can never change the trace it came from
+    (``p = t["L1.probs"]; p /= p.max(-1, keepdims=True)`` raises). The trace's own arrays are frozen
+    too (:func:`_freeze`), so the view cannot be made writeable again (NumPy refuses ``writeable=True``
+    on a view of a read-only base)."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
+
+
+def _read(trace, name: str) -> np.ndarray:
+    value = trace[name]  # a deferred array is stored in trace.arrays when first read: freeze it there too
+    stored = trace.arrays.get(name)
+    if isinstance(stored, np.ndarray):
+        stored.flags.writeable = False
+    return read_only(value)
+
+
+def _freeze(trace) -> None:
+    """Mark every array the trace holds read-only: nothing downstream of the capture writes into one."""
+    for a in trace.arrays.values():
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
 
 
 class _Arrays(Mapping):
@@ -19,7 +48,7 @@ class _Arrays(Mapping):
         self._trace = trace
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return np.asarray(self._trace[name])
+        return _read(self._trace, name)
 
     def __iter__(self):
         return iter(self._trace.keys())
@@ -39,6 +68,7 @@ class Traced:
     """
 
     def __init__(self, trace, model=None, inputs: dict | None = None):
+        _freeze(trace)
         self.trace = trace
         self.model = model
         self._inputs = inputs or {}
@@ -51,7 +81,8 @@ class Traced:
 
     @property
     def meta(self) -> dict:
-        return self.trace.meta
+        """The trace's facts (a copy: editing it changes no figure)."""
+        return copy.deepcopy(self.trace.meta)
 
     @property
     def arrays(self) -> Mapping:
@@ -63,7 +94,12 @@ class Traced:
         return list(self.trace.keys())
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return np.asarray(self.trace[name])
+        """One array by name, read-only (``t["L0.probs"]``: (heads, T, T)); one line for an unknown name."""
+        from attnviz.errors import AttnvizError
+
+        if not isinstance(name, str) or name not in self.trace:
+            raise AttnvizError(f"no array {name!r} in this trace: see .names")
+        return _read(self.trace, name)
 
     def __contains__(self, name) -> bool:
         return name in self.arrays
@@ -74,8 +110,10 @@ class Traced:
         ``heads``, ``rows`` and ``cols`` pick a block (None, an int, a slice or a list of indices): at long
         lengths ask for the block you need, the whole (H, T, T) is built only when none is given.
         """
+        layer = check_index("layer", layer, optional=False)
+        check_choice("part", part, ("self", "cross", "enc"))
         self.trace.check_selection(part, layer, 0)
-        return self.trace.probs(layer, part, heads=heads, rows=rows, cols=cols)
+        return read_only(self.trace.probs(layer, part, heads=heads, rows=rows, cols=cols))
 
     def save(self, path, force: bool = False) -> None:
         """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens), by the CLI's
@@ -94,6 +132,7 @@ class Traced:
 
     # -- figures -------------------------------------------------------------------------------
     def _focus(self, layer, head) -> tuple[int, int]:
+        layer, head = check_index("layer", layer), check_index("head", head)
         focus = self.trace.meta.get("focus") or {}  # as `attnviz export`: the head the model names, else 0
         return (int(focus.get("layer", 0)) if layer is None else int(layer),
                 int(focus.get("head", 0)) if head is None else int(head))
@@ -112,6 +151,17 @@ class Traced:
                                          truncate=i.get("truncate", False), precision=i.get("precision", "auto"))
         return self._grad_trace
 
+    def _refuse_without(self, view: str) -> None:
+        """Probabilities given by the caller (``from_attentions``) draw only the views they are enough for."""
+        from attnviz.api.from_attentions import PROBS_VIEWS, needs_of
+        from attnviz.errors import AttnvizError
+
+        if view == "compare" and "compare" not in self.trace.meta:
+            raise AttnvizError("the 'compare' view draws two traces: attnviz.compare(t1, t2)")
+        if self.trace.meta.get("source") in ("attentions", "transformerlens") and view not in (*PROBS_VIEWS, "compare"):
+            raise AttnvizError(f"the {view!r} view needs {needs_of(view)}: these are attention probabilities only "
+                               f"(they draw {', '.join(PROBS_VIEWS)}); attnviz.load(model).trace(text) has it all")
+
     def figure(self, view: str = "head-map", layer: int | None = None, head: int | None = None,
                query: int | None = None, part: str = "self", step=None, **options):
         """One of ``attnviz export``'s views as a :class:`~attnviz.api.Figure` (checked now: a view or
@@ -119,7 +169,7 @@ class Traced:
 
         Parameters
         ----------
-        view : head-map, model, token-lines, rollout, steps, matrix-form … (``attnviz.api.VIEWS``).
+        view : head-map, model, token-lines, rollout, steps, matrix-form … (all: :func:`attnviz.views`).
         layer, head : default the head the model names as its focus, else 0.
         query : a query position, or None; part : "self", "cross" or "enc"; step : for view "steps".
         options : export options, as ``attnviz export`` takes them: ``size=(w, h)`` or ``preset``, ``dpi``,
@@ -128,7 +178,10 @@ class Traced:
         """
         from attnviz.api.figure import Figure
 
+        self._refuse_without(view)
         layer, head = self._focus(layer, head)
+        query = check_index("query", query)
+        check_choice("part", part, ("self", "cross", "enc"))
         fig = Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
         fig.sources = self._sources()  # its save() never writes over what the trace was made from
         return fig

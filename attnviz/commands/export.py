@@ -81,6 +81,11 @@ def add_parser(sub) -> None:
     p.add_argument("--caption", default="", help="a caption band below the figure")
     p.add_argument("--data", metavar="FILE", help="also write the numbers behind the figure (.npz or .csv)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
+    p.add_argument("--compare", metavar="MODEL", default=None,
+                   help="with --view compare: the same input on MODEL too (a model of the same shape: base vs "
+                        "fine-tuned), one colour scale and the difference")
+    p.add_argument("--compare-text", metavar="TEXT", default=None,
+                   help="with --view compare: TEXT on the same model (as many tokens as --text)")
     from attnviz.commands.scene_args import add_scene_args
 
     add_scene_args(p)
@@ -150,6 +155,25 @@ def run(args) -> int:
         return _run(args)
 
 
+def _compared(args, loaded, trace):
+    """``--view compare``: the trace paired with the same input on ``--compare MODEL`` or ``--compare-text``."""
+    wants = args.compare is not None or args.compare_text is not None
+    if (args.view == "compare") != wants:
+        raise AttnvizError("--view compare needs --compare MODEL or --compare-text TEXT, and they need --view compare")
+    if not wants:
+        return trace
+    if args.compare is not None and args.compare_text is not None:
+        raise AttnvizError("give one of --compare MODEL (the same input, another model) or --compare-text TEXT")
+    from attnviz.analysis.trace_compare import pair_traces
+    from attnviz.runtime import load_model, run_trace
+
+    other_model = load_model(args.compare, device=args.device) if args.compare is not None else loaded
+    text = args.compare_text if args.compare_text is not None else args.text
+    other = run_trace(other_model, text=text, image=None if args.compare_text else args.image,
+                      truncate=args.truncate, target_text=args.target)
+    return pair_traces(trace, other)
+
+
 def _run(args) -> int:
     from attnviz.commands.common import fill_example_input
     from attnviz.commands.scene_args import run_scene_export
@@ -178,6 +202,7 @@ def _run(args) -> int:
     grad = bool(args.lecture_pack) or (spec is not None and spec.needs_grad)
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate,
                       target_text=args.target)
+    trace = _compared(args, loaded, trace)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
     focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data

@@ -79,6 +79,8 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="P(RX) beside R·P·Rᵀ with their largest difference"),
     FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False, selects=(),
                help="swapped-pair accuracy with and without positions, both models on the sentence"),
+    FigureSpec("compare", "attnviz.gui.views.compare_view", "CompareView", selects=("layer", "head", "part"),
+               help="one head of two traces (--compare OTHER) on one colour scale, and their difference"),
 )}
 
 
@@ -129,7 +131,7 @@ def make_figure_steps(name: str, trace, state: SelectionState, style=None, step:
     longer be the one the command line writes. Closing the generator early closes the view."""
     spec = figure_spec(name)
     if trace.kind not in spec.kinds:
-        raise AttnvizError(f"the {name!r} view does not apply to a {trace.kind} model")
+        raise AttnvizError(f"the {name!r} view does not apply to {trace.kind} models")
     _check_state(trace, state)
     cls = view_class(spec)
     selection = Selection(state)

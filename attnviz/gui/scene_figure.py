@@ -39,7 +39,7 @@ def compute_scene_figure(scene, bench):
     spec = figure_spec(scene.view)
     trace = bench.trace(scene, grad=spec.needs_grad)
     if trace.kind not in spec.kinds:
-        raise AttnvizError(f"the {scene.view!r} view does not apply to a {trace.kind} model")
+        raise AttnvizError(f"the {scene.view!r} view does not apply to {trace.kind} models")
     state = scene_selection(scene, trace)
     panels = None
     if spec.name in MODEL_FIGURES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,9 @@ import numpy as np
 from attnviz.runtime.describe import describe_loaded, refuse_target
 
 __all__ = ["HuggingFaceAdapter", "parameters_finite"]
+
+# per model, kept beside it rather than on it: a user's model in memory gets no attribute from attnviz
+_FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def parameters_finite(model) -> bool:
@@ -19,12 +23,24 @@ def parameters_finite(model) -> bool:
 
     params = list(model.parameters())
     versions = tuple((id(p), p._version) for p in params)
-    cached = getattr(model, "_attnviz_params_finite", None)
+    cached = _FINITE.get(model)
     if cached is None or cached[0] != versions:
         with torch.no_grad():
             cached = (versions, all(bool(torch.isfinite(p).all()) for p in params))
-        model._attnviz_params_finite = cached
+        _FINITE[model] = cached
     return cached[1]
+
+
+def _kept_as_it_was(loaded):
+    """A user's model in memory (``attnviz.load(model)``) is left exactly as it was by the capture; a model
+    attnviz loaded from a folder is its own (nothing to restore on every keystroke)."""
+    from contextlib import nullcontext
+
+    if not loaded.extra.get("in_memory"):
+        return nullcontext()
+    from attnviz.hf.in_memory import preserved_model
+
+    return preserved_model(loaded.model, loaded.config)
 
 
 class HuggingFaceAdapter:
@@ -58,7 +74,8 @@ class HuggingFaceAdapter:
         if loaded.config.kind == "encoder-decoder":  # T5, BART, Marian, …: source, and the decoder's tokens
             from attnviz.hf.encdec_inputs import prepare_encdec_text
 
-            return prepare_encdec_text(loaded, text, target=target_text, truncate=truncate)
+            with _kept_as_it_was(loaded):  # the greedy decode runs the model
+                return prepare_encdec_text(loaded, text, target=target_text, truncate=truncate)
         refuse_target(loaded, target_text)
         return prepare_hf_text(loaded, text, truncate=truncate)
 
@@ -76,13 +93,18 @@ class HuggingFaceAdapter:
         from attnviz.capture.finite import add_nonfinite_notice
 
         extra = {}
+        if grad and loaded.info.get("head") == "none" and loaded.config.kind != "encoder-decoder":
+            # a base model (BertModel, GPT2Model) has no logits: there is no target to differentiate, and the
+            # capture would read .grad of tensors no backward pass reached (PyTorch's non-leaf warning)
+            grad = False
         if loaded.config.kind == "encoder-decoder":
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
             extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers}
-        trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                        precision=precision, **extra)
+        with _kept_as_it_was(loaded):
+            trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
+                            precision=precision, **extra)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
         # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)

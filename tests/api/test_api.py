@@ -103,7 +103,7 @@ def test_a_part_the_model_lacks_is_one_line(traced, model_dir, tmp_path, capsys)
     with pytest.raises(AttnvizError) as err:
         traced.figure("head-map", part="cross")
     assert str(err.value) == "this model has no cross-attention (part 'cross' needs an encoder–decoder)"
-    with pytest.raises(AttnvizError, match="does not apply to a encoder model"):
+    with pytest.raises(AttnvizError, match="does not apply to encoder models"):
         traced.figure("filters-pca")
     with pytest.raises(AttnvizError, match="layer 5 does not exist"):
         traced.html("model", layer=5)

@@ -1,0 +1,74 @@
+"""Two traces as one, for the side-by-side "compare" figure: two inputs on one model, or one input on two
+models of the same shape (base vs fine-tuned). The pair is one Trace (the first trace's arrays as they are,
+the second's attention under ``cmp.``), so the one renderer draws it like any other view."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.errors import InputError
+
+__all__ = ["pair_traces", "compared_probs", "PARTS"]
+
+PARTS = ("self", "cross", "enc")
+_OTHER = "cmp."
+
+
+def _label(trace, fallback: str) -> str:
+    meta = trace.meta
+    text = meta.get("input_text")
+    name = str(meta.get("model_name") or fallback)
+    return f"{name}: {text}" if isinstance(text, str) and text else name
+
+
+def pair_traces(first, second, labels: tuple[str, str] | None = None) -> Trace:
+    """One Trace holding both traces' attention probabilities, checked to be comparable cell by cell.
+
+    Parameters
+    ----------
+    first, second : Traces with the same parts, layers, heads and token count (InputError in one line
+        naming the first difference otherwise).
+    labels : what the figure calls them (default: model name and input text).
+    """
+    if first.kind != second.kind:
+        raise InputError(f"cannot compare {first.kind} and {second.kind} traces: compare needs models of the "
+                         "same shape")
+    arrays, meta = {}, dict(first.meta)
+    for part in _parts(first):
+        n1, n2 = _layers(first, part), _layers(second, part)
+        if n1 != n2:
+            raise InputError(f"cannot compare: {n1} and {n2} {part}-attention layers (compare needs two traces "
+                             "of models of the same shape)")
+        for i in range(n1):
+            a, b = first.probs_shape(i, part), second.probs_shape(i, part)
+            if a != b:
+                raise InputError(f"cannot compare: layer {i} ({part}) is {'×'.join(map(str, a))} in one trace and "
+                                 f"{'×'.join(map(str, b))} in the other (heads × queries × keys): compare needs the same "
+                                 "heads and token count")
+            key = layer_prefix(i, part)
+            arrays[key + "probs"] = first.probs(i, part)
+            arrays[_OTHER + key + "probs"] = second.probs(i, part)
+            if key + "mask" in first.arrays:
+                arrays[key + "mask"] = first.arrays[key + "mask"]
+    if "src_tokens" in first.arrays:
+        arrays["src_tokens"] = first.arrays["src_tokens"]
+    names = labels or (_label(first, "first"), _label(second, "second"))
+    meta.update(compare={"labels": [str(names[0]), str(names[1])], "other_tokens": list(second.tokens)})
+    return Trace(tokens=list(first.tokens), meta=meta, arrays=arrays)
+
+
+def _parts(trace) -> list[str]:
+    return ["self"] + (["cross"] if trace.has_cross else []) + (["enc"] if trace.n_enc_layers else [])
+
+
+def _layers(trace, part: str) -> int:
+    return trace.layers_in(part) if part in _parts(trace) else 0
+
+
+def compared_probs(pair: Trace, layer: int, part: str = "self", head: int = 0):
+    """(first map, second map, second − first) of one head: each (Tq, Tk) float32."""
+    key = layer_prefix(layer, part) + "probs"
+    a = np.asarray(pair[key][head], np.float32)
+    b = np.asarray(pair[_OTHER + key][head], np.float32)
+    return a, b, b - a

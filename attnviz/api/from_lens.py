@@ -1,0 +1,121 @@
+"""TransformerLens (optional: ``pip install 'attnviz[transformerlens]'``): a ``TransformerBridge`` (TransformerLens 4)
+or a ``HookedTransformer`` (TransformerLens 3), and the ``ActivationCache`` its ``run_with_cache`` returns.
+
+The cache holds per layer ``hook_pattern`` (1, H, T, T) and ``hook_q`` / ``hook_k`` / ``hook_v`` (1, T, H, dh).
+A trace keeps the probabilities, and q, k, v where q·kᵀ·scale reproduces the cache's own ``hook_attn_scores``
+(a model that rotates q and k after those hooks does not, and keeps probabilities only, said in ``missing``).
+The residual stream and the projection weights are not read: the walkthrough needs attnviz.load(hf_model).
+Nothing here imports TransformerLens: the objects are recognised by their class's module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.api.checks import check_text
+from attnviz.errors import AttnvizError, InputError
+
+__all__ = ["is_lens_model", "is_lens_cache", "LensModel", "from_lens_cache"]
+
+_SCORE_ATOL = 1e-4
+
+
+def _from_lens(obj) -> bool:
+    return any(c.__module__.startswith("transformer_lens") for c in type(obj).__mro__)
+
+
+def is_lens_model(obj) -> bool:
+    """A TransformerLens model (``TransformerBridge`` or ``HookedTransformer``)."""
+    return _from_lens(obj) and callable(getattr(obj, "run_with_cache", None))
+
+
+def is_lens_cache(obj) -> bool:
+    """A TransformerLens ``ActivationCache``."""
+    return _from_lens(obj) and callable(getattr(obj, "stack_activation", None))
+
+
+def _heads_first(t) -> np.ndarray:
+    a = t.detach().float().cpu().numpy()
+    return np.ascontiguousarray(a[0].transpose(1, 0, 2))  # (1, T, H, dh) → (H, T, dh)
+
+
+def _scale(cfg, d_head: int) -> float:
+    attn_scale = float(getattr(cfg, "attn_scale", -1.0) or -1.0)
+    return 1.0 / attn_scale if attn_scale > 0 else d_head ** -0.5  # TransformerLens divides scores by attn_scale
+
+
+def from_lens_cache(cache, tokens, name: str = "transformerlens", cfg=None):
+    """A TransformerLens ``ActivationCache`` (batch of one) and its tokens → :class:`~attnviz.api.Traced`.
+
+    Parameters
+    ----------
+    cache : what ``model.run_with_cache(text)`` returns (second item).
+    tokens : ``model.to_str_tokens(text)``.
+    name : what the figures call the model; cfg : the model's ``cfg`` (its ``attn_scale``), if known.
+    """
+    from attnviz.api.from_attentions import from_attentions
+
+    traced = from_attentions(cache.stack_activation("pattern"), tokens, name=name)
+    trace = traced.trace
+    n_layers, kept = trace.meta["n_layers"], []
+    for i in range(n_layers):
+        names = {p: f"blocks.{i}.attn.hook_{p}" for p in ("q", "k", "v", "attn_scores")}
+        if not all(n in cache for n in names.values()):
+            continue
+        q, k, v = (_heads_first(cache[names[p]]) for p in ("q", "k", "v"))
+        if q.shape[0] != k.shape[0]:
+            continue  # grouped K/V: the cache's k per K/V head would need the group map; probabilities only
+        scale = _scale(cfg, q.shape[-1])
+        scores = cache[names["attn_scores"]].detach().float().cpu().numpy()[0]  # (H, T, T)
+        ours = np.einsum("htd,hsd->hts", q.astype(np.float64), k.astype(np.float64)) * scale
+        seen = scores > -1e30  # the masked cells hold the dtype's minimum, not −∞
+        if not np.allclose(ours[seen], scores[seen], atol=_SCORE_ATOL, rtol=1e-4):
+            continue
+        for part, a in (("q", q), ("k", k), ("v", v)):
+            trace.arrays[f"L{i}.{part}"] = a
+        trace.arrays[f"L{i}.mask"] = np.where(seen.all(axis=0), 0.0, -np.inf).astype(np.float32)  # (T, T)
+        trace.meta["scale"] = scale
+        kept.append(i)
+    for a in trace.arrays.values():
+        a.flags.writeable = False
+    trace.meta.update(source="transformerlens", qkv_available=len(kept) == n_layers,
+                      missing=["x, z, W_Q…W_O, the residual stream: a TransformerLens cache gives probabilities "
+                               "and q, k, v; attnviz.load(the Hugging Face model) traces it all"]
+                      + ([] if len(kept) == n_layers else
+                         [f"q, k, v of layers {', '.join(str(i) for i in range(n_layers) if i not in kept)} (their "
+                          "q·kᵀ does not reproduce the cache's scores: rotated after the hooks, or grouped K/V)"]),
+                      notice="TransformerLens cache: attention probabilities and q, k, v")
+    return traced
+
+
+class LensModel:
+    """A TransformerLens model for notebooks: ``trace(text)`` runs ``run_with_cache`` → :class:`Traced`."""
+
+    def __init__(self, model, tokenizer=None, name: str | None = None):
+        if tokenizer is not None:
+            raise AttnvizError("a TransformerLens model brings its own tokenizer: leave tokenizer= out")
+        self.lens = model
+        cfg = getattr(model, "cfg", None)
+        self._name = name or str(getattr(cfg, "model_name", None) or type(model).__name__)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def trace(self, text: str | None = None, **unused):
+        """Run ``text`` through the model with its cache → :class:`~attnviz.api.Traced` (probabilities, q, k, v)."""
+        import torch
+
+        text = check_text(text)
+        if unused:
+            raise AttnvizError(f"a TransformerLens trace takes text only, not {', '.join(sorted(unused))}")
+        if text is None or not text.strip():
+            raise InputError("give text=: a TransformerLens model reads text")
+        with torch.no_grad():
+            _, cache = self.lens.run_with_cache(text)
+        tokens = [str(t) for t in self.lens.to_str_tokens(text)]
+        return from_lens_cache(cache, tokens, name=self.name, cfg=getattr(self.lens, "cfg", None))
+
+    def __repr__(self) -> str:
+        cfg = getattr(self.lens, "cfg", None)
+        return f"<attnviz.Model {self.name!r} (TransformerLens), {cfg.n_layers} layers × {cfg.n_heads} heads>"

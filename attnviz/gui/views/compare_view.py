@@ -1,0 +1,93 @@
+"""CompareView: one head of two traces side by side on one colour scale, and their difference.
+
+The trace it draws is a pair (:func:`attnviz.analysis.trace_compare.pair_traces`): two inputs on one model,
+or one input on two models of the same shape. The two maps share one scale (0 to the larger of their
+maxima, so neither map's peak is clipped and equal colours are equal weights); the third map is second −
+first on a diverging scale centred on 0 (symmetric about the largest absolute difference).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.analysis.trace_compare import compared_probs
+from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.gui.widgets.token_axis import display_token
+
+__all__ = ["CompareView"]
+
+
+class CompareView(BaseView):
+    title = "Compare"
+
+    def _build(self) -> None:
+        self.maps = [LabelledHeatmap(self.style) for _ in range(3)]
+        self.maps[2].set_diverging(True)
+        for i, m in enumerate(self.maps):
+            self.figure.addItem(m, row=0, col=i)
+            m.image.on_hover = lambda r, c, i=i: self._hover(i, r, c)
+        self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
+        self.res = None
+
+    def _trace_changed(self) -> None:
+        self._draw()
+
+    def _selection_changed(self, state, changed) -> None:
+        self._draw()
+
+    def _style_changed(self) -> None:
+        for m in self.maps:
+            m.set_style(self.style)
+        self._draw()
+
+    def _draw(self) -> None:
+        trace = self.trace
+        if trace is None or "compare" not in trace.meta:
+            self.values = None
+            for m in self.maps:
+                m.image.clear()
+                m.set_labels([], [])
+            self.maps[0].set_title("no pair of traces (attnviz.compare(t1, t2) makes one)")
+            return
+        r = self.res = resolve(trace, self.selection_state())
+        first, second, diff = self.values = list(compared_probs(trace, r.layer, r.part, r.head))
+        masked = masked_cells(trace, r.prefix)
+        top = float(max(first.max(), second.max()))
+        top = top if np.isfinite(top) and top > 0 else 1.0
+        span = float(np.abs(diff).max())
+        span = span if np.isfinite(span) and span > 0 else 1e-6  # equal maps: all white, a scale still drawn
+        labels = trace.meta["compare"]["labels"]
+        other = trace.meta["compare"].get("other_tokens") or []
+        rows = [display_token(t) for t in r.query_tokens]
+        cols = [display_token(t) for t in r.key_tokens]
+        if r.part == "self" and len(other) == len(rows) and list(other) != list(trace.tokens):  # two inputs
+            both = [a if a == b else f"{a} | {display_token(b)}" for a, b in zip(rows, map(str, other))]
+            rows, cols = both, both
+        where = f"layer {r.layer} · head {r.head}" + ("" if r.part == "self" else f" · {r.part}")
+        for m, values, title in zip(self.maps, (first, second), labels):
+            m.set_image(quantize(values, top, masked), values.shape)
+            m.set_levels(0.0, top, "attention weight · one scale for both maps")
+            m.set_labels(rows, cols)
+            m.set_title(f"{title} · {where}")
+        d = self.maps[2]
+        d.set_image(quantize(diff, span, masked, vmin=-span), diff.shape)
+        d.set_levels(-span, span, "second − first")
+        d.set_labels(rows, cols)
+        d.set_title(f"difference (second − first) · largest |Δ| {format_value(float(np.abs(diff).max()))}")
+
+    def selection_state(self):
+        return self.selection.state
+
+    def cell_text(self, which: int, row: int, col: int) -> str:
+        if self.values is None:
+            return ""
+        r = self.res
+        names = ("first", "second", "second − first")
+        return (f"{names[which]}: {display_token(r.query_tokens[row])} → {display_token(r.key_tokens[col])}: "
+                f"{format_value(self.values[which][row, col])}")
+
+    def _hover(self, which: int, row, col) -> None:
+        self.set_hover_text("" if row is None else self.cell_text(which, row, col))
