@@ -7,7 +7,14 @@ changed (torch counts in-place changes in ``_version``), so a keystroke pays a t
 
 from __future__ import annotations
 
+import weakref
+
 __all__ = ["first_nonfinite_weight", "note_nonfinite_weight"]
+
+
+# model → (versions, found); kept beside the model, never on it: a model the user passed in is left exactly as
+# it was (no attribute added)
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def first_nonfinite_weight(model) -> tuple[str, int, int] | None:
@@ -17,7 +24,10 @@ def first_nonfinite_weight(model) -> tuple[str, int, int] | None:
     named = [(n, t) for n, t in [*model.named_parameters(), *model.named_buffers()]
              if t.is_floating_point() and t.device.type != "meta"]
     versions = tuple((id(t), t._version) for _, t in named)
-    cached = getattr(model, "_attnviz_nonfinite_weight", None)
+    try:
+        cached = _CACHE.get(model)
+    except TypeError:  # not weak-referenceable: checked every time
+        cached = None
     if cached is None or cached[0] != versions:
         found = None
         with torch.no_grad():
@@ -28,8 +38,8 @@ def first_nonfinite_weight(model) -> tuple[str, int, int] | None:
                     break
         cached = (versions, found)
         try:
-            model._attnviz_nonfinite_weight = cached
-        except (AttributeError, TypeError):
+            _CACHE[model] = cached
+        except TypeError:
             pass
     return cached[1]
 
