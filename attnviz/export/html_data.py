@@ -74,8 +74,9 @@ def stored_values(probs: np.ndarray, precision: str) -> tuple[np.ndarray, np.nda
     if precision == "fp16":
         return probs.astype("<f2"), None
     top = probs.max(axis=-1)  # (..., rows) each row's maximum
-    safe = np.where(top > 0, top, np.float32(1.0)).astype(np.float32)
-    q = np.rint(np.clip(probs / safe[..., None], 0.0, 1.0) * np.float32(255.0)).astype(np.uint8)
+    safe = np.where(top > 0, top, np.float32(1.0)).astype(np.float64)
+    # in float64: float32's rounding of p / max · 255 could tip a half step the wrong way (past the bound)
+    q = np.rint(np.clip(probs / safe[..., None], 0.0, 1.0) * 255.0).astype(np.uint8)
     return q, top.astype(np.float32)
 
 

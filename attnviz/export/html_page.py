@@ -69,8 +69,7 @@ def _fallback(meta: dict, fallback) -> str:
 
 def _body(meta: dict, fallback) -> str:
     model = html.escape(meta["model"])
-    n_tokens = max(len(P["queries"]) for P in meta["parts"])
-    text = html.escape(short_subtitle(meta["input"], n_tokens))
+    text = html.escape(meta["input"])  # already short_subtitle's
     scale = "".join(f"<option value='{v}'>{t}</option>" for v, t in (
         ("fixed", "fixed 0–1"), ("per-map", "each map's maximum"), ("shared", "shared by all heads")))
     tabs = "".join(f"<button id='tab-{v}' role='tab' aria-controls='view-{v}'>{t}</button>" for v, t in (
@@ -132,7 +131,9 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
                 E["entropy"] = [float(v) for v in stats.entropy[row]]
                 E["distance"] = None if stats.distance is None else [float(v) for v in stats.distance[row]]
     bg, fg = (style.background, style.foreground) if style is not None else ("#ffffff", "#202020")
-    meta = dict(data.meta, lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
+    # the page carries the input's first words only: a long document's text would be most of the file
+    meta = dict(data.meta, input=short_subtitle(data.meta["input"], max(len(P["queries"]) for P in data.meta["parts"])),
+                lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
                 head_colours=list(HEAD_COLOURS), layout=LAYOUT, bg=bg, fg=fg, highlight="#ff3030")
     # every "<" escaped: a token can neither end the <script> nor open a nested one ("<!--<script>")
     payload = json.dumps(meta, ensure_ascii=True).replace("<", "\\u003c")
