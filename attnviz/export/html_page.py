@@ -108,9 +108,10 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
         its unit, as the app's model view computes them (``gui.views.model_summary.summarize_stats``); the
         page shows them under each head of the grid and on hover. Left out when the tokens were cut (the
         numbers would describe a map the page does not hold).
-    fallback : (PNG bytes, width in CSS px, alt text) of the opening figure, drawn by the export renderer:
-        shown with a one-line message where scripts cannot run (a sandbox, a strict policy, an untrusted
-        notebook, JavaScript off). None: the message alone.
+    fallback : ``fallback(meta)`` → (PNG bytes, width in CSS px, alt text) of the opening figure, drawn by
+        the export renderer (:func:`attnviz.export.html_fallback.fallback_picture`): shown with a one-line
+        message where scripts cannot run (a sandbox, a strict policy, an untrusted notebook, JavaScript off).
+        None: the message alone.
     """
     if view not in HTML_VIEWS:
         raise InputError(f"the interactive HTML page shows {', '.join(HTML_VIEWS)}, not {view!r}: export "
@@ -135,12 +136,14 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     meta = dict(data.meta, input=short_subtitle(data.meta["input"], max(len(P["queries"]) for P in data.meta["parts"])),
                 lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
                 head_colours=list(HEAD_COLOURS), layout=LAYOUT, bg=bg, fg=fg, highlight="#ff3030")
+    picture = fallback(meta) if fallback is not None else None
+    meta["fallback_png"] = picture[0] if picture is not None else None  # bytes: for a notebook's still output
     # every "<" escaped: a token can neither end the <script> nor open a nested one ("<!--<script>")
-    payload = json.dumps(meta, ensure_ascii=True).replace("<", "\\u003c")
+    payload = json.dumps({k: v for k, v in meta.items() if k != "fallback_png"}, ensure_ascii=True).replace("<", "\\u003c")
     title = html.escape(f"attnviz · {meta['model']} · {view}")
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
             f"<meta name='generator' content='attnviz'>"
-            f"<style>{_STYLE.replace('FG', fg).replace('BG', bg)}</style></head><body>{_body(meta, fallback)}"
+            f"<style>{_STYLE.replace('FG', fg).replace('BG', bg)}</style></head><body>{_body(meta, picture)}"
             f"<script id='attnviz-meta' type='application/json'>{payload}</script>"
             f"<script id='attnviz-data' type='text/plain'>{data.blob}</script>"
             f"<script>{SCRIPT}</script></body></html>")
