@@ -63,6 +63,7 @@ function hoverMap(ev) {
   const j = Math.floor((ev.clientX - r.left - G.left) / G.cell), i = Math.floor((ev.clientY - r.top - G.top) / G.cell);
   showCell(i < 0 || j < 0 || i >= G.dq || j >= G.dk ? null : [i, j]);
 }
+api.geometry = () => ({...G});  // drawn cells of the head map (dq × dk, cell px, rq × rk positions each)
 api.cellCenter = (i, j) => {
   const r = $("map").getBoundingClientRect();
   return [r.left + G.left + (j + 0.5) * G.cell, r.top + G.top + (i + 0.5) * G.cell];
