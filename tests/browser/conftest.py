@@ -57,13 +57,23 @@ def chromium(_playwright):
     b.close()
 
 
+@pytest.fixture(scope="session")
+def chromium_without_scripts(_playwright):
+    """The browser with scripting off in Blink's settings, for every frame (a context's
+    ``java_script_enabled=False`` leaves an iframe's srcdoc document half-scripted)."""
+    b = _playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS + ["--blink-settings=scriptEnabled=false"],
+                                    headless=True)
+    yield b
+    b.close()
+
+
 @pytest.fixture
-def context_with(chromium):
-    """``context_with(java_script_enabled=False, device_scale_factor=2, ...)``: a fresh context, closed after."""
+def context_with(chromium, chromium_without_scripts):
+    """``context_with(scripts=False, device_scale_factor=2, ...)``: a fresh context, closed after."""
     made = []
 
-    def make(**options):
-        ctx = chromium.new_context(**options)
+    def make(scripts: bool = True, **options):
+        ctx = (chromium if scripts else chromium_without_scripts).new_context(**options)
         made.append(ctx)
         return ctx
     yield make

@@ -53,7 +53,7 @@ def _open(ctx, path):
 def test_scripts_off_show_the_still_picture_and_one_line(context_with, tmp_path, trace, lut, qapp):
     path, meta = _write(tmp_path, trace, lut, still=True, layer=1, head=2)
     assert meta["fallback_png"].startswith(b"\x89PNG")
-    page = context_with(java_script_enabled=False).new_page()
+    page = context_with(scripts=False).new_page()
     page.goto(path.as_uri())
     line = page.locator(".noscript")
     assert line.is_visible() and line.inner_text().startswith("Scripts cannot run here, so this is a still picture")
