@@ -3,7 +3,7 @@
 Head map (with a vision input's picture under its patch grid), all heads, token lines; the keyboard:
 Tab reaches every control and canvas, ←/→ change the head and ↑/↓ the layer on a focused canvas,
 Shift+arrows move a cell cursor on the head map (its value read out in the status line, a live region),
-Enter on the all-heads grid opens the head.
+Enter on the all-heads grid opens the head; arrows on a vision input's picture walk the query patch.
 """
 
 VIEWS_SCRIPT = r"""
@@ -321,6 +321,15 @@ $("map").onmousemove = hoverMap;
 // leaving a canvas because its view was switched away must not redraw that view (it would retitle the page)
 $("map").onmouseleave = () => { st.hover = null; status("", null); if (st.view === "head-map") drawHeadMap(); };
 $("picture").onmousemove = (ev) => { if (M.image) hoverPicture(ev); };
+$("picture").onkeydown = (ev) => {  // arrows walk the query patch over the grid
+  const d = ARROWS[ev.key], I = M.image;
+  if (!d || !I) return;
+  ev.preventDefault();
+  const [gh, gw] = I.grid, p = st.hover && st.hover[0] >= I.prefix ? st.hover[0] - I.prefix : -1;
+  const r = p < 0 ? 0 : Math.min(gh - 1, Math.max(0, Math.floor(p / gw) + d[0]));
+  const c = p < 0 ? 0 : Math.min(gw - 1, Math.max(0, (p % gw) + d[1]));
+  showCell([I.prefix + r * gw + c, st.hover ? st.hover[1] : 0]);
+};
 $("grid").onmousemove = hoverModel;
 $("grid").onclick = (ev) => { const c = gridCell(ev); if (c) { st.layer = c[0]; st.head = c[1]; st.view = "head-map"; controls(); draw(); } };
 $("lines").onmousemove = hoverLines;

@@ -208,6 +208,10 @@ def test_a_vision_page_draws_the_patch_grid_over_the_picture(open_page, tmp_path
     after = o.page.evaluate("document.getElementById('picture').toDataURL()")
     assert after != before and "picture under its 4×4 patch grid, with the weights of query 1,1" in \
         o.page.get_attribute("#picture", "aria-label")
+    o.page.focus("#picture")
+    o.page.keyboard.press("ArrowRight")  # the keyboard walks the query patch: (1, 1) → (1, 2)
+    assert "with the weights of query 1,2" in o.page.get_attribute("#picture", "aria-label")
+    assert o.status().startswith("1,2 [7] → ")
     text = open_page(_write(tmp_path, sample_trace("encoder", T=6), lut, name="text.html")[0])
     assert not text.page.is_visible("#picture")  # negative control: a text input has no picture
 
