@@ -162,6 +162,15 @@ def test_a_long_maps_columns_of_ones_are_drawn(context_with, tmp_path, lut, T, d
         if c // page.evaluate("window.attnviz.geometry().rk") + 5 < page.evaluate("window.attnviz.geometry().dk"):
             assert [rgb for dc, *rgb in colours if dc == 5] == [zero] * (len(colours) // 2)  # 5 columns on: nothing
     assert page.evaluate("window.attnviz.geometry().cell") * dpr >= 1  # a drawn cell is never below a device pixel
+    if dpr > 1:
+        return  # a drawn cell is below a CSS pixel there: the pointer cannot single one out
+    G = page.evaluate("window.attnviz.geometry()")
+    col = columns[-1] // G["rk"]
+    x, y = page.evaluate(f"window.attnviz.cellCenter(0, {col})")
+    page.mouse.move(x, y)
+    k0, k1 = col * G["rk"], min(T, (col + 1) * G["rk"]) - 1
+    assert page.inner_text("#status") == (f"t0 … t{G['rq'] - 1} [0–{G['rq'] - 1}] → t{k0} … t{k1} [{k0}–{k1}]: "
+                                          "largest 1.000000")  # a pooled cell names its block
 
 
 def test_a_causal_maps_small_weights_keep_their_digits(open_page, tmp_path, lut):
