@@ -43,6 +43,7 @@ canvas{display:block} canvas[hidden]{display:none}
 .noscript{background:#fff3cd;border:1px solid #d6b656;padding:4px 8px;margin:6px 0;color:#202020}
 .noscript-figure{max-width:100%;height:auto}
 """
+STATS_BYTES = 64 * 2**20  # a layer's maps in float64 at most for the grid's entropy and distance (12 × 820²)
 SUBTITLE_CHARS = 90  # of the input text on top of the page: a long document's text would push the figure down
 
 
@@ -106,8 +107,9 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     style : a ViewStyle for the page's colours (background, text, masked); default light.
     head_stats : ``head_stats(trace, part, layers)`` → entropy (L, H) in nats, mean distance (L, H) or None and
         its unit, as the app's model view computes them (``gui.views.model_summary.summarize_stats``); the
-        page shows them under each head of the grid and on hover. Left out when the tokens were cut (the
-        numbers would describe a map the page does not hold).
+        page shows them under each head of the grid and on hover. Left out of a pooled page and where one
+        layer's maps in float64 would pass :data:`STATS_BYTES` (building the page would cost far more than
+        it keeps).
     fallback : ``fallback(meta)`` → (PNG bytes, width in CSS px, alt text) of the opening figure, drawn by
         the export renderer (:func:`attnviz.export.html_fallback.fallback_picture`): shown with a one-line
         message where scripts cannot run (a sandbox, a strict policy, an untrusted notebook, JavaScript off).
@@ -121,9 +123,10 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     if lut.shape != (256, 4):
         raise AttnvizError(f"a colour lookup table is (256, 4) RGBA, not {lut.shape}")
     data = build_html_data(trace, None, precision, max_bytes, first_layer=layer)  # a cut keeps ``layer`` on
-    # pooled maps: the statistics would need every weight of every layer again (the app's summary holds a
-    # layer's T×T in float64), which is what a long page must not cost
-    if head_stats is not None and not data.meta["pooled"]:
+    # the app's summary holds a layer's maps in float64: past STATS_BYTES (and for pooled pages) that would
+    # cost far more than the page keeps, so the grid goes without its numbers there
+    layer_f64 = max(8 * int(np.prod(trace.probs_shape(0, P["part"]))) for P in data.meta["parts"])
+    if head_stats is not None and not data.meta["pooled"] and layer_f64 <= STATS_BYTES:
         for P in data.meta["parts"]:
             rows = [E["layer"] for E in P["layers"]]
             stats = head_stats(trace, P["part"], range(rows[0], rows[-1] + 1))

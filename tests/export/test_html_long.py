@@ -79,3 +79,24 @@ def test_the_subtitle_is_short():
     assert f"<p class='sub' id='subtitle'>{sub}</p>" in page
     assert page.count("word ") < 40  # the page holds the first words, not the whole input text
     assert short_subtitle("the cat sat", 3) == "the cat sat (3 tokens)"
+
+
+def test_the_grid_numbers_are_left_out_where_they_would_cost_more_than_the_page():
+    from attnviz.bench.traces import synthetic_trace
+    from attnviz.export.html_page import STATS_BYTES
+
+    calls = []
+
+    def stats(trace, part, layers):  # records the call; the numbers themselves are tested with the app's
+        calls.append(part)
+        raise AssertionError("not wanted here")
+
+    big = synthetic_trace(T=1024, n_layers=1, n_heads=8, causal=False)  # 64 MB of float64: one layer over
+    assert 8 * 8 * 1024 * 1024 > STATS_BYTES
+    _, meta = html_page(big, LUT, view="model", head_stats=stats)
+    assert calls == [] and not meta["pooled"] and "entropy" not in meta["parts"][0]["layers"][0]
+    # negative control: a short input's grid asks for them
+    from attnviz.gui.views.model_summary import summarize_stats
+
+    _, small = html_page(synthetic_trace(T=16, n_layers=1, n_heads=2), LUT, view="model", head_stats=summarize_stats)
+    assert len(small["parts"][0]["layers"][0]["entropy"]) == 2
