@@ -91,8 +91,8 @@ def test_the_grid_numbers_are_left_out_where_they_would_cost_more_than_the_page(
         calls.append(part)
         raise AssertionError("not wanted here")
 
-    big = synthetic_trace(T=1024, n_layers=1, n_heads=8, causal=False)  # 64 MB of float64: one layer over
-    assert 8 * 8 * 1024 * 1024 > STATS_BYTES
+    big = synthetic_trace(T=1100, n_layers=1, n_heads=8, causal=False)  # 77 MB of float64: one layer over
+    assert 8 * 8 * 1100 * 1100 > STATS_BYTES
     _, meta = html_page(big, LUT, view="model", head_stats=stats)
     assert calls == [] and not meta["pooled"] and "entropy" not in meta["parts"][0]["layers"][0]
     # negative control: a short input's grid asks for them
