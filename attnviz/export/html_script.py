@@ -68,7 +68,8 @@ function tok(t) {
   const p = plain(t);
   return ({" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"})[p] ?? p.replace(/^ +(?=\S)/, "").replace(/\n/g, "⏎").replace(/\t/g, "⇥");
 }
-function tokHover(t) { return plain(t) === t ? tok(t) : `${tok(t)} (token “${t}”)`; }  // the raw token on hover
+// the raw token on hover wherever the label differs from it by more than making whitespace visible
+function tokHover(t) { return plain(t) === t && !/^ +\S/.test(t) ? tok(t) : `${tok(t)} (token “${t}”)`; }
 function vmaxOf(E, h) { return st.scale === "fixed" ? 1 : st.scale === "per-map" ? E.max[h] : part().shared; }
 function scaleNote() {
   return st.scale === "fixed" ? "fixed scale 0–1" : st.scale === "per-map" ? "scale: this head's maximum"

@@ -186,14 +186,17 @@ def test_a_causal_maps_small_weights_keep_their_digits(open_page, tmp_path, lut)
 
 def test_byte_level_markers_show_as_spaces_with_the_raw_token_on_hover(open_page, tmp_path, lut):
     trace = sample_trace("encoder", T=5)
-    trace.tokens[:] = ["The", "\u0120animal", "\u010a", "\u2581cat", "ok"]
+    trace.tokens[:] = ["The", "\u0120animal", "\u010a", "\u2581cat", " ok"]
     o = open_page(_write(tmp_path, trace, lut)[0])
     x, y = o.page.evaluate("window.attnviz.cellCenter(1, 3)")
     o.page.mouse.move(x, y)
     assert o.status().startswith("animal (token “\u0120animal”) [1] → cat (token “\u2581cat”) [3]: ")
     x, y = o.page.evaluate("window.attnviz.cellCenter(2, 4)")
     o.page.mouse.move(x, y)
-    assert o.status().startswith("⏎ (token “\u010a”) [2] → ok [4]: ")  # negative control: "ok" has no marker
+    assert o.status().startswith("⏎ (token “\u010a”) [2] → ok (token “ ok”) [4]: ")  # a plain leading space too
+    x, y = o.page.evaluate("window.attnviz.cellCenter(4, 0)")
+    o.page.mouse.move(x, y)
+    assert o.status().startswith("ok (token “ ok”) [4] → The [0]: ")  # negative control: "The" has no marker
 
 
 def test_controls_only_where_they_act(open_page, tmp_path, trace, lut):
