@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["walkthrough_default", "default_selection", "default_part", "default_query", "vision_has_cls",
-           "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
+           "open_walkthrough", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
 
 WALKTHROUGH_VIEWS = ("steps", "matrix-form", "matrix-z")  # the figures that open where the walkthrough does
 PAGES = ("attention", "walkthrough")  # the two kinds of page a default is chosen for
@@ -128,3 +128,32 @@ def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
     """(layer, head, query) the walkthrough opens on for ``trace`` and ``part`` (see the module docstring)."""
     d = default_selection(trace, "walkthrough", part)
     return d["layer"], d["head"], d["query"]
+
+
+def _at(d: dict) -> str:
+    return f"layer {d['layer']} · head {d['head']}"
+
+
+def open_walkthrough(selection, trace) -> str | None:
+    """The walkthrough comes on screen: when the shared ``selection`` is still where the attention views
+    opened (:func:`default_selection`), move it to the walkthrough's default as a *detour*
+    (:meth:`attnviz.selection.Selection.start_detour`: leaving the walkthrough untouched restores it). A
+    head or token the user picked is kept. Returns the sentence that tells the user, or None."""
+    from attnviz.errors import AttnvizError
+
+    s = selection.state
+    try:
+        here = default_selection(trace, "attention")
+        if (s.layer, s.head, s.part) != (here["layer"], here["head"], here["part"]) or s.query not in (
+                None, here["query"]) or s.key is not None:
+            return None  # the user chose something: the walkthrough shows it
+        there = default_selection(trace, "walkthrough", s.part)
+    except AttnvizError:  # a trace the rule cannot read: the walkthrough says why itself
+        return None
+    if selection.start_detour(**{k: there[k] for k in ("layer", "head", "query", "part")}) is None:
+        return None
+    if (there["layer"], there["head"]) == (s.layer, s.head):
+        return None  # only the query row was chosen (the attention views single none out)
+    token = trace.query_tokens(there["part"])[there["query"]]
+    return (f"The walkthrough opens on {_at(there)}, where the row of {token!r} mixes several values; "
+            f"the Attention tab keeps {_at(here)} and shows it again when you switch back.")
