@@ -12,6 +12,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
+from attnviz.analysis.model_labels import norm_label
 from attnviz.analysis.walkthrough_default import default_query
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
@@ -208,7 +209,7 @@ class WalkthroughWidget(WalkthroughView):
         s = self.steps
         gqa = f" (reads key/value head {s.kv_head})" if self.trace.n_kv_heads < self.trace.n_heads else ""
         where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
-        self.grids = build_step(self.board, s, self.step_name, key=key, context=where)
+        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.meta))
         for g in self.grids.values():
             self._adopt(g)
             g.clicked.connect(self._grid_clicked)
