@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["walkthrough_default", "default_selection", "default_part", "default_query", "vision_has_cls",
-           "open_walkthrough", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
+           "open_walkthrough", "emerged_head", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
 
 WALKTHROUGH_VIEWS = ("steps", "matrix-form", "matrix-z")  # the figures that open where the walkthrough does
 PAGES = ("attention", "walkthrough")  # the two kinds of page a default is chosen for
@@ -157,3 +157,14 @@ def open_walkthrough(selection, trace) -> str | None:
     token = trace.query_tokens(there["part"])[there["query"]]
     return (f"The walkthrough opens on {_at(there)}, where the row of {token!r} mixes several values; "
             f"the Attention tab keeps {_at(here)} and shows it again when you switch back.")
+
+
+def emerged_head(snaps, probe: int = 0, part: str = "self") -> tuple[int, int]:
+    """Where the training replay opens: the (layer, head) whose attention on probe ``probe`` sharpened most
+    from the first snapshot to the last (the increase of its rows' mean top weight) — where the story of
+    training shows, not layer 0 · head 0 by position. ``snaps``: :class:`attnviz.training.snapshots.Snapshots`."""
+    first, last = 0, len(snaps.steps) - 1
+    gain = np.stack([np.asarray(snaps.probs(last, probe, layer, part), np.float64).max(-1).mean(-1)
+                     - np.asarray(snaps.probs(first, probe, layer, part), np.float64).max(-1).mean(-1)
+                     for layer in range(snaps.n_layers(part))])  # (L, H)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(gain)), gain.shape))
