@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
-__all__ = ["Selection", "SelectionState", "KEPT_FIELDS"]
+__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight"]
 
 KEPT_FIELDS = ("layer", "head", "part")  # what is remembered of a model (a query/key belongs to one input)
+# figures in which the selected query is only a highlight (a boxed row, bold token, the lines of one
+# token); elsewhere (rollout, the walkthrough's figures) the query is what the figure is about
+HIGHLIGHT_ONLY_VIEWS = ("head-map", "model", "token-lines", "attention-distance", "pos-similarity",
+                        "pos-encoding", "token-pca")
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,13 @@ class SelectionState:
     query: int | None = None  # selected query token (row), None for "all"
     key: int | None = None  # selected key token (column)
     part: str = "self"  # "self", "cross" (decoder → encoder) or "enc" (encoder of an encoder–decoder)
+
+
+def without_highlight(state: SelectionState, view: str) -> SelectionState:
+    """``state`` for an export without the clicked row/column highlight (``export --no-highlight``, the
+    Export dialog's box): the key always goes; the query too where it is only a highlight
+    (:data:`HIGHLIGHT_ONLY_VIEWS`)."""
+    return replace(state, key=None, query=None if view in HIGHLIGHT_ONLY_VIEWS else state.query)
 
 
 @dataclass

@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
     p.add_argument("--colormap", default="viridis", metavar="NAME",
                    help="colour map of attention weights (default viridis; e.g. cividis, magma, inferno)")
     p.add_argument("--no-colorbar", action="store_true", help="leave out the colour scale")
+    p.add_argument("--no-highlight", action="store_true",
+                   help="leave out the selected row/column highlight (the boxed query row, the bold token, the "
+                        "clicked key) where it is only a highlight; a figure about one query keeps it")
     p.add_argument("--color-scale", choices=("auto", "fixed", "per-map", "shared"), default="auto",
                    help="heatmap colours: fixed 0–1, each map its own maximum, one scale shared by all heads "
                         "(or maps), or auto: the view's default (attention fixed 0–1, rollout per map)")
@@ -193,6 +196,10 @@ def _run(args) -> int:
     args.layer = args.layer if args.layer is not None else default["layer"]
     args.head = args.head if args.head is not None else default["head"]
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
+    if getattr(args, "no_highlight", False) and args.view:
+        from attnviz.selection import without_highlight
+
+        state = without_highlight(state, args.view)
     base = ["attnviz", "export", "--model", args.model]
     base += ["--text", args.text] if args.text else ["--image", args.image]
     base += ["--target", args.target] if args.target is not None else []
