@@ -115,11 +115,13 @@ class Selection:
         """Apply ``changes`` for one page and remember where the others were; returns that state (None
         when nothing changed). A detour already under way keeps its return point."""
         before = self._detour[0] if self._detour is not None else self.state
-        self.update(**changes)
-        if self.state == before:
+        target = replace(self.state, **changes)
+        if target == before:
             self._detour = None
+            self.update(**changes)
             return None
-        self._detour = (before, self.state)
+        self._detour = (before, target)  # before the listeners run: a view drawn now can say where it is
+        self.update(**changes)
         return before
 
     def end_detour(self) -> bool:
@@ -135,3 +137,9 @@ class Selection:
     @property
     def in_detour(self) -> bool:
         return self._detour is not None
+
+    @property
+    def detour_origin(self) -> SelectionState | None:
+        """Where the other tabs are while a detour is under way and untouched (None otherwise)."""
+        d = self._detour
+        return d[0] if d is not None and self.state == d[1] else None

@@ -42,3 +42,13 @@ def test_stored_selections_are_validated():
     assert sel.kept_states() == {"coref": {"layer": 1, "head": 3, "part": "self"}}
     sel.restore_kept(["not", "a", "dict"])
     assert sel.kept_states() == {"coref": {"layer": 1, "head": 3, "part": "self"}}
+
+
+def test_listeners_of_a_detour_already_know_where_the_other_tabs_are():
+    sel = Selection(SelectionState(layer=1, head=3))
+    seen = []
+    sel.connect(lambda s, changed: seen.append(sel.detour_origin))
+    sel.start_detour(layer=0, head=2)
+    assert seen == [SelectionState(layer=1, head=3)]
+    sel.update(head=1)
+    assert sel.detour_origin is None  # the user moved: no longer the detour the app made
