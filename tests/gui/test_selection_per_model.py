@@ -75,3 +75,28 @@ def test_opening_the_walkthrough_says_where_it_moved_and_switching_back_restores
     win.selection.update(head=0, layer=0)
     win.tabs.setCurrentWidget(win.views_area)
     assert (win.selection.layer, win.selection.head) == (0, 0)
+
+
+def test_the_walkthrough_heading_names_the_attention_tabs_head_only_when_it_differs(qtbot):
+    from attnviz.analysis.walkthrough_default import open_walkthrough
+    from attnviz.gui.walkthrough import WalkthroughWidget
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    for name, moves in (("coref", True), ("translate", False)):
+        _bundled(name)
+        trace = run_trace(load_model(name, device="cpu"), rollout=False,
+                          text="The animal didn't cross the street because it was too tired" if name == "coref"
+                          else "the big dog sees a small cat")
+        from attnviz.analysis.walkthrough_default import default_selection
+
+        sel = Selection()
+        sel.update(**default_selection(trace, "attention"))
+        w = WalkthroughWidget(sel)
+        qtbot.addWidget(w)
+        w.resize(1400, 900)
+        w.show()
+        note = open_walkthrough(sel, trace)
+        w.set_trace(trace)
+        texts = " ".join(lab.text() for lab in w.board.items if hasattr(lab, "text"))
+        assert ("the Attention tab keeps" in texts) is moves and (note is not None) is moves

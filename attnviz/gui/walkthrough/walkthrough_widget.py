@@ -210,7 +210,7 @@ class WalkthroughWidget(WalkthroughView):
         gqa = f" (reads key/value head {s.kv_head})" if self.trace.n_kv_heads < self.trace.n_heads else ""
         where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
         origin = self.selection.detour_origin if self.selection is not None else None
-        if origin is not None:  # said where it is read: the walkthrough opened elsewhere than the other tabs
+        if origin is not None and (origin.layer, origin.head) != (s.layer, s.head):  # said where it is read: the walkthrough opened elsewhere than the other tabs
             where += f" (where this row mixes; the Attention tab keeps layer {origin.layer} · head {origin.head})"
         self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.meta))
         for g in self.grids.values():
