@@ -158,3 +158,22 @@ def test_steps_prints_bias_terms_only_for_a_model_with_biases(trace):
     none = dataclasses.replace(s, b_Q=np.zeros_like(s.b_Q), b_K=np.zeros_like(s.b_K), b_V=np.zeros_like(s.b_V))
     text = format_steps(none, "llama-like")
     assert "b_Q" not in text and "b_K" not in text and "no bias terms" in text
+
+
+def test_the_pack_of_a_translation_opens_its_walkthrough_figures_where_the_app_does(tmp_path, monkeypatch):
+    """The pack used decoder self-attention for translate's walkthrough figures and L(last)·H0 for its
+    cross-attention map; the app opens cross-attention at the rule's head and row."""
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.export import batch
+
+    t = _example_trace("translate")
+    seen = []
+    monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
+    monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
+    batch.export_lecture_pack(t, tmp_path, opts=batch.ExportOptions())
+    walk = default_selection(t, "walkthrough")
+    got = {(s.part, s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form", "matrix-z")}
+    assert got == {(walk["part"], walk["layer"], walk["head"], walk["query"])} and walk["part"] == "cross"
+    att = default_selection(t, "attention")
+    assert [(s.layer, s.head) for name, s in seen if name == "head-map" and s.part == "cross"] == [
+        (att["layer"], att["head"])]
