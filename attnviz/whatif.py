@@ -151,7 +151,17 @@ def prediction_row(trace) -> tuple[np.ndarray, str]:
     """The distribution a what-if compares, and where it is read.
 
     Sequence outputs (C,) as they are; per-token outputs (T, C) at the first [MASK] token, else the last.
+    An encoder–decoder's at the decoder position that wrote its last token (the one the Prediction panel
+    shows), named: the position after [EOS] wrote nothing, and its distribution predicts nothing shown.
     """
+    from attnviz.analysis.decoder_positions import position_distribution
+
+    steps = position_distribution(trace, None) if trace.kind == "encoder-decoder" else None
+    if steps is not None:
+        row, pos = steps
+        tokens = list(trace.tokens)
+        wrote = f", which wrote {tokens[pos + 1]!r}" if pos + 1 < len(tokens) else ""
+        return row, f"at decoder position {pos} {tokens[pos]!r}{wrote}"
     pred = np.asarray(trace["prediction"], dtype=np.float64)
     if pred.ndim == 1:
         return pred, "at the output"

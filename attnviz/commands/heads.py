@@ -9,7 +9,7 @@ import sys
 from attnviz.commands.common import (HELP_FORMATTER, add_model_args, examples, int_range, load_from_args,
                                      positive_int, seed)
 
-__all__ = ["add_parser", "run", "format_table"]
+__all__ = ["add_parser", "run", "format_table", "induction_measured_on"]
 
 # table columns: score name -> header
 COLUMNS = (("previous_token", "prev"), ("duplicate_token", "dup"), ("induction", "induct"),
@@ -47,12 +47,28 @@ def _cell(value) -> str:
     return "      –" if value is None or not math.isfinite(value) else f"{value:7.3f}"
 
 
+INDUCTION_NATURAL = "rep-ind"  # the induction column when no random-sequence probe ran: what it measures
+INDUCTION_NATURAL_NOTE = ("rep-ind: the induction pattern on the inputs' own repeated tokens, not the induction "
+                          "score (that needs the repeated-random-sequence probe, which this model was not run on)")
+
+
+def induction_measured_on(doc: dict) -> str | None:
+    """What the ``induction`` scores of ``doc`` were measured on: "repeated random sequences" (the probe
+    the README defines), "the inputs' own repeats" (a model scored one input at a time, e.g. a Hugging Face
+    one), or None when there is no induction score."""
+    if not any(h["scores"].get("induction") is not None for h in doc["heads"]):
+        return None
+    return "repeated random sequences" if doc.get("n_repeated") else "the inputs' own repeats"
+
+
 def format_table(doc: dict) -> str:
     """The scores as a text table, one row per head, with the best head of each score named below."""
+    natural = induction_measured_on(doc) == "the inputs' own repeats"
+    headers = [INDUCTION_NATURAL if natural and name == "induction" else h for name, h in COLUMNS]
     lines = [f"{doc.get('model', '')}: {doc['n_inputs']} inputs"
              + (f" (+ {doc['n_repeated']} repeated random sequences for the induction score)"
                 if doc.get("n_repeated") else ""),
-             "", "part  layer head " + " ".join(f"{h:>7}" for _, h in COLUMNS)]
+             "", "part  layer head " + " ".join(f"{h:>7}" for h in headers)]
     for h in doc["heads"]:
         lines.append(f"{h['part']:<5} {h['layer']:>5} {h['head']:>4} "
                      + " ".join(_cell(h["scores"].get(name)) for name, _ in COLUMNS))
@@ -62,11 +78,14 @@ def format_table(doc: dict) -> str:
         if not rows or name in ("entropy", "distance"):
             continue
         best = max(rows, key=lambda h: h["scores"][name])
-        lines.append(f"best {name.replace('_', '-')}: {best['part']} layer {best['layer']} head {best['head']} "
+        label = "repeat-induction pattern" if natural and name == "induction" else name.replace("_", "-")
+        lines.append(f"best {label}: {best['part']} layer {best['layer']} head {best['head']} "
                      f"({best['scores'][name]:.3f})")
     lines.append("prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token; "
                  "sink: share on the first token; entropy in nats; dist in tokens (pixels for images); "
                  "grad%: share of |gradient × attention|")
+    if natural:
+        lines.append(INDUCTION_NATURAL_NOTE)
     return "\n".join(lines)
 
 
@@ -130,5 +149,8 @@ def run(args) -> int:
     finally:
         bar.close()
     doc = result.to_json()
+    measured = induction_measured_on(doc)
+    if measured:  # a reader of the JSON learns it too: the README's induction score is the probe's
+        doc["induction_measured_on"] = measured
     print(json.dumps(doc) if args.json else format_table(doc))
     return 0

@@ -77,28 +77,33 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     ``progress(done, total, name)``, when given, is called before each figure and once at the end.
     """
     directory = Path(directory)
-    from attnviz.analysis.walkthrough_default import walkthrough_default
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.capture.trace import layer_prefix
 
-    # the walkthrough's head and query: the same as the app's, the lesson's and `attnviz steps`
-    w_layer, w_head, q = walkthrough_default(trace)
+    # the walkthrough's part, head and query (the one default rule): the same as the app's, the lesson's
+    # and `attnviz steps` — translate's on cross-attention at the position that wrote the last token
+    walk = default_selection(trace, "walkthrough")
+    w_layer, w_head, q, w_part = walk["layer"], walk["head"], walk["query"], walk["part"]
     q = q if query is None else query
     plan: list[tuple[str, SelectionState, int | None, str]] = []
     focused = heads_of_interest(trace)
     layer, head = focused[0]
-    masked = bool(np.isinf(np.asarray(trace[f"L{w_layer}.mask"])[q]).any())
+    mask_key = layer_prefix(w_layer, w_part) + "mask"
+    masked = mask_key in trace and bool(np.isinf(np.asarray(trace[mask_key])[q]).any())
     steps = [1, 2, 3, "mask", 4, 5, 6] if masked else [1, 2, 3, 4, 5, 6]
     for step in steps:
-        plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q), step, f"step {step}"))
-    plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
-    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
-    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+        plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), step, f"step {step}"))
+    plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
+    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
+    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
     for lyr, hd in focused:
         plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
         # the lines of the pack's query alone: "it" → "animal" reads at a glance, 144 faint lines do not
         plan.append(("token-lines", SelectionState(layer=lyr, head=hd, query=q), None, ""))
     if trace.has_cross:
-        plan.append(("head-map", SelectionState(layer=trace.n_layers - 1, head=0, part="cross"), None, "cross"))
+        cross = default_selection(trace, "attention", "cross")  # the app's cross-attention head
+        plan.append(("head-map", SelectionState(layer=cross["layer"], head=cross["head"], part="cross"), None, "cross"))
     for name in ("rollout", "filters-pca", "pos-similarity", "attention-distance", "token-pca", "pos-encoding"):
         if trace.kind in FIGURES[name].kinds:
             if name == "rollout" and "L0.grad" not in trace.arrays:
