@@ -31,7 +31,6 @@ def default_query(trace) -> int:
 def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
     """(layer, head, query) the walkthrough opens on for ``trace`` (see the module docstring)."""
     from attnviz.analysis.decoder_positions import produces_tokens
-    from attnviz.capture.trace import layer_prefix
     from attnviz.errors import InputError
 
     problem = trace.selection_error(part)
@@ -44,7 +43,7 @@ def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
         query = max(n_q - 2, 0)
     else:
         query = min(default_query(trace), n_q - 1) if part == "self" else n_q - 1
-    rows = np.stack([np.asarray(trace[layer_prefix(layer, part) + "probs"], np.float64)[:, query]
+    rows = np.stack([trace.probs(layer, part, rows=query)[:, 0].astype(np.float64)  # one row: never T×T
                      for layer in range(trace.layers_in(part))])  # (L, H, T_k)
     focus = trace.meta.get("focus") or {}
     if part == "self" and "layer" in focus and "head" in focus:

@@ -67,6 +67,8 @@ class BlockProbs:
         hs = np.arange(h_all)[heads if heads is not None else slice(None)]
         rs = np.arange(tq)[rows if rows is not None else slice(None)]
         cs = np.arange(tk)[cols if cols is not None else slice(None)]
+        if not self.allow_full and len(rs) == tq and len(cs) == tk:  # every row and column: T×T per head
+            raise WholeMapAsked(f"a whole {len(rs)}×{len(cs)} map was asked for")
         out = np.empty((len(hs), len(rs), len(cs)), np.float32)
         for n, h in enumerate(np.atleast_1d(hs)):
             s = self._scores(int(h), rs, cs)
