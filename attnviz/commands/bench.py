@@ -6,7 +6,7 @@ import json
 import sys
 
 SECTIONS = ("capture", "memory", "training", "views", "gui", "startup", "export", "export-gui", "hf", "longmap",
-            "heads", "lesson", "decode", "html")
+            "heads", "lesson", "decode", "html", "long")
 
 
 def add_parser(sub) -> None:
@@ -128,6 +128,14 @@ def _longmap(repeat: int) -> dict:
     return measure_long_map()
 
 
+def _long(repeat: int) -> dict:
+    # the head map of a 16,384-token input asked for in blocks (tile latency, pan fps, overview fill);
+    # the capture's rows of the same group join these (merge: {**measure_long_capture(...), **these})
+    from attnviz.bench.long_views import measure_long_views
+
+    return measure_long_views()
+
+
 def _heads(repeat: int) -> dict:
     import io
 
@@ -157,4 +165,4 @@ def _lesson(repeat: int) -> dict:
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
                     "startup": _startup,
                     "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui,
-                    "html": _html}
+                    "html": _html, "long": _long}
