@@ -79,6 +79,9 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="P(RX) beside R·P·Rᵀ with their largest difference"),
     FigureSpec("word-order", "attnviz.gui.views.lesson_views", "WordOrderView", ("encoder",), per_head=False, selects=(),
                help="swapped-pair accuracy with and without positions, both models on the sentence"),
+    FigureSpec("attention-cost", "attnviz.gui.views.attention_cost_view", "AttentionCostView", TEXT, per_head=False,
+               selects=(), help="the T² slide: this model's attention time and memory against T, eager T×T vs "
+                                "tiled (SDPA), measured on this machine"),
 )}
 
 

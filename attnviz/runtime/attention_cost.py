@@ -3,9 +3,9 @@
 Two ways to compute softmax(q·kᵀ·scale + causal mask)·v with the model's own head count and head size:
 *eager* materialises the (H, T, T) scores and probabilities, as a textbook (and ``output_attentions``)
 does; *tiled* is PyTorch's ``scaled_dot_product_attention``, whose flash kernel works in blocks with a
-running log-sum-exp and never holds T×T. Time is the median wall time of ``repeat`` calls; memory is
-the rise of this process's resident memory during one call, sampled every millisecond by a thread (the
-kernels release the GIL), so both are what this machine did, never a formula. Qt-free; torch on demand.
+running log-sum-exp and never holds T×T. Time is the median wall time of ``repeat`` calls on this
+machine; memory is the peak of the bytes of tensors alive at once that the call's torch operations
+return, counted as they run (so both are what the code did, never a formula). Qt-free; torch on demand.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -45,47 +44,45 @@ def _tiled(q, k, v):
 PATHS = {"eager": _eager, "tiled": _tiled}  # tests swap one to check the claim notices
 
 
-def _fresh_pages() -> None:
-    """Make glibc serve every block above 128 KB from fresh pages (and return them on free): otherwise the
-    tiled path's O(T·d) buffers come from memory an earlier call freed and the resident size never moves.
-    glibc only (else nothing); M_MMAP_THRESHOLD fixed at 128 KB, its default starting value."""
-    import ctypes
+def _peak_tensor_bytes(fn) -> int:
+    """Peak bytes of the tensors alive at once that ``fn()`` allocates, counted as every torch operation
+    returns them (a dispatch mode: the operations the path really runs, not a formula). A kernel's own
+    scratch space inside one operation is not a tensor and is not counted."""
+    import weakref
 
-    try:
-        ctypes.CDLL("libc.so.6").mallopt(-3, 128 * 1024)  # -3: M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        pass
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    live = [0, 0]  # bytes alive now, the most seen
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            seen = set()
+            for t in out if isinstance(out, (tuple, list)) else (out,):
+                if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in seen:
+                    seen.add(t.untyped_storage().data_ptr())
+                    if t._is_view():  # a view shares its base's bytes (transpose, expand)
+                        continue
+                    n = t.untyped_storage().nbytes()
+                    live[0] += n
+                    live[1] = max(live[1], live[0])
+                    weakref.finalize(t, _release, live, n)
+            return out
+
+    with Count():
+        result = fn()
+        del result
+    return live[1]
 
 
-def _rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _peak_rise(fn) -> int:
-    """Bytes the resident memory rose above its level before ``fn()`` at its highest during the call."""
-    base = _rss()
-    peak = [base]
-    done = threading.Event()
-
-    def sample():
-        while not done.is_set():
-            peak[0] = max(peak[0], _rss())
-            time.sleep(0.001)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
-    try:
-        fn()
-    finally:
-        done.set()
-        t.join()
-    return max(peak[0], _rss()) - base
+def _release(live, n: int) -> None:
+    live[0] -= n
 
 
 @dataclass
 class AttentionCost:
-    """Measured points: per length, milliseconds and bytes of each path (NaN where not run)."""
+    """Measured points: per length, milliseconds and peak tensor bytes of each path (NaN where not run)."""
 
     lengths: list[int]
     n_heads: int
@@ -117,14 +114,16 @@ def measure_attention_cost(n_heads: int, d_head: int, lengths=DEFAULT_LENGTHS, r
     ------
     InputError : no lengths, or a length below 16.
     """
-    import torch
-
-    if not os.path.exists("/proc/self/statm"):
-        raise InputError("measuring memory needs Linux's /proc (this figure is measured, never estimated)")
     lengths = sorted(int(t) for t in lengths)
     if not lengths or lengths[0] < 16:
         raise InputError("give lengths of at least 16 tokens")
-    _fresh_pages()
+    ms, used, notes = _measure(n_heads, d_head, lengths, repeat, seed)
+    return AttentionCost(lengths, n_heads, d_head, ms, used, machine_line(), notes)
+
+
+def _measure(n_heads: int, d_head: int, lengths: list[int], repeat: int, seed: int):
+    import torch
+
     g = torch.Generator().manual_seed(seed)
     ms = {name: [] for name in PATHS}
     used = {name: [] for name in PATHS}
@@ -140,14 +139,14 @@ def measure_attention_cost(n_heads: int, d_head: int, lengths=DEFAULT_LENGTHS, r
                 continue
             with torch.no_grad():
                 fn(q, k, v)  # warm: first-call allocations and kernel selection are not the path's cost
-                used[name].append(float(_peak_rise(lambda: fn(q, k, v))))
+                used[name].append(float(_peak_tensor_bytes(lambda: fn(q, k, v))))
                 times = []
                 for _ in range(repeat):
                     start = time.perf_counter()
                     fn(q, k, v)
                     times.append((time.perf_counter() - start) * 1000)
             ms[name].append(statistics.median(times))
-    return AttentionCost(lengths, n_heads, d_head, ms, used, machine_line(), notes)
+    return ms, used, notes
 
 
 def growth_exponent(lengths, values, min_value: float = 0.0) -> float:
