@@ -134,6 +134,7 @@ class ModelView(BaseView):
             self._hold(False)
             self.thumbs = self.stats = None
             self._ensure_grid(0, 0)
+            self._draw_marks()  # no tiles: no selection frame either
             set_title(self.title_item, refused, self.style)
             return
         inline = _weights_in(trace, part) <= INLINE_STATS
