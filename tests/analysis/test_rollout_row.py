@@ -36,3 +36,13 @@ def test_a_long_rollout_row_reads_blocks_only():
     assert row.shape == (16_384,) and row.sum() == pytest.approx(1.0) and not row[301:].any()
     with pytest.raises(InputError, match="discard"):
         rollout_row(tr, 300, discard=0.1)
+
+
+def test_head_scores_of_a_long_on_demand_trace_are_refused_in_one_line():
+    from attnviz.runtime.batch_scores import score_trace
+
+    with pytest.raises(InputError, match="refused above 67,108,864 weights a layer") as exc:
+        score_trace(on_demand_trace(16_384, n_layers=1, n_heads=1, d_head=8))
+    assert "\n" not in str(exc.value)
+    short = score_trace(on_demand_trace(64, n_layers=1, n_heads=1, d_head=8, allow_full=True))  # control
+    assert short.n_inputs == 1
