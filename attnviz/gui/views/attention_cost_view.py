@@ -21,6 +21,18 @@ COLOURS = {"eager": "#d55e00", "tiled": "#0072b2"}  # Okabe–Ito vermillion and
 NAMES = {"eager": "eager: T×T scores materialised", "tiled": "tiled: SDPA kernel, never T×T"}
 
 
+def _log_ticks(plot, lengths, values) -> None:
+    """Labels only at the measured lengths and at powers of ten (pyqtgraph's log axes label every minor tick,
+    which overlap); tick positions are log10 of the values, as the log-mode axes expect."""
+    import math
+
+    plot.getAxis("bottom").setTicks([[(math.log10(t), f"{t:,}") for t in lengths]])
+    shown = [v for v in values if v == v and v > 0]
+    if shown:
+        lo, hi = math.floor(math.log10(min(shown))), math.ceil(math.log10(max(shown)))
+        plot.getAxis("left").setTicks([[(e, f"{10.0 ** e:g}") for e in range(lo, hi + 1)]])
+
+
 class AttentionCostView(BaseView):
     title = "Cost against T"
 
@@ -114,6 +126,7 @@ class AttentionCostView(BaseView):
 
         c = self.cost
         for key, plot in self.plots.items():
+            _log_ticks(plot, c.lengths, [v / 1e6 if key == "bytes" else v for vs in getattr(c, key).values() for v in vs])
             for name, colour in COLOURS.items():
                 pairs = [(t, v / 1e6 if key == "bytes" else v) for t, v in zip(c.lengths, getattr(c, key)[name])
                          if v == v and v > 0]  # NaN: not run (log axes need v > 0)
