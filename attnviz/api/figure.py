@@ -105,9 +105,13 @@ class Figure:
         self.options.export_options()  # sizes and scales checked now, not when Jupyter draws it
         self._cache: dict[str, bytes] = {}
 
-    def save(self, path, **options) -> Path:
+    sources: dict = {}  # what the trace was made from (set by Traced.figure): never written over
+
+    def save(self, path, force: bool = False, **options) -> Path:
         """Write the figure; the format is the suffix (.png, .svg, .pdf); ``options`` override this
-        figure's export options for this file (``size=(1600, 1200)``, ``dpi=300``, ``transparent=True`` …)."""
+        figure's export options for this file (``size=(1600, 1200)``, ``dpi=300``, ``transparent=True`` …).
+        Written by the CLI's output rules: never over a file attnviz did not write or into a model folder
+        unless ``force=True``, never over the model's own files."""
         from attnviz.export.batch import export_one
         from attnviz.export.headless import ensure_app
 
@@ -116,8 +120,12 @@ class Figure:
         if path.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise AttnvizError(f"cannot save a figure as {path.name}: use .png, .svg or .pdf "
                                "(the interactive page is Traced.html(...).save('figure.html'))")
-        app = ensure_app()  # noqa: F841 (Qt alive while the view paints)
-        return export_one(self.view, self.trace, self.state, path, opts.export_options(), opts.style(), self.step)
+        from attnviz.io.outputs import api_output
+
+        with api_output(path, force, **self.sources):
+            app = ensure_app()  # noqa: F841 (Qt alive while the view paints)
+            return export_one(self.view, self.trace, self.state, path, opts.export_options(), opts.style(),
+                              self.step)
 
     def to_bytes(self, fmt: str = "png") -> bytes:
         """The bytes :meth:`save` writes for ``fmt`` (png, svg, pdf)."""

@@ -35,11 +35,16 @@ class HtmlFigure:
         """What the page leaves out of a huge input ("showing layers 0–3 of 24 …"), as it says on top."""
         return list(self.meta["notices"])
 
-    def save(self, path) -> Path:
-        """Write the page (one .html file: open it offline, put it on a course page)."""
-        from attnviz.export.html_page import save_page
+    sources: dict = {}  # what the trace was made from (set by Traced.html): never written over
 
-        return save_page(path, self.page)
+    def save(self, path, force: bool = False) -> Path:
+        """Write the page (one .html file: open it offline, put it on a course page), by the CLI's output
+        rules: never over a file attnviz did not write or into a model folder unless ``force=True``."""
+        from attnviz.export.html_page import save_page
+        from attnviz.io.outputs import api_output
+
+        with api_output(path, force, **self.sources):
+            return save_page(path, self.page)
 
     def _repr_html_(self) -> str:
         from attnviz.export.html_page import iframe_srcdoc

@@ -77,9 +77,20 @@ class Traced:
         self.trace.check_selection(part, layer, 0)
         return self.trace.probs(layer, part, heads=heads, rows=rows, cols=cols)
 
-    def save(self, path) -> None:
-        """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens)."""
-        self.trace.save(path)
+    def save(self, path, force: bool = False) -> None:
+        """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens), by the CLI's
+        output rules: never over the model's files or input image, never into a model folder, never over a
+        file attnviz did not write (``force=True`` lifts the last two)."""
+        from attnviz.io.outputs import api_output
+
+        with api_output(path, force, **self._sources()):
+            self.trace.save(path)
+
+    def _sources(self) -> dict:
+        """What this trace was made from (its model's folder, its image file): never written over."""
+        image = self._inputs.get("image")
+        folder = getattr(getattr(self.model, "loaded", None), "path", None)
+        return {"inputs": (image,), "folders": (folder,)}
 
     # -- figures -------------------------------------------------------------------------------
     def _focus(self, layer, head) -> tuple[int, int]:
@@ -118,7 +129,9 @@ class Traced:
         from attnviz.api.figure import Figure
 
         layer, head = self._focus(layer, head)
-        return Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
+        fig = Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
+        fig.sources = self._sources()  # its save() never writes over what the trace was made from
+        return fig
 
     def html(self, view: str = "head-map", layer: int | None = None, head: int | None = None, part: str = "self",
              **options):
@@ -129,7 +142,9 @@ class Traced:
         from attnviz.api.html_figure import HtmlFigure
 
         layer, head = self._focus(layer, head)
-        return HtmlFigure(self.trace, view, layer, head, part, **options)
+        page = HtmlFigure(self.trace, view, layer, head, part, **options)
+        page.sources = self._sources()
+        return page
 
     def __repr__(self) -> str:
         t = self.trace

@@ -106,6 +106,9 @@ def add_model_args(p) -> None:
                    help="where the model runs: auto (default: a GPU if there is one), cpu, cuda[:N] or mps")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
+    p.add_argument("--dtype", default="auto", choices=("auto", "float32", "float16", "bfloat16"),
+                   help="precision the model runs in: auto (default: the checkpoint's own, float16/bfloat16 or "
+                        "float32), or float32/float16/bfloat16 (Hugging Face folders; attnviz's own models are float32)")
 
 
 def add_input_args(p, required: bool = False) -> None:
@@ -197,13 +200,38 @@ def check_writable(path: str) -> Path:
     return out
 
 
+def _named(args) -> tuple[list, list]:
+    """(files, model references) the command's ``--scene`` or ``--lesson`` names (read once, cached)."""
+    cached = getattr(args, "_named_inputs", None)
+    if cached is not None:
+        return cached
+    from attnviz.lessons.named_inputs import named_inputs
+
+    scenes = []
+    if getattr(args, "scene", None):
+        from attnviz.lessons.scene import load_scene
+
+        scenes = [load_scene(args.scene)]
+    elif getattr(args, "lesson", None):
+        from attnviz.lessons.lesson import load_lesson
+
+        scenes = load_lesson(args.lesson).scenes
+    named = named_inputs(scenes)
+    try:
+        args._named_inputs = named
+    except AttributeError:
+        pass
+    return named
+
+
 def _inputs(args) -> list:
-    return [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus", "text_file")]
+    given = [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus", "text_file")]
+    return given + _named(args)[0]
 
 
 def _folders(args) -> list:
-    model = getattr(args, "model", None)
-    return [model_folder(model) if model else None]
+    refs = [getattr(args, "model", None), *_named(args)[1]]
+    return [model_folder(m) for m in refs if m] + [getattr(args, "images", None)]
 
 
 def check_output(path: str, args) -> Path:
@@ -257,4 +285,5 @@ def load_from_args(args):
     from attnviz.runtime import load_model
 
     with status(f"loading {args.model}"):
-        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False),
+                          dtype=getattr(args, "dtype", "auto"))

@@ -77,10 +77,6 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     ``progress(done, total, name)``, when given, is called before each figure and once at the end.
     """
     directory = Path(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
     from attnviz.analysis.walkthrough_default import walkthrough_default
 
     # the walkthrough's head and query: the same as the app's, the lesson's and `attnviz steps`
@@ -113,16 +109,23 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     files = [_pack_file(directory, name, state, step, fmt) for name, state, step, _ in plan]
     todo = [(i, f) for i, f in enumerate(files) if f not in files[:i]]
     entries = []
-    for n, (i, file) in enumerate(todo):
-        name, state, step, _ = plan[i]
-        if progress is not None:
-            progress(n, len(todo), name)
-        title = _title(name, state, step, trace)
-        t0 = time.perf_counter()
-        export_one(name, trace, state, file, replace(opts, title=title), style, step)
-        entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
-                                 time.perf_counter() - t0))
-    _write_index(directory, entries, trace)
+    from attnviz.io.staging import staged_files
+
+    # all or nothing: every file checked before the first is written, made aside, then moved into place
+    try:
+        with staged_files(directory, [f.name for _, f in todo] + ["index.md", "index.html"]) as stage:
+            for n, (i, file) in enumerate(todo):
+                name, state, step, _ = plan[i]
+                if progress is not None:
+                    progress(n, len(todo), name)
+                title = _title(name, state, step, trace)
+                t0 = time.perf_counter()
+                export_one(name, trace, state, stage(file.name), replace(opts, title=title), style, step)
+                entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
+                                         time.perf_counter() - t0))
+            _write_index(stage("index.md").parent, entries, trace)
+    except OSError as exc:
+        raise AttnvizError(f"cannot write the lecture pack to {directory}: {exc.strerror or exc}") from None
     if progress is not None:
         progress(len(todo), len(todo), "index")
     return entries
@@ -197,7 +200,7 @@ _title = slide_title
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
     from attnviz.io import write_atomic
-    from attnviz.io.outputs import PACK_MARKER_TAG  # marks the folder as a pack's: a later pack may rewrite it
+    from attnviz.io.outputs import PACK_MARKER_TAG  # says what made the page (grants nothing: io.outputs)
 
     model = trace.meta.get("model_name", "model")
     src = trace.meta.get("input_text") or "image input"

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, Q
                                QWidget)
 
 from attnviz.gui.panels.image_input import ImageInput
-from attnviz.gui.panels.input_tokens import StripData, TokenStrip
+from attnviz.gui.panels.input_tokens import TokenStrip
+from attnviz.text.token_strip import StripData
 from attnviz.gui.panels.target_input import TargetRow
 
 __all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
