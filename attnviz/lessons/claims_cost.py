@@ -1,8 +1,9 @@
 """The T² claim: the eager path's memory grows like T², the tiled (SDPA) path's like T — measured here.
 
 The measurement is :func:`attnviz.runtime.attention_cost.measure_attention_cost` at the scene model's own
-head count and head size; the growth is the slope of log(bytes) against log(T). It holds when the eager
-slope is within ``eager`` (default 1.7–2.3) and the tiled slope within ``tiled`` (0.6–1.3). Qt-free.
+head count and head size, at T = 256, 512, … up to ``max_length`` (default 2,048); the growth is the slope
+of log(bytes) against log(T). It holds when the eager slope is within ``tolerance`` (default 0.3) of 2 and
+the tiled slope within it of 1. Qt-free.
 """
 
 from __future__ import annotations
@@ -14,19 +15,25 @@ __all__ = ["attention_cost", "DEFAULT_LENGTHS"]
 DEFAULT_LENGTHS = (256, 512, 1024, 2048)  # a few seconds on a laptop's CPU for a small model
 
 
-def _within(value: float, bounds) -> bool:
-    return bool(bounds[0] <= value <= bounds[1])
+def _lengths(max_length: int) -> list[int]:
+    """256, 512, … doubling up to ``max_length``."""
+    out = [256]
+    while out[-1] * 2 <= max_length:
+        out.append(out[-1] * 2)
+    return out
 
 
 def attention_cost(scene, bench, trace, state, p, seed, n):
-    """Measure both paths at ``p["lengths"]`` on this machine; see the module docstring for when it holds."""
+    """Measure both paths up to ``p["max_length"]`` on this machine; the module docstring says when it holds."""
     from attnviz.runtime.attention_cost import growth_exponent, measure_attention_cost
 
     d_head = int(trace.meta.get("d_head") or trace["L0.q"].shape[-1])
-    cost = measure_attention_cost(trace.n_heads, d_head, p.get("lengths", DEFAULT_LENGTHS), repeat=1, seed=seed)
+    lengths = _lengths(int(p.get("max_length", DEFAULT_LENGTHS[-1])))
+    cost = measure_attention_cost(trace.n_heads, d_head, lengths, repeat=1, seed=seed)
     eager = growth_exponent(cost.lengths, cost.bytes["eager"])
     tiled = growth_exponent(cost.lengths, cost.bytes["tiled"])
-    ok = _within(eager, p.get("eager", (1.7, 2.3))) and _within(tiled, p.get("tiled", (0.6, 1.3)))
+    tol = float(p.get("tolerance", 0.3))
+    ok = bool(abs(eager - 2.0) <= tol and abs(tiled - 1.0) <= tol)  # NaN (too few points): fails
     last = max(i for i, b in enumerate(cost.bytes["eager"]) if b == b)  # the longest length eager ran at
     values = {"eager_exp": eager, "tiled_exp": tiled, "t_max": cost.lengths[last],
               "eager_mb": cost.bytes["eager"][last] / 1e6, "tiled_mb": cost.bytes["tiled"][last] / 1e6,

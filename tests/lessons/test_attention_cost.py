@@ -25,7 +25,7 @@ def test_growth_exponent_recovers_known_powers():  # the claim's ruler, against 
 def test_the_claim_holds_as_measured_and_names_its_numbers():
     res = evaluate_claim(_scene(), Workbench())
     assert res.ok, res.line
-    assert 1.7 <= res.values["eager_exp"] <= 2.3 and 0.6 <= res.values["tiled_exp"] <= 1.3
+    assert abs(res.values["eager_exp"] - 2) <= 0.3 and abs(res.values["tiled_exp"] - 1) <= 0.3
     assert res.values["eager_mb"] > 10 * res.values["tiled_mb"]  # T×T against T·d at the longest length
     assert "cores" in res.values["machine"] and "T^" in res.line
 
