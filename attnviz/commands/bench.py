@@ -129,9 +129,13 @@ def _longmap(repeat: int) -> dict:
 
 
 def _long(repeat: int) -> dict:
+    # the capture's rows (wall, CPU, memory against the SDPA forward) and the head map of a 16,384-token
+    # input asked for in blocks (tile latency, pan fps, overview fill): one group
     from attnviz.bench.long_capture import measure_long_capture
+    from attnviz.bench.long_views import measure_long_views
 
-    return measure_long_capture(min(repeat, 3))
+    views = {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
+    return {**measure_long_capture(min(repeat, 3)), **views}
 
 
 def _heads(repeat: int) -> dict:

@@ -19,7 +19,7 @@ from attnviz.errors import AttnvizError
 __all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
            "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
            "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input", "check_pack_output",
-           "add_force_arg", "guarded_outputs"]
+           "add_force_arg", "guarded_outputs", "read_text_arg"]
 
 MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
 
@@ -116,6 +116,8 @@ def add_input_args(p, required: bool = False) -> None:
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--text", metavar="TEXT",
                    help="input sentence (text models; default: the model's example sentence, as the app opens on)")
+    g.add_argument("--text-file", metavar="PATH",
+                   help="read the input text from a UTF-8 file (a long document; a byte-order mark is accepted)")
     g.add_argument("--image", metavar="FILE",
                    help="input image file: PNG, JPEG, … (vision models; default: the model's example image)")
     p.add_argument("--target", metavar="TEXT",
@@ -132,6 +134,7 @@ def fill_example_input(args) -> None:
     """
     import sys
 
+    read_text_arg(args)
     if getattr(args, "text", None) is not None or getattr(args, "image", None) is not None:
         return
     ref = getattr(args, "model", None)
@@ -160,6 +163,16 @@ def fill_example_input(args) -> None:
         args.text = str(example)
         said = f"its example sentence {args.text!r}"
     print(f"attnviz: note: no --text or --image given: {ref} runs on {said}", file=sys.stderr)
+
+
+def read_text_arg(args) -> None:
+    """``--text-file PATH`` given: set ``args.text`` to the file's text (one line and exit 2 if it is not one)."""
+    path = getattr(args, "text_file", None)
+    if path is None or getattr(args, "text", None) is not None:
+        return
+    from attnviz.text.text_file import read_text_file
+
+    args.text = read_text_file(path)
 
 
 def model_folder(name_or_dir: str) -> Path | None:
@@ -212,7 +225,7 @@ def _named(args) -> tuple[list, list]:
 
 
 def _inputs(args) -> list:
-    given = [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus")]
+    given = [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus", "text_file")]
     return given + _named(args)[0]
 
 

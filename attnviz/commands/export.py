@@ -183,6 +183,8 @@ def _run(args) -> int:
 
     if (args.scene or args.lesson) and args.target is not None:
         raise AttnvizError("--target sets the decoder's input of a --model run; a scene or lesson keeps its own input")
+    if (args.scene or args.lesson) and args.text_file is not None:
+        raise AttnvizError("--text-file gives the input of a --model run; a scene or lesson keeps its own input")
     if not (args.scene or args.lesson):
         fill_example_input(args)
     done = run_scene_export(args, _options)
@@ -226,7 +228,10 @@ def _run(args) -> int:
 
         state = without_highlight(state, args.view)
     base = ["attnviz", "export", "--model", args.model]
-    base += ["--text", args.text] if args.text else ["--image", args.image]
+    if args.text_file is not None:  # the command that remakes the figure names the file, not its 70 KB of text
+        base += ["--text-file", args.text_file]
+    else:
+        base += ["--text", args.text] if args.text else ["--image", args.image]
     base += ["--target", args.target] if args.target is not None else []
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack

@@ -26,11 +26,14 @@ def add_parser(sub) -> None:
         epilog=examples("attnviz heads --model induction",
                         "attnviz heads --model charlm --n 1000 --json > charlm-heads.json",
                         "attnviz heads --model coref --corpus sentences.txt",
+                        "attnviz heads --model path/to/llama --text-file chapter.txt",
                         "attnviz heads --model shapes --images photos/"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--corpus", metavar="FILE", help="UTF-8 text file, one input per line (text models)")
+    src.add_argument("--text-file", metavar="PATH",
+                     help="one long input: the whole UTF-8 file (a byte-order mark is accepted) as a single text")
     src.add_argument("--images", metavar="DIR", help="folder of images (vision models)")
     p.add_argument("--n", type=positive_int, default=None,
                    help="how many inputs (default: 200 fresh held-out inputs of the model's task, or every "
@@ -117,7 +120,12 @@ def run(args) -> int:
     from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
                                                 repeated_batches)
 
-    if args.corpus is not None:  # check the file before loading the model: a typo fails at once
+    texts = None
+    if args.text_file is not None:  # read before loading the model: a bad file fails at once
+        from attnviz.text.text_file import read_text_file
+
+        texts, total = [read_text_file(args.text_file)], 1
+    elif args.corpus is not None:  # check the file before loading the model: a typo fails at once
         total = count_corpus_lines(args.corpus)
     elif args.images is not None:
         total = len(list_images(args.images))
@@ -134,7 +142,8 @@ def run(args) -> int:
     bar = _Bar()
     try:
         if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
-            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
+            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
+                                  texts=texts)
             result = score_heads_by_trace(loaded, items, total, progress=bar)
         else:
             def skip(path, message):  # one oversized photo is left out, with a note, not the whole run
@@ -142,7 +151,7 @@ def run(args) -> int:
                 print(f"attnviz: note: skipped {message}", file=sys.stderr, flush=True)
 
             batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
-                                      batch_size=args.batch_size, seed=args.seed, on_skip=skip)
+                                      batch_size=args.batch_size, seed=args.seed, on_skip=skip, texts=texts)
             repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) \
                 if loaded.config.kind == "decoder" else None
             result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)

@@ -30,6 +30,7 @@ CLAIM_PARAMS: dict[str, dict[str, tuple]] = {
     "rollout-pointing": {"label": ("int", 0, 9999), "layout": ("choice", "large", "offcentre"),
                          "margin": ("float", -1.0, 1.0)},
     "cross-alignment": {},
+    "attention-cost": {"max_length": ("int", 512, 8192), "tolerance": ("float", 0.05, 1.0)},
 }
 REQUIRED = {"attends-to": ("target",)}
 MODEL_PARAMS = ("with_positions", "without_positions")  # parameters that name a model (an input)
