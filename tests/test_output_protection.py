@@ -104,7 +104,7 @@ def test_names_a_command_derives_are_checked_when_written(model, capsys, tmp_pat
     theirs = tmp_path / "fig_L0_H1.png"
     theirs.write_bytes(b"the user's own figure")
     code, _, err = run_cli(capsys, "export", "--model", model, "--text", SENTENCE, "--view", "head-map",
-                           "--all-heads", "-o", tmp_path / "fig.png")
+                           "--layer", "0", "--all-heads", "-o", tmp_path / "fig.png")  # layer 0: fig_L0_H*.png
     assert code == 2 and "fig_L0_H1.png exists and attnviz did not write it" in err, err
     assert theirs.read_bytes() == b"the user's own figure"
 
