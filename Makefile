@@ -53,6 +53,7 @@ bundle: install
 	$(PY) -c "import PyInstaller" 2>/dev/null || $(PY) -m pip install -q "pyinstaller>=6.10"
 	$(PY) -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/attnviz.spec
 	@du -sh dist/attnviz
+	@echo "largest parts:"; du -sh dist/attnviz/_internal/* | sort -rh | head -12
 
 # Runs every bundled model in the built bundle, headless (not part of `make test`: needs `make bundle`).
 bundle-smoke:

@@ -1,6 +1,12 @@
 """What every view is looking at: one small evented object, Qt-free (napari's evented-model pattern).
 
 Views read it and subscribe; clicking a thumbnail or a token sets it, and every view follows.
+
+It also remembers, per model, where that model was left (``keep``/``kept``: layer, head and part; a clicked
+query or key belongs to one input of one model and is never carried into another), and a *detour*: a page
+that opens elsewhere than the shared selection (the walkthrough on a head whose row mixes) starts one, and
+leaving that page untouched ends it where the other tabs were (``start_detour``/``end_detour``). No widgets:
+the window state builds on it.
 """
 
 from __future__ import annotations
@@ -8,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
-__all__ = ["Selection", "SelectionState"]
+__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight"]
+
+KEPT_FIELDS = ("layer", "head", "part")  # what is remembered of a model (a query/key belongs to one input)
+# figures in which the selected query is only a highlight (a boxed row, bold token, the lines of one
+# token); elsewhere (rollout, the walkthrough's figures) the query is what the figure is about
+HIGHLIGHT_ONLY_VIEWS = ("head-map", "model", "token-lines", "attention-distance", "pos-similarity",
+                        "pos-encoding", "token-pca")
 
 
 @dataclass(frozen=True)
@@ -20,12 +32,21 @@ class SelectionState:
     part: str = "self"  # "self", "cross" (decoder → encoder) or "enc" (encoder of an encoder–decoder)
 
 
+def without_highlight(state: SelectionState, view: str) -> SelectionState:
+    """``state`` for an export without the clicked row/column highlight (``export --no-highlight``, the
+    Export dialog's box): the key always goes; the query too where it is only a highlight
+    (:data:`HIGHLIGHT_ONLY_VIEWS`)."""
+    return replace(state, key=None, query=None if view in HIGHLIGHT_ONLY_VIEWS else state.query)
+
+
 @dataclass
 class Selection:
     """Holds a SelectionState; ``update(...)`` changes fields and calls every listener once."""
 
     state: SelectionState = field(default_factory=SelectionState)
     _listeners: list[Callable[[SelectionState, set[str]], None]] = field(default_factory=list, repr=False)
+    _kept: dict = field(default_factory=dict, repr=False)  # model → {layer, head, part} where it was left
+    _detour: tuple | None = field(default=None, repr=False)  # (state to return to, state the detour set)
 
     def __getattr__(self, name):
         if name in {f.name for f in fields(SelectionState)}:
@@ -55,3 +76,70 @@ class Selection:
         q = s.query if s.query is None or s.query < n_queries else None
         self.update(layer=min(s.layer, n_layers - 1), head=min(s.head, n_heads - 1), query=q,
                     key=None if s.key is not None and s.key >= n_queries else s.key)
+
+    # -- per model ---------------------------------------------------------------------------------
+    def keep(self, model: str) -> None:
+        """Remember where ``model`` is left (its layer, head and part; during a detour, where the other
+        tabs are)."""
+        if model:
+            at = self._detour[0] if self._detour is not None else self.state
+            self._kept[str(model)] = {k: getattr(at, k) for k in KEPT_FIELDS}
+
+    def leave_model(self, model: str) -> None:
+        """Another model is coming: keep where ``model`` was left, end any detour, and drop the clicked
+        query and key (positions of this model's input, meaningless in the next one's)."""
+        self.keep(model)
+        self._detour = None
+        self.update(query=None, key=None)
+
+    def kept(self, model: str) -> dict | None:
+        """{layer, head, part} where ``model`` was left, or None."""
+        got = self._kept.get(str(model)) if model else None
+        return dict(got) if got is not None else None
+
+    def kept_states(self) -> dict:
+        """Every model's kept selection, as plain data (what the app stores between sessions)."""
+        return {m: dict(v) for m, v in self._kept.items()}
+
+    def restore_kept(self, data) -> None:
+        """Take stored kept selections back (untrusted: anything malformed is skipped)."""
+        if not isinstance(data, dict):
+            return
+        for model, v in list(data.items())[:200]:
+            if (isinstance(model, str) and isinstance(v, dict) and v.get("part") in ("self", "cross", "enc")
+                    and all(isinstance(v.get(k), int) and 0 <= v[k] < 4096 for k in ("layer", "head"))):
+                self._kept[model] = {k: v[k] for k in KEPT_FIELDS}
+
+    # -- detours -----------------------------------------------------------------------------------
+    def start_detour(self, **changes) -> SelectionState | None:
+        """Apply ``changes`` for one page and remember where the others were; returns that state (None
+        when nothing changed). A detour already under way keeps its return point."""
+        before = self._detour[0] if self._detour is not None else self.state
+        target = replace(self.state, **changes)
+        if target == before:
+            self._detour = None
+            self.update(**changes)
+            return None
+        self._detour = (before, target)  # before the listeners run: a view drawn now can say where it is
+        self.update(**changes)
+        return before
+
+    def end_detour(self) -> bool:
+        """Leave the detour page: back where the other tabs were if the selection is still the one the
+        detour set (a head or token picked meanwhile is the user's and stays). True when it went back."""
+        detour, self._detour = self._detour, None
+        if detour is None or self.state != detour[1]:
+            return False
+        back = detour[0]
+        self.update(**{f.name: getattr(back, f.name) for f in fields(SelectionState)})
+        return True
+
+    @property
+    def in_detour(self) -> bool:
+        return self._detour is not None
+
+    @property
+    def detour_origin(self) -> SelectionState | None:
+        """Where the other tabs are while a detour is under way and untouched (None otherwise)."""
+        d = self._detour
+        return d[0] if d is not None and self.state == d[1] else None

@@ -22,6 +22,10 @@ __all__ = ["WhatIf", "applied", "run_whatif", "prediction_row", "top_predictions
            "permute_tokens", "PermutationResult"]
 
 
+# the app's slider spans 0.1 … 10; a shared scene may ask for more, never for a factor the logits overflow at
+TEMPERATURE_RANGE = (1e-3, 1e3)
+
+
 @dataclass(frozen=True)
 class WhatIf:
     """One combination of switches; the default changes nothing.
@@ -42,8 +46,12 @@ class WhatIf:
     def __post_init__(self) -> None:
         if self.scale not in ("model", "none"):
             raise InputError(f"scale {self.scale!r} must be 'model' or 'none'")
-        if not (np.isfinite(self.temperature) and self.temperature > 0):
-            raise InputError(f"temperature must be a positive number, not {self.temperature}")
+        t = self.temperature
+        if isinstance(t, bool) or not isinstance(t, (int, float, np.floating, np.integer)) or \
+                not (np.isfinite(t) and TEMPERATURE_RANGE[0] <= t <= TEMPERATURE_RANGE[1]):
+            # 1e-308 would scale the logits past float range: ∞ − ∞ = NaN, an all-dark map "→ nan"
+            raise InputError(f"temperature must be a number in {TEMPERATURE_RANGE[0]:g}..{TEMPERATURE_RANGE[1]:g}, "
+                             f"not {str(t)[:40]}")
         object.__setattr__(self, "ablate", frozenset((int(layer), int(h)) for layer, h in self.ablate))
 
     @property
@@ -143,7 +151,17 @@ def prediction_row(trace) -> tuple[np.ndarray, str]:
     """The distribution a what-if compares, and where it is read.
 
     Sequence outputs (C,) as they are; per-token outputs (T, C) at the first [MASK] token, else the last.
+    An encoder–decoder's at the decoder position that wrote its last token (the one the Prediction panel
+    shows), named: the position after [EOS] wrote nothing, and its distribution predicts nothing shown.
     """
+    from attnviz.analysis.decoder_positions import position_distribution
+
+    steps = position_distribution(trace, None) if trace.kind == "encoder-decoder" else None
+    if steps is not None:
+        row, pos = steps
+        tokens = list(trace.tokens)
+        wrote = f", which wrote {tokens[pos + 1]!r}" if pos + 1 < len(tokens) else ""
+        return row, f"at decoder position {pos} {tokens[pos]!r}{wrote}"
     pred = np.asarray(trace["prediction"], dtype=np.float64)
     if pred.ndim == 1:
         return pred, "at the output"

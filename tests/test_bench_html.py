@@ -21,3 +21,14 @@ def test_bertviz_size_is_measured_or_computed_from_its_format(monkeypatch):
     # negative control: twice the tokens, about four times the text
     bigger = bertviz_model_view_size(sample_trace("encoder", T=12, n_layers=2, n_heads=2))[0]
     assert bigger > 3 * computed
+
+
+def test_the_long_page_figures_are_measured_not_asserted():
+    from attnviz.bench.html import measure_long_html
+
+    figures = measure_long_html(T=300, n_layers=1, n_heads=2)
+    key = "T=300 (1×2 heads, decoder)"
+    assert {f"{key} html build median (s)", f"{key} html build peak allocated (MB)",
+            f"{key} bytes the page keeps (MB, raw maps before deflate)", f"{key} html file (MB)"} <= set(figures)
+    assert figures[f"{key} stored as"] == "fp16"  # a short input: every weight, as float16
+    assert figures[f"{key} html build peak allocated (MB)"] > 0  # tracemalloc saw the build (a figure, not a bound)

@@ -1,5 +1,5 @@
 """Issue 29, item 1: no command writes into any model folder, nor over a file attnviz did not write (unless
---force); trace -o is .npz only; lecture packs go into new, empty or earlier-pack folders; a symlink given
+--force); trace -o is .npz only; lecture packs go into new, empty or earlier-pack folders (by the ownership record); a symlink given
 as the output is written through, never replaced."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_names_a_command_derives_are_checked_when_written(model, capsys, tmp_pat
     theirs = tmp_path / "fig_L0_H1.png"
     theirs.write_bytes(b"the user's own figure")
     code, _, err = run_cli(capsys, "export", "--model", model, "--text", SENTENCE, "--view", "head-map",
-                           "--all-heads", "-o", tmp_path / "fig.png")
+                           "--layer", "0", "--all-heads", "-o", tmp_path / "fig.png")  # layer 0: fig_L0_H*.png
     assert code == 2 and "fig_L0_H1.png exists and attnviz did not write it" in err, err
     assert theirs.read_bytes() == b"the user's own figure"
 
@@ -114,10 +114,15 @@ def test_lecture_pack_goes_to_a_new_empty_or_earlier_pack_folder(model, capsys, 
     argv = ["export", "--model", model, "--text", SENTENCE, "--lecture-pack", pack]
     assert run_cli(capsys, *argv)[0] == 0
     figures = sorted(p.name for p in pack.iterdir())
-    for p in pack.glob("*.png"):
-        os.utime(p, (1, 1))  # even without the record of what attnviz wrote: the pack's index names them
-    assert run_cli(capsys, *argv)[0] == 0  # the same folder again: its own index marks it
+    assert run_cli(capsys, *argv)[0] == 0  # the same folder again: the ownership record names its files
     assert sorted(p.name for p in pack.iterdir()) == figures
+    for p in pack.glob("*.png"):
+        os.utime(p, (1, 1))  # changed since attnviz wrote them: the user's now (issue 38), whatever the index says
+    before = {p.name: p.read_bytes() for p in pack.iterdir()}
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and "attnviz did not write it" in err and err.count("\n") == 1, err
+    assert {p.name: p.read_bytes() for p in pack.iterdir()} == before  # checked before the first write
+    assert run_cli(capsys, *argv, "--force")[0] == 0
     own = tmp_path / "talk"
     own.mkdir()
     (own / "index.html").write_text("<h1>my talk</h1>")

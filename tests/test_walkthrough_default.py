@@ -90,3 +90,90 @@ def test_export_of_a_walkthrough_view_without_part_or_head_opens_on_it(model, tm
     out = tmp_path / "z.png"
     assert main(["export", "--model", model, "--view", "matrix-z", "-o", str(out), "--size", "640x360"]) == 0
     assert out.stat().st_size > 1000
+
+
+# -- issue 36: one default rule (part, head, query) for every tab, command and export ------------------
+def _example_trace(name):
+    from attnviz import api
+
+    return api.load(name, device="cpu").trace().trace
+
+
+def test_a_vision_classifier_opens_its_walkthrough_on_cls():
+    """Finding 2: shapes opened on the last patch "3,3"; the classifier reads [CLS]."""
+    from attnviz.analysis.walkthrough_default import default_selection
+
+    t = _example_trace("shapes")
+    layer, head, query = walkthrough_default(t)
+    assert t.tokens[query] == "[CLS]" and t.tokens[-1] != "[CLS]"
+    assert default_selection(t, "walkthrough")["query"] == 0
+
+
+def test_translate_opens_on_cross_attention_at_a_row_that_wrote_something():
+    """Finding 3: the walkthrough opened on "(end): nothing written"; `steps` on decoder self-attention."""
+    from attnviz.analysis.decoder_positions import END_ROW, row_labels
+    from attnviz.analysis.walkthrough_default import default_selection
+
+    t = _example_trace("translate")
+    for page in ("attention", "walkthrough"):
+        d = default_selection(t, page)
+        assert d["part"] == "cross"
+    q = default_selection(t, "walkthrough")["query"]
+    assert row_labels(t, "cross")[q] != END_ROW and q == len(t.tokens) - 2
+
+
+def test_the_attention_head_is_the_focus_else_the_sharpest():
+    """The attention views open on the focus head (coref), else the head whose rows point most clearly
+    (recomputed here from the probabilities: mean over written rows of the row maximum)."""
+    from attnviz.analysis.walkthrough_default import default_selection
+
+    t = _example_trace("translate")
+    d = default_selection(t, "attention")
+    top = np.stack([np.asarray(t[f"L{l}.cross.probs"], np.float64)[:, :-1].max(-1).mean(-1)
+                    for l in range(t.layers_in("cross"))])  # (L, H), the last (end) row left out
+    assert (d["layer"], d["head"]) == np.unravel_index(np.argmax(top), top.shape)
+    assert top[d["layer"], d["head"]] > top.min()  # negative control: the heads differ, the pick is not arbitrary
+
+
+def test_steps_cli_defaults_to_the_rule_and_shortens_long_vectors(capsys):
+    from attnviz.cli import main
+
+    assert main(["steps", "--model", "translate"]) == 0
+    out = capsys.readouterr().out
+    head = out.splitlines()[0]
+    assert "cross-attention" in head and "(end)" not in head
+    assert "--json prints every number" in out
+    x_line = next(line for line in out.splitlines() if line.startswith("x_i"))
+    assert "(32 numbers)" in x_line and x_line.count(".") <= 8 + 1
+
+
+def test_steps_prints_bias_terms_only_for_a_model_with_biases(trace):
+    from attnviz.analysis.steps import compute_six_steps
+    from attnviz.commands.steps import format_steps
+
+    s = compute_six_steps(trace, 0, 0, 8)
+    assert "x_i W_Q + b_Q" in format_steps(s, "coref")  # coref's projections have biases
+    import dataclasses
+
+    none = dataclasses.replace(s, b_Q=np.zeros_like(s.b_Q), b_K=np.zeros_like(s.b_K), b_V=np.zeros_like(s.b_V))
+    text = format_steps(none, "llama-like")
+    assert "b_Q" not in text and "b_K" not in text and "no bias terms" in text
+
+
+def test_the_pack_of_a_translation_opens_its_walkthrough_figures_where_the_app_does(tmp_path, monkeypatch):
+    """The pack used decoder self-attention for translate's walkthrough figures and L(last)·H0 for its
+    cross-attention map; the app opens cross-attention at the rule's head and row."""
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.export import batch
+
+    t = _example_trace("translate")
+    seen = []
+    monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
+    monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
+    batch.export_lecture_pack(t, tmp_path, opts=batch.ExportOptions())
+    walk = default_selection(t, "walkthrough")
+    got = {(s.part, s.layer, s.head, s.query) for name, s in seen if name in ("steps", "matrix-form", "matrix-z")}
+    assert got == {(walk["part"], walk["layer"], walk["head"], walk["query"])} and walk["part"] == "cross"
+    att = default_selection(t, "attention")
+    assert [(s.layer, s.head) for name, s in seen if name == "head-map" and s.part == "cross"] == [
+        (att["layer"], att["head"])]

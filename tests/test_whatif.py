@@ -80,11 +80,24 @@ def test_bad_ablation_changes_nothing():
 
 
 def test_default_whatif_changes_nothing():
+    """The default what-if against runs that never went through the switches: a plain trace, and the
+    model's own fused forward (not the capture path)."""
+    from attnviz.runtime import run_trace
+
     loaded = _loaded()
     a = run_whatif(loaded, WhatIf(), TEXT)
-    b = run_whatif(loaded, WhatIf(), TEXT)
-    np.testing.assert_array_equal(a["prediction"], b["prediction"])
+    plain = run_trace(loaded, text=TEXT, precision="float32", rollout=False)
+    np.testing.assert_array_equal(a["prediction"], plain["prediction"])
+    for layer in range(2):
+        np.testing.assert_array_equal(a.probs(layer), plain.probs(layer))
     assert a.meta["whatif"] == "as trained"
+    ids = torch.tensor([loaded.tokenizer.encode(TEXT).ids])
+    with torch.no_grad():
+        own = torch.softmax(loaded.model(ids).float(), dim=-1)[0].numpy()  # (C,): the classifier's output
+    np.testing.assert_allclose(a["prediction"], own, atol=1e-6)
+    # negative control: a switch that matters moves the prediction away from the plain run
+    off = run_whatif(loaded, WhatIf(ablate={(layer, h) for layer in range(2) for h in range(4)}), TEXT)
+    assert np.abs(off["prediction"] - plain["prediction"]).max() > 1e-3
 
 
 def test_ablating_every_head_changes_the_prediction():

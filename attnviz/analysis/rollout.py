@@ -17,7 +17,10 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["compute_rollout", "fuse_heads", "discard_lowest", "ProbLayers", "DeferredRollout"]
+__all__ = ["compute_rollout", "fuse_heads", "discard_lowest", "ProbLayers", "DeferredRollout", "MAX_ROLLOUT_T"]
+
+# rollout holds (T, T) float64 products and one layer's (H, T, T) at a time: refused above this length
+MAX_ROLLOUT_T = 4096
 
 FUSIONS = ("mean", "max", "min")
 
@@ -33,14 +36,20 @@ class ProbLayers(Sequence):
         if hasattr(source, "probs") and hasattr(source, "n_layers"):
             n = source.layers_in(part)
             self._get, self._n = (lambda i: source.probs(i, part)), n
+            self._shape = lambda i: source.probs_shape(i, part)
         else:
             arrays = list(source)
             self._get, self._n = arrays.__getitem__, len(arrays)
+            self._shape = None
         if self._n == 0:
             raise InputError("no attention layers given")
 
     def __len__(self) -> int:
         return self._n
+
+    def shape(self, i: int) -> tuple:
+        """(H, Tq, Tk) of layer ``i`` without computing it when the source is a Trace."""
+        return tuple(self._shape(i)) if self._shape is not None else np.shape(self._get(i))
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -108,6 +117,10 @@ def compute_rollout(
     (T, T) float64 array; row i sums to 1 and gives the share of each input token in position i.
     """
     layers = ProbLayers(probs, part)
+    T = layers.shape(0)[-1] if hasattr(layers, "shape") else None
+    if T is not None and T > MAX_ROLLOUT_T:
+        raise InputError(f"attention rollout multiplies (T, T) maps layer by layer: at most {MAX_ROLLOUT_T:,} "
+                         f"tokens (this input has {T:,})")
     if not 0.0 <= residual <= 1.0:
         raise InputError(f"residual weight {residual} must be in [0, 1]")
     if not 0 <= start_layer < len(layers):
@@ -139,15 +152,21 @@ class DeferredRollout:
     """
 
     def __init__(self, trace):
-        self._probs = [trace.arrays[f"L{i}.probs"] for i in range(trace.n_layers)]
-        T = self._probs[0].shape[-1]
+        # stored maps are referenced; maps recomputed on demand from q and k (long inputs) are read one layer
+        # at a time through Trace.probs when the rollout is computed
+        self._probs = [trace.arrays.get(f"L{i}.probs") for i in range(trace.n_layers)]
+        self._trace = trace if any(p is None for p in self._probs) else None
+        T = trace.probs_shape(0)[-1]
         self.shape = (T, T)
         self._value: np.ndarray | None = None
 
     def full(self) -> np.ndarray:
         if self._value is None:
-            probs = [np.asarray(p, dtype=np.float32) for p in self._probs]  # as Trace.all_probs gives them
-            self._value = compute_rollout(probs).astype(np.float32)
+            if self._trace is not None:
+                self._value = compute_rollout(self._trace).astype(np.float32)
+            else:
+                probs = [np.asarray(p, dtype=np.float32) for p in self._probs]  # as Trace.all_probs gives them
+                self._value = compute_rollout(probs).astype(np.float32)
         return self._value
 
     def row(self, i: int) -> np.ndarray:

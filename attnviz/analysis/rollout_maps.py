@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.analysis import compute_grad_rollout, compute_rollout
-from attnviz.capture.trace import layer_prefix
+from attnviz.analysis.rollout_row import LONG_ROLLOUT_T, rollout_row
 from attnviz.errors import AttnvizError
 
 __all__ = ["RolloutSettings", "RolloutMaps", "compute_rollout_maps", "default_query"]
@@ -67,12 +67,17 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
     q = 0 if image_mode else (default_query(trace) if query is None else int(query))
     n = trace.layers_in(part)
     start = min(max(settings.start_layer, 0), n - 1)
-    last = np.asarray(trace[layer_prefix(n - 1, part) + "probs"], dtype=np.float64)  # (H, T, T)
-    maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0)[q], n_prefix)}
+    last = trace.probs(n - 1, part, rows=q)[:, 0].astype(np.float64)  # (H, T): the one row drawn
+    maps: dict[str, np.ndarray | None] = {"raw": _shares(last.mean(axis=0), n_prefix)}
     notes = {"raw": f"raw attention (layer {n - 1}, heads averaged)"}
-    roll = compute_rollout(trace, fusion=settings.fusion, residual=settings.residual, start_layer=start,
-                           discard=settings.discard, part=part)
-    maps["rollout"] = _shares(roll[q], n_prefix)
+    _, tq, _ = trace.probs_shape(n - 1, part)
+    if tq > LONG_ROLLOUT_T:  # a long input: the query's row alone, streamed over row blocks of every layer
+        row = rollout_row(trace, q, fusion=settings.fusion, residual=settings.residual, start_layer=start,
+                          part=part, discard=settings.discard)
+    else:
+        row = compute_rollout(trace, fusion=settings.fusion, residual=settings.residual, start_layer=start,
+                              discard=settings.discard, part=part)[q]
+    maps["rollout"] = _shares(row, n_prefix)
     notes["rollout"] = f"rollout ({settings.fusion}, residual {settings.residual:.2f}, from layer {start})"
     try:
         R = compute_grad_rollout(trace, start_layer=start, part=part)

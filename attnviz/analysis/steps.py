@@ -257,7 +257,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
     z_trace = _f64(trace, prefix + "z")[head, query]
-    w_trace = _f64(trace, prefix + "probs")[head, query]
+    w_trace = trace.probs(layer, part, heads=head, rows=query)[0, 0].astype(np.float64)  # one row of the map
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,
         # a cross-attention row looks at the source of the word being produced there: "→ un"

@@ -27,7 +27,7 @@ class Resolved:
         self.layer = min(max(state.layer, 0), n_layers - 1)
         self.head = min(max(state.head, 0), trace.n_heads - 1)
         self.prefix = layer_prefix(self.layer, part)
-        _, tq, tk = trace[self.prefix + "probs"].shape  # (H, Tq, Tk)
+        _, tq, tk = trace.probs_shape(self.layer, part)  # (H, Tq, Tk), never computing a long map
         # a trace written without src_tokens still gets labels of the right length; decoder rows of
         # cross-attention are named by the token they produced ("→ un"), see analysis.decoder_positions
         self.query_tokens = _labels(row_labels(trace, part), tq)

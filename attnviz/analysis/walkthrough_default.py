@@ -1,56 +1,170 @@
-"""Where the six-step walkthrough and the matrix form open: one head and one query for every caller.
+"""The one rule for where a trace opens: which part, head and query every tab, command and export starts on.
 
-The command line (``attnviz steps``, ``export --view steps/matrix-form/matrix-z``), the lecture pack and the
-lesson's scenes all call :func:`walkthrough_default`, so they show the same numbers.
+The app (the attention views on a model's first trace, the walkthrough the first time it is on screen),
+``attnviz steps``, ``attnviz export``, the lecture pack, the lesson's scenes and the notebook API all call
+:func:`default_selection` (or :func:`walkthrough_default`, its walkthrough half), so they show the same numbers.
 
-The query is the token where the task reads its answer ("it" for coref), else the last token (what a
-decoder predicts from). The head is the model's ``focus`` when that head's row at the query mixes
-(its largest weight < ``MIX_TOP``); otherwise the head whose row at the query mixes most visibly (the
-largest second-largest weight), because a one-hot row makes z = v of one token and the lecture's
-"z is a weighted mix of the values" never shows. Qt-free.
+* **part** — cross-attention for an encoder–decoder (the alignment of a translation), else self-attention.
+* **query** — never a row that produces nothing: an encoder–decoder's decoder position i writes token i + 1,
+  so the last one (after [EOS]) wrote nothing and the default is the one that wrote the last token; a vision
+  classifier opens on [CLS] (token 0, the token its classifier reads); else the token where the task reads
+  its answer (``meta["query_index"]``, "it" for coref), else "it", else the last token (what a decoder
+  predicts from). The attention views select that query only when the task names one; otherwise no row is
+  singled out (every row is shown alike).
+* **head** — the attention views open on the model's own ``focus`` head when it names one (coref: chosen on
+  validation data), else on its sharpest head (the largest mean top weight over the rows that wrote
+  something: the clearest alignment of a translation, not the blurriest). The walkthrough keeps that head
+  when its row at the query mixes (largest weight < ``MIX_TOP``), else it takes the head whose row mixes most
+  visibly (the largest second-largest weight): a one-hot row makes z = v of one token, and the lecture's
+  "z is a weighted mix of the values" never shows. When the walkthrough so opens on another head than the
+  attention views, the app says so and each tab keeps its own (:class:`attnviz.selection.Selection`).
+Qt-free.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["walkthrough_default", "default_query", "MIX_TOP", "WALKTHROUGH_VIEWS"]
+__all__ = ["walkthrough_default", "default_selection", "default_part", "default_query", "vision_has_cls",
+           "open_walkthrough", "emerged_head", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
 
 WALKTHROUGH_VIEWS = ("steps", "matrix-form", "matrix-z")  # the figures that open where the walkthrough does
+PAGES = ("attention", "walkthrough")  # the two kinds of page a default is chosen for
 MIX_TOP = 0.8  # a row whose largest weight is below this visibly mixes two or more values
 
 
-def default_query(trace) -> int:
-    """The task's answer token (``meta["query_index"]``), else "it", else the last token."""
-    if trace.meta.get("query_index") is not None:
-        return int(trace.meta["query_index"])
-    tokens = [t.lower() for t in trace.tokens]
-    return tokens.index("it") if "it" in tokens else len(tokens) - 1
+def default_part(trace) -> str:
+    """"cross" for a trace with cross-attention (what an encoder–decoder opens on), else "self"."""
+    return "cross" if trace.has_cross else "self"
 
 
-def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
-    """(layer, head, query) the walkthrough opens on for ``trace`` (see the module docstring)."""
+def vision_has_cls(trace, part: str = "self") -> bool:
+    """True when ``trace`` is an image classifier's whose first token is [CLS] (one more token than patches)."""
+    grid = trace.grid
+    return grid is not None and part == "self" and len(trace.query_tokens(part)) > grid[0] * grid[1]
+
+
+def default_query(trace, part: str = "self") -> int:
+    """The query row the walkthrough opens on for ``part`` (see the module docstring); never a row that
+    produced nothing, never past the end."""
     from attnviz.analysis.decoder_positions import produces_tokens
-    from attnviz.capture.trace import layer_prefix
-    from attnviz.errors import InputError
 
-    problem = trace.selection_error(part)
-    if problem:  # e.g. cross-attention asked of an encoder: the caller's one-line error, not a KeyError
-        raise InputError(problem)
     n_q = len(trace.query_tokens(part))  # from the tokens: a probabilities-only trace has no x
     if part != "enc" and produces_tokens(trace):
         # decoder position i produces token i + 1: the last position (after [EOS]) produced nothing,
         # so open on the one that wrote the last token, as the prediction panel does
-        query = max(n_q - 2, 0)
-    else:
-        query = min(default_query(trace), n_q - 1) if part == "self" else n_q - 1
-    rows = np.stack([np.asarray(trace[layer_prefix(layer, part) + "probs"], np.float64)[:, query]
-                     for layer in range(trace.layers_in(part))])  # (L, H, T_k)
+        return max(n_q - 2, 0)
+    if part != "self":
+        return n_q - 1
+    if vision_has_cls(trace, part):
+        return 0  # [CLS]: what the classifier reads, the token the Rollout view asks about
+    if trace.meta.get("query_index") is not None:
+        return min(int(trace.meta["query_index"]), n_q - 1)
+    tokens = [str(t).lower() for t in trace.tokens]
+    return tokens.index("it") if "it" in tokens[:n_q] else n_q - 1
+
+
+def _rows_at(trace, part: str, query: int) -> np.ndarray:
+    """Every head's attention row at ``query``: (L, H, T_k), float64."""
+    return np.stack([np.asarray(trace.probs(layer, part, rows=query)[:, 0], np.float64)
+                     for layer in range(trace.layers_in(part))])
+
+
+def _focus(trace, part: str, shape) -> tuple[int, int] | None:
     focus = trace.meta.get("focus") or {}
-    if part == "self" and "layer" in focus and "head" in focus:
-        at = (int(focus["layer"]), int(focus["head"]))
-        if at[0] < rows.shape[0] and at[1] < rows.shape[1] and rows[at].max() < MIX_TOP:
-            return at[0], at[1], query
-    second = np.sort(rows, axis=-1)[..., -2] if rows.shape[-1] > 1 else np.zeros(rows.shape[:2])
-    layer, head = (int(i) for i in np.unravel_index(int(np.argmax(second)), second.shape))
-    return layer, head, query
+    if part != "self" or "layer" not in focus or "head" not in focus:
+        return None
+    at = (int(focus["layer"]), int(focus["head"]))
+    return at if at[0] < shape[0] and at[1] < shape[1] else None
+
+
+SHARP_ROWS = 64  # rows sampled per head to find the sharpest head (a long trace's rows are computed on demand)
+
+
+def _sharpest(trace, part: str) -> tuple[int, int]:
+    """The (layer, head) whose rows put the most weight on one key, on average over the rows that wrote
+    something (an encoder–decoder's last decoder row wrote nothing)."""
+    from attnviz.analysis.decoder_positions import produces_tokens
+
+    n_q = len(trace.query_tokens(part))
+    last = n_q - 1 if part != "enc" and produces_tokens(trace) and n_q > 1 else n_q
+    rows = np.unique(np.linspace(0, last - 1, min(last, SHARP_ROWS)).astype(int))
+    top = np.stack([trace.probs(layer, part, rows=rows).max(axis=-1).mean(axis=-1)  # (H,)
+                    for layer in range(trace.layers_in(part))])  # (L, H)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(top)), top.shape))
+
+
+def default_selection(trace, page: str = "attention", part: str | None = None) -> dict:
+    """Where ``page`` ("attention" or "walkthrough") opens on ``trace``: a dict of part, layer, head, query
+    and key (None), ready for ``Selection.update`` / ``SelectionState(**...)``.
+
+    ``part`` (default :func:`default_part`) must exist in the trace, else
+    :class:`attnviz.errors.InputError` with one line. The attention page's query is the task's (None
+    when the task names none); the walkthrough's is always a row (:func:`default_query`).
+    """
+    from attnviz.errors import InputError
+
+    if page not in PAGES:
+        raise InputError(f"unknown page {page!r} (one of {', '.join(PAGES)})")
+    part = part or default_part(trace)
+    problem = trace.selection_error(part)
+    if problem:  # e.g. cross-attention asked of an encoder: the caller's one-line error, not a KeyError
+        raise InputError(problem)
+    query = default_query(trace, part)
+    rows = _rows_at(trace, part, query)
+    focus = _focus(trace, part, rows.shape) or _sharpest(trace, part)
+    if page == "attention" or rows[focus].max() < MIX_TOP:
+        layer, head = focus
+    else:
+        second = np.sort(rows, axis=-1)[..., -2] if rows.shape[-1] > 1 else np.zeros(rows.shape[:2])
+        layer, head = (int(i) for i in np.unravel_index(int(np.argmax(second)), second.shape))
+    if page == "attention":
+        index = trace.meta.get("query_index")
+        query = query if part == "self" and index is not None else None
+    return {"part": part, "layer": layer, "head": head, "query": query, "key": None}
+
+
+def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
+    """(layer, head, query) the walkthrough opens on for ``trace`` and ``part`` (see the module docstring)."""
+    d = default_selection(trace, "walkthrough", part)
+    return d["layer"], d["head"], d["query"]
+
+
+def _at(d: dict) -> str:
+    return f"layer {d['layer']} · head {d['head']}"
+
+
+def open_walkthrough(selection, trace) -> str | None:
+    """The walkthrough comes on screen: when the shared ``selection`` is still where the attention views
+    opened (:func:`default_selection`), move it to the walkthrough's default as a *detour*
+    (:meth:`attnviz.selection.Selection.start_detour`: leaving the walkthrough untouched restores it). A
+    head or token the user picked is kept. Returns the sentence that tells the user, or None."""
+    from attnviz.errors import AttnvizError
+
+    s = selection.state
+    try:
+        here = default_selection(trace, "attention")
+        if (s.layer, s.head, s.part) != (here["layer"], here["head"], here["part"]) or s.query not in (
+                None, here["query"]) or s.key is not None:
+            return None  # the user chose something: the walkthrough shows it
+        there = default_selection(trace, "walkthrough", s.part)
+    except AttnvizError:  # a trace the rule cannot read: the walkthrough says why itself
+        return None
+    if selection.start_detour(**{k: there[k] for k in ("layer", "head", "query", "part")}) is None:
+        return None
+    if (there["layer"], there["head"]) == (s.layer, s.head):
+        return None  # only the query row was chosen (the attention views single none out)
+    token = trace.query_tokens(there["part"])[there["query"]]
+    return (f"The walkthrough opens on {_at(there)}, where the row of {token!r} mixes several values; "
+            f"the Attention tab keeps {_at(here)} and shows it again when you switch back.")
+
+
+def emerged_head(snaps, probe: int = 0, part: str = "self") -> tuple[int, int]:
+    """Where the training replay opens: the (layer, head) whose attention on probe ``probe`` sharpened most
+    from the first snapshot to the last (the increase of its rows' mean top weight) — where the story of
+    training shows, not layer 0 · head 0 by position. ``snaps``: :class:`attnviz.training.snapshots.Snapshots`."""
+    first, last = 0, len(snaps.steps) - 1
+    gain = np.stack([np.asarray(snaps.probs(last, probe, layer, part), np.float64).max(-1).mean(-1)
+                     - np.asarray(snaps.probs(first, probe, layer, part), np.float64).max(-1).mean(-1)
+                     for layer in range(snaps.n_layers(part))])  # (L, H)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(gain)), gain.shape))

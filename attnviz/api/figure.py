@@ -1,9 +1,10 @@
 """A figure for notebooks: one of ``attnviz export``'s views, drawn by the same renderer into the same bytes.
 
-``Figure._repr_png_`` and ``_repr_svg_`` write the figure with :func:`attnviz.export.batch.export_one`
-(the function ``attnviz export --view`` calls) into a temporary file and hand over its bytes, so what
-Jupyter shows is the exported file, byte for byte. Qt starts on its off-screen platform when a figure
-is first drawn (not at import).
+``Figure._repr_png_`` (or ``_repr_svg_`` with ``display="svg"``: one image type per figure) writes the
+figure with :func:`attnviz.export.batch.export_one` (the function ``attnviz export --view`` calls) into a
+temporary file and hands over its bytes, so what Jupyter shows is the exported file, byte for byte: a
+figure of ``size=(800, 450)`` is ``--size 800x450 --scale 2``, shown 800 px wide. Qt starts on its
+off-screen platform when a figure is first drawn (not at import).
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ class FigureOptions:
     colormap: str = "viridis"
     colour_bar: bool = True
     color_scale: str = "auto"
+    # how a notebook shows it (not export options): one image type per figure, "png" or "svg"; a PNG has
+    # pixel_ratio device pixels per CSS pixel (2: sharp on HiDPI screens, downscaled cleanly on others)
+    display: str = "png"
+    pixel_ratio: float = 2.0
 
     def export_options(self):
         from attnviz.gui.figure_render import ExportOptions
@@ -103,11 +108,19 @@ class Figure:
         self.state = SelectionState(layer=layer, head=head, query=query, part=part)
         self.options = _options(None, dict(options))
         self.options.export_options()  # sizes and scales checked now, not when Jupyter draws it
-        self._cache: dict[str, bytes] = {}
+        if self.options.display not in ("png", "svg"):
+            raise AttnvizError(f"display shows a figure as png or svg, not {self.options.display!r}")
+        if not 1 <= self.options.pixel_ratio <= 4:
+            raise AttnvizError(f"pixel_ratio must be between 1 and 4, not {self.options.pixel_ratio}")
+        self._cache: dict[tuple, bytes] = {}
 
-    def save(self, path, **options) -> Path:
+    sources: dict = {}  # what the trace was made from (set by Traced.figure): never written over
+
+    def save(self, path, force: bool = False, **options) -> Path:
         """Write the figure; the format is the suffix (.png, .svg, .pdf); ``options`` override this
-        figure's export options for this file (``size=(1600, 1200)``, ``dpi=300``, ``transparent=True`` …)."""
+        figure's export options for this file (``size=(1600, 1200)``, ``dpi=300``, ``transparent=True`` …).
+        Written by the CLI's output rules: never over a file attnviz did not write or into a model folder
+        unless ``force=True``, never over the model's own files."""
         from attnviz.export.batch import export_one
         from attnviz.export.headless import ensure_app
 
@@ -116,22 +129,44 @@ class Figure:
         if path.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise AttnvizError(f"cannot save a figure as {path.name}: use .png, .svg or .pdf "
                                "(the interactive page is Traced.html(...).save('figure.html'))")
-        app = ensure_app()  # noqa: F841 (Qt alive while the view paints)
-        return export_one(self.view, self.trace, self.state, path, opts.export_options(), opts.style(), self.step)
+        from attnviz.io.outputs import api_output
+
+        with api_output(path, force, **self.sources):
+            app = ensure_app()  # noqa: F841 (Qt alive while the view paints)
+            return export_one(self.view, self.trace, self.state, path, opts.export_options(), opts.style(),
+                              self.step)
 
     def to_bytes(self, fmt: str = "png") -> bytes:
         """The bytes :meth:`save` writes for ``fmt`` (png, svg, pdf)."""
-        if fmt not in self._cache:
+        return self._bytes(fmt)
+
+    def _bytes(self, fmt: str, **options) -> bytes:
+        key = (fmt, tuple(sorted(options.items())))
+        if key not in self._cache:
             with tempfile.TemporaryDirectory(prefix="attnviz-") as tmp:
-                self._cache[fmt] = self.save(Path(tmp) / f"figure.{fmt}").read_bytes()
-        return self._cache[fmt]
+                self._cache[key] = self.save(Path(tmp) / f"figure.{fmt}", **options).read_bytes()
+        return self._cache[key]
+
+    def display_png(self) -> tuple[bytes, dict]:
+        """(PNG bytes, {"width": CSS px}) as a notebook shows it.
+
+        With ``size=(w, h)`` the figure is laid out at w×h and drawn at ``pixel_ratio``× the pixels
+        (``attnviz export --size WxH --scale 2``), shown w px wide; without, a 1920×1080 slide is
+        shown 1920 / ``pixel_ratio`` px wide (it fits a notebook column).
+        """
+        opts = self.options
+        if opts.size:
+            png = self._bytes("png", scale=opts.scale * opts.pixel_ratio)
+            return png, {"width": int(opts.size[0])}
+        return self._bytes("png"), {"width": round(opts.export_options().width / opts.pixel_ratio)}
 
     def _repr_png_(self):
-        # shown at half its pixels: a 1920×1080 slide fits a notebook column and stays sharp on HiDPI
-        return self.to_bytes("png"), {"width": round(self.options.export_options().width / 2)}
+        # one image type per figure: Jupyter stores every type a _repr_ returns, and a PNG beside an SVG
+        # doubled a notebook's size for nothing
+        return self.display_png() if self.options.display == "png" else None
 
-    def _repr_svg_(self) -> str:
-        return self.to_bytes("svg").decode("utf-8")
+    def _repr_svg_(self) -> str | None:
+        return self.to_bytes("svg").decode("utf-8") if self.options.display == "svg" else None
 
     def __repr__(self) -> str:
         s = self.state

@@ -115,16 +115,29 @@ class Traced:
         self.trace.check_selection(part, layer, 0)
         return read_only(self.trace.probs(layer, part, heads=heads, rows=rows, cols=cols))
 
-    def save(self, path) -> None:
-        """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens)."""
-        self.trace.save(path)
+    def save(self, path, force: bool = False) -> None:
+        """Write the trace as ``.npz`` (the format ``attnviz trace`` writes and the app opens), by the CLI's
+        output rules: never over the model's files or input image, never into a model folder, never over a
+        file attnviz did not write (``force=True`` lifts the last two)."""
+        from attnviz.io.outputs import api_output
+
+        with api_output(path, force, **self._sources()):
+            self.trace.save(path)
+
+    def _sources(self) -> dict:
+        """What this trace was made from (its model's folder, its image file): never written over."""
+        image = self._inputs.get("image")
+        folder = getattr(getattr(self.model, "loaded", None), "path", None)
+        return {"inputs": (image,), "folders": (folder,)}
 
     # -- figures -------------------------------------------------------------------------------
-    def _focus(self, layer, head) -> tuple[int, int]:
+    def _focus(self, layer, head, view: str = "head-map", part: str = "self") -> tuple[int, int]:
+        from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, default_selection
+
         layer, head = check_index("layer", layer), check_index("head", head)
-        focus = self.trace.meta.get("focus") or {}  # as `attnviz export`: the head the model names, else 0
-        return (int(focus.get("layer", 0)) if layer is None else int(layer),
-                int(focus.get("head", 0)) if head is None else int(head))
+        # the one default rule, as `attnviz export` and the app: the model's focus head, else its sharpest
+        d = default_selection(self.trace, "walkthrough" if view in WALKTHROUGH_VIEWS else "attention", part)
+        return (d["layer"] if layer is None else int(layer), d["head"] if head is None else int(head))
 
     def _trace_for(self, view: str):
         """The trace a view draws: the rollout view needs gradients; captured once, when asked for."""
@@ -159,7 +172,8 @@ class Traced:
         Parameters
         ----------
         view : head-map, model, token-lines, rollout, steps, matrix-form … (all: :func:`attnviz.views`).
-        layer, head : default the head the model names as its focus, else 0.
+        layer, head : default the one default rule's (``attnviz.analysis.walkthrough_default``): the
+            model's focus head, else its sharpest; the walkthrough's for steps/matrix-form/matrix-z.
         query : a query position, or None; part : "self", "cross" or "enc"; step : for view "steps".
         options : export options, as ``attnviz export`` takes them: ``size=(w, h)`` or ``preset``, ``dpi``,
             ``scale``, ``transparent``, ``title``, ``caption``, ``font_scale``, ``theme``, ``colormap``,
@@ -168,10 +182,12 @@ class Traced:
         from attnviz.api.figure import Figure
 
         self._refuse_without(view)
-        layer, head = self._focus(layer, head)
-        query = check_index("query", query)
         check_choice("part", part, ("self", "cross", "enc"))
-        return Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
+        layer, head = self._focus(layer, head, view, part)
+        query = check_index("query", query)
+        fig = Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
+        fig.sources = self._sources()  # its save() never writes over what the trace was made from
+        return fig
 
     def html(self, view: str = "head-map", layer: int | None = None, head: int | None = None, part: str = "self",
              **options):
@@ -181,8 +197,10 @@ class Traced:
         """
         from attnviz.api.html_figure import HtmlFigure
 
-        layer, head = self._focus(layer, head)
-        return HtmlFigure(self.trace, view, layer, head, part, **options)
+        layer, head = self._focus(layer, head, view, part)
+        page = HtmlFigure(self.trace, view, layer, head, part, **options)
+        page.sources = self._sources()
+        return page
 
     def __repr__(self) -> str:
         t = self.trace

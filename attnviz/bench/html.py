@@ -10,6 +10,11 @@ random weights, traced through the real capture path at ~100 and ~400 tokens. Fo
 - the first paint of attnviz's page in headless Chromium (navigation start → the first frame after the
   map is drawn), when ``/usr/bin/chromium`` and Playwright are present;
 - the largest difference between a value the page shows on hover and the trace, for 2,000 cells.
+
+And a long input (:func:`measure_long_html`): a GPT-2-shaped decoder (6 layers × 8 heads, random
+weights) traced at 3,000 tokens, its page built as ``attnviz export --view head-map -o x.html`` builds it
+(without the still picture, which is the PNG export's cost): build time, peak memory allocated while
+building (tracemalloc: NumPy's buffers included), the bytes the page keeps, and the file's size.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ import json
 import re
 import tempfile
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["measure_html", "bertviz_model_view_size", "CHROMIUM"]
+__all__ = ["measure_html", "measure_long_html", "bertviz_model_view_size", "CHROMIUM"]
 
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -122,4 +128,38 @@ def measure_html(repeat: int = 3) -> dict:
             path.write_text(page, encoding="utf-8")
             for name, value in _browser_figures(path, trace, meta["precision"], repeat).items():
                 figures[f"{key} {name}"] = value
+    figures.update(measure_long_html())
     return figures
+
+
+def measure_long_html(T: int = 3000, n_layers: int = 6, n_heads: int = 8, repeat: int = 1) -> dict:
+    """Build time and peak memory of the interactive page of a ``T``-token decoder trace (see the module)."""
+    from attnviz.bench.traces import sample_trace
+    from attnviz.export.html_page import html_page
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.style import colour_lut
+
+    style = export_style()
+    lut = colour_lut(style)
+    t0 = time.perf_counter()
+    trace = sample_trace("decoder", T=T, n_layers=n_layers, n_heads=n_heads, d_model=64, std=0.02)
+    traced = time.perf_counter() - t0
+    key = f"T={T:,} ({n_layers}×{n_heads} heads, decoder)"
+    builds, peaks = [], []
+    for _ in range(repeat):
+        gc.collect()
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        page, meta = html_page(trace, lut, view="head-map", style=style)
+        builds.append(time.perf_counter() - t0)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    P = meta["parts"][0]
+    return {f"{key} trace captured in (s, not the page's)": traced,
+            f"{key} html build median (s)": float(np.median(builds)),
+            f"{key} html build peak allocated (MB)": max(peaks) / 1e6,
+            f"{key} bytes the page keeps (MB, raw maps before deflate)": meta["raw_bytes"] / 1e6,
+            f"{key} html file (MB)": len(page.encode("utf-8")) / 1e6,
+            f"{key} one layer's full float32 maps, for scale (MB)": n_heads * T * T * 4 / 1e6,
+            f"{key} stored as": f"{meta['precision']}, each cell the largest of {P['row_step']}×{P['col_step']} "
+                                f"weights ({P['rows']}×{P['cols']} a map)" if meta["pooled"] else meta["precision"]}

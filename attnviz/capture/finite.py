@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["nonfinite_arrays", "add_nonfinite_notice"]
+__all__ = ["nonfinite_arrays", "add_nonfinite_notice", "name_nonfinite_weight", "CAUSE"]
+
+CAUSE = "the model's numbers overflowed or its weights are not finite"
 
 
 def _all_finite(a: np.ndarray) -> bool:
@@ -43,7 +45,19 @@ def add_nonfinite_notice(meta: dict, arrays: dict, known_finite=()) -> None:
         return
     first, count = next(iter(found.items()))
     more = f" and {len(found) - 1} more arrays" if len(found) > 1 else ""
-    text = (f"NaN or infinite values in {first} ({count} of {arrays[first].size}){more}: the model's numbers "
-            "overflowed or its weights are not finite, so these figures show nothing meaningful")
+    text = (f"NaN or infinite values in {first} ({count} of {arrays[first].size}){more}: {CAUSE}, "
+            "so these figures show nothing meaningful")
     meta["nonfinite"] = sorted(found)
     meta["notice"] = "; ".join(filter(None, [meta.get("notice"), text]))
+
+
+def name_nonfinite_weight(meta: dict, name: str, bad: int, size: int) -> None:
+    """Say which weight tensor is not finite (``meta["nonfinite_weight"]``), in the trace's one notice line:
+    the cause replaces "the numbers overflowed or …" when the arrays' notice is there, else it is added."""
+    cause = f"the model's weight {name} holds {bad:,} NaN or infinite values (of {size:,})"
+    meta["nonfinite_weight"] = name
+    notice = meta.get("notice") or ""
+    if CAUSE in notice:
+        meta["notice"] = notice.replace(CAUSE, cause)
+    else:
+        meta["notice"] = "; ".join(filter(None, [notice, f"{cause}: these figures show nothing meaningful"]))

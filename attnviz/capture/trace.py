@@ -20,8 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
+from attnviz.io.trace_marker import MARKER_NAME, marker_digest
 
 __all__ = ["Trace", "layer_prefix", "LARGE_T"]
 
@@ -29,6 +31,8 @@ FORMAT_VERSION = 1
 # Above this many tokens a trace keeps float16 arrays and recomputes logits from q·kᵀ on demand (and its
 # file leaves them out); at or below it a saved trace holds every layer's logits and out.
 LARGE_T = 512
+# a whole on-demand map asked for as a whole is kept (not recomputed on the next ask) up to this many cells
+KEEP_WHOLE_CELLS = 1 << 22
 
 
 def _pick(sel):
@@ -78,6 +82,11 @@ class Trace:
         if key in self.arrays:
             return self.arrays[key]
         pending = self.deferred.get(key)
+        if pending is not None and hasattr(pending, "block"):  # recomputed from q, k (long inputs: never kept)
+            value = pending.full()
+            if value.size <= KEEP_WHOLE_CELLS:
+                self.arrays.setdefault(key, value)
+            return self.arrays.get(key, value)
         if pending is not None:
             value = self.arrays.setdefault(key, pending.full())  # another thread may have been first
             self.deferred.pop(key, None)
@@ -166,7 +175,7 @@ class Trace:
 
     @property
     def has_cross(self) -> bool:
-        return "L0.cross.probs" in self.arrays
+        return "L0.cross.probs" in self.arrays or "L0.cross.probs" in self.deferred
 
     @property
     def src_tokens(self) -> list[str]:
@@ -228,6 +237,9 @@ class Trace:
         """
         key = layer_prefix(layer, part) + "probs"
         picks = (_pick(heads), _pick(rows), _pick(cols))
+        pending = self.deferred.get(key)
+        if key not in self.arrays and pending is not None and hasattr(pending, "block"):
+            return pending.block(*picks)  # exact, from q, k and each row's log-sum-exp: never the whole T×T
         if all(p is None for p in picks):
             return np.asarray(self[key], dtype=np.float32)
         block = self[key]
@@ -276,7 +288,10 @@ class Trace:
     # -- files -----------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:
         """Write an .npz (atomically: a temporary name renamed into place)."""
-        payload = {key: self[key] for key in self.keys()}  # deferred arrays are computed for the file
+        # deferred arrays are computed for the file, except those recomputed from q and k: their ingredients
+        # (lse, score rule) are arrays already and Trace.load attaches them again
+        payload = {key: self[key] for key in self.keys()
+                   if key in self.arrays or not hasattr(self.deferred.get(key), "block")}
         if len(self.tokens) <= LARGE_T:  # derived arrays kept in memory only on demand go into the file
             for key in list(payload):
                 stem, _, leaf = key.rpartition(".")
@@ -289,6 +304,7 @@ class Trace:
                             pass
         payload["tokens"] = np.array(self.tokens, dtype=str)
         payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
+        payload[MARKER_NAME] = _marker(payload["meta"])  # by content: the file is attnviz's trace (io.outputs)
 
         def write(tmp: str) -> None:
             with open(tmp, "wb") as fh:
@@ -305,6 +321,30 @@ class Trace:
             raise InputError(f"cannot read trace {path}: {exc}") from None
         if "tokens" not in arrays or "meta" not in arrays:
             raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
+        arrays.pop(MARKER_NAME, None)  # checked by content where it matters (io.outputs), not an attention array
         tokens = [str(t) for t in arrays.pop("tokens")]
-        meta = json.loads(str(arrays.pop("meta")))
-        return cls(tokens=tokens, meta=meta, arrays=arrays)
+        meta = _read_meta(arrays.pop("meta"), path)
+        deferred: dict = {}
+        attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
+        return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred)
+
+
+def _marker(meta: np.ndarray) -> np.ndarray:
+    """The content marker (:mod:`attnviz.io.trace_marker`) over the exact bytes ``savez`` writes for ``meta``."""
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, meta, allow_pickle=False)  # what savez writes as the meta.npy member
+    return np.frombuffer(marker_digest(buf.getvalue()), dtype=np.uint8)
+
+
+def _read_meta(meta: np.ndarray, path) -> dict:
+    """A saved trace's meta JSON through the bounded parser (a shared file: no RecursionError, one line)."""
+    from attnviz.io.jsonfile import parse_json_text
+
+    if meta.dtype.kind != "U" or meta.ndim != 0:
+        raise InputError(f"{path} is not an attnviz trace (its meta is not text)")
+    doc = parse_json_text(str(meta), f"the meta of trace {path}", error=InputError)
+    if not isinstance(doc, dict):
+        raise InputError(f"{path} is not an attnviz trace (its meta is not a JSON object)")
+    return doc

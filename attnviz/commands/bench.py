@@ -6,7 +6,7 @@ import json
 import sys
 
 SECTIONS = ("capture", "memory", "training", "views", "gui", "startup", "export", "export-gui", "hf", "longmap",
-            "heads", "lesson", "decode", "html")
+            "heads", "lesson", "decode", "html", "long")
 
 
 def add_parser(sub) -> None:
@@ -128,6 +128,16 @@ def _longmap(repeat: int) -> dict:
     return measure_long_map()
 
 
+def _long(repeat: int) -> dict:
+    # the capture's rows (wall, CPU, memory against the SDPA forward) and the head map of a 16,384-token
+    # input asked for in blocks (tile latency, pan fps, overview fill): one group
+    from attnviz.bench.long_capture import measure_long_capture
+    from attnviz.bench.long_views import measure_long_views
+
+    views = {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
+    return {**measure_long_capture(min(repeat, 3)), **views}
+
+
 def _heads(repeat: int) -> dict:
     import io
 
@@ -157,4 +167,4 @@ def _lesson(repeat: int) -> dict:
 _SECTION_RUNNERS = {"lesson": _lesson, "heads": _heads, "hf": _hf, "capture": _capture, "memory": _memory, "training": _training, "views": _views, "gui": _gui,
                     "startup": _startup,
                     "export": _export, "longmap": _longmap, "decode": _decode, "export-gui": _export_gui,
-                    "html": _html}
+                    "html": _html, "long": _long}

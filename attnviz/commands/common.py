@@ -19,7 +19,7 @@ from attnviz.errors import AttnvizError
 __all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
            "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
            "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input", "check_pack_output",
-           "add_force_arg", "guarded_outputs"]
+           "add_force_arg", "guarded_outputs", "read_text_arg"]
 
 MAX_INDEX = 1_000_000  # a layer, head or position beyond this is a typo on any model attnviz can load
 
@@ -106,6 +106,9 @@ def add_model_args(p) -> None:
                    help="where the model runs: auto (default: a GPU if there is one), cpu, cuda[:N] or mps")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
+    p.add_argument("--dtype", default="auto", choices=("auto", "float32", "float16", "bfloat16"),
+                   help="precision the model runs in: auto (default: the checkpoint's own, float16/bfloat16 or "
+                        "float32), or float32/float16/bfloat16 (Hugging Face folders; attnviz's own models are float32)")
 
 
 def add_input_args(p, required: bool = False) -> None:
@@ -113,6 +116,8 @@ def add_input_args(p, required: bool = False) -> None:
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--text", metavar="TEXT",
                    help="input sentence (text models; default: the model's example sentence, as the app opens on)")
+    g.add_argument("--text-file", metavar="PATH",
+                   help="read the input text from a UTF-8 file (a long document; a byte-order mark is accepted)")
     g.add_argument("--image", metavar="FILE",
                    help="input image file: PNG, JPEG, … (vision models; default: the model's example image)")
     p.add_argument("--target", metavar="TEXT",
@@ -129,6 +134,7 @@ def fill_example_input(args) -> None:
     """
     import sys
 
+    read_text_arg(args)
     if getattr(args, "text", None) is not None or getattr(args, "image", None) is not None:
         return
     ref = getattr(args, "model", None)
@@ -159,6 +165,16 @@ def fill_example_input(args) -> None:
     print(f"attnviz: note: no --text or --image given: {ref} runs on {said}", file=sys.stderr)
 
 
+def read_text_arg(args) -> None:
+    """``--text-file PATH`` given: set ``args.text`` to the file's text (one line and exit 2 if it is not one)."""
+    path = getattr(args, "text_file", None)
+    if path is None or getattr(args, "text", None) is not None:
+        return
+    from attnviz.text.text_file import read_text_file
+
+    args.text = read_text_file(path)
+
+
 def model_folder(name_or_dir: str) -> Path | None:
     """The folder ``--model`` names (a directory, or a bundled model), without loading anything."""
     from attnviz.io import assets_dir
@@ -184,13 +200,38 @@ def check_writable(path: str) -> Path:
     return out
 
 
+def _named(args) -> tuple[list, list]:
+    """(files, model references) the command's ``--scene`` or ``--lesson`` names (read once, cached)."""
+    cached = getattr(args, "_named_inputs", None)
+    if cached is not None:
+        return cached
+    from attnviz.lessons.named_inputs import named_inputs
+
+    scenes = []
+    if getattr(args, "scene", None):
+        from attnviz.lessons.scene import load_scene
+
+        scenes = [load_scene(args.scene)]
+    elif getattr(args, "lesson", None):
+        from attnviz.lessons.lesson import load_lesson
+
+        scenes = load_lesson(args.lesson).scenes
+    named = named_inputs(scenes)
+    try:
+        args._named_inputs = named
+    except AttributeError:
+        pass
+    return named
+
+
 def _inputs(args) -> list:
-    return [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus")]
+    given = [getattr(args, name, None) for name in ("image", "scene", "lesson", "corpus", "text_file")]
+    return given + _named(args)[0]
 
 
 def _folders(args) -> list:
-    model = getattr(args, "model", None)
-    return [model_folder(model) if model else None]
+    refs = [getattr(args, "model", None), *_named(args)[1]]
+    return [model_folder(m) for m in refs if m] + [getattr(args, "images", None)]
 
 
 def check_output(path: str, args) -> Path:
@@ -244,4 +285,5 @@ def load_from_args(args):
     from attnviz.runtime import load_model
 
     with status(f"loading {args.model}"):
-        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False))
+        return load_model(args.model, device=args.device, allow_pickle=getattr(args, "allow_pickle", False),
+                          dtype=getattr(args, "dtype", "auto"))

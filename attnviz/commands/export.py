@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
     p.add_argument("--colormap", default="viridis", metavar="NAME",
                    help="colour map of attention weights (default viridis; e.g. cividis, magma, inferno)")
     p.add_argument("--no-colorbar", action="store_true", help="leave out the colour scale")
+    p.add_argument("--no-highlight", action="store_true",
+                   help="leave out the selected row/column highlight (the boxed query row, the bold token, the "
+                        "clicked key) where it is only a highlight; a figure about one query keeps it")
     p.add_argument("--color-scale", choices=("auto", "fixed", "per-map", "shared"), default="auto",
                    help="heatmap colours: fixed 0–1, each map its own maximum, one scale shared by all heads "
                         "(or maps), or auto: the view's default (attention fixed 0–1, rollout per map)")
@@ -180,6 +183,8 @@ def _run(args) -> int:
 
     if (args.scene or args.lesson) and args.target is not None:
         raise AttnvizError("--target sets the decoder's input of a --model run; a scene or lesson keeps its own input")
+    if (args.scene or args.lesson) and args.text_file is not None:
+        raise AttnvizError("--text-file gives the input of a --model run; a scene or lesson keeps its own input")
     if not (args.scene or args.lesson):
         fill_example_input(args)
     done = run_scene_export(args, _options)
@@ -205,21 +210,28 @@ def _run(args) -> int:
     trace = _compared(args, loaded, trace)
     if trace.meta.get("notice"):
         print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
-    focus = trace.meta.get("focus") or {}  # coref names the head chosen on validation data
-    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, default_selection
 
-    # the app opens an encoder–decoder on cross-attention (the alignment): the export does too
-    args.part = args.part or ("cross" if trace.has_cross else "self")
-    if args.view in WALKTHROUGH_VIEWS and args.layer is None and args.head is None:
-
-        # the walkthrough's own default, the same in the app, the lesson and the lecture pack
-        args.layer, args.head, query = walkthrough_default(trace, args.part)
-        args.query = query if args.query is None else args.query
-    args.layer = args.layer if args.layer is not None else int(focus.get("layer", 0))
-    args.head = args.head if args.head is not None else int(focus.get("head", 0))
+    # the one default rule, as the app opens its tabs: the part (cross for an encoder–decoder), the head
+    # (the model's focus, else where the row mixes) and, for the walkthrough's figures, its query
+    page = "walkthrough" if args.view in WALKTHROUGH_VIEWS else "attention"
+    default = default_selection(trace, page, args.part)
+    args.part = default["part"]
+    if args.layer is None and args.head is None:
+        args.layer, args.head = default["layer"], default["head"]
+        args.query = default["query"] if args.query is None else args.query
+    args.layer = args.layer if args.layer is not None else default["layer"]
+    args.head = args.head if args.head is not None else default["head"]
     state = SelectionState(layer=args.layer, head=args.head, query=args.query, part=args.part)
+    if getattr(args, "no_highlight", False) and args.view:
+        from attnviz.selection import without_highlight
+
+        state = without_highlight(state, args.view)
     base = ["attnviz", "export", "--model", args.model]
-    base += ["--text", args.text] if args.text else ["--image", args.image]
+    if args.text_file is not None:  # the command that remakes the figure names the file, not its 70 KB of text
+        base += ["--text-file", args.text_file]
+    else:
+        base += ["--text", args.text] if args.text else ["--image", args.image]
     base += ["--target", args.target] if args.target is not None else []
     if args.lecture_pack:
         from attnviz.export.batch import export_lecture_pack

@@ -9,7 +9,7 @@ import sys
 from attnviz.commands.common import (HELP_FORMATTER, add_model_args, examples, int_range, load_from_args,
                                      positive_int, seed)
 
-__all__ = ["add_parser", "run", "format_table"]
+__all__ = ["add_parser", "run", "format_table", "induction_measured_on"]
 
 # table columns: score name -> header
 COLUMNS = (("previous_token", "prev"), ("duplicate_token", "dup"), ("induction", "induct"),
@@ -26,11 +26,14 @@ def add_parser(sub) -> None:
         epilog=examples("attnviz heads --model induction",
                         "attnviz heads --model charlm --n 1000 --json > charlm-heads.json",
                         "attnviz heads --model coref --corpus sentences.txt",
+                        "attnviz heads --model path/to/llama --text-file chapter.txt",
                         "attnviz heads --model shapes --images photos/"),
         formatter_class=HELP_FORMATTER)
     add_model_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--corpus", metavar="FILE", help="UTF-8 text file, one input per line (text models)")
+    src.add_argument("--text-file", metavar="PATH",
+                     help="one long input: the whole UTF-8 file (a byte-order mark is accepted) as a single text")
     src.add_argument("--images", metavar="DIR", help="folder of images (vision models)")
     p.add_argument("--n", type=positive_int, default=None,
                    help="how many inputs (default: 200 fresh held-out inputs of the model's task, or every "
@@ -47,12 +50,28 @@ def _cell(value) -> str:
     return "      –" if value is None or not math.isfinite(value) else f"{value:7.3f}"
 
 
+INDUCTION_NATURAL = "rep-ind"  # the induction column when no random-sequence probe ran: what it measures
+INDUCTION_NATURAL_NOTE = ("rep-ind: the induction pattern on the inputs' own repeated tokens, not the induction "
+                          "score (that needs the repeated-random-sequence probe, which this model was not run on)")
+
+
+def induction_measured_on(doc: dict) -> str | None:
+    """What the ``induction`` scores of ``doc`` were measured on: "repeated random sequences" (the probe
+    the README defines), "the inputs' own repeats" (a model scored one input at a time, e.g. a Hugging Face
+    one), or None when there is no induction score."""
+    if not any(h["scores"].get("induction") is not None for h in doc["heads"]):
+        return None
+    return "repeated random sequences" if doc.get("n_repeated") else "the inputs' own repeats"
+
+
 def format_table(doc: dict) -> str:
     """The scores as a text table, one row per head, with the best head of each score named below."""
+    natural = induction_measured_on(doc) == "the inputs' own repeats"
+    headers = [INDUCTION_NATURAL if natural and name == "induction" else h for name, h in COLUMNS]
     lines = [f"{doc.get('model', '')}: {doc['n_inputs']} inputs"
              + (f" (+ {doc['n_repeated']} repeated random sequences for the induction score)"
                 if doc.get("n_repeated") else ""),
-             "", "part  layer head " + " ".join(f"{h:>7}" for _, h in COLUMNS)]
+             "", "part  layer head " + " ".join(f"{h:>7}" for h in headers)]
     for h in doc["heads"]:
         lines.append(f"{h['part']:<5} {h['layer']:>5} {h['head']:>4} "
                      + " ".join(_cell(h["scores"].get(name)) for name, _ in COLUMNS))
@@ -62,11 +81,14 @@ def format_table(doc: dict) -> str:
         if not rows or name in ("entropy", "distance"):
             continue
         best = max(rows, key=lambda h: h["scores"][name])
-        lines.append(f"best {name.replace('_', '-')}: {best['part']} layer {best['layer']} head {best['head']} "
+        label = "repeat-induction pattern" if natural and name == "induction" else name.replace("_", "-")
+        lines.append(f"best {label}: {best['part']} layer {best['layer']} head {best['head']} "
                      f"({best['scores'][name]:.3f})")
     lines.append("prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token; "
                  "sink: share on the first token; entropy in nats; dist in tokens (pixels for images); "
                  "grad%: share of |gradient × attention|")
+    if natural:
+        lines.append(INDUCTION_NATURAL_NOTE)
     return "\n".join(lines)
 
 
@@ -98,7 +120,12 @@ def run(args) -> int:
     from attnviz.runtime.dataset_inputs import (count_corpus_lines, dataset_batches, dataset_items, list_images,
                                                 repeated_batches)
 
-    if args.corpus is not None:  # check the file before loading the model: a typo fails at once
+    texts = None
+    if args.text_file is not None:  # read before loading the model: a bad file fails at once
+        from attnviz.text.text_file import read_text_file
+
+        texts, total = [read_text_file(args.text_file)], 1
+    elif args.corpus is not None:  # check the file before loading the model: a typo fails at once
         total = count_corpus_lines(args.corpus)
     elif args.images is not None:
         total = len(list_images(args.images))
@@ -115,7 +142,8 @@ def run(args) -> int:
     bar = _Bar()
     try:
         if not adapter_for(loaded).batched:  # hooked (Hugging Face) models: one input at a time
-            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total)
+            items = dataset_items(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
+                                  texts=texts)
             result = score_heads_by_trace(loaded, items, total, progress=bar)
         else:
             def skip(path, message):  # one oversized photo is left out, with a note, not the whole run
@@ -123,12 +151,15 @@ def run(args) -> int:
                 print(f"attnviz: note: skipped {message}", file=sys.stderr, flush=True)
 
             batches = dataset_batches(loaded, corpus=args.corpus, images=args.images, n=args.n or total,
-                                      batch_size=args.batch_size, seed=args.seed, on_skip=skip)
+                                      batch_size=args.batch_size, seed=args.seed, on_skip=skip, texts=texts)
             repeated = repeated_batches(loaded, N_REPEATED, args.batch_size) \
                 if loaded.config.kind == "decoder" else None
             result = score_heads(loaded, batches, total, repeated=repeated, progress=bar)
     finally:
         bar.close()
     doc = result.to_json()
+    measured = induction_measured_on(doc)
+    if measured:  # a reader of the JSON learns it too: the README's induction score is the probe's
+        doc["induction_measured_on"] = measured
     print(json.dumps(doc) if args.json else format_table(doc))
     return 0

@@ -29,20 +29,37 @@ def add_parser(sub) -> None:
     p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: the token the task answers at, e.g. \"it\", else the "
                         "last one)")
-    p.add_argument("--part", choices=("self", "cross", "enc"), default="self",
-                   help="self-attention (default), decoder cross-attention or the encoder of an encoder–decoder")
+    p.add_argument("--part", choices=("self", "cross", "enc"), default=None,
+                   help="self-attention, decoder cross-attention or the encoder of an encoder–decoder (default: "
+                        "cross-attention for an encoder–decoder, as the app opens it, else self-attention)")
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
-    p.add_argument("--json", action="store_true", help="print every number as JSON (−inf as \"-inf\")")
+    p.add_argument("--json", action="store_true",
+                   help="print every number as JSON (−inf as \"-inf\"); the table shows the first "
+                        f"{VEC_HEAD} numbers of longer vectors")
     p.set_defaults(run=run)
 
+
+VEC_HEAD = 8  # a vector longer than this prints its first numbers (576 per row on a real model); --json has all
 
 _PART_NAMES = {"self": "self-attention", "cross": "cross-attention", "enc": "encoder self-attention"}
 
 
 def _vec(a) -> str:
+    """A vector's numbers, or its first :data:`VEC_HEAD` and how many there are (``--json`` prints all)."""
     import numpy as np  # not at module level: every `attnviz` start imports this module
 
-    return np.array2string(np.asarray(a), precision=4, suppress_small=True, max_line_width=110, threshold=10**6)
+    a = np.asarray(a)
+    if a.size <= VEC_HEAD:
+        return np.array2string(a, precision=4, suppress_small=True, max_line_width=110)
+    head = np.array2string(a[:VEC_HEAD], precision=4, suppress_small=True, max_line_width=10**6)
+    return f"{head[:-1]} … ] ({a.size} numbers)"
+
+
+def _has_bias(s) -> bool:
+    """True when the head's projections add a bias (a Llama-family model has none: its b_* are zeros)."""
+    import numpy as np
+
+    return any(bool(np.any(np.asarray(b) != 0)) for b in (s.b_Q, s.b_K, s.b_V))
 
 
 def _num(x: float) -> str:
@@ -59,8 +76,9 @@ def _kv_line(s) -> str:
 def _rotary_lines(s) -> list[str]:
     if s.rope_cos_i is None:
         return []
+    proj = "x_i W_Q + b_Q" if _has_bias(s) else "x_i W_Q"
     lines = [f"        before rotation: q_i = {_vec(s.q_pre_rope_i)}"
-             + ("  (after the model's per-head norm of x_i W_Q + b_Q, from the trace)" if s.qk_norm else ""),
+             + (f"  (after the model's per-head norm of {proj}, from the trace)" if s.qk_norm else ""),
              f"        rotary: position {s.query} turns each pair (d, d + {s.rotary_dims // 2}) of the first "
              f"{s.rotary_dims} dimensions by its angle (cos, sin from the model's table)",
              f"        cos_i = {_vec(s.rope_cos_i)}", f"        sin_i = {_vec(s.rope_sin_i)}",
@@ -77,6 +95,8 @@ def format_steps(s, model_name: str) -> str:
     width = max([8, *(len(t) for t in s.key_tokens)])
     rotary = s.rope_cos_i is not None
     facts = [f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}"]
+    bias = _has_bias(s)
+    b_q, b_k, b_v = (" + b_Q", " + b_K", " + b_V") if bias else ("", "", "")
     if s.softcap:
         facts.append(f"soft-cap = {s.softcap:g}")
     if s.sliding_window:
@@ -87,12 +107,15 @@ def format_steps(s, model_name: str) -> str:
         f"{model_name} · {_PART_NAMES[s.part]} · layer {s.layer} · head {s.head} ({_kv_line(s)}) · "
         f"query {s.query} {s.query_token!r}",
         ", ".join(facts),
+        *([f"vectors longer than {VEC_HEAD} show their first {VEC_HEAD} numbers: --json prints every number"]
+          if max(d_model, d_head) > VEC_HEAD else []),
+        *([] if bias else ["this head's projections have no bias terms"]),
         "",
         f"x_i (input row {s.query}) = {_vec(s.x_i)}",
         "",
-        f"step 1  q_i = x_i W_Q + b_Q = {_vec(s.q_proj_i if rotary else s.q_i)}",
+        f"step 1  q_i = x_i W_Q{b_q} = {_vec(s.q_proj_i if rotary else s.q_i)}",
         *_rotary_lines(s),
-        "        k_j = x_j W_K + b_K,  v_j = x_j W_V + b_V"
+        f"        k_j = x_j W_K{b_k},  v_j = x_j W_V{b_v}"
         + ("  (taken from the trace: it does not hold the encoder output they come from)"
            if s.kv_source == "trace" else "") + ("  (k_j after rotation)" if rotary else ""),
     ]
@@ -143,9 +166,11 @@ def run(args) -> int:
     loaded = load_from_args(args)
     trace = run_trace(loaded, text=args.text, image=args.image, truncate=args.truncate,
                       precision="float32", rollout=False, target_text=args.target)
-    from attnviz.analysis.walkthrough_default import walkthrough_default
+    from attnviz.analysis.walkthrough_default import default_part, walkthrough_default
 
-    layer, head, query = walkthrough_default(trace, args.part)  # one default for the CLI, app, lesson and pack
+    # one default rule for the CLI, the app, the lesson and the pack (the part too: cross for translate)
+    args.part = args.part or default_part(trace)
+    layer, head, query = walkthrough_default(trace, args.part)
     if args.layer is not None or args.head is not None:
         layer = args.layer if args.layer is not None else 0
         head = args.head if args.head is not None else 0

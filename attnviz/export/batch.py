@@ -77,32 +77,33 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     ``progress(done, total, name)``, when given, is called before each figure and once at the end.
     """
     directory = Path(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    from attnviz.analysis.walkthrough_default import walkthrough_default
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.capture.trace import layer_prefix
 
-    # the walkthrough's head and query: the same as the app's, the lesson's and `attnviz steps`
-    w_layer, w_head, q = walkthrough_default(trace)
+    # the walkthrough's part, head and query (the one default rule): the same as the app's, the lesson's
+    # and `attnviz steps` — translate's on cross-attention at the position that wrote the last token
+    walk = default_selection(trace, "walkthrough")
+    w_layer, w_head, q, w_part = walk["layer"], walk["head"], walk["query"], walk["part"]
     q = q if query is None else query
     plan: list[tuple[str, SelectionState, int | None, str]] = []
     focused = heads_of_interest(trace)
     layer, head = focused[0]
-    masked = bool(np.isinf(np.asarray(trace[f"L{w_layer}.mask"])[q]).any())
+    mask_key = layer_prefix(w_layer, w_part) + "mask"
+    masked = mask_key in trace and bool(np.isinf(np.asarray(trace[mask_key])[q]).any())
     steps = [1, 2, 3, "mask", 4, 5, 6] if masked else [1, 2, 3, 4, 5, 6]
     for step in steps:
-        plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q), step, f"step {step}"))
-    plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
-    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
-    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q), None, ""))
+        plan.append(("steps", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), step, f"step {step}"))
+    plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
+    plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
+    plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
     plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
     for lyr, hd in focused:
         plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
         # the lines of the pack's query alone: "it" → "animal" reads at a glance, 144 faint lines do not
         plan.append(("token-lines", SelectionState(layer=lyr, head=hd, query=q), None, ""))
     if trace.has_cross:
-        plan.append(("head-map", SelectionState(layer=trace.n_layers - 1, head=0, part="cross"), None, "cross"))
+        cross = default_selection(trace, "attention", "cross")  # the app's cross-attention head
+        plan.append(("head-map", SelectionState(layer=cross["layer"], head=cross["head"], part="cross"), None, "cross"))
     for name in ("rollout", "filters-pca", "pos-similarity", "attention-distance", "token-pca", "pos-encoding"):
         if trace.kind in FIGURES[name].kinds:
             if name == "rollout" and "L0.grad" not in trace.arrays:
@@ -113,16 +114,23 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     files = [_pack_file(directory, name, state, step, fmt) for name, state, step, _ in plan]
     todo = [(i, f) for i, f in enumerate(files) if f not in files[:i]]
     entries = []
-    for n, (i, file) in enumerate(todo):
-        name, state, step, _ = plan[i]
-        if progress is not None:
-            progress(n, len(todo), name)
-        title = _title(name, state, step, trace)
-        t0 = time.perf_counter()
-        export_one(name, trace, state, file, replace(opts, title=title), style, step)
-        entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
-                                 time.perf_counter() - t0))
-    _write_index(directory, entries, trace)
+    from attnviz.io.staging import staged_files
+
+    # all or nothing: every file checked before the first is written, made aside, then moved into place
+    try:
+        with staged_files(directory, [f.name for _, f in todo] + ["index.md", "index.html"]) as stage:
+            for n, (i, file) in enumerate(todo):
+                name, state, step, _ = plan[i]
+                if progress is not None:
+                    progress(n, len(todo), name)
+                title = _title(name, state, step, trace)
+                t0 = time.perf_counter()
+                export_one(name, trace, state, stage(file.name), replace(opts, title=title), style, step)
+                entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
+                                         time.perf_counter() - t0))
+            _write_index(stage("index.md").parent, entries, trace)
+    except OSError as exc:
+        raise AttnvizError(f"cannot write the lecture pack to {directory}: {exc.strerror or exc}") from None
     if progress is not None:
         progress(len(todo), len(todo), "index")
     return entries
@@ -197,7 +205,7 @@ _title = slide_title
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
     from attnviz.io import write_atomic
-    from attnviz.io.outputs import PACK_MARKER_TAG  # marks the folder as a pack's: a later pack may rewrite it
+    from attnviz.io.outputs import PACK_MARKER_TAG  # says what made the page (grants nothing: io.outputs)
 
     model = trace.meta.get("model_name", "model")
     src = trace.meta.get("input_text") or "image input"

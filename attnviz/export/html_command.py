@@ -1,8 +1,8 @@
 """``attnviz export --view head-map|model|token-lines -o figure.html``: the interactive page from the CLI.
 
 The page itself is Qt-free (:mod:`attnviz.export.html_page`); this module only hands it the app's
-colour lookup table for the export style and the model view's head statistics, so its colours and
-numbers are the app's and the PNG export's.
+colour lookup table for the export style, the model view's head statistics and the export renderer's
+still picture for where scripts cannot run, so its colours and numbers are the app's and the PNG export's.
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ def check_html_args(args) -> None:
 
 def export_html(path, view: str, trace, state, style) -> tuple[Path, dict]:
     """Write the page opening on ``view`` at ``state``'s part, layer and head; (path, page metadata)."""
+    from attnviz.export.html_fallback import fallback_picture
     from attnviz.gui.style import colour_lut
     from attnviz.gui.views.model_summary import summarize_stats
 
     page, meta = html_page(trace, colour_lut(style), view=view, layer=state.layer, head=state.head,
-                           part=state.part, style=style, head_stats=summarize_stats)
+                           part=state.part, style=style, head_stats=summarize_stats,
+                           fallback=lambda m: fallback_picture(trace, state, style, m))
     return save_page(path, page), meta

@@ -81,6 +81,9 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="swapped-pair accuracy with and without positions, both models on the sentence"),
     FigureSpec("compare", "attnviz.gui.views.compare_view", "CompareView", selects=("layer", "head", "part"),
                help="one head of two traces (--compare OTHER) on one colour scale, and their difference"),
+    FigureSpec("attention-cost", "attnviz.gui.views.attention_cost_view", "AttentionCostView", TEXT, per_head=False,
+               selects=(), help="the T² slide: this model's attention time and memory against T, eager T×T vs "
+                                "tiled (SDPA), measured on this machine"),
 )}
 
 

@@ -79,6 +79,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self._load_waits = False  # the first model's load waits until the views are imported (startup/window.py)
         self.settings = settings or AppSettings()
         self.selection = Selection()
+        self.selection.restore_kept(self.settings.kept_selections)  # a relaunch opens the head it showed
         self.loaded = None
         self.model_ref = ""
         self.trace = None
@@ -248,7 +249,8 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self.trace = trace
         self.views_area.set_trace(trace)
         self.part_bar.set_trace(trace)
-        changes = trace_defaults(previous, trace, self.selection.query, self._new_model)
+        changes = trace_defaults(previous, trace, self.selection.query, self._new_model,
+                                 self.selection.kept(self.model_ref or self._opening_ref or ""))
         self._new_model = False
         if changes:
             self.selection.update(**changes)
@@ -339,6 +341,8 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
             if steps is not None:
                 steps.close()
         self._steps, self._queued_steps = None, []
+        self.selection.keep(self.model_ref)
+        self.settings.kept_selections = self.selection.kept_states()
         self.settings.set_layout("geometry", self.saveGeometry())
         self.settings.set_layout("state", self.saveState())
         if self.views_area.docks:

@@ -61,8 +61,13 @@ def _trace_header(path: str) -> dict:
     import numpy as np
 
     try:
+        from attnviz.io.jsonfile import parse_json_text
+
         with np.load(path, allow_pickle=False) as data:
-            return json.loads(str(data["meta"]))
+            meta = parse_json_text(str(data["meta"]), f"the meta of {path}", error=AttnvizError)
+        if not isinstance(meta, dict):
+            raise AttnvizError(f"cannot read trace {path}: its meta is not a JSON object")
+        return meta
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
         raise AttnvizError(f"cannot read trace {path}: {exc}") from None
 

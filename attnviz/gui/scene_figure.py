@@ -119,32 +119,35 @@ def export_lesson_pdf(lesson, path, opts: ExportOptions | None = None, bench=Non
 
 def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt: str = "png", bench=None) -> list[Path]:
     """Every scene of ``lesson`` as a figure in ``directory``, with index.md / index.html (title, caption)."""
-    from attnviz.io import write_atomic
-    from attnviz.io.outputs import PACK_MARKER_TAG  # marks the folder as a pack's: a later pack may rewrite it
+    from attnviz.io.outputs import PACK_MARKER_TAG  # says what made the page (grants nothing: io.outputs)
+    from attnviz.io.staging import staged_files
     from attnviz.lessons.claims import Workbench
 
     directory = Path(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AttnvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
     opts = opts or ExportOptions.preset("16:9")
     bench = bench or Workbench()
     rows = []
-    for i, scene in enumerate(lesson.scenes, 1):
-        file = directory / f"{i:02d}-{scene.view}.{fmt}"
-        view, _selection, caption, _ = build_scene_figure(scene, bench)
-        try:
-            export_widget(view, file, replace(opts, title=scene.title, caption=caption))
-        finally:
-            _close(view)
-        rows.append((file, scene.title, caption))
-    md = [f"# {lesson.title}", ""] + [f"{i}. **{t}** — {c} ([{f.name}]({f.name}))" for i, (f, t, c) in enumerate(rows, 1)]
-    body = "\n".join(f"<h2>{i}. {html.escape(t)}</h2><p>{html.escape(c)}</p><img src='{html.escape(f.name)}' "
-                     f"width='800' alt='{html.escape(t)}'>" for i, (f, t, c) in enumerate(rows, 1))
-    page = (f"<!doctype html><html><head><meta charset='utf-8'>"
-            f"{PACK_MARKER_TAG}<title>{html.escape(lesson.title)}</title></head>"
-            f"<body><h1>{html.escape(lesson.title)}</h1>{body}</body></html>")
-    write_atomic(directory / "index.md", lambda tmp: Path(tmp).write_text("\n".join(md) + "\n", encoding="utf-8"))
-    write_atomic(directory / "index.html", lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
+    names = [f"{i:02d}-{scene.view}.{fmt}" for i, scene in enumerate(lesson.scenes, 1)]
+    # all or nothing (attnviz.io.staging): every file checked before the first is written, made aside, then
+    # moved into place; a scene that fails leaves the folder as it was
+    try:
+        with staged_files(directory, [*names, "index.md", "index.html"]) as stage:
+            for name, scene in zip(names, lesson.scenes):
+                view, _selection, caption, _ = build_scene_figure(scene, bench)
+                try:
+                    export_widget(view, stage(name), replace(opts, title=scene.title, caption=caption))
+                finally:
+                    _close(view)
+                rows.append((directory / name, scene.title, caption))
+            md = [f"# {lesson.title}", ""] + [f"{i}. **{t}** — {c} ([{f.name}]({f.name}))"
+                                              for i, (f, t, c) in enumerate(rows, 1)]
+            body = "\n".join(f"<h2>{i}. {html.escape(t)}</h2><p>{html.escape(c)}</p><img src='{html.escape(f.name)}' "
+                             f"width='800' alt='{html.escape(t)}'>" for i, (f, t, c) in enumerate(rows, 1))
+            page = (f"<!doctype html><html><head><meta charset='utf-8'>"
+                    f"{PACK_MARKER_TAG}<title>{html.escape(lesson.title)}</title></head>"
+                    f"<body><h1>{html.escape(lesson.title)}</h1>{body}</body></html>")
+            stage("index.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+            stage("index.html").write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise AttnvizError(f"cannot write the lesson pack to {directory}: {exc.strerror or exc}") from None
     return [f for f, _, _ in rows]

@@ -76,6 +76,20 @@ class AppSettings:
         self._set("model/last", value)
 
     @property
+    def kept_selections(self) -> dict:
+        """Where each model was left (model → layer, head, part), so a relaunch opens the head it showed.
+        Untrusted text: :meth:`attnviz.selection.Selection.restore_kept` validates it."""
+        try:
+            value = json.loads(self._str("model/selections", "{}"))
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    @kept_selections.setter
+    def kept_selections(self, value: dict) -> None:
+        self._set("model/selections", json.dumps(value))
+
+    @property
     def device(self) -> str:
         return self._str("model/device", "auto")
 

@@ -17,8 +17,8 @@ from attnviz.hf.families import FAMILIES, Family, family_of
 __all__ = ["HFFolder", "detect_hf_folder", "is_hf_folder", "FAMILIES", "Family", "family_of", "load_hf_model"]
 
 
-def load_hf_model(path, device=None, allow_pickle: bool = False):
+def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
     """See :func:`attnviz.hf.loader.load_hf_model` (imported on first use: it pulls in torch)."""
     from attnviz.hf.loader import load_hf_model as load
 
-    return load(path, device=device, allow_pickle=allow_pickle)
+    return load(path, device=device, allow_pickle=allow_pickle, dtype=dtype)

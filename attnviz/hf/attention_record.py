@@ -42,6 +42,7 @@ recorded, still inside the forward, with the probabilities and mask exactly as t
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import sys
 from dataclasses import dataclass, field
@@ -50,11 +51,17 @@ from typing import Callable
 import torch
 from torch import nn
 
-__all__ = ["ATTN_NAME", "AttentionCall", "AttentionRecorder", "register", "split_mask", "blocked_map",
+from attnviz.capture.attention_kernel import attention_with_lse
+
+__all__ = ["ATTN_NAME", "ATTN_FAST", "AttentionCall", "AttentionRecorder", "register", "split_mask", "blocked_map",
            "is_attention_module", "uses_attention_interface"]
 
 ATTN_NAME = "attnviz_record"
-_ACTIVE: list = []  # the recorders whose model is running (the innermost last)
+# the same recording on the fastest kernel: the output and each row's log-sum-exp, no (Tq, Tk) probabilities
+ATTN_FAST = "attnviz_fast"
+# the recorders whose model is running in this thread / task (the innermost last): per capture, never
+# module-global, so two captures in one process (two threads) never see each other's calls
+_ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("attnviz_recorders", default=())
 _CLASS_USES: dict[type, bool] = {}
 
 
@@ -82,6 +89,9 @@ class AttentionCall:
     probs: torch.Tensor | None = None
     z: torch.Tensor | None = None
     kept: bool = True
+    lse: torch.Tensor | None = None  # (B, H, Tq) float32 each row's log-sum-exp (fast recording; probs is then
+    # a shape-only "meta" tensor and the probabilities are recomputed on demand from query, key and lse)
+    is_causal: bool = False  # the kernel applied the causal rule itself (mask None)
     columns: dict | None = None  # {"q"|"k"|"v": (child name, column indices)} a family adapter knows
 
     @property
@@ -130,10 +140,38 @@ def _record_attention(module, query, key, value, attention_mask, *args, **kwargs
     """The function registered under ATTN_NAME: the model's eager attention, its inputs and outputs kept."""
     eager = _eager_of(module) or _generic_eager
     z, probs = eager(module, query, key, value, attention_mask, *args, **kwargs)
-    rec = _ACTIVE[-1] if _ACTIVE else None
-    if rec is not None:
-        rec._attention(module, query, key, value, attention_mask, z, probs, args, kwargs)
+    active = _ACTIVE.get()
+    if active:
+        active[-1]._attention(module, query, key, value, attention_mask, z, probs, args, kwargs)
     return z, probs
+
+
+def _record_fast(module, query, key, value, attention_mask, *args, **kwargs):
+    """The function registered under ATTN_FAST: attention on the CPU flash kernel (or its chunked fallback,
+    :mod:`attnviz.capture.attention_kernel`), recording each row's log-sum-exp instead of T×T probabilities.
+    The causal rule and masks are those transformers' SDPA path applies (``sdpa_attention_forward``)."""
+    if args:
+        kwargs = {**_bind(module, args), **kwargs}
+    scaling = kwargs.get("scaling")
+    scale = float(scaling) if scaling is not None else query.shape[-1] ** -0.5
+    is_causal = kwargs.get("is_causal")
+    is_causal = getattr(module, "is_causal", True) if is_causal is None else is_causal
+    is_causal = bool(query.shape[2] > 1 and attention_mask is None and is_causal)
+    mask = attention_mask
+    bias = kwargs.get("position_bias")
+    if isinstance(bias, torch.Tensor):  # T5-style: the bias joins the mask as additive scores
+        mask = bias if mask is None else (torch.where(mask, bias, float("-inf")) if mask.dtype == torch.bool
+                                          else bias + mask)
+    sinks = getattr(module, "sinks", None)
+    sinks = sinks.detach() if isinstance(sinks, torch.Tensor) else None
+    out, lse = attention_with_lse(query, key, value, scale, is_causal, mask, kwargs.get("softcap") or None,
+                                  sinks, float(kwargs.get("dropout") or 0.0) if module.training else 0.0)
+    z = out.transpose(1, 2).contiguous()  # (B, H, Tq, dh) → (B, Tq, H, dh) as eager returns it
+    active = _ACTIVE.get()
+    if active:
+        kwargs["scaling"] = scale
+        active[-1]._attention(module, query, key, value, mask, z, None, (), kwargs, lse=lse, is_causal=is_causal)
+    return z, None
 
 
 def _bind(module, args) -> dict:
@@ -150,8 +188,12 @@ def register() -> None:
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
+    from transformers.masking_utils import sdpa_mask
+
     AttentionInterface.register(ATTN_NAME, _record_attention)
     AttentionMaskInterface.register(ATTN_NAME, eager_mask)
+    AttentionInterface.register(ATTN_FAST, _record_fast)
+    AttentionMaskInterface.register(ATTN_FAST, sdpa_mask)  # boolean or no mask: nothing T×T for causal models
 
 
 def split_mask(mask: torch.Tensor, dtype_min: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -181,11 +223,16 @@ class AttentionRecorder:
     keep : predicate on a call's module name: False keeps only ``probs`` of that call (default: all).
     keep_grad : keep ``probs`` attached to the graph (gradient rollout); everything else is detached.
     probs_dtype : dtype of the probabilities kept of calls that ``keep`` rejects (default: as computed).
+    fast : run on the fastest kernel (:data:`ATTN_FAST`): calls keep ``lse`` instead of probabilities, and every
+        call keeps ``query``/``key``/``lse`` (O(T·d)) so that any layer's probabilities can be recomputed.
     """
 
     def __init__(self, model: nn.Module, keep: Callable[[str], bool] | None = None, keep_grad: bool = False,
-                 probs_dtype: torch.dtype | None = None):
+                 probs_dtype: torch.dtype | None = None, fast: bool = False):
+        if fast and keep_grad:
+            raise ValueError("gradients need the recorded probabilities: fast recording keeps none")
         self.model, self.keep, self.keep_grad, self.probs_dtype = model, keep, keep_grad, probs_dtype
+        self.fast, self.name = fast, ATTN_FAST if fast else ATTN_NAME
         self.calls: list[AttentionCall] = []
         self.names = {id(m): n for n, m in model.named_modules()}
         self.modules = [m for m in model.modules() if is_attention_module(m)]
@@ -200,22 +247,23 @@ class AttentionRecorder:
         register()
         try:
             self._before = self.model.config._attn_implementation
-            if self._before != ATTN_NAME:
-                self.model.set_attn_implementation(ATTN_NAME)
+            if self._before != self.name:
+                self.model.set_attn_implementation(self.name)
             self._training = [m for m in self.model.modules() if m.training]
             for m in self._training:
                 m.training = False
             for m in self.modules:
                 self._hook(m)
-            _ACTIVE.append(self)
+            self._token = _ACTIVE.set(_ACTIVE.get() + (self,))
         except BaseException:
             self.__exit__(None, None, None)
             raise
         return self
 
     def __exit__(self, *exc) -> None:
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
+        token, self._token = getattr(self, "_token", None), None
+        if token is not None:
+            _ACTIVE.reset(token)
         for h in self._handles:
             h.remove()
         self._handles.clear()
@@ -223,7 +271,7 @@ class AttentionRecorder:
         for m in self._training:
             m.training = True
         self._training = []
-        if self._before is not None and self._before != ATTN_NAME:
+        if self._before is not None and self._before != self.name:
             self.model.set_attn_implementation(self._before)
         self._before = None
 
@@ -266,7 +314,7 @@ class AttentionRecorder:
                 call.proj[child_name] = (arg.detach() if arg is not None else None, out.detach())
         return hook
 
-    def _attention(self, module, query, key, value, mask, z, probs, args, kwargs) -> None:
+    def _attention(self, module, query, key, value, mask, z, probs, args, kwargs, lse=None, is_causal=False) -> None:
         call = self._pending.pop(id(module), None)
         if call is None:  # a module the hooks did not find (its forward is not a plain interface caller)
             name = self.names.get(id(module), type(module).__name__)
@@ -275,8 +323,20 @@ class AttentionRecorder:
         else:  # the output projection runs after the attention function: keep the call open for it
             self._pending[id(module)] = call
         call.index = len(self.calls)
-        call.probs = probs if self.keep_grad else probs.detach()
-        if not call.kept and self.probs_dtype is not None and not self.keep_grad:
+        if lse is not None:  # fast: what recomputes every probability (O(T·d)), for every call
+            B, H, Tq = lse.shape
+            call.probs = torch.empty((B, H, Tq, key.shape[-2]), device="meta")  # the shape alone
+            call.lse, call.is_causal = lse.detach(), bool(is_causal)
+            call.query, call.key = query.detach(), key.detach()
+            call.mask = mask.detach() if isinstance(mask, torch.Tensor) else None
+            call.scaling = float(kwargs["scaling"])
+            softcap = kwargs.get("softcap")
+            call.softcap = float(softcap) if softcap else None
+            window = kwargs.get("sliding_window")
+            call.sliding_window = int(window) if window else None
+        else:
+            call.probs = probs if self.keep_grad else probs.detach()
+        if not call.kept and self.probs_dtype is not None and not self.keep_grad and lse is None:
             call.probs = call.probs.to(self.probs_dtype)  # a layer not asked for: held compactly
         if call.kept:
             if args:  # positional extras: named by the eager function's own signature

@@ -17,21 +17,29 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
+from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace
-from attnviz.errors import ModelLoadError
+from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
 from attnviz.hf.describe import describe_model, head_of, trace_description
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
-from attnviz.hf.layer_arrays import call_arrays
+from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
 from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.own_attention import OwnAttentionRecorder
 from attnviz.hf.projections import read_projections
+from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
-__all__ = ["capture_hf", "eager_attention"]
+__all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
+
+# families that compute attention in their own code (Falcon, Bloom, GPT-Neo, DeBERTa, MPT) keep full maps up to this
+MAX_FULL_T = 2048
+# a live preview (on_layer) of a fast-recorded layer is computed only up to this many (head × query × key) cells
+PREVIEW_CELLS = 1 << 24
 
 
 @contextmanager
@@ -121,7 +129,16 @@ def _layer_reporter(on_layer, only):
     only = None if only is None else {int(i) for i in only}
 
     def report(call, probs, mask):
-        if probs.shape[0] == 1 and (only is None or call.index in only):
+        if probs is None and call.lse is not None and call.lse.shape[0] == 1 \
+                and call.lse.numel() * call.key.shape[-2] <= PREVIEW_CELLS and (only is None or call.index in only):
+            # a fast-recorded layer: its probabilities recomputed from q, k and lse (short enough to preview)
+            rule = rule_of(call, call.scaling, {})
+            probs = torch.from_numpy(OnDemandProbs(call.query[0].float().numpy(), call.key[0].float().numpy(),
+                                                   call.lse[0].numpy(), rule).full())[None]
+            mask = None if rule.blocked_bits is None and not rule.causal and rule.window is None else \
+                torch.from_numpy(np.where(rule.blocked(np.arange(probs.shape[2]), np.arange(probs.shape[3]),
+                                                       probs.shape[3]), float("-inf"), 0.0))
+        if probs is not None and probs.shape[0] == 1 and (only is None or call.index in only):
             # copies: nothing the forward does afterwards can change what was reported
             p = np.array(probs[0].detach().float().cpu().numpy(), dtype=np.float32, copy=True)
             masked = None
@@ -133,7 +150,7 @@ def _layer_reporter(on_layer, only):
 
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
                target: int | None = None, precision: str = "auto", layers=None, on_layer=None,
-               report_layers=None) -> Trace:
+               report_layers=None, attention: str = "auto") -> Trace:
     """One forward pass of a batch-of-one input; same arguments and result as :func:`attnviz.capture.capture`.
 
     Parameters
@@ -150,6 +167,10 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         the cells its mask blocked, or None); models read through the
         attention interface only (the others report nothing before the trace is complete).
     report_layers : the layer indices ``on_layer`` is called for (default all).
+    attention : "eager" (the model's own eager attention, probabilities kept as computed), "on_demand" (the
+        fastest kernel; each layer keeps q, k and each row's log-sum-exp and its probabilities are recomputed
+        exactly when asked: :meth:`Trace.probs`) or "auto" (on demand from :data:`ON_DEMAND_T` tokens).
+        Gradients need eager. A live preview of an on-demand layer is sent up to ``PREVIEW_CELLS`` cells.
     """
     hf_cfg = model.config
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]
@@ -159,7 +180,12 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     T = len(tokens)
     dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T) else np.float32
     conv, head, deferred = _Numpy(dtype), head_of(arch), {}
-    recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
+    if attention not in ("auto", "eager", "on_demand"):
+        raise ValueError(f"attention must be 'auto', 'eager' or 'on_demand', not {attention!r}")
+    fast = not grad and (attention == "on_demand" or (attention == "auto" and T >= ON_DEMAND_T))
+    # q, k and lse decide every recomputed probability: kept as computed (float32) unless float16 was asked for
+    qk_dtype = np.float16 if precision == "float16" else np.float32
+    recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad, fast=fast,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
     if on_layer is not None:
@@ -167,6 +193,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     calls, blocks, emb, windows = [], None, {}, None
+    if not generic and T > MAX_FULL_T:  # before the forward: its (H, T, T) maps are what would not fit
+        raise InputError(f"{arch} computes attention in its own code (terms attnviz cannot recompute from q and k): "
+                         f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None
@@ -197,10 +226,14 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     with torch.no_grad():
         T_run = probs_list[0].shape[-1]
         arrays: dict[str, np.ndarray] = {}
-        facts, readings, masks, outside, by_tensor = [], [], [], {}, {}
+        facts, readings, masks, outside, by_tensor, on_demand = [], [], [], {}, {}, {}
         for i, call in enumerate(calls):
             if not call.kept:
-                arrays[f"L{i}.probs"] = conv(call.probs[0])
+                if call.lse is not None:  # a layer not asked for in full: what recomputes its probabilities
+                    arrays.update(on_demand_arrays(f"L{i}.", call, call.query[0], call.scaling, conv, qk_dtype,
+                                                   by_tensor, on_demand))
+                else:
+                    arrays[f"L{i}.probs"] = conv(call.probs[0])
                 facts.append(None)
                 continue
             k = outside.setdefault(id(call.module), 0)
@@ -210,7 +243,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             readings.append(reading)  # alive until every tensor is converted (conv keys by address)
             layer, fact = call_arrays(i, call, reading, blocks.block_of_call(call.index), conv,
                                       keep_out=T_run <= LARGE_T, post_ln=family is not None and family.norm == "post",
-                                      masks=masks, masks_by_tensor=by_tensor)
+                                      masks=masks, masks_by_tensor=by_tensor, qk_dtype=qk_dtype, on_demand=on_demand)
             arrays.update(layer)
             facts.append(fact)
         if not generic:  # the description's missing line says what is not there
@@ -246,6 +279,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         "prefix_tokens": n_prefix,
         "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
     }
+    if on_demand:
+        full_meta.update(on_demand)  # {"on_demand": {prefix: score rule facts}}
+        attach_on_demand(arrays, full_meta, deferred)
     if notices:
         full_meta["notice"] = "; ".join(dict.fromkeys(n for n in notices if n))
     return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred)

@@ -12,7 +12,11 @@ from attnviz.errors import ModelLoadError
 from attnviz.hf.families import Family, family_of
 from attnviz.models.config import ModelConfig
 
-__all__ = ["head_of", "kind_of", "positions_of", "position_kind", "describe_model", "trace_description"]
+__all__ = ["head_of", "kind_of", "positions_of", "position_kind", "describe_model", "trace_description",
+           "norm_type_of", "activation_of", "true_config"]
+
+# families whose "LayerNorm" is an RMSNorm (no mean subtraction) though their config names no rms_norm_eps
+_RMS_FAMILIES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")
 
 # architecture name endings → attnviz head names (what ``prediction`` holds)
 _HEADS = (("ForMaskedLM", "mlm"), ("LMHeadModel", "lm"), ("ForCausalLM", "lm"),
@@ -84,7 +88,7 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
     first = known[0] if known else None
     per_layer = [f or first for f in facts]  # a layer kept as probabilities only: described as the first
     scales = [f.scale for f in per_layer if f is not None] or [cfg.head_dim ** -0.5]
-    out = {"n_heads": H, "n_kv_heads": kv, "kv_group": H // kv if kv else 1, "scale": float(scales[0]),
+    out = {"config": true_config(hf_config, cfg), "n_heads": H, "n_kv_heads": kv, "kv_group": H // kv if kv else 1, "scale": float(scales[0]),
            "position": position_kind(hf_config), "qkv_available": bool(known) and not known[0].missing}
     if len(set(scales)) > 1:  # GPT-2 with scale_attn_by_inverse_layer_idx
         out["layer_scales"] = [float(s) for s in scales]
@@ -113,6 +117,30 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
         out["missing"] = missing
         out["missing_line"] = "not captured: " + "; ".join(missing)
     return out
+
+
+def norm_type_of(hf_config) -> str:
+    """"rmsnorm" for a model that normalises with RMSNorm (Llama, Qwen, Mistral, Gemma: their configs
+    state ``rms_norm_eps``; T5's layer norm is an RMSNorm too), else "layernorm"."""
+    if getattr(hf_config, "rms_norm_eps", None) is not None:
+        return "rmsnorm"
+    return "rmsnorm" if str(getattr(hf_config, "model_type", "")).lower() in _RMS_FAMILIES else "layernorm"
+
+
+def activation_of(hf_config) -> str:
+    """The MLP activation as the config names it ("silu" for Llama, "gelu_new" for GPT-2, "gelu" for
+    BERT); "gelu" when the config states none."""
+    for name in ("hidden_act", "activation_function", "hidden_activation", "dense_act_fn", "activation"):
+        value = getattr(hf_config, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return "gelu"
+
+
+def true_config(hf_config, cfg: ModelConfig) -> dict:
+    """``cfg.to_dict()`` for a trace's ``meta["config"]``, with the model's real activation and its kind of
+    norm (``norm_type``): :class:`ModelConfig` only knows the activations and norms attnviz builds itself."""
+    return {**cfg.to_dict(), "activation": activation_of(hf_config), "norm_type": norm_type_of(hf_config)}
 
 
 def _size(value) -> int:
@@ -145,8 +173,7 @@ def describe_model(hf_config, architecture: str, max_len: int | None = None) -> 
     d_head = int(getattr(hf_config, "head_dim", None) or d_model // max(n_heads, 1))
     inner = getattr(hf_config, "intermediate_size", None) or getattr(hf_config, "n_inner", None) \
         or getattr(hf_config, "hidden_dim", None) or 4 * d_model
-    act = str(getattr(hf_config, "hidden_act", None) or getattr(hf_config, "activation_function", None)
-              or getattr(hf_config, "activation", "gelu"))
+    act = activation_of(hf_config)
     head = head_of(architecture)
     fields = dict(
         kind=kind, n_layers=n_layers, n_heads=n_heads, d_model=d_model, d_head=d_head,

@@ -164,8 +164,9 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         arrays["next_probs"] = next_probs.astype(dtype, copy=False)
         arrays["prediction"] = arrays["next_probs"][-1]
     kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
+    from attnviz.hf.describe import true_config  # the model's real activation and norm, not the nearest attnviz has
     full_meta = {
-        "kind": "encoder-decoder", "config": cfg.to_dict(), "scale": float(scales.pop()), "causal": True,
+        "kind": "encoder-decoder", "config": true_config(model.config, cfg), "scale": float(scales.pop()), "causal": True,
         "n_layers": cfg.dec_layers, "n_enc_layers": cfg.n_layers, "n_heads": cfg.n_heads,
         "n_kv_heads": kv_heads, "kv_group": cfg.n_heads // kv_heads,
         "d_head": cfg.head_dim, "grid": None, "precision": np.dtype(dtype).name, **(meta or {}),

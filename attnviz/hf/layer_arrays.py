@@ -12,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnviz.capture.on_demand import register as register_on_demand
 from attnviz.hf.attention_record import blocked_map, split_mask
 from attnviz.hf.projections import ProjectionReading
+from attnviz.hf.score_rule import rule_of
 
-__all__ = ["call_arrays", "LayerFacts"]
+__all__ = ["call_arrays", "on_demand_arrays", "LayerFacts"]
 
 
 class LayerFacts:
@@ -58,26 +60,56 @@ def _shared(masks: list, m: np.ndarray) -> np.ndarray:
     return same
 
 
+def _weight(conv, w: torch.Tensor) -> np.ndarray:
+    """A weight in the dtype the model holds it: a CPU float32/float16 parameter is read in place (a read-only
+    view, so no trace holds its own copy of the model's weights, at any precision), others converted once."""
+    own = {torch.float32: np.float32, torch.float16: np.float16}.get(w.dtype)
+    arr = conv(w, own) if own is not None else conv(w, np.float32)
+    if w.device.type == "cpu" and own is not None and arr.base is not None:
+        arr = arr.view()
+        arr.flags.writeable = False  # a view of the model's own parameter: nothing may write through it
+    return arr
+
+
+def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_dtype, rules: dict,
+                     meta: dict) -> dict:
+    """``q``, ``k``, ``lse`` and the score rule of a fast-recorded call (probabilities recomputed on demand:
+    :mod:`attnviz.capture.on_demand`); ``qk_dtype`` the dtype q and k are kept in (exactness of every block)."""
+    out = {prefix + "q": conv(q, qk_dtype), prefix + "k": conv(call.key[0], qk_dtype)}
+    register_on_demand(out, meta, prefix, conv(call.lse[0], np.float32), rule_of(call, scale, rules))
+    return out
+
+
 def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, conv, keep_out: bool,
-                post_ln: bool, masks: list, masks_by_tensor: dict) -> tuple[dict, LayerFacts]:
+                post_ln: bool, masks: list, masks_by_tensor: dict, qk_dtype=None,
+                on_demand: dict | None = None) -> tuple[dict, LayerFacts]:
     """Arrays ``L{i}.*`` of one kept call (batch row 0) and its :class:`LayerFacts`.
 
     ``conv`` converts each distinct live tensor once: the caller keeps ``call`` and ``reading`` alive until
     every layer is converted; ``masks`` collects the distinct masks, ``masks_by_tensor`` each mask tensor's
-    reading (the calls hold the tensors, so their ids stay theirs while the capture converts)."""
+    reading (the calls hold the tensors, so their ids stay theirs while the capture converts). A fast-recorded
+    call (``call.lse``) keeps no probabilities or mask: its rule goes into ``on_demand`` (the trace's
+    ``meta["on_demand"]``)."""
     p = f"L{i}."
     facts = LayerFacts(call, reading)
     q = call.query[0]
     if reading.q_factor != 1.0:  # the constant went into the scale (see attnviz.hf.projections)
         q = q / reading.q_factor
-    out = {p + "q": conv(q), p + "k": conv(call.key[0]), p + "v": conv(call.value[0]),
-           p + "probs": conv(call.probs[0]), p + "z": conv(_heads_first(call.z[0]))}
+    out = {p + "v": conv(call.value[0]), p + "z": conv(_heads_first(call.z[0]))}
+    if call.lse is not None:
+        out.update(on_demand_arrays(p, call, q, facts.scale, conv, qk_dtype, masks_by_tensor, on_demand))
+        if p + "score_bias" in out:  # the contract's name for a finite additive bias, the same array
+            out[p + "bias"], facts.bias = out[p + "score_bias"], True
+    else:
+        out.update({p + "q": conv(q), p + "k": conv(call.key[0]), p + "probs": conv(call.probs[0])})
     if call.x is not None:
         out[p + "x"] = conv(call.x[0])
     if call.x_kv is not None:
         out[p + "x_kv"] = conv(call.x_kv[0])
     Tq, Tk = call.probs.shape[-2:]
-    if call.mask is None:
+    if call.lse is not None:
+        pass  # the mask and any bias are in the score rule
+    elif call.mask is None:
         out[p + "mask"] = _shared(masks, np.zeros((Tq, Tk), np.float32))
     else:
         seen = masks_by_tensor.get(id(call.mask))  # layers handed the same mask tensor: split it once
@@ -91,7 +123,7 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
             b = bias[0]  # (1 | H, Tq, Tk)
             out[p + "bias"] = conv(b)
             facts.bias = True
-    out.update({p + name: conv(w) for name, w in reading.weights.items()})
+    out.update({p + name: _weight(conv, w) for name, w in reading.weights.items()})
     if reading.out is not None and keep_out:
         out[p + "out"] = conv(reading.out)
     if reading.q_pre_rope is not None:

@@ -9,9 +9,8 @@ Every problem the user can fix is a :class:`~attnviz.errors.ModelLoadError` with
 
 from __future__ import annotations
 
-import json
+import math
 import os
-import struct
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,7 +27,6 @@ INSTALL_HINT = "pip install 'attnviz[hf]'"
 MIN_TRANSFORMERS = 5  # module paths in attnviz.hf.families follow transformers 5
 _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "tokenizer.model",
                     "sentencepiece.bpe.model")
-_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1}
 
 
 def require_transformers(what: str = "this Hugging Face model folder"):
@@ -62,44 +60,51 @@ def quiet_transformers(tf):
 
 
 # -- files -------------------------------------------------------------------------------------------
-def _shards(folder: HFFolder) -> list[Path]:
-    st = folder.safetensors
-    if st.name.endswith(".index.json"):
-        try:
-            weight_map = json.loads(st.read_text(encoding="utf-8"))["weight_map"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelLoadError(f"cannot read the shard index {st}: {exc}") from None
-        files = [folder.path / f for f in dict.fromkeys(weight_map.values())]
-        absent = [f.name for f in files if not f.is_file()]
-        if absent:
-            raise ModelLoadError(f"{folder.path} is missing weight shards: {', '.join(absent[:3])}")
-        return files
-    return [st]
+MAX_INDEX_BYTES = 32 * 2**20  # a shard index names ~100 bytes per tensor: 32 MB is 300 000 tensors
+MAX_SHARDS = 10_000
+
+
+def _shards(folder: HFFolder, st: Path | None = None) -> list[Path]:
+    """The weight files: the one weights file, or the shards its index names (each inside the folder).
+
+    ``st``: the weights file or index (default: the folder's safetensors one); a pickle's index is read the
+    same way before transformers reads it."""
+    st = folder.safetensors if st is None else st
+    if not st.name.endswith(".index.json"):
+        return [st]
+    from attnviz.models.validate import read_json_bounded
+
+    # the one bounded reader: a 200 MB or deeply nested index is one line, not memory or a RecursionError
+    doc = read_json_bounded(st, MAX_INDEX_BYTES, 8)
+    weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise ModelLoadError(f"cannot read the shard index {st}: it has no \"weight_map\" object")
+    for name in weight_map.values():
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise ModelLoadError(f"the shard index {st} names a shard that is not a file name: {str(name)[:60]!r}")
+    names = list(dict.fromkeys(weight_map.values()))
+    if len(names) > MAX_SHARDS:
+        raise ModelLoadError(f"the shard index {st} names {len(names):,} shards, more than {MAX_SHARDS:,}")
+    root = Path(os.path.realpath(folder.path))
+    files = []
+    for name in names:
+        file = folder.path / name
+        # judged before anything is opened: a shard is a file of this folder, never ../../etc/passwd
+        if Path(name).is_absolute() or ".." in Path(name).parts or root not in Path(os.path.realpath(file)).parents:
+            raise ModelLoadError(f"the shard index {st} names {name[:80]!r}, outside the model folder")
+        files.append(file)
+    absent = [f.name for f in files if not f.is_file()]
+    if absent:
+        raise ModelLoadError(f"{folder.path} is missing weight shards: {', '.join(absent[:3])}")
+    return files
 
 
 def _safetensors_numel(file: Path) -> int:
-    """Parameters in one safetensors file, from its header; a truncated file is caught here."""
-    try:
-        with open(file, "rb") as fh:
-            (n,) = struct.unpack("<Q", fh.read(8))
-            if n > 100_000_000:
-                raise ValueError("header length is implausible")
-            header = json.loads(fh.read(n))
-        size = file.stat().st_size
-    except (OSError, ValueError, struct.error) as exc:
-        raise ModelLoadError(f"{file} is not a readable safetensors file: {exc}") from None
-    numel, end = 0, 0
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        count = 1
-        for d in t["shape"]:
-            count *= int(d)
-        numel += count
-        end = max(end, int(t["data_offsets"][1]))
-    if 8 + n + end > size:
-        raise ModelLoadError(f"{file} is truncated ({size:,} bytes, its header needs {8 + n + end:,})")
-    return numel
+    """Parameters in one safetensors file, from its header (bounded, every entry checked; a truncated file
+    is caught here)."""
+    from attnviz.models.validate import read_safetensors_header
+
+    return sum(math.prod(shape) for _dtype, shape in read_safetensors_header(file).values())
 
 
 def weights_numel(folder: HFFolder) -> int:
@@ -120,6 +125,7 @@ def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
             raise ModelLoadError(
                 f"{folder.pickle.name} is a pickle, which can run code when loaded; attnviz refuses it. "
                 "Convert it to model.safetensors, or allow the restricted loader (weights_only) explicitly.")
+        _shards(folder, folder.pickle)  # its index bounded and its shards inside the folder, as for safetensors
         return
     if folder.other_weights:
         raise ModelLoadError(f"{folder.path} holds only {', '.join(folder.other_weights)} (TensorFlow/Flax "
@@ -127,9 +133,10 @@ def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
     raise ModelLoadError(f"{folder.path} has config.json but no model.safetensors (the weights are missing)")
 
 
-def _check_memory(folder: HFFolder, config_numel: int = 0) -> None:
+def _check_memory(folder: HFFolder, config_numel: int = 0, file_numel: int | None = None) -> None:
     # float32 weights (as the file or, if larger, as the config builds them), loader copies, activations
-    need = max(weights_numel(folder), config_numel) * 4 * 1.2 + 256e6
+    file_numel = weights_numel(folder) if file_numel is None else file_numel
+    need = max(file_numel, config_numel) * 4 * 1.2 + 256e6
     free = available_memory()
     if free is not None and need > free:
         raise ModelLoadError(f"{folder.path.name} needs about {need / 1e9:.1f} GB of memory but only "
@@ -184,13 +191,32 @@ def _skeleton(cls, config, name: str):
     return numel, interface, has
 
 
-def _load_weights(cls, folder: HFFolder, config):
+# -- precision (issue 34, h34core): the checkpoint's own dtype unless asked otherwise -------------------------
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+
+
+def model_dtype(config, dtype: str = "auto"):
+    """The torch dtype a model runs in: ``dtype`` when given, else the checkpoint's own (config ``dtype`` /
+    ``torch_dtype``) when it is float16 or bfloat16, else float32."""
+    import torch
+
+    if dtype not in DTYPES:
+        raise ModelLoadError(f"unknown dtype {dtype!r}: choose {', '.join(DTYPES)}")
+    if dtype != "auto":
+        return getattr(torch, dtype)
+    own = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    own = getattr(torch, own, None) if isinstance(own, str) else own
+    return own if own in (torch.float16, torch.bfloat16) else torch.float32
+# -------------------------------------------------------------------------------------------------------------
+
+
+def _load_weights(cls, folder: HFFolder, config, dtype=None):
     import torch
 
     try:
         model, info = cls.from_pretrained(
             str(folder.path), config=config, local_files_only=True, trust_remote_code=False,
-            attn_implementation="eager", dtype=torch.float32, use_safetensors=folder.safetensors is not None,
+            attn_implementation="eager", dtype=dtype or torch.float32, use_safetensors=folder.safetensors is not None,
             weights_only=True, output_loading_info=True, ignore_mismatched_sizes=True)
     except Exception as exc:  # third-party loading raises many types; the user gets one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -235,7 +261,7 @@ def _labels(config, head: str) -> list[str] | None:
     return [str(id2label.get(i, id2label.get(str(i), f"class {i}"))) for i in range(int(config.num_labels))]
 
 
-def load_hf_model(path, device=None, allow_pickle: bool = False):
+def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
     """Load a Hugging Face model folder for tracing.
 
     Parameters
@@ -243,6 +269,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     path : folder with ``config.json``, ``model.safetensors`` and tokenizer or image-processor files.
     device : "auto", "cpu", "cuda", "mps" or a torch.device.
     allow_pickle : read ``pytorch_model.bin`` with ``torch.load(weights_only=True)`` (refused otherwise).
+    dtype : "auto" (the checkpoint's own float16 / bfloat16, else float32), "float32", "float16" or "bfloat16".
 
     Returns
     -------
@@ -258,6 +285,11 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     if folder is None:
         raise ModelLoadError(f"{path} is not a Hugging Face model folder (no config.json with a model_type)")
     _check_files(folder, allow_pickle)
+    from attnviz.hf.config_bounds import check_config_sizes
+
+    check_config_sizes(folder.doc, folder.path.name)  # 10⁷ layers refused here, before any skeleton is built
+    file_numel = weights_numel(folder)  # every weight header read (bounded) before the config builds anything
+    _check_memory(folder, 0, file_numel)
     tf = require_transformers(folder.path.name)
     with quiet_transformers(tf):
         try:
@@ -269,8 +301,13 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
         if not has_attention:
             raise ModelLoadError(f"{cls.__name__} has no attention layers (a convolutional, recurrent or "
                                  "state-space model): attnviz shows attention")
-        _check_memory(folder, numel)
-        model = _load_weights(cls, folder, config)
+        if folder.safetensors is not None and numel > 16 * file_numel + 10_000_000:
+            # a gross mismatch, found before the weights load (from_pretrained would build all of it first);
+            # near misses are named tensor by tensor by _load_weights
+            raise ModelLoadError(f"the weights in {folder.path} do not match its config.json (it describes "
+                                 f"{numel:,} parameters, the weight files hold {file_numel:,})")
+        _check_memory(folder, numel, file_numel)
+        model = _load_weights(cls, folder, config, model_dtype(config, dtype))
         arch = folder.architecture or type(model).__name__
         seq2seq = is_encoder_decoder(config)
         head = "lm" if seq2seq else head_of(arch)  # an encoder–decoder writes tokens
@@ -287,7 +324,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False):
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
             "labels": _labels(config, head), "qkv_available": interface,
-            "transformers": tf.__version__}
+            "transformers": tf.__version__, "dtype": str(next(model.parameters()).dtype).replace("torch.", "")}
     extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
                        device=device, extra=extra)

@@ -18,6 +18,8 @@ class TensorsToNumpy:
 
     def __call__(self, t: torch.Tensor, dtype=None) -> np.ndarray:
         dtype = self.dtype if dtype is None else np.dtype(dtype)
+        if t.dtype == torch.float16 and dtype == np.float32:
+            dtype = np.dtype(np.float16)  # kept in the dtype the model computed in (float32 would add nothing)
         key = (t.data_ptr(), t.shape, t.stride(), dtype)
         arr = self.seen.get(key)
         if arr is None:

@@ -86,9 +86,9 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     from attnviz.io.outputs import guard_write
 
     path = Path(path)
+    guard_write(path)  # the path as given: the policy judges a link at both ends
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    guard_write(path)
     _remove_stale_parts(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".part", dir=path.parent or ".")
     os.close(fd)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["read_json_file", "parse_json_text", "check_json_depth", "JsonLimitError", "MAX_DEPTH"]
+__all__ = ["read_json_file", "parse_json_text", "check_json_depth", "check_json_text", "JsonLimitError", "MAX_DEPTH"]
 
 MAX_DEPTH = 64  # attnviz files nest 5 deep; Hugging Face configs a few more
 
@@ -34,6 +34,24 @@ def check_json_depth(doc, limit: int = MAX_DEPTH) -> None:
             stack.extend((v, depth + 1) for v in node)
 
 
+def check_json_text(doc) -> None:
+    """Raise :class:`JsonLimitError` when a key or string in ``doc`` is not valid Unicode (a lone surrogate
+    such as ``"\\ud800"`` parses, then breaks every print and write later). Iterative: no recursion."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and not node.isascii():
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                raise JsonLimitError("holds text that is not valid Unicode (a lone surrogate \\ud800–\\udfff)") from None
+
+
 def _keep_constant(name: str) -> float:
     # NaN / Infinity are not JSON, but Python writes them; read them so range checks can name the field
     return float(name.replace("Infinity", "inf"))
@@ -49,6 +67,7 @@ def parse_json_text(text: str, where: str, max_depth: int = MAX_DEPTH, error=Jso
         raise error(f"cannot read {where}: not valid JSON ({str(exc).splitlines()[0]})") from None
     try:
         check_json_depth(doc, max_depth)
+        check_json_text(doc)
     except JsonLimitError as exc:
         raise error(f"cannot read {where}: {exc}") from None
     return doc
@@ -69,7 +88,7 @@ def read_json_file(path, max_bytes: int, max_depth: int = MAX_DEPTH, what: str =
             raw = fh.read(size + 1)  # not max_bytes: read(n) sets n bytes aside first; the file may grow
         if len(raw) > max_bytes:
             raise error(f"cannot read {path}: more than a {what} may hold ({max_bytes:,} bytes)")
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad writes one) is accepted
     except FileNotFoundError:
         raise error(f"{what} {path} does not exist") from None
     except IsADirectoryError:

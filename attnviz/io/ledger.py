@@ -35,13 +35,12 @@ def _stamp(path: Path) -> list[int] | None:
 
 
 def _read() -> dict:
-    p = _ledger_path()
+    from attnviz.io.jsonfile import JsonLimitError, read_json_file
+
     try:
-        if p.stat().st_size > _MAX_BYTES:
-            return {}
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
+        doc = read_json_file(_ledger_path(), _MAX_BYTES, 4, what="ownership record")
+    except JsonLimitError:
+        return {}  # unreadable or not ours: nothing counts as attnviz's (only asks for --force)
     return doc if isinstance(doc, dict) else {}
 
 
@@ -51,6 +50,8 @@ def record_written(path) -> None:
     p = _ledger_path()
     if Path(os.path.realpath(p.parent)) in Path(real).parents:
         return  # the cache's own files (import plans, this record) are nobody's output
+    if any(part.startswith(".attnviz-staging-") for part in Path(real).parts):
+        return  # a file staged for a pack (attnviz.io.staging): recorded where it is copied to
     stamp = _stamp(Path(real))
     if stamp is None:
         return

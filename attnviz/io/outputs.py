@@ -2,12 +2,16 @@
 
 Rules (a command's ``--force`` lifts the second and third, never the first):
 
-1. never over one of the command's inputs (:func:`attnviz.io.paths.refuse_overwrite`);
+1. never over one of the command's inputs (:func:`attnviz.io.paths.refuse_overwrite`): every file and
+   model folder the command, its scene or its lesson names; never into a Hugging Face cache's blob store;
 2. never into a model folder: the bundled models, the Hugging Face cache, and any folder holding a
    model's ``config.json`` and weights (found by content, so another model than ``--model`` is safe too);
-3. never over a non-empty file attnviz did not write: its own earlier output (:mod:`attnviz.io.ledger`),
-   a saved trace, or a figure an earlier lecture pack made (named in the pack's marked index) may be
-   replaced; a user's own file may not.
+3. never over a non-empty file attnviz did not write: its own earlier output still as it wrote it (the
+   ownership record, :mod:`attnviz.io.ledger`; a lecture pack's figures included) or a saved trace (by its
+   content marker, :mod:`attnviz.io.trace_marker`) may be replaced; a user's own file may not.
+
+A link is judged at both ends: where it lies and where it points must both pass. Nothing a file can say
+about itself (a generator tag, array names) grants the right to replace it.
 
 Commands check their outputs before any work (:func:`check_target`) and run inside :func:`output_policy`,
 which makes :func:`attnviz.io.atomic.write_atomic` check every file it is about to write: the names a
@@ -19,21 +23,20 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz.io.paths import OverwriteError, refuse_overwrite
+from attnviz.io.paths import OverwriteError, lexical_path, refuse_overwrite
+from attnviz.io.trace_marker import has_trace_marker
 
 __all__ = ["WEIGHT_FILES", "PACK_MARKER", "PACK_MARKER_TAG", "is_model_folder", "protected_folder_of",
-           "made_by_attnviz", "check_target", "check_pack_folder", "output_policy", "guard_write", "pack_files"]
+           "made_by_attnviz", "check_target", "check_pack_folder", "output_policy", "guard_write", "pack_index_owned",
+           "check_targets", "api_output"]
 
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                 "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack", "model.ckpt.index")
 PACK_MARKER = "attnviz lecture pack"
 PACK_MARKER_TAG = f"<meta name='generator' content='{PACK_MARKER}'>"  # in every pack's index.html head
-_INDEX_MAX_BYTES = 4_000_000
 
 
 def is_model_folder(folder) -> bool:
@@ -62,6 +65,24 @@ def _real(path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 
 
+def _refuse_shared_blob(path) -> None:
+    """Never write into a Hugging Face cache's blob store, even with --force: every snapshot of every
+    revision links to the same blob, so one write would change models the user never named."""
+    real = _real(path)
+    for root in _hf_cache_roots():
+        r = _real(root)
+        if r in real.parents and len(real.relative_to(r).parts) >= 2 and real.relative_to(r).parts[1] == "blobs":
+            raise OverwriteError(f"{path} leads into the Hugging Face cache's shared files ({real.parent}): "
+                                 "choose an output elsewhere")
+
+
+def check_targets(paths) -> None:
+    """Check every path in ``paths`` against the running command's policy before the first is written
+    (a lecture pack refused over one file must not have written the others)."""
+    for p in paths:
+        guard_write(p)
+
+
 def protected_folder_of(path) -> Path | None:
     """The model folder (or model collection) that ``path`` lies in, or None when it is free to write."""
     from attnviz.io.assets import assets_dir
@@ -77,29 +98,15 @@ def protected_folder_of(path) -> Path | None:
     return None
 
 
-def pack_files(folder) -> set[str] | None:
-    """The file names an earlier lecture pack in ``folder`` wrote (from its marked index), or None."""
-    index = Path(folder) / "index.html"
-    try:
-        if not index.is_file() or index.stat().st_size > _INDEX_MAX_BYTES:
-            return None
-        page = index.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if PACK_MARKER_TAG not in page:
-        return None
-    import html
+def pack_index_owned(folder) -> bool:
+    """True when ``folder`` holds an ``index.html`` an earlier lecture pack wrote and nobody changed since.
 
-    names = {html.unescape(m) for m in re.findall(r"(?:href|src)='([^'/\\]+)'", page)}
-    return names | {"index.html", "index.md"}
+    Decided by the ownership record (:mod:`attnviz.io.ledger`), never by what the page says: a generator
+    tag or a link anyone can write into a page grants nothing.
+    """
+    from attnviz.io.ledger import written_by_attnviz
 
-
-def _is_trace(path: Path) -> bool:
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return {"meta.npy", "tokens.npy"} <= set(zf.namelist())
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return False
+    return written_by_attnviz(Path(folder) / "index.html")
 
 
 def made_by_attnviz(path) -> bool:
@@ -114,10 +121,8 @@ def made_by_attnviz(path) -> bool:
         return True  # nothing there
     if written_by_attnviz(p):
         return True
-    if p.suffix.lower() == ".npz" and _is_trace(p):
-        return True
-    owned = pack_files(p.parent)
-    return owned is not None and p.name in owned
+    # a trace attnviz saved, by its content marker (not by array names any .npz may carry)
+    return p.suffix.lower() == ".npz" and has_trace_marker(p)
 
 
 @dataclass(frozen=True)
@@ -133,11 +138,13 @@ _POLICY: contextvars.ContextVar[_Policy | None] = contextvars.ContextVar("attnvi
 def check_target(path, inputs=(), folders=(), force: bool = False) -> None:
     """Raise :class:`OverwriteError` (one line) when a command must not write the file ``path``."""
     refuse_overwrite(path, inputs=inputs, folders=folders)
+    _refuse_shared_blob(path)
     if force:
         return
     if Path(path).is_dir():
         return  # the caller says "is a directory"
-    folder = protected_folder_of(_real(path).parent)  # where a symlink points, not where it lies
+    # a link is judged at both ends: where it lies (a Hugging Face snapshot's links) and where it points
+    folder = protected_folder_of(lexical_path(path).parent) or protected_folder_of(_real(path).parent)
     if folder is not None:
         raise OverwriteError(f"{path} is inside the model directory {folder}: choose an output elsewhere "
                              "(or --force)")
@@ -147,7 +154,8 @@ def check_target(path, inputs=(), folders=(), force: bool = False) -> None:
 
 
 def check_pack_folder(folder, inputs=(), folders=(), force: bool = False) -> None:
-    """A lecture pack goes into a new or empty folder, or one an earlier pack made (its marked index)."""
+    """A lecture pack goes into a new or empty folder, or one an earlier pack made (its index.html still as
+    attnviz wrote it, by the ownership record); each file it writes is checked again before the first write."""
     refuse_overwrite(folder, inputs=inputs, folders=folders)
     f = Path(folder)
     if f.exists() and not f.is_dir():
@@ -158,7 +166,7 @@ def check_pack_folder(folder, inputs=(), folders=(), force: bool = False) -> Non
     if where is not None:
         raise OverwriteError(f"{folder} is inside the model directory {where}: choose an output elsewhere "
                              "(or --force)")
-    if f.is_dir() and any(f.iterdir()) and pack_files(f) is None:
+    if f.is_dir() and any(f.iterdir()) and not pack_index_owned(f):
         raise OverwriteError(f"{folder} holds files no lecture pack made: choose a new or empty folder, "
                              "or --force to write into it")
 
@@ -178,3 +186,28 @@ def guard_write(path) -> None:
     policy = _POLICY.get()
     if policy is not None:
         check_target(path, policy.inputs, policy.folders, policy.force)
+
+
+@contextlib.contextmanager
+def api_output(path, force: bool = False, inputs=(), folders=()):
+    """The Python API's writes (``Traced.save``, ``Figure.save``, ``HtmlFigure.save``) by the CLI's rules.
+
+    ``path`` is checked now (:func:`check_target`); every file written inside the block is checked too.
+    A failed write (missing folder, full disk) is one :class:`attnviz.errors.AttnvizError` line.
+    """
+    from attnviz.errors import AttnvizError
+    from attnviz.io.atomic import friendly_os_error
+
+    inputs = tuple(p for p in inputs if isinstance(p, (str, os.PathLike)))
+    folders = tuple(f for f in folders if isinstance(f, (str, os.PathLike)))
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise AttnvizError(f"{path} is a folder, not a file name")
+    if not p.parent.is_dir():
+        raise AttnvizError(f"cannot write {path}: folder {p.parent} does not exist")
+    check_target(p, inputs, folders, force)
+    with output_policy(force, inputs, folders):
+        try:
+            yield p
+        except OSError as exc:
+            raise AttnvizError(f"cannot write {path}: {friendly_os_error(exc)}") from None

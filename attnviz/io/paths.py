@@ -11,7 +11,7 @@ from pathlib import Path
 
 from attnviz.errors import AttnvizError  # dependency-free, like this layer
 
-__all__ = ["same_file", "inside", "refuse_overwrite", "OverwriteError"]
+__all__ = ["same_file", "inside", "refuse_overwrite", "OverwriteError", "lexical_path"]
 
 
 class OverwriteError(AttnvizError):
@@ -22,10 +22,16 @@ def _real(path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 
 
+def lexical_path(path) -> Path:
+    """The absolute path as written (``..`` folded, links not followed): where a link itself lies."""
+    return Path(os.path.abspath(Path(path).expanduser()))
+
+
 def same_file(a, b) -> bool:
-    """True when ``a`` and ``b`` name the same file (after following links; hard links included)."""
+    """True when ``a`` and ``b`` name the same file (after following links; hard links included), or
+    ``a`` is the link ``b`` itself (a link is judged at both ends)."""
     ra, rb = _real(a), _real(b)
-    if ra == rb:
+    if ra == rb or lexical_path(a) == lexical_path(b):
         return True
     try:
         return os.path.samefile(ra, rb)
@@ -34,9 +40,14 @@ def same_file(a, b) -> bool:
 
 
 def inside(path, folder) -> bool:
-    """True when ``path`` (after following links) lies in ``folder`` or is ``folder`` itself."""
-    rp, rf = _real(path), _real(folder)
-    return rp == rf or rf in rp.parents
+    """True when ``path`` lies in ``folder`` or is ``folder`` itself, judged at both ends of any link: where
+    ``path`` points (links followed) and where it lies (a Hugging Face snapshot's file is a link into the
+    cache's blobs, yet it is the snapshot's file)."""
+    for p in (_real(path), lexical_path(path)):
+        for f in (_real(folder), lexical_path(folder)):
+            if p == f or f in p.parents:
+                return True
+    return False
 
 
 def refuse_overwrite(output, inputs=(), folders=()) -> None:

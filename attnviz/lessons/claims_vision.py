@@ -29,7 +29,7 @@ def filters_pca(scene, bench, trace, state, p, seed, n):
     ok = smooth >= float(p.get("min_smooth", 0.7)) and metrics["accuracy"] >= 0.97
     line = (f"top {top} of {len(ratio)} components: {smooth:.0%} of their energy in low spatial frequencies "
             f"(white noise: {chance_smooth:.0%}); they explain {ratio[:top].sum():.1%} of the filters' variance; "
-            f"{P}×{P} patches; accuracy {metrics['accuracy']:.1%} on {metrics['n_test']} fresh held-out scenes "
+            f"{P}×{P}-pixel patches; accuracy {metrics['accuracy']:.1%} on {metrics['n_test']} fresh held-out scenes "
             f"(chance {1 / len(task.labels):.0%})")
     return ClaimResult("filters-pca", smooth, metrics["accuracy"], ok, line,
                        {"here": smooth, "held": metrics["accuracy"], "noise": chance_smooth, "patch": P,

@@ -159,9 +159,9 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
     if isinstance(whatif.get("ablate"), list) and len(whatif["ablate"]) > MAX_ABLATE:
         raise InputError(f"the scene ablates {len(whatif['ablate']):,} heads, more than {MAX_ABLATE:,}")
     if d.get("claim") is not None:
-        _check_type("claim", d["claim"], dict)
-        if not isinstance(d["claim"].get("kind"), str):
-            raise InputError("a claim needs a 'kind'")
+        from attnviz.lessons.claim_params import check_claim
+
+        check_claim(d["claim"])  # every parameter's type and range, before any model runs
     step = d.get("step")
     scene = Scene(**{k: v for k, v in d.items() if k in known}, base_dir=base_dir)
     scene.step = None if step is None else str(step)
@@ -212,7 +212,7 @@ def is_scene_file(path) -> bool:
     if p.suffix.lower() != ".json" or not p.is_file():
         return False
     try:
-        with open(p, encoding="utf-8") as fh:
+        with open(p, encoding="utf-8-sig") as fh:  # a byte-order mark is accepted, as by the reader
             head = fh.read(65536)
         return json.loads(head).get("format") == SCENE_FORMAT
     except (OSError, ValueError, AttributeError, RecursionError):  # "[" × 100000 is no scene, not a crash

@@ -82,24 +82,18 @@ class Workbench:
 
 
 def scene_selection(scene, trace):
-    """The scene's SelectionState; unset layer/head/query fall back to the walkthrough's default for the
-    ``steps`` and ``matrix-form`` views (:mod:`attnviz.analysis.walkthrough_default`), else to the model's
-    named ``focus`` (coref: the head chosen on validation data, at "it"), then to the task's query, then 0."""
+    """The scene's SelectionState; unset layer/head/query fall back to the one default rule
+    (:func:`attnviz.analysis.walkthrough_default.default_selection`): the walkthrough's for the ``steps``,
+    ``matrix-form`` and ``matrix-z`` views, the attention views' (the model's named ``focus``, coref: the
+    head chosen on validation data, at "it") for every other view — as the app opens its tabs."""
+    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, default_selection
     from attnviz.selection import SelectionState
 
-    focus = trace.meta.get("focus") or {}
-    from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, walkthrough_default
-
-    if scene.view in WALKTHROUGH_VIEWS and scene.layer is None and scene.head is None:
-
-        # the walkthrough's default, the same in the app, `attnviz steps` and the lecture pack
-        layer, head, query = walkthrough_default(trace, scene.part)
-        focus = {"layer": layer, "head": head, "query": query}
-    layer = scene.layer if scene.layer is not None else int(focus.get("layer", 0))
-    head = scene.head if scene.head is not None else int(focus.get("head", 0))
-    query = scene.query
-    if query is None:
-        query = focus.get("query", trace.meta.get("query_index"))
+    page = "walkthrough" if scene.view in WALKTHROUGH_VIEWS else "attention"
+    default = default_selection(trace, page, scene.part)
+    layer = scene.layer if scene.layer is not None else default["layer"]
+    head = scene.head if scene.head is not None else default["head"]
+    query = scene.query if scene.query is not None else default["query"]
     state = SelectionState(layer=layer, head=head, query=None if query is None else int(query), part=scene.part)
     trace.check_selection(state.part, state.layer, state.head, state.query)
     return state

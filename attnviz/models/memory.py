@@ -97,15 +97,17 @@ def position_table_elements(cfg) -> int:
 
 
 def activation_bytes(n_layers: int, n_heads: int, d_model: int, mlp_ratio: float, tokens: int, batch: int = 1,
-                     grad: bool = False, out_features: int = 0) -> int:
+                     grad: bool = False, out_features: int = 0, on_demand: bool = False) -> int:
     """One captured forward pass at ``tokens`` positions: what every layer keeps for the Trace.
 
     Per layer and input: q, k, v, the attention output, the residual streams and norms (~10·T·D), the MLP's
     hidden units (2·T·D·mlp_ratio) and the logits, mask, probabilities and one working copy (4·H·T²);
-    gradients (``grad``) double it. ``out_features``: the output head's width (T·V logits).
+    gradients (``grad``) double it. ``out_features``: the output head's width (T·V logits). ``on_demand``:
+    the capture runs on the SDPA kernel and keeps q, k and each row's log-sum-exp instead of T×T maps
+    (Hugging Face models from ``attnviz.capture.on_demand.ON_DEMAND_T`` tokens): no T² term.
     """
     t = tokens
-    per_layer = (10 + 2 * mlp_ratio) * t * d_model + 4 * n_heads * t * t
+    per_layer = (10 + 2 * mlp_ratio) * t * d_model + (0 if on_demand else 4 * n_heads * t * t)
     total = batch * (n_layers * per_layer + t * out_features)
     return int(FLOAT_BYTES * total * (2 if grad else 1))
 
@@ -119,13 +121,17 @@ class MemoryEstimate:
     tables: int
     activations: int
     tokens: int
+    weight_bytes: int = 0  # the parameters' own size (float32 unless given), counted in ``params`` per copy
+
 
     @property
     def total(self) -> int:
         return self.params + self.tables + self.activations
 
     def describe(self) -> str:
-        return (f"{self.n_params:,} parameters ({_gb(self.params)}), position tables {_gb(self.tables)}, "
+        size = self.weight_bytes or FLOAT_BYTES * self.n_params  # never "0.00 GB" for a model already loaded
+        held = "" if self.params else ", already in memory"
+        return (f"{self.n_params:,} parameters ({_gb(size)}{held}), position tables {_gb(self.tables)}, "
                 f"activations at {self.tokens:,} tokens {_gb(self.activations)}")
 
 
@@ -134,24 +140,27 @@ def _tokens(cfg) -> int:
 
 
 def estimate_memory(cfg, tokens: int | None = None, batch: int = 1, grad: bool = False,
-                    copies: int = 2) -> MemoryEstimate:
+                    copies: int = 2, on_demand: bool = False, weight_bytes: int | None = None) -> MemoryEstimate:
     """The memory of ``cfg``'s model running one input of ``tokens`` positions (default: its full length).
 
     ``copies``: how many times the parameters are held (2 while loading: the module and the weights file
-    read in; 1 once loaded).
+    read in; 1 once loaded; 0: already loaded, not part of the new need). ``on_demand``: see
+    :func:`activation_bytes`. ``weight_bytes``: the real bytes of the parameters when known (a float16
+    checkpoint holds 2 per parameter; default float32).
     """
     t = _tokens(cfg) if tokens is None else max(1, min(int(tokens), _tokens(cfg)))
     n_params = count_parameters(cfg)
     layers = cfg.n_layers + (2 * cfg.dec_layers if cfg.kind == "encoder-decoder" else 0)  # + cross-attention
     out = {"vit": cfg.n_classes, "encoder-decoder": cfg.tgt_vocab, "decoder": cfg.vocab_size}.get(
         cfg.kind, cfg.vocab_size if cfg.head == "mlm" else 0)
-    acts = activation_bytes(layers, cfg.n_heads, cfg.d_model, cfg.mlp_ratio, t, batch, grad, out)
-    return MemoryEstimate(n_params, copies * FLOAT_BYTES * n_params, FLOAT_BYTES * position_table_elements(cfg),
-                          acts, t)
+    acts = activation_bytes(layers, cfg.n_heads, cfg.d_model, cfg.mlp_ratio, t, batch, grad, out, on_demand)
+    size = FLOAT_BYTES * n_params if weight_bytes is None else int(weight_bytes)
+    return MemoryEstimate(n_params, copies * size, FLOAT_BYTES * position_table_elements(cfg), acts, t, size)
 
 
 def check_config_memory(cfg, tokens: int | None = None, what: str = "this model", available: int | None = None,
-                        grad: bool = False, copies: int = 2) -> MemoryEstimate:
+                        grad: bool = False, copies: int = 2, on_demand: bool = False,
+                        weight_bytes: int | None = None) -> MemoryEstimate:
     """Refuse (ModelLoadError, one line) a config whose model cannot fit in the memory available now.
 
     Default ``tokens``: a short input (``LOAD_CHECK_TOKENS``, or the model's full length when shorter): a
@@ -159,7 +168,7 @@ def check_config_memory(cfg, tokens: int | None = None, what: str = "this model"
     (:func:`estimate_memory` with their length).
     """
     t = min(_tokens(cfg), LOAD_CHECK_TOKENS) if tokens is None else tokens
-    est = estimate_memory(cfg, t, grad=grad, copies=copies)
+    est = estimate_memory(cfg, t, grad=grad, copies=copies, on_demand=on_demand, weight_bytes=weight_bytes)
     free = available_memory() if available is None else available
     if free is not None and est.total > SHARE_OF_FREE * free:
         raise ModelLoadError(f"{what} needs about {_gb(est.total)} ({est.describe()}) but only {_gb(free)} of "

@@ -38,7 +38,8 @@ __all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "LIMITS", "read_json_bounded", "c
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a bundled config with a BPE vocabulary is ~0.1 MB
 MAX_JSON_DEPTH = 64  # attnviz configs nest 5 deep; Hugging Face configs a few more
-MAX_HEADER_BYTES = 100_000_000  # the safetensors reference implementation's own limit
+MAX_HEADER_BYTES = 32 * 2**20  # ~100 bytes per tensor: 300 000 tensors (the reference allows 100 MB; parsing
+# that peaks near 1 GB, and no model attnviz can show has a header near it)
 # (low, high) per integer field of ModelConfig: generous for any model this app can show, but finite, so a
 # typo such as n_layers 1e9 is refused before a module is made
 LIMITS = {
@@ -50,7 +51,7 @@ LIMITS = {
 _FLOAT_FIELDS = {"mlp_ratio": (0.0, 64.0), "attn_scale": (0.0, 1e6), "dropout": (0.0, 1.0)}
 _FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
 _DTYPE_BYTES = {**_FLOAT_DTYPES, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
-                "F8_E4M3": 1, "F8_E5M2": 1}
+                "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, "U32": 4, "U64": 8}  # every dtype a Hugging Face file may hold
 
 
 def _fail(message: str, details: list[str] | None = None) -> ModelLoadError:
@@ -235,13 +236,15 @@ def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
             if n > MAX_HEADER_BYTES or n > size - 8:
                 raise ValueError("its header length is implausible")
             raw = fh.read(n)
-        header = json.loads(raw)
+        from attnviz.io.jsonfile import parse_json_text
+
+        # the one bounded parser (weight headers too): nesting and text checked, one line on failure
+        header = parse_json_text(raw.decode("utf-8"), "its header", 8, error=ValueError)
         if not isinstance(header, dict):
             raise ValueError("its header is not an object")
-        check_json_depth(header, 8)
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError, ModelLoadError) as exc:
+    except (ValueError, RecursionError, ModelLoadError) as exc:  # UnicodeDecodeError is a ValueError
         raise _fail(f"{path} is not a readable safetensors file: {str(exc).splitlines()[0]}") from None
     out: dict[str, tuple[str, tuple[int, ...]]] = {}
     end = 0
@@ -249,9 +252,15 @@ def read_safetensors_header(path) -> dict[str, tuple[str, tuple[int, ...]]]:
         if name == "__metadata__":
             continue
         try:
-            dtype, shape, (a, b) = entry["dtype"], tuple(int(d) for d in entry["shape"]), entry["data_offsets"]
+            shape, (a, b) = entry["shape"], entry["data_offsets"]
+            dtype = entry["dtype"]
+            # whole numbers only (no 1e300 floats, no bools, no strings) and at most 8 dimensions
+            if not isinstance(shape, list) or len(shape) > 8 or \
+                    not all(type(d) is int and 0 <= d < 2**48 for d in [*shape, a, b]):
+                raise ValueError
+            shape = tuple(shape)
             count = math.prod(shape)
-            if dtype not in _DTYPE_BYTES or min(shape, default=0) < 0 or int(b) - int(a) != count * _DTYPE_BYTES[dtype]:
+            if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES or b - a != count * _DTYPE_BYTES[dtype]:
                 raise ValueError
         except (KeyError, TypeError, ValueError):
             raise _fail(f"{path} is not a readable safetensors file: bad header entry {name!r}") from None

@@ -27,8 +27,9 @@ class ModelAdapter(Protocol):
     def owns(self, loaded) -> bool:
         """True when ``loaded`` was loaded by this adapter."""
 
-    def load(self, path: Path, device=None, allow_pickle: bool = False):
-        """Load the folder → LoadedModel (ModelLoadError with a sentence for the user on failure)."""
+    def load(self, path: Path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
+        """Load the folder → LoadedModel (ModelLoadError with a sentence for the user on failure); ``dtype``:
+        "auto" (the checkpoint's own), "float32", "float16" or "bfloat16"."""
 
     def describe(self, loaded) -> dict:
         """Facts for the user: name, source, kind, task, parameters, layers, heads, labels, metrics."""

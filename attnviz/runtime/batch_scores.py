@@ -202,8 +202,24 @@ def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
                        "note": "scored one input at a time (hooked model): no gradient share, no induction probe"})
 
 
+# Above this many weights a layer (heads × T_q × T_k) of a map the trace recomputes on demand, scoring is
+# refused in one line: every score reads every weight (9 heads at 2,730 tokens is 2^26)
+LONG_SCORE_WEIGHTS = 1 << 26
+
+
+def _check_length(trace) -> None:
+    from attnviz.capture.trace import layer_prefix
+
+    for part in trace.parts:
+        h, tq, tk = trace.probs_shape(0, part)
+        if layer_prefix(0, part) + "probs" not in trace.arrays and h * tq * tk > LONG_SCORE_WEIGHTS:
+            raise InputError(f"head scores read every weight of every layer: refused above {LONG_SCORE_WEIGHTS:,} "
+                             f"weights a layer ({h} heads × {tq:,} × {tk:,} here); score shorter inputs")
+
+
 def _add_trace(acc: HeadScoreAccumulator, trace, index: int) -> None:
     """Add one trace's per-input scores and pattern as input ``index`` (repeats found by token strings)."""
+    _check_length(trace)
     distances, spatial = _trace_geometry(trace)
     for part in trace.parts:
         square = part != "cross"

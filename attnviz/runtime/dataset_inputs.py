@@ -187,18 +187,31 @@ def corpus_batches(loaded, path, n: int | None = None, batch_size: int = 64) -> 
     Each line is prepared exactly as the app prepares typed text (too-long lines are truncated); a
     line the model cannot read stops with an error naming the line.
     """
+    if loaded.config.kind == "vit":
+        raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not --corpus")
+    done = 0
+    for batch in _text_batches(loaded, _corpus_lines(path), n, batch_size, lambda i: f"line {i} of {path}"):
+        done += len(batch)
+        yield batch
+    if done == 0:
+        raise InputError(f"{path} has no text: give one text per line")
+
+
+def _text_batches(loaded, numbered: Iterator[tuple[int, str]], n: int | None, batch_size: int,
+                  where) -> Iterator[DatasetBatch]:
+    """Texts (numbered for error messages) prepared as the app prepares typed text, in padded batches."""
     from attnviz.runtime.pipeline import prepare_text
 
     if loaded.config.kind == "vit":
-        raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not --corpus")
+        raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not text")
     prepared, items, done = [], [], 0
-    for number, text in _corpus_lines(path):
+    for number, text in numbered:
         if n is not None and done >= n:
             break
         try:
             prepared.append(prepare_text(loaded, text, truncate=True))
         except InputError as exc:
-            raise InputError(f"line {number} of {path}: {exc}") from None
+            raise InputError(f"{where(number)}: {exc}") from None
         items.append(text)
         done += 1
         if len(prepared) == batch_size:
@@ -206,8 +219,6 @@ def corpus_batches(loaded, path, n: int | None = None, batch_size: int = 64) -> 
             prepared, items = [], []
     if prepared:
         yield _collate(loaded, prepared, items)
-    if done == 0:
-        raise InputError(f"{path} has no text: give one text per line")
 
 
 def list_images(folder) -> list[Path]:
@@ -292,10 +303,13 @@ def repeated_batches(loaded, n: int, batch_size: int = 64, seed: int = 1) -> Ite
 
 
 def dataset_batches(loaded, corpus=None, images=None, n: int | None = None, batch_size: int = 64,
-                    seed: int = 0, on_skip=None) -> Iterator[DatasetBatch]:
-    """The inputs ``attnviz heads`` scores: a corpus file, an image folder, or the task's held-out data."""
+                    seed: int = 0, on_skip=None, texts: list[str] | None = None) -> Iterator[DatasetBatch]:
+    """The inputs ``attnviz heads`` scores: a corpus file, an image folder, texts given whole (``--text-file``)
+    or the task's held-out data."""
     if corpus is not None and images is not None:
         raise InputError("give --corpus or --images, not both")
+    if texts is not None:
+        return _text_batches(loaded, enumerate(texts, 1), n, batch_size, lambda i: "the text file")
     if corpus is not None:
         return corpus_batches(loaded, corpus, n, batch_size)
     if images is not None:
@@ -303,10 +317,16 @@ def dataset_batches(loaded, corpus=None, images=None, n: int | None = None, batc
     return task_batches(loaded, 200 if n is None else n, batch_size, seed)
 
 
-def dataset_items(loaded, corpus=None, images=None, n: int | None = None) -> Iterator:
-    """The inputs one by one (texts of a corpus file or image paths), for models run one input at a time."""
+def dataset_items(loaded, corpus=None, images=None, n: int | None = None,
+                  texts: list[str] | None = None) -> Iterator:
+    """The inputs one by one (texts of a corpus file, texts given whole, or image paths), for models run one
+    input at a time."""
     if corpus is not None and images is not None:
         raise InputError("give --corpus or --images, not both")
+    if texts is not None:
+        if loaded.config.kind == "vit":
+            raise InputError(f"{loaded.name} is a vision model: give it --images DIR, not text")
+        return iter(texts[: n if n is not None else None])
     if corpus is None and images is None:
         raise InputError(f"{loaded.name} has no built-in task to draw held-out inputs from: give a text file "
                          "or a folder of images (attnviz heads --corpus FILE / --images DIR)")

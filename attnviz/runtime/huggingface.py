@@ -57,10 +57,10 @@ class HuggingFaceAdapter:
     def owns(self, loaded) -> bool:
         return loaded.info.get("source") == "huggingface"
 
-    def load(self, path: Path, device=None, allow_pickle: bool = False):
+    def load(self, path: Path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
         from attnviz.hf.loader import load_hf_model
 
-        return load_hf_model(path, device=device, allow_pickle=allow_pickle)
+        return load_hf_model(path, device=device, allow_pickle=allow_pickle, dtype=dtype)
 
     def describe(self, loaded) -> dict:
         facts = describe_loaded(loaded, self.name)

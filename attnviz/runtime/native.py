@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attnviz.capture.prepared import Prepared
-from attnviz.errors import InputError
+from attnviz.errors import InputError, ModelLoadError
 from attnviz.runtime.describe import describe_loaded, refuse_target
 
 __all__ = ["NativeAdapter", "task_of"]
@@ -33,8 +33,11 @@ class NativeAdapter:
     def owns(self, loaded) -> bool:
         return loaded.info.get("source", "attnviz") == "attnviz"
 
-    def load(self, path: Path, device=None, allow_pickle: bool = False):
+    def load(self, path: Path, device=None, allow_pickle: bool = False, dtype: str = "auto"):
         from attnviz.models.checkpoint import load_checkpoint
+
+        if dtype not in ("auto", "float32"):  # attnviz's own checkpoints are float32 models
+            raise ModelLoadError(f"attnviz's own models run in float32 (asked: {dtype})")
         from attnviz.tasks import task_kind
 
         return load_checkpoint(path, device=device, allow_pickle=allow_pickle, task_kind=task_kind)

@@ -26,14 +26,14 @@ def adapter_for(loaded):
     raise ModelLoadError(f"no model adapter knows {loaded.name!r} (source {loaded.info.get('source')!r})")
 
 
-def load_model(name_or_dir, device=None, allow_pickle: bool = False):
+def load_model(name_or_dir, device=None, allow_pickle: bool = False, dtype: str = "auto"):
     """Load a bundled model by name or a model folder of any supported kind → LoadedModel."""
     from attnviz.models.checkpoint import resolve_model_path
 
     path = resolve_model_path(name_or_dir)
     for adapter in ADAPTERS:
         if adapter.can_load(path):
-            return adapter.load(path, device=device, allow_pickle=allow_pickle)
+            return adapter.load(path, device=device, allow_pickle=allow_pickle, dtype=dtype)
     raise ModelLoadError(f"{path} has no config.json: not a model directory")
 
 
@@ -62,8 +62,15 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
 
     n = max(len(prep.tokens), len(prep.src_tokens))
     if isinstance(loaded.config, ModelConfig) and n > LOAD_CHECK_TOKENS:
+        # a Hugging Face decoder/encoder captures long inputs on demand (q, k, lse: no T×T); real weight bytes
+        from attnviz.capture.on_demand import ON_DEMAND_T
+
+        hf = loaded.info.get("source") == "huggingface" and not prep.src_tokens
+        params = getattr(getattr(loaded, "model", None), "parameters", None)
+        weight_bytes = sum(p.numel() * p.element_size() for p in params()) if callable(params) else None
         try:
-            check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0)
+            check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0,
+                                on_demand=hf and not grad and n >= ON_DEMAND_T, weight_bytes=weight_bytes)
         except ModelLoadError as exc:
             raise InputError(str(exc)) from None
 
@@ -111,11 +118,18 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
         extra.update(on_layer=lambda i, probs, masked: on_layer(i, probs, masked, tokens),
                      report_layers=report_layers)
     trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision, **extra)
+    from attnviz.runtime.finite_weights import note_nonfinite_weight
+
+    note_nonfinite_weight(trace.meta, loaded.model)  # a shared model's NaN weight: named in one line
     if prep.src_tokens:
         trace.arrays["src_tokens"] = np.array(prep.src_tokens, dtype=str)
     if prep.image is not None:
         trace.arrays["image"] = prep.image.astype(np.float32)
-    if rollout:  # computed when something reads trace["rollout"] (or saves the trace), not per keystroke
+    from attnviz.analysis.rollout import MAX_ROLLOUT_T
+
+    # computed when something reads trace["rollout"] (or saves the trace), not per keystroke; a long input has
+    # none (rollout multiplies (T, T) maps: compute_rollout refuses it in one line)
+    if rollout and trace.probs_shape(0)[-1] <= MAX_ROLLOUT_T:
         from attnviz.analysis.rollout import DeferredRollout
 
         trace.deferred["rollout"] = DeferredRollout(trace)

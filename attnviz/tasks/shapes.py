@@ -16,6 +16,8 @@ from attnviz.tasks.base import Batch, Task
 from attnviz.vision.preprocess import normalise
 from attnviz.vision.shape_scenes import SCENE_SIZE, SHAPES, make_scene, make_scenes
 
+MAX_PROBE_SCENES = 10_000  # the probe scenes are found within the first few dozen; the bound ends any search
+
 __all__ = ["ShapesTask", "TEST_OFFSET", "scene_ids", "pointing_chance"]
 
 TEST_OFFSET = 1 << 40  # held-out scene ids start here; training ids lie below
@@ -164,13 +166,19 @@ class ShapesTask(Task):
     def _probe(label: int, layout: str = "large") -> tuple[np.ndarray, np.ndarray]:
         """(image, mask) of the first held-out scene of class ``label``; in "offcentre" the first whose shape
         reaches a corner patch of the 4×4 grid, so the sample shows rollout away from the centre."""
-        i = 0
-        while True:
+        from attnviz.errors import InputError
+
+        # label and layout may come from a shared lesson: checked, and the search bounded, never endless
+        if isinstance(label, bool) or not isinstance(label, (int, np.integer)) or not 0 <= label < len(SHAPES):
+            raise InputError(f"no shape class {label!r}: the shapes model has classes 0..{len(SHAPES) - 1}")
+        if layout not in ("large", "offcentre"):
+            raise InputError(f"no scene layout {layout!r}: large or offcentre")
+        for i in range(MAX_PROBE_SCENES):
             image, mask, lab = make_scene(int(scene_ids("test", [i])[0]), layout)
             corner = mask[:8, :8].any() or mask[:8, -8:].any() or mask[-8:, :8].any() or mask[-8:, -8:].any()
             if lab == label and (layout == "large" or corner):
                 return image, mask
-            i += 1
+        raise InputError(f"no held-out {layout} scene of class {label} among the first {MAX_PROBE_SCENES:,}")
 
     def offcentre_probe_inputs(self) -> list:
         """One held-out "offcentre" scene of each shape, reaching a corner patch, as uint8 (32, 32, 3) arrays."""
@@ -179,11 +187,11 @@ class ShapesTask(Task):
     def probe_inputs(self) -> list:
         """One held-out scene of each shape, as uint8 (32, 32, 3) arrays."""
         out = {}
-        i = 0
-        while len(out) < len(SHAPES):
+        for i in range(MAX_PROBE_SCENES):
+            if len(out) == len(SHAPES):
+                break
             image, _, label = make_scene(int(scene_ids("test", [i])[0]))
             out.setdefault(label, image)
-            i += 1
         return [out[c] for c in range(len(SHAPES))]
 
     def example_input(self):

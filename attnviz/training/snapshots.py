@@ -101,10 +101,13 @@ def load_snapshots(model_dir: str | os.PathLike) -> Snapshots | None:
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
-        index = json.loads(str(arrays.pop("index")))
+        from attnviz.io.jsonfile import parse_json_text
+
+        # a shared model folder's file: the one bounded parser (no RecursionError, valid text)
+        index = parse_json_text(str(arrays.pop("index")), f"the index of {path}", 8, error=InputError)
         return Snapshots(list(index["steps"]), list(index["probes"]), list(index["parts"]), arrays,
                          list(index.get("tokens", [])))
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot read training snapshots {path}: {exc}") from None
 
 

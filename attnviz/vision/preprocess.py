@@ -53,7 +53,8 @@ def _image_from_array(image: np.ndarray):
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise InputError(f"the image array is empty ({image.shape})")
     if arr.shape[0] * arr.shape[1] > MAX_PIXELS:
-        raise InputError(f"the image array is {arr.shape[1]}×{arr.shape[0]} pixels: too large")
+        raise ImageTooLargeError(f"the image array is {arr.shape[1]}×{arr.shape[0]} pixels: too large "
+                                 f"(more than {MAX_PIXELS:,})")
     arr = np.ascontiguousarray(_array_to_uint8(arr))
     if arr.ndim == 2:
         return Image.fromarray(arr, "L")
@@ -98,6 +99,10 @@ def load_image(image):
     from PIL import Image
 
     if isinstance(image, Image.Image):
+        # bounded as a file is: a 20000×20000 image from a notebook would otherwise grow to GBs when converted
+        if image.width * image.height > MAX_PIXELS:
+            raise ImageTooLargeError(f"the image is {image.width}×{image.height} pixels: too large "
+                                     f"(more than {MAX_PIXELS:,})")
         return image
     if isinstance(image, np.ndarray):
         return _image_from_array(image)

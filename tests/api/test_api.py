@@ -69,17 +69,20 @@ def test_arrays_by_name_are_the_models_numbers(traced):
 def test_figure_png_is_the_exported_file(traced, model_dir, tmp_path):
     fig = traced.figure("head-map", layer=1, head=2, size=(800, 450))
     png, md = fig._repr_png_()
-    assert png.startswith(b"\x89PNG") and md == {"width": 400}
+    assert png.startswith(b"\x89PNG") and md == {"width": 800}  # the asked size, drawn at twice the pixels
+    assert fig._repr_svg_() is None  # one image type per figure
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1600, 900)  # IHDR: 2× pixels
     assert main(["export", "--model", str(model_dir), "--text", TEXT, "--view", "head-map", "--layer", "1",
-                 "--head", "2", "--size", "800x450", "-o", str(tmp_path / "cli.png")]) == 0
+                 "--head", "2", "--size", "800x450", "--scale", "2", "-o", str(tmp_path / "cli.png")]) == 0
     assert (tmp_path / "cli.png").read_bytes() == png
     other = traced.figure("head-map", layer=1, head=1, size=(800, 450))._repr_png_()[0]
     assert other != png  # negative control: another head is another file
 
 
 def test_figure_svg_and_save_with_export_options(traced, tmp_path):
-    fig = traced.figure("token-lines", layer=0, size=(640, 360), title="Where it looks")
+    fig = traced.figure("token-lines", layer=0, size=(640, 360), title="Where it looks", display="svg")
     svg = fig._repr_svg_()
+    assert fig._repr_png_() is None  # one image type per figure
     texts = " ".join("".join(e.itertext()) for e in ET.fromstring(svg).iter() if e.tag.endswith("text"))
     assert "animal" in texts and "Where it looks" in texts
     pdf = fig.save(tmp_path / "lines.pdf", dpi=72)

@@ -29,7 +29,7 @@ def _missing() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory):
+def _playwright():
     reason = _missing()
     if reason:
         if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
@@ -38,9 +38,46 @@ def browser(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM,
-                                                    args=FLAGS, headless=True)
-        yield ctx
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(_playwright, tmp_path_factory):
+    ctx = _playwright.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("profile")),
+                                                         executable_path=CHROMIUM, args=FLAGS, headless=True)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(_playwright):
+    """The browser itself, for contexts of their own (JavaScript off, another devicePixelRatio)."""
+    b = _playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def chromium_without_scripts(_playwright):
+    """The browser with scripting off in Blink's settings, for every frame (a context's
+    ``java_script_enabled=False`` leaves an iframe's srcdoc document half-scripted)."""
+    b = _playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS + ["--blink-settings=scriptEnabled=false"],
+                                    headless=True)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def context_with(chromium, chromium_without_scripts):
+    """``context_with(scripts=False, device_scale_factor=2, ...)``: a fresh context, closed after."""
+    made = []
+
+    def make(scripts: bool = True, **options):
+        ctx = (chromium if scripts else chromium_without_scripts).new_context(**options)
+        made.append(ctx)
+        return ctx
+    yield make
+    for ctx in made:
         ctx.close()
 
 

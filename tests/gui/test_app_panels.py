@@ -321,7 +321,8 @@ def test_a_view_behind_a_tab_catches_up_when_shown(make_window, qtbot):
 
 
 def test_token_strip_draws_short_inputs_cached_and_long_ones_in_view(qtbot):
-    from attnviz.gui.panels.input_tokens import MAX_CACHED_WIDTH, StripData, TokenStrip
+    from attnviz.gui.panels.input_tokens import MAX_CACHED_WIDTH, TokenStrip
+    from attnviz.text.token_strip import StripData
 
     strip = TokenStrip()
     qtbot.addWidget(strip)

@@ -268,6 +268,10 @@ def test_training_probe_map_names_every_token(make_window, qtbot, size):
     win.resize(w, h)
     qtbot.waitUntil(lambda: win.training is not None and win.trace is not None, timeout=90_000)
     win.tabs.setCurrentWidget(win.training_page)
+    # the loaded model's own (no) snapshots reach the tab in an idle step of their own: wait for them, so
+    # the replay shown here is not replaced by them afterwards
+    qtbot.waitUntil(lambda: win._snapshots_pending is not None and win._snapshots_shown is win._snapshots_pending,
+                    timeout=60_000)
     win.training.show_model_snapshots(snaps, True)
     for _ in range(8):
         QApplication.processEvents()

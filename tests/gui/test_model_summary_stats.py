@@ -87,5 +87,9 @@ def test_an_export_finishes_both_halves_at_once_and_newer_traces_win(qtbot):
     view.ensure_current()
     assert not view.background_pending and view.canvas.updatesEnabled()
     np.testing.assert_array_equal(view.stats.entropy, summarize_stats(other).entropy)
-    qtbot.wait(300)  # anything still on its way is dropped
+    from attnviz.gui.workers import background_lane, views_lane
+
+    # both traces' halves may still be running on the two lanes: once both lanes have ended them, their
+    # outcomes must have been dropped, not drawn
+    qtbot.waitUntil(lambda: not views_lane().busy and not background_lane().busy, timeout=20000)
     np.testing.assert_array_equal(view.stats.entropy, summarize_stats(other).entropy)

@@ -3,7 +3,8 @@ font changes (gui/panels/input_tokens.py)."""
 
 from __future__ import annotations
 
-from attnviz.gui.panels.input_tokens import StripData, TokenStripWidget
+from attnviz.gui.panels.input_tokens import TokenStripWidget
+from attnviz.text.token_strip import StripData
 
 
 def _widths(strip):

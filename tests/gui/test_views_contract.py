@@ -52,7 +52,10 @@ def test_view_contract(qtbot, cls, traces):
                         {"part": "self", "query": None}, {"layer": 5, "head": 9}):  # out of range stays valid
             sel.update(**changes)
         QApplication.processEvents()
-    qtbot.wait(300)  # background statistics arrive
+    # background work (statistics, pooling) arrives: wait for it, then the figure must be complete
+    qtbot.waitUntil(lambda: not view.background_pending, timeout=30000)
+    if hasattr(view, "stats"):  # the All heads grid: its statistics are those of the last trace
+        assert view.stats is not None and view.stats.entropy.shape[:2] == (trace.n_layers, trace.n_heads)
     view.set_style(PRESETS["presentation"])
     view.set_style(PRESETS["dark"])
     QApplication.processEvents()

@@ -251,8 +251,13 @@ def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot
     view.run_button.click()
     assert view.run_button.text() == "Score" and view.result is None
     assert "stopped after" in view.grid.title.text
-    qtbot.wait(500)  # the worker notices at its next batch; what it sends is dropped
-    assert view.result is None
+    from attnviz.gui.workers import background_lane
+
+    # the worker notices at its next batch and ends: once the lane has delivered (or dropped) its
+    # outcome, nothing it sent may have been shown
+    qtbot.waitUntil(lambda: not background_lane().busy, timeout=60000)
+    assert view.result is None and background_lane().stale >= 1
+    assert "stopped after" in view.grid.title.text
 
 
 @pytest.mark.parametrize("cls", [DatasetView, QKEmbeddingView])

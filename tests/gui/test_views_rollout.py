@@ -184,3 +184,15 @@ def test_image_panels_stay_together_on_a_wide_slide(qtbot):
     assert apart_px < 0.2 * grid.width(), (apart_px, grid.width())
     # centred: the empty bands left and right of the block differ by less than a bar's width
     assert abs((left - grid.left()) - (grid.right() - right)) < 0.12 * grid.width()
+
+
+def test_the_input_caption_says_the_grid_and_the_patch_size_apart():
+    """Issue 36, finding 12: "4×4 patches" read as 4-pixel patches."""
+    from types import SimpleNamespace
+
+    from attnviz.gui.views.rollout_view import patch_caption
+
+    t = SimpleNamespace(grid=(4, 4), meta={"config": {"patch_size": 8}})
+    assert patch_caption(t, (32, 32)) == "32×32 pixels: a 4×4 grid of 8-pixel patches"
+    t = SimpleNamespace(grid=(7, 7), meta={})  # no config: the image side over the grid
+    assert patch_caption(t, (224, 224)) == "224×224 pixels: a 7×7 grid of 32-pixel patches"

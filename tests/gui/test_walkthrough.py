@@ -132,14 +132,21 @@ def test_a_narrow_grid_stacks_its_shape_under_its_name(qtbot):
 
 
 def test_page_mounts_all_four(gqa_decoder, qtbot):
-    page = WalkthroughPage(Selection(), run_async=sync_runner)
+    runs = []
+
+    def counting_runner(kind, fn, *args, **kwargs):
+        runs.append(kind)
+        return sync_runner(kind, fn, *args, **kwargs)
+
+    page = WalkthroughPage(Selection(), run_async=counting_runner)
     show_widget(qtbot, page)
     loaded = load_model(gqa_decoder, device="cpu")
     page.set_model(loaded)
     page.set_trace(make_trace(gqa_decoder))
     assert page.whatif.text == TEXT  # taken from the trace's input text
-    qtbot.wait(400)  # past the debounce: a hidden what-if tab queues no model runs
-    assert page.whatif.comparison is None
+    # once the debounce has fired (the timer is the event), a hidden what-if tab has queued no model run
+    qtbot.waitUntil(lambda: not page.whatif._timer.isActive(), timeout=5000)
+    assert page.whatif.comparison is None and "compare" not in runs
     page.setCurrentWidget(page.whatif)
     assert page.whatif.comparison is not None and page.whatif.comparison.whatif.is_default
     for i in range(page.count()):

@@ -213,7 +213,7 @@ def test_an_error_in_the_forward_restores_the_attention_and_removes_every_hook()
     assert model.config._attn_implementation == "sdpa" and hooks() == before
     assert not any(m.training for m in model.modules())  # was in eval mode, still is
     from attnviz.hf.attention_record import _ACTIVE
-    assert _ACTIVE == []
+    assert _ACTIVE.get() == ()  # no recorder left active in this context
 
 
 def test_what_if_switches_refuse_a_hugging_face_model_in_one_line(tmp_path):

@@ -79,7 +79,7 @@ def test_lecture_pack_of_an_hf_model(hf_loaded, qapp, tmp_path):
 
 
 def test_token_strip_shows_the_models_ids_and_bpe_merges(hf_loaded):
-    from attnviz.gui.panels.input_tokens import build_strip
+    from attnviz.text.token_strip import build_strip
 
     loaded = hf_loaded["gpt2"]
     trace, prep = trace_of(loaded)

@@ -70,6 +70,10 @@ class ExportDialog(QDialog):
         self.colour_bar = QCheckBox("colour bar")
         self.colour_bar.setChecked(True)
         form.addRow("", self.colour_bar)
+        self.highlight = QCheckBox("box the selected row / column")
+        self.highlight.setChecked(True)  # the figure as on screen, unless the lecturer asks for a clean one
+        self.highlight.setToolTip("untick for a figure without the clicked query row and key column highlighted")
+        form.addRow("", self.highlight)
         self.font_scale = QDoubleSpinBox()
         self.font_scale.setRange(0.5, 4.0)
         self.font_scale.setValue(1.0)

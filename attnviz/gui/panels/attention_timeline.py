@@ -115,6 +115,12 @@ class AttentionTimeline(QWidget):
             head0 = snaps.arrays.get("s0.p0.L0")
             self.head_box.setMaximum(max((head0.shape[0] if head0 is not None else 1) - 1, 0))
         self.probe_box.blockSignals(False)
+        if has and not same_run and len(snaps.steps) > 1:  # the head where training's story shows
+            from attnviz.analysis.walkthrough_default import emerged_head
+
+            layer, head = emerged_head(snaps, max(probe, 0))
+            self.layer_box.setValue(layer)
+            self.head_box.setValue(head)
         self.slider.blockSignals(True)
         kept = self.slider.value()
         self.slider.setRange(0, max(len(snaps.steps) - 1, 0) if has else 0)

@@ -63,11 +63,19 @@ def _done(win, value) -> None:
         win.notify(f"exported {value}", "info")
 
 
-def start_export(win, view, path, opts, style) -> None:
+def start_export(win, view, path, opts, style, highlight: bool = True) -> None:
     """What the Export dialog's OK does: write ``view`` to ``path`` without freezing the window; the
-    outcome is a notice (exported, or why not)."""
+    outcome is a notice (exported, or why not). ``highlight=False``: without the clicked row/column
+    (:func:`attnviz.selection.without_highlight`)."""
+    state = win.selection.state
+    if not highlight:
+        from attnviz.gui.figures import FIGURES
+        from attnviz.selection import without_highlight
+
+        name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), "")
+        state = without_highlight(state, name)
     try:
-        exporter(win).export(view, win.trace, win.selection.state, path, opts, style)
+        exporter(win).export(view, win.trace, state, path, opts, style)
     except AttnvizError as exc:
         win.notify(str(exc), "error" if not exporter(win).busy else "info")
 
@@ -91,7 +99,7 @@ def export_figure(win) -> None:
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return
-    start_export(win, view, dialog.path.text(), opts, style)
+    start_export(win, view, dialog.path.text(), opts, style, highlight=dialog.highlight.isChecked())
 
 
 def copy_figure(win) -> None:

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, Q
                                QWidget)
 
 from attnviz.gui.panels.image_input import ImageInput
-from attnviz.gui.panels.input_tokens import StripData, TokenStrip
+from attnviz.gui.panels.input_tokens import TokenStrip
+from attnviz.text.token_strip import StripData
 from attnviz.gui.panels.target_input import TargetRow
 
 __all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
@@ -161,6 +162,30 @@ class InputPanel(QWidget):
     def _target_typed(self) -> None:
         self._sent = None  # same sentence, new target: it must run again
         self._typed()
+
+    def open_text_dialog(self) -> None:
+        """File ▸ Open text…: choose a UTF-8 file whose whole text becomes the input (a long document)."""
+        from PySide6.QtWidgets import QFileDialog
+
+        path, _ = QFileDialog.getOpenFileName(self, "Open text", "", "Text files (*.txt *.md);;All files (*)")
+        if path:
+            self.open_text_file(path)
+
+    def open_text_file(self, path: str) -> bool:
+        """Put the text of ``path`` in the input and run it; a file that is not text is a visible notice."""
+        from attnviz.errors import InputError
+        from attnviz.text.text_file import read_text_file
+
+        if self.mode != "text":
+            self.notice.emit("this model reads images: open a text file with a text model")
+            return False
+        try:
+            text = read_text_file(path)  # bounded (8 MB): a short read, fine on the GUI thread
+        except InputError as exc:
+            self.notice.emit(str(exc))
+            return False
+        self.set_text(text, submit=True)
+        return True
 
     def set_text(self, text: str, submit: bool = True) -> None:
         """Replace the text; emit it at once when ``submit`` (no debounce: this is not typing)."""

@@ -131,7 +131,7 @@ def run_input_job(loaded, text: str | None = None, image=None, target: str | Non
     what an encoder–decoder's decoder reads (None: its own greedy output); ``preview_layer``: the layer
     whose probabilities are reported (a :class:`LayerPreview`) as soon as the forward has computed them."""
     # input_tokens is a Qt module, but already imported by the window (GUI thread): only a lookup here
-    from attnviz.gui.panels.input_tokens import build_strip
+    from attnviz.text.token_strip import build_strip
     from attnviz.runtime import run_trace
 
     t0 = time.perf_counter()

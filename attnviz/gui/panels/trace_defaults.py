@@ -5,24 +5,31 @@ from __future__ import annotations
 __all__ = ["trace_defaults"]
 
 
-def trace_defaults(previous, trace, query: int | None, new_model: bool) -> dict:
+def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: dict | None = None) -> dict:
     """Selection changes for ``trace`` (one update, so one redraw), given the ``previous`` trace.
 
-    * a new model's first trace: cross-attention when there is one (the alignment of a translation),
-      else self-attention, and its task's query token or none (never the previous model's);
+    * a new model's first trace: the one default rule's part, head and query
+      (:func:`attnviz.analysis.walkthrough_default.default_selection`: cross-attention when there is one,
+      the model's focus head else its sharpest, its task's query token or none), never the previous model's
+      query or key; where this model was left earlier (``kept``: layer, head, part) when that still exists;
     * the token where the task reads its answer (``meta["query_index"]``: "it" for coref, the
-      it → animal lesson), unless the user picked another one; typing keeps following it as it moves;
-    * the head the model names as its ``focus`` (coref: chosen on validation data), on a new model.
+      it → animal lesson), unless the user picked another one; typing keeps following it as it moves.
     """
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.errors import AttnvizError
+
     changes = {}
     index = trace.meta.get("query_index")
     if new_model:
-        changes["part"] = "cross" if trace.has_cross else "self"
-        focus = trace.meta.get("focus") or {}
-        if "layer" in focus and "head" in focus:
-            changes.update(layer=int(focus["layer"]), head=int(focus["head"]))
-        # another model's query index means nothing here: its own task query, or none
-        changes["query"] = int(index) if index is not None else None
+        try:
+            changes = default_selection(trace, "attention")
+        except AttnvizError:  # a trace the rule cannot read (no probabilities): the part and task query only
+            changes = {"part": "cross" if trace.has_cross else "self", "key": None,
+                       "query": int(index) if index is not None else None}
+        if kept and not trace.selection_error(kept["part"], kept["layer"], kept["head"]):
+            changes.update(layer=kept["layer"], head=kept["head"], part=kept["part"])
+            if kept["part"] != "self":  # the task's query is a row of self-attention
+                changes["query"] = None
         return changes
     if index is not None:
         followed = previous.meta.get("query_index") if previous is not None else None

@@ -256,8 +256,11 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
             else:
                 self.status.setText(final.message)
             cancelled = bool(final.result is not None and final.result.info.get("cancelled"))
-            self.open_button.setEnabled(not cancelled and self.out_dir is not None)
-            if not cancelled and self.out_dir is not None:
+            # a run cancelled after a checkpoint keeps it (and its snapshots): that model can be opened
+            saved = self.out_dir is not None and all(
+                (Path(self.out_dir) / name).is_file() for name in ("config.json", "model.safetensors"))
+            self.open_button.setEnabled(saved if cancelled else self.out_dir is not None)
+            if (saved if cancelled else self.out_dir is not None):
                 run_job(load_snapshots_job, str(self.out_dir), on_result=self._got_snapshots, on_error=self._error)
         self.finished.emit(final)
 

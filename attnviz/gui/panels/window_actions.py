@@ -67,6 +67,8 @@ def build_actions(win) -> dict[str, QAction]:
     file_menu = bar.addMenu("&File")
     acts["open_model"] = _action(win, "Open &model folder…", win.open_model_dialog, "open_model",
                                  "Load a model directory (config.json + model.safetensors)")
+    acts["open_text"] = _action(win, "Open &text…", win.input_panel.open_text_dialog, None,
+                                "Run the model on the whole text of a UTF-8 file (a long document)")
     acts["open_image"] = _action(win, "Open &image…", win.input_panel.image.open_dialog, "open_image",
                                  "Give an image to the vision model")
     acts["export"] = _action(win, "&Export figure…", win.export_figure, "export",
@@ -75,7 +77,7 @@ def build_actions(win) -> dict[str, QAction]:
                                   "Copy the current view to the clipboard as a 1920×1080 slide image")
     acts["copy_figure"].setShortcut("Ctrl+Shift+C")
     acts["quit"] = _action(win, "&Quit", win.close, "quit", "Close attnviz")
-    for name in ("open_model", "open_image"):
+    for name in ("open_model", "open_text", "open_image"):
         file_menu.addAction(acts[name])
     recent = file_menu.addMenu("Recent models")
     recent.aboutToShow.connect(lambda: _fill_recent(win, recent, "models", win.load_model))

@@ -46,6 +46,8 @@ class WindowModelsMixin:
         from attnviz.io import bundled_models
 
         switched = res.ref != self.model_ref  # not a reload on another device
+        if switched and self.model_ref:  # where this model was left comes back with it; its clicks stay here
+            self.selection.leave_model(self.model_ref)
         opening = self.loaded is None and self._opening_ref == res.ref
         self._opening_ref = None
         if not opening:  # the stored opening trace is this model's own: it stays until the live run

@@ -202,8 +202,16 @@ class WindowPagesMixin:
         if self._walkthrough_parts is not None and self.tabs.widget(index) is self.walkthrough_page:
             self._install_walkthrough()  # brings it up to date too (calls this again)
             return
+        if self.tabs.widget(index) is not self.walkthrough_page and self.selection.end_detour():
+            self.statusBar().showMessage("back on the head the other tabs showed before the walkthrough", 6000)
         if self.walkthrough is None or self.tabs.widget(index) is not self.walkthrough_page:
             return
+        if self.trace is not None:  # the one default rule's walkthrough head, announced, undone on leaving
+            from attnviz.analysis.walkthrough_default import open_walkthrough
+
+            note = open_walkthrough(self.selection, self.trace)
+            if note:
+                self.notify(note, "info")
         model, trace, given = self._walkthrough_fed
         if self.loaded is not None and self.loaded is not model:
             self.walkthrough.set_model(self.loaded)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.head_pyramids import HeadPyramids
+from attnviz.gui.views.on_demand_map import OnDemandMap
 from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
@@ -26,6 +27,10 @@ class HeadMapView(BaseView):
     drawn cell is the maximum of a 2^ℓ×2^ℓ block (stated in the title and on the colour bar) and
     full zoom shows the exact values; hovers and the colour bar's top always report exact values.
     Clicking a cell selects its query and key.
+
+    A long map whose probabilities the trace recomputes on demand (not held as an array) is never asked
+    for whole: an :class:`OnDemandMap` fills a max-pooled overview band by band and computes the visible
+    tiles at the zoomed resolution, both on the views' lane; the hover asks the trace for its one cell.
 
     Colour scale (stated on the colour bar): fixed 0–1 by default, so heads, layers and models compare
     honestly; or this head's maximum; or the largest weight of every layer and head (the model grid's).
@@ -46,6 +51,8 @@ class HeadMapView(BaseView):
         self.image_data: np.ndarray | None = None  # the uint8 indices on screen
         self.vmax = 1.0
         self._pyramids: HeadPyramids | None = None  # long maps only (above MAX_PX tokens)
+        self.on_demand: OnDemandMap | None = None  # long maps the trace does not hold: asked for in blocks
+        self._filling = ""  # what the title says is still being computed
         self.tile = None  # the PyramidView on screen (long maps): its level and the data cells it covers
         self._rendering = False
         self._labelled = None  # (top, bar label, title) drawn last
@@ -73,6 +80,7 @@ class HeadMapView(BaseView):
         if self._pyramids is not None:
             self._pyramids.cancel()
             self._pyramids = None
+        self._drop_on_demand()
         self.preview, self.tile, self.res = preview, None, None
         probs = preview.probs
         head = min(max(int(head), 0), probs.shape[0] - 1)
@@ -107,6 +115,8 @@ class HeadMapView(BaseView):
             return
         old_head = self.res.head if self.res else None
         self.res = resolve(self.trace, state)
+        if self.on_demand is not None and self.res.head != old_head:
+            self._start_on_demand()
         if self.res.head != old_head:
             self._draw_head()
         self._draw_marks()
@@ -116,6 +126,7 @@ class HeadMapView(BaseView):
         if previous is not None:
             previous.cancel()
             self._pyramids = None
+        self._drop_on_demand()
         self.tile = None
         if self.trace is None:
             self.res = self.probs = None
@@ -129,8 +140,11 @@ class HeadMapView(BaseView):
             self._labelled = None
             return
         self.res = r = resolve(self.trace, self.state)
+        _, tq, tk = self.trace.probs_shape(r.layer, r.part)
+        if max(tq, tk) > MAX_PX and r.prefix + "probs" not in self.trace.arrays:
+            self._load_on_demand(tq, tk)  # recomputed in blocks: never the whole (H, T, T)
+            return
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs
-        _, tq, tk = self.probs.shape
         mask = self.trace.get(r.prefix + "mask")
         if mask is None or id(mask) != self._mask_id:
             # every layer shares one mask array: outline it once per trace and part
@@ -147,6 +161,68 @@ class HeadMapView(BaseView):
         self._draw_marks()
         if self._pyramids is not None:
             self._pyramids.prefetch(first=r.head)
+
+    # -- long maps asked for in blocks ------------------------------------------------------------
+    def _load_on_demand(self, tq: int, tk: int) -> None:
+        r = self.res
+        self.probs, self.masked, self._mask_id = None, None, None
+        self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, drawn per tile
+        self.heatmap.set_labels(r.query_tokens, r.key_tokens)
+        self._set_grid_labels()
+        self._start_on_demand()
+        self._draw_head()
+        self.heatmap.set_veiled_row(end_row(self.trace, r.part))
+        self._draw_marks()
+
+    def _start_on_demand(self) -> None:
+        """A new head (or layer): its overview is filled band by band on the views' lane."""
+        from attnviz.gui.workers import views_lane
+
+        self._drop_on_demand()
+        r = self.res
+        self.on_demand = od = OnDemandMap(self.trace, r.layer, r.part, r.head)
+        views_lane().submit(("head-map-overview", id(self)), od.fill_overview, owner=self,
+                            on_progress=lambda _rows, od=od: self._on_demand_arrived(od))
+
+    def _drop_on_demand(self) -> None:
+        if self.on_demand is not None:
+            self.on_demand.cancel()
+            self.on_demand = None
+
+    def _on_demand_arrived(self, od: OnDemandMap) -> None:
+        """A band of the overview or a tile is computed (GUI thread): redraw what is visible."""
+        if od is self.on_demand and self.res is not None and not self._rendering:
+            if self.scale_box.mode == "per-map":
+                self._draw_head()
+            else:
+                self._draw_tile()
+
+    def _draw_on_demand(self, y0, y1, x0, x1, px_h, px_w) -> None:
+        from attnviz.gui.workers import views_lane
+
+        od = self.on_demand
+        tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
+        if missing:  # latest wins: a pan past these tiles replaces the request
+            # a redraw per tile, and one at the end: a tile a replaced job computed is in the cache by then
+            views_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
+                                on_progress=lambda _key, od=od: self._on_demand_arrived(od),
+                                on_result=lambda _none, od=od: self._on_demand_arrived(od))
+        unknown = np.isnan(tile.image)
+        masked = unknown | (tile.image == 0)  # exp(−∞ − lse) = 0: the masked cells (and the not yet computed)
+        self.tile = tile
+        self.image_data = quantize(np.nan_to_num(tile.image), self.vmax, masked)
+        if not od.overview_done:
+            self._filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
+        elif pending is not None and pending.any():
+            self._filling = f" · refining: {len(missing)} tiles to compute"
+        else:
+            self._filling = ""
+        self._rendering = True
+        try:
+            self.heatmap.set_image(self.image_data, (od.tq, od.tk), (tile.row0, tile.row1, tile.col0, tile.col1))
+        finally:
+            self._rendering = False
+        self._label(tile.level)
 
     def _set_grid_labels(self) -> None:
         """Image patches: when the labels do not all fit, the first patch of each grid row (and the
@@ -170,6 +246,12 @@ class HeadMapView(BaseView):
         r = self.res
         mode = self.scale_box.mode
         shared = self.shared_max() if mode == "shared" else 1.0
+        if self.on_demand is not None:
+            od = self.on_demand  # per-map: the largest weight computed so far (the overview's, as it fills)
+            self.vmax = scale_top(mode, float(od.overview.max()) or 1.0, shared)
+            self.heatmap.set_shape((od.tq, od.tk))
+            self._draw_tile()
+            return
         if mode == "per-map":
             # the pyramid's coarsest level holds the head's true maximum in a few thousand values
             top = self._pyramids.get(r.head).levels[-1] if self._pyramids is not None else self.probs[r.head]
@@ -186,7 +268,8 @@ class HeadMapView(BaseView):
 
     def _viewport_changed(self, *args) -> None:
         """A pan, zoom or resize: a long map draws the crop of the pyramid level that fits the pixels."""
-        if self._pyramids is not None and self.res is not None and not self._rendering:
+        if (self._pyramids is not None or self.on_demand is not None) and self.res is not None \
+                and not self._rendering:
             self._draw_tile()
 
     def _draw_tile(self) -> None:
@@ -195,6 +278,9 @@ class HeadMapView(BaseView):
         (x0, x1), (y0, y1) = vb.viewRange()
         ratio = self.canvas.devicePixelRatioF()  # a high-density screen shows more values per logical pixel
         px_w, px_h = max(int(vb.width() * ratio), 1), max(int(vb.height() * ratio), 1)
+        if self.on_demand is not None:
+            self._draw_on_demand(y0, y1, x0, x1, px_h, px_w)
+            return
         pyr = self._pyramids.get(self.res.head)
         tile = pyr.view(y0, y1, x0, x1, px_h, px_w)
         f = 1 << tile.level
@@ -216,14 +302,17 @@ class HeadMapView(BaseView):
         r = self.res
         mode = self.scale_box.mode
         note = scale_note(mode, "layers and heads") if mode != "per-map" else "scale: this head's maximum"
+        if mode == "shared" and self.on_demand is not None:
+            note = "fixed scale 0–1 (a shared maximum needs every map of this long input)"
         f = 1 << level
-        if self._pyramids is None:
+        if self._pyramids is None and self.on_demand is None:
             detail, pooled = "", ""
         elif level:
             detail, pooled = f" · zoomed out: cell = max of {f}×{f}", f" · each drawn cell = max of {f}×{f} cells"
         else:
             detail, pooled = " · full zoom: exact values", ""
-        label, title = f"attention weight · {note}{detail}", f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}"
+        label = f"attention weight · {note}{detail}"
+        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{self._filling if self.on_demand else ''}"
         if (self.vmax, label, title) != self._labelled:  # a pan within one level changes neither
             self._labelled = (self.vmax, label, title)
             self.heatmap.set_levels(0.0, self.vmax, label)
@@ -232,6 +321,8 @@ class HeadMapView(BaseView):
     def shared_max(self) -> float:
         """Largest weight of every layer and head of the shown part (cached per trace and part)."""
         key = (id(self.trace), self.res.part)
+        if self.on_demand is not None:  # every map of a long input is never computed at once: 0–1 fixed
+            return 1.0
         if self._shared_max is None or self._shared_max[0] != key:
             top = max(float(np.max(self.trace[p])) for p in self._prob_keys())
             self._shared_max = (key, top)
@@ -258,6 +349,9 @@ class HeadMapView(BaseView):
         r = self.res
         q, k = display_token(r.query_tokens[row]), display_token(r.key_tokens[col])
         head = f"{q} [{row}] → {k} [{col}]: "
+        if self.on_demand is not None:  # the one cell, recomputed exactly: never a block's maximum
+            value = self.on_demand.value(row, col)
+            return head + (format_value(value) if value else "0 (masked, or below float32's smallest weight)")
         if self.masked is not None and self.masked[row, col]:
             return head + "masked (−∞ before softmax)"
         return head + format_value(self.probs[r.head, row, col])

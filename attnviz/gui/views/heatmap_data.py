@@ -84,7 +84,10 @@ def quantize(values: np.ndarray, vmax: float, masked: np.ndarray | None = None, 
     if vmin:
         values = np.subtract(values, vmin, dtype=np.float32)
     q = np.multiply(values, scale, dtype=np.float32)
-    np.clip(q, 0.0, 254.0, out=q)
+    # fmax/fmin, not clip: a NaN (a model with non-finite weights, said in the trace's notice) becomes the
+    # bottom colour instead of an undefined cast with a NumPy warning
+    np.fmax(q, 0.0, out=q)
+    np.fmin(q, 254.0, out=q)
     q += np.float32(0.5)  # round to nearest when truncating below
     out = q.astype(np.uint8)
     if masked is not None:

@@ -50,6 +50,26 @@ def _prefix(part: str, layer: int) -> str:
     return layer_prefix(layer, part)
 
 
+# Above this many weights per layer (heads × T_q × T_k) of a map the trace does not hold (a long input's
+# probabilities are recomputed on demand), the grid is not drawn: it would compute every head's whole map
+# (30 layers × 9 heads at T = 16,384 is 7·10^10 weights). 2^26 is 9 heads at 2,730 tokens.
+GRID_ON_DEMAND_WEIGHTS = 1 << 26
+
+
+def too_long_for_grid(trace, part: str = "self") -> str | None:
+    """One line saying why the all-heads grid of ``part`` is not drawn for ``trace``; None when it is."""
+    from attnviz.capture.trace import layer_prefix
+
+    n = trace.layers_in(part)
+    if not n or layer_prefix(0, part) + "probs" in trace.arrays:
+        return None
+    h, tq, tk = trace.probs_shape(0, part)
+    if h * tq * tk <= GRID_ON_DEMAND_WEIGHTS:
+        return None
+    return (f"all heads: not drawn above {GRID_ON_DEMAND_WEIGHTS:,} weights a layer ({h} heads × {tq:,} × {tk:,} "
+            f"here): it would compute every head's whole map; the head map shows any head of this input")
+
+
 def n_layers_of(trace, part: str) -> int:
     return trace.layers_in(part)
 
@@ -64,11 +84,11 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
     if scale not in ("fixed", "shared", "per-map"):
         raise ValueError(f"unknown colour scale {scale!r}")
     L, H = n_layers_of(trace, part), trace.n_heads
-    _, tq, tk = trace[_prefix(part, 0) + "probs"].shape  # (H, Tq, Tk)
+    _, tq, tk = trace.probs_shape(0, part)  # (H, Tq, Tk)
     kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
     pooled = None
     for layer in range(L):
-        img = block_max(trace[_prefix(part, layer) + "probs"], kr, kc)  # (H, Tq, Tk) → (H, s, s), all heads at once
+        img = block_max(trace.probs(layer, part), kr, kc)  # (H, Tq, Tk) → (H, s, s), all heads at once
         if pooled is None:
             pooled = np.empty((L,) + img.shape, np.float32)
         pooled[layer] = img

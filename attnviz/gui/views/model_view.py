@@ -18,7 +18,7 @@ from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
-from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails
+from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails, too_long_for_grid
 from attnviz.gui.views.split_stats import StatsInHalves
 from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -36,10 +36,8 @@ INLINE_STATS = 1 << 17
 
 def _weights_in(trace, part: str) -> int:
     """Attention weights of every layer and head of ``part``: what the statistics read."""
-    from attnviz.capture.trace import layer_prefix
-
     n = trace.layers_in(part)
-    return n * int(np.prod(trace[layer_prefix(0, part) + "probs"].shape)) if n else 0
+    return n * int(np.prod(trace.probs_shape(0, part))) if n else 0
 
 
 class ModelView(BaseView):
@@ -99,7 +97,7 @@ class ModelView(BaseView):
         self.controls.addWidget(self.table_button)
         self.scale_box = ScaleChooser("fixed", "one scale for the whole grid")
         self.scale_box.follow_style(self.style.scale)
-        self.scale_box.changed.connect(lambda _: self.thumbs is not None and self._draw_thumbs())
+        self.scale_box.changed.connect(lambda _: self.thumbs is not None and self._draw_thumbs())  # none: refused
         self.controls.addWidget(QLabel("colours:"))
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
@@ -130,6 +128,15 @@ class ModelView(BaseView):
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
         trace, part = self.trace, r.part
+        refused = too_long_for_grid(trace, part)
+        if refused:  # a long input's maps are computed on demand: one line, not every head's T×T
+            self.cancel_background()
+            self._hold(False)
+            self.thumbs = self.stats = None
+            self._ensure_grid(0, 0)
+            self._draw_marks()  # no tiles: no selection frame either
+            set_title(self.title_item, refused, self.style)
+            return
         inline = _weights_in(trace, part) <= INLINE_STATS
         if inline:
             # a small trace's statistics take about a millisecond: the grid is drawn once, complete,

@@ -57,6 +57,14 @@ def _two_lines(note: str) -> str:
 OVERLAY_OPACITY = 50
 
 
+
+def patch_caption(trace, image_hw: tuple[int, int]) -> str:
+    """ "32×32 pixels: a 4×4 grid of 8-pixel patches" — the grid and the patch size said apart ("4×4
+    patches" read as 4-pixel patches); the patch side is the model's, else the image side over the grid."""
+    (h, w), (gh, gw) = image_hw, trace.grid
+    size = (trace.meta.get("config") or {}).get("patch_size") or (h // gh if gh else 0)
+    return f"{w}×{h} pixels: a {gh}×{gw} grid of {size}-pixel patches"
+
 class RolloutView(BaseView):
     title = "Rollout"
 
@@ -237,7 +245,7 @@ class RolloutView(BaseView):
         self.image_body.set_image_size(self._image_size)
         label, vb, picture = self.input_panel
         gh, gw = self.trace.grid
-        set_title(label, f"input<br>{rgb.shape[1]}×{rgb.shape[0]} pixels, {gh}×{gw} patches", self.style, 0.9)
+        set_title(label, f"input<br>{patch_caption(self.trace, rgb.shape[:2])}", self.style, 0.9)
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))

@@ -45,6 +45,7 @@ class TokenLinesView(BaseView):
         self.controls.addStretch(1)
         self.res = None
         self._cut = ""
+        self._shown_window, self._key0 = (0, 0), 0  # query positions drawn [a, b) and the first key drawn
         self._title, self._title_style = "", None
 
     # -- heads ---------------------------------------------------------------------------------
@@ -97,27 +98,51 @@ class TokenLinesView(BaseView):
         self.res = resolve(self.trace, state)
         if old is not None and self.res.head != old.head and self.shown_heads == [old.head]:
             self.set_heads([self.res.head])  # one head shown: follow the selection
-        if changed & {"layer", "part"}:
+        if changed & {"layer", "part"} or self._window(self.res) != self._shown_window:
             self._load()
-        self.lines.selected = self.res.query
+        self.lines.selected = self._local(self.res.query)
         self._redraw()
+
+    def _window(self, r) -> tuple[int, int]:
+        """First and last+1 query position drawn: all of a short input; of a long one, MAX_TOKENS positions
+        around the selected query (its keys too, for self-attention), asked of the trace as one block."""
+        _, tq, _ = self.trace.probs_shape(r.layer, r.part)
+        if tq <= MAX_TOKENS:
+            return 0, tq
+        centre = r.query if r.query is not None else 0
+        a = min(max(centre - MAX_TOKENS // 2, 0), tq - MAX_TOKENS)
+        return a, a + MAX_TOKENS
+
+    def _local(self, query):
+        """A query position as an index of the drawn window (None when outside it)."""
+        a, b = self._shown_window
+        return query - a if query is not None and a <= query < b else None
 
     def _load(self) -> None:
         r = self.res
-        probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk)
-        n_q, n_k = min(probs.shape[1], MAX_TOKENS), min(probs.shape[2], MAX_TOKENS)
-        weights = np.asarray(probs[:, :n_q, :n_k], dtype=np.float32)
-        grid = self.trace.grid if r.part == "self" and n_q == probs.shape[1] else None
-        self.lines.set_data(r.query_tokens[:n_q], r.key_tokens[:n_k], weights, grid,
-                            dimmed=end_row(self.trace, r.part))
+        _, tq, tk = self.trace.probs_shape(r.layer, r.part)
+        self._shown_window = a, b = self._window(r)
+        k0 = a if r.part == "self" and tk == tq else 0  # cross-attention: the source from its start
+        k1 = min(tk, k0 + MAX_TOKENS)
+        weights = self.trace.probs(r.layer, r.part, rows=slice(a, b), cols=slice(k0, k1))  # (H, ≤200, ≤200)
+        self._key0 = k0
+        grid = self.trace.grid if r.part == "self" and (a, b) == (0, tq) else None
+        dimmed = end_row(self.trace, r.part)
+        self.lines.set_data(r.query_tokens[a:b], r.key_tokens[k0:k1], weights, grid,
+                            dimmed=None if dimmed is None or not a <= dimmed < b else dimmed - a)
         picture = None
         if grid is not None and "image" in self.trace:
             img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]
             img = np.repeat(img, 3, axis=2) if img.shape[2] == 1 else img[..., :3]
             picture = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self.lines.set_picture(picture)
-        self.lines.selected = r.query if r.query is not None and r.query < n_q else None
-        cut = f" · first {MAX_TOKENS} tokens" if max(probs.shape[1:]) > MAX_TOKENS else ""
+        self.lines.selected = self._local(r.query)
+        if (a, b) == (0, tq) and k1 - k0 == tk:
+            cut = ""
+        elif r.part == "self" and k0 == a:  # a long input: the window, and that weights to keys outside it are not drawn
+            cut = f" · positions {a}–{b - 1} of {tq:,} around the query (keys outside not drawn)"
+        else:
+            cut = f" · queries {a}–{b - 1} of {tq:,}, keys {k0}–{k1 - 1} of {tk:,}"
         self._cut = cut
         self._redraw()
 
@@ -149,9 +174,11 @@ class TokenLinesView(BaseView):
             row = w[index] if side == "left" else w[:, index]
             j = int(np.argmax(row))
             other = (self.lines.right if side == "left" else self.lines.left)[j]
-            parts.append(f"H{h}: {other} [{j}] {format_value(row[j])}")
+            offset = self._key0 if side == "left" else self._shown_window[0]  # positions in the whole input
+            parts.append(f"H{h}: {other} [{j + offset}] {format_value(row[j])}")
         arrow = "→ strongest key" if side == "left" else "← strongest query"
-        return f"{tokens[index]} [{index}] {arrow}: " + "; ".join(parts)
+        here = index + (self._shown_window[0] if side == "left" else self._key0)
+        return f"{tokens[index]} [{here}] {arrow}: " + "; ".join(parts)
 
     def _hover(self, hit) -> None:
         self.set_hover_text("" if hit is None or not self.lines.heads else self.token_text(*hit))
@@ -160,6 +187,7 @@ class TokenLinesView(BaseView):
     def _click(self, side: str, index: int) -> None:
         if self.selection is None:
             return
+        index += self._shown_window[0] if side == "left" else self._key0  # a window's index → the input's
         if side == "left":
             self.selection.update(query=None if self.selection.query == index else index)
         else:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
+from attnviz.analysis.model_labels import norm_label
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import head_colour
@@ -217,8 +218,9 @@ class MatrixFormWidget(WalkthroughView):
     def _symbols(self, c: "_Context") -> str:
         """One line saying what X (and E, R) are for this model and part."""
         pre = c.t.meta.get("config", {}).get("norm", "pre") == "pre"
-        x = "X = LN(R): what the projections read; R: the residual stream into the block" if pre else \
-            "X = R: the residual stream into the block (post-LN: normalised after each addition)"
+        ln = norm_label(c.t.meta)  # RMSNorm for a Llama-family model, LN (LayerNorm) otherwise
+        x = f"X = {ln}(R): what the projections read; R: the residual stream into the block" if pre else \
+            f"X = R: the residual stream into the block (post-{ln}: normalised after each addition)"
         if c.part == "cross":
             return f"{x} (decoder) · E: the encoder's output"
         return x
@@ -355,6 +357,7 @@ class MatrixFormWidget(WalkthroughView):
         h, resid = np.asarray(t[h_key], dtype=np.float64), np.asarray(t[r_key], dtype=np.float64)
         Tq, D = h.shape
         pre = t.meta.get("config", {}).get("norm", "pre") == "pre"
+        ln = norm_label(t.meta)
         cross = t.has_cross and part == "self"
         after = "cross-attention + MLP" if cross else "MLP"
         labels = q_tok if large else None
@@ -367,9 +370,9 @@ class MatrixFormWidget(WalkthroughView):
         last = self._grid("resid", resid, f"R_out (L{layer}.resid)", subtitle=sub, row_labels=labels,
                           highlight_rows=hl)
         if pre:
-            self.board.add_note(f"Block (pre-LN): X = LN(R);  R_mid = R + A;  R_out = R_mid + {after}(LN(R_mid)), "
+            self.board.add_note(f"Block (pre-{ln}): X = {ln}(R);  R_mid = R + A;  R_out = R_mid + {after}({ln}(R_mid)), "
                                 "the next block's R", 1.4)
-            mlp = self._grid("mlp", resid - h, f"{after}(LN(R_mid))", subtitle=sub, row_labels=labels,
+            mlp = self._grid("mlp", resid - h, f"{after}({ln}(R_mid))", subtitle=sub, row_labels=labels,
                              highlight_rows=hl)
             if large:  # two rows: each addition gets the width of the slide
                 self.board.add_row([stream_grid, "+", out_grid, "=", mid], stretch=3)
@@ -378,9 +381,9 @@ class MatrixFormWidget(WalkthroughView):
             else:
                 self.board.add_row([stream_grid, "+", out_grid, "=", mid, "+", mlp, "=", last], stretch=3)
         else:
-            self.board.add_note(f"Block (post-LN, as in the original transformer): X = R;  "
-                                f"R_mid = LN(R + A);  R_out = LN(R_mid + {after}(R_mid))", 1.4)
-            self.board.add_row([stream_grid, "+", out_grid, "→ LN →", mid, f"→ + {after}, LN →", last], stretch=3)
+            self.board.add_note(f"Block (post-{ln}, as in the original transformer): X = R;  "
+                                f"R_mid = {ln}(R + A);  R_out = {ln}(R_mid + {after}(R_mid))", 1.4)
+            self.board.add_row([stream_grid, "+", out_grid, f"→ {ln} →", mid, f"→ + {after}, {ln} →", last], stretch=3)
 
 
 class _Context:

@@ -63,6 +63,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         self.name = name
         self.style = style or ViewStyle()
         self.values = np.zeros((0, 0))
+        self.masked = np.zeros((0, 0), bool)
         self.title = name
         self.subtitle = ""
         self.row_labels: list[str] = []
@@ -86,16 +87,20 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
     # -- data ----------------------------------------------------------------------------------
     def set_data(self, values, title: str | None = None, subtitle: str = "", row_labels=None, col_labels=None,
                  kind: str = "signed", vmax: float | None = None, highlight_rows=(), frame_colour: str | None = None,
-                 min_side: float = 0.0):
+                 min_side: float = 0.0, masked=None):
         """Show ``values`` (2-D; a 1-D vector is drawn as a row).
 
         kind : "signed" (diverging, symmetric about 0) or "prob" (colour map on 0…1).
         vmax : the colour limit; default the largest finite |value| (signed) or 1 (prob).
         min_side : the size in pixels the cell area asks for (width and height), so a T×T map stays
             readable on a slide; it takes that much whenever the layout gives the grid the room.
+        masked : boolean cells the model masked (a probability of exactly 0 that is no weight at all):
+            hatched like −∞ and left without a number, so a masked cell never reads as "0".
         """
         a = np.asarray(values, dtype=np.float64)
         self.values = a[None, :] if a.ndim == 1 else a
+        m = np.zeros(self.values.shape, bool) if masked is None else np.asarray(masked, bool)
+        self.masked = np.broadcast_to(m[None, :] if m.ndim == 1 else m, self.values.shape)
         self.title = self.name if title is None else title
         self.subtitle = subtitle or f"{self.values.shape[0]} × {self.values.shape[1]}"
         self.row_labels = [visible_label(x) for x in row_labels] if row_labels is not None else []
@@ -124,12 +129,12 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         return self._memo[name]
 
     def cell_text(self, r: int, c: int) -> str:
-        """What the cell shows (rounded)."""
-        return format_number(self.values[r, c], self.digits)
+        """What the cell shows (rounded; nothing in a masked cell: its hatch says it)."""
+        return "" if self.masked[r, c] else format_number(self.values[r, c], self.digits)
 
     def exact_text(self, r: int, c: int) -> str:
         """The exact value shown on hover."""
-        return exact_number(self.values[r, c])
+        return exact_number(self.values[r, c]) + (" (masked)" if self.masked[r, c] else "")
 
     # -- geometry --------------------------------------------------------------------------------
     def _fonts(self):

@@ -62,7 +62,7 @@ class MatrixGridPainting:
             return
         rows, cols = self.values.shape
         self._layout = (area, cw, ch)
-        finite = np.isfinite(self.values)
+        finite = np.isfinite(self.values) & ~self.masked  # masked cells are hatched like −∞
         rgb = self._rgb()
         if self._numbers:
             num_font = self.style.font(1.15 * self._zoom)

@@ -103,10 +103,11 @@ def _rotate_step(board, grids, steps, keys, qtok, j, col) -> None:
 
 
 def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
-               context: str = "") -> dict[str, MatrixGrid]:
+               context: str = "", norm: str = "LN") -> dict[str, MatrixGrid]:
     """Fill ``board`` with step ``name`` of ``steps`` (SixSteps or SandboxSteps); return the grids.
 
-    ``context`` (e.g. "layer 1 · head 2") starts the line under the step's formula.
+    ``context`` (e.g. "layer 1 · head 2") starts the line under the step's formula; ``norm`` is what the
+    model normalises with (:func:`attnviz.analysis.model_labels.norm_label`: "RMSNorm" for Llama).
     """
     board.clear()
     board.context = context
@@ -117,13 +118,14 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
     D = steps.x_i.shape[-1]
     if name == "project":
+        ln = norm
         # a bias term only where the model has one (all-zero biases are a model without them)
         b = {n: f" + b_{n}" if getattr(steps, f"b_{n}", None) is not None and np.any(getattr(steps, f"b_{n}")) else ""
              for n in "QKV"}
         board.add_heading(f"Step 1 · project:  q_i = x_i W_Q{b['Q']}",
                           f"and every token's key k_j = x_j W_K{b['K']} and value v_j = x_j W_V{b['V']}; "
                           f"x_i is the row of X for the query token {qtok!r} (X: what the projections read, "
-                          "LN of the residual stream in a pre-LN model)")
+                          f"{ln} of the residual stream in a pre-{ln} model)")
         x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
         if steps.W_Q is None:
             board.add_row([x])

@@ -12,6 +12,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
+from attnviz.analysis.model_labels import norm_label
+from attnviz.analysis.walkthrough_default import default_query
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import ViewStyle
@@ -116,18 +118,16 @@ class WalkthroughWidget(WalkthroughView):
             part = "self"
         n_layers = t.layers_in(part)
         n_q = t[layer_prefix(0, part) + "x"].shape[0]
-        # no query chosen: an image opens on [CLS] (the token the classifier reads, the one the Rollout
-        # view asks about), not on the corner patch that happens to be last; text on its last token
-        image = t.grid is not None and part == "self" and n_q > t.grid[0] * t.grid[1]
-        query = s.query if s.query is not None and 0 <= s.query < n_q else (0 if image else n_q - 1)
+        # no query chosen: the rule's row ([CLS] for an image classifier, never a decoder row that wrote nothing)
+        query = s.query if s.query is not None and 0 <= s.query < n_q else default_query(t, part)
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
 
     def _open_default(self) -> bool:
-        """Once per model, when the walkthrough is first on screen: if the selection is still where the
-        model opened (its focus head and query), move it to the walkthrough's default head and query
-        (:func:`attnviz.analysis.walkthrough_default.walkthrough_default`, the same as ``attnviz steps``,
-        the lesson and the lecture pack). True when the selection changed (its listener updates again)."""
-        from attnviz.analysis.walkthrough_default import default_query, walkthrough_default
+        """Once per model, when the walkthrough is first on screen: the one default rule's walkthrough head
+        and query (:func:`attnviz.analysis.walkthrough_default.open_walkthrough`, the same as ``attnviz
+        steps``, the lesson and the lecture pack), as a detour the window ends when another tab is shown.
+        True when the selection changed (its listener updates again)."""
+        from attnviz.analysis.walkthrough_default import open_walkthrough
 
         t = self.trace
         if t is None or self.selection is None or getattr(self, "_forcing", False):
@@ -136,19 +136,9 @@ class WalkthroughWidget(WalkthroughView):
         if model == getattr(self, "_opened_for", None):
             return False
         self._opened_for = model
-        s = self.selection.state
-        focus = t.meta.get("focus") or {}
-        if focus:
-            at_opening = (s.layer, s.head, s.query) == (focus.get("layer"), focus.get("head"), focus.get("query"))
-        else:
-            at_opening = s.query is None or s.query == default_query(t)
-        if s.part != "self" or not at_opening:
-            return False  # the user chose something: keep it
-        layer, head, query = walkthrough_default(t)
-        if (layer, head, query) == (s.layer, s.head, s.query):
-            return False
-        self.selection.update(layer=layer, head=head, query=query)
-        return True
+        before = self.selection.state
+        self.opening_note = open_walkthrough(self.selection, t)
+        return self.selection.state != before
 
     def _update(self) -> None:
         from attnviz.analysis.steps import compute_six_steps
@@ -219,7 +209,10 @@ class WalkthroughWidget(WalkthroughView):
         s = self.steps
         gqa = f" (reads key/value head {s.kv_head})" if self.trace.n_kv_heads < self.trace.n_heads else ""
         where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
-        self.grids = build_step(self.board, s, self.step_name, key=key, context=where)
+        origin = self.selection.detour_origin if self.selection is not None else None
+        if origin is not None and (origin.layer, origin.head) != (s.layer, s.head):  # said where it is read: the walkthrough opened elsewhere than the other tabs
+            where += f" (where this row mixes; the Attention tab keeps layer {origin.layer} · head {origin.head})"
+        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.meta))
         for g in self.grids.values():
             self._adopt(g)
             g.clicked.connect(self._grid_clicked)

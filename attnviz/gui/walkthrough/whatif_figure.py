@@ -9,7 +9,7 @@ import numpy as np
 from attnviz.analysis.permutation import permutation_matrix
 from attnviz.gui.walkthrough.number_format import format_number
 
-__all__ = ["draw_comparison", "draw_permutation"]
+__all__ = ["draw_comparison", "draw_permutation", "shown_head", "masked_cells", "ablation_note"]
 
 
 def _labels(trace, n: int) -> list[str]:
@@ -23,16 +23,50 @@ def _top(panel, name: str, top: list[tuple[str, float]], title: str):
                        kind="prob", subtitle=f"top {len(top)}")
 
 
+def shown_head(whatif, layer: int, head: int) -> tuple[int, int]:
+    """The head the comparison maps show: the selected one, or, when heads are ablated and the selected one
+    is not, the first ablated head — the switch the student just flipped, not a head it leaves alone."""
+    if whatif.ablate and (layer, head) not in whatif.ablate:
+        return min(whatif.ablate)
+    return layer, head
+
+
+def masked_cells(trace, layer: int, shape) -> np.ndarray | None:
+    """(Tq, Tk) cells the model masked in ``layer`` (−∞ in its additive mask), or None when it has no mask."""
+    key = f"L{layer}.mask"
+    if key not in trace:
+        return None
+    m = np.isneginf(np.asarray(trace[key], dtype=np.float64))
+    return m if m.shape == tuple(shape) else None
+
+
+def ablation_note(c, layer: int, head: int) -> str:
+    """What switching heads off did: the shown head's output is zeroed, its pattern is still computed;
+    the head whose attention moved most (max |ΔP|) is named, when the two runs have the same positions."""
+    heads = ", ".join(f"L{a} h{b}" for a, b in sorted(c.whatif.ablate))
+    text = f"{heads} switched off: the output z is zeroed, the weights are still computed (so the map can look alike)"
+    b_tr, a_tr = c.before, c.after
+    if len(b_tr.tokens) != len(a_tr.tokens):
+        return text
+    moved = np.stack([np.abs(a_tr.probs(i) - b_tr.probs(i)).max(axis=(-2, -1)) for i in range(b_tr.n_layers)])
+    li, hi = (int(x) for x in np.unravel_index(int(np.argmax(moved)), moved.shape))
+    if moved[li, hi] <= 1e-6:
+        return text + "; no head's attention changed (the ablated heads are in the last layer, or unused)"
+    return text + f"; the attention that moved most: L{li} h{hi} (max |ΔP| = {moved[li, hi]:.2f})"
+
+
 def draw_comparison(panel, c, layer: int, head: int) -> None:
     """Predictions, the selected head's attention and the entropies, as trained and with the switches."""
     board = panel.board
     wi = c.whatif
     old, new = c.top_before[0][0], c.top_after[0][0]
-    verdict = (f"the prediction changes: {old!r} → {new!r}" if c.argmax_changed
-               else f"the top prediction stays {old!r}")
+    # the position compared is named in the same sentence as the verdict: a translation's prediction
+    # depends on which decoder position is read, and the Prediction panel may show another one
+    verdict = (f"{c.where}, the prediction changes: {old!r} → {new!r}" if c.argmax_changed
+               else f"{c.where}, the top prediction stays {old!r}")
     board.add_heading(f"What if: {wi.describe()}",
-                      f"{verdict} · the output distribution moved by {format_number(c.changed, 3)} "
-                      f"(total variation, 0 = same, 1 = disjoint), compared {c.where}")
+                      f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
+                      f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
     # predictions and entropies share the first row: small tables, so the attention maps below get
     # the height of the slide (stacked in three rows they were a few pixels per token in presentation)
     T = c.before.probs(0).shape[-1]
@@ -45,15 +79,21 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     board.add_row([_top(panel, "top_before", c.top_before, "as trained"), "→",
                    _top(panel, "top_after", c.top_after, "switched"), ent[0], "→", ent[1]], stretch=3)
     n_layers, n_heads = c.before.n_layers, c.before.n_heads
-    layer, head = min(layer, n_layers - 1), min(head, n_heads - 1)
+    layer, head = shown_head(wi, min(layer, n_layers - 1), min(head, n_heads - 1))
+    off = (layer, head) in wi.ablate
     row = []
     for name, tr, title in (("P_before", c.before, "attention as trained"), ("P_after", c.after, "with the switches")):
         p = tr.probs(layer)[head]
         labels = _labels(tr, p.shape[-1])
+        if name == "P_after" and off:  # its weights are still computed, but z = 0: nothing of it reaches the output
+            title = "switched off (z = 0)"
         row.append((panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
-                                col_labels=labels, min_side=300), 2))
+                                col_labels=labels, min_side=300, masked=masked_cells(tr, layer, p.shape),
+                                frame_colour="#CC3311" if name == "P_after" and off else None), 2))
         row.append("   ")
     board.add_row(row[:-1], stretch=8)
+    if wi.ablate:
+        board.add_note(ablation_note(c, layer, head))
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"

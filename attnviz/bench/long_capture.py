@@ -1,0 +1,163 @@
+"""Long inputs on a SmolLM2-shaped decoder: capture on demand against the model's own SDPA forward (``bench --only long``).
+
+The decoder is random-weight, LlamaConfig with SmolLM2-135M's shape (30 layers, d 576, 9 query / 3 key-value
+heads, intermediate 1,536, vocabulary 49,152, tied embeddings, rotary). Figures are printed, never asserted.
+
+1. time: ``capture_hf`` (attention="auto": from 256 tokens the SDPA kernel with each row's log-sum-exp, the
+   probabilities recomputed when asked) against the same model's SDPA forward returning only the last
+   position's logits (``logits_to_keep=1``: the capture projects the last position only too). Same process,
+   warm (one run of each first), runs interleaved, median of ``repeat``; wall and CPU time (the machine may be
+   shared: CPU time is the steadier figure).
+2. memory: each figure is a fresh child process's peak resident memory minus its memory once the model is
+   built (so: over the weights). "added" is capture's peak minus the SDPA forward's, against the bytes of the
+   arrays the trace keeps (``Trace.nbytes``).
+3. T = 16,384: the app's way of opening a long input (one layer kept in full, every layer's q, k and lse for its
+   probabilities); the same with the weights in float16.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+__all__ = ["measure_long_capture", "SMOLLM2"]
+
+SMOLLM2 = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+               num_key_value_heads=3, max_position_embeddings=32768, tie_word_embeddings=True, rope_theta=100000.0)
+
+
+def _model(sizes: dict, dtype: str = "float32"):
+    import torch
+
+    from attnviz.hf.loader import quiet_transformers, require_transformers
+
+    tf = require_transformers("the long-input benchmark")
+    torch.manual_seed(0)
+    with quiet_transformers(tf):
+        model = tf.LlamaForCausalLM(tf.LlamaConfig(**sizes, attn_implementation="sdpa")).eval()
+    return model.to(getattr(torch, dtype))
+
+
+def _runs(model, T: int, layers=None):
+    import torch
+
+    from attnviz.hf.capture import capture_hf
+
+    ids = torch.randint(0, model.config.vocab_size, (1, T), generator=torch.Generator().manual_seed(1))
+    tokens = [str(i) for i in range(T)]
+
+    def sdpa():
+        with torch.no_grad():
+            return model(input_ids=ids, logits_to_keep=1).logits[0, -1]
+
+    def capture():
+        return capture_hf(model, {"input_ids": ids}, tokens, layers=layers)
+
+    return sdpa, capture
+
+
+def _timed(fn) -> tuple[float, float]:
+    w0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
+def _time_rows(model, T: int, repeat: int) -> dict:
+    sdpa, capture = _runs(model, T)
+    sdpa(), capture()  # warm: first calls allocate, the output head is verified once
+    got = {"sdpa": [], "capture": []}
+    for _ in range(repeat):
+        for name, fn in (("sdpa", sdpa), ("capture", capture)):
+            got[name].append(_timed(fn))
+    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in got.items()}
+    return {
+        f"T={T}: SDPA forward (last logits) wall s": med["sdpa"][0],
+        f"T={T}: SDPA forward CPU s": med["sdpa"][1],
+        f"T={T}: capture wall s": med["capture"][0],
+        f"T={T}: capture CPU s": med["capture"][1],
+        f"T={T}: capture / SDPA forward (wall)": med["capture"][0] / med["sdpa"][0],
+        f"T={T}: capture / SDPA forward (CPU time)": med["capture"][1] / med["sdpa"][1],
+    }
+
+
+def child(spec: dict) -> dict:
+    """Run one measurement in a fresh Python process (peak RSS is per process); returns its figures."""
+    out = subprocess.run([sys.executable, "-m", "attnviz.bench.long_capture", json.dumps(spec)], capture_output=True,
+                         text=True, check=True, timeout=3600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T: int = 16384,
+                         sizes: dict | None = None) -> dict:
+    """The section's figures (module docstring); ``sizes``/``lengths`` smaller in tests."""
+    import torch
+
+    sizes = {**SMOLLM2, **(sizes or {})}
+    rows = {"decoder": f"SmolLM2-shaped random Llama {sizes['num_hidden_layers']}L d{sizes['hidden_size']} "
+                       f"{sizes['num_attention_heads']}/{sizes['num_key_value_heads']} heads, SDPA",
+            "torch threads": torch.get_num_threads()}
+    model = _model(sizes)
+    rows["parameters"] = sum(p.numel() for p in model.parameters())
+    for T in lengths:
+        rows.update(_time_rows(model, T, repeat))
+    del model
+    if mem_T:
+        base = {"sizes": sizes, "T": mem_T, "dtype": "float32", "layers": None}
+        fwd, cap = child({**base, "mode": "sdpa"}), child({**base, "mode": "capture"})
+        added = cap["peak"] - fwd["peak"]
+        rows.update({
+            f"T={mem_T}: SDPA forward peak over weights MiB": fwd["peak"] / 2**20,
+            f"T={mem_T}: capture peak over weights MiB": cap["peak"] / 2**20,
+            f"T={mem_T}: capture adds MiB (peak - forward's peak)": added / 2**20,
+            f"T={mem_T}: trace keeps MiB": cap["trace_bytes"] / 2**20,
+            f"T={mem_T}: added / kept": added / max(1, cap["trace_bytes"]),
+        })
+    for dtype in ("float32", "float16") if long_T else ():
+        spec = {"sizes": sizes, "T": long_T, "dtype": dtype, "layers": [sizes["num_hidden_layers"] // 2]}
+        fwd, cap = child({**spec, "mode": "sdpa"}), child({**spec, "mode": "capture"})
+        rows.update({
+            f"T={long_T} {dtype} weights: weights MiB": cap["weight_bytes"] / 2**20,
+            f"T={long_T} {dtype}: SDPA forward wall s / peak over weights MiB": f"{fwd['seconds']:.1f} / "
+                                                                                 f"{fwd['peak'] / 2**20:.0f}",
+            f"T={long_T} {dtype}: capture (1 layer in full) wall s / peak over weights MiB":
+                f"{cap['seconds']:.1f} / {cap['peak'] / 2**20:.0f}",
+            f"T={long_T} {dtype}: trace keeps MiB": cap["trace_bytes"] / 2**20,
+        })
+    rows["goal"] = "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights + 2 GB"
+    return rows
+
+
+def _rss(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _child(spec: dict) -> dict:
+    import transformers  # noqa: F401 - imported before the baseline
+
+    model = _model(spec["sizes"], spec["dtype"])
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    sdpa, capture = _runs(model, 8, spec["layers"])
+    capture()  # the app's first keystroke: verifies the output head
+    sdpa, capture = _runs(model, spec["T"], spec["layers"])
+    base = _rss("VmRSS:")
+    try:  # reset the peak mark (Linux) so the peak is the measured run's
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    t0 = time.perf_counter()
+    result = capture() if spec["mode"] == "capture" else sdpa()
+    seconds = time.perf_counter() - t0
+    return {"weight_bytes": weight_bytes, "peak": _rss("VmHWM:") - base, "seconds": seconds,
+            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0}
+
+
+if __name__ == "__main__":
+    print(json.dumps(_child(json.loads(sys.argv[1]))))

@@ -1,0 +1,214 @@
+"""Attention probabilities computed on demand from q, k and each row's log-sum-exp (Qt-free, NumPy only).
+
+A probability is p_ij = exp(s_ij − lse_i) with s_ij = cap(q_i·k_j·scale) + mask_ij + bias_ij, where lse_i is
+the log-sum-exp of row i's scores (learned sinks included: they only enter the normaliser). So a layer keeps
+what is O(T·d) — q after rotation (H, Tq, dh), k as stored (H_kv, Tk, dh), lse (H, Tq) — plus a compact
+description of what the model adds to the scores (:class:`ScoreRule`), and any block (heads, rows, cols) is
+exact at O(block · dh) cost. Query head h reads key head h // (H / H_kv) (grouped-query attention).
+
+In a trace the ingredients are ordinary arrays (``L{i}.q``, ``L{i}.k``, ``L{i}.lse`` and the rule's own
+``L{i}.score_*`` arrays) plus ``meta["on_demand"][prefix]`` (the rule's scalar facts), so a saved trace
+rebuilds its deferred ``probs``/``mask`` entries with :func:`attach` and opens everywhere a short one does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
+           "ON_DEMAND_T"]
+
+# from this many tokens on, a Hugging Face capture (attention="auto") runs on the fastest kernel and keeps
+# q, k and lse: probabilities recomputed when asked, equal to eager within ~1e-7 in float32; shorter inputs
+# run the model's own eager attention and keep its probabilities exactly as it computed them
+ON_DEMAND_T = 256
+
+# row blocks are computed in pieces of at most this many (head × row × col) cells (float64: 8 bytes each)
+ROW_CHUNK_CELLS = 1 << 22
+
+
+def t5_buckets(rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int) -> np.ndarray:
+    """T5's relative-position bucket of ``rel`` = key position − query position (its own rule, in NumPy)."""
+    rel = np.asarray(rel, dtype=np.int64)
+    buckets = np.zeros(rel.shape, np.int64)
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (rel > 0).astype(np.int64) * num_buckets
+        rel = np.abs(rel)
+    else:
+        rel = -np.minimum(rel, 0)
+    max_exact = num_buckets // 2
+    small = rel < max_exact
+    with np.errstate(divide="ignore"):
+        large = max_exact + (np.log(np.maximum(rel, 1) / max_exact) / np.log(max_distance / max_exact)
+                             * (num_buckets - max_exact)).astype(np.float32).astype(np.int64)
+    large = np.minimum(large, num_buckets - 1)
+    return buckets + np.where(small, rel, large)
+
+
+@dataclass
+class ScoreRule:
+    """What one layer adds to q·kᵀ·scale, without any (Tq, Tk) array unless the model's mask has no rule.
+
+    ``causal``: key j ≤ query i (+ ``offset``); ``window``: also i − j < window (transformers' sliding window);
+    ``blocked_bits``: an arbitrary mask as np.packbits of a (Tq, Tk) bool "blocked" map (rows packed);
+    ``bias``: a stored finite additive bias (1|H, Tq, Tk); ``alibi``: per-head slopes, bias = slope_h · j;
+    ``rel_table`` (n_buckets, H) with ``rel_rule`` {bidirectional, num_buckets, max_distance}: T5's bias.
+    """
+
+    scale: float
+    softcap: float | None = None
+    causal: bool = False
+    window: int | None = None
+    offset: int = 0
+    blocked_bits: np.ndarray | None = None
+    bias: np.ndarray | None = None
+    alibi: np.ndarray | None = None
+    rel_table: np.ndarray | None = None
+    rel_rule: dict = field(default_factory=dict)
+
+    ARRAYS = ("blocked_bits", "bias", "alibi", "rel_table")
+
+    def facts(self) -> dict:
+        """The scalar part, JSON-safe, for ``meta["on_demand"]``."""
+        return {"scale": float(self.scale), "softcap": self.softcap, "causal": bool(self.causal),
+                "window": self.window, "offset": int(self.offset), "rel_rule": dict(self.rel_rule)}
+
+    def blocked(self, rows: np.ndarray, cols: np.ndarray, tk: int) -> np.ndarray | None:
+        """(r, c) bool: cells the mask blocks (None: nothing blocked)."""
+        out = None
+        i, j = rows[:, None] + self.offset, cols[None, :]
+        if self.causal:
+            out = j > i
+        if self.window is not None:
+            far = (i - j) >= self.window
+            out = far if out is None else out | far
+        if self.blocked_bits is not None:
+            bits = np.unpackbits(self.blocked_bits[rows], axis=1, count=tk)[:, cols].astype(bool)
+            out = bits if out is None else out | bits
+        return out
+
+    def added(self, heads: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+        """(h|1, r, c) float64 finite bias the model adds to the scores (None: none)."""
+        out = None
+        if self.bias is not None:
+            b = self.bias if self.bias.shape[0] == 1 else self.bias[heads]
+            out = b[:, rows][:, :, cols].astype(np.float64)
+        if self.alibi is not None:
+            a = self.alibi[heads].astype(np.float64)[:, None, None] * cols[None, None, :].astype(np.float64)
+            out = a if out is None else out + a
+        if self.rel_table is not None:
+            rel = cols[None, :] - (rows[:, None] + self.offset)  # key − query, as T5 measures it
+            buckets = t5_buckets(rel, bool(self.rel_rule["bidirectional"]), int(self.rel_rule["num_buckets"]),
+                                 int(self.rel_rule["max_distance"]))  # (r, c)
+            t = self.rel_table.astype(np.float64)[buckets]  # (r, c, H)
+            t = t.transpose(2, 0, 1)[heads]  # (h, r, c)
+            out = t if out is None else out + t
+        return out
+
+    def scores(self, q: np.ndarray, k: np.ndarray, heads, rows, cols, tk: int, with_mask: bool = True) -> np.ndarray:
+        """(h, r, c) float64 scores cap(q·kᵀ·scale) + bias (+ −inf where blocked); q (h, r, dh), k (h, c, dh)."""
+        s = np.matmul(q.astype(np.float64), k.astype(np.float64).transpose(0, 2, 1)) * float(self.scale)
+        if self.softcap:
+            s = self.softcap * np.tanh(s / self.softcap)
+        add = self.added(heads, rows, cols)
+        if add is not None:
+            s = s + add
+        if with_mask:
+            gone = self.blocked(rows, cols, tk)
+            if gone is not None:
+                s = np.where(gone[None], -np.inf, s)
+        return s
+
+
+def _index(sel, n: int) -> np.ndarray:
+    """One axis selection (None, int, slice or indices) → an index array within 0..n-1."""
+    if sel is None:
+        return np.arange(n)
+    if isinstance(sel, slice):
+        return np.arange(n)[sel]
+    if isinstance(sel, (int, np.integer)):
+        return np.array([int(sel) % n])
+    idx = np.asarray(sel, dtype=np.intp).reshape(-1)
+    return np.where(idx < 0, idx + n, idx)
+
+
+class OnDemandProbs:
+    """A deferred ``L{i}.probs``: ``shape``, ``block(heads, rows, cols)``, ``row(i)`` and ``full()``."""
+
+    def __init__(self, q: np.ndarray, k: np.ndarray, lse: np.ndarray, rule: ScoreRule):
+        self.q, self.k, self.lse, self.rule = q, k, lse, rule  # (H, Tq, dh), (H_kv, Tk, dh), (H, Tq)
+        self.group = q.shape[0] // k.shape[0]
+        self.shape = (q.shape[0], q.shape[1], k.shape[1])
+        self.dtype = np.dtype(np.float32)
+
+    def block(self, heads=None, rows=None, cols=None) -> np.ndarray:
+        """Exact probabilities of one block, float32 (h, r, c), computed in row chunks."""
+        H, tq, tk = self.shape
+        hs, rs, cs = _index(heads, H), _index(rows, tq), _index(cols, tk)
+        out = np.empty((len(hs), len(rs), len(cs)), np.float32)
+        k = self.k[(hs // self.group)[:, None], cs[None, :]]  # (h, c, dh): query head h reads key head h // group
+        step = max(1, ROW_CHUNK_CELLS // max(1, len(hs) * len(cs)))
+        for r0 in range(0, len(rs), step):
+            r = rs[r0:r0 + step]
+            q = self.q[hs[:, None], r[None, :]]  # (h, r, dh) without copying other rows
+            s = self.rule.scores(q, k, hs, r, cs, tk)  # (h, r, c)
+            lse = self.lse[hs[:, None], r[None, :]].astype(np.float64)[:, :, None]  # (h, r, 1)
+            with np.errstate(invalid="ignore", over="ignore"):
+                p = np.exp(s - lse)
+            out[:, r0:r0 + len(r)] = np.where(np.isfinite(lse), p, 0.0)  # a row with nothing to attend: zeros
+        return out
+
+    def row(self, i: int) -> np.ndarray:
+        return self.block(rows=int(i))[:, 0]  # (H, Tk)
+
+    def full(self) -> np.ndarray:
+        return self.block()
+
+
+class OnDemandMask:
+    """A deferred ``L{i}.mask``: the (Tq, Tk) additive 0 / −inf map of a :class:`ScoreRule`, built when asked."""
+
+    def __init__(self, rule: ScoreRule, tq: int, tk: int):
+        self.rule, self.shape = rule, (tq, tk)
+
+    def block(self, rows=None, cols=None) -> np.ndarray:
+        rs, cs = _index(rows, self.shape[0]), _index(cols, self.shape[1])
+        gone = self.rule.blocked(rs, cs, self.shape[1])
+        return np.zeros((len(rs), len(cs)), np.float32) if gone is None else np.where(gone, -np.inf, 0.0).astype(np.float32)
+
+    def row(self, i: int) -> np.ndarray:
+        return self.block(rows=int(i))[0]
+
+    def full(self) -> np.ndarray:
+        return self.block()
+
+
+def register(arrays: dict, meta: dict, prefix: str, lse: np.ndarray, rule: ScoreRule) -> None:
+    """Put one layer's on-demand ingredients into a trace's arrays and meta (the form :func:`attach` reads)."""
+    arrays[prefix + "lse"] = lse
+    for name in ScoreRule.ARRAYS:
+        value = getattr(rule, name)
+        if value is not None:
+            arrays[f"{prefix}score_{name}"] = value
+    meta.setdefault("on_demand", {})[prefix] = rule.facts()
+
+
+def attach(arrays: dict, meta: dict, deferred: dict) -> None:
+    """Deferred ``probs`` and ``mask`` entries for every layer ``meta["on_demand"]`` describes (a capture just
+    made, or a trace read from a file); a layer whose full probabilities are stored keeps them."""
+    for prefix, facts in (meta.get("on_demand") or {}).items():
+        need = [prefix + n for n in ("q", "k", "lse")]
+        if not all(n in arrays for n in need):
+            continue
+        rule = ScoreRule(scale=float(facts["scale"]), softcap=facts.get("softcap"), causal=bool(facts.get("causal")),
+                         window=facts.get("window"), offset=int(facts.get("offset") or 0),
+                         rel_rule=dict(facts.get("rel_rule") or {}),
+                         **{n: arrays.get(f"{prefix}score_{n}") for n in ScoreRule.ARRAYS})
+        probs = OnDemandProbs(arrays[prefix + "q"], arrays[prefix + "k"], arrays[prefix + "lse"], rule)
+        if prefix + "probs" not in arrays:
+            deferred[prefix + "probs"] = probs
+        if prefix + "mask" not in arrays:
+            deferred[prefix + "mask"] = OnDemandMask(rule, *probs.shape[1:])

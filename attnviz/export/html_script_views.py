@@ -1,0 +1,349 @@
+"""The interactive page's views and controls (JavaScript), joined into :data:`html_script.SCRIPT`.
+
+Head map (with a vision input's picture under its patch grid), all heads, token lines; the keyboard:
+Tab reaches every control and canvas, ←/→ change the head and ↑/↓ the layer on a focused canvas,
+Shift+arrows move a cell cursor on the head map (its value read out in the status line, a live region),
+Enter on the all-heads grid opens the head; arrows on a vision input's picture walk the query patch.
+"""
+
+VIEWS_SCRIPT = r"""
+// -- head map ---------------------------------------------------------------------------------
+function mapGeometry(P) {
+  const nq = P.rows, nk = P.cols, n = Math.max(nq, nk), dpr = window.devicePixelRatio || 1;
+  const side = Math.min(LAY.map_max, Math.max(LAY.map_min, LAY.map_cell * n));
+  const pool = Math.max(1, Math.ceil(n / Math.floor(side * dpr)));  // never more cells than device pixels
+  const dq = Math.ceil(nq / pool), dk = Math.ceil(nk / pool);
+  return {nq, nk, pool, dq, dk, cell: side / Math.max(dq, dk), left: LAY.map_left, top: LAY.map_top,
+          rq: pool * P.row_step, rk: pool * P.col_step};
+}
+function drawHeadMap() {
+  const P = part(), E = entry(), h = st.head, g = mapGeometry(P);
+  Object.assign(G, g);
+  const cv = $("map"), W = g.left + g.dk * g.cell + LAY.map_right, H = g.top + g.dq * g.cell + LAY.map_bottom;
+  const ctx = sized(cv, W, H), vmax = vmaxOf(E, h);
+  ctx.fillStyle = M.bg; ctx.fillRect(0, 0, W, H);
+  const img = new ImageData(g.dk, g.dq);
+  paintMap(E, h, g.nq, g.nk, vmax, img, g.pool);
+  const off = document.createElement("canvas"); off.width = g.dk; off.height = g.dq;
+  off.getContext("2d").putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(off, g.left, g.top, g.dk * g.cell, g.dq * g.cell);
+  const font = Math.max(6, Math.min(13, g.cell - 1));
+  const qn = Array.from({length: g.dq}, (_, i) => P.queries[i * g.rq]), kn = Array.from({length: g.dk}, (_, j) => P.keys[j * g.rk]);
+  labels(ctx, qn, (i) => g.top + (i + 0.5) * g.cell, g.cell, font, false, g.left - 4);
+  labels(ctx, kn, (j) => g.left + (j + 0.5) * g.cell, g.cell, font, true, g.top + g.dq * g.cell + 4);
+  if (st.hover) {
+    ctx.strokeStyle = M.highlight; ctx.lineWidth = 2;
+    ctx.strokeRect(g.left + st.hover[1] * g.cell, g.top + st.hover[0] * g.cell, Math.max(g.cell, 2), Math.max(g.cell, 2));
+  }
+  colourBar(ctx, g.left + g.dk * g.cell + 16, g.top, 16, Math.max(120, g.dq * g.cell), vmax, `attention weight · ${scaleNote()}`);
+  const pooled = g.rq > 1 || g.rk > 1 ? ` · each cell the largest weight of up to ${g.rq}×${g.rk} query × key positions` : "";
+  $("title").textContent = `Layer ${E.layer} · head ${h} · ${P.name}${pooled}`;
+  cv.setAttribute("aria-label", `Head map of layer ${E.layer}, head ${h}, ${P.name}: ${P.queries.length} queries by ` +
+    `${P.keys.length} keys. Left and right arrows change the head, up and down the layer; with Shift they move a cell cursor.`);
+  drawPicture();
+}
+function cellText(i, j) {  // drawn cell (i, j): one weight, or the largest of a block with its positions
+  const P = part(), E = entry(), g = G;
+  const r0 = i * g.pool, r1 = Math.min(g.nq, r0 + g.pool), c0 = j * g.pool, c1 = Math.min(g.nk, c0 + g.pool);
+  const [v, masked] = blockMax(E, st.head, g.nk, r0, r1, c0, c1);
+  const qa = r0 * P.row_step, qb = Math.min(P.queries.length, r1 * P.row_step) - 1;
+  const ka = c0 * P.col_step, kb = Math.min(P.keys.length, c1 * P.col_step) - 1;
+  const head = `${span(P.queries, qa, qb)} → ${span(P.keys, ka, kb)}: `;
+  if (masked) return [head + "masked (−∞ before softmax)", null];
+  return [head + (qa === qb && ka === kb ? "" : "largest ") + fmt(v), v];
+}
+function showCell(cell) {
+  st.hover = cell;
+  if (cell) { const [text, v] = cellText(...cell); status(text, v); } else status("", null);
+  drawHeadMap();
+}
+function hoverMap(ev) {
+  const r = $("map").getBoundingClientRect();
+  const j = Math.floor((ev.clientX - r.left - G.left) / G.cell), i = Math.floor((ev.clientY - r.top - G.top) / G.cell);
+  showCell(i < 0 || j < 0 || i >= G.dq || j >= G.dk ? null : [i, j]);
+}
+api.geometry = () => ({...G});  // drawn cells of the head map (dq × dk, cell px, rq × rk positions each)
+api.cellCenter = (i, j) => {
+  const r = $("map").getBoundingClientRect();
+  return [r.left + G.left + (j + 0.5) * G.cell, r.top + G.top + (i + 0.5) * G.cell];
+};
+// -- a vision input: the picture under its patch grid, the hovered query's row drawn over its patches
+function drawPicture() {
+  const I = M.image, cv = $("picture"), P = part();
+  cv.hidden = !I || P.part !== "self" || M.pooled;
+  if (cv.hidden) return;
+  const S = 256, [gh, gw] = I.grid, ctx = sized(cv, S, S + 36), pw = S / gw, ph = S / gh;
+  ctx.fillStyle = M.bg; ctx.fillRect(0, 0, S, S + 36);
+  ctx.imageSmoothingEnabled = true; ctx.drawImage(I.bitmap, 0, 0, S, S);
+  const q = st.hover ? st.hover[0] : null, E = entry(), nk = P.cols;
+  if (q !== null) {  // the query's weights on every patch, coloured as the map, over the picture
+    let top = 0;
+    for (let p = 0; p < gh * gw; p++) top = Math.max(top, E.vals[st.head * P.rows * nk + q * nk + I.prefix + p]);
+    for (let p = 0; p < gh * gw; p++) {
+      const v = E.vals[st.head * P.rows * nk + q * nk + I.prefix + p], c = LUT[index(v, vmaxOf(E, st.head))];
+      ctx.globalAlpha = 0.15 + 0.7 * (top > 0 ? v / top : 0);
+      ctx.fillStyle = `rgb(${c[0]},${c[1]},${c[2]})`; ctx.fillRect((p % gw) * pw, Math.floor(p / gw) * ph, pw, ph);
+    }
+    ctx.globalAlpha = 1;
+  }
+  ctx.strokeStyle = "rgba(255,255,255,0.7)"; ctx.lineWidth = 1;
+  for (let c = 0; c <= gw; c++) { ctx.beginPath(); ctx.moveTo(c * pw, 0); ctx.lineTo(c * pw, S); ctx.stroke(); }
+  for (let r = 0; r <= gh; r++) { ctx.beginPath(); ctx.moveTo(0, r * ph); ctx.lineTo(S, r * ph); ctx.stroke(); }
+  if (q !== null && q >= I.prefix) {
+    const p = q - I.prefix; ctx.strokeStyle = M.highlight; ctx.lineWidth = 3;
+    ctx.strokeRect((p % gw) * pw, Math.floor(p / gw) * ph, pw, ph);
+  }
+  ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "left"; ctx.textBaseline = "top";
+  ctx.fillText(q === null ? "hover a row or a patch: its attention" : `query ${tok(P.queries[q])} [${q}]: its weights`, 0, S + 6);
+  ctx.fillText("over the patches (more opaque = more)", 0, S + 20);
+  cv.setAttribute("aria-label", `The input picture under its ${gh}×${gw} patch grid` +
+    (q === null ? "" : `, with the weights of query ${P.queries[q]} drawn over it`));
+  Object.assign(G, {pS: S, pw, ph});
+}
+function hoverPicture(ev) {
+  const I = M.image, r = $("picture").getBoundingClientRect(), [gh, gw] = I.grid;
+  const c = Math.floor((ev.clientX - r.left) / G.pw), row = Math.floor((ev.clientY - r.top) / G.ph);
+  if (c < 0 || row < 0 || c >= gw || row >= gh) return;
+  showCell([I.prefix + row * gw + c, st.hover ? st.hover[1] : 0]);
+}
+// -- all heads --------------------------------------------------------------------------------
+function drawModel() {
+  const P = part(), nq = P.rows, nk = P.cols, L = P.layers.length, H = P.heads, dpr = window.devicePixelRatio || 1;
+  const notes = P.layers[0].entropy !== undefined;  // the model view's numbers under each head
+  const size = Math.max(LAY.grid_min, Math.min(LAY.grid_max, Math.floor(LAY.grid_width / H) - 6)), gap = notes ? 20 : 6;
+  const left = LAY.grid_left, top = LAY.grid_top, pool = Math.max(1, Math.ceil(Math.max(nq, nk) / Math.floor(size * dpr)));
+  const tq = Math.ceil(nq / pool), tk = Math.ceil(nk / pool), W = left + H * (size + gap), Ht = top + L * (size + gap);
+  const cv = $("grid"), ctx = sized(cv, W, Ht);
+  ctx.fillStyle = M.bg; ctx.fillRect(0, 0, W, Ht);
+  ctx.imageSmoothingEnabled = false;
+  const off = document.createElement("canvas"); off.width = tk; off.height = tq;
+  const octx = off.getContext("2d");
+  P.layers.forEach((E, l) => {
+    for (let h = 0; h < H; h++) {
+      const img = new ImageData(tk, tq);
+      paintMap(E, h, nq, nk, vmaxOf(E, h), img, pool);
+      octx.putImageData(img, 0, 0);
+      ctx.drawImage(off, left + h * (size + gap), top + l * (size + gap), size, size);
+    }
+  });
+  if (notes) {
+    ctx.fillStyle = M.fg; ctx.font = `${Math.min(12, Math.max(8, size / 6))}px sans-serif`; ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    P.layers.forEach((E, l) => { for (let h = 0; h < H; h++) ctx.fillText(noteText(E, h),
+      left + h * (size + gap) + size / 2, top + l * (size + gap) + size + 2); });
+  }
+  ctx.strokeStyle = M.fg; ctx.lineWidth = 2;
+  ctx.strokeRect(left + st.head * (size + gap) - 1, top + st.layer * (size + gap) - 1, size + 2, size + 2);
+  ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "bottom";
+  for (let h = 0; h < H; h++) ctx.fillText(`H${h}`, left + h * (size + gap) + size / 2, top - 4);
+  ctx.textAlign = "right"; ctx.textBaseline = "middle";
+  P.layers.forEach((E, l) => ctx.fillText(`L${E.layer}`, left - 6, top + l * (size + gap) + size / 2));
+  Object.assign(G, {gLeft: left, gTop: top, gPitch: size + gap, gSize: size});
+  const cells = pool * Math.max(P.row_step, P.col_step);
+  const pooled = cells > 1 ? ` · each drawn cell = largest of up to ${cells}×${cells} weights` : "";
+  const legend = notes ? " — under each: entropy (nats)" + (P.distance_unit ? ` · mean attention distance (${P.distance_unit})` : "") : "";
+  $("title").textContent = `All heads · ${P.name}${legend} · ${scaleNote()}${pooled}`;
+  cv.setAttribute("aria-label", `All heads of ${P.name}: ${L} layers by ${H} heads, layer ${entry().layer} head ` +
+    `${st.head} selected. Arrow keys move the selection, Enter opens its head map.`);
+}
+function gridCell(ev) {
+  const r = $("grid").getBoundingClientRect(), P = part();
+  const h = Math.floor((ev.clientX - r.left - G.gLeft) / G.gPitch), l = Math.floor((ev.clientY - r.top - G.gTop) / G.gPitch);
+  return h >= 0 && l >= 0 && h < P.heads && l < P.layers.length ? [l, h] : null;
+}
+api.thumbCenter = (l, h) => {
+  const r = $("grid").getBoundingClientRect();
+  return [r.left + G.gLeft + h * G.gPitch + G.gSize / 2, r.top + G.gTop + l * G.gPitch + G.gSize / 2];
+};
+function headInfo(l, h) {  // as ModelView.head_info
+  const P = part(), E = P.layers[l];
+  let text = `Layer ${E.layer} · head ${h}: largest weight ${E.max[h].toFixed(4)}`;
+  if (E.entropy) text += `, entropy ${E.entropy[h].toFixed(4)} nats`;
+  if (E.distance) text += `, mean distance ${E.distance[h].toFixed(3)} ${P.distance_unit}`;
+  return [text, E.max[h]];
+}
+function hoverModel(ev) {
+  const c = gridCell(ev);
+  if (!c) { status("", null); return; }
+  status(...headInfo(...c));
+}
+function noteText(E, h) {  // as ModelView._note
+  return E.entropy[h].toFixed(2) + (E.distance ? ` · ${E.distance[h].toFixed(1)}` : "");
+}
+// -- token lines (every weight: a pooled page leaves them out) --------------------------------
+function linesOf(E, heads, nq, nk, focus) {
+  const K = part().cols, n = part().rows * K, out = [];
+  for (const h of heads) for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
+    const w = E.vals[h * n + i * K + j];
+    if (w < 1 / 255) continue;
+    const touches = !focus || (focus[0] === "left" ? focus[1] === i : focus[1] === j);
+    if (focus && !touches) continue;  // hovering a token filters its lines
+    out.push([w, h, i, j]);
+  }
+  out.sort((a, b) => a[0] - b[0]);  // the strongest drawn last
+  const cut = out.length > 3000 ? out[out.length - 3000][0] : 0;
+  return [out.length > 3000 ? out.slice(out.length - 3000) : out, cut];
+}
+function drawLines() {
+  const P = part(), E = entry(), nq = Math.min(P.rows, M.line_tokens), nk = Math.min(P.cols, M.line_tokens);
+  const heads = st.heads ?? [...Array(P.heads).keys()];
+  const pitch = Math.max(LAY.lines_min, Math.min(LAY.lines_max, LAY.lines_span / Math.max(nq, nk))), top = LAY.lines_top;
+  const lx = 150, rx = LAY.lines_width - 150, W = LAY.lines_width, Ht = top * 2 + pitch * Math.max(nq, nk);
+  const cv = $("lines"), ctx = sized(cv, W, Ht);
+  ctx.fillStyle = M.bg; ctx.fillRect(0, 0, W, Ht);
+  const [lines, cut] = linesOf(E, heads, nq, nk, st.focus);
+  const off = (h) => (heads.indexOf(h) - (heads.length - 1) / 2) * Math.min(2, pitch / (2 * heads.length));
+  ctx.lineWidth = 1.2;
+  for (const [w, h, i, j] of lines) {
+    ctx.strokeStyle = M.head_colours[h % M.head_colours.length]; ctx.globalAlpha = Math.min(1, w);
+    ctx.beginPath(); ctx.moveTo(lx + 6, top + (i + 0.5) * pitch + off(h)); ctx.lineTo(rx - 6, top + (j + 0.5) * pitch + off(h)); ctx.stroke();
+  }
+  ctx.globalAlpha = 1;
+  const font = Math.max(7, Math.min(13, pitch - 2));
+  labels(ctx, P.queries.slice(0, nq), (i) => top + (i + 0.5) * pitch, pitch, font, false, lx);
+  ctx.textAlign = "left";
+  for (let j = 0; j < nk; j += Math.max(1, Math.ceil((font + 1) / pitch))) ctx.fillText(tok(P.keys[j]).slice(0, 14), rx, top + (j + 0.5) * pitch);
+  Object.assign(G, {lTop: top, lPitch: pitch, lx, rx, lnq: nq, lnk: nk});
+  const which = heads.length === P.heads && P.heads > 1 ? "all heads" : `heads ${heads.join(", ") || "none"}`;
+  const shown = P.queries.length > nq || P.keys.length > nk ? ` · first ${M.line_tokens} tokens` : "";
+  const omitted = cut > 0 ? ` · lines fainter than ${cut.toFixed(3)} left out` : "";
+  $("title").textContent = `Layer ${E.layer} · ${which} · ${P.name} · line opacity = attention weight${shown}${omitted}`;
+  document.querySelectorAll("#heads button").forEach((b, h) => { b.classList.toggle("off", !heads.includes(h));
+    b.setAttribute("aria-pressed", String(heads.includes(h))); });
+  cv.setAttribute("aria-label", `Token lines of layer ${E.layer}, ${which}, ${P.name}: a line from each query on the ` +
+    "left to each key on the right, as opaque as its weight. Up and down arrows change the layer.");
+}
+function tokenAt(ev) {
+  const r = $("lines").getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+  const i = Math.floor((y - G.lTop) / G.lPitch);
+  if (x < G.lx + 4 && i >= 0 && i < G.lnq) return ["left", i];
+  if (x > G.rx - 4 && i >= 0 && i < G.lnk) return ["right", i];
+  return null;
+}
+function tokenText(side, idx) {  // as TokenLinesView.token_text: the strongest link of each shown head
+  const P = part(), E = entry(), K = P.cols, n = P.rows * K;
+  const heads = st.heads ?? [...Array(P.heads).keys()], parts = [];
+  for (const h of heads) {
+    let best = -1, bj = 0;
+    const count = side === "left" ? Math.min(K, M.line_tokens) : Math.min(P.rows, M.line_tokens);
+    for (let j = 0; j < count; j++) {
+      const v = side === "left" ? E.vals[h * n + idx * K + j] : E.vals[h * n + j * K + idx];
+      if (v > best) { best = v; bj = j; }
+    }
+    parts.push(`H${h}: ${tok((side === "left" ? P.keys : P.queries)[bj])} [${bj}] ${fmt(best)}`);
+  }
+  const names = side === "left" ? P.queries : P.keys;
+  return `${tokHover(names[idx])} [${idx}] ${side === "left" ? "→ strongest key" : "← strongest query"}: ${parts.join("; ")}`;
+}
+function hoverLines(ev) {
+  const t = tokenAt(ev);
+  st.focus = t;
+  status(t ? tokenText(...t) : "", null);
+  drawLines();
+}
+api.tokenCenter = (side, i) => {
+  const r = $("lines").getBoundingClientRect();
+  return [r.left + (side === "left" ? G.lx - 20 : G.rx + 20), r.top + G.lTop + (i + 0.5) * G.lPitch];
+};
+// -- controls ---------------------------------------------------------------------------------
+function status(text, value) {
+  const s = $("status"); s.textContent = text || "\u00a0";
+  if (value === null || value === undefined) delete s.dataset.value; else s.dataset.value = String(value);
+}
+function fill(sel, items, value) {
+  sel.replaceChildren(...items.map(([v, t]) => Object.assign(document.createElement("option"), {value: v, textContent: t})));
+  sel.value = String(value);
+}
+function controls() {
+  const P = part();
+  fill($("part"), M.parts.map((p, i) => [i, p.name]), st.part);
+  $("part").parentElement.hidden = M.parts.length < 2;
+  fill($("layer"), P.layers.map((E, i) => [i, `layer ${E.layer}`]), st.layer);
+  fill($("head"), [...Array(P.heads).keys()].map((h) => [h, `head ${h}`]), st.head);
+  $("heads").replaceChildren(...[...Array(P.heads).keys()].map((h) => {
+    const b = Object.assign(document.createElement("button"), {textContent: `H${h}`, title: `show or hide head ${h}`});
+    b.setAttribute("aria-label", `head ${h} drawn`);
+    b.style.borderColor = b.style.color = M.head_colours[h % M.head_colours.length];
+    b.onclick = () => { const s = new Set(st.heads ?? [...Array(P.heads).keys()]); s.has(h) ? s.delete(h) : s.add(h);
+      st.heads = [...s].sort((a, b) => a - b); draw(); };
+    return b;
+  }));
+}
+const VIEWS = ["head-map", "model", "token-lines"];
+function draw() {
+  for (const v of VIEWS) {
+    $("view-" + v).hidden = st.view !== v; $("tab-" + v).classList.toggle("on", st.view === v);
+    $("tab-" + v).setAttribute("aria-selected", String(st.view === v));
+  }
+  $("tab-token-lines").hidden = M.pooled;  // token lines need every weight; a pooled page holds block maxima
+  $("head").parentElement.hidden = st.view !== "head-map";
+  $("layer").parentElement.hidden = st.view === "model";
+  $("scale").parentElement.hidden = st.view === "token-lines";  // line opacity is the weight: no colour scale
+  $("heads").parentElement.hidden = st.view !== "token-lines";
+  ({"head-map": drawHeadMap, "model": drawModel, "token-lines": drawLines})[st.view]();
+  Object.assign(api, {view: st.view, part: part().part, layer: entry().layer, head: st.head, heads: st.heads, scale: st.scale});
+}
+api.set = (changes) => {  // for the tests and the notebook: {view, part, layer (the model's number), head, scale}
+  if ("part" in changes) { st.part = M.parts.findIndex((p) => p.part === changes.part); st.layer = 0; st.heads = null; controls(); }
+  if ("layer" in changes) st.layer = part().layers.findIndex((E) => E.layer === changes.layer);
+  for (const k of ["view", "head", "scale", "heads"]) if (k in changes) st[k] = changes[k];
+  controls(); draw();
+};
+api.value = (layer, head, i, j) => { const P = part(), E = P.layers.find((x) => x.layer === layer);
+  return E.vals[head * P.rows * P.cols + i * P.cols + j]; };
+function step(dLayer, dHead) {  // the keyboard's layer/head change, said in the status line
+  const P = part();
+  st.layer = Math.min(P.layers.length - 1, Math.max(0, st.layer + dLayer));
+  st.head = Math.min(P.heads - 1, Math.max(0, st.head + dHead));
+  st.hover = null; controls(); draw();
+  status(`layer ${entry().layer} · head ${st.head}`, null);
+}
+const ARROWS = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
+function onKey(ev) {
+  const d = ARROWS[ev.key];
+  if (st.view === "model" && ev.key === "Enter") { st.view = "head-map"; draw(); $("map").focus(); ev.preventDefault(); return; }
+  if (!d) return;
+  ev.preventDefault();  // the arrows act on the figure, not scroll the page
+  if (st.view === "head-map" && ev.shiftKey) {  // a cell cursor: its value read out in the status line
+    const c = st.hover ?? [0, 0];
+    showCell([Math.min(G.dq - 1, Math.max(0, c[0] + d[0])), Math.min(G.dk - 1, Math.max(0, c[1] + d[1]))]);
+  } else step(d[0], st.view === "token-lines" ? 0 : d[1]);
+}
+$("part").onchange = (e) => api.set({part: M.parts[+e.target.value].part});
+$("layer").onchange = (e) => { st.layer = +e.target.value; draw(); };
+$("head").onchange = (e) => { st.head = +e.target.value; draw(); };
+$("scale").onchange = (e) => { st.scale = e.target.value; draw(); };
+$("all-heads").onclick = () => { st.heads = null; draw(); };
+for (const v of VIEWS) $("tab-" + v).onclick = () => { st.view = v; draw(); };
+for (const id of ["map", "grid", "lines"]) $(id).onkeydown = onKey;
+$("map").onmousemove = hoverMap;
+// leaving a canvas because its view was switched away must not redraw that view (it would retitle the page)
+$("map").onmouseleave = () => { st.hover = null; status("", null); if (st.view === "head-map") drawHeadMap(); };
+$("picture").onmousemove = (ev) => { if (M.image) hoverPicture(ev); };
+$("picture").onkeydown = (ev) => {  // arrows walk the query patch over the grid
+  const d = ARROWS[ev.key], I = M.image;
+  if (!d || !I) return;
+  ev.preventDefault();
+  const [gh, gw] = I.grid, p = st.hover && st.hover[0] >= I.prefix ? st.hover[0] - I.prefix : -1;
+  const r = p < 0 ? 0 : Math.min(gh - 1, Math.max(0, Math.floor(p / gw) + d[0]));
+  const c = p < 0 ? 0 : Math.min(gw - 1, Math.max(0, (p % gw) + d[1]));
+  showCell([I.prefix + r * gw + c, st.hover ? st.hover[1] : 0]);
+};
+$("grid").onmousemove = hoverModel;
+$("grid").onclick = (ev) => { const c = gridCell(ev); if (c) { st.layer = c[0]; st.head = c[1]; st.view = "head-map"; controls(); draw(); } };
+$("lines").onmousemove = hoverLines;
+$("lines").onmouseleave = () => { st.focus = null; status("", null); if (st.view === "token-lines") drawLines(); };
+$("notice").textContent = M.notices.join(" · ");
+$("notice").hidden = !M.notices.length;
+st.part = Math.max(0, M.parts.findIndex((p) => p.part === M.start.part));
+st.layer = Math.max(0, part().layers.findIndex((E) => E.layer === M.start.layer));
+st.head = Math.min(M.start.head, part().heads - 1);
+if (M.pooled && st.view === "token-lines") st.view = "head-map";
+controls(); draw();
+matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener("change", () => draw());  // moved to another screen
+api.ready = true; api.drawn = performance.now();
+document.body.dataset.ready = "1";
+// painted: the frame after the one that showed the first map (ms since navigation start; the benchmark reads it)
+requestAnimationFrame(() => requestAnimationFrame(() => { api.painted = performance.now(); }));
+"""

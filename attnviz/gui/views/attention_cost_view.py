@@ -1,0 +1,141 @@
+"""AttentionCostView: the lecture's T² slide, measured — attention time and memory against the input length.
+
+Two log–log plots, eager (the (H, T, T) scores materialised) against tiled (PyTorch's SDPA kernel), at
+the shown model's head count and head size, measured on this machine by
+:func:`attnviz.runtime.attention_cost.measure_attention_cost` when asked (the Measure button; an export
+or a lesson scene measures before it draws). The title says on what machine and model shape.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QPushButton
+
+from attnviz.gui.views.base import BaseView
+from attnviz.gui.widgets.plot_style import plain_axes
+from attnviz.gui.widgets.title import make_title, set_title
+
+__all__ = ["AttentionCostView"]
+
+COLOURS = {"eager": "#d55e00", "tiled": "#0072b2"}  # Okabe–Ito vermillion and blue
+NAMES = {"eager": "eager: T×T scores materialised", "tiled": "tiled: SDPA kernel, never T×T"}
+
+
+def _log_ticks(plot, lengths, values) -> None:
+    """Labels only at the measured lengths and at powers of ten (pyqtgraph's log axes label every minor tick,
+    which overlap); tick positions are log10 of the values, as the log-mode axes expect."""
+    import math
+
+    plot.getAxis("bottom").setTicks([[(math.log10(t), f"{t:,}") for t in lengths]])
+    shown = [v for v in values if v == v and v > 0]
+    if shown:
+        lo, hi = math.floor(math.log10(min(shown))), math.ceil(math.log10(max(shown)))
+        plot.getAxis("left").setTicks([[(e, f"{10.0 ** e:g}") for e in range(lo, hi + 1)]])
+
+
+class AttentionCostView(BaseView):
+    title = "Cost against T"
+
+    def _build(self) -> None:
+        self.title_item = make_title()
+        self.figure.addItem(self.title_item, row=0, col=0)
+        row = self.figure.addLayout(row=1, col=0)
+        self.plots = {}
+        for i, (key, label) in enumerate((("ms", "time (ms)"), ("bytes", "peak tensor memory (MB)"))):
+            plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
+            plot.setMouseEnabled(False, False)
+            plot.hideButtons()
+            plot.setLogMode(True, True)
+            plot.setLabel("bottom", "input length T (tokens)")
+            plot.setLabel("left", label)
+            plot.addLegend(offset=(10, 10))
+            row.addItem(plot, row=0, col=i)
+            self.plots[key] = plot
+        self.notes = make_title()
+        self.figure.addItem(self.notes, row=2, col=0)
+        self.cost = None
+        self._shape = None  # (heads, head size) the points were measured for
+        self.button = QPushButton("Measure")
+        self.button.setToolTip("Time and memory of this model's attention at T = 256 … 2,048 on this machine")
+        self.button.clicked.connect(self.measure)
+        self.controls.addWidget(self.button)
+        self.controls.addStretch(1)
+
+    def _model_shape(self):
+        d_head = self.trace.meta.get("d_head") or self.trace["L0.q"].shape[-1]
+        return self.trace.n_heads, int(d_head)
+
+    def _trace_changed(self) -> None:
+        if self.trace is not None and self._shape != self._model_shape():
+            self.cost = None  # points of another shape of model say nothing about this one
+        self._draw()
+
+    def _selection_changed(self, state, changed) -> None:
+        pass  # one measurement per model shape: the selected layer or head does not change it
+
+    def _measure_now(self):
+        from attnviz.lessons.claims_cost import DEFAULT_LENGTHS
+        from attnviz.runtime.attention_cost import measure_attention_cost
+
+        heads, d_head = self._model_shape()
+        return measure_attention_cost(heads, d_head, DEFAULT_LENGTHS, repeat=3)
+
+    def measure(self) -> None:
+        """Measure on a background worker (torch there, never on the GUI thread); drawn when it is back."""
+        from attnviz.gui.workers import background_lane
+
+        if self.trace is None:
+            return
+        self.button.setEnabled(False)
+        set_title(self.title_item, "measuring eager and tiled attention at T = 256 … 2,048 …", self.style)
+        shape = self._model_shape()
+        background_lane().submit(("attention-cost", id(self)), self._measure_now, owner=self,
+                                 on_result=lambda cost: self._measured(cost, shape),
+                                 on_error=lambda message: self._failed(message))
+
+    def _measured(self, cost, shape) -> None:
+        self.button.setEnabled(True)
+        self.cost, self._shape = cost, shape
+        self._draw()
+
+    def _failed(self, message) -> None:
+        self.button.setEnabled(True)
+        set_title(self.title_item, f"not measured: {message}", self.style)
+
+    def ensure_current(self) -> None:
+        """An exported figure or a lesson scene shows measured points: measure now if there are none."""
+        super().ensure_current()
+        if self.trace is not None and self.cost is None:
+            self.cost, self._shape = self._measure_now(), self._model_shape()
+            self._draw()
+
+    def _draw(self) -> None:
+        for plot in self.plots.values():
+            plot.clear()
+        if self.trace is None:
+            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.notes, "", self.style, 0.9)
+            return
+        heads, d_head = self._model_shape()
+        if self.cost is None:
+            set_title(self.title_item, f"Attention cost against T ({heads} heads × {d_head}): press Measure — "
+                                       "measured on this machine, never estimated", self.style)
+            set_title(self.notes, "", self.style, 0.9)
+            return
+        from attnviz.runtime.attention_cost import growth_exponent
+
+        c = self.cost
+        for key, plot in self.plots.items():
+            _log_ticks(plot, c.lengths, [v / 1e6 if key == "bytes" else v for vs in getattr(c, key).values() for v in vs])
+            for name, colour in COLOURS.items():
+                pairs = [(t, v / 1e6 if key == "bytes" else v) for t, v in zip(c.lengths, getattr(c, key)[name])
+                         if v == v and v > 0]  # NaN: not run (log axes need v > 0)
+                if pairs:
+                    plot.plot([t for t, _ in pairs], [v for _, v in pairs], pen=pg.mkPen(colour, width=2),
+                              symbol="o", symbolBrush=colour, symbolPen=colour, name=NAMES[name])
+        eager, tiled = (growth_exponent(c.lengths, c.bytes[n]) for n in ("eager", "tiled"))
+        set_title(self.title_item, f"Attention time and memory against T · {heads} heads × {d_head}, one layer, "
+                                   f"float32 · memory grows as T^{eager:.2f} (eager) vs T^{tiled:.2f} (tiled)",
+                  self.style)
+        set_title(self.notes, f"measured on {c.machine}" + ("; " + "; ".join(c.notes) if c.notes else ""),
+                  self.style, 0.9)

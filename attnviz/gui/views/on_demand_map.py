@@ -1,0 +1,191 @@
+"""One head's map of a long input, asked of the trace block by block: never the whole T×T.
+
+Numpy only (no Qt: the head map runs :meth:`OnDemandMap.fill_overview` and :meth:`OnDemandMap.fill_tiles`
+as generators on the views' lane and redraws on each item they yield). Every value comes from
+``Trace.probs(layer, part, heads, rows, cols)``, which a long trace recomputes exactly from q, k and each
+row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the block's maximum (the same rule as
+:class:`attnviz.analysis.pyramid.MaxPyramid`, so a one-token diagonal survives every zoom):
+
+* the *overview* is level ``overview_level`` (at most ``MAX_PX`` cells a side), filled in bands of rows;
+  the coarser levels are pooled from it;
+* finer levels come in tiles of ``tile_cells(level)`` cells a side computed from the block of the map they cover, kept in
+  a small least-recently-used cache; until a tile arrives its cells show the overview's (coarser) maximum.
+
+A cell whose value is exactly 0 is drawn as masked: exp(−∞ − lse) is 0 and every unmasked weight of a
+float32 softmax is positive unless it underflows (s − lse < −103), which the hover says.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from attnviz.analysis.pyramid import PyramidView
+from attnviz.gui.views.heatmap_data import MAX_PX, block_max
+
+__all__ = ["OnDemandMap", "TILE", "MIN_SIDE", "tile_cells"]
+
+TILE = 512  # map rows (and columns) a side of one computed tile at the finest levels: 262,144 cells
+MIN_TILE_CELLS = 64  # cells a side of a tile at coarse levels (level 6: a 4,096 × 4,096 block)
+MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramids)
+BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
+DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
+
+
+def tile_cells(level: int) -> int:
+    """Cells a side of a tile of ``level``: TILE map rows at fine levels, so a tile costs about the same."""
+    return max(TILE >> level, MIN_TILE_CELLS)
+
+
+def _level_at_most(n: int, side: int) -> int:
+    """Smallest ℓ with ceil(n / 2^ℓ) ≤ side."""
+    return max(0, math.ceil(math.log2(max(n, 1) / side))) if n > side else 0
+
+
+class OnDemandMap:
+    """Overview and tiles of head ``head`` of one layer of a trace whose probabilities are asked for in blocks."""
+
+    def __init__(self, trace, layer: int, part: str, head: int, budget_bytes: int = DEFAULT_BUDGET):
+        self.trace, self.layer, self.part, self.head = trace, int(layer), part, int(head)
+        _, self.tq, self.tk = trace.probs_shape(layer, part)
+        n = max(self.tq, self.tk)
+        self.overview_level = _level_at_most(n, MAX_PX)
+        self.top_level = max(self.overview_level, _level_at_most(n, MIN_SIDE))
+        f = 1 << self.overview_level
+        self.overview = np.zeros((-(-self.tq // f), -(-self.tk // f)), np.float32)  # (Tq/F, Tk/F)
+        self.overview_rows = 0  # overview rows filled so far (the rest are drawn as not yet computed)
+        self.budget = budget_bytes
+        self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.cancelled = False
+
+    # -- computing ------------------------------------------------------------------------------
+    @property
+    def overview_done(self) -> bool:
+        return self.overview_rows >= self.overview.shape[0]
+
+    def block(self, rows: slice, cols: slice) -> np.ndarray:
+        """Exact probabilities of this head over ``rows`` × ``cols`` (float32, 2-D)."""
+        return self.trace.probs(self.layer, self.part, heads=self.head, rows=rows, cols=cols)[0]
+
+    def value(self, row: int, col: int) -> float:
+        """The exact weight of one cell (the hover): never a block's maximum."""
+        return float(self.block(slice(row, row + 1), slice(col, col + 1))[0, 0])
+
+    def fill_overview(self, band_rows: int = BAND_ROWS):
+        """Generator: compute the overview band by band (whole rows of the map), yielding the rows filled."""
+        f = 1 << self.overview_level
+        step = max(1, band_rows // f)  # overview rows per band
+        while not self.overview_done and not self.cancelled:
+            o0 = self.overview_rows
+            o1 = min(o0 + step, self.overview.shape[0])
+            band = self.block(slice(o0 * f, min(o1 * f, self.tq)), slice(None))  # (rows, Tk)
+            self.overview[o0:o1] = block_max(band, f, f)
+            self.overview_rows = o1
+            yield o1
+
+    def tiles_for(self, level: int, r0: int, r1: int, c0: int, c1: int) -> list[tuple[int, int, int]]:
+        """Keys (level, tile row, tile col) of the tiles covering cells [r0, r1) × [c0, c1) of ``level``
+        that are not computed yet (empty at the overview's level and above: those come from the overview)."""
+        if level >= self.overview_level:
+            return []
+        n = tile_cells(level)
+        with self._lock:
+            return [(level, i, j) for i in range(r0 // n, -(-r1 // n)) for j in range(c0 // n, -(-c1 // n))
+                    if (level, i, j) not in self._tiles]
+
+    def tile(self, key: tuple[int, int, int]) -> np.ndarray:
+        """Tile ``key`` computed now (on the calling thread) from the block of the map it covers."""
+        level, i, j = key
+        f, n = 1 << level, tile_cells(level)
+        rows = slice(i * n * f, min((i + 1) * n * f, self.tq))
+        cols = slice(j * n * f, min((j + 1) * n * f, self.tk))
+        pooled = block_max(self.block(rows, cols), f, f)  # (≤n, ≤n)
+        with self._lock:
+            self._tiles[key] = pooled
+            while len(self._tiles) > 1 and sum(t.nbytes for t in self._tiles.values()) > self.budget:
+                self._tiles.popitem(last=False)  # least recently drawn first
+        return pooled
+
+    def fill_tiles(self, keys: list[tuple[int, int, int]]):
+        """Generator: compute ``keys`` in order (the view asks centre-first), yielding each key done."""
+        for key in keys:
+            if self.cancelled:
+                return
+            with self._lock:
+                if key in self._tiles:
+                    continue
+            self.tile(key)
+            yield key
+
+    # -- drawing --------------------------------------------------------------------------------
+    def level_for(self, rows: float, cols: float, px_h: int, px_w: int) -> int:
+        """Finest level with at most one value per screen pixel along both axes (as MaxPyramid.level_for)."""
+        per_px = max(rows / max(px_h, 1), cols / max(px_w, 1))
+        level = int(np.ceil(np.log2(per_px))) if per_px > 1 else 0
+        return min(max(level, 0), self.top_level)
+
+    def view(self, row0: float, row1: float, col0: float, col1: float, px_h: int, px_w: int):
+        """(PyramidView, pending, missing): the crop of the finest level with one value per pixel covering
+        data rows [row0, row1) × columns [col0, col1), widened to whole cells of that level.
+
+        ``image`` is float32 with NaN where nothing is computed yet; ``pending`` is True where a cell shows a
+        coarser level's maximum until its tile arrives; ``missing`` lists those tiles, nearest the centre first.
+        """
+        row0, row1 = max(0, int(np.floor(row0))), min(self.tq, int(np.ceil(row1)))
+        col0, col1 = max(0, int(np.floor(col0))), min(self.tk, int(np.ceil(col1)))
+        if row1 <= row0 or col1 <= col0:
+            return PyramidView(np.zeros((0, 0), np.float32), 0, row0, row0, col0, col0), None, []
+        level = self.level_for(row1 - row0, col1 - col0, px_h, px_w)
+        f = 1 << level
+        r0, c0, r1, c1 = row0 // f, col0 // f, -(-row1 // f), -(-col1 // f)  # cells of this level
+        bounds = (r0 * f, min(r1 * f, self.tq), c0 * f, min(c1 * f, self.tk))
+        if level >= self.overview_level:
+            image, pending = self._from_overview(level, r0, r1, c0, c1), None
+            return PyramidView(image, level, *bounds), pending, []
+        image = self._overview_under(level, r0, r1, c0, c1)  # placeholders: the coarser maximum
+        pending = np.ones(image.shape, bool)
+        n = tile_cells(level)
+        with self._lock:
+            for i in range(r0 // n, -(-r1 // n)):
+                for j in range(c0 // n, -(-c1 // n)):
+                    t = self._tiles.get((level, i, j))
+                    if t is None:
+                        continue
+                    self._tiles.move_to_end((level, i, j))
+                    # the part of tile (i, j) inside the crop, in crop and in tile coordinates
+                    a0, a1 = max(r0, i * n), min(r1, i * n + t.shape[0])
+                    b0, b1 = max(c0, j * n), min(c1, j * n + t.shape[1])
+                    image[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = t[a0 - i * n:a1 - i * n, b0 - j * n:b1 - j * n]
+                    pending[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = False
+        missing = self.tiles_for(level, r0, r1, c0, c1)
+        mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
+        missing.sort(key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
+        return PyramidView(image, level, *bounds), pending, missing
+
+    def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Cells [r0, r1) × [c0, c1) of a level at or above the overview's, NaN where rows are not filled yet."""
+        g = 1 << (level - self.overview_level)  # overview cells per cell of this level
+        crop = self.overview[r0 * g:r1 * g, c0 * g:c1 * g]
+        out = block_max(crop, g, g) if g > 1 else crop.copy()
+        unfilled = np.arange(r0, r0 + out.shape[0]) * g + g > self.overview_rows  # a block reaching unfilled rows
+        out[unfilled] = np.nan
+        return out
+
+    def _overview_under(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Cells [r0, r1) × [c0, c1) of a finer level showing the overview cell each lies in (NaN if unfilled)."""
+        g = 1 << (self.overview_level - level)  # cells of this level per overview cell
+        rows = np.arange(r0, r1) // g
+        cols = np.arange(c0, c1) // g
+        out = self.overview[np.ix_(np.minimum(rows, self.overview.shape[0] - 1),
+                                   np.minimum(cols, self.overview.shape[1] - 1))].copy()
+        out[rows >= self.overview_rows] = np.nan
+        # a crop past the map's last cell (a partial last block) has no data
+        return out
+
+    def cancel(self) -> None:
+        """Stop running fills at their next step (a new trace, layer or head)."""
+        self.cancelled = True

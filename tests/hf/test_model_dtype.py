@@ -1,0 +1,59 @@
+"""A float16 / bfloat16 checkpoint runs in its own dtype (not silently float32): the probabilities equal the
+model's own computation in that dtype, and dtype="float32" asks for float32."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.hf.capture import capture_hf
+from attnviz.hf.loader import load_hf_model
+
+from .factories import hf, make_model, save_quietly
+
+
+@pytest.fixture(scope="module")
+def half_folder(tmp_path_factory):
+    tf = hf()
+    root = tmp_path_factory.mktemp("dtype")
+    src = make_model("llama", root / "f32")
+    model = tf.LlamaForCausalLM.from_pretrained(str(src), dtype=torch.float16)
+    dst = root / "f16"
+    save_quietly(model, dst)
+    for f in src.iterdir():
+        if not (dst / f.name).exists():
+            shutil.copy(f, dst / f.name)
+    return dst
+
+
+@pytest.mark.parametrize("attention", ["eager", "on_demand"])
+def test_float16_checkpoint_runs_in_float16(half_folder, attention):
+    loaded = load_hf_model(half_folder, device="cpu")
+    model = loaded.model
+    assert next(model.parameters()).dtype == torch.float16 and loaded.info["dtype"] == "float16"
+    ids = torch.tensor([[3, 7, 11, 5, 9, 2, 8]])
+    tokens = [str(i) for i in range(ids.shape[1])]
+    trace = capture_hf(model, {"input_ids": ids}, tokens, attention=attention)
+    assert trace["L0.z"].dtype == np.float16  # arrays keep the dtype computed in
+    model.set_attn_implementation("eager")
+    with torch.no_grad():
+        own = model(input_ids=ids, output_attentions=True).attentions  # the model's own float16 computation
+        as32 = load_hf_model(half_folder, device="cpu", dtype="float32").model
+        assert next(as32.parameters()).dtype == torch.float32
+        as32.set_attn_implementation("eager")
+        f32 = as32(input_ids=ids, output_attentions=True).attentions
+    tol = 0.0 if attention == "eager" else 1e-3  # recomputed from float16 q, k: within float16 rounding
+    for i in range(trace.n_layers):
+        np.testing.assert_allclose(trace.probs(i), own[i][0].float().numpy(), rtol=0, atol=tol)
+    # negative control: a float32 run of the same checkpoint is measurably another computation
+    assert max(float(np.abs(trace.probs(i) - f32[i][0].numpy()).max()) for i in range(trace.n_layers)) > 0
+
+
+def test_unknown_dtype_is_one_line(half_folder):
+    from attnviz.errors import AttnvizError
+
+    with pytest.raises(AttnvizError, match="unknown dtype"):
+        load_hf_model(half_folder, device="cpu", dtype="float8")

@@ -1,0 +1,27 @@
+"""`attnviz heads` names what its induction column measured (issue 36, finding 8): the README's induction
+score is the repeated-random-sequence probe; a model scored without it gets the column renamed."""
+
+from __future__ import annotations
+
+from attnviz.commands.heads import INDUCTION_NATURAL, format_table, induction_measured_on
+
+
+def _doc(n_repeated):
+    return {"model": "m", "n_inputs": 3, "n_repeated": n_repeated,
+            "heads": [{"part": "self", "layer": 0, "head": 0, "scores": {"induction": 0.4, "previous_token": 0.2}}]}
+
+
+def test_without_the_probe_the_column_is_named_for_what_it_measures():
+    doc = _doc(0)
+    assert induction_measured_on(doc) == "the inputs' own repeats"
+    table = format_table(doc)
+    header = table.splitlines()[2]
+    assert INDUCTION_NATURAL in header and "induct" not in header
+    assert "best repeat-induction pattern" in table and "not the induction score" in table
+
+
+def test_with_the_probe_it_is_the_induction_score():  # negative control
+    doc = _doc(200)
+    assert induction_measured_on(doc) == "repeated random sequences"
+    table = format_table(doc)
+    assert "induct" in table.splitlines()[2] and INDUCTION_NATURAL not in table
