@@ -20,7 +20,6 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.torch
 	$(PY) -m pip install -q -e .
 	touch $@
 
-# the TransformerLens extra too, so its adapter's tests run in CI (they skip where it is not installed)
 # the TransformerLens extra too: its adapter's tests run in CI (they skip where it is not installed)
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[test,hf,transformerlens]"
