@@ -41,7 +41,8 @@ def test_head_map_png_svg_pdf(model_dir, tmp_path):
 
 
 def test_all_heads_writes_one_file_per_head(model_dir, tmp_path):
-    assert _export(model_dir, "--view", "head-map", "--all-heads", "--size", "400x300", "-o", str(tmp_path / "h.png")) == 0
+    assert _export(model_dir, "--view", "head-map", "--layer", "0", "--all-heads", "--size", "400x300",
+                   "-o", str(tmp_path / "h.png")) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h_L0_H0.png", "h_L0_H1.png"]
 
 
