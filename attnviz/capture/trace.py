@@ -9,6 +9,12 @@ Key names are a public contract (documented in the README):
 ``L{i}.cross.*`` decoder cross-attention over (T_dec, T_enc) · ``enc.L{i}.*`` encoder layers of an
 encoder–decoder · ``emb.token`` / ``emb.pos`` / ``emb.sum`` (T, D) · ``emb.pos_table`` (max_len, D) the
 model's whole positional table (learned or sinusoidal models) · ``prediction`` · ``rollout`` (T, T).
+
+Long inputs (issue 34): a layer captured on demand keeps no (H, T, T) map. ``L{i}.lse`` (H, Tq) is each row's
+log-sum-exp, ``L{i}.score_*`` the arrays of its score rule (packed mask bits, a stored bias, ALiBi slopes, T5's
+bucket table) and ``meta["on_demand"][prefix]`` its scalar facts (scale, soft-cap, causal, window); ``probs`` and
+``mask`` are then deferred entries (:mod:`attnviz.capture.on_demand`) that :meth:`Trace.probs` reads block by
+block, exactly. A saved trace stores these ingredients and :meth:`Trace.load` attaches the deferred entries again.
 """
 
 from __future__ import annotations

@@ -178,11 +178,14 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     family = family_of(hf_cfg.model_type)
     notices = [meta.get("notice")] if meta and meta.get("notice") else []
     T = len(tokens)
-    dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T) else np.float32
-    conv, head, deferred = _Numpy(dtype), head_of(arch), {}
     if attention not in ("auto", "eager", "on_demand"):
         raise ValueError(f"attention must be 'auto', 'eager' or 'on_demand', not {attention!r}")
     fast = not grad and (attention == "on_demand" or (attention == "auto" and T >= ON_DEMAND_T))
+    # "auto": an on-demand capture keeps what the model computed as it is (numpy views of its tensors: a float16
+    # copy cost 8 % of the forward at T = 4,096 and raised the peak, as the tensors are alive until the end);
+    # an eager one keeps float16 above LARGE_T (its T×T maps dominate)
+    dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T and not fast) else np.float32
+    conv, head, deferred = _Numpy(dtype), head_of(arch), {}
     # q, k and lse decide every recomputed probability: kept as computed (float32) unless float16 was asked for
     qk_dtype = np.float16 if precision == "float16" else np.float32
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad, fast=fast,

@@ -1,0 +1,16 @@
+"""``bench --only long`` runs end to end on a tiny decoder of the same family (figures printed, never asserted)."""
+
+import pytest
+
+
+def test_long_section_runs_and_names_its_rows():
+    pytest.importorskip("transformers")
+    from attnviz.bench.long_capture import measure_long_capture
+
+    tiny = dict(num_hidden_layers=1, hidden_size=32, intermediate_size=64, num_attention_heads=4,
+                num_key_value_heads=2, vocab_size=300)
+    rows = measure_long_capture(1, lengths=(260,), mem_T=0, long_T=0, sizes=tiny)
+    # the rows exist and are numbers; their values are machine figures, not checked
+    for key in ("T=260: capture / SDPA forward (wall)", "T=260: capture / SDPA forward (CPU time)"):
+        assert isinstance(rows[key], float)
+    assert "SmolLM2-shaped" in rows["decoder"]
