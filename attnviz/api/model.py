@@ -76,7 +76,7 @@ class Model:
 
 
 def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pickle: bool = False,
-         name: str | None = None) -> Model:
+         name: str | None = None, dtype: str = "auto") -> Model:
     """Load a model to trace: a bundled name, a folder, or a model object already in memory.
 
     Parameters
@@ -90,6 +90,8 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
         stays where it is.
     allow_pickle : read ``.bin``/``.pt`` weights with ``torch.load(weights_only=True)`` (refused otherwise).
     name : what traces call a model object (default its class name).
+    dtype : for a Hugging Face folder: "auto" (the checkpoint's own float16 / bfloat16, else float32),
+        "float32", "float16" or "bfloat16". A model object keeps its own.
 
     A model object is left exactly as it was: attnviz never moves it, casts it, sets its train/eval mode
     or attention implementation for good, nor leaves a hook, gradient or attribute on it.
@@ -110,7 +112,12 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
                                  "leave tokenizer= and processor= out")
         from attnviz.runtime import load_model
 
-        return Model(load_model(model, device=device, allow_pickle=allow_pickle))
+        from attnviz.api.checks import check_choice
+
+        check_choice("dtype", dtype, ("auto", "float32", "float16", "bfloat16"))
+        return Model(load_model(model, device=device, allow_pickle=allow_pickle, dtype=dtype))
+    if dtype != "auto":
+        raise ModelLoadError("a model object keeps its own dtype: cast it (model.to(dtype)) before attnviz.load")
     if device != "auto":
         raise ModelLoadError("a model object stays on its own device: move it (model.to(...)) before "
                              "attnviz.load, and leave device= out")
