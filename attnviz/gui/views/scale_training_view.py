@@ -83,16 +83,15 @@ class ScaleTrainingView(BaseView):
             if key == "accuracy":
                 plot.setYRange(0, 1.02, padding=0)
             row_label = dict(ROWS)[init]
-            style_plot(plot, st, bottom="training step", left=f"{dict(PLOTS)[key]}" if init == "unit" else
-                       f"{dict(PLOTS)[key]}")
+            style_plot(plot, st, bottom="training step", left=dict(PLOTS)[key])
             plot.setTitle(f"{row_label}: {dict(PLOTS)[key]}", color=st.foreground, size=f"{st.font_pt():.1f}pt")
         seeds = len(next(iter(s["groups"].values()))["seeds"])
         set_title(self.title_item,
                   f"The same model trained <span style='color:{SCALED}'>with 1/√d_k</span> and "
                   f"<span style='color:{RAW}'>without</span> at d_k {s['d_head']}: {seeds} seeds each "
                   f"(thin), their mean (thick)", st, 1.2)
-        set_title(self.notes, when_it_matters(s) + " Task: coref (2 layers, 4 heads), validation sentences never "
-                  "trained on.", st, 1.0)
+        set_title(self.notes, when_it_matters(s) + " Task: read the first of up to 32 letters at the last "
+                  "position (2 layers, 2 heads, d_model 64); validation sequences never trained on.", st, 1.0)
 
     def figure_size(self):
         from PySide6.QtCore import QSize
