@@ -69,8 +69,9 @@ def load_study(path: str | Path | None = None) -> dict:
 
 def summarise(doc: dict) -> dict:
     """``distances`` and, per model: ``seeds``, each series of the study as (n_seeds, n_distances) and its
-    mean over seeds (``accuracy_mean``, ``grad_mean``, ``grad_init_mean``), ``grad_ratio`` per seed (the
-    gradient at the farthest distance over the gradient at distance 1, trained), and ``far_accuracy``
+    mean over seeds (``accuracy_mean``, ``grad_mean``, ``grad_init_mean``), ``grad_ratio`` and
+    ``grad_ratio_init`` per seed (the gradient at the farthest distance over the gradient at distance
+    1, trained and at initialisation), and ``far_accuracy``
     per seed (mean accuracy over the farthest quarter of the distances)."""
     dist = np.asarray(doc["distances"], float)
     far = dist >= dist.max() - (dist.max() - dist.min()) / 4
@@ -84,6 +85,7 @@ def summarise(doc: dict) -> dict:
             m[key + "_mean"] = arr.mean(0)
         with np.errstate(divide="ignore", invalid="ignore"):
             m["grad_ratio"] = m["grad"][:, -1] / m["grad"][:, 0]
+            m["grad_ratio_init"] = m["grad_init"][:, -1] / m["grad_init"][:, 0]
         m["far_accuracy"] = m["accuracy"][:, far].mean(1)
         out["models"][name] = m
     return out

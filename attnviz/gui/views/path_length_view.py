@@ -95,9 +95,10 @@ class PathLengthView(BaseView):
         set_title(self.notes,
                   f"An RNN carries a token d steps to the read-out; attention reaches it in one. Held-out accuracy "
                   f"with the answer ≥ {far:.0f} tokens back: RNN {rnn['far_accuracy'].mean():.0%}, attention "
-                  f"{att['far_accuracy'].mean():.0%}. Gradient reaching the farthest token relative to the nearest "
-                  f"(trained): RNN {np.median(rnn['grad_ratio']):.0e}, attention {np.median(att['grad_ratio']):.1g} "
-                  f"(medians over seeds). Solid: trained; dashed: at initialisation.", st, 1.0)
+                  f"{att['far_accuracy'].mean():.0%}. Gradient reaching the farthest token relative to the nearest, "
+                  f"at initialisation (dashed): RNN {np.median(rnn['grad_ratio_init']):.0e}, attention "
+                  f"{np.median(att['grad_ratio_init']):.2g}; trained (solid): RNN {np.median(rnn['grad_ratio']):.2g}, "
+                  f"attention {np.median(att['grad_ratio']):.2g} (medians over seeds).", st, 1.0)
 
     def figure_size(self):
         from PySide6.QtCore import QSize
