@@ -52,12 +52,14 @@ def attends_to(scene, bench, trace, state, p, seed, n):
     line = (f"'{q_tok}' → '{target}' {here:.2f} (peak '{trace.tokens[peak]}', layer {state.layer} head {state.head}, "
             f"{chosen}); over {n} fresh held-out sentences the '{q_tok}' row puts {weight:.2f} on its noun and "
             f"peaks there in {held:.1%} (need ≥ {min_w:.2f}, ≥ {need:.0%}); the other rows put {others:.2f} on it "
+            f"({float(test['others_not_self'][at]):.3f} without the noun's own row) "
             f"(need ≤ {max_o:.2f}); with '{q_tok}' deleted, no single row of any head of layer {state.layer} puts more "
             f"than {deleted:.2f} on it (head {worst}; need ≤ {max_d:.2f}, the noun's own row excepted)")
     return ClaimResult("attends-to", here, held, ok, line,
                        {"here": here, "held": held, "n": n, "query": q_tok, "target": target,
                         "peak": trace.tokens[peak], "weight": weight, "others": others, "deleted": deleted,
                         "margin": margin, "layer": state.layer, "head": state.head, "deleted_head": worst,
+                        "others_rest": float(test["others_not_self"][at]),
                         "pointer_head": int(getattr(task, "pointer_head", -1))})
 
 

@@ -6,6 +6,7 @@ alone. So every head gets, over a set of sentences:
 
 * ``it_weight`` / ``it_hits``: the pronoun row's mean weight on the referent, and how often it peaks there;
 * ``others_weight``: the mean weight the other rows (every real token but "it") put on the referent;
+* ``others_not_self``: the same without the noun's own row;
 * ``deleted_weight``: the same sentences with "it" deleted: the mean weight all rows put on the noun
   the pronoun would have named (nothing should look for it any more);
 * ``deleted_row_max``: with "it" deleted, the largest weight any single row puts on that noun, over
@@ -66,6 +67,8 @@ def head_profile(loaded, task, items) -> dict:
     peaks = np.stack([p[rows, :, it].argmax(-1) == np.array(ref)[:, None] for p in probs], 1)
     others = ~pad.copy()
     others[rows, it] = False
+    rest = others.copy()
+    rest[rows, ref] = False  # the noun's own row: a noun reading itself is how it names itself
     # the same sentences without "it": no row has a pronoun to resolve any more
     gone = [t[:i] + t[i + 1:] for t, i in zip(tokens, it)]
     ref_gone = [r - (r > i) for r, i in zip(ref, it)]
@@ -79,6 +82,7 @@ def head_profile(loaded, task, items) -> dict:
             "it_weight_animate": it_w[animate].mean(0) if animate.any() else np.full(it_w.shape[1:], np.nan),
             "it_weight_place": it_w[~animate].mean(0) if (~animate).any() else np.full(it_w.shape[1:], np.nan),
             "others_weight": _weights_on(probs, pad, others, ref),
+            "others_not_self": _weights_on(probs, pad, rest, ref),
             "deleted_weight": _weights_on(probs_gone, pad_gone, ~pad_gone, ref_gone),
             "deleted_row_max": np.stack(row_max), "n": B}
 

@@ -1,7 +1,7 @@
 """Training with and without 1/√d_k: the lecture's claim measured on real runs, shipped as data.
 
 ``python -m attnviz.training.scale_study [--out FILE] [--steps N] [--seeds 0 1 2]`` re-creates
-``assets/data/scale_study.json`` (about fifteen minutes on one busy CPU core).
+``assets/data/scale_study.json`` (about ten minutes; ``--only`` spreads the four groups over processes, ``--merge`` joins them).
 
 The same small model (this package's two-layer encoder, 2 heads, d_model 64, with ``d_head`` raised
 to :data:`D_HEAD`) learns the ``recall-first`` task of :mod:`attnviz.training.path_length_study` (read
@@ -40,8 +40,8 @@ D_HEAD = 256
 INITS = ("unit", "small")
 SCALES = ("scaled", "unscaled")
 EVAL_EVERY = 10
-N_EVAL = 256
-STEPS = 150
+N_EVAL = 128
+STEPS = 120
 BATCH = 32
 LR = 1e-3
 VAL_SEED = 4242  # validation sequences: never a training seed
@@ -144,11 +144,14 @@ def _train(scaled, init, seed, steps, d_head, eval_every, n_eval, stop_after) ->
     return curves
 
 
-def run_study(seeds=SEEDS, steps: int = STEPS, d_head: int = D_HEAD, log=None) -> dict:
-    """Every (init, scale, seed) run of the module docstring, as one JSON-able dict."""
+def run_study(seeds=SEEDS, steps: int = STEPS, d_head: int = D_HEAD, log=None, only=None) -> dict:
+    """Every (init, scale, seed) run of the module docstring (``only``: just these (init, scale) pairs),
+    as one JSON-able dict."""
     runs = []
     for init in INITS:
         for scale in SCALES:
+            if only and (init, scale) not in only:
+                continue
             for seed in seeds:
                 curves = run_variant(scale == "scaled", init, seed, steps, d_head)
                 runs.append({"init": init, "scale": scale, "seed": int(seed), **curves})
@@ -167,8 +170,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help=f"default: assets/data/{STUDY_FILE}")
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--only", nargs="+", metavar="INIT:SCALE", default=None,
+                        help="run only these groups (e.g. unit:scaled small:unscaled), to spread the runs over "
+                             "processes; --merge then joins their files")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="FILE", help="join the runs of these study files")
     args = parser.parse_args(argv)
-    study = run_study(args.seeds, args.steps, log=lambda m: print(m, flush=True))
+    if args.merge:
+        parts = [json.loads(f.read_text(encoding="utf-8")) for f in args.merge]
+        study = {**parts[0], "runs": [r for part in parts for r in part["runs"]]}
+    else:
+        only = {tuple(o.split(":", 1)) for o in args.only} if args.only else None
+        study = run_study(args.seeds, args.steps, log=lambda m: print(m, flush=True), only=only)
     out = args.out or study_path()
 
     def write(tmp):
