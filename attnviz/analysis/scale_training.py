@@ -118,6 +118,9 @@ def when_it_matters(summary: dict) -> str:
                      f"{u['mean_loss']:.2f} unscaled, 90 % accuracy at step {_step(s['to_90'])} vs "
                      f"{_step(u['to_90'])}, attention entropy at the start {s['entropy_mean'][0]:.2f} vs "
                      f"{u['entropy_mean'][0]:.2f} nats")
+    small_gap = summary["worst_gap"].get("small", float("nan"))
+    tail = (" (here the unscaled run even learned faster: its scores move in larger steps)"
+            if small_gap < 0 else "")
     return (f"At d_k {d}, over {summary['steps']} steps, " + "; ".join(parts) + ". The scale matters when q·k "
             "starts large, i.e. at large d_k with unit-variance q and k: unscaled, the softmax starts saturated "
-            "and its gradient vanishes; from a small initialisation q·k starts small either way.")
+            f"and its gradient vanishes; from a small initialisation q·k starts small either way{tail}.")
