@@ -20,7 +20,7 @@ from attnviz.gui.widgets.title import make_title, set_title
 __all__ = ["ScaleTrainingView"]
 
 PLOTS = (("loss", "validation loss"), ("accuracy", "validation accuracy"), ("entropy", "attention entropy (nats)"))
-ROWS = (("unit", "unit-variance q, k at start"), ("small", "small initialisation (std 0.02)"))
+ROWS = (("unit", "from unit-variance q, k"), ("small", "from small weights (std 0.02)"))
 
 
 class ScaleTrainingView(BaseView):
@@ -84,7 +84,7 @@ class ScaleTrainingView(BaseView):
                 plot.setYRange(0, 1.02, padding=0)
             row_label = dict(ROWS)[init]
             style_plot(plot, st, bottom="training step", left=dict(PLOTS)[key])
-            plot.setTitle(f"{row_label}: {dict(PLOTS)[key]}", color=st.foreground, size=f"{st.font_pt():.1f}pt")
+            plot.setTitle(row_label, color=st.foreground, size=f"{st.font_pt():.1f}pt")  # short: a long one widens the grid
         seeds = len(next(iter(s["groups"].values()))["seeds"])
         set_title(self.title_item,
                   f"The same model trained <span style='color:{SCALED}'>with 1/√d_k</span> and "
