@@ -17,11 +17,21 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["load_study", "summarise", "sequential_steps", "MODELS", "MAX_STUDY_BYTES"]
+__all__ = ["study_path", "STUDY_FILE", "load_study", "summarise", "sequential_steps", "MODELS", "MAX_STUDY_BYTES"]
 
 MAX_STUDY_BYTES = 2_000_000
 MODELS = ("rnn", "attention")
 _SERIES = ("accuracy", "grad", "grad_init", "accuracy_init", "loss")
+
+
+STUDY_FILE = "path_length.json"
+
+
+def study_path() -> Path:
+    """Where the shipped study lives (the bundled assets' data folder); its module in attnviz.training writes it."""
+    from attnviz.io import assets_dir
+
+    return assets_dir() / "data" / STUDY_FILE
 
 
 def _bad(path, why: str) -> InputError:
@@ -33,8 +43,6 @@ def load_study(path: str | Path | None = None) -> dict:
     from attnviz.io.jsonfile import JsonLimitError, read_json_file
 
     if path is None:
-        from attnviz.training.path_length_study import study_path
-
         path = study_path()
     path = Path(path)
     if not path.is_file():

@@ -16,11 +16,21 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["load_study", "summarise", "when_it_matters", "CURVES", "MAX_STUDY_BYTES"]
+__all__ = ["study_path", "STUDY_FILE", "load_study", "summarise", "when_it_matters", "CURVES", "MAX_STUDY_BYTES"]
 
 MAX_STUDY_BYTES = 4_000_000
 CURVES = ("train_loss", "loss", "accuracy", "entropy")
 _INITS, _SCALES = ("unit", "small"), ("scaled", "unscaled")
+
+
+STUDY_FILE = "scale_study.json"
+
+
+def study_path() -> Path:
+    """Where the shipped study lives (the bundled assets' data folder); its module in attnviz.training writes it."""
+    from attnviz.io import assets_dir
+
+    return assets_dir() / "data" / STUDY_FILE
 
 
 def _bad(path, why: str) -> InputError:
@@ -32,8 +42,6 @@ def load_study(path: str | Path | None = None) -> dict:
     from attnviz.io.jsonfile import JsonLimitError, read_json_file
 
     if path is None:
-        from attnviz.training.scale_study import study_path
-
         path = study_path()
     path = Path(path)
     if not path.is_file():

@@ -30,10 +30,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from attnviz.analysis.path_length import STUDY_FILE, study_path
+
 __all__ = ["RNNReader", "build_models", "sample", "train_one", "measure", "run_study", "main", "STUDY_FILE",
            "MAX_LEN", "study_path"]
 
-STUDY_FILE = "path_length.json"
 VOCAB = 8  # letters 0..7; position 0 of every sequence is a letter too
 MAX_LEN = 32
 D_MODEL = 64
@@ -45,11 +46,6 @@ EVAL_SEED = 99_999  # held-out sequences: never a training seed
 N_EVAL = 512
 FORMAT = "attnviz-path-length"
 
-
-def study_path() -> Path:
-    from attnviz.io import assets_dir
-
-    return assets_dir() / "data" / STUDY_FILE
 
 
 class RNNReader(nn.Module):

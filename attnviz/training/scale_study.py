@@ -31,11 +31,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnviz.analysis.scale_training import STUDY_FILE, study_path
+
 from attnviz.training.path_length_study import VOCAB  # the padding id of the recall-first task
 
 __all__ = ["run_variant", "run_study", "main", "STUDY_FILE", "D_HEAD", "INITS", "SCALES", "study_path"]
 
-STUDY_FILE = "scale_study.json"
 D_HEAD = 256
 INITS = ("unit", "small")
 SCALES = ("scaled", "unscaled")
@@ -48,11 +49,6 @@ VAL_SEED = 4242  # validation sequences: never a training seed
 SEEDS = (0, 1, 2)
 FORMAT = "attnviz-scale-study"
 
-
-def study_path() -> Path:
-    from attnviz.io import assets_dir
-
-    return assets_dir() / "data" / STUDY_FILE
 
 
 def build_model(scaled: bool, init: str, seed: int, d_head: int = D_HEAD):

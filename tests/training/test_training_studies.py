@@ -113,16 +113,15 @@ def _swap(doc: dict, key: str, a: str, b: str) -> dict:
 def test_scale_training_claim_holds_and_fails_with_labels_swapped(tmp_path, monkeypatch):
     from attnviz.lessons.claims import Workbench, evaluate_claim
     from attnviz.lessons.lesson import load_lesson
-    from attnviz.training import scale_study
 
     scene = next(s for s in load_lesson("attention").scenes if s.claim["kind"] == "scale-training")
     bench = Workbench()
     res = evaluate_claim(scene, bench)
     assert res.ok, res.line
-    swapped = _swap(json.loads(scale_study.study_path().read_text()), "scale", "scaled", "unscaled")
+    swapped = _swap(json.loads(st.study_path().read_text()), "scale", "scaled", "unscaled")
     path = tmp_path / "swapped.json"
     path.write_text(json.dumps(swapped))
-    monkeypatch.setattr(scale_study, "study_path", lambda: path)
+    monkeypatch.setattr(st, "study_path", lambda: path)
     bad = evaluate_claim(scene, bench)
     assert not bad.ok and bad.values["gap"] < 0
 
@@ -130,17 +129,16 @@ def test_scale_training_claim_holds_and_fails_with_labels_swapped(tmp_path, monk
 def test_path_length_claim_holds_and_fails_with_models_swapped(tmp_path, monkeypatch):
     from attnviz.lessons.claims import Workbench, evaluate_claim
     from attnviz.lessons.lesson import load_lesson
-    from attnviz.training import path_length_study
 
     scene = next(s for s in load_lesson("attention").scenes if s.claim["kind"] == "path-length")
     bench = Workbench()
     res = evaluate_claim(scene, bench)
     assert res.ok, res.line
     assert res.values["recomputed"] <= 1e-3
-    swapped = _swap(json.loads(path_length_study.study_path().read_text()), "model", "rnn", "attention")
+    swapped = _swap(json.loads(pl.study_path().read_text()), "model", "rnn", "attention")
     path = tmp_path / "swapped.json"
     path.write_text(json.dumps(swapped))
-    monkeypatch.setattr(path_length_study, "study_path", lambda: path)
+    monkeypatch.setattr(pl, "study_path", lambda: path)
     assert not evaluate_claim(scene, bench).ok
 
 
