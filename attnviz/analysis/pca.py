@@ -17,7 +17,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["compute_filter_pca", "compute_embedding_pca", "principal_components"]
+__all__ = ["compute_filter_pca", "compute_embedding_pca", "principal_components", "broken_stick"]
 
 
 def principal_components(data: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,3 +86,17 @@ def compute_embedding_pca(emb: np.ndarray, k: int = 2) -> tuple[np.ndarray, np.n
     """
     comps, ratio, centred = principal_components(emb, k)
     return centred @ comps.T, ratio
+
+
+def broken_stick(p: int, k: int) -> np.ndarray:
+    """The broken-stick shares of the first ``k`` of ``p`` components: b_j = (1/p) Σ_{i=j}^{p} 1/i.
+
+    What the j-th largest of p shares would be if the variance were split at random (a stick broken at
+    p − 1 uniform points). A component whose explained share is below b_j explains no more than noise
+    would (Jackson 1993, "Stopping rules in principal components analysis"), so a figure marks it.
+    """
+    if p < 1 or k < 0:
+        raise InputError(f"broken stick needs p ≥ 1 and k ≥ 0, got p={p}, k={k}")
+    inv = 1.0 / np.arange(1, p + 1)
+    tail = np.cumsum(inv[::-1])[::-1]  # tail[j] = Σ_{i=j+1}^{p} 1/i (0-based)
+    return tail[:k] / p

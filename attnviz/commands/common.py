@@ -111,6 +111,19 @@ def add_model_args(p) -> None:
                         "float32), or float32/float16/bfloat16 (Hugging Face folders; attnviz's own models are float32)")
 
 
+def _image_arg(value: str) -> str:
+    """--image: ``sample:NAME`` (the spelling scenes use) becomes the bundled sample's path."""
+    import argparse
+
+    from attnviz.errors import InputError
+    from attnviz.vision.samples import resolve_image
+
+    try:
+        return resolve_image(value)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_input_args(p, required: bool = False) -> None:
     """--text / --image; neither given: the model's own example (see :func:`fill_example_input`)."""
     g = p.add_mutually_exclusive_group(required=required)
@@ -118,8 +131,9 @@ def add_input_args(p, required: bool = False) -> None:
                    help="input sentence (text models; default: the model's example sentence, as the app opens on)")
     g.add_argument("--text-file", metavar="PATH",
                    help="read the input text from a UTF-8 file (a long document; a byte-order mark is accepted)")
-    g.add_argument("--image", metavar="FILE",
-                   help="input image file: PNG, JPEG, … (vision models; default: the model's example image)")
+    g.add_argument("--image", metavar="FILE", type=_image_arg,
+                   help="input image file: PNG, JPEG, … or sample:NAME, a bundled sample as scenes name it "
+                        "(sample:shapes-star-offcentre) (vision models; default: the model's example image)")
     p.add_argument("--target", metavar="TEXT",
                    help="encoder–decoders (translate, T5, BART, Marian, …): the output the decoder reads "
                         "(default: the model's own greedy output)")

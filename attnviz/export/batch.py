@@ -179,6 +179,8 @@ SLIDE_TITLES = {
     "matrix-z": "Z = P V: one head's output",
     "many-heads": "Many heads, one output: concat · W_O",
     "scale-reason": "Why divide by √d_k",
+    "scale-training": "Training with and without √d_k",
+    "path-length": "Path length: RNN vs attention",
     "causal-mask": "A decoder must not see the future",
     "what-if": "What if…",
     "permutation": "Shuffle the words, shuffle the attention",

@@ -124,7 +124,61 @@ def _mask(trace, s: SelectionState) -> FigureData:
                        p + f"probs[{s.head}]": trace.probs(s.layer, s.part)[s.head]}, main="")
 
 
+def _scale_reason(trace, s: SelectionState) -> FigureData:
+    """The curves against d_k (rows) and the head's own numbers, as the √d_k figure draws them."""
+    from attnviz.analysis.scaling import scale_reason
+
+    d = scale_reason(trace, s.layer, s.head, s.part)
+    cols = ["spread_raw", "spread_scaled", "top_raw", "top_scaled", "grad_raw", "grad_scaled"]
+    table = np.array([d[c] for c in cols], dtype=np.float64).T  # (d_ks, curves)
+    head = {k: np.float64(v) for k, v in d.items() if k.startswith("head_")}
+    return FigureData({"curves": table, "d_ks": np.asarray(d["d_ks"]), "d_k": np.int64(d["d_k"]), **head},
+                      [str(x) for x in d["d_ks"]], cols, "curves")
+
+
+def _matrix_z(trace, s: SelectionState) -> FigureData:
+    """One head's A (its attention), V and Z = A·V, as the matrix-z figure shows them."""
+    p = layer_prefix(s.layer, s.part)
+    v = np.asarray(trace[p + "v"], np.float64)  # (H_kv, T_k, d)
+    group = trace.n_heads // v.shape[0]  # query heads per key/value head (GQA)
+    A = np.asarray(trace.probs(s.layer, s.part)[s.head], np.float64)
+    V = v[s.head // group]  # (T_k, d): the key/value head this head reads
+    Z = np.asarray(trace[p + "z"], np.float64)[s.head]  # (T_q, d)
+    return FigureData({"A": A, "V": V, "Z": Z}, main="")
+
+
+def _scale_training(trace, s: SelectionState) -> FigureData:
+    """Every run of the shipped √d_k study: (runs, points) arrays and which run is which."""
+    from attnviz.analysis.scale_training import CURVES, load_study
+
+    runs = load_study()["runs"]
+    n = min(len(r["step"]) for r in runs)
+    arrays = {c: np.array([r[c][:n] for r in runs], dtype=np.float64) for c in ("step", *CURVES)}
+    arrays["run_init"] = np.array([r["init"] for r in runs], dtype=str)
+    arrays["run_scale"] = np.array([r["scale"] for r in runs], dtype=str)
+    arrays["run_seed"] = np.array([r["seed"] for r in runs], dtype=np.int64)
+    return FigureData(arrays, main="")
+
+
+def _path_length(trace, s: SelectionState) -> FigureData:
+    """Per distance (rows): accuracy (mean over seeds) and input gradient (median), trained and at start."""
+    from attnviz.analysis.path_length import load_study, sequential_steps, summarise
+
+    sm = summarise(load_study())
+    cols, table = [], []
+    steps = sequential_steps(sm["distances"])
+    for name, m in sm["models"].items():
+        cols += [f"{name}_steps", f"{name}_accuracy", f"{name}_grad", f"{name}_grad_init"]
+        table += [steps[name], m["accuracy_mean"], np.median(m["grad"], 0), np.median(m["grad_init"], 0)]
+    return FigureData({"by_distance": np.array(table, dtype=np.float64).T}, [f"{d:g}" for d in sm["distances"]],
+                      cols, "by_distance")
+
+
 _DATA = {
+    "scale-reason": _scale_reason,
+    "matrix-z": _matrix_z,
+    "scale-training": _scale_training,
+    "path-length": _path_length,
     "qk-embedding": _qk_points,
     "filters-pca": _filters_pca,
     "causal-mask": _mask,

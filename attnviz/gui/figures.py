@@ -70,6 +70,12 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
                help="matrix form of one head's output: Z = P V and its part of the attention output"),
     FigureSpec("scale-reason", "attnviz.gui.views.scale_reason_view", "ScaleReasonView",
                help="why 1/√d_k: spread of q·k, softmax top weight and gradient against d_k, scaled and not"),
+    FigureSpec("scale-training", "attnviz.gui.views.scale_training_view", "ScaleTrainingView", per_head=False,
+               selects=(), help="the same model trained with and without 1/√d_k at d_k 256 (shipped runs, 3 seeds): "
+                                "loss, accuracy and attention entropy over training"),
+    FigureSpec("path-length", "attnviz.gui.views.path_length_view", "PathLengthView", per_head=False,
+               selects=(), help="an RNN and a transformer trained on the same long-range task (shipped runs): "
+                                "steps between two tokens, accuracy and input gradient against distance"),
     # lesson figures (attnviz.gui.views.lesson_views): the whole mask from a trace; the others re-run the model
     FigureSpec("causal-mask", "attnviz.gui.views.lesson_views", "CausalMaskView", TEXT,
                help="the whole T×T mask M with −∞, the masked scores and P"),

@@ -132,6 +132,20 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
                      f"here: {said}")
         numbers[f"{what}.swapped_pair_accuracy"] = acc
         numbers[f"{what}.predictions"] = np.stack(preds)
+        # where the two sentences differ for this model: the [CLS] row's largest change between them
+        diff = cls_rows[0] - cls_rows[1]
+        at = int(np.argmax(np.abs(diff)))
+        numbers[f"{what}.cls_difference"] = diff
+        notes.append(f"{what}: typed − swapped [CLS] attention changes most at {cols[at]} ({diff[at]:+.3f}; largest "
+                     f"weight {cls_rows.max():.2f})")
+        if name == with_positions:
+            from attnviz.lessons.claims_order import NEW_TEMPLATES, new_template_accuracy
+
+            new = new_template_accuracy(loaded, task_of(loaded), n, seed)
+            numbers["new_templates_accuracy"] = new
+            notes.append(f"caveat: in {len(NEW_TEMPLATES)} sentence patterns it never trained on (“the food was not "
+                         f"good, it was bad”) it is right on only {new:.0%} of {n} held-out sentences: it learned its "
+                         f"templates, not negation")
     notes.append(f"typed: “{sentences[0]}” · swapped: “{sentences[1]}”")
     # one colour scale for both panels: each on its own maximum made near-flat attention look as hot as a peak
     top = max(p.vmax for p in panels)

@@ -91,12 +91,12 @@ class Scene:
         if self.image is None:
             return None
         if self.image.startswith("sample:"):
-            from attnviz.vision.samples import sample_path
+            from attnviz.vision.samples import resolve_image
 
-            path = sample_path(self.image[len("sample:"):])
-            if path is None:
-                raise InputError(f"the scene names sample image {self.image[7:]!r}, which this build does not have")
-            return str(path)
+            try:
+                return resolve_image(self.image)
+            except InputError as exc:
+                raise InputError(f"the scene names a sample image this build does not have: {exc}") from None
         path = Path(self.image)
         if not path.is_absolute() and self.base_dir:
             path = Path(self.base_dir) / path

@@ -16,6 +16,7 @@ __all__ = ["TASKS", "get_task", "task_kind", "task_names"]
 # public task name -> (module, class)
 TASKS = {
     "coref": ("attnviz.tasks.coref", "CorefTask"),
+    "coref-emergent": ("attnviz.tasks.coref_emergent", "CorefEmergentTask"),
     "order-sentiment": ("attnviz.tasks.order_sentiment", "OrderSentimentTask"),
     "order-sentiment-nopos": ("attnviz.tasks.order_sentiment", "OrderSentimentNoPosTask"),
     "reverse": ("attnviz.tasks.reverse", "ReverseTask"),
@@ -47,6 +48,8 @@ def _import_task_module(module: str):
     """Import a task module; every built-in one by an explicit statement (see the module docstring)."""
     if module == "attnviz.tasks.coref":
         from attnviz.tasks import coref as mod
+    elif module == "attnviz.tasks.coref_emergent":
+        from attnviz.tasks import coref_emergent as mod
     elif module == "attnviz.tasks.order_sentiment":
         from attnviz.tasks import order_sentiment as mod
     elif module == "attnviz.tasks.reverse":

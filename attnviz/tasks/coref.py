@@ -238,7 +238,9 @@ class CorefTask(Task):
         sentences; every other number is measured on ``n`` test sentences: ``it_weight`` / ``it_attention``
         (mean weight, share of argmax right), per referent kind (``it_weight_animate``: "tired" →
         animal, ``it_weight_place``: "wide" → street), ``others_weight`` (the other rows) and
-        ``deleted_weight`` (the largest over all heads, with "it" deleted from the sentences).
+        ``deleted_weight`` (the largest over all heads, with "it" deleted from the sentences) and
+        ``deleted_row_max`` (with "it" deleted, the largest weight any single row of any head of the
+        lecture head's layer puts on the noun, the noun's own row excepted).
         """
         from attnviz.tasks.coref_metrics import head_profile, pick_head
 
@@ -251,7 +253,8 @@ class CorefTask(Task):
         return {"accuracy": accuracy, "it_attention": float(test["it_hits"][at]),
                 "it_weight": float(test["it_weight"][at]), "it_weight_animate": float(test["it_weight_animate"][at]),
                 "it_weight_place": float(test["it_weight_place"][at]), "others_weight": float(test["others_weight"][at]),
-                "deleted_weight": float(test["deleted_weight"].max()), "focus_layer": layer, "focus_head": head,
+                "deleted_weight": float(test["deleted_weight"].max()),
+                "deleted_row_max": float(test["deleted_row_max"][layer].max()), "focus_layer": layer, "focus_head": head,
                 "focus_margin": margin, "probes_right": self.probes_right(loaded, layer, head), "n_sentences": n}
 
     def probes_right(self, loaded, layer: int, head: int) -> float:

@@ -6,8 +6,12 @@ alone. So every head gets, over a set of sentences:
 
 * ``it_weight`` / ``it_hits``: the pronoun row's mean weight on the referent, and how often it peaks there;
 * ``others_weight``: the mean weight the other rows (every real token but "it") put on the referent;
+* ``others_not_self``: the same without the noun's own row;
 * ``deleted_weight``: the same sentences with "it" deleted: the mean weight all rows put on the noun
   the pronoun would have named (nothing should look for it any more);
+* ``deleted_row_max``: with "it" deleted, the largest weight any single row puts on that noun, over
+  every sentence (the noun's own row excluded: a noun reading itself is not looking for a referent,
+  it is how a noun names itself). A mean over rows hides one row that still fetches the noun;
 * ``specificity``: ``it_weight − others_weight``, the score the lecture head is chosen by (a
   continuous score, so two perfect heads do not tie the way argmax shares do).
 
@@ -63,15 +67,24 @@ def head_profile(loaded, task, items) -> dict:
     peaks = np.stack([p[rows, :, it].argmax(-1) == np.array(ref)[:, None] for p in probs], 1)
     others = ~pad.copy()
     others[rows, it] = False
+    rest = others.copy()
+    rest[rows, ref] = False  # the noun's own row: a noun reading itself is how it names itself
     # the same sentences without "it": no row has a pronoun to resolve any more
     gone = [t[:i] + t[i + 1:] for t, i in zip(tokens, it)]
     ref_gone = [r - (r > i) for r, i in zip(ref, it)]
     probs_gone, pad_gone = _probs(loaded, task, gone, [0] * B)
+    row_max = []
+    for p in probs_gone:  # (B, H, T, T)
+        col = np.where(pad_gone[:, None, :], 0.0, p[rows, :, :, ref_gone])  # (B, H, T): each row's weight on the noun
+        col[rows, :, ref_gone] = 0.0  # the noun's own row
+        row_max.append(col.max(-1).max(0))
     return {"it_weight": it_w.mean(0), "it_hits": peaks.mean(0),
             "it_weight_animate": it_w[animate].mean(0) if animate.any() else np.full(it_w.shape[1:], np.nan),
             "it_weight_place": it_w[~animate].mean(0) if (~animate).any() else np.full(it_w.shape[1:], np.nan),
             "others_weight": _weights_on(probs, pad, others, ref),
-            "deleted_weight": _weights_on(probs_gone, pad_gone, ~pad_gone, ref_gone), "n": B}
+            "others_not_self": _weights_on(probs, pad, rest, ref),
+            "deleted_weight": _weights_on(probs_gone, pad_gone, ~pad_gone, ref_gone),
+            "deleted_row_max": np.stack(row_max), "n": B}
 
 
 def pick_head(profile: dict) -> tuple[int, int, float]:

@@ -33,6 +33,7 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "it_weight_place": ("… when the noun is the place (\"wide\")", "share"),
     "others_weight": ("lecture head: mean weight from the other words on that noun", "share"),
     "deleted_weight": ("\"it\" deleted: most any head's rows put on the noun", "share"),
+    "deleted_row_max": ("\"it\" deleted: most any single row of the lecture layer puts on the noun", "share"),
     "focus_margin": ("lecture head's specificity lead over the runner-up", "share"),
     # order-sentiment
     "swapped_pair_accuracy": ("accuracy on word-swapped pairs", "share"),

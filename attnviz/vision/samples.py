@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["sample_images", "sample_path", "samples_dir", "photos", "PHOTOS"]
+__all__ = ["sample_images", "sample_path", "samples_dir", "photos", "PHOTOS", "resolve_image", "SAMPLE_PREFIX"]
 
 PHOTOS = ("china", "flower")  # shipped JPEGs, not generated
+SAMPLE_PREFIX = "sample:"  # "sample:shapes-star" names a bundled sample (scenes and the command line alike)
 
 
 def samples_dir() -> Path:
@@ -40,3 +41,19 @@ def sample_images() -> dict[str, Path]:
 def sample_path(name: str) -> Path | None:
     """The path of sample ``name``, or None when it is not there."""
     return sample_images().get(name)
+
+
+def resolve_image(value: str) -> str:
+    """``sample:NAME`` → the bundled sample's path; any other value unchanged (a file path).
+
+    Raises InputError (one line, naming the samples there are) for a sample this build does not have.
+    """
+    if not value.startswith(SAMPLE_PREFIX):
+        return value
+    name = value[len(SAMPLE_PREFIX):]
+    path = sample_path(name)
+    if path is None:
+        from attnviz.errors import InputError
+
+        raise InputError(f"no sample image {name!r} in this build (there are: {', '.join(sample_images()) or 'none'})")
+    return str(path)

@@ -56,7 +56,16 @@ def test_filter_pca_from_a_weight(qtbot):
     s = np.linalg.svd(flat - flat.mean(0), compute_uv=False)
     np.testing.assert_allclose(view.ratio, (s ** 2 / (s ** 2).sum())[:28], rtol=1e-8)
     assert view.components.shape == (28, 4, 4, 3)
-    assert len(view.captions) == 28 and view.captions[0].textItem.toPlainText() == f"PC1 {view.ratio[0]:.1%}"
+    # white-noise filters: no component beats a random split of the variance, every one is marked noise
+    assert len(view.captions) == 28 and view.captions[0].textItem.toPlainText() == f"PC1 {view.ratio[0]:.1%} noise"
+    assert "PC1–28" in view.title_item.text
+    # two strong directions plus a little noise: PC1 and PC2 are structure, the rest noise
+    basis = rng.standard_normal((2, 48))
+    structured = (rng.standard_normal((40, 2)) * [5.0, 3.0]) @ basis + 0.01 * rng.standard_normal((40, 48))
+    view.set_filters(structured.reshape(40, 3, 4, 4))
+    texts = [c.textItem.toPlainText() for c in view.captions]
+    assert not texts[0].endswith("noise") and not texts[1].endswith("noise") and texts[2].endswith("noise")
+    assert "PC3–28" in view.title_item.text
     shot(view, "filter_pca")
 
 

@@ -185,3 +185,16 @@ def test_steps_are_named_six_and_32_tokens_keep_labels_and_numbers(tmp_path, qtb
         column = w.grids["scores" if step == "score" else "weights"]
         assert column.numbers_shown and column.row_label_stride() <= 2, step  # thinned at most, never dropped
         assert column.row_labels == list(trace.tokens)
+
+
+def test_softmax_step_names_what_it_reads(gqa_decoder, tmp_path, qtbot):
+    """The softmax's input column is the scaled scores (plus the mask where one applies), not raw "scores"."""
+    w = show_widget(qtbot, WalkthroughWidget())
+    w.set_trace(make_trace(gqa_decoder))  # causal decoder: the softmax reads scaled scores + M
+    w.set_step(w.step_list.index("softmax"))
+    assert w.grids["masked"].title == "scaled scores + M"
+    enc = model_dir(tmp_path / "enc", kind="encoder")
+    w.set_trace(make_trace(enc))  # an encoder without padding: nothing masked
+    w.set_step(w.step_list.index("softmax"))
+    assert w.grids["masked"].title == "scaled scores"
+    np.testing.assert_allclose(w.grids["masked"].values.ravel(), w.steps.scaled, atol=1e-6)

@@ -101,17 +101,29 @@ class FilterPCAView(BaseView):
             self.vb.removeItem(c)
         self.captions = []
         row_h = rows[0].shape[0] + pad.shape[0]
+        from attnviz.analysis.pca import broken_stick
+
+        # components that explain no more than a random split of the variance would: marked as noise
+        D, C, P_, _ = self.filters.shape
+        stick = broken_stick(min(D - 1, C * P_ * P_), len(self.ratio))
+        noise = [i for i, (share, b) in enumerate(zip(self.ratio, stick)) if share < b]
+        first_noise = noise[0] if noise else None
         for i, share in enumerate(self.ratio):
             r, c = divmod(i, COLS)
-            item = pg.TextItem(f"PC{i + 1} {share:.1%}", color=self.style.foreground, anchor=(0.5, 0))
+            is_noise = first_noise is not None and i >= first_noise
+            colour = self.style.foreground if not is_noise else "#888888"
+            item = pg.TextItem(f"PC{i + 1} {share:.1%}" + (" noise" if is_noise else ""), color=colour, anchor=(0.5, 0))
             item.setFont(self.style.font(0.8))
             item.setPos(c * (P + gap) + P / 2, r * row_h + P + 0.5)
             self.vb.addItem(item)
             self.captions.append(item)
         self.vb.autoRange(padding=0.02)
         total = float(np.sum(self.ratio))
+        said = (f"; PC{first_noise + 1}–{len(self.ratio)} (grey) explain less than a random split of the variance "
+                f"would (broken stick), ≤ {max(self.ratio[first_noise:]):.2%} each: noise, not structure"
+                if first_noise is not None else "")
         set_title(self.title_item, f"First {len(self.ratio)} principal components of the patch-embedding filters"
-                  f" ({self.filters.shape[0]} filters, {total:.1%} of their variance)", self.style)
+                  f" ({self.filters.shape[0]} filters, {total:.1%} of their variance){said}", self.style)
 
     def _clear(self, message: str) -> None:
         self.components = self.ratio = None

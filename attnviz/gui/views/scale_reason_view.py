@@ -102,7 +102,12 @@ class ScaleReasonView(BaseView):
                   f"Random q, k with unit-variance components, softmax over {d['keys']} keys (this input's length). "
                   f"This head: std of q·k {d['head_spread_raw']:.2f} unscaled, {d['head_spread_scaled']:.2f} as run; "
                   f"top weight {d['head_top_scaled']:.2f} as run, {d['head_top_raw']:.2f} unscaled; gradient "
-                  f"{d['head_grad_scaled']:.2f} as run, {d['head_grad_raw']:.2f} unscaled.", st, 1.0)
+                  f"{d['head_grad_scaled']:.2f} as run, {d['head_grad_raw']:.2f} unscaled. The argument assumes "
+                  f"unit-variance q and k, so it bites at large d_k from such a start (trained runs with and without "
+                  f"the scale: the scale-training figure)"
+                  + (f"; this head's rows barely saturate unscaled (top weight +"
+                     f"{d['head_top_raw'] - d['head_top_scaled']:.2f})" if d['head_top_raw'] - d['head_top_scaled'] < 0.1
+                     else "") + ".", st, 1.0)
 
     def figure_size(self):
         from PySide6.QtCore import QSize

@@ -194,7 +194,11 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / Σ_l exp(s_l)",
                           f"the weights are positive and sum to 1 (Σ = {steps.weights.sum():.6f}); "
                           f"{keys[top]!r} gets the most: {format_number(steps.weights[top], 3)}")
-        board.add_row([_grid(board, grids, "masked", col(steps.masked), "scores", row_labels=keys), "→ softmax →",
+        # what the softmax reads: the scores after scaling (and soft-cap, bias and mask when the model has them)
+        label = ("soft-capped" if getattr(steps, "softcap", None) else "scaled") + " scores"
+        label += " + B" if getattr(steps, "bias", None) is not None else ""
+        label += " + M" if np.any(np.asarray(steps.mask) != 0) else ""
+        board.add_row([_grid(board, grids, "masked", col(steps.masked), label, row_labels=keys), "→ softmax →",
                        _grid(board, grids, "weights", col(steps.weights), "w", row_labels=keys, kind="prob",
                              highlight_rows=[j])])
     elif name == "weight":
