@@ -17,7 +17,8 @@ _SHARE = ("float", 0.0, 1.0)
 _MODEL = ("str", 1, 4096)  # a bundled model's name or a model folder
 # kind → {parameter: (type, low, high)}; "str" bounds are lengths, "choice" lists the values
 CLAIM_PARAMS: dict[str, dict[str, tuple]] = {
-    "attends-to": {"target": ("str", 1, 200), "min_share": _SHARE, "min_weight": _SHARE, "max_others": _SHARE},
+    "attends-to": {"target": ("str", 1, 200), "min_share": _SHARE, "min_weight": _SHARE, "max_others": _SHARE,
+                   "max_deleted": _SHARE},
     "six-steps": {"max_top": _SHARE},
     "matrix-form": {},
     "concat-heads": {"min_tv": _SHARE},
@@ -31,6 +32,10 @@ CLAIM_PARAMS: dict[str, dict[str, tuple]] = {
                          "margin": ("float", -1.0, 1.0)},
     "cross-alignment": {},
     "attention-cost": {"max_length": ("int", 512, 8192), "tolerance": ("float", 0.05, 1.0)},
+    "scale-training": {"min_gap": ("float", 0.0, 10.0), "max_start_entropy": ("float", 0.0, 20.0),
+                       "replay_steps": ("int", 1, 200), "tolerance": ("float", 0.0, 1.0)},
+    "path-length": {"min_accuracy": _SHARE, "min_gap": _SHARE, "max_rnn_ratio": ("float", 0.0, 1.0),
+                    "min_attention_ratio": ("float", 0.0, 1.0), "tolerance": ("float", 0.0, 1.0)},
 }
 REQUIRED = {"attends-to": ("target",)}
 MODEL_PARAMS = ("with_positions", "without_positions")  # parameters that name a model (an input)
