@@ -18,7 +18,7 @@ from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
-                          presented_label_problems, scene_problems)
+                          presented_label_problems, scene_problems, square_map_problems)
 
 pytestmark = pytest.mark.slow
 
@@ -171,6 +171,8 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
             what = f"scene {i + 1} ({scene.view}) {w}×{h}"
             problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            # the matrix form's T×T maps, the scene's message: square, labelled for the back row
+            problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
         stage.end()
         stage.close()
     assert not problems, "\n".join(problems)

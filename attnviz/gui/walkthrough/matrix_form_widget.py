@@ -263,15 +263,15 @@ class MatrixFormWidget(WalkthroughView):
         row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
         if masked:
             row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
-                    + ("\n+ B" if f.bias is not None else "") + "\n+ M =",
+                    + (" + B" if f.bias is not None else "") + " + M =",
                     (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
                                 + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
                                 **square), 4)]
         else:
-            row += [f"× {f.scale:.4g}\n=",
+            row += [f"× {f.scale:.4g} =",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
-        # operators on two lines: the three maps keep the width of the slide
-        row += ["softmax\n→", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
+        # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
+        row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
         # the T×T maps take the spare height; smaller operators leave them the width
         self.board.add_row(row, stretch=1, op_factor=1.3)
         self._modest(first)
@@ -306,6 +306,7 @@ class MatrixFormWidget(WalkthroughView):
         for name in names:
             g = self.grids[name]
             g.modest = True
+            g.compact = self.style.font_scale > 1  # presenting: the T×T maps are the message
             g.updateGeometry()
 
     def _attention_rows(self, c: "_Context") -> None:
