@@ -140,11 +140,13 @@ class FigureBoard(QWidget):
         if width > 0:
             label.setMinimumHeight(label.heightForWidth(width))
 
-    def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0) -> QHBoxLayout:
+    def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0,
+                equal: bool = False) -> QHBoxLayout:
         """A row of widgets; strings become large operator labels ("×", "=", "→ softmax →").
 
         Width is shared in proportion to what each grid asks for; an item may be ``(widget, factor)``
         to ask for ``factor`` times more (results keep their numbers, weight matrices become heatmaps).
+        ``equal``: in proportion to the factors alone (maps of one shape side by side, drawn alike).
         """
         row = QHBoxLayout()
         row.setSpacing(12)
@@ -160,7 +162,7 @@ class FigureBoard(QWidget):
                 # centred, and a fixed-height item must not cap the height of the whole row
                 row.addWidget(w, 0, Qt.AlignVCenter)
             else:  # grids fill the row's height, so spare room enlarges their cells
-                row.addWidget(w, factor * max(1, round(w.sizeHint().width() / 20)))
+                row.addWidget(w, factor * (20 if equal else max(1, round(w.sizeHint().width() / 20))))
             self.items.append(w)
         row.addStretch(0)
         _group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])

@@ -205,7 +205,7 @@ class MatrixFormWidget(WalkthroughView):
         elif section == "output":
             self._output_rows(ctx)
         elif section == "heads":
-            self._multi_head_rows(ctx, H, dh, large=True)
+            self._concat_row(ctx, H, dh)
         elif section == "block":
             self._block_rows(ctx, large=True)
         else:
@@ -273,7 +273,7 @@ class MatrixFormWidget(WalkthroughView):
         # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
         row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
         # the T×T maps take the spare height; smaller operators leave them the width
-        self.board.add_row(row, stretch=1, op_factor=1.3)
+        self.board.add_row(row, stretch=1, op_factor=1.0, equal=True)
         self._modest(first)
 
     def _output_rows(self, c: "_Context") -> None:
@@ -323,6 +323,25 @@ class MatrixFormWidget(WalkthroughView):
                 "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                                    highlight_rows=c.hl, frame_colour=head_colour(head)), 3)]
         self.board.add_row(row, stretch=6)
+
+    def _concat_row(self, c: "_Context", H: int, dh: int) -> None:
+        """All heads' Z concatenated × W_O = A, to scale (one column unit), each head's pattern above its Z."""
+        from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+
+        f = c.f
+        Tq, D = f.X.shape
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A · drawn to scale: "
+                            "one column is as wide in every matrix; above each Z, the head's attention pattern P",
+                            factor=1.2)
+        gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
+        ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
+        self.concat_figure = ConcatFigure(self.style)
+        self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if f.P.ndim == 3 else None,
+                                    b_O=f.b_O if b_o else None, selected=c.head,
+                                    query=c.hl[0] if c.hl else None, ablated=ablated)
+        self.board.add_row([self.concat_figure], stretch=4)
 
     def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
         f = c.f
