@@ -26,7 +26,8 @@ from attnviz.gui.walkthrough.colour_scales import colours
 from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.matrix_grid import visible_label
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS
-from attnviz.gui.walkthrough.number_format import MINUS, format_number
+from attnviz.gui.walkthrough.number_format import format_number
+from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["ConcatFigure"]
 
@@ -70,7 +71,7 @@ class ConcatFigure(QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
-        return QSize(1200, 700)
+        return QSize(900, 420)  # asks modestly: the row takes the spare height (stretch), notes keep theirs
 
     def minimumSizeHint(self) -> QSize:
         return QSize(400, 260)
@@ -79,6 +80,27 @@ class ConcatFigure(QWidget):
     def _fonts(self):
         st = self.style
         return st.font(1.25, bold=True), st.font(1.1), st.font(2.0, bold=True)
+
+    def _label_font(self, pt: float | None = None):
+        font = self.style.font(1.1)
+        if pt is not None:
+            font.setPointSizeF(pt)
+        return font
+
+    def row_label_font(self):
+        """The token names' font: the label font, shrunk to the row pitch (never under the legible floor)."""
+        font = self._label_font()
+        floor = floor_pt(self.style, self)
+        for _ in range(6):
+            need = QFontMetricsF(font).height() * 0.8
+            if need <= self.row_px or font.pointSizeF() <= floor:
+                break
+            font.setPointSizeF(max(floor, font.pointSizeF() * self.row_px / need * 0.98))
+        return font
+
+    def row_label_stride(self) -> int:
+        """1 when every token row is named at the current size, k when every k-th is."""
+        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(self.row_px, 1e-6)))
 
     def _ops(self) -> list[str]:
         return ["×", "="]
@@ -92,7 +114,9 @@ class ConcatFigure(QWidget):
         m = 6.0
         label_w = max((fl.horizontalAdvance(s) for s in self.q_tok + ["P"]), default=0.0) + 10
         op_w = [fo.horizontalAdvance(s) + 28 for s in self._ops()]
-        title_h, legend_h, line = ft.height() * 1.3, fl.height() * 1.5, fl.height()
+        # title, then the shape under it in grey: a narrow block never runs its title into the next
+        title_h, legend_h, line = ft.height() + fl.height() * 1.2, fl.height() * 2.5, fl.height()
+        small = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height()  # the legible floor
         index_h = line * 1.1  # the head numbers between P_h and Z_h
         bias_h = max(line, 1.0) if self.b_O is not None else 0.0
         bias_gap = line * 1.6 if self.b_O is not None else 0.0  # "+ b_O" between W_O and its strip
@@ -106,8 +130,12 @@ class ConcatFigure(QWidget):
         Tk = self.P.shape[2] if self.P is not None else 0
         room = height - 2 * m - title_h - index_h - legend_h
         p_cell = min(zw / Tk, room / 3 / max(T, 1)) if Tk else 0.0
-        if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first
-            p_cell = max(0.0, min(p_cell, (room - T * line * 0.85) / max(T, 1)))
+        if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first, for
+            # rows a full label line tall, else (no pattern left readable) rows at the legible floor
+            full = max(0.0, min(p_cell, (room - T * line * 0.85) / max(T, 1)))
+            p_cell = full if full * T >= 2 * line else max(0.0, min(p_cell, (room - T * small * 0.85) / max(T, 1)))
+        if p_cell * T < 2 * line:  # too small to read as a pattern: left out rather than drawn as a smear
+            p_cell = 0.0
         p_h, p_w = p_cell * T, p_cell * Tk
         row = max(0.5, min((room - p_h) / max(T, 1), 2.2 * line))
         self.unit, self.row_px = u, row
@@ -117,7 +145,7 @@ class ConcatFigure(QWidget):
         rects["labels"] = QRectF(m, y_z, label_w - 10, T * row)
         for h in range(H):
             x = x0 + h * zw
-            if Tk:
+            if p_h:
                 rects[f"P{h}"] = QRectF(x + (zw - p_w) / 2, y_top, p_w, p_h)
             rects[f"Z{h}"] = QRectF(x, y_z, zw, T * row)
         x = x0 + H * zw
@@ -159,7 +187,7 @@ class ConcatFigure(QWidget):
         z_max = self._vmax(self.Z)  # one scale for every head's Z: their magnitudes compare
         for h in range(H):
             p.drawImage(r[f"Z{h}"], self._image(self.Z[h], "signed", z_max))
-            if self.P is not None:
+            if f"P{h}" in r:
                 p.drawImage(r[f"P{h}"], self._image(self.P[h], "prob", 1.0))
         p.drawImage(r["W_O"], self._image(self.W_O, "signed", self._vmax(self.W_O)))
         if self.b_O is not None:
@@ -205,12 +233,17 @@ class ConcatFigure(QWidget):
         grey = QColor("#606060") if self.style.background == "#ffffff" else fg.lighter(160)
         # titles: what each block is and its shape
         z0 = r["Z0"]
-        top = r["P0"].top() if "P0" in r else z0.top() - fl.height() * 1.1
-        y_title = top - ft.height() * 1.3
+        y_title = r["W_O"].top() - ft.height() - fl.height() * 1.2
         zs = f"Z{_sub(0)} … Z{_sub(H - 1)}" if H > 2 else ", ".join(f"Z{_sub(h)}" for h in range(H))
-        self._title(p, z0.left(), y_title, f"concat({zs})", f"{T} × {H}·{dh}", ft, fl, fg, grey)
+        # a title wider than its block (and the operator after it) gives way to its short form
+        z_room = r["op0"].right() - z0.left()
+        concat = f"concat({zs})" if ft.horizontalAdvance(f"concat({zs})") <= z_room else "concat(Z)"
+        self._title(p, z0.left(), y_title, concat, f"{T} × {H}·{dh}", ft, fl, fg, grey)
         self._title(p, r["W_O"].left(), y_title, "W_O", f"{H * dh} × {D}", ft, fl, fg, grey)
-        self._title(p, r["A"].left(), y_title, "A (attention output)", f"{T} × {D}", ft, fl, fg, grey)
+        a_title = "A (attention output)"
+        if ft.horizontalAdvance(a_title) > self.width() - r["A"].left():
+            a_title = "A"
+        self._title(p, r["A"].left(), y_title, a_title, f"{T} × {D}", ft, fl, fg, grey)
         p.setFont(label_font)
         p.setPen(fg)
         if "P0" in r:  # the row of patterns is named in the label column
@@ -228,13 +261,15 @@ class ConcatFigure(QWidget):
             p.drawText(box, int(Qt.AlignCenter), ("✕" if h in self.ablated else "") + str(h))
         # token names: one per row when a line fits, else thinned (the selected query always named)
         p.setPen(fg)
-        stride = max(1, math.ceil(fl.height() * 0.8 / max(self.row_px, 1e-6)))
+        p.setFont(self.row_label_font())
+        fl_rows = QFontMetricsF(self.row_label_font())
+        stride = self.row_label_stride()
         lab = r["labels"]
         for i, tok in enumerate(self.q_tok):
             if i % stride and i != self.query:
                 continue
             y = lab.top() + (i + 0.5) * self.row_px
-            p.drawText(QRectF(lab.left(), y - fl.height() / 2, lab.width(), fl.height()),
+            p.drawText(QRectF(lab.left(), y - fl_rows.height() / 2, lab.width(), fl_rows.height()),
                        int(Qt.AlignRight | Qt.AlignVCenter), tok)
         p.setFont(op_font)
         for name, op in zip(("op0", "op1"), self._ops()):
@@ -245,10 +280,9 @@ class ConcatFigure(QWidget):
             self._title(p, b.left(), b.top() - fl.height() * 1.5, "+ b_O", f"1 × {D}", fl, fl, fg, grey)
         # legends: the range of each colour scale, under its block
         p.setFont(label_font)
-        ranges = [("Z", r[f"Z{H - 1}"].bottom(), z0.left(), f"Z: {MINUS}{format_number(z_max, 2)} … "
-                   f"{format_number(z_max, 2)} (one scale, every head)")]
+        ranges = [("Z", r[f"Z{H - 1}"].bottom(), z0.left(), f"Z: ±{format_number(z_max, 2)}, every head")]
         if "P0" in r:
-            ranges[0] = (*ranges[0][:3], ranges[0][3] + " · P: 0 … 1")
+            ranges[0] = (*ranges[0][:3], ranges[0][3] + " · P: 0…1")
         wo = r["b_O"] if "b_O" in r else r["W_O"]
         w_text = f"W_O: ±{format_number(self._vmax(self.W_O), 2)}"
         if self.b_O is not None:
@@ -282,9 +316,12 @@ class ConcatFigure(QWidget):
             p.drawText(QRectF(x, y, width + 4, ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter), title)
         p.setFont(label_font)
         p.setPen(grey)
-        x2 = x + width + ft.horizontalAdvance("  ")
-        p.drawText(QRectF(x2, y, fl.horizontalAdvance(shape) + 4, ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
-                   shape)
+        if ft is fl:  # a label-sized title (+ b_O): its shape after it
+            p.drawText(QRectF(x + width + fl.horizontalAdvance("  "), y, fl.horizontalAdvance(shape) + 4, ft.height()),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)
+        else:  # under the title
+            p.drawText(QRectF(x, y + ft.height(), fl.horizontalAdvance(shape) + 4, fl.height()),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

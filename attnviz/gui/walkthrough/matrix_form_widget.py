@@ -332,8 +332,8 @@ class MatrixFormWidget(WalkthroughView):
         Tq, D = f.X.shape
         b_o = _has(c.t, c.prefix + "b_o")
         self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
-                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A · drawn to scale: "
-                            "one column is as wide in every matrix; above each Z, the head's attention pattern P",
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A, to scale (a column is "
+                            "as wide in every matrix)",
                             factor=1.2)
         gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
         ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
