@@ -80,3 +80,46 @@ def test_a_small_model_is_one_page(qtbot):
     QApplication.processEvents()
     assert view.page_shape() == view._grid_shape and view.page_text() == ""
     assert not any(b.isVisible() for b in view.page_buttons.values())
+
+
+@pytest.mark.parametrize("heads, kv", [(9, 3), (14, 2), (32, 8), (32, 1)])
+def test_gqa_diagram_draws_every_head_inside_its_width(qtbot, heads, kv):
+    """Every query head and key/value head has a box inside the diagram, none overlapping (it showed Q0–Q3
+    and KV0 of a 9-head model); a one-KV (MQA) model's single box spans its heads."""
+    from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
+
+    d = GqaDiagram()
+    qtbot.addWidget(d)
+    d.set_heads(heads, kv, heads - 1)
+    d.resize(max(d.minimumSizeHint().width(), 1000), d.sizeHint().height())
+    q, kvb = d.boxes()
+    assert len(q) == heads and len(kvb) == kv
+    for box in q + kvb:
+        assert box.left() >= 0 and box.right() <= d.width(), box
+    assert all(a.right() <= b.left() for a, b in zip(q, q[1:]))  # side by side, in order
+
+
+def test_matrix_form_export_shows_the_whole_gqa_diagram(qapp, traces):
+    """`export --view matrix-form` of the 32-head model: the diagram laid out inside the slide, every box in."""
+    from PySide6.QtCore import QRectF
+
+    from attnviz.gui.figure_render import layout_scale
+    from attnviz.gui.figures import make_figure
+    from attnviz.selection import SelectionState
+
+    trace = traces["32x32"]
+    view, _ = make_figure("matrix-form", trace, SelectionState(layer=0, head=30, query=None), None, None)
+    try:
+        from attnviz.gui.walkthrough.figure import _settle
+
+        scale = layout_scale(1920, 1080)
+        fig = view.figure_widget
+        fig.resize(int(1920 / scale), int(1080 / scale))
+        _settle(fig)
+        d, board = view.gqa, view.board
+        assert board.width() >= 1000  # laid out as the slide is (1067 px, drawn ×1.8)
+        inside = QRectF(board.rect()).contains(QRectF(d.geometry()))
+        q, _ = d.boxes()
+        assert d.isVisibleTo(board) and inside and len(q) == 32 and q[-1].right() <= d.width()
+    finally:
+        view.close()

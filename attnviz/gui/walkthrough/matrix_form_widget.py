@@ -28,6 +28,7 @@ from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
+GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K, V; more get a row of their own
 # px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
 # 1067×600 and scales it ×1.8, so 180 here is 324 px on the slide (and 180 px in a window)
 SQUARE_SIDE = 180
@@ -245,7 +246,11 @@ class MatrixFormWidget(WalkthroughView):
                         highlight_rows=c.hl), 3),
             (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
-        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=0 if large else 6)
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads and c.t.n_heads <= GQA_BESIDE else []),
+            stretch=0 if large else 6)
+        if GQA_BESIDE < c.t.n_heads and c.t.n_kv_heads < c.t.n_heads:  # 9–32 heads: a row of its own, whole
+            self.gqa.setMaximumHeight(self.gqa.sizeHint().height())
+            self.board.add_row([self.gqa], stretch=0)
 
     def _square_side(self) -> float:
         """Pixels each T×T map asks for: a slide's 300 px once exported, or on screen when presenting."""
