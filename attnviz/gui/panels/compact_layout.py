@@ -37,6 +37,11 @@ def arrange_for_size(win) -> None:
     if compact and "ModelDock" in docks:
         win.resizeDocks([docks["ModelDock"]], [int(win.width() * MODEL_LIST_SHARE)], Qt.Orientation.Horizontal)
     area = getattr(win, "views_area", None)
+    if area is not None and not getattr(area, "_compact_hooked", False):
+        # the views are docked after the window is sized (start-up): split them once they are
+        area._compact_hooked = True
+        area.views_installed.connect(lambda: QTimer.singleShot(
+            100, area, lambda: _split_views(area, views_share(win))))
     if area is not None:
         # once the docks are laid out at the new size: the split is in pixels
         QTimer.singleShot(0, area, lambda: _split_views(area, HEAD_MAP_SHARE if compact else 0.55))
