@@ -180,24 +180,46 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_tab_of_the_window(make_window, qtbot, size):
-    """The window at a 1920×1080 and a 1280×720 size: the attention views on screen, each walkthrough
-    sub-tab and the training page name what they show and draw every label; the model list shows its
-    held-out column whole."""
-    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-
+    """The window at a 1920×1080 and a 1280×720 size: the attention views on screen and each walkthrough
+    sub-tab name what they show and draw every label, at launch and after switching to a decoder and a
+    ViT; the model list shows its held-out column whole."""
     w, h = size
     win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
     win.showNormal()
     win.resize(w, h)
     qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
     qtbot.waitUntil(lambda: win.walkthrough is not None and win.training is not None, timeout=90_000)
+    problems = _tab_problems(win, w, h, "tiny-encoder")
+    # after a model switch (not only at launch): every view and walkthrough tab of a decoder and a ViT
+    for model in ("tiny-decoder", "tiny-vit"):
+        before = win.trace
+        win.tabs.setCurrentIndex(0)
+        win.load_model(model)
+        qtbot.waitUntil(lambda: win.trace is not None and win.trace is not before, timeout=90_000)
+        for _ in range(5):
+            QApplication.processEvents()
+        problems += _tab_problems(win, w, h, model)
+    tree = win.model_panel.tree
+    if w >= 1920:
+        problems += _tab_bar_problems(win, f"{w}×{h}")
+        header = tree.header()
+        right = header.sectionViewportPosition(2) + header.sectionSize(2)
+        if right > tree.viewport().width():
+            problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
+    assert not problems, "\n".join(problems)
+
+
+def _tab_problems(win, w: int, h: int, model: str) -> list[str]:
+    """The attention views on screen and each walkthrough sub-tab of ``win`` as it is now."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
     problems = []
     area = win.views_area
     for name, view in area.views.items() if isinstance(area.views, dict) else enumerate(area.views):
         if view.isVisible() and view.trace is not None:  # views behind a tab are fed when first shown
             view.ensure_current()
             QApplication.processEvents()
-            problems += _audit_widget(view, f"tab Attention / {type(view).__name__} {w}×{h}", None)
+            problems += _audit_widget(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}", None)
     win.tabs.setCurrentWidget(win.walkthrough_page)
     for i in range(win.walkthrough.count()):
         win.walkthrough.setCurrentIndex(i)
@@ -209,15 +231,10 @@ def test_every_tab_of_the_window(make_window, qtbot, size):
             # T×T maps get less than their minimum height and name every other token; presented
             # (F5, lessons) and exported they name all (checked above)
             if grid.isVisible() and not (w < 1920 and grid.modest):
-                problems += grid_problems(grid, 1.0, None, f"tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
-    tree = win.model_panel.tree
-    if w >= 1920:
-        problems += _tab_bar_problems(win, f"{w}×{h}")
-        header = tree.header()
-        right = header.sectionViewportPosition(2) + header.sectionSize(2)
-        if right > tree.viewport().width():
-            problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
-    assert not problems, "\n".join(problems)
+                problems += grid_problems(grid, 1.0, None,
+                                          f"{model} tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
+    win.tabs.setCurrentIndex(0)
+    return problems
 
 
 def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):

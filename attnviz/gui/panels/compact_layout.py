@@ -31,20 +31,21 @@ def arrange_for_size(win) -> None:
         return
     win._compact = key
     panel = getattr(win, "input_panel", None)
-    if panel is not None:
+    if panel is not None and panel.compact != compact:
         panel.set_compact(compact)
     docks = getattr(win, "docks", {})
     if compact and "ModelDock" in docks:
         win.resizeDocks([docks["ModelDock"]], [int(win.width() * MODEL_LIST_SHARE)], Qt.Orientation.Horizontal)
     area = getattr(win, "views_area", None)
-    if area is not None and not getattr(area, "_compact_hooked", False):
+    if area is not None and compact and not getattr(area, "_compact_hooked", False):
         # the views are docked after the window is sized (start-up): split them once they are
         area._compact_hooked = True
-        area.views_installed.connect(lambda: QTimer.singleShot(
+        area.views_installed.connect(lambda: is_compact(win.height()) and QTimer.singleShot(
             100, area, lambda: _split_views(area, views_share(win))))
-    if area is not None:
-        # once the docks are laid out at the new size: the split is in pixels
-        QTimer.singleShot(0, area, lambda: _split_views(area, HEAD_MAP_SHARE if compact else 0.55))
+    if area is not None and compact:
+        # once the docks are laid out at the new size: the split is in pixels (a larger window keeps
+        # the split it has, the user's or the first start's)
+        QTimer.singleShot(0, area, lambda: _split_views(area, HEAD_MAP_SHARE))
 
 
 def views_share(win) -> float:

@@ -17,6 +17,7 @@ Biases appear in a formula only when the model has them (its config, or a nonzer
 from __future__ import annotations
 
 import numpy as np
+import shiboken6
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from attnviz.capture.trace import layer_prefix
@@ -67,7 +68,7 @@ class MatrixFormWidget(WalkthroughView):
         self.form = None  # the MatrixForm on screen
         self._form_key = None
         self._pending = None
-        self.gqa = GqaDiagram(self.style)
+        self.gqa = None  # made with each drawing (_draw)
         self.section_box = QComboBox()
         for name, text in SECTIONS.items():
             self.section_box.addItem(text, name)
@@ -165,8 +166,11 @@ class MatrixFormWidget(WalkthroughView):
         t, f = self.trace, self.form
         part, layer, head = self._where()
         self.board.clear()
-        # the board deletes its rows' widgets: the diagram is made anew each time
-        self.gqa = GqaDiagram(self.style)
+        # the board deletes its rows' widgets: the diagram is made anew each time, a child of the board
+        # (a parentless one not put in a row was a top-level window that outlived the view)
+        if self.gqa is not None and shiboken6.isValid(self.gqa):
+            self.gqa.deleteLater()
+        self.gqa = GqaDiagram(self.style, self.board)
         self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
         self.grids = {}
         from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
@@ -213,6 +217,8 @@ class MatrixFormWidget(WalkthroughView):
             self._attention_rows(ctx)
             self._multi_head_rows(ctx, H, dh, large=False)
             self._block_rows(ctx, large=False)
+        if self.gqa not in self.board.items:  # not drawn in this part: not a stray box over the figure
+            self.gqa.hide()
         self.board.finish()
 
     def _symbols(self, c: "_Context") -> str:
