@@ -83,3 +83,4 @@ def test_many_heads_figure_uses_the_to_scale_drawing(qtbot):
         np.testing.assert_allclose(fig.A, np.asarray(trace["L0.out"], np.float64), atol=1e-5)
     finally:
         view.close()
+        view.deleteLater()

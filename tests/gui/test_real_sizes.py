@@ -123,3 +123,4 @@ def test_matrix_form_export_shows_the_whole_gqa_diagram(qapp, traces):
         assert d.isVisibleTo(board) and inside and len(q) == 32 and q[-1].right() <= d.width()
     finally:
         view.close()
+        view.deleteLater()
