@@ -188,6 +188,12 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
             if self.autostart:
                 QTimer.singleShot(0, self.start)  # heavy imports only once the window is on screen
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        from attnviz.gui.panels.compact_layout import arrange_for_size
+
+        arrange_for_size(self)  # a 1280×720 projector: input one line tall, the head map the room
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.settings.layout("state") is None and not self._started:  # first launch: a wider model list

@@ -19,12 +19,13 @@ import re
 from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
-           "panel_scale_problems", "presented_label_problems", "pt_to_px"]
+           "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
 MIN_STRIP_PX = 14.0  # a strip must be at least a text line tall
 FULL_LABELS = 40  # up to this many tokens every label of an axis is drawn at 1920×1080
+MAX_MAP_ASPECT = 1.25  # a tokens × tokens map drawn as a heatmap is read as a square: at most this stretched
 BAD_TITLES = ("no input yet", "unavailable", "cannot", "error", "Traceback")
 
 
@@ -156,4 +157,23 @@ def presented_label_problems(widget, min_px: float, what: str) -> list[str]:
             px = pt_to_px(font.pointSizeF())
             if used and px < min_px - 0.05:
                 out.append(f"{what}: {grid.title} labels are {px:.1f} px presented")
+    return out
+
+
+def square_map_problems(widget, min_px: float, what: str) -> list[str]:
+    """The T×T maps of a walkthrough figure (the grids asking for ``min_side``: Q Kᵀ, scaled, P) drawn as
+    squares (cells at most :data:`MAX_MAP_ASPECT` stretched) with row labels of at least ``min_px`` — the
+    message of "All queries at once" (a lesson drew them 2.3 : 1 with 12 px labels beside 26 px ones)."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    out = []
+    for g in widget.findChildren(MatrixGrid):
+        if not (g.isVisibleTo(g.window()) and g.values.size and g.min_side and g.row_labels) or g.numbers_shown:
+            continue
+        _, cw, ch = g._cells()
+        if max(cw, ch) > MAX_MAP_ASPECT * min(cw, ch):
+            out.append(f"{what}: {g.title} cells are {cw:.1f} × {ch:.1f} px, not square")
+        px = pt_to_px(g.row_label_font().pointSizeF())
+        if g.values.shape[0] <= 24 and px < min_px - 0.05:
+            out.append(f"{what}: {g.title} row labels are {px:.1f} px")
     return out

@@ -41,8 +41,11 @@ def test_f5_shows_the_current_figure_alone_and_esc_restores(make_window, qtbot, 
         share = screen_share(win.screen().size().height())
         assert {v.style.font_scale for v in win.views_area.views} == {round(PRESENTATION_VIEW_SCALE * share, 3)}
         assert qapp.font().pointSizeF() == pytest.approx(base_font * max(1.0, 1.5 * share), rel=1e-3)
-        assert win.presentation_mode._hint_label.isVisible()  # how to leave, said on entering
-        assert "Esc" in win.presentation_mode._hint_label.text()
+        hint = win.presentation_mode._hint_label
+        assert hint.isVisible() and "Esc" in hint.text()  # how to leave, said on entering
+        # the head map has no steps: no Page Down offered; the hint stays off the axis labels at the bottom
+        assert "Page Down" not in hint.text()
+        assert hint.geometry().bottom() < win.height() * 0.2
     finally:
         QTest.keyClick(win, Qt.Key.Key_Escape)
     assert not win.presentation_mode.active and not win.actions_["presentation"].isChecked()
@@ -63,6 +66,7 @@ def test_walkthrough_presents_its_figure_and_the_clicker_steps(make_window, qtbo
         assert win.tabs.currentWidget() is win.walkthrough_page and win.walkthrough.currentWidget() is steps
         assert win.walkthrough.tabBar().isHidden() and steps.step_label.isHidden() and steps.status.isHidden()
         assert not steps.scroll.isHidden()
+        assert "Page Down" in win.presentation_mode._hint().text()  # a figure with steps offers them
         first = steps.slider.value()
         QTest.keyClick(win, Qt.Key.Key_PageDown)
         assert steps.slider.value() == first + 1

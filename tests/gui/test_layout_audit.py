@@ -18,7 +18,7 @@ from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
-                          presented_label_problems, scene_problems)
+                          presented_label_problems, scene_problems, square_map_problems)
 
 pytestmark = pytest.mark.slow
 
@@ -171,6 +171,8 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
             what = f"scene {i + 1} ({scene.view}) {w}×{h}"
             problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            # the matrix form's T×T maps, the scene's message: square, labelled for the back row
+            problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
         stage.end()
         stage.close()
     assert not problems, "\n".join(problems)
@@ -178,24 +180,37 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_tab_of_the_window(make_window, qtbot, size):
-    """The window at a 1920×1080 and a 1280×720 size: the attention views on screen, each walkthrough
-    sub-tab and the training page name what they show and draw every label; the model list shows its
-    held-out column whole."""
-    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-
+    """The window at a 1920×1080 and a 1280×720 size: the attention views on screen and each walkthrough
+    sub-tab name what they show and draw every label; the model list shows its held-out column whole.
+    (Known gap: the same after a model switch is not audited yet.)"""
     w, h = size
     win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
     win.showNormal()
     win.resize(w, h)
     qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
     qtbot.waitUntil(lambda: win.walkthrough is not None and win.training is not None, timeout=90_000)
+    problems = _tab_problems(win, w, h, "tiny-encoder")
+    tree = win.model_panel.tree
+    if w >= 1920:
+        problems += _tab_bar_problems(win, f"{w}×{h}")
+        header = tree.header()
+        right = header.sectionViewportPosition(2) + header.sectionSize(2)
+        if right > tree.viewport().width():
+            problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
+    assert not problems, "\n".join(problems)
+
+
+def _tab_problems(win, w: int, h: int, model: str) -> list[str]:
+    """The attention views on screen and each walkthrough sub-tab of ``win`` as it is now."""
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
     problems = []
     area = win.views_area
     for name, view in area.views.items() if isinstance(area.views, dict) else enumerate(area.views):
         if view.isVisible() and view.trace is not None:  # views behind a tab are fed when first shown
             view.ensure_current()
             QApplication.processEvents()
-            problems += _audit_widget(view, f"tab Attention / {type(view).__name__} {w}×{h}", None)
+            problems += _audit_widget(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}", None)
     win.tabs.setCurrentWidget(win.walkthrough_page)
     for i in range(win.walkthrough.count()):
         win.walkthrough.setCurrentIndex(i)
@@ -207,15 +222,10 @@ def test_every_tab_of_the_window(make_window, qtbot, size):
             # T×T maps get less than their minimum height and name every other token; presented
             # (F5, lessons) and exported they name all (checked above)
             if grid.isVisible() and not (w < 1920 and grid.modest):
-                problems += grid_problems(grid, 1.0, None, f"tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
-    tree = win.model_panel.tree
-    if w >= 1920:
-        problems += _tab_bar_problems(win, f"{w}×{h}")
-        header = tree.header()
-        right = header.sectionViewportPosition(2) + header.sectionSize(2)
-        if right > tree.viewport().width():
-            problems.append(f"model list {w}×{h}: the held-out column is cut ({right} > {tree.viewport().width()} px)")
-    assert not problems, "\n".join(problems)
+                problems += grid_problems(grid, 1.0, None,
+                                          f"{model} tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
+    win.tabs.setCurrentIndex(0)
+    return problems
 
 
 def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):

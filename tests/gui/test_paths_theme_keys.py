@@ -99,7 +99,8 @@ def test_standard_keys_and_the_shortcuts_dialog(make_window):
     assert rows["Export figure"] == "Ctrl+E" and rows["Next layer"] == "Alt+Down"
     assert "Keyboard shortcuts" in rows
     with_keys = [a for a in win.actions_.values() if not a.shortcut().isEmpty()]
-    assert len(rows) == len(with_keys)  # every key of the window is listed
+    assert len(rows) == len(with_keys) + 1  # every key of the window is listed, and the clicker's keys
+    assert rows["Presenting: next / previous step, part or lesson scene"] == "Page Down / Page Up"
     box = ShortcutsDialog(win.actions_, win)
     assert box.table.rowCount() == len(rows)
     assert box.table.item(0, 1).text() == shortcut_rows(win.actions_)[0][1]

@@ -16,7 +16,11 @@ def shortcut_rows(actions: dict) -> list[tuple[str, str]]:
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in act.shortcuts() if not k.isEmpty()]
         if keys:
             rows.append((act.text().replace("&", "").rstrip("…").strip(), " or ".join(keys)))
-    return rows
+    return rows + PRESENTING_KEYS
+
+
+# keys that presentation mode and lessons read directly (a clicker's keys), not through a menu action
+PRESENTING_KEYS = [("Presenting: next / previous step, part or lesson scene", "Page Down / Page Up")]
 
 
 class ShortcutsDialog(QDialog):

@@ -34,8 +34,14 @@ class SentenceEdit(QPlainTextEdit):
         self.setPlaceholderText("Type a sentence…")
         self._fit_height()
 
+    lines = 3  # one in the compact window (a 1280×720 projector: the head map needs the height)
+
+    def set_lines(self, lines: int) -> None:
+        self.lines = lines
+        self._fit_height()
+
     def _fit_height(self) -> None:
-        lines = 3
+        lines = self.lines
         fm = QFontMetrics(self.font())
         self.setFixedHeight(int(fm.lineSpacing() * lines + 2 * self.frameWidth() + 10))
 
@@ -112,7 +118,15 @@ class InputPanel(QWidget):
         self._since_last = QElapsedTimer()
         self._sent = None  # last text emitted, so the trailing edge does not repeat the leading one
         self.enabled_runs = True
+        self.compact = False  # set_compact: one line tall on a small screen
         self.set_mode("text")
+
+    def set_compact(self, on: bool) -> None:
+        """One line tall (a small screen: the sentence only; the head map's axes name the tokens), or
+        the full panel."""
+        self.compact = on
+        self.edit.set_lines(1 if on else 3)
+        self._show_parts()
 
     # -- mode ------------------------------------------------------------------------------------------
     @property
@@ -122,18 +136,22 @@ class InputPanel(QWidget):
     def set_mode(self, mode: str) -> None:
         """"text" for text models, "image" for vision models."""
         self.stack.setCurrentWidget(self.image if mode == "image" else self.edit)
-        self.stack.setFixedHeight(self.stack.currentWidget().sizeHint().height()
-                                  if mode == "image" else self.edit.height())
-        self.strip.setVisible(mode == "text")
-        self.strip_label.setVisible(mode == "text")
-        self.examples_box.setVisible(mode == "text" and self.examples_box.count() > 0)
+        self._show_parts()
+
+    def _show_parts(self) -> None:
+        """The strip and examples for text models, unless the window is compact."""
+        text = self.mode == "text"
+        self.stack.setFixedHeight(self.edit.height() if text else self.stack.currentWidget().sizeHint().height())
+        for w in (self.strip, self.strip_label):
+            w.setVisible(text and not self.compact)
+        self.examples_box.setVisible(text and not self.compact and self.examples_box.count() > 0)
 
     def set_examples(self, examples: list[str]) -> None:
         """The example sentences the picker lists (those of the loaded model's task)."""
         self.examples_box.clear()
         self.examples_box.addItems([str(e) for e in examples])
         self.examples_box.setCurrentIndex(-1)  # the placeholder: nothing picked yet
-        self.examples_box.setVisible(self.mode == "text" and bool(examples))
+        self._show_parts()
 
     @property
     def examples(self) -> list[str]:

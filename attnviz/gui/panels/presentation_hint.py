@@ -8,9 +8,14 @@ import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-__all__ = ["PresentationHint", "LEAVE_TEXT", "step_position"]
+__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
+
+
+def leave_text(has_steps: bool) -> str:
+    """The hint on entering: Page Down / Page Up only for a figure that has steps."""
+    return LEAVE_TEXT if has_steps else LEAVE_TEXT.split(" · Page Down")[0]
 SHOWN_MS = 4000
 
 
@@ -43,8 +48,10 @@ class PresentationHint(QLabel):
         self._timer.start(ms)
 
     def place(self) -> None:
+        # the top right corner: titles are centred or left, axis labels and captions are at the bottom
+        # (centred near the bottom it covered the x-axis labels and the caption for its first seconds)
         win = self.parentWidget()
-        self.move(max(0, (win.width() - self.width()) // 2), max(0, win.height() - self.height() - 40))
+        self.move(max(0, win.width() - self.width() - 12), 12)
 
 
 def step_position(fig) -> tuple[int, int] | None:

@@ -251,8 +251,12 @@ class ViewsArea(QMainWindow):
         if groups[True] and groups[False]:
             pair = [groups[True][0], groups[False][0]]
             # once the docks are laid out: sizes are pixels, so they need the real width
+            from attnviz.gui.panels.compact_layout import views_share
+
+            # 55 % (a 1280×720 window: 72 %, the head map needs the room)
             QTimer.singleShot(0, self, lambda: self.resizeDocks(
-                pair, [int(self.width() * 0.55), int(self.width() * 0.45)], Qt.Orientation.Horizontal))
+                pair, [int(self.width() * views_share(self.window())), int(self.width() * (1 - views_share(self.window())))],
+                Qt.Orientation.Horizontal))
 
     def childEvent(self, event) -> None:
         # Qt makes a tab bar for each group of tabbed docks (and anew on restoreState); its default

@@ -41,6 +41,13 @@ class _Label(QLabel):
             return QSize(hint.width(), self.minimumHeight())
         return hint
 
+    def minimumSizeHint(self) -> QSize:
+        # the layout grows the hint to this; QLabel's own wraps at a narrow column (a 2-line note as 5)
+        hint = super().minimumSizeHint()
+        if self.wordWrap() and self.minimumHeight() > 0:
+            return QSize(hint.width(), self.minimumHeight())
+        return hint
+
 
 class FigureWidget(QWidget):
     """The exportable part of a widget. It fits the space it is given (grids become heatmaps, numbers
@@ -82,13 +89,21 @@ class FigureBoard(QWidget):
         self.setPalette(pal)
 
     def resizeEvent(self, event) -> None:
+        self._fit_notes(event.size().width())
+        super().resizeEvent(event)
+
+    def _fit_notes(self, board_width: int) -> None:
         # wrapped notes do not ask for height-for-width (see _Label): give them their lines' height here
-        width = max(1, event.size().width() - self._layout.contentsMargins().left()
-                    - self._layout.contentsMargins().right())
+        width = max(1, board_width - self._layout.contentsMargins().left() - self._layout.contentsMargins().right())
+        changed = False
         for w in self.items:
             if isinstance(w, QLabel) and w.wordWrap():
-                w.setMinimumHeight(w.heightForWidth(width))
-        super().resizeEvent(event)
+                h = _wrapped_height(w, width)
+                changed |= h != w.minimumHeight()
+                w.setMinimumHeight(h)
+                w.updateGeometry()  # the layout caches the label's hint (its minimum height)
+        if changed:  # the rows below move up now, not at some later layout request
+            self._layout.invalidate()
 
     def clear(self) -> None:
         """Remove every row (the widgets are deleted)."""
@@ -127,6 +142,7 @@ class FigureBoard(QWidget):
 
     def add_note(self, text: str, factor: float = 1.2) -> QLabel:
         note = self.label(text, factor, wrap=True)
+        note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # its lines' height, no more: rows take the rest
         self._layout.addWidget(note)
         self.items.append(note)
         self._fit_height(note)
@@ -138,13 +154,15 @@ class FigureBoard(QWidget):
         margins = self._layout.contentsMargins()
         width = self.width() - margins.left() - margins.right()
         if width > 0:
-            label.setMinimumHeight(label.heightForWidth(width))
+            label.setMinimumHeight(_wrapped_height(label, width))
 
-    def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0) -> QHBoxLayout:
+    def add_row(self, items: list, stretch: int | None = None, op_factor: float = 2.0,
+                equal: bool = False) -> QHBoxLayout:
         """A row of widgets; strings become large operator labels ("×", "=", "→ softmax →").
 
         Width is shared in proportion to what each grid asks for; an item may be ``(widget, factor)``
         to ask for ``factor`` times more (results keep their numbers, weight matrices become heatmaps).
+        ``equal``: in proportion to the factors alone (maps of one shape side by side, drawn alike).
         """
         row = QHBoxLayout()
         row.setSpacing(12)
@@ -160,7 +178,7 @@ class FigureBoard(QWidget):
                 # centred, and a fixed-height item must not cap the height of the whole row
                 row.addWidget(w, 0, Qt.AlignVCenter)
             else:  # grids fill the row's height, so spare room enlarges their cells
-                row.addWidget(w, factor * max(1, round(w.sizeHint().width() / 20)))
+                row.addWidget(w, factor * (20 if equal else max(1, round(w.sizeHint().width() / 20))))
             self.items.append(w)
         row.addStretch(0)
         _group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])
@@ -172,6 +190,24 @@ class FigureBoard(QWidget):
     def finish(self) -> None:
         """Close the stack: spare height goes to the rows of grids (which then enlarge their numbers)."""
         self._layout.addStretch(0)
+        if self.width() > 0:  # redrawn in place (no resize to come): notes take the lines they need now
+            self._fit_notes(self.width())
+
+
+def _wrapped_height(label: QLabel, width: int) -> int:
+    """Height of ``label``'s text wrapped at ``width``, laid out as its own document (QLabel's
+    heightForWidth on rich text with subscripts measured a note of two lines as five)."""
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setDocumentMargin(0)
+    if label.textFormat() == Qt.RichText:
+        doc.setHtml(label.text())
+    else:
+        doc.setPlainText(label.text())
+    doc.setTextWidth(width)
+    return int(doc.size().height() + 4)
 
 
 def _group_rows(grids: list) -> None:

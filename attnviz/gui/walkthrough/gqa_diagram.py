@@ -24,7 +24,8 @@ class GqaDiagram(QWidget):
         super().__init__(parent)
         self.style = style or ViewStyle()
         self.n_heads, self.n_kv_heads, self.selected = 1, 1, 0
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        # as wide as it is given (down to its minimum): every head stays in the picture
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
 
     def set_heads(self, n_heads: int, n_kv_heads: int, selected: int) -> None:
         self.n_heads, self.n_kv_heads, self.selected = n_heads, n_kv_heads, selected
@@ -40,6 +41,42 @@ class GqaDiagram(QWidget):
         fm = QFontMetricsF(self.style.font(1.1))
         return QSize(int(190 + self.n_heads * (fm.horizontalAdvance("Q00") + 14)), int(fm.height() * 5.2))
 
+    def minimumSizeHint(self) -> QSize:
+        # boxes shrink to a few pixels and lose their text before a head is cut (32 query heads)
+        return QSize(int(self._label_width() + self.n_heads * 5 + 8), self.sizeHint().height())
+
+    def _label_width(self) -> float:
+        fm = QFontMetricsF(self.style.font(1.1))
+        kind = self.kind()
+        return max(fm.horizontalAdvance("key/value heads"), fm.horizontalAdvance(f"query heads ({kind})")) + 12
+
+    def kind(self) -> str:
+        return "MQA" if self.n_kv_heads == 1 else "GQA" if self.n_kv_heads < self.n_heads else "MHA"
+
+    def boxes(self) -> tuple[list[QRectF], list[QRectF]]:
+        """Query heads' and key/value heads' boxes at the current width: every head, side by side."""
+        fm = QFontMetricsF(self.style.font(1.1))
+        label_w = self._label_width()
+        full_w, box_h = fm.horizontalAdvance("Q00") + 8, fm.height() + 6
+        step_q = max(1.0, (self.width() - label_w - 4) / max(self.n_heads, 1))
+        box_w = max(2.0, min(full_w, step_q - 2))
+        y_q, y_kv = 2.0, self.height() - box_h - 2
+        q = [QRectF(label_w + step_q * (h + 0.5) - box_w / 2, y_q, box_w, box_h) for h in range(self.n_heads)]
+        kv = []
+        for members in kv_groups(self.n_heads, self.n_kv_heads):
+            cx = sum(q[h].center().x() for h in members) / len(members)
+            span = q[members[-1]].right() - q[members[0]].left()
+            w = max(2.0, min(full_w, span))
+            kv.append(QRectF(cx - w / 2, y_kv, w, box_h))
+        return q, kv
+
+    def _text(self, box: QRectF, prefix: str, i: int, fm: QFontMetricsF) -> str:
+        """"Q7" when it fits the box, else "7", else nothing (the hover and the title name the head)."""
+        for text in (f"{prefix}{i}", str(i)):
+            if fm.horizontalAdvance(text) + 4 <= box.width():
+                return text
+        return ""
+
     def paintEvent(self, event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
@@ -48,36 +85,32 @@ class GqaDiagram(QWidget):
         p.setFont(font)
         fm = QFontMetricsF(font)
         fg = QColor(self.style.foreground)
-        kind = "MQA" if self.n_kv_heads == 1 else "GQA" if self.n_kv_heads < self.n_heads else "MHA"
-        label_w = max(fm.horizontalAdvance("key/value heads"), fm.horizontalAdvance(f"query heads ({kind})")) + 12
-        box_w, box_h = fm.horizontalAdvance("Q00") + 8, fm.height() + 6
-        avail = self.width() - label_w - 4
-        step_q = max(box_w + 4, avail / max(self.n_heads, 1))
+        label_w = self._label_width()
+        q_boxes, kv_boxes = self.boxes()
+        box_h = q_boxes[0].height() if q_boxes else fm.height() + 6
         p.setPen(fg)
-        y_q, y_kv = 2.0, self.height() - box_h - 2
-        p.drawText(QRectF(0, y_q, label_w, box_h), int(Qt.AlignLeft | Qt.AlignVCenter), f"query heads ({kind})")
-        p.drawText(QRectF(0, y_kv, label_w, box_h), int(Qt.AlignLeft | Qt.AlignVCenter), "key/value heads")
-        groups = kv_groups(self.n_heads, self.n_kv_heads)
-        q_centre = {h: label_w + step_q * (h + 0.5) for h in range(self.n_heads)}
-        for g, members in enumerate(groups):
-            cx = sum(q_centre[h] for h in members) / len(members)
+        p.drawText(QRectF(0, q_boxes[0].top(), label_w, box_h), int(Qt.AlignLeft | Qt.AlignVCenter),
+                   f"query heads ({self.kind()})")
+        p.drawText(QRectF(0, kv_boxes[0].top(), label_w, box_h), int(Qt.AlignLeft | Qt.AlignVCenter),
+                   "key/value heads")
+        for g, members in enumerate(kv_groups(self.n_heads, self.n_kv_heads)):
+            kv_box = kv_boxes[g]
             chosen = self.selected in members
             for h in members:
                 p.setPen(QPen(QColor(head_colour(h)) if chosen else fg.lighter(150), 3 if h == self.selected else 1))
-                p.drawLine(QPointF(q_centre[h], y_q + box_h), QPointF(cx, y_kv))
-            kv_box = QRectF(cx - box_w / 2, y_kv, box_w, box_h)
+                p.drawLine(QPointF(q_boxes[h].center().x(), q_boxes[h].bottom()),
+                           QPointF(kv_box.center().x(), kv_box.top()))
             p.setPen(QPen(fg, 2 if chosen else 1))
             p.setBrush(QColor(self.style.masked) if chosen else QColor(self.style.background))
             p.drawRect(kv_box)
             p.setPen(fg)
-            p.drawText(kv_box, int(Qt.AlignCenter), f"KV{g}")
-        for h in range(self.n_heads):
-            box = QRectF(q_centre[h] - box_w / 2, y_q, box_w, box_h)
+            p.drawText(kv_box, int(Qt.AlignCenter), self._text(kv_box, "KV", g, fm))
+        for h, box in enumerate(q_boxes):
             p.setPen(QPen(fg, 3 if h == self.selected else 1))
             p.setBrush(QColor(head_colour(h)))
             p.drawRect(box)
             col = QColor(head_colour(h))
             lum = 0.299 * col.red() + 0.587 * col.green() + 0.114 * col.blue()
             p.setPen(QColor("#000000") if lum > 140 else QColor("#ffffff"))
-            p.drawText(box, int(Qt.AlignCenter), f"Q{h}")
+            p.drawText(box, int(Qt.AlignCenter), self._text(box, "Q", h, fm))
         p.end()

@@ -17,6 +17,7 @@ Biases appear in a formula only when the model has them (its config, or a nonzer
 from __future__ import annotations
 
 import numpy as np
+import shiboken6
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from attnviz.analysis.model_labels import norm_label
@@ -29,6 +30,7 @@ from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
+GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K, V; more get a row of their own
 # px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
 # 1067×600 and scales it ×1.8, so 180 here is 324 px on the slide (and 180 px in a window)
 SQUARE_SIDE = 180
@@ -67,7 +69,7 @@ class MatrixFormWidget(WalkthroughView):
         self.form = None  # the MatrixForm on screen
         self._form_key = None
         self._pending = None
-        self.gqa = GqaDiagram(self.style)
+        self.gqa = None  # made with each drawing (_draw)
         self.section_box = QComboBox()
         for name, text in SECTIONS.items():
             self.section_box.addItem(text, name)
@@ -165,8 +167,11 @@ class MatrixFormWidget(WalkthroughView):
         t, f = self.trace, self.form
         part, layer, head = self._where()
         self.board.clear()
-        # the board deletes its rows' widgets: the diagram is made anew each time
-        self.gqa = GqaDiagram(self.style)
+        # the board deletes its rows' widgets: the diagram is made anew each time, a child of the board
+        # (a parentless one not put in a row was a top-level window that outlived the view)
+        if self.gqa is not None and shiboken6.isValid(self.gqa):
+            self.gqa.deleteLater()
+        self.gqa = GqaDiagram(self.style, self.board)
         self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
         self.grids = {}
         from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
@@ -206,13 +211,15 @@ class MatrixFormWidget(WalkthroughView):
         elif section == "output":
             self._output_rows(ctx)
         elif section == "heads":
-            self._multi_head_rows(ctx, H, dh, large=True)
+            self._concat_row(ctx, H, dh)
         elif section == "block":
             self._block_rows(ctx, large=True)
         else:
             self._attention_rows(ctx)
             self._multi_head_rows(ctx, H, dh, large=False)
             self._block_rows(ctx, large=False)
+        if self.gqa not in self.board.items:  # not drawn in this part: not a stray box over the figure
+            self.gqa.hide()
         self.board.finish()
 
     def _symbols(self, c: "_Context") -> str:
@@ -247,7 +254,11 @@ class MatrixFormWidget(WalkthroughView):
                         highlight_rows=c.hl), 3),
             (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
-        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads else []), stretch=0 if large else 6)
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads and c.t.n_heads <= GQA_BESIDE else []),
+            stretch=0 if large else 6)
+        if GQA_BESIDE < c.t.n_heads and c.t.n_kv_heads < c.t.n_heads:  # 9–32 heads: a row of its own, whole
+            self.gqa.setMaximumHeight(self.gqa.sizeHint().height())
+            self.board.add_row([self.gqa], stretch=0)
 
     def _square_side(self) -> float:
         """Pixels each T×T map asks for: a slide's 300 px once exported, or on screen when presenting."""
@@ -265,17 +276,17 @@ class MatrixFormWidget(WalkthroughView):
         row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
         if masked:
             row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
-                    + ("\n+ B" if f.bias is not None else "") + "\n+ M =",
+                    + (" + B" if f.bias is not None else "") + " + M =",
                     (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
                                 + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
                                 **square), 4)]
         else:
-            row += [f"× {f.scale:.4g}\n=",
+            row += [f"× {f.scale:.4g} =",
                     (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
-        # operators on two lines: the three maps keep the width of the slide
-        row += ["softmax\n→", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
+        # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
+        row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
         # the T×T maps take the spare height; smaller operators leave them the width
-        self.board.add_row(row, stretch=1, op_factor=1.3)
+        self.board.add_row(row, stretch=1, op_factor=1.0, equal=True)
         self._modest(first)
 
     def _output_rows(self, c: "_Context") -> None:
@@ -308,6 +319,7 @@ class MatrixFormWidget(WalkthroughView):
         for name in names:
             g = self.grids[name]
             g.modest = True
+            g.compact = self.style.font_scale > 1  # presenting: the T×T maps are the message
             g.updateGeometry()
 
     def _attention_rows(self, c: "_Context") -> None:
@@ -324,6 +336,25 @@ class MatrixFormWidget(WalkthroughView):
                 "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                                    highlight_rows=c.hl, frame_colour=head_colour(head)), 3)]
         self.board.add_row(row, stretch=6)
+
+    def _concat_row(self, c: "_Context", H: int, dh: int) -> None:
+        """All heads' Z concatenated × W_O = A, to scale (one column unit), each head's pattern above its Z."""
+        from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+
+        f = c.f
+        Tq, D = f.X.shape
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A, to scale (a column is "
+                            "as wide in every matrix)",
+                            factor=1.2)
+        gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
+        ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
+        self.concat_figure = ConcatFigure(self.style)
+        self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if f.P.ndim == 3 else None,
+                                    b_O=f.b_O if b_o else None, selected=c.head,
+                                    query=c.hl[0] if c.hl else None, ablated=ablated)
+        self.board.add_row([self.concat_figure], stretch=4)
 
     def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
         f = c.f

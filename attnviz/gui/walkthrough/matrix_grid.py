@@ -76,6 +76,9 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         self.min_side = 0.0  # the cell area's shorter side is at least this (T×T maps on a slide)
         self.row_group: list = []  # grids beside this one whose rows are the same tokens (set by the board)
         self.modest = False  # sizeHint asks only for the minimum height (a supporting matrix beside T×T maps)
+        # with ``modest``: a row per line of the smallest legible label (presenting: the T×T maps below are
+        # the scene's message and take the height; a lesson's scene 4 drew them 2.3 : 1 with 12 px labels)
+        self.compact = False
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -165,12 +168,12 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             rows = self.values.shape[0] if self.values.size else 1
             # up to 24 rows, a line of label text per row: every token stays named beside the large maps
             line = QFontMetricsF(self._fonts()[2]).height() * 0.8 + 0.25 if rows <= 24 and self.row_labels else 5
-            if self.row_labels and 12 < rows <= 24:
+            if self.row_labels and (12 < rows <= 24 or self.compact):
                 # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
                 # T×T maps below: 21 full lines took the height the maps are shown for
                 small = QFont(self._fonts()[2])
                 small.setPointSizeF(floor_pt(self.style, self))
-                line = max(QFontMetricsF(small).height() * 0.8 + 0.25, line * 12 / rows)
+                line = max(QFontMetricsF(small).height() * 0.8 + 0.25, 0 if self.compact else line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
@@ -339,8 +342,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             cw = max(cw, min(avail_w, self.min_side) / cols)
             ch = max(ch, min(avail_h, self.min_side) / rows)
             if not self._numbers:  # square cells: a map of tokens × tokens is read as a square
-                ch = min(ch, max(cw, self.min_side / rows))
-                cw = min(cw, max(ch, self.min_side / cols))
+                cw = ch = min(cw, ch)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch

@@ -1,0 +1,332 @@
+"""Many heads, one output, drawn to scale: concat(Z_0 … Z_{H-1}) × W_O (+ b_O) = A.
+
+The subject of the figure is width arithmetic (H heads of d_head columns make d_model), so one unit of
+width is the same everywhere: each Z_h is d_head units wide, W_O is H·d_head units tall and d_model units
+wide (its true aspect), b_O and A are d_model units wide. The Z_h touch, because they are concatenated;
+each keeps a frame of its head's colour. Token names stand in a column of their own left of Z_0, so no
+matrix gives its width to labels. Above each Z_h its attention pattern P_h (queries × keys, square cells):
+the pattern that made the head's Z, equally sized for every head. At 9 to 32 heads the figure stays
+whole: the unit shrinks (down to a fraction of a pixel; cells become a heatmap) rather than cutting heads.
+
+One widget paints all of it with QPainter (images for the cells, text for labels), so the same drawing
+reaches the screen, F5, lessons and exports. ``rects`` holds where each matrix is drawn (tests read it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from attnviz.gui.style import ViewStyle, head_colour
+from attnviz.gui.walkthrough.colour_scales import colours
+from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+from attnviz.gui.walkthrough.matrix_grid import visible_label
+from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS
+from attnviz.gui.walkthrough.number_format import format_number
+from attnviz.gui.widgets.legible import floor_pt
+
+__all__ = ["ConcatFigure"]
+
+MAX_UNIT = 14.0  # px per column at most (a 2-head, d_head 8 toy must not fill the slide with 4 cells)
+QUERY_ORANGE = "#EE7733"  # the selected query's row, as in every grid
+
+
+class ConcatFigure(QWidget):
+    """concat(Z) × W_O (+ b_O) = A with a common column unit; ``set_data`` gives it the matrices."""
+
+    def __init__(self, style: ViewStyle | None = None, parent=None):
+        super().__init__(parent)
+        self.style = style or ViewStyle()
+        self.Z = np.zeros((0, 0, 0))
+        self.P = None
+        self.W_O = self.b_O = self.A = None
+        self.q_tok: list[str] = []
+        self.selected = 0
+        self.query: int | None = None
+        self.ablated: set[int] = set()
+        self.rects: dict[str, QRectF] = {}
+        self.unit = self.row_px = 0.0
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+
+    def set_data(self, Z, W_O, A, q_tok, P=None, b_O=None, selected: int = 0, query: int | None = None,
+                 ablated=()) -> None:
+        """Z (H, T, d_head) as concatenated (an ablated head's Z is zeros), W_O (H·d_head, d_model), A (T,
+        d_model); P (H, T, T_k) each head's attention weights; b_O (d_model,) when the model has one."""
+        self.Z = np.asarray(Z, dtype=np.float64)
+        self.W_O, self.A = np.asarray(W_O, dtype=np.float64), np.asarray(A, dtype=np.float64)
+        self.P = None if P is None else np.asarray(P, dtype=np.float64)
+        self.b_O = None if b_O is None else np.asarray(b_O, dtype=np.float64).reshape(1, -1)
+        self.q_tok = [visible_label(t)[:LABEL_CHARS] for t in q_tok]
+        self.selected, self.query, self.ablated = selected, query, set(ablated)
+        self.updateGeometry()
+        self.update()
+
+    def set_style(self, style: ViewStyle) -> None:
+        self.style = style
+        self.updateGeometry()
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, 420)  # asks modestly: the row takes the spare height (stretch), notes keep theirs
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(400, 260)
+
+    # -- geometry ---------------------------------------------------------------------------------
+    def _fonts(self):
+        st = self.style
+        return st.font(1.25, bold=True), st.font(1.1), st.font(2.0, bold=True)
+
+    def _label_font(self, pt: float | None = None):
+        font = self.style.font(1.1)
+        if pt is not None:
+            font.setPointSizeF(pt)
+        return font
+
+    def row_label_font(self):
+        """The token names' font: the label font, shrunk to the row pitch (never under the legible floor)."""
+        font = self._label_font()
+        floor = floor_pt(self.style, self)
+        for _ in range(6):
+            need = QFontMetricsF(font).height() * 0.8
+            if need <= self.row_px or font.pointSizeF() <= floor:
+                break
+            font.setPointSizeF(max(floor, font.pointSizeF() * self.row_px / need * 0.98))
+        return font
+
+    def row_label_stride(self) -> int:
+        """1 when every token row is named at the current size, k when every k-th is."""
+        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(self.row_px, 1e-6)))
+
+    def _ops(self) -> list[str]:
+        return ["×", "="]
+
+    def layout_rects(self, width: float, height: float) -> dict[str, QRectF]:
+        """Where each part is drawn in a ``width`` × ``height`` widget (the column unit is common)."""
+        title_font, label_font, op_font = self._fonts()
+        ft, fl, fo = QFontMetricsF(title_font), QFontMetricsF(label_font), QFontMetricsF(op_font)
+        H, T, dh = self.Z.shape
+        D = self.A.shape[1]
+        m = 6.0
+        label_w = max((fl.horizontalAdvance(s) for s in self.q_tok + ["P"]), default=0.0) + 10
+        op_w = [fo.horizontalAdvance(s) + 28 for s in self._ops()]
+        # title, then the shape under it in grey: a narrow block never runs its title into the next
+        title_h, legend_h, line = ft.height() + fl.height() * 1.2, fl.height() * 2.5, fl.height()
+        small = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height()  # the legible floor
+        index_h = line * 1.1  # the head numbers between P_h and Z_h
+        bias_h = max(line, 1.0) if self.b_O is not None else 0.0
+        bias_gap = line * 1.6 if self.b_O is not None else 0.0  # "+ b_O" between W_O and its strip
+        # widths: labels | H·dh units | × | D units (W_O) | = | D units (A)
+        u_w = (width - 2 * m - label_w - sum(op_w)) / max(H * dh + 2 * D, 1)
+        # heights: W_O is H·dh units tall under its title, with the bias strip and a legend below
+        u_h = (height - 2 * m - title_h - bias_gap - bias_h - legend_h) / max(H * dh, 1)
+        u = max(0.05, min(u_w, u_h, MAX_UNIT))
+        zw = dh * u
+        # P_h above Z_h: square cells, as wide as Z_h (never taller than a third of the room)
+        Tk = self.P.shape[2] if self.P is not None else 0
+        room = height - 2 * m - title_h - index_h - legend_h
+        p_cell = min(zw / Tk, room / 3 / max(T, 1)) if Tk else 0.0
+        if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first, for
+            # rows a full label line tall, else (no pattern left readable) rows at the legible floor
+            full = max(0.0, min(p_cell, (room - T * line * 0.85) / max(T, 1)))
+            p_cell = full if full * T >= 2 * line else max(0.0, min(p_cell, (room - T * small * 0.85) / max(T, 1)))
+        if p_cell * T < 2 * line:  # too small to read as a pattern: left out rather than drawn as a smear
+            p_cell = 0.0
+        p_h, p_w = p_cell * T, p_cell * Tk
+        row = max(0.5, min((room - p_h) / max(T, 1), 2.2 * line))
+        self.unit, self.row_px = u, row
+        rects: dict[str, QRectF] = {}
+        x0, y_top = m + label_w, m + title_h
+        y_z = y_top + p_h + index_h
+        rects["labels"] = QRectF(m, y_z, label_w - 10, T * row)
+        for h in range(H):
+            x = x0 + h * zw
+            if p_h:
+                rects[f"P{h}"] = QRectF(x + (zw - p_w) / 2, y_top, p_w, p_h)
+            rects[f"Z{h}"] = QRectF(x, y_z, zw, T * row)
+        x = x0 + H * zw
+        rects["op0"] = QRectF(x, y_z, op_w[0], T * row)
+        x += op_w[0]
+        rects["W_O"] = QRectF(x, y_top, D * u, H * dh * u)
+        if self.b_O is not None:
+            rects["b_O"] = QRectF(x, y_top + H * dh * u + bias_gap, D * u, bias_h)
+        x += D * u
+        rects["op1"] = QRectF(x, y_z, op_w[1], T * row)
+        rects["A"] = QRectF(x + op_w[1], y_z, D * u, T * row)
+        return rects
+
+    # -- painting -----------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.TextAntialiasing)
+        self.paint(p)
+        p.end()
+
+    def _image(self, values: np.ndarray, kind: str, vmax: float) -> QImage:
+        rgb = np.ascontiguousarray(colours(values, kind, vmax, self.style)[..., :3], dtype=np.uint8)
+        img = QImage(rgb.data, rgb.shape[1], rgb.shape[0], rgb.shape[1] * 3, QImage.Format.Format_RGB888)
+        return img.copy()  # own the pixels: rgb is freed on return
+
+    def _vmax(self, a: np.ndarray) -> float:
+        finite = np.abs(a[np.isfinite(a)])
+        return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+    def paint(self, p: QPainter) -> None:
+        if not self.Z.size or self.A is None:
+            return
+        self.rects = r = self.layout_rects(self.width(), self.height())
+        title_font, label_font, op_font = self._fonts()
+        fl = QFontMetricsF(label_font)
+        fg = QColor(self.style.foreground)
+        H, T, dh = self.Z.shape
+        D = self.A.shape[1]
+        z_max = self._vmax(self.Z)  # one scale for every head's Z: their magnitudes compare
+        for h in range(H):
+            p.drawImage(r[f"Z{h}"], self._image(self.Z[h], "signed", z_max))
+            if f"P{h}" in r:
+                p.drawImage(r[f"P{h}"], self._image(self.P[h], "prob", 1.0))
+        p.drawImage(r["W_O"], self._image(self.W_O, "signed", self._vmax(self.W_O)))
+        if self.b_O is not None:
+            p.drawImage(r["b_O"], self._image(self.b_O, "signed", self._vmax(self.b_O)))
+        p.drawImage(r["A"], self._image(self.A, "signed", self._vmax(self.A)))
+        self._paint_frames(p, r, H)
+        self._paint_query(p, r, H, T)
+        self._paint_text(p, r, H, T, dh, D, z_max)
+
+    def _paint_frames(self, p: QPainter, r, H: int) -> None:
+        lw = self.style.line_width
+        for h in range(H):
+            sel = h == self.selected
+            p.setPen(QPen(QColor(head_colour(h)), (3 if sel else 1.2) * lw))
+            p.setBrush(Qt.NoBrush)
+            p.drawRect(r[f"Z{h}"])
+            if f"P{h}" in r and sel:
+                p.drawRect(r[f"P{h}"].adjusted(-1, -1, 1, 1))
+            if h in self.ablated:  # switched off by the what-if lab: its Z enters the concatenation as zeros
+                p.setPen(QPen(QColor(self.style.foreground), lw))
+                p.drawLine(r[f"Z{h}"].topLeft(), r[f"Z{h}"].bottomRight())
+        p.setPen(QPen(QColor(self.style.foreground), 0.8))
+        for name in ("W_O", "b_O", "A"):
+            if name in r:
+                p.drawRect(r[name])
+
+    def _paint_query(self, p: QPainter, r, H: int, T: int) -> None:
+        q = self.query
+        if q is None or not 0 <= q < T:
+            return
+        ch = self.row_px
+        p.setPen(QPen(QColor(QUERY_ORANGE), max(1.0, min(2.5 * self.style.line_width, ch / 3))))
+        p.setBrush(Qt.NoBrush)
+        z0, zl = r["Z0"], r[f"Z{H - 1}"]
+        p.drawRect(QRectF(z0.left(), z0.top() + q * ch, zl.right() - z0.left(), ch))
+        a = r["A"]
+        p.drawRect(QRectF(a.left(), a.top() + q * ch, a.width(), ch))
+
+    def _paint_text(self, p: QPainter, r, H: int, T: int, dh: int, D: int, z_max: float) -> None:
+        title_font, label_font, op_font = self._fonts()
+        ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
+        fg = QColor(self.style.foreground)
+        grey = QColor("#606060") if self.style.background == "#ffffff" else fg.lighter(160)
+        # titles: what each block is and its shape
+        z0 = r["Z0"]
+        y_title = r["W_O"].top() - ft.height() - fl.height() * 1.2
+        zs = f"Z{_sub(0)} … Z{_sub(H - 1)}" if H > 2 else ", ".join(f"Z{_sub(h)}" for h in range(H))
+        # a title wider than its block (and the operator after it) gives way to its short form
+        z_room = r["op0"].right() - z0.left()
+        concat = f"concat({zs})" if ft.horizontalAdvance(f"concat({zs})") <= z_room else "concat(Z)"
+        self._title(p, z0.left(), y_title, concat, f"{T} × {H}·{dh}", ft, fl, fg, grey)
+        self._title(p, r["W_O"].left(), y_title, "W_O", f"{H * dh} × {D}", ft, fl, fg, grey)
+        a_title = "A (attention output)"
+        if ft.horizontalAdvance(a_title) > self.width() - r["A"].left():
+            a_title = "A"
+        self._title(p, r["A"].left(), y_title, a_title, f"{T} × {D}", ft, fl, fg, grey)
+        p.setFont(label_font)
+        p.setPen(fg)
+        if "P0" in r:  # the row of patterns is named in the label column
+            p.drawText(QRectF(r["labels"].left(), r["P0"].top(), r["labels"].width(), r["P0"].height()),
+                       int(Qt.AlignRight | Qt.AlignVCenter), "P")
+        # head numbers between P_h and Z_h, as many as fit side by side (the selected one always)
+        zw = z0.width()
+        every = max(1, math.ceil((fl.horizontalAdvance(str(H - 1)) + 6) / max(zw, 1e-6)))
+        for h in range(H):
+            if h % every and h != self.selected:
+                continue
+            box = QRectF(r[f"Z{h}"].center().x() - zw * every / 2, z0.top() - fl.height() * 1.1,
+                         zw * every, fl.height())
+            p.setPen(QColor(head_colour(h)) if h == self.selected else fg)
+            p.drawText(box, int(Qt.AlignCenter), ("✕" if h in self.ablated else "") + str(h))
+        # token names: one per row when a line fits, else thinned (the selected query always named)
+        p.setPen(fg)
+        p.setFont(self.row_label_font())
+        fl_rows = QFontMetricsF(self.row_label_font())
+        stride = self.row_label_stride()
+        lab = r["labels"]
+        for i, tok in enumerate(self.q_tok):
+            if i % stride and i != self.query:
+                continue
+            y = lab.top() + (i + 0.5) * self.row_px
+            p.drawText(QRectF(lab.left(), y - fl_rows.height() / 2, lab.width(), fl_rows.height()),
+                       int(Qt.AlignRight | Qt.AlignVCenter), tok)
+        p.setFont(op_font)
+        for name, op in zip(("op0", "op1"), self._ops()):
+            p.drawText(r[name], int(Qt.AlignCenter), op)
+        if "b_O" in r:
+            b = r["b_O"]
+            p.setFont(label_font)
+            self._title(p, b.left(), b.top() - fl.height() * 1.5, "+ b_O", f"1 × {D}", fl, fl, fg, grey)
+        # legends: the range of each colour scale, under its block
+        p.setFont(label_font)
+        ranges = [("Z", r[f"Z{H - 1}"].bottom(), z0.left(), f"Z: ±{format_number(z_max, 2)}, every head")]
+        if "P0" in r:
+            ranges[0] = (*ranges[0][:3], ranges[0][3] + " · P: 0…1")
+        wo = r["b_O"] if "b_O" in r else r["W_O"]
+        w_text = f"W_O: ±{format_number(self._vmax(self.W_O), 2)}"
+        if self.b_O is not None:
+            w_text += f" · b_O: ±{format_number(self._vmax(self.b_O), 2)}"
+        ranges.append(("W_O", wo.bottom(), r["W_O"].left(), w_text))
+        ranges.append(("A", r["A"].bottom(), r["A"].left(), f"A: ±{format_number(self._vmax(self.A), 2)}"))
+        p.setPen(fg)
+        widths = {"Z": r[f"Z{H - 1}"].right() - z0.left() + r["op0"].width(), "W_O": r["W_O"].width() + r["op1"].width(),
+                  "A": r["A"].width()}
+        for name, bottom, left, text in ranges:  # wrapped to its block, so no legend runs into the next
+            static = QStaticText(formula_html(text))
+            static.setTextFormat(Qt.TextFormat.RichText)
+            static.setTextWidth(max(widths[name], fl.horizontalAdvance("W_O: ±0.00") + 4))
+            static.prepare(p.transform(), label_font)
+            p.drawStaticText(QPointF(left, bottom + 4), static)
+
+    def _title(self, p, x, y, title, shape, ft, fl, fg, grey) -> None:
+        """``title`` (W_O, b_O with a real subscript O) and its shape in grey after it."""
+        _, label_font, _ = self._fonts()
+        font = self._fonts()[0] if ft is not fl else label_font
+        p.setFont(font)
+        p.setPen(fg)
+        if has_subscripts(title):
+            text = QStaticText(formula_html(title))
+            text.setTextFormat(Qt.TextFormat.RichText)
+            text.prepare(p.transform(), font)
+            p.drawStaticText(QPointF(x, y + (ft.height() - text.size().height()) / 2), text)
+            width = text.size().width()
+        else:
+            width = ft.horizontalAdvance(title)
+            p.drawText(QRectF(x, y, width + 4, ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter), title)
+        p.setFont(label_font)
+        p.setPen(grey)
+        if ft is fl:  # a label-sized title (+ b_O): its shape after it
+            p.drawText(QRectF(x + width + fl.horizontalAdvance("  "), y, fl.horizontalAdvance(shape) + 4, ft.height()),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)
+        else:  # under the title
+            p.drawText(QRectF(x, y + ft.height(), fl.horizontalAdvance(shape) + 4, fl.height()),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _sub(n: int) -> str:
+    """``n`` in subscript digits (Z₁₇)."""
+    return str(n).translate(_SUBSCRIPTS)
