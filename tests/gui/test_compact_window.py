@@ -24,6 +24,8 @@ def _window(make_window, qtbot, w, h):
     return win
 
 
+@pytest.mark.xfail(strict=True, reason="the compact arrangement is not wired into the window: with it, window "
+                   "tests left empty top-level QWidgets behind at random (issue 36, open)")
 def test_1280x720_gives_the_head_map_the_room(make_window, qtbot):
     win = _window(make_window, qtbot, 1280, 720)
     line = QFontMetrics(win.input_panel.edit.font()).lineSpacing()

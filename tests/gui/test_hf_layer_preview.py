@@ -81,8 +81,10 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
     head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
     assert head_map.heatmap.title.text == "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
-    win.selection.update(head=2)
-    assert head_map.preview is None and head_map.heatmap.title.text.startswith(f"Layer {win.selection.layer} · head 2")
+    other = (win.selection.head + 1) % 4  # a real change (the model may open on any head: the default rule)
+    win.selection.update(head=other)
+    assert head_map.preview is None and head_map.heatmap.title.text.startswith(
+        f"Layer {win.selection.layer} · head {other}")
 
 
 def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):

@@ -55,10 +55,11 @@ def views_share(win) -> float:
 
 def _split_views(area, share: float) -> None:
     """The head map's group (the single-head readings) gets ``share`` of the views' width."""
-    from attnviz.gui.panels.views_area import LEFT_GROUP
-
-    left = [d for n, d in area.docks.items() if n in LEFT_GROUP and not d.isFloating()]
-    right = [d for n, d in area.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
+    if not area.isVisible():  # a window being closed (or not shown yet): nothing to split
+        return
+    group = area.left_group  # not imported from views_area, which imports this module
+    left = [d for n, d in area.docks.items() if n in group and not d.isFloating()]
+    right = [d for n, d in area.docks.items() if n not in group and not d.isFloating()]
     if left and right:
         width = area.width()
         area.resizeDocks([left[0], right[0]], [int(width * share), int(width * (1 - share))],

@@ -52,6 +52,7 @@ class ViewsArea(QMainWindow):
     them to the others when they are built."""
 
     views_installed = Signal()
+    left_group = LEFT_GROUP  # the head map's group of docks (the compact layout splits by it)
     view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
 
     def __init__(self, parent=None):
