@@ -301,12 +301,12 @@ def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "a
         if not has_attention:
             raise ModelLoadError(f"{cls.__name__} has no attention layers (a convolutional, recurrent or "
                                  "state-space model): attnviz shows attention")
+        _check_memory(folder, numel, file_numel)  # first: "needs 400 GB" says more than "does not match"
         if folder.safetensors is not None and numel > 16 * file_numel + 10_000_000:
             # a gross mismatch, found before the weights load (from_pretrained would build all of it first);
             # near misses are named tensor by tensor by _load_weights
             raise ModelLoadError(f"the weights in {folder.path} do not match its config.json (it describes "
                                  f"{numel:,} parameters, the weight files hold {file_numel:,})")
-        _check_memory(folder, numel, file_numel)
         model = _load_weights(cls, folder, config, model_dtype(config, dtype))
         arch = folder.architecture or type(model).__name__
         seq2seq = is_encoder_decoder(config)
