@@ -29,8 +29,11 @@ def run_child(code: str) -> dict:
     not on the shared machine); it sets ``RESULT``; its peak RSS (MB) is added."""
     limit = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({CHILD_ADDRESS_SPACE}, {CHILD_ADDRESS_SPACE}))\n"
     wrapped = limit + textwrap.dedent(code) + textwrap.dedent("""
-        import resource as _r, json as _j
-        print(_j.dumps({**RESULT, "peak_mb": _r.getrusage(_r.RUSAGE_SELF).ru_maxrss / 1024}))
+        import json as _j
+        # VmHWM: this process's own peak (getrusage's ru_maxrss survives exec: it would report the
+        # parent pytest's peak, which a whole suite run raises past any bound)
+        _hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+        print(_j.dumps({**RESULT, "peak_mb": _hwm / 1024}))
     """)
     try:
         out = subprocess.run([sys.executable, "-c", wrapped], capture_output=True, text=True,

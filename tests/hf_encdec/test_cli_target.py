@@ -86,7 +86,9 @@ def test_a_bad_target_is_one_line_and_exit_2(command, args, needles, encdec_fold
 
 def test_target_with_a_scene_is_refused(tmp_path, capsys):
     scene = tmp_path / "s.json"
-    scene.write_text("{}", encoding="utf-8")
+    # a valid scene: --target is refused for being beside --scene, not for the scene's content
+    scene.write_text('{"format": "attnviz-scene", "version": 1, "model": "translate", "text": "el gato"}',
+                     encoding="utf-8")
     assert main(["export", "--scene", str(scene), "--target", "x", "-o", str(tmp_path / "f.png")]) == 2
     _one_error_line(capsys, "--target")
 
