@@ -124,7 +124,7 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
     known = {f.name for f in fields(Scene)} - {"base_dir"}
     unknown = sorted(set(d) - known - {"format", "version"})
     if unknown:
-        raise InputError(f"unknown scene key(s): {', '.join(unknown)}")
+        raise InputError(f"unknown scene key(s): {', '.join(repr(k)[:40] for k in unknown[:10])}")  # repr: one line
     if not isinstance(d.get("model"), str) or not d["model"].strip():
         raise InputError("the scene names no model")
     if (d.get("text") is None) == (d.get("image") is None):
