@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import weakref
 from pathlib import Path
 
 import numpy as np
 
 from attnviz.runtime.describe import describe_loaded, refuse_target
+from attnviz.runtime.finite_weights import first_nonfinite_weight
 
-__all__ = ["HuggingFaceAdapter", "parameters_finite"]
-
-# per model, kept beside it rather than on it: a user's model in memory gets no attribute from attnviz
-_FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def parameters_finite(model) -> bool:
-    """Whether every parameter of ``model`` is finite; computed again only when one of them has changed
-    (torch counts in-place changes in ``_version``), so a keystroke pays a tuple of counters, not a pass
-    over every weight."""
-    import torch
-
-    params = list(model.parameters())
-    versions = tuple((id(p), p._version) for p in params)
-    cached = _FINITE.get(model)
-    if cached is None or cached[0] != versions:
-        with torch.no_grad():
-            cached = (versions, all(bool(torch.isfinite(p).all()) for p in params))
-        _FINITE[model] = cached
-    return cached[1]
-
+__all__ = ["HuggingFaceAdapter"]
 
 def _kept_as_it_was(loaded):
     """A user's model in memory (``attnviz.load(model)``) is left exactly as it was by the capture; a model
@@ -110,5 +90,5 @@ class HuggingFaceAdapter:
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
-        add_nonfinite_notice(trace.meta, trace.arrays, weights if parameters_finite(loaded.model) else ())
+        add_nonfinite_notice(trace.meta, trace.arrays, weights if first_nonfinite_weight(loaded.model) is None else ())
         return trace
