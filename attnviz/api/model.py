@@ -132,6 +132,11 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
     if is_lens_model(model):
         from attnviz.api.from_lens import LensModel
 
-        return LensModel(model, tokenizer=tokenizer, name=name)
+        from attnviz.hf.in_memory import wrap_hf_model
+
+        def load_plain(plain, tok, plain_name):  # the transformers model inside a TransformerBridge
+            return Model(wrap_hf_model(plain, tokenizer=tok, name=plain_name))
+
+        return LensModel(model, tokenizer=tokenizer, name=name, load_plain=load_plain)
     what = "None" if model is None else f"a {type(model).__name__}"
     raise ModelLoadError(f"cannot load {what}: {_HINT}")
