@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.runtime.adapter import CaptureOptions
 from attnviz.runtime.describe import describe_loaded, refuse_target
 from attnviz.runtime.finite_weights import first_nonfinite_weight
 
@@ -68,11 +69,10 @@ class HuggingFaceAdapter:
         """Whether :meth:`capture` can keep only some layers in full (``layers``): decoders and encoders."""
         return loaded.config.kind != "encoder-decoder"
 
-    def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto", layers=None, on_layer=None, report_layers=None):
+    def capture(self, loaded, prepared, meta: dict, options: CaptureOptions = CaptureOptions()):
         from attnviz.capture.finite import add_nonfinite_notice
 
-        extra = {}
+        grad, extra = options.grad, {}
         if grad and loaded.info.get("head") == "none" and loaded.config.kind != "encoder-decoder":
             # a base model (BertModel, GPT2Model) has no logits: there is no target to differentiate, and the
             # capture would read .grad of tensors no backward pass reached (PyTorch's non-leaf warning)
@@ -81,10 +81,10 @@ class HuggingFaceAdapter:
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
-            extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers}
+            extra = {"layers": options.layers, "preview": options.preview, "preview_layers": options.preview_layers}
         with _kept_as_it_was(loaded):
-            trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                            precision=precision, **extra)
+            trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad,
+                            target=options.target, precision=options.precision, **extra)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
         # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
