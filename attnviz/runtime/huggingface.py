@@ -89,7 +89,7 @@ class HuggingFaceAdapter:
         return loaded.config.kind != "encoder-decoder"
 
     def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto", layers=None, on_layer=None, report_layers=None):
+                precision: str = "auto", layers=None, on_layer=None, report_layers=None, attention: str = "auto"):
         from attnviz.capture.finite import add_nonfinite_notice
 
         extra = {}
@@ -101,7 +101,7 @@ class HuggingFaceAdapter:
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
-            extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers}
+            extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers, "attention": attention}
         with _kept_as_it_was(loaded):
             trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
                             precision=precision, **extra)
