@@ -321,10 +321,16 @@ def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "a
         model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)
     device = pick_device(device) if not isinstance(device, torch.device) else device
     model.to(device).eval()
+    from attnviz.hf.dtype_support import run_in_supported_dtype
+
+    # float16 / bfloat16 stay so unless the device lacks a kernel in that dtype (then float32, in one line)
+    dtype_notice = run_in_supported_dtype(model, vision=vision, seq2seq=seq2seq)
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
             "labels": _labels(config, head), "qkv_available": interface,
             "transformers": tf.__version__, "dtype": str(next(model.parameters()).dtype).replace("torch.", "")}
+    if dtype_notice:
+        info["notice"] = dtype_notice  # every trace of this model carries it (runtime.huggingface)
     extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
                        device=device, extra=extra)

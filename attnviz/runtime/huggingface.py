@@ -111,4 +111,6 @@ class HuggingFaceAdapter:
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
         add_nonfinite_notice(trace.meta, trace.arrays, weights if parameters_finite(loaded.model) else ())
+        if loaded.info.get("notice"):  # the model's own (a float16 model run in float32: hf/dtype_support.py)
+            trace.meta["notice"] = "; ".join(filter(None, [trace.meta.get("notice"), loaded.info["notice"]]))
         return trace
