@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SCORES", "SCORE_LABELS", "per_input_scores", "row_scores", "gradient_attribution", "HeadScoreAccumulator",
+__all__ = ["SCORES", "SCORE_LABELS", "score_label", "per_input_scores", "row_scores", "gradient_attribution", "HeadScoreAccumulator",
            "HeadScores"]
 
 SCORES = ("previous_token", "duplicate_token", "induction", "first_token", "entropy", "distance",
@@ -54,6 +54,15 @@ SCORE_LABELS = {
     "distance": "mean attention distance",
     "gradient_share": "share of gradient attribution",
 }
+
+
+def score_label(name: str, meta: dict | None = None) -> str:
+    """What a score of a result with ``meta`` measures, for a label: the induction column of a result with no
+    repeated-random-sequence probe (a Hugging Face model, the current input alone) is the repeat-induction
+    pattern on the inputs' own repeats (rep-ind), not the induction score."""
+    if name == "induction" and meta is not None and not meta.get("n_repeated"):
+        return "repeat-induction pattern (rep-ind)"
+    return SCORE_LABELS[name]
 
 
 def _rowmean(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
