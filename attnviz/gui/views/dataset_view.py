@@ -322,7 +322,8 @@ class DatasetView(BaseView):
         self.grid.set_image(quantize(np.nan_to_num(values, nan=lo), hi, undefined, vmin=lo), (L, H))
         self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
         self.grid.set_mask(undefined)
-        self.grid.set_levels(lo, hi, self._label(self.score) + how)
+        natural = self._label(self.score) != SCORE_LABELS[self.score]  # the bar's short name: rep-ind
+        self.grid.set_levels(lo, hi, ("rep-ind" if natural else SCORE_LABELS[self.score]) + how)
         self._label_cells(values, lo, hi)
         counts = self.result.counts[self.part].get(self.score)
         n_used = int(counts.max()) if counts is not None and counts.size else 0
