@@ -65,3 +65,18 @@ def test_other_errors_are_not_taken_for_a_missing_kernel():
     assert unsupported_op(RuntimeError(MESSAGE), "float16") == MESSAGE
     assert unsupported_op(RuntimeError(MESSAGE), "bfloat16") is None  # another dtype's kernel
     assert unsupported_op(RuntimeError("index out of range in self"), "float16") is None
+
+
+def test_the_load_memory_check_counts_the_bytes_of_the_dtype_it_runs_in(folder, monkeypatch):
+    from attnviz.errors import ModelLoadError
+    from attnviz.hf import loader
+    from attnviz.hf.detect import detect_hf_folder
+
+    numel = loader.weights_numel(detect_hf_folder(folder))
+    free = 256e6 + numel * 1.2 * 3  # room for 2 bytes a parameter, not for 4
+    monkeypatch.setattr(loader, "available_memory", lambda: free)
+    half = load_hf_model(folder, device="cpu", dtype="float16")
+    assert next(half.model.parameters()).dtype == torch.float16
+    with pytest.raises(ModelLoadError, match="needs about"):  # negative control: float32 needs twice the bytes
+        load_hf_model(folder, device="cpu", dtype="float32")
+    assert loader.param_bytes({"torch_dtype": "bfloat16"}) == 2 and loader.param_bytes({"dtype": "float32"}) == 4
