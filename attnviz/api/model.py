@@ -115,7 +115,12 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
         from attnviz.api.checks import check_choice
 
         check_choice("dtype", dtype, ("auto", "float32", "float16", "bfloat16"))
-        return Model(load_model(model, device=device, allow_pickle=allow_pickle, dtype=dtype))
+        loaded = load_model(model, device=device, allow_pickle=allow_pickle, dtype=dtype)
+        if loaded.info.get("notice"):  # e.g. float16 weights run in float32 (the device has no float16 kernel)
+            import warnings
+
+            warnings.warn(f"attnviz: {loaded.info['notice']}", UserWarning, stacklevel=2)
+        return Model(loaded)
     if dtype != "auto":
         raise ModelLoadError("a model object keeps its own dtype: cast it (model.to(dtype)) before attnviz.load")
     if device != "auto":

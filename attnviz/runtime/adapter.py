@@ -27,6 +27,8 @@ class CaptureOptions:
     layers : the layer indices kept in full (None: all); only adapters whose ``keeps_some_layers`` says so.
     preview : called with each :class:`~attnviz.capture.preview.LayerPreview` during the forward (adapters
         that cannot report early call nothing); preview_layers : the layers it is called for (None: all).
+    attention : "auto", or "on_demand": the fastest kernel at any length, probabilities recomputed from q, k
+        and each row's log-sum-exp when asked (adapters whose ``keeps_some_layers`` says so).
     """
 
     grad: bool = False
@@ -35,6 +37,7 @@ class CaptureOptions:
     layers: tuple[int, ...] | None = None
     preview: Callable | None = None
     preview_layers: tuple[int, ...] | None = None
+    attention: str = "auto"
 
 
 @runtime_checkable

@@ -81,7 +81,8 @@ class HuggingFaceAdapter:
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
-            extra = {"layers": options.layers, "preview": options.preview, "preview_layers": options.preview_layers}
+            extra = {"layers": options.layers, "preview": options.preview, "preview_layers": options.preview_layers,
+                     "attention": options.attention}
         with _kept_as_it_was(loaded):
             trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad,
                             target=options.target, precision=options.precision, **extra)
@@ -91,4 +92,6 @@ class HuggingFaceAdapter:
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
         add_nonfinite_notice(trace.meta, trace.arrays, weights if first_nonfinite_weight(loaded.model) is None else ())
+        if loaded.info.get("notice"):  # the model's own (a float16 model run in float32: hf/dtype_support.py)
+            trace.meta["notice"] = "; ".join(filter(None, [trace.meta.get("notice"), loaded.info["notice"]]))
         return trace

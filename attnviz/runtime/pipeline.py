@@ -74,11 +74,14 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
             raise InputError(str(exc)) from None
 
 
-def _layers_kept(loaded, adapter, layers) -> tuple[int, ...] | None:
+def _layers_kept(loaded, adapter, layers, none_ok: bool = False) -> tuple[int, ...] | None:
     """The sorted layer indices kept in full, for an adapter that keeps only some layers in full (Hugging Face
-    decoders and encoders); a clear refusal for others and for indices the model does not have."""
+    decoders and encoders); a clear refusal for others and for indices the model does not have.
+    ``none_ok``: an empty ``layers`` keeps no layer in full (an on-demand capture for a data-set scan)."""
     if layers is None:
         return None
+    if none_ok and not len(layers) and adapter.keeps_some_layers(loaded):
+        return ()
     if not adapter.keeps_some_layers(loaded):
         raise InputError(f"only some layers in full is for Hugging Face decoder and encoder models: {loaded.name} "
                          "is traced in full (leave --layers out)")
@@ -92,7 +95,7 @@ def _layers_kept(loaded, adapter, layers) -> tuple[int, ...] | None:
 
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
               truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None,
-              layers=None, preview=None, preview_layers=None):
+              layers=None, preview=None, preview_layers=None, attention: str = "auto"):
     """Prepare the input, capture a Trace and add the default rollout.
 
     ``target``: the class or token whose gradient ``grad`` records; ``target_text``: the output an
@@ -100,11 +103,16 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     the layer indices kept in full (Hugging Face decoders and encoders; the others keep their probabilities);
     ``preview(LayerPreview)``: called during the forward as each layer's attention is computed (Hugging Face
     decoders and encoders; other models report nothing before the trace is complete); ``preview_layers``: the
-    layers it is called for (default all; the others are not copied)."""
+    layers it is called for (default all; the others are not copied); ``attention``: "auto", or "on_demand"
+    (Hugging Face decoders and encoders: the fastest kernel at any length, every probability recomputed from
+    q, k and lse when asked; with ``layers=[]`` no layer keeps its walkthrough arrays, the cheapest capture,
+    what a data-set scan reads)."""
     if (text is None) == (image is None):
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
-    kept = _layers_kept(loaded, adapter, layers)
+    kept = _layers_kept(loaded, adapter, layers, none_ok=attention == "on_demand")
+    if attention != "auto" and not adapter.keeps_some_layers(loaded):
+        raise InputError(f"attention on demand is for Hugging Face decoder and encoder models, not {loaded.name}")
     if image is not None and target_text is not None:
         raise InputError("a target is the output text of an encoder–decoder; image models take none")
     prep = adapter.prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate,
@@ -113,7 +121,8 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
     options = CaptureOptions(grad=grad, target=target, precision=precision, layers=kept, preview=preview,
-                             preview_layers=None if preview_layers is None else tuple(int(i) for i in preview_layers))
+                             preview_layers=None if preview_layers is None else tuple(int(i) for i in preview_layers),
+                             attention=attention)
     trace = adapter.capture(loaded, prep, meta, options)
     from attnviz.runtime.finite_weights import note_nonfinite_weight
 
