@@ -35,17 +35,23 @@ def mask_rows(trace, top_k: int = 5, top_tokens: int = 3) -> list[MaskRow]:
     """One :class:`MaskRow` per [MASK] token of ``trace``, in order; [] when there is none.
 
     The guesses are the ``top_k`` most probable words of the trace's prediction row at that position,
-    named by ``trace.meta["labels"]`` (the vocabulary the task stores there)."""
+    named by ``trace.meta["labels"]`` (the vocabulary the task stores there); empty when the model's
+    prediction is not one distribution per position (a classifier)."""
     tokens = list(trace.tokens)
     where = [i for i, t in enumerate(tokens) if t == MASK_TOKEN]
-    if not where or "prediction" not in trace:
+    if not where:
         return []
+    # a word per position only from a per-token head (T, V); a classifier's (C,) names no word: no guesses
+    shape = trace.shape("prediction") if "prediction" in trace else ()
+    per_token = len(shape) == 2 and shape[0] == len(tokens)
     labels = list(trace.meta.get("labels") or [])
     out = []
     for q in where:
-        p = np.asarray(trace.row("prediction", q), dtype=np.float64)  # (V,)
-        order = np.argsort(-p, kind="stable")[:top_k]
-        guesses = [(labels[i] if i < len(labels) else str(int(i)), float(p[i])) for i in order]
+        guesses = []
+        if per_token:
+            p = np.asarray(trace.row("prediction", q), dtype=np.float64)  # (V,)
+            order = np.argsort(-p, kind="stable")[:top_k]
+            guesses = [(labels[i] if i < len(labels) else str(int(i)), float(p[i])) for i in order]
         rows = np.stack([trace.probs(layer, rows=q)[:, 0, :] for layer in range(trace.n_layers)])  # (L, H, T)
         others = rows.copy()
         others[:, :, q] = 0.0  # a [MASK] reading itself tells nothing about the word

@@ -60,14 +60,14 @@ class MaskedLMTask(Task):
     description = ("BERT-style pre-training: 15 % of the words of generated sentences are hidden (80 % [MASK], "
                    "10 % a random word, 10 % kept) and the encoder guesses them from both sides. Type [MASK] "
                    "for a word to see what each [MASK] looks at and what it guesses.")
-    steps = 2500
+    steps = 2000  # ~80 ms of CPU per step (one thread): under 3 min of CPU; train accuracy plateaus by ~1,500
     batch_size = 64
     lr = 2e-3
     warmup = 100
     # checked by make_assets and the tests: the guess beats the frequency baseline clearly, and the two
     # things only context can tell emerged
     targets = {"masked_accuracy": (">=", 0.5), "gap_to_unigram": (">=", 0.25), "it_accuracy": (">=", 0.9),
-               "polarity_accuracy": (">=", 0.9)}
+               "it_elsewhere": ("<=", 0.05), "polarity_accuracy": (">=", 0.9)}
 
     def __init__(self, seed: int = 0):
         super().__init__(seed)
@@ -88,16 +88,15 @@ class MaskedLMTask(Task):
 
     # -- data ----------------------------------------------------------------------------------
     def sentences(self, split: str, n: int, rng: np.random.Generator) -> list[tuple[str, str]]:
-        """``n`` (text, source) pairs of ``split`` ("train" or "test"), source "coref" or "sentiment",
-        alternating (a coref sentence first)."""
+        """``n`` (text, source) pairs of ``split`` ("train" or "test"), alternating (a coref sentence first).
+
+        ``source`` is "coref", or "positive" / "negative" for a sentiment sentence: which polarity it asserts
+        (every one has one adjective of each polarity, and asserts one of them)."""
         split = "train" if split == "train" else "test"
         n_coref = (n + 1) // 2
         coref = [t for t, _ in self.coref.sentences(split, n_coref, rng)]
-        senti = [t for t, _ in self.sentiment.sentences(split, n - n_coref, rng)]
-        out: list[tuple[str, str]] = []
-        for i in range(n):
-            out.append((coref[i // 2], "coref") if i % 2 == 0 else (senti[i // 2], "sentiment"))
-        return out
+        senti = [(t, "positive" if y else "negative") for t, y in self.sentiment.sentences(split, n - n_coref, rng)]
+        return [(coref[i // 2], "coref") if i % 2 == 0 else senti[i // 2] for i in range(n)]
 
     def words(self, text: str) -> list[str]:
         return self.tokenizer.tokenize(text)
@@ -153,7 +152,8 @@ class MaskedLMTask(Task):
 
     def evaluate(self, loaded, seed: int = 12345, n: int = 1000) -> dict:
         """On ``n`` held-out sentences (seed ``seed``): top-1 accuracy at [MASK] positions next to the most
-        frequent training word's; with "it" alone masked in the coref half, the share guessed "it"; with the
+        frequent training word's, and ``it_elsewhere``, the share of other hidden words guessed "it"; with "it"
+        alone masked in the coref half, the share guessed "it"; with the
         asserted adjective alone masked in the sentiment half, the share whose guess has its polarity."""
         from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE
 
@@ -165,35 +165,25 @@ class MaskedLMTask(Task):
         keep = batch.targets != IGNORE
         acc = float((pred[keep] == batch.targets[keep]).float().mean())
         unigram = float((batch.targets[keep] == self.unigram_id()).float().mean())
+        # guessing "it" everywhere would pass the pronoun check: how often "it" is guessed for another word
+        it_id = self.tokenizer.index["it"]
+        not_it = keep & (batch.targets != it_id)
+        it_elsewhere = float((pred[not_it] == it_id).float().mean())
         # "it" hidden: the coref half
         coref = [w for w, (_, src) in zip(words, items) if src == "coref"]
         it_batch = self.encode_masked(coref, [np.array([w.index("it")]) for w in coref], None)
         it_pred = self.predict(loaded, it_batch).argmax(-1)[it_batch.targets != IGNORE]
         it_acc = float((it_pred == self.tokenizer.index["it"]).float().mean())
-        # the asserted adjective hidden: right polarity when the guess is in its list
-        pos_ids = {self.tokenizer.index[w] for w in POSITIVE}
-        neg_ids = {self.tokenizer.index[w] for w in NEGATIVE}
-        senti = [(w, lab) for w, (t, src) in zip(words, items) if src == "sentiment"
-                 for lab in [self._asserted(t)]]
-        where = [np.array([w.index(a)]) for w, (a, _) in senti]
+        # the asserted adjective hidden (the one of the asserted polarity): right when the guess has that polarity
+        lists = {"positive": POSITIVE, "negative": NEGATIVE}
+        senti = [(w, src) for w, (_, src) in zip(words, items) if src in lists]
+        where = [np.array([next(i for i, x in enumerate(w) if x in lists[src])]) for w, src in senti]
         s_batch = self.encode_masked([w for w, _ in senti], where, None)
         s_pred = self.predict(loaded, s_batch).argmax(-1)[s_batch.targets != IGNORE].tolist()
-        right = [(p in pos_ids) if positive else (p in neg_ids) for p, (_, (_, positive)) in zip(s_pred, senti)]
+        right = [self.tokenizer.vocab[p] in lists[src] for p, (_, src) in zip(s_pred, senti)]
         return {"masked_accuracy": acc, "unigram_accuracy": unigram, "gap_to_unigram": acc - unigram,
-                "it_accuracy": it_acc, "polarity_accuracy": float(np.mean(right)), "n_sentences": n,
+                "it_accuracy": it_acc, "it_elsewhere": it_elsewhere, "polarity_accuracy": float(np.mean(right)), "n_sentences": n,
                 "n_masked": int(keep.sum())}
-
-    @staticmethod
-    def _asserted(text: str) -> tuple[str, bool]:
-        """The adjective a sentiment sentence asserts and whether it is positive: the one that is not denied
-        (the other follows "not" in every template)."""
-        from attnviz.tasks.order_sentiment import NEGATIVE, POSITIVE
-
-        words = text.split(" ")
-        adjs = [w for w in words if w in POSITIVE or w in NEGATIVE]
-        denied = words[words.index("not") + 1] if words[words.index("not") + 1] in adjs else None
-        asserted = next(a for a in adjs if a != denied)
-        return asserted, asserted in POSITIVE
 
     # -- app -----------------------------------------------------------------------------------
     def read_text(self, tokenizer, text: str, max_len: int, truncate: bool = False) -> TextInput:
