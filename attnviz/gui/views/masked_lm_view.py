@@ -85,8 +85,11 @@ class MaskedLMView(BaseView):
                                         pen=pg.mkPen(st.foreground, width=width * 0.5)))
             att.getAxis("bottom").setTicks([[(int(i), tokens[i]) for i in x]])
             att.setYRange(0, 1.0, padding=0.02)
+            att.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")]])  # rows stay short at 720 p
             att.setXRange(-0.6, len(tokens) - 0.4, padding=0)
-            style_plot(att, st, bottom="", left=f"[MASK] {m.position} · L{layer} H{head}")
+            style_plot(att, st, bottom="", left="weight")
+            att.setTitle(f"[MASK] at {m.position}: layer {layer}, head {head}", color=st.foreground,
+                         size=f"{st.font_pt():.1f}pt")
             if not m.guesses:  # a classifier: where the [MASK] looks, but no word to guess
                 guess.setTitle("no word predicted per position (not a masked-language model)")
                 lines.append(f"[MASK] {m.position}: L{layer} H{head} looks at "
@@ -105,8 +108,27 @@ class MaskedLMView(BaseView):
             looks = ", ".join(f"“{tokens[i]}” {w:.2f}" for i, w in m.looks_at if i != m.position)
             best, p = m.guesses[0]
             lines.append(f"[MASK] {m.position}: L{layer} H{head} looks at {looks}; guess “{best}” ({p:.0%})")
+        self._after_relayout()
         set_title(self.notes, "<br>".join(lines) + "<br>The head shown is the one whose row from the [MASK] puts "
                   "the most weight on one other token; grey: the [MASK] itself.", st, 1.0)
+
+    def _after_relayout(self) -> None:
+        """Token labels fit their bar: a long sentence gets a smaller tick font, never overlapping words."""
+        from PySide6.QtGui import QFont, QFontMetrics
+
+        if self.trace is None or not self.plots:
+            return
+        tokens = list(self.trace.tokens)
+        base = QFont(self.style.font())
+        for att, _ in self.plots:
+            slot = att.getViewBox().width() / max(1, len(tokens))
+            if slot <= 0:
+                continue
+            font = QFont(base)
+            widest = max(QFontMetrics(font).horizontalAdvance(t) for t in tokens) + 4
+            if widest > slot:
+                font.setPointSizeF(max(5.0, base.pointSizeF() * slot / widest))
+            att.getAxis("bottom").setTickFont(font)
 
     def figure_size(self):
         from PySide6.QtCore import QSize
