@@ -105,15 +105,15 @@ def test_masked_accuracy_recomputed_one_sentence_at_a_time(task):
             it_total += 1
             it_right += guess({ws.index("it")})[ws.index("it")] == vocab["it"]
         else:
-            adjs = [w for w in ws if w in POSITIVE or w in NEGATIVE]
-            asserted = next(a for a in adjs if ws[ws.index("not") + 1] != a)
-            k = ws.index(asserted)
+            # the generator says which polarity the sentence asserts; its one adjective of that polarity is hidden
+            wanted = POSITIVE if src == "positive" else NEGATIVE
+            k = next(i for i, w in enumerate(ws) if w in wanted)
             word = task.tokenizer.vocab[guess({k})[k]]
             pol_total += 1
-            pol_right += (word in POSITIVE) == (asserted in POSITIVE) and word in POSITIVE + NEGATIVE
-    assert m["masked_accuracy"] == pytest.approx(right / total, abs=1e-9) and m["n_masked"] == total
-    assert m["it_accuracy"] == pytest.approx(it_right / it_total, abs=1e-9)
-    assert m["polarity_accuracy"] == pytest.approx(pol_right / pol_total, abs=1e-9)
+            pol_right += word in wanted
+    assert m["masked_accuracy"] == pytest.approx(right / total, abs=1e-6) and m["n_masked"] == total
+    assert m["it_accuracy"] == pytest.approx(it_right / it_total, abs=1e-6)
+    assert m["polarity_accuracy"] == pytest.approx(pol_right / pol_total, abs=1e-6)
 
 
 def test_bundled_model_meets_its_targets_and_an_untrained_one_does_not(task):
@@ -130,4 +130,6 @@ def test_bundled_model_meets_its_targets_and_an_untrained_one_does_not(task):
     loaded.model = build_model(loaded.config).eval()
     bad = task.evaluate(loaded, seed=7, n=300)
     assert bad["masked_accuracy"] < bad["unigram_accuracy"]
-    assert len(check_targets(task, bad)) == len(task.targets)
+    # every skill target missed; "it" guessed elsewhere stays bounded (a false-alarm guard, not a skill)
+    missed = {line.split(" = ")[0] for line in check_targets(task, bad)}
+    assert missed == set(task.targets) - {"it_elsewhere"}
