@@ -69,7 +69,7 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "gap_to_unigram": ("better than the most frequent word by", "share"),
     "it_accuracy": ("hidden pronoun guessed \"it\"", "share"),
     "it_elsewhere": ("other hidden words guessed \"it\"", "share"),
-    "polarity_accuracy": ("hidden asserted adjective: guess of its polarity", "share"),
+    "polarity_accuracy": ("hidden asserted adjective guessed with its polarity", "share"),
     "n_masked": ("held-out [MASK]s", "count"),
     # vision
     "pointing_game": ("pointing game (attention peak on the shape)", "share"),
