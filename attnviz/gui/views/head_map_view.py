@@ -198,19 +198,19 @@ class HeadMapView(BaseView):
                 self._draw_tile()
 
     def _draw_on_demand(self, y0, y1, x0, x1, px_h, px_w) -> None:
-        from attnviz.gui.workers import views_lane
+        from attnviz.gui.workers import tiles_lane
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
         if missing:  # latest wins: a pan past these tiles replaces the request
             # a redraw per tile, and one at the end: a tile a replaced job computed is in the cache by then
-            views_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
+            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
                                 on_progress=lambda _key, od=od: self._on_demand_arrived(od),
                                 on_result=lambda _none, od=od: self._on_demand_arrived(od))
         unknown = np.isnan(tile.image)
         masked = unknown | (tile.image == 0)  # exp(−∞ − lse) = 0: the masked cells (and the not yet computed)
         self.tile = tile
-        self.image_data = quantize(np.nan_to_num(tile.image), self.vmax, masked)
+        self.image_data = quantize(tile.image, self.vmax, masked)  # NaN: masked here, and quantize's fmax
         if not od.overview_done:
             self._filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
         elif pending is not None and pending.any():
