@@ -101,6 +101,14 @@ def _bias(trace, prefix: str, head: int | None) -> np.ndarray | None:
     return b[head if b.shape[0] > 1 else 0]
 
 
+def _bias_row(trace, prefix: str, head: int, query: int) -> np.ndarray | None:
+    """Row ``query`` of one head's additive bias (Tk,), without a float64 copy of the whole (·, Tq, Tk)."""
+    if prefix + "bias" not in trace:
+        return None
+    b = trace[prefix + "bias"]
+    return np.asarray(b[head if b.shape[0] > 1 else 0, query], dtype=np.float64)
+
+
 def _check(trace, part: str, layer: int, head: int | None = None) -> str:
     """Validate the indices against the trace; return the key prefix of the attention block."""
     if part not in PARTS:
@@ -189,6 +197,10 @@ class SixSteps:
     capped: np.ndarray | None = None  # (Tk,) softcap·tanh(scaled / softcap)
     bias: np.ndarray | None = None  # (Tk,) additive bias row (relative / ALiBi)
     sliding_window: int | None = None
+    # a long input's steps show a window of keys (analysis.steps_window.key_window): the first one's
+    # position and how many keys the softmax ran over (None: every key is shown)
+    key_offset: int = 0
+    n_keys: int | None = None
 
     def to_json(self) -> dict:
         """Plain-Python dict (lists, floats, strings; −inf as "-inf") for ``json.dumps``."""
@@ -245,18 +257,19 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     capped = _cap(scaled, cap)
     if cap:
         extra.update(softcap=cap, capped=capped)
-    mask = _f64(trace, prefix + "mask")[query]
-    bias = _bias(trace, prefix, head)
-    masked = capped + mask if bias is None else capped + bias[query] + mask
+    # one row of the mask and bias: a long input's (Tq, Tk) mask is never built (its row is computed alone)
+    mask = np.asarray(trace.row(prefix + "mask", query), dtype=np.float64)
+    bias = _bias_row(trace, prefix, head, query)
+    masked = capped + mask if bias is None else capped + bias + mask
     if bias is not None:
-        extra["bias"] = bias[query]
+        extra["bias"] = bias
     windows = trace.meta.get("sliding_window")
     if isinstance(windows, list) and part == "self" and layer < len(windows):
         extra["sliding_window"] = windows[layer]
     weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
-    z_trace = _f64(trace, prefix + "z")[head, query]
+    z_trace = np.asarray(trace[prefix + "z"][head, query], dtype=np.float64)  # (dh,): one row, not all of z
     w_trace = trace.probs(layer, part, heads=head, rows=query)[0, 0].astype(np.float64)  # one row of the map
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,

@@ -14,7 +14,11 @@ QUERY_COLOUR = "#EE7733"  # Paul Tol's vibrant orange, the query everywhere in t
 
 
 class TokenStrip(QWidget):
-    """Tokens laid out left to right, wrapping; ``clicked(i)`` when token i is clicked."""
+    """Tokens laid out left to right, wrapping; ``clicked(i)`` when token i is clicked.
+
+    A long input's strip holds a window of its tokens (``offset``: the first one's position, ``total``: how
+    many the input has); ``clicked`` and ``query`` are positions in the whole input, and the caption says
+    which positions are shown."""
 
     clicked = Signal(int)
 
@@ -22,16 +26,22 @@ class TokenStrip(QWidget):
         super().__init__(parent)
         self.style = style or ViewStyle()
         self.tokens: list[str] = []
-        self.query: int | None = None
+        self.query: int | None = None  # an index of ``tokens``
+        self.offset = 0
         self.caption = "query:"
         self._boxes: list[QRectF] = []
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip("click a token to make it the query")
 
-    def set_tokens(self, tokens, query: int | None) -> None:
+    def set_tokens(self, tokens, query: int | None, offset: int = 0, total: int | None = None) -> None:
+        """Show ``tokens`` (positions ``offset``… of an input of ``total``); ``query`` is a position."""
         self.tokens = [str(t) for t in tokens]
-        self.query = query
+        self.offset = int(offset)
+        self.query = None if query is None else int(query) - self.offset
+        n = len(self.tokens)
+        windowed = total is not None and n < total
+        self.caption = f"query (positions {offset}–{offset + n - 1} of {total:,}):" if windowed else "query:"
         self.updateGeometry()
         self.update()
 
@@ -107,7 +117,7 @@ class TokenStrip(QWidget):
     def mousePressEvent(self, event) -> None:
         i = self.token_at(event.position().x(), event.position().y())
         if i is not None:
-            self.clicked.emit(i)
+            self.clicked.emit(self.offset + i)
 
 
 def _shown(token: str) -> str:
