@@ -25,7 +25,7 @@ from attnviz.selection import Selection
 
 __all__ = ["WalkthroughWidget", "connect_selection", "STRIP_TOKENS"]
 
-STRIP_TOKENS = 200  # tokens in the query strip of a long input (around the query), as the token lines
+STRIP_TOKENS = 40  # tokens in the query strip of a long input, around the query (its few lines show the query)
 
 
 class WalkthroughWidget(WalkthroughView):
