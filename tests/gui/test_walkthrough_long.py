@@ -79,8 +79,8 @@ def test_walkthrough_widget_states_its_window(qtbot, trace):
     w._update()
     s = w.steps
     assert s is not None and s.n_keys == T and s.key_offset == 12_000 - 32
-    assert w.tokens.offset == 12_000 - STRIP_TOKENS // 2 and len(w.tokens.tokens) == STRIP_TOKENS
-    assert f"positions {12_000 - STRIP_TOKENS // 2}–" in w.tokens.caption and "16,384" in w.tokens.caption
+    assert w.tokens.offset == 12_000 - 8 and len(w.tokens.tokens) == STRIP_TOKENS and w.tokens.query == 8
+    assert f"positions {12_000 - 8}–{12_000 - 8 + STRIP_TOKENS - 1} of" in w.tokens.caption and "16,384" in w.tokens.caption
     w.set_step(w.step_list.index("softmax"))
     texts = " ".join(getattr(item, "text", lambda: "")() if callable(getattr(item, "text", None)) else ""
                      for item in w.board.findChildren(object))
@@ -90,3 +90,10 @@ def test_walkthrough_widget_states_its_window(qtbot, trace):
     assert grid.values.shape[0] == 64
     np.testing.assert_allclose(grid.values[:, 0], exact_row(trace, 0, 12_000)[s.key_offset:s.key_offset + 64],
                                atol=1e-9)
+    # a click on a chip of the strip picks that position of the input, not of the window
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    box = w.tokens._layout(w.tokens.width())[3]
+    QTest.mouseClick(w.tokens, Qt.MouseButton.LeftButton, pos=box.center().toPoint())
+    assert sel.state.query == 12_000 - 8 + 3

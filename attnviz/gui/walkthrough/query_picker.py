@@ -56,8 +56,10 @@ class TokenStrip(QWidget):
     def _layout(self, width: float) -> list[QRectF]:
         fm = QFontMetricsF(self._font())
         h = fm.height() + 10
-        x0 = fm.horizontalAdvance(self.caption) + 12
-        x, y, boxes = x0, 2.0, []
+        # a long input's caption (which positions) is a line of its own: beside the chips it left them no room
+        above = self.offset > 0 or self.caption != "query:"
+        x0 = 0.0 if above else fm.horizontalAdvance(self.caption) + 12
+        x, y, boxes = x0, (h + 2.0) if above else 2.0, []
         for t in self.tokens:
             w = fm.horizontalAdvance(_shown(t)) + 16
             if x + w > width - 4 and x > x0:
@@ -96,7 +98,7 @@ class TokenStrip(QWidget):
         fm = QFontMetricsF(font)
         p.setPen(fg)
         p.drawText(QRectF(0, 2, fm.horizontalAdvance(self.caption) + 8, fm.height() + 10),
-                   int(Qt.AlignLeft | Qt.AlignVCenter), self.caption)
+                   int(Qt.AlignLeft | Qt.AlignVCenter), self.caption)  # a long input's: a line above the chips
         for i, (t, box) in enumerate(zip(self.tokens, self._boxes)):
             if box.top() > self.height():
                 break

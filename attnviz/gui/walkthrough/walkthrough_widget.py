@@ -189,7 +189,8 @@ class WalkthroughWidget(WalkthroughView):
                 from attnviz.analysis.steps_window import position_window
 
                 labels = row_labels(t, part)
-                a, b = position_window(len(labels), query, STRIP_TOKENS)  # a long input: tokens around the query
+                # a long input: tokens around the query, the query among the first (the strip shows a few lines)
+                a, b = position_window(len(labels), query + STRIP_TOKENS // 2 - 8, STRIP_TOKENS)
                 self.tokens.set_tokens(labels[a:b], query, offset=a, total=len(labels))
                 self.gqa.setVisible(t.n_kv_heads < t.n_heads)
                 self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
