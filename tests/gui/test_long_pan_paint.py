@@ -65,3 +65,51 @@ def test_the_axis_draws_the_labels_in_view(qapp, selected):
         if selected is not None and lo <= a * (selected + 0.5) + b <= hi:
             assert selected in got
     view.close()
+
+
+def _axis_view(qapp, x0, x1):
+    import pyqtgraph as pg
+
+    from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+    view = pg.GraphicsLayoutWidget()
+    view.setBackground("w")
+    vb = view.ci.addViewBox()
+    axis = TokenAxisItem("bottom", ViewStyle())
+    view.ci.addItem(axis, row=1, col=0)
+    axis.link_view(vb)
+    axis.set_labels([f"t{i}" for i in range(16384)])
+    view.resize(900, 400)
+    view.show()
+    vb.setRange(xRange=(x0, x1), padding=0)
+    QApplication.processEvents()
+    return view, vb, axis
+
+
+def _ink(view, axis) -> np.ndarray:
+    """Dark pixels of the axis' labels (True where text is drawn)."""
+    img = view.grab().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)
+    top = int(axis.mapToScene(axis.boundingRect().topLeft()).y())
+    return a[top:, :, :3].min(axis=2) < 128
+
+
+def test_a_panned_axis_draws_the_labels_a_fresh_one_draws(qapp):
+    """The labels copied from the strip drawn before the pan are where a fresh axis draws them (to a pixel)."""
+    view, vb, axis = _axis_view(qapp, 5000, 5100)
+    for d in (3, 6, 9, 12):  # a drag: the strip drawn at the first frame is moved
+        vb.setRange(xRange=(5000 + d, 5100 + d), padding=0)
+        QApplication.processEvents()
+    assert axis._strip is not None and axis._strip[1] != axis._affine()[1]  # drawn at another offset: reused
+    got = _ink(view, axis)
+    fresh_view, _, fresh = _axis_view(qapp, 5012, 5112)
+    want = _ink(fresh_view, fresh)
+    near = np.zeros_like(want)  # within a pixel of a fresh label's ink
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            near |= np.roll(np.roll(want, dy, 0), dx, 1)
+    assert got.sum() > 500 and (got & ~near).sum() <= 0.01 * got.sum()
+    other_view, _, other = _axis_view(qapp, 5015, 5115)  # negative control: three tokens further
+    assert (got & ~np.roll(np.roll(_ink(other_view, other), 1, 0), 1, 1)).sum() > 0.05 * got.sum()
+    for v in (view, fresh_view, other_view):
+        v.close()

@@ -70,6 +70,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self._elided: tuple[list[str], float] | None = None
         self._label_images: dict = {}  # (text, bold, grey, (size, ...)) -> (atlas, its part, dx, dy)
         self._font_cache = None  # ((font factor, style), QFont)
+        self._strip = None  # (layout key, b when drawn, anchors from, to, image, x, y): the labels drawn last
         self._last_layout = None  # (inputs, pixels per label, choice) of the last layout (see HYSTERESIS)
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
         # repaints only the image (render_figure turns caching off so exports keep vector text)
@@ -86,6 +87,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.labels = [display_token(t) for t in labels]
         self.centers = [i + 0.5 for i in range(len(self.labels))] if centers is None else list(centers)
         self._elided = None
+        self._strip = None  # other labels
         self._update_size()
         self.update()
 
@@ -93,6 +95,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         """Labels to draw alone, at full size, when all of them would need a smaller font (e.g. the
         first patch of every grid row of an image: the grid reads better than 65 tiny labels)."""
         self.major = None if indices is None else sorted(int(i) for i in indices)
+        self._strip = None
         self._update_size()
         self.update()
 
@@ -106,6 +109,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         if index != self.dimmed:
             self.dimmed = index
             self._elided = None
+            self._strip = None
             self._update_size()
             self.update()
 
@@ -113,6 +117,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.style = style
         self._elided = None
         self._label_images.clear()  # drawn in the old font and colour
+        self._strip = None
         self._update_size()
         self.update()
 
@@ -337,9 +342,27 @@ class TokenAxisItem(pg.GraphicsWidget):
         if scale is None:  # a vector file (SVG, PDF): real text
             self._paint_text(p, r, fm, idx, positions)
             return
-        # on screen and in raster files each label is drawn once into an image and then copied: a long
-        # map's axes repaint on every pan frame, and laying out ~90 labels a frame with drawText cost ~5 ms
-        # an axis (~15 ms on a busy machine); copying a drawn label costs a few microseconds
+        # on screen and in raster files the labels are drawn once into a strip image that is copied, moved
+        # by the pan: a long map's axes repaint on every pan frame, and ~90 labels a frame drawn with
+        # drawText cost ~5 ms an axis (~15 ms on a busy machine), copied one by one still ~3 ms. A strip
+        # built while panning covers a view's length more on each side; a new zoom or selection rebuilds it
+        key = (self.font_factor, self.angle, self.stride, self.major_only, self.selected, self.dimmed, r.x(), r.y(),
+               r.width(), r.height(), scale, round(a, 9), id(self.labels), id(self.style))
+        strip = self._strip
+        shift = b - strip[1] if strip is not None else 0.0
+        if strip is None or strip[0] != key or not (strip[2] + shift <= lo and hi <= strip[3] + shift):
+            margin = (hi - lo) if strip is not None and strip[0] == key else 0.0  # a pan: room to pan on
+            strip = self._strip = (key, b, lo - margin, hi + margin,
+                                   *self._strip_image(a, b, lo - margin, hi + margin, r, fm, scale))
+            shift = 0.0
+        image, x, y = strip[4:]
+        x, y = (x, y + shift) if self.orientation == "left" else (x + shift, y)
+        p.drawImage(QPointF(round(x * scale) / scale, round(y * scale) / scale), image)  # whole device pixels
+
+    def _strip_image(self, a: float, b: float, lo: float, hi: float, r: QRectF, fm, scale: float):
+        """(image, x, y): the labels whose anchors lie in [lo, hi] along the axis, drawn into one image whose
+        top-left goes at local (x, y); each label is drawn once (:meth:`_draw_labels`) and then copied."""
+        idx, positions = self._indices_in_view(a, b, lo, hi)
         texts, cache = self._texts()[0], self._label_images
         base = (self.font_factor, self.angle, r.width(), r.height(), scale)
         keys = [(texts[i], i == self.selected, i == self.dimmed, base) for i in idx.tolist()]
@@ -349,11 +372,29 @@ class TokenAxisItem(pg.GraphicsWidget):
             missing = list(dict.fromkeys(keys))
         if missing:
             self._draw_labels(missing, r, fm, scale)
+        placed = []
         for key, pos in zip(keys, positions.tolist()):
             atlas, source, dx, dy = cache[key]
             x, y = (dx, pos + dy) if self.orientation == "left" else (pos + dx, dy)
-            # whole device pixels: a copy at a fractional offset would be resampled
-            p.drawImage(QPointF(round(x * scale) / scale, round(y * scale) / scale), atlas, source)
+            placed.append((atlas, source, x, y))
+        if not placed:
+            image = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
+            image.fill(0)
+            return image, 0.0, 0.0
+        # the corner on whole device pixels: each label then lands where it would have been copied alone
+        x0 = math.floor(min(x for _, _, x, _ in placed) * scale) / scale
+        y0 = math.floor(min(y for _, _, _, y in placed) * scale) / scale
+        x1 = max(x + s.width() / scale for _, s, x, _ in placed)
+        y1 = max(y + s.height() / scale for _, s, _, y in placed)
+        image = QImage(max(1, math.ceil((x1 - x0) * scale) + 1), max(1, math.ceil((y1 - y0) * scale) + 1),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(scale)
+        image.fill(0)
+        q = QPainter(image)
+        for atlas, source, x, y in placed:
+            q.drawImage(QPointF(round((x - x0) * scale) / scale, round((y - y0) * scale) / scale), atlas, source)
+        q.end()
+        return image, x0, y0
 
     @staticmethod
     def _raster_scale(p) -> float | None:
