@@ -101,6 +101,14 @@ def _bias(trace, prefix: str, head: int | None) -> np.ndarray | None:
     return b[head if b.shape[0] > 1 else 0]
 
 
+def _bias_row(trace, prefix: str, head: int, query: int) -> np.ndarray | None:
+    """Row ``query`` of one head's additive bias (Tk,), without a float64 copy of the whole (·, Tq, Tk)."""
+    if prefix + "bias" not in trace:
+        return None
+    b = trace[prefix + "bias"]
+    return np.asarray(b[head if b.shape[0] > 1 else 0, query], dtype=np.float64)
+
+
 def _check(trace, part: str, layer: int, head: int | None = None) -> str:
     """Validate the indices against the trace; return the key prefix of the attention block."""
     if part not in PARTS:
@@ -189,6 +197,10 @@ class SixSteps:
     capped: np.ndarray | None = None  # (Tk,) softcap·tanh(scaled / softcap)
     bias: np.ndarray | None = None  # (Tk,) additive bias row (relative / ALiBi)
     sliding_window: int | None = None
+    # a long input's steps show a window of keys (analysis.steps_window.key_window): the first one's
+    # position and how many keys the softmax ran over (None: every key is shown)
+    key_offset: int = 0
+    n_keys: int | None = None
 
     def to_json(self) -> dict:
         """Plain-Python dict (lists, floats, strings; −inf as "-inf") for ``json.dumps``."""
@@ -245,18 +257,19 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     capped = _cap(scaled, cap)
     if cap:
         extra.update(softcap=cap, capped=capped)
-    mask = _f64(trace, prefix + "mask")[query]
-    bias = _bias(trace, prefix, head)
-    masked = capped + mask if bias is None else capped + bias[query] + mask
+    # one row of the mask and bias: a long input's (Tq, Tk) mask is never built (its row is computed alone)
+    mask = np.asarray(trace.row(prefix + "mask", query), dtype=np.float64)
+    bias = _bias_row(trace, prefix, head, query)
+    masked = capped + mask if bias is None else capped + bias + mask
     if bias is not None:
-        extra["bias"] = bias[query]
+        extra["bias"] = bias
     windows = trace.meta.get("sliding_window")
     if isinstance(windows, list) and part == "self" and layer < len(windows):
         extra["sliding_window"] = windows[layer]
     weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
-    z_trace = _f64(trace, prefix + "z")[head, query]
+    z_trace = np.asarray(trace[prefix + "z"][head, query], dtype=np.float64)  # (dh,): one row, not all of z
     w_trace = trace.probs(layer, part, heads=head, rows=query)[0, 0].astype(np.float64)  # one row of the map
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,
@@ -302,19 +315,47 @@ class MatrixForm:
     softcap: float | None = None
     capped: np.ndarray | None = None  # (H, Tq, Tk) softcap·tanh(scaled / softcap)
     bias: np.ndarray | None = None  # (H, Tq, Tk) additive bias (relative / ALiBi)
+    # the positions shown: queries rows[0]…rows[1]−1 and keys cols[0]…cols[1]−1 of n_queries × n_keys (a long
+    # input's window; the softmax and Z, out are over every key). None: all of them
+    rows: tuple[int, int] | None = None
+    cols: tuple[int, int] | None = None
+    n_queries: int | None = None
+    n_keys: int | None = None
+
+    @property
+    def windowed(self) -> bool:
+        """True when only a window of the positions is shown."""
+        return self.rows is not None and (self.rows[1] - self.rows[0], self.cols[1] - self.cols[0]) != \
+            (self.n_queries, self.n_keys)
 
     def to_json(self) -> dict:
         return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)}
 
 
-def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
-    """Recompute a whole attention layer as matrix products: Q = X W_Q + b_Q, …, out = concat(Z) W_O + b_O."""
+def _mask_rows(trace, key: str, a: int, b: int) -> np.ndarray:
+    """Rows [a, b) of a (Tq, Tk) additive mask as float64; a long input's deferred mask row by row."""
+    if key in trace.arrays:
+        return np.asarray(trace.arrays[key][a:b], dtype=np.float64)
+    return np.stack([np.asarray(trace.row(key, i), dtype=np.float64) for i in range(a, b)])  # (b − a, Tk)
+
+
+def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int, int] | None = None) -> MatrixForm:
+    """Recompute a whole attention layer as matrix products: Q = X W_Q + b_Q, …, out = concat(Z) W_O + b_O.
+
+    ``window`` (a, b): only queries a…b−1, and the keys at the same positions (cross-attention: the first
+    b − a source positions), are returned, for a long input whose (T, T) maps cannot be shown or held. Each
+    row's softmax (and so P, Z and out) is still over every key: the scores of the window's rows against all
+    keys are computed, O((b − a) · T), and then cut to the window's columns.
+    """
     prefix = _check(trace, part, layer)
     _require(trace, prefix)
     H, dh = trace.n_heads, int(trace.meta["d_head"])
     group = int(trace.meta.get("kv_group", 1))
-    X = _f64(trace, prefix + "x")
-    Tq = X.shape[0]
+    X_all = _f64(trace, prefix + "x")
+    n_q = X_all.shape[0]
+    a, b = (0, n_q) if window is None else (max(0, int(window[0])), min(n_q, int(window[1])))
+    X = X_all[a:b]
+    Tq = b - a
 
     def heads(m: np.ndarray) -> np.ndarray:
         return m.reshape(m.shape[0], -1, dh).transpose(1, 0, 2)  # (T, heads·dh) → (heads, T, dh)
@@ -327,40 +368,51 @@ def compute_matrix_form(trace, layer: int, part: str = "self") -> MatrixForm:
         source = "recomputed"
     else:
         K, V, source = _f64(trace, prefix + "k"), _f64(trace, prefix + "v"), "trace"
+    n_k = K.shape[1]
+    ka, kb = (0, n_k) if window is None else ((a, min(b, n_k)) if part != "cross" else (0, min(Tq, n_k)))
     extra = {"kv_group": group}
     if prefix + "rope_cos" in trace:
         from attnviz.analysis.rotary import rotate
 
         if trace.meta.get("qk_norm"):  # the model's per-head norm output, from the trace
-            Q, K = _f64(trace, prefix + "q_pre_rope"), _f64(trace, prefix + "k_pre_rope")
+            Q, K = _f64(trace, prefix + "q_pre_rope")[:, a:b], _f64(trace, prefix + "k_pre_rope")
         cos, sin = _f64(trace, prefix + "rope_cos"), _f64(trace, prefix + "rope_sin")
-        extra.update(Q_pre=Q, K_pre=np.repeat(K, group, axis=0), rotary_dims=cos.shape[-1])
-        Q, K = rotate(Q, cos[:Tq], sin[:Tq]), rotate(K, cos[:K.shape[1]], sin[:K.shape[1]])
+        extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
+        Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])
     K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
     V = np.repeat(V, group, axis=0)
     scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
-    QK = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk)
-    scaled = QK * scale
+    cut = (lambda m: m[..., ka:kb].copy()) if (ka, kb) != (0, n_k) else (lambda m: m)  # noqa: E731 - shown columns
+    s = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk): the window's rows against every key
+    QK = cut(s)
+    s = s * scale
+    scaled = cut(s)
     cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
-    capped = _cap(scaled, cap)
     if cap:
-        extra.update(softcap=cap, capped=capped)
-    mask = _f64(trace, prefix + "mask")
-    bias = _bias(trace, prefix, None)
-    masked = capped + mask[None] if bias is None else capped + bias + mask[None]
-    if bias is not None:
-        extra["bias"] = bias
-    P = softmax(masked)
-    Z = P @ V  # (H, Tq, dh)
+        s = _cap(s, cap)
+        extra.update(softcap=cap, capped=cut(s))
+    mask_rows = _mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
+    if prefix + "bias" in trace:
+        bias_rows = np.broadcast_to(np.asarray(trace[prefix + "bias"][:, a:b], dtype=np.float64), (H, Tq, n_k))
+        extra["bias"] = cut(bias_rows)
+        s = s + bias_rows
+    s = s + mask_rows[None]
+    masked = cut(s)
+    P_rows = softmax(s)  # over every key
+    del s
+    Z = P_rows @ V  # (H, Tq, dh)
+    P = cut(P_rows)
+    del P_rows
     # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
     # (``head_gate``, (H,)) is reproduced exactly
     gate = _f64(trace, prefix + "head_gate") if prefix + "head_gate" in trace else np.ones(H)
     concat = (Z * gate[:, None, None]).transpose(1, 0, 2).reshape(Tq, H * dh)  # (Tq, H·dh), head-major
     W_O, b_O = _f64(trace, prefix + "W_o"), _f64(trace, prefix + "b_o")
     out = concat @ W_O + b_O
-    out_trace = _f64(trace, prefix + "out")
+    out_trace = np.asarray(trace[prefix + "out"][a:b], dtype=np.float64)
     return MatrixForm(
-        part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q, K=K, V=V, QK=QK, scaled=scaled,
-        mask=mask, masked=masked, P=P, Z=Z, concat=concat, W_O=W_O, b_O=b_O, out=out, out_trace=out_trace,
-        max_error=float(np.max(np.abs(out - out_trace))), **extra,
+        part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q, K=K[:, ka:kb], V=V[:, ka:kb], QK=QK,
+        scaled=scaled, mask=mask_rows[:, ka:kb], masked=masked, P=P, Z=Z, concat=concat, W_O=W_O, b_O=b_O, out=out,
+        out_trace=out_trace, max_error=float(np.max(np.abs(out - out_trace))),
+        rows=(a, b), cols=(ka, kb), n_queries=n_q, n_keys=n_k, **extra,
     )

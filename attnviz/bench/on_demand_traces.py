@@ -15,7 +15,7 @@ import numpy as np
 
 from attnviz.capture.trace import Trace, _pick, layer_prefix
 
-__all__ = ["BlockProbs", "BlockTrace", "on_demand_trace", "WholeMapAsked"]
+__all__ = ["BlockProbs", "BlockTrace", "on_demand_trace", "capture_format_trace", "WholeMapAsked"]
 
 
 class WholeMapAsked(AssertionError):
@@ -129,3 +129,20 @@ def on_demand_trace(T: int, n_layers: int = 2, n_heads: int = 2, n_kv_heads: int
     meta = {"kind": "decoder", "n_layers": n_layers, "n_heads": n_heads, "n_kv_heads": n_kv,
             "scale": float(1.0 / np.sqrt(d_head)), "causal": True, "grid": None}
     return BlockTrace(tokens=[f"tok{i}" for i in range(T)], meta=meta, arrays=arrays, deferred=deferred)
+
+
+def capture_format_trace(T: int, n_heads: int = 1, d_head: int = 64, seed: int = 0) -> Trace:
+    """A one-layer causal trace in the capture's own on-demand form (q, k, each row's log-sum-exp and a
+    :class:`~attnviz.capture.on_demand.ScoreRule`), so blocks come from the provider a real model's long
+    trace uses (float64 row chunks), not :class:`BlockProbs`. The log-sum-exp is :meth:`BlockProbs.lse`'s."""
+    from attnviz.capture.on_demand import ScoreRule, attach, register
+
+    src = on_demand_trace(T, n_layers=1, n_heads=n_heads, d_head=d_head, seed=seed)
+    block = src.deferred["L0.probs"]
+    lse = np.stack([block.lse(h) for h in range(n_heads)])  # (H, T)
+    arrays = {"L0.q": src.arrays["L0.q"], "L0.k": src.arrays["L0.k"], "L0.v": src.arrays["L0.v"]}
+    meta = dict(src.meta)
+    register(arrays, meta, "L0.", lse, ScoreRule(scale=float(block.scale), causal=True))
+    deferred: dict = {}
+    attach(arrays, meta, deferred)
+    return Trace(tokens=list(src.tokens), meta=meta, arrays=arrays, deferred=deferred)

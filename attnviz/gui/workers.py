@@ -22,6 +22,7 @@ from attnviz.gui.lane import (ALL, Job, Lane, all_lanes, cancel_requested, curre
 
 __all__ = ["gc_paused", "ensure_torch", "lower_thread_priority", "describe_error", "Lane", "Job", "ALL",
            "ModelLane", "current_job", "cancel_requested", "report_progress", "background_lane", "views_lane",
+           "tiles_lane",
            "wait_for_workers",
            "run_job", "batched", "train_job", "TrainingWorker", "import_modules_job"]
 
@@ -44,6 +45,14 @@ def views_lane() -> Lane:
     if "views" not in _SHARED:
         _SHARED["views"] = Lane(threads=1, torch=False)
     return _SHARED["views"]
+
+
+def tiles_lane() -> Lane:
+    """The zoomed head map's tiles, on a thread of their own: on the views' lane they waited behind a long
+    map's overview (13-17 s for one head of 16,384 tokens), so a zoom showed no exact value meanwhile."""
+    if "tiles" not in _SHARED:
+        _SHARED["tiles"] = Lane(threads=1, torch=False)
+    return _SHARED["tiles"]
 
 
 def wait_for_workers(msecs: int = 5000) -> None:

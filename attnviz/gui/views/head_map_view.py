@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
@@ -55,6 +56,7 @@ class HeadMapView(BaseView):
         self._filling = ""  # what the title says is still being computed
         self.tile = None  # the PyramidView on screen (long maps): its level and the data cells it covers
         self._rendering = False
+        self._redraw_queued = False  # a redraw for computed bands or tiles is on its way
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
@@ -190,27 +192,34 @@ class HeadMapView(BaseView):
             self.on_demand = None
 
     def _on_demand_arrived(self, od: OnDemandMap) -> None:
-        """A band of the overview or a tile is computed (GUI thread): redraw what is visible."""
-        if od is self.on_demand and self.res is not None and not self._rendering:
+        """A band of the overview or a tile is computed (GUI thread): redraw what is visible, once for all
+        that arrived together (a zoom step asks for dozens of tiles; a redraw each cost the pan its frames)."""
+        if od is self.on_demand and not self._redraw_queued:
+            self._redraw_queued = True
+            QTimer.singleShot(0, self, self._redraw_arrived)  # the view as context: never after it is gone
+
+    def _redraw_arrived(self) -> None:
+        self._redraw_queued = False
+        if self.on_demand is not None and self.res is not None and not self._rendering:
             if self.scale_box.mode == "per-map":
                 self._draw_head()
             else:
                 self._draw_tile()
 
     def _draw_on_demand(self, y0, y1, x0, x1, px_h, px_w) -> None:
-        from attnviz.gui.workers import views_lane
+        from attnviz.gui.workers import tiles_lane
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
         if missing:  # latest wins: a pan past these tiles replaces the request
             # a redraw per tile, and one at the end: a tile a replaced job computed is in the cache by then
-            views_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
+            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
                                 on_progress=lambda _key, od=od: self._on_demand_arrived(od),
                                 on_result=lambda _none, od=od: self._on_demand_arrived(od))
         unknown = np.isnan(tile.image)
         masked = unknown | (tile.image == 0)  # exp(−∞ − lse) = 0: the masked cells (and the not yet computed)
         self.tile = tile
-        self.image_data = quantize(np.nan_to_num(tile.image), self.vmax, masked)
+        self.image_data = quantize(tile.image, self.vmax, masked)  # NaN: masked here, and quantize's fmax
         if not od.overview_done:
             self._filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
         elif pending is not None and pending.any():

@@ -27,9 +27,14 @@ from attnviz.gui.style import head_colour
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 
-__all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE"]
+__all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE", "WINDOW_ABOVE",
+           "WINDOW_TOKENS"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
+# a longer input shows WINDOW_TOKENS positions around the selected query (its T×T maps could not be shown
+# or held: 16,384 tokens are 2 GB a map in float64); the heading says which
+WINDOW_ABOVE = 256
+WINDOW_TOKENS = 128
 GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K, V; more get a row of their own
 # px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
 # 1067×600 and scales it ×1.8, so 180 here is 324 px on the slide (and 180 px in a window)
@@ -49,7 +54,7 @@ def _stream_in(trace, layer: int, part: str) -> np.ndarray | None:
     """The residual stream entering the block: the embeddings for layer 0, else the previous block's output."""
     base = "enc." if part == "enc" else ""
     key = f"{base}emb.sum" if layer == 0 else f"{base}L{layer - 1}.resid"
-    return np.asarray(trace[key], dtype=np.float64) if key in trace else None
+    return trace[key] if key in trace else None  # float64 once cut to the rows shown
 
 
 def _has(trace, key: str) -> bool:
@@ -125,24 +130,28 @@ class MatrixFormWidget(WalkthroughView):
             self._draw()
             return
         part, layer, _ = self._where()
-        key = (id(self.trace), part, layer)
+        from attnviz.analysis.steps import compute_matrix_form
+        from attnviz.analysis.steps_window import position_window
+
+        T = self.trace[layer_prefix(layer, part) + "x"].shape[0]
+        window = position_window(T, self.state.query if self.state.query is not None else T - 1, WINDOW_TOKENS) \
+            if T > WINDOW_ABOVE else None
+        key = (id(self.trace), part, layer, window)
         if key == self._form_key and self.form is not None:
             self._draw()
             return
-        from attnviz.analysis.steps import compute_matrix_form
-
-        T = self.trace[layer_prefix(layer, part) + "x"].shape[0]
         self._form_key, self.form = key, None
         if T <= SYNC_LIMIT or self._forcing:
             try:
-                self._form_ready(key, compute_matrix_form(self.trace, layer, part))
+                self._form_ready(key, compute_matrix_form(self.trace, layer, part, window))
             except (AttnvizError, KeyError) as exc:
                 self._show_message(f"cannot show the matrix form: {exc}")
             return
         from attnviz.gui.workers import run_job
 
-        self._show_message(f"computing the matrices of layer {layer} ({T} tokens)…")
-        self._pending = run_job(compute_matrix_form, self.trace, layer, part,
+        where = f", positions {window[0]}–{window[1] - 1} around the query" if window else ""
+        self._show_message(f"computing the matrices of layer {layer} ({T:,} tokens{where})…")
+        self._pending = run_job(compute_matrix_form, self.trace, layer, part, window,
                                 on_result=lambda form, k=key: self._form_ready(k, form),
                                 on_error=self._show_message, owner=self)
 
@@ -176,14 +185,15 @@ class MatrixFormWidget(WalkthroughView):
         self.grids = {}
         from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
 
-        q_tok, k_tok = row_labels(t, part), t.key_tokens(part)
-        q_tok = q_tok if len(q_tok) == f.X.shape[0] else [str(i) for i in range(f.X.shape[0])]
-        k_tok = k_tok if len(k_tok) == f.K.shape[1] else [str(i) for i in range(f.K.shape[1])]
+        (a, b), (ka, kb) = f.rows or (0, f.X.shape[0]), f.cols or (0, f.K.shape[1])  # a long input's window
+        q_tok, k_tok = list(row_labels(t, part))[a:b], list(t.key_tokens(part))[ka:kb]
+        q_tok = q_tok if len(q_tok) == f.X.shape[0] else [str(i) for i in range(a, a + f.X.shape[0])]
+        k_tok = k_tok if len(k_tok) == f.K.shape[1] else [str(i) for i in range(ka, ka + f.K.shape[1])]
         Tq, D = f.X.shape
         Tk, dh = f.K.shape[1], f.Q.shape[2]
         H = f.Q.shape[0]
         kv = head // int(t.meta.get("kv_group", 1))
-        sel_q = self.state.query
+        sel_q = self.state.query - a if self.state.query is not None else None
         hl = [sel_q] if sel_q is not None and 0 <= sel_q < Tq else []
         gqa = f" (reads key/value head {kv})" if t.n_kv_heads < t.n_heads else ""
         m = (" + B" if f.bias is not None else "") + (" + M" if np.isneginf(f.mask).any() else "")
@@ -192,6 +202,10 @@ class MatrixFormWidget(WalkthroughView):
             qk = f"{f.softcap:g}·tanh({qk} / {f.softcap:g})"
         section = self.section
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
+        if f.windowed:  # said first: every matrix below is this window's
+            self.board.add_note(f"a long input: queries {a}–{b - 1} and keys {ka}–{kb - 1} of {f.n_queries:,} "
+                                f"(around the selected query) are shown; each row's softmax, Z and A are over all "
+                                f"{f.n_keys:,} keys", 1.2)
         if section == "block":
             self.board.add_heading(f"Layer {layer} · the block around attention", self._symbols(ctx))
         elif section == "heads":
@@ -202,7 +216,8 @@ class MatrixFormWidget(WalkthroughView):
             zs = ", ".join(f"Z_{h}" for h in range(H)) if H <= 4 else f"Z_0 … Z_{H - 1}"
             self.board.add_heading(f"Layer {layer} · {H} heads, one output:  A = concat({zs}) W_O",
                                    f"{self._symbols(ctx)} · {Tq} queries, d_head {dh}, d_model {D} · the heads "
-                                   f"differ by {tv:.2f} on this input (mean total-variation distance of their rows)")
+                                   f"differ by {tv:.2f} on {'the window shown' if f.windowed else 'this input'} "
+                                   "(mean total-variation distance of their rows)")
         else:
             self.board.add_heading(f"Layer {layer} · head {head}{gqa}:  Z = softmax({qk}{m}) V",
                                    f"{self._symbols(ctx)} · {Tq} queries, {Tk} keys, d_model {D}, d_head {dh}")
@@ -385,7 +400,9 @@ class MatrixFormWidget(WalkthroughView):
         if part == "cross" or h_key not in t or stream is None:
             self.board.add_note("the residual stream and MLP are shown with the self-attention of this layer")
             return
-        h, resid = np.asarray(t[h_key], dtype=np.float64), np.asarray(t[r_key], dtype=np.float64)
+        a, b = f.rows or (0, f.X.shape[0])  # a long input: the window's rows
+        h, resid = np.asarray(t[h_key][a:b], dtype=np.float64), np.asarray(t[r_key][a:b], dtype=np.float64)
+        stream = stream[a:b]
         Tq, D = h.shape
         pre = t.meta.get("config", {}).get("norm", "pre") == "pre"
         ln = norm_label(t.meta)
@@ -393,6 +410,7 @@ class MatrixFormWidget(WalkthroughView):
         after = "cross-attention + MLP" if cross else "MLP"
         labels = q_tok if large else None
         sub = f"{Tq} × {D}"
+        stream = np.asarray(stream, dtype=np.float64)
         stream_grid = self._grid("stream", stream, "R (residual stream in)", subtitle=sub, row_labels=q_tok,
                                  highlight_rows=hl)
         out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,

@@ -14,7 +14,11 @@ QUERY_COLOUR = "#EE7733"  # Paul Tol's vibrant orange, the query everywhere in t
 
 
 class TokenStrip(QWidget):
-    """Tokens laid out left to right, wrapping; ``clicked(i)`` when token i is clicked."""
+    """Tokens laid out left to right, wrapping; ``clicked(i)`` when token i is clicked.
+
+    A long input's strip holds a window of its tokens (``offset``: the first one's position, ``total``: how
+    many the input has); ``clicked`` and ``query`` are positions in the whole input, and the caption says
+    which positions are shown."""
 
     clicked = Signal(int)
 
@@ -22,16 +26,22 @@ class TokenStrip(QWidget):
         super().__init__(parent)
         self.style = style or ViewStyle()
         self.tokens: list[str] = []
-        self.query: int | None = None
+        self.query: int | None = None  # an index of ``tokens``
+        self.offset = 0
         self.caption = "query:"
         self._boxes: list[QRectF] = []
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip("click a token to make it the query")
 
-    def set_tokens(self, tokens, query: int | None) -> None:
+    def set_tokens(self, tokens, query: int | None, offset: int = 0, total: int | None = None) -> None:
+        """Show ``tokens`` (positions ``offset``… of an input of ``total``); ``query`` is a position."""
         self.tokens = [str(t) for t in tokens]
-        self.query = query
+        self.offset = int(offset)
+        self.query = None if query is None else int(query) - self.offset
+        n = len(self.tokens)
+        windowed = total is not None and n < total
+        self.caption = f"query (positions {offset}–{offset + n - 1} of {total:,}):" if windowed else "query:"
         self.updateGeometry()
         self.update()
 
@@ -46,8 +56,10 @@ class TokenStrip(QWidget):
     def _layout(self, width: float) -> list[QRectF]:
         fm = QFontMetricsF(self._font())
         h = fm.height() + 10
-        x0 = fm.horizontalAdvance(self.caption) + 12
-        x, y, boxes = x0, 2.0, []
+        # a long input's caption (which positions) is a line of its own: beside the chips it left them no room
+        above = self.offset > 0 or self.caption != "query:"
+        x0 = 0.0 if above else fm.horizontalAdvance(self.caption) + 12
+        x, y, boxes = x0, (h + 2.0) if above else 2.0, []
         for t in self.tokens:
             w = fm.horizontalAdvance(_shown(t)) + 16
             if x + w > width - 4 and x > x0:
@@ -86,7 +98,7 @@ class TokenStrip(QWidget):
         fm = QFontMetricsF(font)
         p.setPen(fg)
         p.drawText(QRectF(0, 2, fm.horizontalAdvance(self.caption) + 8, fm.height() + 10),
-                   int(Qt.AlignLeft | Qt.AlignVCenter), self.caption)
+                   int(Qt.AlignLeft | Qt.AlignVCenter), self.caption)  # a long input's: a line above the chips
         for i, (t, box) in enumerate(zip(self.tokens, self._boxes)):
             if box.top() > self.height():
                 break
@@ -107,7 +119,7 @@ class TokenStrip(QWidget):
     def mousePressEvent(self, event) -> None:
         i = self.token_at(event.position().x(), event.position().y())
         if i is not None:
-            self.clicked.emit(i)
+            self.clicked.emit(self.offset + i)
 
 
 def _shown(token: str) -> str:

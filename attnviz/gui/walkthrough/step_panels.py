@@ -113,6 +113,11 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     board.context = context
     grids: dict[str, MatrixGrid] = {}
     keys = steps.key_tokens
+    n_all = getattr(steps, "n_keys", None)  # a long input: the grids show a window of keys
+    if n_all:
+        a = steps.key_offset
+        board.add_note(f"a long input: keys {a}–{a + len(keys) - 1} of {n_all:,} (around the query) are shown; "
+                       f"the softmax and z_i are over all {n_all:,} keys")
     qtok = steps.query_token
     j = _focus_key(steps, key)
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
@@ -179,7 +184,8 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         cap = getattr(steps, "softcap", None)
         before = (steps.capped, "soft-capped") if cap else (steps.scaled, "s × scale")
         board.add_heading("Mask:  s_j + " + ("B_j + " if bias is not None else "") + "M_j,   M_j = −∞ for keys the "
-                          "query may not see", f"{n_masked} of {len(keys)} keys are masked ({why}); "
+                          "query may not see", f"{n_masked} of {len(keys)} keys{' shown' if n_all else ''} are "
+                          f"masked ({why}); "
                           "e^−∞ = 0, so the softmax gives them no weight"
                           + ("; B is the model's additive position bias (relative / ALiBi)" if bias is not None else ""))
         row = [_grid(board, grids, "scaled", col(before[0]), before[1], row_labels=keys), "+"]
@@ -191,9 +197,12 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         _rotate_step(board, grids, steps, keys, qtok, j, col)
     elif name == "softmax":
         top = int(np.argmax(steps.weights))
+        total = (f"the weights are positive and sum to 1 (Σ = {steps.weights.sum():.6f})" if not n_all else
+                 f"the weights are positive and sum to 1 over all {n_all:,} keys; the {len(keys)} shown have "
+                 f"Σ = {steps.weights.sum():.6f}")
         board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / Σ_l exp(s_l)",
-                          f"the weights are positive and sum to 1 (Σ = {steps.weights.sum():.6f}); "
-                          f"{keys[top]!r} gets the most: {format_number(steps.weights[top], 3)}")
+                          f"{total}; {keys[top]!r} gets the most{' of them' if n_all else ''}: "
+                          f"{format_number(steps.weights[top], 3)}")
         # what the softmax reads: the scores after scaling (and soft-cap, bias and mask when the model has them)
         label = ("soft-capped" if getattr(steps, "softcap", None) else "scaled") + " scores"
         label += " + B" if getattr(steps, "bias", None) is not None else ""

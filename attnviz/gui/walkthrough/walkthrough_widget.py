@@ -23,7 +23,9 @@ from attnviz.gui.walkthrough.query_picker import TokenStrip
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView, connect_selection
 from attnviz.selection import Selection
 
-__all__ = ["WalkthroughWidget", "connect_selection"]
+__all__ = ["WalkthroughWidget", "connect_selection", "STRIP_TOKENS"]
+
+STRIP_TOKENS = 40  # tokens in the query strip of a long input, around the query (its few lines show the query)
 
 
 class WalkthroughWidget(WalkthroughView):
@@ -142,6 +144,7 @@ class WalkthroughWidget(WalkthroughView):
 
     def _update(self) -> None:
         from attnviz.analysis.steps import compute_six_steps
+        from attnviz.analysis.steps_window import key_window
 
         if self._skip_while_hidden():
             return
@@ -152,7 +155,8 @@ class WalkthroughWidget(WalkthroughView):
         if where is not None:
             part, layer, head, query = where
             try:
-                self.steps = compute_six_steps(self.trace, layer, head, query, part=part)
+                # a long input: the grids show keys around the query (computed over all of them first)
+                self.steps = key_window(compute_six_steps(self.trace, layer, head, query, part=part))
             except (AttnvizError, KeyError) as exc:  # a trace without the arrays this needs
                 self.message = f"cannot show the steps: {exc}"
         has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.meta.get("causal")
@@ -182,7 +186,12 @@ class WalkthroughWidget(WalkthroughView):
                 self.part_box.setCurrentIndex(max(0, self.part_box.findData(part)))
                 from attnviz.analysis.decoder_positions import row_labels  # "→ token produced" on cross rows
 
-                self.tokens.set_tokens(row_labels(t, part), query)
+                from attnviz.analysis.steps_window import position_window
+
+                labels = row_labels(t, part)
+                # a long input: tokens around the query, the query among the first (the strip shows a few lines)
+                a, b = position_window(len(labels), query + STRIP_TOKENS // 2 - 8, STRIP_TOKENS)
+                self.tokens.set_tokens(labels[a:b], query, offset=a, total=len(labels))
                 self.gqa.setVisible(t.n_kv_heads < t.n_heads)
                 self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
             else:
@@ -207,6 +216,8 @@ class WalkthroughWidget(WalkthroughView):
             return
         key = self.selection.state.key if self.selection is not None else None
         s = self.steps
+        if key is not None:  # a position of the input; the grids' rows are the window's keys
+            key = key - s.key_offset if 0 <= key - s.key_offset < len(s.key_tokens) else None
         gqa = f" (reads key/value head {s.kv_head})" if self.trace.n_kv_heads < self.trace.n_heads else ""
         where = f"layer {s.layer} · head {s.head}{gqa}" + (f" · {s.part} attention" if s.part != "self" else "")
         origin = self.selection.detour_origin if self.selection is not None else None
@@ -222,4 +233,4 @@ class WalkthroughWidget(WalkthroughView):
         # rows of K, V, scores… are keys: clicking one picks the key the worked example is written for
         keyed = grid is not None and grid.values.shape[0] == len(self.steps.key_tokens)
         if keyed and grid.name not in ("W_Q", "W_K", "W_V"):
-            self._select(key=r)
+            self._select(key=r + self.steps.key_offset)  # a long input's grids start at the window's first key

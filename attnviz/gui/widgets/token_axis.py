@@ -8,9 +8,9 @@ import numpy as np
 from typing import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QGraphicsItem
-from PySide6.QtGui import QColor, QFontMetricsF, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPaintEngine, QPen, QTransform
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.widgets.legible import floor_pt
@@ -68,6 +68,9 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.max_extent = 0.0  # rotated labels reach at most this far from the axis (0: no limit)
         self._overhang = 0.0  # how far rotated labels reach left of the axis (see boundingRect)
         self._elided: tuple[list[str], float] | None = None
+        self._label_images: dict = {}  # (text, bold, grey, (size, ...)) -> (atlas, its part, dx, dy)
+        self._font_cache = None  # ((font factor, style), QFont)
+        self._strip = None  # (layout key, b when drawn, anchors from, to, image, x, y): the labels drawn last
         self._last_layout = None  # (inputs, pixels per label, choice) of the last layout (see HYSTERESIS)
         # drawn once into a pixmap and reused until its labels/range change: a head switch then
         # repaints only the image (render_figure turns caching off so exports keep vector text)
@@ -84,6 +87,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         self.labels = [display_token(t) for t in labels]
         self.centers = [i + 0.5 for i in range(len(self.labels))] if centers is None else list(centers)
         self._elided = None
+        self._strip = None  # other labels
         self._update_size()
         self.update()
 
@@ -91,6 +95,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         """Labels to draw alone, at full size, when all of them would need a smaller font (e.g. the
         first patch of every grid row of an image: the grid reads better than 65 tiny labels)."""
         self.major = None if indices is None else sorted(int(i) for i in indices)
+        self._strip = None
         self._update_size()
         self.update()
 
@@ -104,12 +109,15 @@ class TokenAxisItem(pg.GraphicsWidget):
         if index != self.dimmed:
             self.dimmed = index
             self._elided = None
+            self._strip = None
             self._update_size()
             self.update()
 
     def set_style(self, style: ViewStyle) -> None:
         self.style = style
         self._elided = None
+        self._label_images.clear()  # drawn in the old font and colour
+        self._strip = None
         self._update_size()
         self.update()
 
@@ -289,31 +297,188 @@ class TokenAxisItem(pg.GraphicsWidget):
             cached = self._centers_np = (self.centers, np.asarray(self.centers, dtype=np.float64))
         return cached[1]
 
+    def _indices_in_view(self, a: float, b: float, lo: float, hi: float) -> np.ndarray:
+        """The drawn label indices (as :meth:`visible_indices`) whose position a·centre + b is in [lo, hi].
+
+        Zoomed into a 16,384-token map only ~100 of them are; building every stride-th index of the whole
+        axis and its position on each pan frame cost ~2 ms, so only the range of centres in view is
+        looked at (centres ascending, as every axis sets them; otherwise the whole list)."""
+        centers = self._centers_array()
+        if self.major_only or len(centers) < 2 or a == 0 or not bool(np.all(np.diff(centers[:2]) > 0)):
+            idx = np.asarray(self.visible_indices(), dtype=np.intp)
+        else:
+            self._layout()
+            d0, d1 = sorted(((lo - b) / a, (hi - b) / a))
+            s = self.stride
+            i0 = max(0, int(np.searchsorted(centers, d0, "left")) - s)  # a stride of margin: the selected
+            i1 = min(len(centers), int(np.searchsorted(centers, d1, "right")) + s)  # label's neighbours
+            idx = np.arange(-(-i0 // s) * s, i1, s, dtype=np.intp)
+            sel = self.selected
+            if sel is not None and 0 <= sel < len(self.labels) and sel % s:
+                idx = np.append(idx[np.abs(idx - sel) >= s], sel)  # as visible_indices: it replaces neighbours
+        positions = a * centers[idx] + b if len(idx) else np.zeros(0)
+        inside = (positions >= lo) & (positions <= hi)
+        return idx[inside], positions[inside]
+
     def paint(self, p, *args):
         if self.view is None or not self.labels:
             return
-        st = self.style
         r = self.boundingRect()
         fm = self._metrics()
-        pen = QPen(QColor(st.foreground))
         lo = -fm.height()
         hi = (r.height() if self.orientation == "left" else r.width()) + fm.height()
         a, b = self._affine()
-        # one font and pen for all labels, the bold font only for the selected one: a long map's
-        # axes repaint on every pan and zoom frame, and making a QFont per label cost ~7 ms a paint
-        fonts = {False: st.font(self.font_factor), True: None}
+        # only the labels inside the axis: zoomed into a long map, most of them are outside
+        idx, positions = self._indices_in_view(a, b, lo, hi)
+        if self.orientation == "left":
+            if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
+                p.setPen(QPen(QColor(self.style.foreground)))
+                p.drawLines([QLineF(r.width() - 4, y, r.width(), y) for y in positions.tolist()])
+        elif not self.rotated:  # rotated labels point at their cell themselves: a tick would read as a quote
+            edge, sign = (0.0, 1) if self.orientation == "bottom" else (r.height(), -1)
+            p.setPen(QPen(QColor(self.style.foreground)))
+            p.drawLines([QLineF(x, edge, x, edge + sign * 4) for x in positions.tolist()])
+        scale = self._raster_scale(p)
+        if scale is None:  # a vector file (SVG, PDF): real text
+            self._paint_text(p, r, fm, idx, positions)
+            return
+        # on screen and in raster files the labels are drawn once into a strip image that is copied, moved
+        # by the pan: a long map's axes repaint on every pan frame, and ~90 labels a frame drawn with
+        # drawText cost ~5 ms an axis (~15 ms on a busy machine), copied one by one still ~3 ms. A strip
+        # built while panning covers a view's length more on each side; a new zoom or selection rebuilds it
+        key = (self.font_factor, self.angle, self.stride, self.major_only, self.selected, self.dimmed, r.x(), r.y(),
+               r.width(), r.height(), scale, round(a, 9), id(self.labels), id(self.style))
+        strip = self._strip
+        shift = b - strip[1] if strip is not None else 0.0
+        if strip is None or strip[0] != key or not (strip[2] + shift <= lo and hi <= strip[3] + shift):
+            margin = (hi - lo) if strip is not None and strip[0] == key else 0.0  # a pan: room to pan on
+            strip = self._strip = (key, b, lo - margin, hi + margin,
+                                   *self._strip_image(a, b, lo - margin, hi + margin, r, fm, scale))
+            shift = 0.0
+        image, x, y = strip[4:]
+        x, y = (x, y + shift) if self.orientation == "left" else (x + shift, y)
+        p.drawImage(QPointF(round(x * scale) / scale, round(y * scale) / scale), image)  # whole device pixels
+
+    def _strip_image(self, a: float, b: float, lo: float, hi: float, r: QRectF, fm, scale: float):
+        """(image, x, y): the labels whose anchors lie in [lo, hi] along the axis, drawn into one image whose
+        top-left goes at local (x, y); each label is drawn once (:meth:`_draw_labels`) and then copied."""
+        idx, positions = self._indices_in_view(a, b, lo, hi)
+        texts, cache = self._texts()[0], self._label_images
+        base = (self.font_factor, self.angle, r.width(), r.height(), scale)
+        keys = [(texts[i], i == self.selected, i == self.dimmed, base) for i in idx.tolist()]
+        missing = list(dict.fromkeys(k for k in keys if k not in cache))
+        if len(cache) + len(missing) > self.LABEL_IMAGES:  # a new zoom or size: the old ones are not drawn soon
+            cache.clear()
+            missing = list(dict.fromkeys(keys))
+        if missing:
+            self._draw_labels(missing, r, fm, scale)
+        placed = []
+        for key, pos in zip(keys, positions.tolist()):
+            atlas, source, dx, dy = cache[key]
+            x, y = (dx, pos + dy) if self.orientation == "left" else (pos + dx, dy)
+            placed.append((atlas, source, x, y))
+        if not placed:
+            image = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
+            image.fill(0)
+            return image, 0.0, 0.0
+        # the corner on whole device pixels: each label then lands where it would have been copied alone
+        x0 = math.floor(min(x for _, _, x, _ in placed) * scale) / scale
+        y0 = math.floor(min(y for _, _, _, y in placed) * scale) / scale
+        x1 = max(x + s.width() / scale for _, s, x, _ in placed)
+        y1 = max(y + s.height() / scale for _, s, _, y in placed)
+        image = QImage(max(1, math.ceil((x1 - x0) * scale) + 1), max(1, math.ceil((y1 - y0) * scale) + 1),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(scale)
+        image.fill(0)
+        q = QPainter(image)
+        for atlas, source, x, y in placed:
+            q.drawImage(QPointF(round((x - x0) * scale) / scale, round((y - y0) * scale) / scale), atlas, source)
+        q.end()
+        return image, x0, y0
+
+    @staticmethod
+    def _raster_scale(p) -> float | None:
+        """Device pixels per local unit when painting pixels with no rotation or shear, else None."""
+        engine = p.paintEngine()
+        if engine is None or engine.type() != QPaintEngine.Type.Raster:
+            return None
+        t = p.worldTransform()
+        if t.m12() or t.m21() or t.m11() <= 0 or abs(t.m11() - t.m22()) > 1e-9:
+            return None
+        device = p.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        return float(t.m11()) * float(ratio)
+
+    def _draw_labels(self, keys: list, r: QRectF, fm, scale: float) -> None:
+        """Draw the labels of ``keys`` (text, bold, grey, (font factor, angle, axis w, h, scale)) one under
+        the other into one transparent image (one painter for all: a painter per label cost ~1 ms) and
+        remember each one's part of it and where its top-left goes from the label's anchor (left axis:
+        (0, centre); others: (centre, 0)), as the text was drawn before: right-aligned 6 px from the left
+        axis' edge, centred under or over a tick, or rotated about the tick and ending at it."""
+        h = fm.height()
+        if self.orientation == "left":
+            turn, anchor = QTransform(), (r.width() - 6, 0.0)
+        elif not self.rotated:
+            turn, anchor = QTransform(), (0.0, 5.0 if self.orientation == "bottom" else r.height() - 5 - h)
+        else:
+            sign = 1 if self.orientation == "bottom" else -1
+            turn = QTransform().rotate(-self.angle * sign)
+            anchor = (0.0, (0.0 if sign > 0 else r.height()) + sign * 3)
+        centred = self.orientation != "left" and not self.rotated
+        align = int(Qt.AlignCenter) if centred else int(Qt.AlignRight | Qt.AlignVCenter)
+        boxes, outers = [], []
+        bold_fm = self.style.metrics(self.font_factor, bold=True)
+        for text, bold, *_ in keys:
+            w = (bold_fm if bold else fm).horizontalAdvance(text) + 2  # the bold label is wider
+            box = QRectF(-w / 2, 0, w, h) if centred else QRectF(-w, -h / 2, w, h)
+            boxes.append(box)
+            outers.append(turn.mapRect(box).adjusted(-1, -1, 1, 1))
+        width = max(o.width() for o in outers)
+        heights = [math.ceil(o.height() * scale) for o in outers]  # device pixels: each label on whole rows
+        tops = np.concatenate([[0], np.cumsum(heights)]).tolist()
+        atlas = QImage(max(1, math.ceil(width * scale)), max(1, tops[-1]), QImage.Format.Format_ARGB32_Premultiplied)
+        atlas.setDevicePixelRatio(scale)
+        atlas.fill(0)
+        q = QPainter(atlas)
+        q.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        colour = QColor(self.style.foreground)
+        grey = QColor(colour)
+        grey.setAlphaF(0.55)
+        fonts = {False: self._font(), True: self.style.font(self.font_factor, bold=True)}
+        cache = self._label_images
+        for key, box, outer, top, rows in zip(keys, boxes, outers, tops, heights):
+            text, bold, dimmed, _ = key
+            # the label's outer box at (0, top) of the atlas (top in device pixels), then turned
+            q.setTransform(QTransform.fromTranslate(-outer.x(), top / scale - outer.y()))
+            q.setTransform(turn, True)
+            q.setFont(fonts[bold])
+            q.setPen(QPen(grey if dimmed else colour))
+            q.drawText(box, align, text)
+            source = QRectF(0, top, math.ceil(outer.width() * scale), rows)  # in the atlas' own pixels
+            cache[key] = (atlas, source, anchor[0] + outer.x(), anchor[1] + outer.y())
+        q.end()
+
+    LABEL_IMAGES = 4096  # labels kept drawn (a few MB): those of a pan back and forth
+
+    def _font(self):
+        """The labels' regular font at the current size (made once per size: a QFont a label cost ~7 ms)."""
+        key = (self.font_factor, self.style)
+        if self._font_cache is None or self._font_cache[0] != key:
+            self._font_cache = (key, self.style.font(self.font_factor))
+        return self._font_cache[1]
+
+    def _paint_text(self, p, r, fm, idx, positions) -> None:
+        """The labels as text (vector files keep them selectable and sharp at any size)."""
+        st = self.style
+        pen = QPen(QColor(st.foreground))
+        grey = QColor(st.foreground)
+        grey.setAlphaF(0.55)
         right_v = int(Qt.AlignRight | Qt.AlignVCenter)
         centre = int(Qt.AlignCenter)
         texts = self._texts()[0]
-        p.setPen(pen)
-        grey = QColor(st.foreground)
-        grey.setAlphaF(0.55)
+        fonts = {False: self._font(), True: None}
         current = None
-        # only the labels inside the axis: zoomed into a long map, most of them are outside
-        idx = np.asarray(self.visible_indices(), dtype=np.intp)
-        positions = a * self._centers_array()[idx] + b if len(idx) else np.zeros(0)
-        inside = (positions >= lo) & (positions <= hi)
-        for i, pos in zip(idx[inside].tolist(), positions[inside].tolist()):
+        for i, pos in zip(idx.tolist(), positions.tolist()):
             bold = i == self.selected
             if bold != current:
                 if fonts[bold] is None:
@@ -324,13 +489,10 @@ class TokenAxisItem(pg.GraphicsWidget):
             p.setPen(QPen(grey) if i == self.dimmed else pen)
             if self.orientation == "left":
                 p.drawText(QRectF(0, pos - fm.height() / 2, r.width() - 6, fm.height()), right_v, text)
-                if self.stride > 1 or self.major_only:  # with every label drawn, a tick reads as a hyphen ("it-")
-                    p.drawLine(QPointF(r.width() - 4, pos), QPointF(r.width(), pos))
                 continue
             edge = 0.0 if self.orientation == "bottom" else r.height()
             sign = 1 if self.orientation == "bottom" else -1
-            if not self.rotated:  # rotated labels point at their cell themselves: a tick would read as a quote
-                p.drawLine(QPointF(pos, edge), QPointF(pos, edge + sign * 4))
+            if not self.rotated:
                 y = 5 if sign > 0 else r.height() - 5 - fm.height()
                 p.drawText(QRectF(pos - 200, y, 400, fm.height()), centre, text)
                 continue
@@ -339,8 +501,7 @@ class TokenAxisItem(pg.GraphicsWidget):
             p.rotate(-self.angle * sign)
             w = fm.horizontalAdvance(text) + 2
             # text ends at the tick (right-aligned), so long labels run away from the plot
-            p.drawText(QRectF(-w, -fm.height() / 2 if sign > 0 else -fm.height() / 2, w, fm.height()),
-                       right_v, text)
+            p.drawText(QRectF(-w, -fm.height() / 2, w, fm.height()), right_v, text)
             p.restore()
 
     def mouseClickEvent(self, ev):

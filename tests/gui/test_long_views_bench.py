@@ -1,0 +1,16 @@
+"""``bench --only long``'s head map rows run end to end on a short map (figures printed, never asserted)."""
+
+from __future__ import annotations
+
+import math
+
+
+def test_head_map_rows_run_and_are_named(qapp):
+    from attnviz.bench.long_views import measure_long_views
+
+    rows = measure_long_views(T=2048, n_tiles=4, n_frames=6, size=(900, 800), d_head=16)
+    for path in ("drag", "jump", "zoom"):
+        assert rows[f"{path}: frames"] > 0
+        assert math.isfinite(rows[f"{path}: frames per second (median wall)"])
+    assert math.isfinite(rows["overview fill s (one head, whole map, band by band)"])
+    assert "any visible tile ready p95 ms (all paths)" in rows  # zoomed in: tiles were asked for and came
