@@ -25,7 +25,9 @@ VALUES = {"here": 0.81234, "held": 0.955, "n": 200, "query": "it", "target": "an
           "eager_mb": 343.9, "tiled_mb": 0.56, "eager_ms": 1247.0, "tiled_ms": 93.0,
           "others_rest": 0.004, "max_d": 0.126, "attention_far": 1.0, "attention_ratio_init": 0.88, "far": 24,
           "rnn_far": 0.5, "rnn_ratio_init": 1e-10, "seeds": 3, "small_mean_loss": 0.65, "small_mean_loss_raw": 0.46,
-          "start_entropy": 2.65, "start_entropy_raw": 0.24, "to_90": 20, "to_90_raw": 60}
+          "start_entropy": 2.65, "start_entropy_raw": 0.24, "to_90": 20, "to_90_raw": 60,
+          "guess": "superb", "guess_p": 0.11, "it": 1.0, "it_elsewhere": 0.0, "look_w": 0.41, "looks_at": "bad",
+          "n_masked": 1760, "polarity": 1.0, "unigram": 0.148}
 ATTACKS = ["{here:>2000000000}", "{here:>41}", "{here:.7f}", "{query.__class__.__mro__}", "{query[0]}",
            "{here!r}", "{}", "{0}", "{here:{n}}", "{here", "here}", "{nope}", "{here:%Y}", "{n:.2d}",
            "{query:.2f}", "{" * 5000]
