@@ -56,7 +56,7 @@ def test_hf_encoder_decoder_opens_with_three_parts_and_a_target(make_window, qtb
         if part != "cross":
             assert head_map.heatmap.left.labels == labels
 
-    from attnviz.gui.panels.scene_actions import apply_scene, current_scene
+    from attnviz.gui.window.scene_actions import apply_scene, current_scene
 
     scene = current_scene(win)  # File ▸ Save scene keeps what the decoder read
     assert scene.target == TARGET and scene.text == SOURCE

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-import attnviz.gui.main_window as main_window_module
-import attnviz.gui.panels.window_models as window_models_module
+import attnviz.gui.window.main_window as main_window_module
+import attnviz.gui.window.model_loading as window_models_module
 from attnviz.gui.panels import model_jobs
 
 

@@ -1,6 +1,6 @@
 """The main window's pages and looks: the Training and Walkthrough tabs, theme, colour map, presentation.
 
-A mixin of :class:`attnviz.gui.main_window.MainWindow` (kept apart so each file stays readable);
+A mixin of :class:`attnviz.gui.window.main_window.MainWindow` (kept apart so each file stays readable);
 it uses the window's ``settings``, ``selection``, ``lane``, ``trace``, ``loaded`` and panels.
 """
 
@@ -171,7 +171,7 @@ class WindowPagesMixin:
         self.walkthrough = page
         fill_page(self.walkthrough_page, page)
         self._tab_changed(self.tabs.currentIndex())
-        from attnviz.gui.panels.scene_actions import apply_pending_walkthrough
+        from attnviz.gui.window.scene_actions import apply_pending_walkthrough
 
         apply_pending_walkthrough(self)  # a scene opened before the page existed: its what-if switches
 

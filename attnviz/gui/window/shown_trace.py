@@ -1,6 +1,6 @@
 """One state for what the window shows: the current trace, or nothing with a notice.
 
-A mixin of :class:`attnviz.gui.main_window.MainWindow`. Every view, panel and hidden dock holds the
+A mixin of :class:`attnviz.gui.window.main_window.MainWindow`. Every view, panel and hidden dock holds the
 window's ``trace`` or nothing: a model switch clears them all before the new model's example runs,
 and a failed run clears them with a notice instead of leaving another input's figures on screen.
 For encoder–decoders the token strip (the source sentence) highlights the source token the selected

@@ -22,7 +22,7 @@ class WindowDropMixin:
         from attnviz.lessons.scene import is_scene_file
 
         if is_scene_file(path):
-            from attnviz.gui.panels.scene_actions import open_scene
+            from attnviz.gui.window.scene_actions import open_scene
 
             open_scene(self, str(path))
         elif path.is_dir():

@@ -2,7 +2,7 @@
 (model panel, prediction vocabulary, selection bounds, the Training tab's replay) and running it on its
 own example first.
 
-A mixin of :class:`attnviz.gui.main_window.MainWindow` (kept apart so each file stays readable); it uses
+A mixin of :class:`attnviz.gui.window.main_window.MainWindow` (kept apart so each file stays readable); it uses
 the window's ``lane``, ``settings``, ``selection``, panels and ``notify``.
 """
 

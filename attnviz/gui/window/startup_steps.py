@@ -1,4 +1,4 @@
-"""The main window's start-up steps (a mixin of :class:`attnviz.gui.main_window.MainWindow`): steps 4-5 of the
+"""The main window's start-up steps (a mixin of :class:`attnviz.gui.window.main_window.MainWindow`): steps 4-5 of the
 timeline in :mod:`attnviz.gui.startup`, which says what runs on which thread and why.
 
 ``start()`` (after the first paint) hands the views lane the job that delivers the import plans and the stored
