@@ -115,12 +115,13 @@ def test_save_scene_writes_what_the_window_shows(tmp_path):
     from types import SimpleNamespace
 
     from attnviz.gui.window.scene_actions import save_scene_as
+    from attnviz.gui.window.state import WindowState
     from attnviz.runtime import load_model, run_trace
     from attnviz.selection import Selection, SelectionState
 
     loaded = load_model("coref", device="cpu")
     notes = []
-    win = SimpleNamespace(loaded=loaded, trace=run_trace(loaded, text=TIRED), model_ref="coref",
+    win = SimpleNamespace(state=WindowState(), loaded=loaded, trace=run_trace(loaded, text=TIRED), model_ref="coref",
                           input_panel=SimpleNamespace(text=TIRED), current_figure=lambda: None,
                           selection=Selection(SelectionState(layer=1, head=2, query=8)),
                           settings=SimpleNamespace(colormap="magma", theme="dark"),

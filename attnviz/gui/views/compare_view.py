@@ -1,7 +1,9 @@
 """CompareView: one head of two traces side by side on one colour scale, and their difference.
 
 The trace it draws is a pair (:func:`attnviz.analysis.trace_compare.pair_traces`): two inputs on one model,
-or one input on two models of the same shape. The two maps share one scale (0 to the larger of their
+or one input on two models of the same shape. In the app it is given the current trace and, with
+:meth:`CompareView.set_pinned`, the trace the user pinned: it pairs them (pinned first) and draws the pair
+exactly as ``attnviz.compare`` and ``export --compare`` do; unlike shapes are said in the figure. The two maps share one scale (0 to the larger of their
 maxima, so neither map's peak is clipped and equal colours are equal weights); the third map is second −
 first on a diverging scale centred on 0 (symmetric about the largest absolute difference).
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.analysis.trace_compare import compared_probs
+from attnviz.analysis.trace_compare import comparable, compared_probs, pair_traces
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import quantize
@@ -31,6 +33,33 @@ class CompareView(BaseView):
             m.image.on_hover = lambda r, c, i=i: self._hover(i, r, c)
         self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
         self.res = None
+        self.pinned = None  # the app's pinned trace, compared with the current one (set_pinned)
+        self._pair = (None, None, None)  # (pinned, trace, their pair or the reason there is none)
+
+    def set_pinned(self, trace) -> None:
+        """Compare the current trace with ``trace`` from now on (None: nothing pinned)."""
+        self.pinned = trace
+        self._draw()
+
+    def figure_trace(self):
+        """The trace this view draws: the pair (what export and copy hand the renderer), or None."""
+        pair = self._paired()
+        return pair if not isinstance(pair, str) else None
+
+    def _paired(self):
+        """The pair to draw: the trace itself when it is one, else the pinned and the current trace paired;
+        a str says why there is none; None when there is nothing to compare."""
+        trace = self.trace
+        if trace is None or "compare" in trace.meta:
+            return trace
+        if self.pinned is None:
+            return None
+        pinned, current, pair = self._pair
+        if pinned is not self.pinned or current is not trace:  # made once per pinned/current pair
+            why = comparable(self.pinned, trace)
+            pair = why if why else pair_traces(self.pinned, trace)
+            self._pair = (self.pinned, trace, pair)
+        return pair
 
     def _trace_changed(self) -> None:
         self._draw()
@@ -44,14 +73,18 @@ class CompareView(BaseView):
         self._draw()
 
     def _draw(self) -> None:
-        trace = self.trace
-        if trace is None or "compare" not in trace.meta:
+        trace = self._paired()
+        if trace is None or isinstance(trace, str):
             self.values = None
             for m in self.maps:
                 m.image.clear()
                 m.set_labels([], [])
-            self.maps[0].set_title("no pair of traces (attnviz.compare(t1, t2) makes one)")
+            why = trace or ("nothing to compare: pin a trace (View ▸ Pin this trace), then change the input or the "
+                            "model" if self.trace is not None else "no pair of traces (attnviz.compare(t1, t2) makes one)")
+            self.maps[0].set_title(why)
+            self.set_hover_text(why if isinstance(trace, str) else "")
             return
+        self.set_hover_text("")
         r = self.res = resolve(trace, self.selection_state())
         first, second, diff = self.values = list(compared_probs(trace, r.layer, r.part, r.head))
         masked = masked_cells(trace, r.prefix)
@@ -60,6 +93,8 @@ class CompareView(BaseView):
         span = float(np.abs(diff).max())
         span = span if np.isfinite(span) and span > 0 else 1e-6  # equal maps: all white, a scale still drawn
         labels = trace.meta["compare"]["labels"]
+        if trace is not self.trace:  # the app's pinned and current traces
+            labels = [f"pinned · {labels[0]}", f"current · {labels[1]}"]
         other = trace.meta["compare"].get("other_tokens") or []
         rows = [display_token(t) for t in r.query_tokens]
         cols = [display_token(t) for t in r.key_tokens]

@@ -1,11 +1,17 @@
 """The main window: model, input and prediction panels around the attention views, plus training.
 
+The window assembles components that each own one job and share the window's state (:mod:`.state`: the
+loaded model, the shown and pinned trace, the selection, the pages, the lesson — evented models they read,
+write and subscribe to): start-up (:mod:`.startup_steps`), model loading (:mod:`.model_loading`), the shown
+trace (:mod:`.shown_trace`), the pages and looks (:mod:`.pages`), pin and compare (:mod:`.compare_pin`),
+menus (:mod:`.actions`), scenes and lessons (:mod:`.scene_actions`), figures (:mod:`.figure_actions`) and
+drops (:mod:`.drop`).
+
 Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
-``start()`` (startup/window.py) loads torch and the model on the model lane and the views'
-Qt-free dependencies on a worker, while this thread imports pyqtgraph and the views in short steps and
-builds the views on screen; the Training and Walkthrough tabs follow the first map (panels/window_pages.py).
-Every model run happens on the lane (loading a model: panels/window_models.py); results come back as
-signals, stale ones are dropped, and a failure leaves the last good trace on screen.
+``start()`` loads torch and the model on the model lane and the views' Qt-free dependencies on a worker,
+while this thread imports pyqtgraph and the views in short steps and builds the views on screen; the
+Training and Walkthrough tabs follow the first map. Every model run happens on the lane; results come back
+as signals, stale ones are dropped, and a failure leaves the last good trace on screen.
 """
 
 from __future__ import annotations
@@ -16,25 +22,25 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from attnviz.gui.dialogs.notice_bar import NoticeBar
-from attnviz.gui.window import figure_actions
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
+from attnviz.gui.panels.model_jobs import LayerPreview, run_input_job
 from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
-from attnviz.gui.panels.trace_defaults import trace_defaults
 from attnviz.gui.panels.prediction_panel import PredictionPanel
-from attnviz.gui.window.shown_trace import ShownTraceMixin
 from attnviz.gui.panels.views_area import ViewsArea
-from attnviz.gui.window.scene_actions import install_scene_actions
-from attnviz.gui.window.actions import build_actions
-from attnviz.gui.window.drop import WindowDropMixin
-from attnviz.gui.window.model_loading import APP_TITLE, FALLBACK_TEXT, WindowModelsMixin
-from attnviz.gui.window.pages import WindowPagesMixin
-from attnviz.gui.window.startup_steps import WindowStartupMixin
 from attnviz.gui.settings import AppSettings
-from attnviz.gui.panels.model_jobs import LayerPreview, run_input_job
+from attnviz.gui.window import figure_actions
+from attnviz.gui.window.actions import build_actions, follow_system_scheme
+from attnviz.gui.window.compare_pin import ComparePin
+from attnviz.gui.window.drop import accept_drag, handle_drop
+from attnviz.gui.window.model_loading import APP_TITLE, FALLBACK_TEXT, ModelLoading
+from attnviz.gui.window.pages import Pages
+from attnviz.gui.window.scene_actions import install_scene_actions
+from attnviz.gui.window.shown_trace import ShownTrace
+from attnviz.gui.window.startup_steps import StartupSteps
+from attnviz.gui.window.state import WindowState
 from attnviz.gui.workers import Lane
-from attnviz.selection import Selection
 
 __all__ = ["MainWindow", "FALLBACK_TEXT"]
 
@@ -54,8 +60,7 @@ def default_size() -> tuple[int, int]:
     return min(1920, int(avail.width() * 0.95)), min(1080, int(avail.height() * 0.92))
 
 
-class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowPagesMixin, WindowDropMixin,
-                 QMainWindow):
+class MainWindow(QMainWindow):
     """The attnviz window. ``start()`` (called once it is shown) loads the first model."""
 
     first_painted = Signal()
@@ -69,37 +74,17 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
                  image: str | None = None, presentation: bool | None = None, autostart: bool = True):
         super().__init__()
         self.autostart = autostart  # start() after the first paint (tests may start by hand)
-        self._painted = self._started = self._pages_started = self._first_run_over = self.warm = False
-        self._views_installed = False  # every view docked (built when first on screen)
-        self._closing = False  # closed: start-up steps and idle building stop
-        self._steps = None  # the start-up steps still to run (startup/window.py)
-        self._queued_steps: list = []  # more steps to run after those (building the pages)
-        self._plans: dict = {}  # what the start-up worker has delivered so far
-        self._step_timer = self._idle_timer = None
-        self._load_waits = False  # the first model's load waits until the views are imported (startup/window.py)
+        self._painted = False
         self.settings = settings or AppSettings()
-        self.selection = Selection()
+        self.state = WindowState()
+        self.state.model.first = {"model": model, "text": text, "image": image}
+        self.selection = self.state.selection
         self.selection.restore_kept(self.settings.kept_selections)  # a relaunch opens the head it showed
-        self.loaded = None
-        self.model_ref = ""
-        self.trace = None
-        self._new_model = False  # the next trace is a new model's first: choose its starting view
-        self.training = None  # TrainingPanel, built once pyqtgraph and torch are loaded
-        self._training_parts = None  # the TrainingPanel while it is built in parts (window_pages.py)
-        self._training_style = None
-        self._snapshots_shown = None  # the pending snapshots the Training panel last got
-        self.walkthrough = None  # WalkthroughPage (attnviz.gui.walkthrough), built likewise
-        self._walkthrough_parts = None
-        self._walkthrough_style = None
-        self._walkthrough_fed = (None, None, None)  # (model, trace, input) the walkthrough last got
-        self._walkthrough_input = (None, None)
-        self.view_style = None
-        self._first = {"model": model, "text": text, "image": image}
-        self._opening_ref: str | None = None  # the model whose stored opening trace is on screen
-        self._example_text = ""
-        self._snapshots_pending = None  # (snapshots, causal) of the loaded model, for the training tab
-        self._presentation = self.settings.presentation if presentation is None else presentation
-        self._base_font = None
+        # the components (each owns one job; they share ``state``)
+        self.startup = StartupSteps(self)
+        self.pages = Pages(self, self.settings.presentation if presentation is None else presentation)
+        self.model_loading = ModelLoading(self)
+        self.shown_trace = ShownTrace(self)
         # Qt appends the application's display name ("attnviz") to a title that does not end with it:
         # titles end with it, so it is said once (the version is in Help ▸ About)
         self.setWindowTitle(APP_TITLE)
@@ -111,9 +96,12 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self.lane.error.connect(self._lane_error)
         self.lane.progress.connect(self._lane_progress)
         self.lane.busy_changed.connect(self._busy)
-        self.warmed_up.connect(self.build_remaining_views)  # start-up is over: the hidden views, in idle time
+        self.warmed_up.connect(self.startup.build_remaining_views)  # start-up is over: hidden views, in idle time
         self._build_body()
+        self.compare_pin = ComparePin(self)  # View ▸ Pin this trace: the Compare view follows state.shown.pinned
         self.actions_ = build_actions(self)
+        self.scheme_follower = follow_system_scheme(self)  # re-themes on the desktop's light/dark switch
+        self.figure_export = None  # the figure exporter, made on first use (figure_actions.exporter)
         self.actions_.update(install_scene_actions(self))  # File ▸ Save/Open scene, Lesson menu
         self.busy_label = QLabel("")
         self.statusBar().addPermanentWidget(self.busy_label)
@@ -124,13 +112,53 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
             self.resize(*default_size())
         if state is not None:
             self.restoreState(state)
-        if self._presentation:
+        if self.pages.presentation:
             self.set_presentation(True)
+
+    # -- the state, read by panels, views and scripts --------------------------------------------
+    @property
+    def trace(self):
+        """The trace every view shows (None: nothing)."""
+        return self.state.shown.trace
+
+    @trace.setter
+    def trace(self, trace) -> None:
+        self.state.shown.trace = trace
+
+    @property
+    def loaded(self):
+        """The loaded model (None before the first load)."""
+        return self.state.model.loaded
+
+    @property
+    def model_ref(self) -> str:
+        """The loaded model's name or folder, as asked for."""
+        return self.state.model.ref
+
+    @property
+    def training(self):
+        """The Training page's panel, once built."""
+        return self.state.pages.training
+
+    @property
+    def walkthrough(self):
+        """The Walkthrough page, once built."""
+        return self.state.pages.walkthrough
 
     @property
     def views_installed(self) -> bool:
         """Every view docked and those on screen built (``views_ready`` has been emitted)."""
-        return self._views_installed
+        return self.startup.views_installed
+
+    @property
+    def warm(self) -> bool:
+        """Every heavy import is done (``warmed_up`` has been emitted)."""
+        return self.pages.warm
+
+    @property
+    def view_style(self):
+        """The views' current style."""
+        return self.pages.view_style
 
     # -- layout ------------------------------------------------------------------------------------
     def _build_body(self) -> None:
@@ -146,7 +174,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self.tabs.addTab(self.training_page, "Training")
         self.walkthrough_page = placeholder_page("Preparing the step-by-step Q/K/V walkthrough…", self)
         self.tabs.addTab(self.walkthrough_page, "Walkthrough")
-        self.tabs.currentChanged.connect(self._tab_changed)
+        self.tabs.currentChanged.connect(self.pages.tab_changed)
         central = QWidget(self)
         lay = QVBoxLayout(central)
         lay.setContentsMargins(2, 2, 2, 2)
@@ -156,13 +184,13 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
 
         self.model_panel = ModelPanel(self)
         self.model_panel.model_requested.connect(self.load_model)
-        self.model_panel.open_requested.connect(self.open_model_dialog)
-        self.model_panel.device_changed.connect(self._device_changed)
+        self.model_panel.open_requested.connect(self.model_loading.open_model_dialog)
+        self.model_panel.device_changed.connect(self.model_loading.device_changed)
         self.model_panel.set_recent(self.settings.recent("models"))
         self.input_panel = InputPanel(self)
         self.input_panel.text_submitted.connect(self.run_text)
         self.input_panel.image_submitted.connect(self.run_image)
-        self.input_panel.token_clicked.connect(self._strip_clicked)
+        self.input_panel.token_clicked.connect(self.shown_trace.strip_clicked)
         self.input_panel.notice.connect(lambda t: self.notify(t, "warning"))
         self.prediction_panel = PredictionPanel(self)
         self.prediction_panel.step_requested.connect(self._step)
@@ -179,7 +207,47 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         # model list above the prediction, both left: the attention views get the full remaining width
         self.splitDockWidget(self.docks["ModelDock"], self.docks["PredictionDock"], Qt.Orientation.Vertical)
 
-    # -- start-up ----------------------------------------------------------------------------------
+    # -- start-up and the components' public doors ------------------------------------------------
+    def start(self) -> None:
+        """Begin the heavy work (see :class:`~attnviz.gui.window.startup_steps.StartupSteps`)."""
+        self.startup.start()
+
+    def run_steps(self, steps) -> None:
+        """Run generator ``steps`` one item per event-loop turn, after the steps already under way."""
+        self.startup.run_steps(steps)
+
+    def install_views_now(self) -> None:
+        """Do at once what the start-up steps do once the views are imported (scripts and tests)."""
+        self.startup.install_views_now()
+
+    def load_model(self, ref: str | None) -> None:
+        """Load a bundled model by name or a model directory (None: the default bundled model)."""
+        self.model_loading.load_model(ref)
+
+    def open_model_dialog(self) -> None:
+        self.model_loading.open_model_dialog()
+
+    def show_trace(self, trace, source=None) -> None:
+        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
+        self.shown_trace.show_trace(trace, source)
+
+    def clear_shown(self, message: str | None = None, level: str = "warning") -> None:
+        """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""
+        self.shown_trace.clear(message, level)
+
+    def restyle(self) -> None:
+        self.pages.restyle()
+
+    def set_colormap(self, name: str) -> None:
+        self.pages.set_colormap(name)
+
+    def set_theme(self, theme: str) -> None:
+        self.pages.set_theme(theme)
+
+    def set_presentation(self, on: bool) -> None:
+        """Large fonts and thick lines for a lecture hall (views and panels)."""
+        self.pages.set_presentation(on)
+
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if not self._painted:
@@ -195,11 +263,17 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self.settings.layout("state") is None and not self._started:  # first launch: a wider model list
+        if self.settings.layout("state") is None and not self.startup.started:  # first launch: wider model list
             # a quarter of a 1920×1080 window: the model list's held-out column whole
             self.resizeDocks([self.docks["ModelDock"]], [max(400, int(self.width() * 0.26))], Qt.Orientation.Horizontal)
         if self.autostart:
             QTimer.singleShot(1000, self.start)  # in case no paint arrives (minimised, odd platforms)
+
+    def dragEnterEvent(self, event) -> None:
+        accept_drag(event)
+
+    def dropEvent(self, event) -> None:
+        handle_drop(self, event)
 
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:
@@ -229,12 +303,12 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
 
     def _lane_result(self, kind: str, value) -> None:
         if kind == "load":
-            self._model_loaded(value)
+            self.model_loading.model_loaded(value)
         elif kind == "trace":
-            self._show_run(value)
+            self.shown_trace.show_run(value)
 
     def _lane_error(self, kind: str, message: str) -> None:
-        self._prepare_pages(first_run_over=True)  # training a model is the way out of a failed load
+        self.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
             self.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
             self.model_panel.set_current(self.model_ref)
@@ -249,42 +323,6 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
                 self.input_panel.image.reject_pending()
             self.notify(message, "warning")
 
-    def _show_run(self, res) -> None:
-        previous, trace = self.trace, res.trace
-        self.trace = trace
-        self.views_area.set_trace(trace)
-        self.part_bar.set_trace(trace)
-        changes = trace_defaults(previous, trace, self.selection.query, self._new_model,
-                                 self.selection.kept(self.model_ref or self._opening_ref or ""))
-        self._new_model = False
-        if changes:
-            self.selection.update(**changes)
-        self.prediction_panel.set_trace(trace)
-        if res.strip is not None:
-            self.input_panel.set_strip(res.strip)
-        self._sync_strip()
-        if "image" in trace:
-            self.input_panel.image.set_preview(trace["image"])
-        src, image_input = res.source, "image" in trace
-        self._walkthrough_input = (None, src) if image_input else (src, None)
-        self._tab_changed(self.tabs.currentIndex())
-        notice = trace.meta.get("notice")
-        if notice:
-            self.notify(notice, "warning")
-        elif self.notice.level == "warning":
-            self.notice.dismiss()  # the input problem is gone
-        self.statusBar().showMessage(
-            f"{trace.meta.get('model_name', '')} · {len(trace.tokens)} positions · "
-            f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
-        self.trace_shown.emit(trace)
-        self._prepare_pages()
-
-    def show_trace(self, trace, source=None) -> None:
-        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
-        from attnviz.gui.panels.model_jobs import RunResult
-
-        self._show_run(RunResult(trace, None, source, 0.0))
-
     def _busy(self, busy: bool) -> None:
         self.busy_label.setText("running…" if busy else "")
 
@@ -292,12 +330,12 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         kind = self.loaded.tokenizer.kind if self.loaded is not None and self.loaded.tokenizer else "char"
         self.input_panel.append_token(token, kind)
 
-    # -- selection & style ---------------------------------------------------------------------------
+    # -- selection -----------------------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
         if "query" in changed:
             self.prediction_panel.set_query(state.query)
         if changed & {"query", "layer", "head", "part"}:
-            self._sync_strip()
+            self.shown_trace.sync_strip()
         self.statusBar().showMessage(f"layer {state.layer} · head {state.head}"
                                      + (f" · query {state.query}" if state.query is not None else ""), 3000)
 
@@ -322,7 +360,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
         self.notice_shown.emit(text, level)
 
     def current_figure(self):
-        """The view "export the current figure" draws (see panels/figure_actions.py)."""
+        """The view "export the current figure" draws (see window/figure_actions.py)."""
         return figure_actions.current_figure(self)
 
     def export_figure(self) -> None:
@@ -341,11 +379,7 @@ class MainWindow(WindowStartupMixin, WindowModelsMixin, ShownTraceMixin, WindowP
 
     # -- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
-        self._closing = True
-        for steps in [self._steps, *self._queued_steps]:  # start-up was still under way: it stops here
-            if steps is not None:
-                steps.close()
-        self._steps, self._queued_steps = None, []
+        self.startup.close()  # start-up was still under way: it stops here
         self.selection.keep(self.model_ref)
         self.settings.kept_selections = self.selection.kept_states()
         self.settings.set_layout("geometry", self.saveGeometry())

@@ -78,6 +78,7 @@ class ModelState(Evented):
     opening_ref: str | None = None  # the model whose stored opening trace is on screen (before its load)
     new_model: bool = False  # the next trace is a new model's first: it chooses its starting view
     first: dict = field(default_factory=dict)  # what to load and run first: model, text, image, target
+    loads_asked: int = 0  # how many loads were asked for (each ask is an event)
 
 
 @dataclass(eq=False)

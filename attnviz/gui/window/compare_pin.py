@@ -1,0 +1,77 @@
+"""Pin and compare: the user pins the trace on screen (View ▸ Pin this trace, Ctrl+P); the Compare view then
+draws the same head of the pinned and the current trace on one colour scale, and their difference.
+
+Two inputs on one model (pin, type another sentence) or one input on two models of the same shape (pin,
+load the other model: the input stays). The pinned trace is part of the window's state
+(``state.shown.pinned``); this component pushes it to the Compare view and says in a notice when the
+current trace cannot be compared with it (unlike shapes). The pair itself is made and drawn by the one
+compare figure (:func:`attnviz.analysis.trace_compare.pair_traces`, :mod:`attnviz.gui.views.compare_view`),
+as ``attnviz.compare`` and ``export --compare`` draw it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ComparePin", "COMPARE_DOCK"]
+
+COMPARE_DOCK = "CompareView"  # the Compare view's dock (named by its class, as every view's)
+
+
+class ComparePin:
+    """Pins the shown trace into the window's state and keeps the Compare view(s) given it."""
+
+    def __init__(self, win):
+        self.win = win
+        self.state = win.state
+        self.state.shown.connect(self._shown_changed)
+        win.views_area.view_built.connect(self._view_built)
+
+    def pin(self) -> None:
+        """Pin the trace on screen (a notice when there is none yet); the Compare view comes to the front."""
+        trace = self.state.shown.trace
+        if trace is None:
+            self.win.notify("nothing to pin yet: load a model and an input", "info")
+            return
+        self.state.shown.pinned = trace
+        dock = self.win.views_area.docks.get(COMPARE_DOCK)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        name = trace.meta.get("model_name") or self.state.model.ref or "this model"
+        self.win.notify(f"pinned {name} on “{_short(trace)}”: change the input or the model, and the Compare "
+                        "view draws the pinned and the current trace side by side with their difference", "info")
+
+    def unpin(self) -> None:
+        """Forget the pinned trace (the Compare view says there is nothing to compare)."""
+        if self.state.shown.pinned is not None:
+            self.state.shown.pinned = None
+            self.win.statusBar().showMessage("pinned trace released", 3000)
+
+    def _compare_views(self) -> list:
+        return [v for v in self.win.views_area.views if hasattr(v, "set_pinned")]
+
+    def _view_built(self, view) -> None:
+        if hasattr(view, "set_pinned"):
+            view.set_pinned(self.state.shown.pinned)
+
+    def _shown_changed(self, name, value, _old) -> None:
+        if name == "pinned":
+            for view in self._compare_views():
+                view.set_pinned(value)
+        elif name == "trace" and value is not None and self.state.shown.pinned is not None:
+            self._say_if_unlike(value)
+
+    def _say_if_unlike(self, trace) -> None:
+        """A new trace that cannot stand beside the pinned one: say why while the Compare view is on screen
+        (the view says it too, in its figure)."""
+        from attnviz.analysis.trace_compare import comparable
+
+        why = comparable(self.state.shown.pinned, trace)
+        dock = self.win.views_area.docks.get(COMPARE_DOCK)
+        if why and dock is not None and self.win.views_area.on_screen(COMPARE_DOCK):
+            self.win.notify(f"{why} (the pinned trace stays: View ▸ Unpin to let it go)", "warning")
+
+
+def _short(trace, limit: int = 40) -> str:
+    text = trace.meta.get("input_text")
+    text = text if isinstance(text, str) and text else " ".join(map(str, trace.tokens))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
