@@ -10,6 +10,8 @@ first on a diverging scale centred on 0 (symmetric about the largest absolute di
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from attnviz.analysis.trace_compare import comparable, compared_probs, pair_traces
@@ -26,7 +28,7 @@ class CompareView(BaseView):
     title = "Compare"
 
     def _build(self) -> None:
-        self.maps = [LabelledHeatmap(self.style) for _ in range(3)]
+        self.maps = [LabelledHeatmap(style) for style in self._styles()]
         self.maps[2].set_diverging(True)
         for i, m in enumerate(self.maps):
             self.figure.addItem(m, row=0, col=i)
@@ -67,9 +69,14 @@ class CompareView(BaseView):
     def _selection_changed(self, state, changed) -> None:
         self._draw()
 
+    def _styles(self) -> list:
+        """The maps' styles: the first map shows no colour bar — the second's is the scale of both, and three
+        maps in a row left each a sliver of width beside its bar and its token column."""
+        return [replace(self.style, colour_bar=False), self.style, self.style]
+
     def _style_changed(self) -> None:
-        for m in self.maps:
-            m.set_style(self.style)
+        for m, style in zip(self.maps, self._styles()):
+            m.set_style(style)
         self._draw()
 
     def _draw(self) -> None:
@@ -93,8 +100,9 @@ class CompareView(BaseView):
         span = float(np.abs(diff).max())
         span = span if np.isfinite(span) and span > 0 else 1e-6  # equal maps: all white, a scale still drawn
         labels = trace.meta["compare"]["labels"]
-        if trace is not self.trace:  # the app's pinned and current traces
-            labels = [f"pinned · {labels[0]}", f"current · {labels[1]}"]
+        if trace is not self.trace:  # the app's pinned and current traces: the rows name the inputs
+            names = [str(t.meta.get("model_name") or "") for t in (self.pinned, self.trace)]
+            labels = ["pinned", "current"] if names[0] == names[1] else [f"pinned · {names[0]}", f"current · {names[1]}"]
         other = trace.meta["compare"].get("other_tokens") or []
         rows = [display_token(t) for t in r.query_tokens]
         cols = [display_token(t) for t in r.key_tokens]
@@ -102,16 +110,16 @@ class CompareView(BaseView):
             both = [a if a == b else f"{a} | {display_token(b)}" for a, b in zip(rows, map(str, other))]
             rows, cols = both, both
         where = f"layer {r.layer} · head {r.head}" + ("" if r.part == "self" else f" · {r.part}")
-        for m, values, title in zip(self.maps, (first, second), labels):
+        for i, (m, values, title) in enumerate(zip(self.maps, (first, second), labels)):
             m.set_image(quantize(values, top, masked), values.shape)
             m.set_levels(0.0, top, "attention weight · one scale for both maps")
-            m.set_labels(rows, cols)
+            m.set_labels(rows if i == 0 else [], cols)  # the rows are the first map's: named once
             m.set_title(f"{title} · {where}")
         d = self.maps[2]
         d.set_image(quantize(diff, span, masked, vmin=-span), diff.shape)
         d.set_levels(-span, span, "second − first")
-        d.set_labels(rows, cols)
-        d.set_title(f"difference (second − first) · largest |Δ| {format_value(float(np.abs(diff).max()))}")
+        d.set_labels([], cols)
+        d.set_title(f"second − first · |Δ| ≤ {float(np.abs(diff).max()):.3g}")
 
     def selection_state(self):
         return self.selection.state

@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = ["ComparePin", "COMPARE_DOCK"]
 
 COMPARE_DOCK = "CompareView"  # the Compare view's dock (named by its class, as every view's)
+HEAD_MAP_DOCK = "HeadMapView"
 
 
 class ComparePin:
@@ -32,13 +33,22 @@ class ComparePin:
             self.win.notify("nothing to pin yet: load a model and an input", "info")
             return
         self.state.shown.pinned = trace
-        dock = self.win.views_area.docks.get(COMPARE_DOCK)
-        if dock is not None:
-            dock.show()
-            dock.raise_()
+        self._bring_forward()
         name = trace.meta.get("model_name") or self.state.model.ref or "this model"
         self.win.notify(f"pinned {name} on “{_short(trace)}”: change the input or the model, and the Compare "
                         "view draws the pinned and the current trace side by side with their difference", "info")
+
+    def _bring_forward(self) -> None:
+        """The Compare view in front, in the head map's (wider) group of tabs: three maps side by side need
+        the width the narrow right-hand group does not have."""
+        area = self.win.views_area
+        dock, head = area.docks.get(COMPARE_DOCK), area.docks.get(HEAD_MAP_DOCK)
+        if dock is None:
+            return
+        if head is not None and not dock.isFloating() and dock not in area.tabifiedDockWidgets(head):
+            area.tabifyDockWidget(head, dock)
+        dock.show()
+        dock.raise_()
 
     def unpin(self) -> None:
         """Forget the pinned trace (the Compare view says there is nothing to compare)."""

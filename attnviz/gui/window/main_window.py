@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.lane.error.connect(self._lane_error)
         self.lane.progress.connect(self._lane_progress)
         self.lane.busy_changed.connect(self._busy)
-        self.warmed_up.connect(self.startup.build_remaining_views)  # start-up is over: hidden views, in idle time
+        self.warmed_up.connect(self.build_remaining_views)  # start-up is over: hidden views, in idle time
         self._build_body()
         self.compare_pin = ComparePin(self)  # View ▸ Pin this trace: the Compare view follows state.shown.pinned
         self.actions_ = build_actions(self)
@@ -219,6 +219,10 @@ class MainWindow(QMainWindow):
     def install_views_now(self) -> None:
         """Do at once what the start-up steps do once the views are imported (scripts and tests)."""
         self.startup.install_views_now()
+
+    def build_remaining_views(self) -> None:
+        """Build the views not built yet, one per event-loop turn (idle time after start-up)."""
+        self.startup.build_remaining_views()
 
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
