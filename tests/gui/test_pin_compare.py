@@ -94,6 +94,7 @@ def test_unlike_shapes_are_said_in_a_notice_and_in_the_view(make_window, qtbot):
     qtbot.waitUntil(lambda: view.trace is win.trace, timeout=10000)
     assert view.values is None and "cannot compare" in view.maps[0].title.text
     assert any("cannot compare" in t and level == "warning" for t, level in notices)
+    assert "cannot compare" in win.notice.text and win.notice.isVisible()  # still up once the run is shown
     # negative control: a comparable input brings the maps back and says nothing of the kind
     notices.clear()
     _shown(win, qtbot, "the dog sat")
@@ -107,3 +108,20 @@ def test_pin_with_nothing_shown_says_so(make_window, qtbot):
     win.notice_shown.connect(lambda text, level: notices.append((text, level)))
     win.actions_["pin"].trigger()
     assert win.state.shown.pinned is None and notices and "nothing to pin" in notices[-1][0]
+
+
+def test_a_long_pair_is_refused_in_the_view_before_any_copy(qtbot, monkeypatch):
+    from attnviz.gui.views import compare_view
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    loaded = load_model("coref", device="cpu")
+    a, b = run_trace(loaded, text="the cat sat"), run_trace(loaded, text="the dog sat")
+    view = compare_view.CompareView(Selection())
+    qtbot.addWidget(view)
+    view.set_trace(b)
+    view.set_pinned(a)
+    assert view.values is not None  # under the bound: drawn
+    monkeypatch.setattr(compare_view, "MAX_PIN_TOKENS", len(a.tokens) - 1)
+    view.set_pinned(b)  # a new pair under the lowered bound
+    assert view.values is None and "too long to compare" in view.maps[0].title.text

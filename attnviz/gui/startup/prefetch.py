@@ -17,7 +17,7 @@ __all__ = ["VIEW_DEPENDENCIES", "EXTRA_VIEW_MODULES", "PYQTGRAPH_NEEDS", "views_
 
 # Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
 # GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
-# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
+# first attention map is on screen (window.pages.PAGE_DEPENDENCIES): every import before it competes
 # with torch's for the one interpreter lock, and delays the map.
 VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
 # the view modules the views package does not import itself (discover_view_classes adds them)

@@ -21,7 +21,11 @@ from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
 
-__all__ = ["CompareView"]
+__all__ = ["CompareView", "MAX_PIN_TOKENS"]
+
+# the app pairs every layer of the pinned and the current trace (both copied whole): beyond this many tokens
+# (a long document's attention is computed on demand, a block at a time) that would hold gigabytes
+MAX_PIN_TOKENS = 2048
 
 
 class CompareView(BaseView):
@@ -58,7 +62,9 @@ class CompareView(BaseView):
             return None
         pinned, current, pair = self._pair
         if pinned is not self.pinned or current is not trace:  # made once per pinned/current pair
-            why = comparable(self.pinned, trace)
+            longest = max(len(self.pinned.tokens), len(trace.tokens))
+            why = (f"too long to compare in the app: {longest} tokens (up to {MAX_PIN_TOKENS})"
+                   if longest > MAX_PIN_TOKENS else comparable(self.pinned, trace))
             pair = why if why else pair_traces(self.pinned, trace)
             self._pair = (self.pinned, trace, pair)
         return pair
@@ -88,7 +94,8 @@ class CompareView(BaseView):
                 m.set_labels([], [])
             why = trace or ("nothing to compare: pin a trace (View ▸ Pin this trace), then change the input or the "
                             "model" if self.trace is not None else "no pair of traces (attnviz.compare(t1, t2) makes one)")
-            self.maps[0].set_title(why)
+            for m, title in zip(self.maps, (why, "", "")):
+                m.set_title(title)
             self.set_hover_text(why if isinstance(trace, str) else "")
             return
         self.set_hover_text("")

@@ -25,6 +25,8 @@ class ComparePin:
         self.state = win.state
         self.state.shown.connect(self._shown_changed)
         win.views_area.view_built.connect(self._view_built)
+        # after the whole show: the run's own notice (or its dismissal) comes first, this one joins it
+        win.trace_shown.connect(self._trace_shown)
 
     def pin(self) -> None:
         """Pin the trace on screen (a notice when there is none yet); the Compare view comes to the front."""
@@ -67,18 +69,20 @@ class ComparePin:
         if name == "pinned":
             for view in self._compare_views():
                 view.set_pinned(value)
-        elif name == "trace" and value is not None and self.state.shown.pinned is not None:
-            self._say_if_unlike(value)
 
-    def _say_if_unlike(self, trace) -> None:
+    def _trace_shown(self, trace) -> None:
         """A new trace that cannot stand beside the pinned one: say why while the Compare view is on screen
-        (the view says it too, in its figure)."""
+        (the view says it too, in its figure), beside the run's own notice if it has one."""
+        pinned = self.state.shown.pinned
+        if pinned is None or trace is None or COMPARE_DOCK not in self.win.views_area.docks:
+            return
         from attnviz.analysis.trace_compare import comparable
 
-        why = comparable(self.state.shown.pinned, trace)
-        dock = self.win.views_area.docks.get(COMPARE_DOCK)
-        if why and dock is not None and self.win.views_area.on_screen(COMPARE_DOCK):
-            self.win.notify(f"{why} (the pinned trace stays: View ▸ Unpin to let it go)", "warning")
+        why = comparable(pinned, trace)
+        if why and self.win.views_area.on_screen(COMPARE_DOCK):
+            own = trace.meta.get("notice")
+            text = f"{why} (the pinned trace stays: View ▸ Unpin to let it go)"
+            self.win.notify(f"{own} · {text}" if own else text, "warning")
 
 
 def _short(trace, limit: int = 40) -> str:

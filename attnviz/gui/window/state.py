@@ -30,7 +30,7 @@ def _differs(old, new) -> bool:
 
 
 class Evented:
-    """Mixin for a dataclass: assigning a field calls every listener with ``(name, value, old)``."""
+    """Base of an evented dataclass: assigning a field calls every listener with ``(name, value, old)``."""
 
     def __setattr__(self, name: str, value) -> None:
         listeners = self.__dict__.get("_listeners")
