@@ -98,7 +98,12 @@ class Pages:
             self._walkthrough_fed = (value, None, self._walkthrough_fed[2])
 
     def _shown_changed(self, name, value, _old) -> None:
-        if name == "trace" and value is None and self.walkthrough is not None:  # nothing shown: nor here
+        if name != "trace":
+            return
+        if value is not None:  # the walkthrough's own runs take the shown trace's input (set just before it)
+            source = self.state.shown.source
+            self._walkthrough_input = (None, source) if "image" in value else (source, None)
+        elif self.walkthrough is not None:  # nothing shown: nor here
             self.walkthrough.set_trace(None)
             self._walkthrough_fed = (self._walkthrough_fed[0], None, self._walkthrough_fed[2])
 
@@ -106,10 +111,6 @@ class Pages:
     def snapshots_current(self) -> bool:
         """The loaded model's snapshots (or none) are what the Training panel shows."""
         return self._snapshots_pending is not None and self._snapshots_shown is self._snapshots_pending
-
-    def set_input(self, source, image: bool) -> None:
-        """The shown trace's input (text, or an image), for the walkthrough's own runs."""
-        self._walkthrough_input = (None, source) if image else (source, None)
 
     def set_snapshots(self, snapshots, causal) -> None:
         """The loaded model's stored snapshots (or none) for the Training tab's replay and curves."""

@@ -44,7 +44,7 @@ class ShownTrace:
         """Show a :class:`~attnviz.gui.panels.model_jobs.RunResult` in every view and panel."""
         win, shown, model, selection = self.win, self.state.shown, self.state.model, self.state.selection
         previous, trace = shown.trace, res.trace
-        shown.update(trace=trace, source=res.source)
+        shown.update(source=res.source, trace=trace)  # the source first: the trace's listeners read it
         win.views_area.set_trace(trace)
         win.part_bar.set_trace(trace)
         changes = trace_defaults(previous, trace, selection.query, model.new_model,
@@ -58,7 +58,6 @@ class ShownTrace:
         self.sync_strip()
         if "image" in trace:
             win.input_panel.image.set_preview(trace["image"])
-        win.pages.set_input(res.source, "image" in trace)
         win.pages.tab_changed(win.tabs.currentIndex())
         notice = trace.meta.get("notice")
         if notice:

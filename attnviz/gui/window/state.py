@@ -87,7 +87,7 @@ class ShownState(Evented):
 
     trace: Any = None  # attnviz.capture.Trace
     pinned: Any = None  # a Trace the user pinned: the Compare view draws it beside ``trace``
-    source: Any = None  # the input of ``trace`` (text or image), for the walkthrough
+    source: Any = None  # the input of ``trace`` (text or image): set before ``trace``, for the walkthrough
 
 
 @dataclass(eq=False)
