@@ -102,5 +102,5 @@ def test_no_module_import_cycles_in_gui_and_export():
 def test_the_checker_sees_imports_inside_functions():
     graph = _graph()
     # app.run_app imports the main window inside the function (start-up stays light)
-    assert "attnviz.gui.main_window" in graph["attnviz.gui.app"]
+    assert "attnviz.gui.window.main_window" in graph["attnviz.gui.app"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

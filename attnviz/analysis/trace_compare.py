@@ -9,7 +9,7 @@ import numpy as np
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.errors import InputError
 
-__all__ = ["pair_traces", "compared_probs", "PARTS"]
+__all__ = ["pair_traces", "check_comparable", "comparable", "compared_probs", "PARTS"]
 
 PARTS = ("self", "cross", "enc")
 _OTHER = "cmp."
@@ -31,10 +31,28 @@ def pair_traces(first, second, labels: tuple[str, str] | None = None) -> Trace:
         naming the first difference otherwise).
     labels : what the figure calls them (default: model name and input text).
     """
+    check_comparable(first, second)
+    arrays, meta = {}, dict(first.meta)
+    for part in _parts(first):
+        for i in range(_layers(first, part)):
+            key = layer_prefix(i, part)
+            arrays[key + "probs"] = first.probs(i, part)
+            arrays[_OTHER + key + "probs"] = second.probs(i, part)
+            if key + "mask" in first.arrays:
+                arrays[key + "mask"] = first.arrays[key + "mask"]
+    if "src_tokens" in first.arrays:
+        arrays["src_tokens"] = first.arrays["src_tokens"]
+    names = labels or (_label(first, "first"), _label(second, "second"))
+    meta.update(compare={"labels": [str(names[0]), str(names[1])], "other_tokens": list(second.tokens)})
+    return Trace(tokens=list(first.tokens), meta=meta, arrays=arrays)
+
+
+def check_comparable(first, second) -> None:
+    """InputError in one line naming the first difference that keeps two traces from being compared cell
+    by cell (kind, parts, layers, heads or token count); None when they can be."""
     if first.kind != second.kind:
         raise InputError(f"cannot compare {first.kind} and {second.kind} traces: compare needs models of the "
                          "same shape")
-    arrays, meta = {}, dict(first.meta)
     for part in _parts(first):
         n1, n2 = _layers(first, part), _layers(second, part)
         if n1 != n2:
@@ -46,16 +64,15 @@ def pair_traces(first, second, labels: tuple[str, str] | None = None) -> Trace:
                 raise InputError(f"cannot compare: layer {i} ({part}) is {'×'.join(map(str, a))} in one trace and "
                                  f"{'×'.join(map(str, b))} in the other (heads × queries × keys): compare needs the same "
                                  "heads and token count")
-            key = layer_prefix(i, part)
-            arrays[key + "probs"] = first.probs(i, part)
-            arrays[_OTHER + key + "probs"] = second.probs(i, part)
-            if key + "mask" in first.arrays:
-                arrays[key + "mask"] = first.arrays[key + "mask"]
-    if "src_tokens" in first.arrays:
-        arrays["src_tokens"] = first.arrays["src_tokens"]
-    names = labels or (_label(first, "first"), _label(second, "second"))
-    meta.update(compare={"labels": [str(names[0]), str(names[1])], "other_tokens": list(second.tokens)})
-    return Trace(tokens=list(first.tokens), meta=meta, arrays=arrays)
+
+
+def comparable(first, second) -> str | None:
+    """Why ``first`` and ``second`` cannot be compared (:func:`check_comparable`'s message), or None."""
+    try:
+        check_comparable(first, second)
+    except InputError as exc:
+        return str(exc)
+    return None
 
 
 def _parts(trace) -> list[str]:

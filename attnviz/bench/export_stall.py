@@ -48,7 +48,7 @@ def _live(win) -> bool:
 
 def _open_window(model: str, folder: str):
     from attnviz.gui.app import create_application
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
     from attnviz.gui.settings import AppSettings
 
     app = create_application()
@@ -102,14 +102,14 @@ def _until_idle(runner) -> None:
 
 
 def _export(win, view, path, opts, style) -> None:
-    from attnviz.gui.panels.figure_actions import exporter, start_export
+    from attnviz.gui.window.figure_actions import exporter, start_export
 
     start_export(win, view, path, opts, style)  # what the dialog's OK does
     _until_idle(exporter(win))
 
 
 def _copy(win, view) -> None:
-    from attnviz.gui.panels.figure_actions import copy_figure, exporter
+    from attnviz.gui.window.figure_actions import copy_figure, exporter
 
     win.current_figure = lambda: view  # File ▸ Copy figure on this view, whatever has the focus
     try:
@@ -120,7 +120,7 @@ def _copy(win, view) -> None:
 
 
 def _save_scene(win, path) -> None:
-    from attnviz.gui.panels.scene_actions import save_scene_as
+    from attnviz.gui.window.scene_actions import save_scene_as
 
     if save_scene_as(win, path) is None:  # File ▸ Save scene… with its file name given
         raise RuntimeError("the scene was not saved")

@@ -110,7 +110,7 @@ def measure_keystroke(model: str | None = None, n: int = 20, text: str | None = 
     from PySide6.QtTest import QTest
 
     from attnviz.gui.app import create_application
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     app = create_application()
     win = MainWindow(_scratch_settings(), model=model, text=text, autostart=False)
@@ -213,7 +213,7 @@ def measure_stalls(models: tuple[str, ...], train_task: str = "coref", train_ste
 
     from attnviz.bench.stall import StallMeter
     from attnviz.gui.app import create_application
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     app = create_application()
     win = MainWindow(_scratch_settings(), model=models[0], autostart=False)

@@ -77,7 +77,7 @@ def patch(mw):
 class _PatchOnImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     # the window's module is patched when the CLI first imports it, so the launch runs in its own order
     def find_spec(self, name, path, target=None):
-        if name != "attnviz.gui.main_window":
+        if name != "attnviz.gui.window.main_window":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

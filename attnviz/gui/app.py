@@ -48,7 +48,7 @@ def create_application(argv: list[str] | None = None) -> QApplication:
 
 def run_app(args) -> int:
     """Open the window (``attnviz`` / ``attnviz gui``); returns the exit code."""
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
     from attnviz.gui.settings import AppSettings
 
     app = create_application()
@@ -58,7 +58,7 @@ def run_app(args) -> int:
                      image=getattr(args, "image", None),
                      presentation=True if getattr(args, "presentation", False) else None)
     if getattr(args, "scene", None):
-        from attnviz.gui.panels.scene_actions import open_scene_at_start
+        from attnviz.gui.window.scene_actions import open_scene_at_start
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -1,7 +1,7 @@
 """The application's light and dark palettes (Qt only: the views' colours are in ``style.py``).
 
 Apart from ``app.py`` so that the window can switch theme without importing the module that
-creates it (``app`` → ``main_window`` → ``panels.window_pages`` → ``theme``, no way back).
+creates it (``app`` → ``main_window`` → ``window.pages`` → ``theme``, no way back).
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_main_window_export_and_copy(qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QApplication
 
     from attnviz.gui.dialogs import export_dialog as dialog_mod
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     win = MainWindow()
     qtbot.addWidget(win)

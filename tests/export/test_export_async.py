@@ -16,7 +16,7 @@ from attnviz.bench.traces import sample_trace
 from attnviz.gui.dialogs.export_dialog import export_current_view
 from attnviz.gui.figure_render import ExportOptions
 from attnviz.gui.figures import export_style
-from attnviz.gui.panels import figure_actions
+from attnviz.gui.window import figure_actions
 from attnviz.gui.views.head_map_view import HeadMapView
 
 OPTS = dict(width=960, height=540, title="Layer 1 head 0", caption="a caption")
@@ -25,7 +25,7 @@ OPTS = dict(width=960, height=540, title="Layer 1 head 0", caption="a caption")
 @pytest.fixture
 def win(qtbot, monkeypatch):
     """A window showing a head map of a synthetic trace, with its notices recorded in ``win.notices``."""
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)
@@ -181,7 +181,7 @@ def test_copy_figure_fills_the_clipboard_with_the_same_image(win, qtbot):
 
 def test_closing_the_window_mid_export_closes_the_figure(qtbot, tmp_path):
     """A window closed between two steps leaves nothing running and no file."""
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     w = MainWindow()
     trace = sample_trace("encoder", T=6)

@@ -60,7 +60,7 @@ def test_the_export_dialog_offers_it_and_the_app_passes_it_on(qtbot, monkeypatch
     from types import SimpleNamespace
 
     from attnviz.gui.dialogs.export_dialog import ExportDialog
-    from attnviz.gui.panels import figure_actions
+    from attnviz.gui.window import figure_actions
     from attnviz.gui.views.head_map_view import HeadMapView
     from attnviz.selection import Selection
 

@@ -109,7 +109,7 @@ def make_window(qapp, qtbot, assets):
     from PySide6.QtWidgets import QApplication
 
     from attnviz.gui.app import create_application
-    from attnviz.gui.main_window import MainWindow
+    from attnviz.gui.window.main_window import MainWindow
 
     create_application()
     before = {id(w) for w in QApplication.topLevelWidgets()}

@@ -56,7 +56,7 @@ def test_hf_encoder_decoder_opens_with_three_parts_and_a_target(make_window, qtb
         if part != "cross":
             assert head_map.heatmap.left.labels == labels
 
-    from attnviz.gui.panels.scene_actions import apply_scene, current_scene
+    from attnviz.gui.window.scene_actions import apply_scene, current_scene
 
     scene = current_scene(win)  # File ▸ Save scene keeps what the decoder read
     assert scene.target == TARGET and scene.text == SOURCE
@@ -78,7 +78,7 @@ def test_a_scene_opened_at_start_sets_the_target_before_the_first_run(make_windo
     """``attnviz scene.json`` / File ▸ Open scene on another model: the target waits in ``_first`` for the
     model to load, like the text, and the first run already reads it."""
     win = make_window(start=False, model=str(t5_folder), text=SOURCE)
-    win._first["target"] = TARGET  # what scene_actions.open_scene_at_start / apply_scene put there
+    win.state.model.first["target"] = TARGET  # what scene_actions.open_scene_at_start / apply_scene put there
     with qtbot.waitSignal(win.trace_shown, timeout=90000):
         win.start()
     assert win.trace.meta["decoder_input"] == "target" and win.trace.tokens[1:-1] == TARGET.split()

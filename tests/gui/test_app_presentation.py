@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
-from attnviz.gui.panels.window_actions import fill_panels_menu, panel_actions
+from attnviz.gui.window.actions import fill_panels_menu, panel_actions
 
 
 def _ready(make_window, qtbot):
@@ -129,7 +129,7 @@ _CYCLES = """
 import sys, time
 from PySide6.QtWidgets import QTabBar
 from attnviz.gui.app import create_application
-from attnviz.gui.main_window import MainWindow
+from attnviz.gui.window.main_window import MainWindow
 from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
 from attnviz.gui.workers import wait_for_workers
 app = create_application()
@@ -209,7 +209,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from attnviz.gui.app import create_application
-from attnviz.gui.main_window import MainWindow
+from attnviz.gui.window.main_window import MainWindow
 
 app = create_application()
 win = MainWindow(autostart=False)

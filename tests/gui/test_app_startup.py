@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar
 
-from attnviz.gui.main_window import FALLBACK_TEXT
+from attnviz.gui.window.main_window import FALLBACK_TEXT
 from attnviz.gui.settings import AppSettings
 
 
@@ -155,7 +155,7 @@ def test_building_the_window_imports_no_numpy_torch_or_analysis():
     import subprocess
     import sys
 
-    code = ("import sys; import attnviz.gui.app, attnviz.gui.main_window; "
+    code = ("import sys; import attnviz.gui.app, attnviz.gui.window.main_window; "
             "print(sorted(m for m in ('numpy', 'torch', 'pyqtgraph', 'attnviz.analysis', 'attnviz.capture') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -284,7 +284,7 @@ def test_training_probe_map_names_every_token(make_window, qtbot, size):
     win.tabs.setCurrentWidget(win.training_page)
     # the loaded model's own (no) snapshots reach the tab in an idle step of their own: wait for them, so
     # the replay shown here is not replaced by them afterwards
-    qtbot.waitUntil(lambda: win._snapshots_pending is not None and win._snapshots_shown is win._snapshots_pending,
+    qtbot.waitUntil(lambda: win.pages.snapshots_current,
                     timeout=60_000)
     win.training.show_model_snapshots(snaps, True)
     for _ in range(8):

@@ -84,12 +84,12 @@ def test_walkthrough_page_built_in_parts_is_the_page_built_at_once(qtbot):
 
 
 def _switch_mid_build(win, qtbot, parts: str, page):
-    """Bring ``page`` forward between two turns of the stepped build held in ``win.<parts>``, as a click
+    """Bring ``page`` forward between two turns of the stepped build held in ``win.pages.<parts>``, as a click
     would; returns (built before the switch, built after it, the page holds it after it)."""
     seen = {}
 
     def poll():  # every event-loop turn; the build runs a part per turn
-        building = getattr(win, parts)
+        building = getattr(win.pages, parts)
         if building is not None and not seen:
             seen["before"] = building.built
             win.tabs.setCurrentWidget(page)
@@ -108,7 +108,7 @@ def test_training_tab_brought_forward_mid_build_is_complete_and_works(make_windo
     before, built, on_page = _switch_mid_build(win, qtbot, "_training_parts", win.training_page)
     assert not before and built and on_page  # the rest was built at once, and the page holds the finished panel
     panel = win.training
-    assert panel is not None and panel.built and win._training_parts is None
+    assert panel is not None and panel.built and win.pages._training_parts is None
     qtbot.waitUntil(panel.isVisible, timeout=10000)  # a widget put in a shown layout is shown next turn
     assert panel.plots.isVisible() and panel.timeline.isVisible()
     assert "Preparing" not in " ".join(widget_tree(win.training_page))
@@ -125,9 +125,9 @@ def test_walkthrough_tab_brought_forward_mid_build_is_complete(make_window, qtbo
     before, built, on_page = _switch_mid_build(win, qtbot, "_walkthrough_parts", win.walkthrough_page)
     assert not before and built and on_page
     page = win.walkthrough
-    assert page is not None and page.count() == 4 and win._walkthrough_parts is None
+    assert page is not None and page.count() == 4 and win.pages._walkthrough_parts is None
     qtbot.waitUntil(lambda: page.steps.isVisible(), timeout=10000)
-    assert win._walkthrough_fed[0] is win.loaded  # brought up to date as it was shown
+    assert win.pages._walkthrough_fed[0] is win.loaded  # brought up to date as it was shown
 
 
 def test_pages_are_never_on_screen_half_built(make_window, qtbot, monkeypatch):

@@ -71,11 +71,11 @@ def test_theme_follows_the_system_until_one_is_chosen(make_window, qapp, monkeyp
 
     try:
         monkeypatch.setattr(settings_mod, "system_theme", lambda: "dark")  # the desktop turns dark
-        win._scheme_follower.scheme_changed()
+        win.scheme_follower.scheme_changed()
         assert lightness() < 80 and win.settings.theme == "dark" and win.view_style is not None
         win.actions_["theme_light"].trigger()  # the menu overrides the system
         assert lightness() > 80 and AppSettings().theme_choice == "light"
-        win._scheme_follower.scheme_changed()  # a chosen theme stays
+        win.scheme_follower.scheme_changed()  # a chosen theme stays
         assert lightness() > 80
         win.actions_["theme_system"].trigger()
         assert lightness() < 80

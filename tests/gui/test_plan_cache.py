@@ -148,7 +148,7 @@ def test_the_app_collects_again_once_its_first_map_is_drawn(tmp_path):
 
     child = (
         "import gc, json, sys\n"
-        "import attnviz.gui.main_window as mw\n"
+        "import attnviz.gui.window.main_window as mw\n"
         "seen = {}\n"
         "init = mw.MainWindow.__init__\n"
         "def patched(self, *a, **k):\n"

@@ -7,13 +7,13 @@ from __future__ import annotations
 def test_a_gone_folder_is_forgotten_and_a_bundled_name_or_a_folder_is_kept(make_window, tmp_path):
     win = make_window(start=False)
     win.settings.last_model = str(tmp_path / "deleted-since")
-    assert win._remembered_model() == ""
+    assert win.startup.remembered_model() == ""
     win.settings.last_model = "tiny-encoder"  # a bundled model (the tests' assets)
-    assert win._remembered_model() == "tiny-encoder"
+    assert win.startup.remembered_model() == "tiny-encoder"
     folder = tmp_path / "mine"
     folder.mkdir()
     win.settings.last_model = str(folder)
-    assert win._remembered_model() == str(folder)
+    assert win.startup.remembered_model() == str(folder)
 
 
 def test_the_window_opens_on_a_remembered_model_that_exists(make_window, qtbot):

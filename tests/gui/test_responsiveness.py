@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-import attnviz.gui.main_window as main_window_module
-import attnviz.gui.panels.window_models as window_models_module
+import attnviz.gui.window.main_window as main_window_module
+import attnviz.gui.window.model_loading as window_models_module
 from attnviz.gui.panels import model_jobs
 
 
@@ -31,7 +31,7 @@ def _recording(fn, idents: list, gate: threading.Event | None = None):
 def test_loading_and_running_a_model_happen_on_a_worker(make_window, qtbot, monkeypatch):
     gui_thread = threading.get_ident()
     loads, runs, gate = [], [], threading.Event()
-    # the window loads models in its WindowModelsMixin (panels/window_models.py)
+    # the window loads models in its model-loading component (gui/window/model_loading.py)
     monkeypatch.setattr(window_models_module, "load_model_job", _recording(model_jobs.load_model_job, loads, gate))
     monkeypatch.setattr(main_window_module, "run_input_job", _recording(model_jobs.run_input_job, runs))
     win = make_window(start=False, model="tiny-encoder", text="the cat sat")

@@ -70,7 +70,7 @@ def test_lesson_stage_steps_through_live_scenes(qtbot, lesson_file):
 def test_lesson_mode_is_presentation_mode_with_page_keys_for_scenes(make_window, qtbot, assets, tmp_path):
     from PySide6.QtCore import Qt
 
-    from attnviz.gui.panels.scene_actions import start_lesson
+    from attnviz.gui.window.scene_actions import start_lesson
 
     lesson = {"format": "attnviz-lesson", "version": 1, "name": "tiny", "title": "Tiny", "scenes": [
         {"title": "one", "model": "tiny-encoder", "text": "the cat sat", "view": "head-map", "layer": 0, "head": 0},
@@ -114,13 +114,14 @@ def test_lesson_mode_is_presentation_mode_with_page_keys_for_scenes(make_window,
 def test_save_scene_writes_what_the_window_shows(tmp_path):
     from types import SimpleNamespace
 
-    from attnviz.gui.panels.scene_actions import save_scene_as
+    from attnviz.gui.window.scene_actions import save_scene_as
+    from attnviz.gui.window.state import WindowState
     from attnviz.runtime import load_model, run_trace
     from attnviz.selection import Selection, SelectionState
 
     loaded = load_model("coref", device="cpu")
     notes = []
-    win = SimpleNamespace(loaded=loaded, trace=run_trace(loaded, text=TIRED), model_ref="coref",
+    win = SimpleNamespace(state=WindowState(), loaded=loaded, trace=run_trace(loaded, text=TIRED), model_ref="coref",
                           input_panel=SimpleNamespace(text=TIRED), current_figure=lambda: None,
                           selection=Selection(SelectionState(layer=1, head=2, query=8)),
                           settings=SimpleNamespace(colormap="magma", theme="dark"),
@@ -144,7 +145,7 @@ def test_save_scene_writes_what_the_window_shows(tmp_path):
 
 
 def test_window_saves_a_scene_and_opening_it_restores_model_input_and_selection(make_window, qtbot, assets, tmp_path):
-    from attnviz.gui.panels.scene_actions import open_scene, save_scene_as
+    from attnviz.gui.window.scene_actions import open_scene, save_scene_as
 
     win = make_window(start=False, model="tiny-encoder", text="the cat sat")
     with qtbot.waitSignal(win.trace_shown, timeout=60000):
@@ -171,7 +172,7 @@ def _whatif_tab(win):
 
 
 def test_scene_saves_and_restores_the_whatif_switches(make_window, qtbot, assets, tmp_path):
-    from attnviz.gui.panels.scene_actions import open_scene, save_scene_as
+    from attnviz.gui.window.scene_actions import open_scene, save_scene_as
     from attnviz.whatif import WhatIf
 
     win = make_window(start=False, model="tiny-encoder", text="the cat sat")
@@ -206,7 +207,7 @@ def test_scene_saves_and_restores_the_whatif_switches(make_window, qtbot, assets
 
 
 def test_scene_opened_at_start_sets_the_switches_once_the_walkthrough_exists(make_window, qtbot, assets, tmp_path):
-    from attnviz.gui.panels.scene_actions import open_scene_at_start
+    from attnviz.gui.window.scene_actions import open_scene_at_start
     from attnviz.whatif import WhatIf
 
     path = tmp_path / "s.json"

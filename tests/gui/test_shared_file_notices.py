@@ -26,7 +26,7 @@ def _file(tmp_path, content: str):
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_opening_a_hostile_scene_is_a_notice(make_window, qtbot, tmp_path, name):
-    from attnviz.gui.panels.scene_actions import open_scene
+    from attnviz.gui.window.scene_actions import open_scene
 
     win = make_window(start=False)
     with qtbot.waitSignal(win.notice_shown, timeout=10_000) as got:
@@ -38,7 +38,7 @@ def test_opening_a_hostile_scene_is_a_notice(make_window, qtbot, tmp_path, name)
 
 @pytest.mark.parametrize("name", ["deep", "wide caption", "attribute caption"])
 def test_starting_a_hostile_lesson_is_a_notice(make_window, qtbot, tmp_path, name):
-    from attnviz.gui.panels.scene_actions import start_lesson
+    from attnviz.gui.window.scene_actions import start_lesson
 
     content = HOSTILE[name]
     if content.startswith("{"):
@@ -50,7 +50,7 @@ def test_starting_a_hostile_lesson_is_a_notice(make_window, qtbot, tmp_path, nam
 
 
 def test_a_hostile_scene_given_at_start_is_a_notice(make_window, qtbot, tmp_path):
-    from attnviz.gui.panels.scene_actions import open_scene_at_start
+    from attnviz.gui.window.scene_actions import open_scene_at_start
 
     win = make_window(start=False)
     with qtbot.waitSignal(win.notice_shown, timeout=10_000):

@@ -19,7 +19,7 @@ _CHILD = r"""
 import json, sys
 from PySide6.QtCore import QTimer
 from attnviz.gui.app import create_application
-from attnviz.gui.main_window import MainWindow
+from attnviz.gui.window.main_window import MainWindow
 
 app = create_application()
 win = MainWindow(model=sys.argv[1], autostart=False)

@@ -21,7 +21,7 @@ class _Paints(QObject):
 
 
 def test_training_tab_first_show_is_painted_once_settled(make_window, qtbot, qapp):
-    from attnviz.gui.panels.window_pages import FIRST_SHOW_SETTLE_TURNS
+    from attnviz.gui.window.pages import FIRST_SHOW_SETTLE_TURNS
 
     win = make_window(model="tiny-encoder", text="the cat sat")
     qtbot.waitUntil(lambda: win.training is not None, timeout=60000)

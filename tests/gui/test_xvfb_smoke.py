@@ -28,7 +28,7 @@ _CHILD = r"""
 import json, sys
 from PySide6.QtCore import QTimer
 from attnviz.gui.app import create_application
-from attnviz.gui.main_window import MainWindow
+from attnviz.gui.window.main_window import MainWindow
 
 out_dir, models = sys.argv[1], sys.argv[2].split(",")
 app = create_application()

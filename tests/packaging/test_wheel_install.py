@@ -140,7 +140,7 @@ def test_the_app_opens_its_default_model_and_draws_it(installed):
         import json, sys
         from PySide6.QtCore import QEvent, QTimer
         from attnviz.gui.app import create_application
-        from attnviz.gui.main_window import MainWindow
+        from attnviz.gui.window.main_window import MainWindow
         from attnviz.gui.settings import AppSettings
 
         app = create_application()

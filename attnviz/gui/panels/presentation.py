@@ -42,7 +42,7 @@ def leave_presentation(win) -> None:
 
 
 class PresentationMode(QObject):
-    """Figure-first presentation for a :class:`~attnviz.gui.main_window.MainWindow`.
+    """Figure-first presentation for a :class:`~attnviz.gui.window.main_window.MainWindow`.
 
     Everything it hides or changes is recorded on entering and restored on leaving, so the window's
     own layout (docks, the attention views' arrangement, full screen or not) comes back untouched.

@@ -30,7 +30,7 @@ lane** = the worker that owns torch and the model; :mod:`attnviz.gui.workers`)
    releases the interpreter lock (``native_preload``, :mod:`.native_preload`), then ``import torch`` and the
    model; its own run of the same sentence replaces the stored trace with the same numbers: **the live map**.
 6. After the live map: the Training and Walkthrough pages (their imports on a worker, their Qt modules and
-   widgets stepped on the GUI thread: ``panels/window_pages.py``), the views not on screen in idle turns,
+   widgets stepped on the GUI thread: ``window/pages.py``), the views not on screen in idle turns,
    torch's rarely used modules on the model lane.
 
 What each mechanism buys (``attnviz bench --only startup --repeat 5``, 2026-11-25, load 3.1-7.8 on 2 cores;

@@ -17,11 +17,12 @@ __all__ = ["VIEW_DEPENDENCIES", "EXTRA_VIEW_MODULES", "PYQTGRAPH_NEEDS", "views_
 
 # Qt-free modules the attention views import: loaded on a worker first, so importing the views on the
 # GUI thread afterwards is quick. What only the Training and Walkthrough pages need waits until the
-# first attention map is on screen (window_pages.PAGE_DEPENDENCIES): every import before it competes
+# first attention map is on screen (window.pages.PAGE_DEPENDENCIES): every import before it competes
 # with torch's for the one interpreter lock, and delays the map.
 VIEW_DEPENDENCIES = ("attnviz.capture", "attnviz.analysis", "attnviz.runtime")
-# the view modules the views package does not import itself (discover_view_classes adds them)
-EXTRA_VIEW_MODULES = ("attnviz.gui.views.dataset_view", "attnviz.gui.views.qk_embedding_view")
+# the view modules the views package does not import itself (discover_view_classes and the window add them)
+EXTRA_VIEW_MODULES = ("attnviz.gui.views.dataset_view", "attnviz.gui.views.qk_embedding_view",
+                      "attnviz.gui.views.compare_view")
 # Qt-free modules pyqtgraph imports: on a worker, before the GUI thread starts on pyqtgraph (if the
 # worker were importing numpy when the GUI thread needs it, the GUI thread would wait for the whole import)
 PYQTGRAPH_NEEDS = ("numpy", "xml.etree.ElementTree", "weakref", "warnings", "subprocess", "importlib.resources")

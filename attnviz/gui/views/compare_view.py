@@ -1,36 +1,73 @@
 """CompareView: one head of two traces side by side on one colour scale, and their difference.
 
 The trace it draws is a pair (:func:`attnviz.analysis.trace_compare.pair_traces`): two inputs on one model,
-or one input on two models of the same shape. The two maps share one scale (0 to the larger of their
+or one input on two models of the same shape. In the app it is given the current trace and, with
+:meth:`CompareView.set_pinned`, the trace the user pinned: it pairs them (pinned first) and draws the pair
+exactly as ``attnviz.compare`` and ``export --compare`` do; unlike shapes are said in the figure. The two maps share one scale (0 to the larger of their
 maxima, so neither map's peak is clipped and equal colours are equal weights); the third map is second −
 first on a diverging scale centred on 0 (symmetric about the largest absolute difference).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from attnviz.analysis.trace_compare import compared_probs
+from attnviz.analysis.trace_compare import comparable, compared_probs, pair_traces
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
 
-__all__ = ["CompareView"]
+__all__ = ["CompareView", "MAX_PIN_TOKENS"]
+
+# the app pairs every layer of the pinned and the current trace (both copied whole): beyond this many tokens
+# (a long document's attention is computed on demand, a block at a time) that would hold gigabytes
+MAX_PIN_TOKENS = 2048
 
 
 class CompareView(BaseView):
     title = "Compare"
 
     def _build(self) -> None:
-        self.maps = [LabelledHeatmap(self.style) for _ in range(3)]
+        self.maps = [LabelledHeatmap(style) for style in self._styles()]
         self.maps[2].set_diverging(True)
         for i, m in enumerate(self.maps):
             self.figure.addItem(m, row=0, col=i)
             m.image.on_hover = lambda r, c, i=i: self._hover(i, r, c)
         self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
         self.res = None
+        self.pinned = None  # the app's pinned trace, compared with the current one (set_pinned)
+        self._pair = (None, None, None)  # (pinned, trace, their pair or the reason there is none)
+
+    def set_pinned(self, trace) -> None:
+        """Compare the current trace with ``trace`` from now on (None: nothing pinned)."""
+        self.pinned = trace
+        self._draw()
+
+    def figure_trace(self):
+        """The trace this view draws: the pair (what export and copy hand the renderer), or None."""
+        pair = self._paired()
+        return pair if not isinstance(pair, str) else None
+
+    def _paired(self):
+        """The pair to draw: the trace itself when it is one, else the pinned and the current trace paired;
+        a str says why there is none; None when there is nothing to compare."""
+        trace = self.trace
+        if trace is None or "compare" in trace.meta:
+            return trace
+        if self.pinned is None:
+            return None
+        pinned, current, pair = self._pair
+        if pinned is not self.pinned or current is not trace:  # made once per pinned/current pair
+            longest = max(len(self.pinned.tokens), len(trace.tokens))
+            why = (f"too long to compare in the app: {longest} tokens (up to {MAX_PIN_TOKENS})"
+                   if longest > MAX_PIN_TOKENS else comparable(self.pinned, trace))
+            pair = why if why else pair_traces(self.pinned, trace)
+            self._pair = (self.pinned, trace, pair)
+        return pair
 
     def _trace_changed(self) -> None:
         self._draw()
@@ -38,20 +75,30 @@ class CompareView(BaseView):
     def _selection_changed(self, state, changed) -> None:
         self._draw()
 
+    def _styles(self) -> list:
+        """The maps' styles: the first map shows no colour bar — the second's is the scale of both, and three
+        maps in a row left each a sliver of width beside its bar and its token column."""
+        return [replace(self.style, colour_bar=False), self.style, self.style]
+
     def _style_changed(self) -> None:
-        for m in self.maps:
-            m.set_style(self.style)
+        for m, style in zip(self.maps, self._styles()):
+            m.set_style(style)
         self._draw()
 
     def _draw(self) -> None:
-        trace = self.trace
-        if trace is None or "compare" not in trace.meta:
+        trace = self._paired()
+        if trace is None or isinstance(trace, str):
             self.values = None
             for m in self.maps:
                 m.image.clear()
                 m.set_labels([], [])
-            self.maps[0].set_title("no pair of traces (attnviz.compare(t1, t2) makes one)")
+            why = trace or ("nothing to compare: pin a trace (View ▸ Pin this trace), then change the input or the "
+                            "model" if self.trace is not None else "no pair of traces (attnviz.compare(t1, t2) makes one)")
+            for m, title in zip(self.maps, (why, "", "")):
+                m.set_title(title)
+            self.set_hover_text(why if isinstance(trace, str) else "")
             return
+        self.set_hover_text("")
         r = self.res = resolve(trace, self.selection_state())
         first, second, diff = self.values = list(compared_probs(trace, r.layer, r.part, r.head))
         masked = masked_cells(trace, r.prefix)
@@ -60,6 +107,9 @@ class CompareView(BaseView):
         span = float(np.abs(diff).max())
         span = span if np.isfinite(span) and span > 0 else 1e-6  # equal maps: all white, a scale still drawn
         labels = trace.meta["compare"]["labels"]
+        if trace is not self.trace:  # the app's pinned and current traces: the rows name the inputs
+            names = [str(t.meta.get("model_name") or "") for t in (self.pinned, self.trace)]
+            labels = ["pinned", "current"] if names[0] == names[1] else [f"pinned · {names[0]}", f"current · {names[1]}"]
         other = trace.meta["compare"].get("other_tokens") or []
         rows = [display_token(t) for t in r.query_tokens]
         cols = [display_token(t) for t in r.key_tokens]
@@ -67,16 +117,16 @@ class CompareView(BaseView):
             both = [a if a == b else f"{a} | {display_token(b)}" for a, b in zip(rows, map(str, other))]
             rows, cols = both, both
         where = f"layer {r.layer} · head {r.head}" + ("" if r.part == "self" else f" · {r.part}")
-        for m, values, title in zip(self.maps, (first, second), labels):
+        for i, (m, values, title) in enumerate(zip(self.maps, (first, second), labels)):
             m.set_image(quantize(values, top, masked), values.shape)
             m.set_levels(0.0, top, "attention weight · one scale for both maps")
-            m.set_labels(rows, cols)
+            m.set_labels(rows if i == 0 else [], cols)  # the rows are the first map's: named once
             m.set_title(f"{title} · {where}")
         d = self.maps[2]
         d.set_image(quantize(diff, span, masked, vmin=-span), diff.shape)
         d.set_levels(-span, span, "second − first")
-        d.set_labels(rows, cols)
-        d.set_title(f"difference (second − first) · largest |Δ| {format_value(float(np.abs(diff).max()))}")
+        d.set_labels([], cols)
+        d.set_title(f"second − first · |Δ| ≤ {float(np.abs(diff).max()):.3g}")
 
     def selection_state(self):
         return self.selection.state

@@ -8,7 +8,7 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from attnviz.gui.panels.presentation import presentation_mode
 from attnviz.gui.settings import THEME_CHOICES
 
-__all__ = ["build_actions", "COLORMAPS", "SHORTCUTS", "STANDARD_KEYS", "fill_panels_menu", "panel_actions",
+__all__ = ["build_actions", "follow_system_scheme", "COLORMAPS", "SHORTCUTS", "STANDARD_KEYS", "fill_panels_menu", "panel_actions",
            "reset_layout"]
 
 # perceptually uniform maps first; viridis (default) and cividis are colour-blind safe
@@ -24,6 +24,7 @@ SHORTCUTS = {
     "next_head": "Alt+Right",
     "prev_head": "Alt+Left",
     "step": "Ctrl+Return",
+    "pin": "Ctrl+P",
     "presentation": "F5",
     "full_screen": "F11",
     "tab_attention": "Ctrl+1",
@@ -101,6 +102,13 @@ def build_actions(win) -> dict[str, QAction]:
                            "Decoders: append the chosen next token and run again")
     view_menu.addAction(acts["step"])
     view_menu.addSeparator()
+    acts["pin"] = _action(win, "Pin this trace for Compare", win.compare_pin.pin, "pin",
+                          "Keep the trace on screen: the Compare view draws it beside the current one, and their "
+                          "difference (another input, or another model of the same shape)")
+    acts["unpin"] = _action(win, "Unpin", win.compare_pin.unpin, None, "Let the pinned trace go")
+    view_menu.addAction(acts["pin"])
+    view_menu.addAction(acts["unpin"])
+    view_menu.addSeparator()
     cmap_menu = view_menu.addMenu("Colour map")
     group = QActionGroup(win)
     for name in COLORMAPS:
@@ -140,8 +148,6 @@ def build_actions(win) -> dict[str, QAction]:
     panels.aboutToShow.connect(lambda: fill_panels_menu(win, panels, acts["reset_layout"]))
     fill_panels_menu(win, panels, acts["reset_layout"])
 
-    _follow_system_scheme(win)
-
     help_menu = bar.addMenu("&Help")
     acts["shortcuts"] = _action(win, "&Keyboard shortcuts", lambda: _show_shortcuts(win), "shortcuts",
                                 "Every key of the window, as this platform spells it")
@@ -169,8 +175,9 @@ class _SchemeFollower(QObject):
             self._win.set_theme("system")
 
 
-def _follow_system_scheme(win) -> None:
-    win._scheme_follower = _SchemeFollower(win)
+def follow_system_scheme(win) -> QObject:
+    """The window's follower of the desktop's light/dark switch (the window keeps it)."""
+    return _SchemeFollower(win)
 
 
 def _show_shortcuts(win) -> None:

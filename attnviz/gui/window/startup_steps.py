@@ -1,5 +1,5 @@
-"""The main window's start-up steps (a mixin of :class:`attnviz.gui.main_window.MainWindow`): steps 4-5 of the
-timeline in :mod:`attnviz.gui.startup`, which says what runs on which thread and why.
+"""The main window's start-up steps (a component of :class:`attnviz.gui.window.main_window.MainWindow`): steps 4-5
+of the timeline in :mod:`attnviz.gui.startup`, which says what runs on which thread and why.
 
 ``start()`` (after the first paint) hands the views lane the job that delivers the import plans and the stored
 opening trace; the GUI thread then runs ``_startup_steps``, one item per event-loop turn (an int item: wait that
@@ -18,7 +18,7 @@ from attnviz.gui.startup.stepped_import import SteppedImport
 from attnviz.gui.startup.switches import enabled
 from attnviz.gui.workers import views_lane
 
-__all__ = ["WindowStartupMixin", "startup_imports_job", "qt_warm_up_steps"]
+__all__ = ["StartupSteps", "startup_imports_job", "qt_warm_up_steps"]
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +62,43 @@ def qt_warm_up_steps(per_step: int = QT_NAMES_PER_STEP):
             yield
 
 
-class WindowStartupMixin:
-    """``start()`` and the steps that put the first attention map on screen (uses the window's panels)."""
+class StartupSteps:
+    """``start()`` and the steps that put the first attention map on screen; runs any later steps too
+    (:meth:`run_steps`). Reads and writes the window's state; uses its panels, views area and pages."""
+
+    def __init__(self, win):
+        self.win = win
+        self.state = win.state
+        self.started = False
+        self.closing = False  # the window closed: start-up steps and idle building stop
+        self.views_installed = False  # every view docked (built when first on screen)
+        self.load_waits = False  # the first model's load waits until the views are imported
+        self._steps = None  # the steps still to run
+        self._queued_steps: list = []  # more steps to run after those (building the pages)
+        self._plans: dict = {}  # what the start-up worker has delivered so far
+        self._step_timer = self._idle_timer = None
+        self._opening_name = None
+        # a model asked for (the Model panel, a scene, a drop): the first one is no longer held back
+        self.state.model.connect(lambda name, _v, _o: name == "loads_asked" and self._release_first_load())
+
+    def _release_first_load(self) -> None:
+        self.load_waits = False
+
+    def close(self) -> None:
+        """The window closes: the steps under way stop here."""
+        self.closing = True
+        for steps in [self._steps, *self._queued_steps]:
+            if steps is not None:
+                steps.close()
+        self._steps, self._queued_steps = None, []
 
     def start(self) -> None:
         """Begin the heavy work: torch and the model on the model lane, the views' Qt-free imports on the
         views lane, and the Qt imports and the views on this thread in short steps."""
-        if self._started:
+        if self.started:
             return
-        self._started = True
-        first = self._first["model"] or self._remembered_model() or None
+        self.started = True
+        first = self.state.model.first.get("model") or self.remembered_model() or None
         opening = self._opening_candidate()
         # torch (the model's load, the catalogue's scan) waits until pyqtgraph and the views are imported and
         # the first map is drawn (a bundled model's stored opening trace needs no torch):
@@ -79,15 +106,15 @@ class WindowStartupMixin:
         #   in its attribute lookup while painting, 4-6 of 6 runs when the window's start-up was the first
         #   in the process to import pyqtgraph; 0 of 8 with torch held back; tests/gui/test_startup_order.py);
         # - both want the interpreter lock, and the first map would wait for half of torch's import.
-        self._load_waits = not self._views_installed
-        if not self._load_waits:  # started again after the views were installed
-            self.load_model(first)
+        self.load_waits = not self.views_installed
+        if not self.load_waits:  # started again after the views were installed
+            self.win.load_model(first)
             self._scan_catalogue()
         self._plans.clear()
         # the views' dependencies need no torch (a test keeps it so): on the torch-free views lane they are
         # ready while torch still loads, and the stored opening trace is read there too
         # (bound methods, no closures: nothing outside the window keeps it alive once it is deleted)
-        views_lane().submit(None, startup_imports_job, list(VIEW_DEPENDENCIES), opening, self._first.get("text"),
+        views_lane().submit(None, startup_imports_job, list(VIEW_DEPENDENCIES), opening, self.state.model.first.get("text"),
                             on_progress=self._plan_arrived, on_result=self._plans_done,
                             on_error=self._startup_failed)
         self._steps = self._startup_steps()
@@ -97,12 +124,12 @@ class WindowStartupMixin:
         # a single-shot timer owned by the window: QTimer.singleShot(ms, self, bound_method) keeps the
         # method (and so the window, its views and their pyqtgraph menus) alive if the window is deleted
         # while the call is pending
-        timer = QTimer(self)
+        timer = QTimer(self.win)
         timer.setSingleShot(True)
         timer.timeout.connect(slot)
         return timer
 
-    def _remembered_model(self) -> str:
+    def remembered_model(self) -> str:
         """The last session's model if it still exists (a bundled name or a folder); else nothing, and the
         window opens on the default model instead of a "cannot load" notice over empty views (a folder
         deleted since, e.g. a temporary one)."""
@@ -110,7 +137,7 @@ class WindowStartupMixin:
 
         from attnviz.io import bundled_models
 
-        ref = self.settings.last_model
+        ref = self.win.settings.last_model
         if not ref or ref in bundled_models() or Path(ref).expanduser().is_dir():
             return ref
         log.info("the last session's model %s is gone; opening the default model", ref)
@@ -122,7 +149,7 @@ class WindowStartupMixin:
         from attnviz.io import assets_dir, bundled_models
 
         names = bundled_models()
-        ref = self._first.get("model") or self._remembered_model() or DEFAULT_MODEL
+        ref = self.state.model.first.get("model") or self.remembered_model() or DEFAULT_MODEL
         if ref not in names:
             return None
         self._opening_name = ref
@@ -130,9 +157,9 @@ class WindowStartupMixin:
 
     def _load_first_model(self) -> None:
         """The first model's load, held back until the views are imported and the first map drawn: now (once)."""
-        if self._load_waits:
-            self._load_waits = False
-            self.load_model(self._first["model"] or self._remembered_model() or None)
+        if self.load_waits:
+            self.load_waits = False
+            self.win.load_model(self.state.model.first.get("model") or self.remembered_model() or None)
             self._scan_catalogue()
 
     def _scan_catalogue(self) -> None:
@@ -141,7 +168,7 @@ class WindowStartupMixin:
         from attnviz.gui.panels.model_catalogue import scan_bundled
         from attnviz.gui.workers import run_job
 
-        run_job(scan_bundled, on_result=self.model_panel.set_catalogue, on_error=self.notify)
+        run_job(scan_bundled, on_result=self.win.model_panel.set_catalogue, on_error=self.win.notify)
 
     def run_steps(self, steps) -> None:
         """Run generator ``steps`` one item per event-loop turn, after the steps already under way."""
@@ -163,7 +190,7 @@ class WindowStartupMixin:
         steps = self._steps
         if steps is None:
             return
-        if self._closing:  # a closed window builds nothing more (a test may close it mid-start-up)
+        if self.closing:  # a closed window builds nothing more (a test may close it mid-start-up)
             steps.close()
             self._steps = None
             return
@@ -187,7 +214,7 @@ class WindowStartupMixin:
         self._plans["failed"] = message
         release_startup_gc()
         self._load_first_model()
-        self.notify(f"the attention views could not be loaded ({message})", "error")
+        self.win.notify(f"the attention views could not be loaded ({message})", "error")
 
     def _startup_steps(self):
         if enabled("qt_warm_up"):  # else pyqtgraph's import creates them all in one turn
@@ -215,24 +242,26 @@ class WindowStartupMixin:
         """Dock every view (placeholders), then build those on screen one per step, then draw."""
         from attnviz.gui.panels.views_area import discover_view_classes
 
-        if self.views_area.docks:  # installed already (the views are built once per window)
+        if self.win.views_area.docks:  # installed already (the views are built once per window)
             return
         try:
             with gc_paused():
-                classes = discover_view_classes()
+                from attnviz.gui.views.compare_view import CompareView
+
+                classes = [*discover_view_classes(), CompareView]  # Compare last: it follows the pinned trace
         except Exception as exc:  # noqa: BLE001 - a broken views package must not take the app down
             log.exception("cannot import the attention views")
-            self.notify(f"the attention views could not be loaded ({type(exc).__name__}: {exc})", "error")
+            self.win.notify(f"the attention views could not be loaded ({type(exc).__name__}: {exc})", "error")
             classes = []
-        area = self.views_area
+        area = self.win.views_area
         # nothing in the area is painted until the first map can be: docks, placeholders and empty views
         # would each be painted once on the way (two or three paints of every view on screen before the one
         # that matters, ~40-90 ms of the GUI thread here); their layout still happens meanwhile
         area.setUpdatesEnabled(False)
         try:
-            style = self._make_style()
-            area.install(classes, self.selection, style, build=False)
-            state = self.settings.layout("views")
+            style = self.win.pages.make_style()
+            area.install(classes, self.state.selection, style, build=False)
+            state = self.win.settings.layout("views")
             if state is not None:
                 area.restoreState(state)
             yield  # Qt settles which tab of each group is in front
@@ -250,15 +279,15 @@ class WindowStartupMixin:
             yield
         finally:
             area.setUpdatesEnabled(True)  # the next paint is the first map (or the views waiting for the model)
-        self._views_installed = True
-        self.views_ready.emit()
+        self.views_installed = True
+        self.win.views_ready.emit()
         self._show_opening_trace()
         release_startup_gc()  # the first map is drawn (or the live model's will be): collections may run again
         # torch's load a frame later: its native libraries' preload on a worker took one of the two cores in
         # the very turn the first map was painted (that turn 90-100 ms wall for ~70 ms of the GUI thread's CPU)
         yield FIRST_PAINT_MS
         self._load_first_model()
-        self._prepare_pages()
+        self.win.pages.prepare()
 
     def install_views_now(self) -> None:
         """Do at once what the start-up steps do once the views are imported (scripts and tests)."""
@@ -267,7 +296,7 @@ class WindowStartupMixin:
 
     def build_remaining_views(self) -> None:
         """Idle time after start-up: build the views not built yet, one per event-loop turn."""
-        if not self._closing and self.views_area.build_next() is not None:
+        if not self.closing and self.win.views_area.build_next() is not None:
             if self._idle_timer is None:
                 self._idle_timer = self._timer(self.build_remaining_views)
             self._idle_timer.start(0)
@@ -280,7 +309,7 @@ class WindowStartupMixin:
         When the live model has loaded it runs the same sentence and its trace, with the same numbers,
         replaces this one without clearing the views in between.
         """
-        if self.trace is not None or self.loaded is not None:
+        if self.state.shown.trace is not None or self.state.model.loaded is not None:
             return
         if "opening" in self._plans:  # read on the views lane
             trace = self._plans["opening"]
@@ -289,11 +318,10 @@ class WindowStartupMixin:
 
             folder = self._opening_candidate()
             trace = read_opening_trace(folder) if folder is not None else None
-        ref = getattr(self, "_opening_name", None)
+        ref = self._opening_name
         text = trace.meta.get("opening_text") if trace is not None else None
-        if trace is None or (self._first.get("text") or text) != text:
+        if trace is None or (self.state.model.first.get("text") or text) != text:
             return
-        self._opening_ref = ref
-        self.input_panel.set_text(text, submit=False)
-        self._new_model = True  # the model's starting view (its focus head), as its live run would choose
-        self.show_trace(trace, text)
+        self.state.model.update(opening_ref=ref, new_model=True)  # its starting view, as its live run would choose
+        self.win.input_panel.set_text(text, submit=False)
+        self.win.show_trace(trace, text)

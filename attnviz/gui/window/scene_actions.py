@@ -52,7 +52,7 @@ def current_scene(win):
     if panel is not None:
         switches = panel.current_switches()
     else:  # the walkthrough is not built yet: an opened scene's switches are still waiting for it
-        waiting = getattr(win, "_walkthrough_scene", None)
+        waiting = win.state.lesson.walkthrough_scene
         switches = waiting.whatif_switches() if waiting is not None else None
     if switches is not None and not switches.is_default:
         whatif = {"scale": switches.scale, "temperature": switches.temperature, "causal": switches.causal,
@@ -109,10 +109,9 @@ def open_scene(win, path: str | None = None) -> None:
 
 def apply_scene(win, scene, image=None) -> None:
     """Show ``scene`` in ``win`` (model, input, then selection and view once its trace arrives)."""
-    win._pending_scene = scene
-    _connect_restore(win)
+    win.state.lesson.pending_scene = scene  # restored when its trace is shown (restore_pending_scene)
     if scene.model != win.model_ref or win.loaded is None:
-        win._first.update(text=scene.text, image=image, target=scene.target)
+        win.state.model.first.update(text=scene.text, image=image, target=scene.target)
         win.load_model(scene.model)
     elif scene.text is not None:
         win.input_panel.target_row.set_target(scene.target or "")
@@ -121,22 +120,17 @@ def apply_scene(win, scene, image=None) -> None:
         win.input_panel.image.submit(image)
 
 
-def _connect_restore(win) -> None:
-    """Restore the pending scene's selection after each trace (connected once per window; a no-op when
-    no scene is pending)."""
-    if getattr(win, "_scene_slot", None) is None:
-        win._scene_slot = lambda trace: _restore_selection(win, trace)
-        win.trace_shown.connect(win._scene_slot)
-
-
-def _restore_selection(win, trace) -> None:
+def restore_pending_scene(win, trace) -> None:
+    """After each shown trace: restore the pending scene's selection and view (a no-op when no scene is
+    pending; connected to the window's ``trace_shown`` by :func:`install_scene_actions`)."""
     from attnviz.gui.figures import FIGURES
     from attnviz.lessons.claims import scene_selection
 
-    scene = getattr(win, "_pending_scene", None)
+    lesson = win.state.lesson
+    scene = lesson.pending_scene
     if scene is None:
         return
-    win._pending_scene = None
+    lesson.pending_scene = None
     try:
         state = scene_selection(scene, trace)
     except AttnvizError as exc:
@@ -160,9 +154,9 @@ def _restore_walkthrough(win, scene) -> None:
     window and :func:`apply_pending_walkthrough` finishes the job."""
     page = getattr(win, "walkthrough", None)
     if page is None:
-        win._walkthrough_scene = scene
+        win.state.lesson.walkthrough_scene = scene
         return
-    win._walkthrough_scene = None
+    win.state.lesson.walkthrough_scene = None
     missing = page.whatif.set_switches(scene.whatif_switches(), win.loaded)
     if missing:
         heads = ", ".join(f"layer {layer} head {head}" for layer, head in missing)
@@ -182,7 +176,7 @@ def _restore_walkthrough(win, scene) -> None:
 
 def apply_pending_walkthrough(win) -> None:
     """Called once the walkthrough page exists: apply a scene opened before it was built."""
-    scene = getattr(win, "_walkthrough_scene", None)
+    scene = win.state.lesson.walkthrough_scene
     if scene is not None:
         _restore_walkthrough(win, scene)
 
@@ -198,8 +192,9 @@ def start_lesson(win, name: str = "attention"):
         win.notify(str(exc), "error")
         return None
     stage = present_lesson(win, lesson)
-    win._lesson_stage = stage
-    stage.closed.connect(lambda: setattr(win, "_lesson_stage", None))
+    state = win.state.lesson
+    state.stage = stage
+    stage.closed.connect(lambda: state.update(stage=None))
     return stage
 
 
@@ -207,6 +202,7 @@ def install_scene_actions(win) -> dict:
     """Add the scene and lesson actions to ``win``'s File menu and a Lesson menu; returns them by name."""
     from attnviz.lessons.lesson import lesson_names
 
+    win.trace_shown.connect(lambda trace: restore_pending_scene(win, trace))
     file_menu = win.menuBar().actions()[0].menu()
     first = file_menu.actions()[0] if file_menu.actions() else None
     acts = {}
@@ -251,9 +247,8 @@ def open_scene_at_start(win, path: str) -> None:
         scene = load_scene(path)
         image = scene.image_source()
     except AttnvizError as exc:
-        win._first["model"] = None
+        win.state.model.first["model"] = None
         win.notify(str(exc), "error")
         return
-    win._first.update(model=scene.model, text=scene.text, image=image, target=scene.target)
-    win._pending_scene = scene
-    _connect_restore(win)
+    win.state.model.first.update(model=scene.model, text=scene.text, image=image, target=scene.target)
+    win.state.lesson.pending_scene = scene

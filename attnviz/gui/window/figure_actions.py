@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["current_figure", "export_figure", "copy_figure", "start_export", "exporter"]
+__all__ = ["current_figure", "export_figure", "copy_figure", "start_export", "exporter", "figure_trace"]
 
 
 def current_figure(win):
@@ -31,7 +31,7 @@ def current_figure(win):
 def exporter(win):
     """The window's :class:`~attnviz.gui.figure_export.FigureExport` (made on first use), wired to its
     notices, its status bar and its Export/Copy actions (disabled while one runs)."""
-    runner = getattr(win, "_figure_export", None)
+    runner = win.figure_export
     if runner is None:
         from attnviz.gui.figure_export import FigureExport
 
@@ -39,7 +39,7 @@ def exporter(win):
         runner.busy_changed.connect(lambda busy: _show_busy(win, busy))
         runner.done.connect(lambda value: _done(win, value))
         runner.failed.connect(lambda message: win.notify(message, "error"))
-        win._figure_export = runner
+        win.figure_export = runner
     return runner
 
 
@@ -63,6 +63,13 @@ def _done(win, value) -> None:
         win.notify(f"exported {value}", "info")
 
 
+def figure_trace(win, view):
+    """What the renderer draws ``view`` from: the view's own figure trace where it has one (the Compare
+    view's pair of the pinned and the current trace), else the window's trace."""
+    own = getattr(view, "figure_trace", None)
+    return own() if callable(own) else win.trace
+
+
 def start_export(win, view, path, opts, style, highlight: bool = True) -> None:
     """What the Export dialog's OK does: write ``view`` to ``path`` without freezing the window; the
     outcome is a notice (exported, or why not). ``highlight=False``: without the clicked row/column
@@ -75,7 +82,7 @@ def start_export(win, view, path, opts, style, highlight: bool = True) -> None:
         name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), "")
         state = without_highlight(state, name)
     try:
-        exporter(win).export(view, win.trace, state, path, opts, style)
+        exporter(win).export(view, figure_trace(win, view), state, path, opts, style)
     except AttnvizError as exc:
         win.notify(str(exc), "error" if not exporter(win).busy else "info")
 
@@ -108,6 +115,6 @@ def copy_figure(win) -> None:
         win.notify("nothing to copy yet: load a model and an input", "info")
         return
     try:
-        exporter(win).copy(view, win.trace, win.selection.state)
+        exporter(win).copy(view, figure_trace(win, view), win.selection.state)
     except AttnvizError as exc:
         win.notify(str(exc), "info" if exporter(win).busy else "error")

@@ -1,0 +1,101 @@
+"""One state for what the window shows: the current trace, or nothing with a notice.
+
+A component of :class:`attnviz.gui.window.main_window.MainWindow`; the trace lives in the window's state
+(``state.shown``). Every view, panel and hidden dock holds the
+window's ``trace`` or nothing: a model switch clears them all before the new model's example runs,
+and a failed run clears them with a notice instead of leaving another input's figures on screen.
+For encoder–decoders the token strip (the source sentence) highlights the source token the selected
+decoder position attends to, not the token with the same index.
+"""
+
+from __future__ import annotations
+
+from attnviz.gui.panels.trace_defaults import trace_defaults
+
+__all__ = ["ShownTrace", "strip_position"]
+
+
+def strip_position(trace, state) -> int | None:
+    """Which token of the input strip to highlight for selection ``state``.
+
+    The strip shows the model's input. For an encoder–decoder that is the source sentence, while the
+    query is a decoder position: highlight the source it attends to most (cross-attention of the
+    selected layer and head). Otherwise (and in encoder self-attention, whose queries are source
+    tokens) the query itself.
+    """
+    if trace is None or state.query is None:
+        return None
+    # imported here: the window is built before numpy and the analyses are (start-up paints first)
+    from attnviz.analysis.decoder_positions import attended_source, produces_tokens
+
+    if produces_tokens(trace) and state.part != "enc":  # the query is a decoder position
+        return attended_source(trace, state.layer, state.head, state.query)
+    return state.query  # the strip's own tokens (encoder self-attention reads the source)
+
+
+class ShownTrace:
+    """Shows a run's trace (or nothing) in every view and panel; the input strip's selection."""
+
+    def __init__(self, win):
+        self.win = win
+        self.state = win.state
+
+    def show_run(self, res) -> None:
+        """Show a :class:`~attnviz.gui.panels.model_jobs.RunResult` in every view and panel."""
+        win, shown, model, selection = self.win, self.state.shown, self.state.model, self.state.selection
+        previous, trace = shown.trace, res.trace
+        shown.update(source=res.source, trace=trace)  # the source first: the trace's listeners read it
+        win.views_area.set_trace(trace)
+        win.part_bar.set_trace(trace)
+        changes = trace_defaults(previous, trace, selection.query, model.new_model,
+                                 selection.kept(model.ref or model.opening_ref or ""))
+        model.new_model = False
+        if changes:
+            selection.update(**changes)
+        win.prediction_panel.set_trace(trace)
+        if res.strip is not None:
+            win.input_panel.set_strip(res.strip)
+        self.sync_strip()
+        if "image" in trace:
+            win.input_panel.image.set_preview(trace["image"])
+        win.pages.tab_changed(win.tabs.currentIndex())
+        notice = trace.meta.get("notice")
+        if notice:
+            win.notify(notice, "warning")
+        elif win.notice.level == "warning":
+            win.notice.dismiss()  # the input problem is gone
+        win.statusBar().showMessage(
+            f"{trace.meta.get('model_name', '')} · {len(trace.tokens)} positions · "
+            f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
+        win.trace_shown.emit(trace)
+        win.pages.prepare()
+
+    def show_trace(self, trace, source=None) -> None:
+        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
+        from attnviz.gui.panels.model_jobs import RunResult
+
+        self.show_run(RunResult(trace, None, source, 0.0))
+
+    def clear(self, message: str | None = None, level: str = "warning") -> None:
+        """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""
+        win = self.win
+        self.state.shown.trace = None  # the walkthrough follows through the state
+        win.views_area.set_trace(None)
+        win.prediction_panel.set_trace(None)
+        win.input_panel.clear_strip()
+        if message:
+            win.notify(message, level)
+
+    def strip_clicked(self, index: int) -> None:
+        """A click on the input strip: the query, or for an encoder–decoder's decoder parts the source
+        token as the key (the query there is a decoder position)."""
+        trace, selection = self.state.shown.trace, self.state.selection
+        decoder = trace is not None and trace.kind == "encoder-decoder"
+        if decoder and selection.part != "enc":
+            selection.update(key=index)
+        else:
+            selection.update(query=index)
+
+    def sync_strip(self) -> None:
+        """The input strip highlights the token of the selection (see :func:`strip_position`)."""
+        self.win.input_panel.set_query(strip_position(self.state.shown.trace, self.state.selection.state))
