@@ -30,6 +30,7 @@ from attnviz.hf.families import family_of
 from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
 from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.own_attention import OwnAttentionRecorder
+from attnviz.hf.private_names import attn_implementation
 from attnviz.hf.projections import read_projections
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
@@ -45,7 +46,7 @@ PREVIEW_CELLS = 1 << 24
 @contextmanager
 def eager_attention(model):
     """Run ``model`` on transformers' eager attention in eval mode; restore both afterwards."""
-    before = model.config._attn_implementation
+    before = attn_implementation(model.config)
     was_training = model.training
     # a loaded model is in eval mode already: switching every module to eval and back took ~3 ms a run
     switch = any(m.training for m in model.modules())
