@@ -9,6 +9,8 @@ of (1|H, Tq, Tk) up to :data:`MAX_BIAS_T` positions (above, the capture says so 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
@@ -70,6 +72,9 @@ def finite_bias(mask: torch.Tensor) -> torch.Tensor | None:
 def rule_of(call, scale: float, seen: dict) -> ScoreRule:
     """The :class:`ScoreRule` of one fast-recorded call (``seen``: mask tensor id → description, shared by the
     layers handed the same mask)."""
+    own = getattr(call, "rule", None)
+    if isinstance(own, ScoreRule):  # a family computing attention itself: its recorder states the rule exactly
+        return replace(own, scale=float(scale))
     tq, tk = int(call.lse.shape[-1]), int(call.key.shape[-2])
     if call.mask is None:
         blocked = {"causal": bool(call.is_causal), "window": None}
