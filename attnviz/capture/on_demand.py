@@ -54,7 +54,8 @@ class ScoreRule:
 
     ``causal``: key j ≤ query i (+ ``offset``); ``window``: also i − j < window (transformers' sliding window);
     ``blocked_bits``: an arbitrary mask as np.packbits of a (Tq, Tk) bool "blocked" map (rows packed);
-    ``bias``: a stored finite additive bias (1|H, Tq, Tk); ``alibi``: per-head slopes, bias = slope_h · j;
+    ``bias``: a stored finite additive bias (1|H, Tq, Tk); ``alibi``: per-head slopes, bias = slope_h · j
+    (``alibi_bf16``: as Falcon computes it, bias = bf16(bf16(slope_h) · bf16(j)) · ``alibi_scale``);
     ``rel_table`` (n_buckets, H) with ``rel_rule`` {bidirectional, num_buckets, max_distance}: T5's bias.
     """
 
@@ -66,6 +67,8 @@ class ScoreRule:
     blocked_bits: np.ndarray | None = None
     bias: np.ndarray | None = None
     alibi: np.ndarray | None = None
+    alibi_bf16: bool = False
+    alibi_scale: float = 1.0
     rel_table: np.ndarray | None = None
     rel_rule: dict = field(default_factory=dict)
 
@@ -73,8 +76,11 @@ class ScoreRule:
 
     def facts(self) -> dict:
         """The scalar part, JSON-safe, for ``meta["on_demand"]``."""
-        return {"scale": float(self.scale), "softcap": self.softcap, "causal": bool(self.causal),
-                "window": self.window, "offset": int(self.offset), "rel_rule": dict(self.rel_rule)}
+        out = {"scale": float(self.scale), "softcap": self.softcap, "causal": bool(self.causal),
+               "window": self.window, "offset": int(self.offset), "rel_rule": dict(self.rel_rule)}
+        if self.alibi_bf16:  # only when set: traces written before it read the same
+            out.update(alibi_bf16=True, alibi_scale=float(self.alibi_scale))
+        return out
 
     def blocked(self, rows: np.ndarray, cols: np.ndarray, tk: int) -> np.ndarray | None:
         """(r, c) bool: cells the mask blocks (None: nothing blocked)."""
@@ -96,7 +102,11 @@ class ScoreRule:
         if self.bias is not None:
             b = self.bias if self.bias.shape[0] == 1 else self.bias[heads]
             out = b[:, rows][:, :, cols].astype(np.float64)
-        if self.alibi is not None:
+        if self.alibi is not None and self.alibi_bf16:
+            prod = _bf16(_bf16(self.alibi[heads])[:, None, None] * _bf16(cols)[None, None, :])  # (h, 1, c)
+            a = prod.astype(np.float64) * float(self.alibi_scale)
+            out = a if out is None else out + a
+        elif self.alibi is not None:
             a = self.alibi[heads].astype(np.float64)[:, None, None] * cols[None, None, :].astype(np.float64)
             out = a if out is None else out + a
         if self.rel_table is not None:
@@ -121,6 +131,13 @@ class ScoreRule:
             if gone is not None:
                 s = np.where(gone[None], -np.inf, s)
         return s
+
+
+def _bf16(x) -> np.ndarray:
+    """``x`` rounded to bfloat16 (nearest, ties to even), as float32: the top 16 bits of the float32 pattern."""
+    bits = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+    bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return bits.view(np.float32)
 
 
 def _index(sel, n: int) -> np.ndarray:
@@ -225,6 +242,7 @@ def attach(arrays: dict, meta: dict, deferred: dict) -> None:
             continue
         rule = ScoreRule(scale=float(facts["scale"]), softcap=facts.get("softcap"), causal=bool(facts.get("causal")),
                          window=facts.get("window"), offset=int(facts.get("offset") or 0),
+                         alibi_bf16=bool(facts.get("alibi_bf16")), alibi_scale=float(facts.get("alibi_scale") or 1.0),
                          rel_rule=dict(facts.get("rel_rule") or {}),
                          **{n: arrays.get(f"{prefix}score_{n}") for n in ScoreRule.ARRAYS})
         probs = OnDemandProbs(arrays[prefix + "q"], arrays[prefix + "k"], arrays[prefix + "lse"], rule)

@@ -38,51 +38,62 @@ def on_demand_possible(modules) -> bool:
     return bool(modules) and all(_kind(m) in ON_DEMAND_KINDS for m in modules)
 
 
-def _slopes(bias: torch.Tensor, allowed: np.ndarray) -> np.ndarray | None:
-    """Per-head ALiBi slopes of a finite bias (H, Tq, Tk) that is slope_h · j plus a constant per row (which
-    softmax ignores), checked on three rows over the keys each may attend to; None when it is not of that form."""
-    b = bias.double().cpu().numpy()
+def _fit_slopes(b: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Per-head slopes of a bias (H, Tq, Tk) that is slope_h · j plus a constant per row, fitted on the last row."""
     H, tq, tk = b.shape
-    j = np.arange(tk, dtype=np.float64)
-    last = tq - 1
-    seen = allowed[last]
-    jj = j[seen]
+    jj = np.arange(tk, dtype=np.float64)[allowed[tq - 1]]
     if jj.size < 2:
         return np.zeros(H)
-    rel = b[:, last, seen] - b[:, last, seen][:, :1]  # (H, n): remove the row's constant
-    slopes = (rel * (jj - jj[0])).sum(1) / max(((jj - jj[0]) ** 2).sum(), 1.0)
-    for i in sorted({0, tq // 2, last}):
-        vis = allowed[i]
-        if vis.sum() < 1:
+    rel = b[:, tq - 1, allowed[tq - 1]] - b[:, tq - 1, allowed[tq - 1]][:, :1]  # the row's constant removed
+    return (rel * (jj - jj[0])).sum(1) / ((jj - jj[0]) ** 2).sum()
+
+
+def _states(rule: ScoreRule, b: np.ndarray, allowed: np.ndarray) -> bool:
+    """Whether ``rule``'s bias equals ``b`` (H, Tq, Tk) up to a constant per row (which softmax ignores), on three
+    rows over the keys each may attend to."""
+    H, tq, tk = b.shape
+    for i in sorted({0, tq // 2, tq - 1}):
+        vis = np.flatnonzero(allowed[i])
+        if vis.size < 2:
             continue
         want = b[:, i, vis] - b[:, i, vis][:, :1]
-        got = slopes[:, None] * (j[vis] - j[vis][0])[None]
+        got = rule.added(np.arange(H), np.array([i]), vis)[:, 0]
+        got = got - got[:, :1]
         if np.abs(want - got).max() > 1e-5 * max(1.0, float(np.abs(want).max())):
-            return None
-    return slopes
+            return False
+    return True
 
 
-def _rule(call: AttentionCall) -> ScoreRule:
-    """The ScoreRule of an adapter-built call from its dense additive mask (causal / window / bits + ALiBi)."""
+def _rule(call: AttentionCall, raw_alibi: np.ndarray | None = None) -> ScoreRule:
+    """The ScoreRule of an adapter-built call from its dense additive mask (causal / window / bits + ALiBi).
+    ``raw_alibi``: the module's own slopes, tried as Falcon computes ALiBi (in bfloat16: positions above 256
+    rounded, times a factor fitted on the last row) when plain slope · j does not state the bias."""
     tq, tk = int(call.query.shape[-2]), int(call.key.shape[-2])
     H = int(call.query.shape[1])
-    mask = call.mask
-    if mask is None:
-        return ScoreRule(scale=float(call.scaling), causal=True, window=call.sliding_window)
-    blocked = blocked_description(mask, tq, tk, call.sliding_window)
-    bias = finite_bias(mask)  # (1|H, Tq, Tk) or None
-    slopes = None
-    if bias is not None:
-        rule = ScoreRule(scale=1.0, causal=bool(blocked.get("causal")), window=blocked.get("window"),
-                         blocked_bits=blocked.get("blocked_bits"))
-        gone = rule.blocked(np.arange(tq), np.arange(tk), tk)
-        allowed = np.ones((tq, tk), bool) if gone is None else ~gone
-        slopes = _slopes(torch.broadcast_to(bias, (H, tq, tk)), allowed)
-        if slopes is None:
-            raise ValueError("the bias is not ALiBi")
-    return ScoreRule(scale=float(call.scaling), causal=bool(blocked.get("causal")), window=blocked.get("window"),
-                     blocked_bits=blocked.get("blocked_bits"),
-                     alibi=None if slopes is None else slopes.astype(np.float64))
+    base = dict(scale=float(call.scaling))
+    if call.mask is None:
+        return ScoreRule(**base, causal=True, window=call.sliding_window)
+    blocked = blocked_description(call.mask, tq, tk, call.sliding_window)
+    base.update(causal=bool(blocked.get("causal")), window=blocked.get("window"),
+                blocked_bits=blocked.get("blocked_bits"))
+    bias = finite_bias(call.mask)  # (1|H, Tq, Tk) or None
+    if bias is None:
+        return ScoreRule(**base)
+    gone = ScoreRule(**base).blocked(np.arange(tq), np.arange(tk), tk)
+    allowed = np.ones((tq, tk), bool) if gone is None else ~gone
+    b = torch.broadcast_to(bias, (H, tq, tk)).double().cpu().numpy()
+    candidates = [ScoreRule(**base, alibi=_fit_slopes(b, allowed))]
+    if raw_alibi is not None:  # the factor fitted too: transformers' Falcon also folds ALiBi into its mask
+        unit = ScoreRule(**base, alibi=raw_alibi, alibi_bf16=True)
+        vis = np.flatnonzero(allowed[tq - 1])
+        got = unit.added(np.arange(H), np.array([tq - 1]), vis)[:, 0]
+        got, want = got - got[:, :1], b[:, tq - 1, vis] - b[:, tq - 1, vis][:, :1]
+        factor = float((got * want).sum() / max((got * got).sum(), 1e-300))
+        candidates.append(ScoreRule(**base, alibi=raw_alibi, alibi_bf16=True, alibi_scale=factor))
+    for rule in candidates:
+        if _states(rule, b, allowed):
+            return rule
+    raise ValueError("the bias is not ALiBi")
 
 
 def _check(call: AttentionCall, probs: OnDemandProbs) -> bool:
@@ -95,6 +106,15 @@ def _check(call: AttentionCall, probs: OnDemandProbs) -> bool:
     got = np.matmul(p, v)  # (H, r, dh)
     want = call.z[0].double().cpu().numpy()[rows].transpose(1, 0, 2)  # (T, H, dh) → (H, r, dh)
     return bool(np.abs(got - want).max() <= 1e-4 * max(1.0, float(np.abs(want).max())))
+
+
+def _raw_alibi(bound: dict, H: int) -> np.ndarray | None:
+    """Per-head slopes from the ``alibi`` tensor the module received ((B, H, 1, T) or (B·H, 1, T): slope ·
+    position; position 1 is the slope itself), or None."""
+    alibi = bound.get("alibi")
+    if not isinstance(alibi, torch.Tensor) or alibi.shape[-1] < 2:
+        return None
+    return alibi.reshape(-1, H, alibi.shape[-1])[0, :, 1].float().cpu().numpy()
 
 
 class OwnAttentionFastRecorder(OwnAttentionRecorder):
@@ -124,7 +144,7 @@ class OwnAttentionFastRecorder(OwnAttentionRecorder):
             setattr(call, key, value.detach() if isinstance(value, torch.Tensor) else value)
         call.proj = dict(proj)
         try:
-            rule = _rule(call)
+            rule = _rule(call, _raw_alibi(bound, int(call.query.shape[1])))
         except ValueError:
             raise InputError(f"{name}: the scores' additions are not a rule attnviz can recompute (causal, window, "
                              "ALiBi)") from None

@@ -95,8 +95,8 @@ def test_the_output_check_catches_a_wrong_normaliser(pair):
     assert not _check(Call, OnDemandProbs(q, k, lse + 0.05, _rule(fast, "L0.")))
 
 
-@pytest.mark.parametrize("name", ["bloom", "gpt_neo"])
-def test_long_inputs_go_on_demand_by_themselves_and_are_not_refused(monkeypatch, name):
+@pytest.mark.parametrize("name", ["bloom", "gpt_neo", "falcon_alibi"])
+def test_long_inputs_go_on_demand_by_themselves_and_are_not_refused(monkeypatch, name, tmp_path):
     import attnviz.hf.capture as cap
 
     model, _ = build(name)
@@ -117,3 +117,22 @@ def test_long_inputs_go_on_demand_by_themselves_and_are_not_refused(monkeypatch,
     for i in range(2):
         np.testing.assert_allclose(trace.probs(i, rows=slice(T - 20, T)), want[i][0, :, T - 20:].numpy(),
                                    rtol=0, atol=TOL)
+    if name == "falcon_alibi":  # Falcon computes ALiBi in bfloat16: positions above 256 are rounded
+        from attnviz.capture import Trace
+
+        facts = trace.meta["on_demand"]["L0."]
+        assert facts["alibi_bf16"]
+        want0 = want[0][0].numpy()
+        q, k, lse = trace["L0.q"], trace["L0.k"], trace["L0.lse"]
+        plain = ScoreRule(scale=facts["scale"], causal=True, alibi=trace["L0.score_alibi"] * facts["alibi_scale"])
+        assert np.abs(OnDemandProbs(q, k, lse, plain).full() - want0).max() > 1e-3  # control: slope · j unrounded
+        trace.save(tmp_path / "falcon.npz")
+        back = Trace.load(tmp_path / "falcon.npz")
+        np.testing.assert_array_equal(back.probs(0, rows=[T - 1]), trace.probs(0, rows=[T - 1]))
+
+
+def test_bfloat16_rounding_is_torchs():
+    from attnviz.capture.on_demand import _bf16
+
+    x = np.concatenate([np.arange(0, 5000, 7), np.linspace(-3, 3, 101), [0.35355339, 1e-3, 257, 259, 3599]])
+    np.testing.assert_array_equal(_bf16(x), torch.tensor(x, dtype=torch.float32).bfloat16().float().numpy())
