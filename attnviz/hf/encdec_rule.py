@@ -63,6 +63,13 @@ def _zero(t: torch.Tensor) -> bool:
     return not bool(t.any())
 
 
+def _once(seen: dict, key, compute):
+    """A fact about a tensor, computed once per tensor (the calls keep it alive, so its id stays its own)."""
+    if key not in seen:
+        seen[key] = compute()
+    return seen[key]
+
+
 def seed_rule(call, seen: dict, table: RelativeTable | None) -> RelativeTable | None:
     """Describe ``call``'s blocked cells and bias in ``seen`` (the form :func:`attnviz.hf.score_rule.rule_of` reads:
     mask tensor id → (blocked description, stored bias or None)); returns the table whose bucket rule gives the
@@ -71,14 +78,15 @@ def seed_rule(call, seen: dict, table: RelativeTable | None) -> RelativeTable | 
         return None
     tq, tk = int(call.lse.shape[-1]), int(call.key.shape[-2])
     bias = call.bias if isinstance(getattr(call, "bias", None), torch.Tensor) else None
-    use_table = bias is not None and not _zero(bias) and table is not None and table.matches(bias)
+    zero = bias is None or _once(seen, ("zero", id(bias)), lambda: _zero(bias))  # T5 reuses one bias per stack
+    use_table = not zero and table is not None and _once(seen, ("table", id(bias)), lambda: table.matches(bias))
     key = id(call.mask)
     if key not in seen:
         blocked = blocked_description(call.mask, tq, tk, call.sliding_window)
         if call.is_causal:  # the kernel applied the causal rule beside the mask (T5's decoder, no padding)
             blocked = {**blocked, "causal": True}
         stored = None
-        if bias is not None and not _zero(bias) and not use_table:
+        if not zero and not use_table:
             if max(tq, tk) > MAX_BIAS_T:
                 raise InputError(f"this model adds a bias to every attention score that attnviz cannot recompute; it "
                                  f"keeps it as a (heads, T, T) array, up to {MAX_BIAS_T:,} tokens (this input has "
