@@ -202,7 +202,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         own = OwnAttentionFastRecorder(model, keep=_wanted(layers))
     calls, blocks, emb, windows = [], None, {}, None
     if not generic and not own_fast and T > MAX_FULL_T:  # before the forward: (H, T, T) maps would not fit
-        raise InputError(f"{arch} computes attention in its own code (terms attnviz cannot recompute from q and k): "
+        why = "terms attnviz cannot recompute from q and k" if own.modules else "attnviz reads only the maps it returns"
+        raise InputError(f"{arch} computes attention in its own code ({why}): "
                          f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:

@@ -136,3 +136,18 @@ def test_bfloat16_rounding_is_torchs():
 
     x = np.concatenate([np.arange(0, 5000, 7), np.linspace(-3, 3, 101), [0.35355339, 1e-3, 257, 259, 3599]])
     np.testing.assert_array_equal(_bf16(x), torch.tensor(x, dtype=torch.float32).bfloat16().float().numpy())
+
+
+def test_families_without_a_rule_keep_the_stated_limit(monkeypatch):
+    """DeBERTa-v2 (terms no rule states) and MPT (no adapter) keep full maps up to MAX_FULL_T and say why beyond."""
+    import attnviz.hf.capture as cap
+    from attnviz.errors import InputError
+
+    for name, why in (("deberta-v2", "cannot recompute"), ("mpt", "reads only the maps it returns")):
+        model, inputs = build(name)
+        tokens = tokens_of(inputs, model)
+        monkeypatch.setattr(cap, "MAX_FULL_T", len(tokens))
+        assert "L0.probs" in capture_hf(model, inputs, tokens, attention="on_demand").arrays  # within: full maps
+        monkeypatch.setattr(cap, "MAX_FULL_T", len(tokens) - 1)
+        with pytest.raises(InputError, match=why):
+            capture_hf(model, inputs, tokens, attention="on_demand")
