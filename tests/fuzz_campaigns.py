@@ -281,7 +281,14 @@ def main(name: str, root: str, n: int) -> dict:
     after = file_state(root)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     return {**counts, "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:8]), "problems": problems[:20], "n_problems": len(problems), "changed": changed,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_mb": _own_peak_kib() / 1024}
+
+
+def _own_peak_kib() -> int:
+    """This process's own peak resident memory (VmHWM); getrusage's ru_maxrss survives exec and could report
+    the parent's peak."""
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def test_traces_of_other_adapters_get_the_same_nan_notice(tmp_path, monkeypatch)
 
     loaded = load_checkpoint(save_text_model(tmp_path / "m"), device="cpu")
 
-    def adapter_capture(*args, layers=None, on_layer=None, report_layers=None, **kwargs):
+    def adapter_capture(*args, layers=None, preview=None, preview_layers=None, attention=None, **kwargs):
         # a foreign capture whose output holds a NaN (capture_hf's own options mean nothing to capture())
         trace = capture(*args, **kwargs)
         trace.arrays["L0.probs"] = trace.arrays["L0.probs"].copy()

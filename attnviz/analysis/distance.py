@@ -15,7 +15,8 @@ import numpy as np
 from attnviz.analysis.rollout import ProbLayers
 from attnviz.errors import InputError
 
-__all__ = ["mean_attention_distance", "attention_entropy", "position_distances"]
+__all__ = ["mean_attention_distance", "attention_entropy", "position_distances", "head_statistics", "distance_sums",
+           "entropy_sums"]
 
 
 def position_distances(T: int, grid=None, patch_size: float = 1.0) -> tuple[np.ndarray, int]:
@@ -78,17 +79,45 @@ def mean_attention_distance(probs_list, grid=None, patch_size: float = 1.0, skip
             dist_all, offset = position_distances(T, grid, patch_size)
         if dist_all.shape[0] + offset != T:
             raise InputError("every layer must have the same number of tokens")
-        dist = dist_all
-        w = p[:, offset:, :]  # (H, Tq', T) queries with a position
-        if offset and skip_cls:
-            w = w[:, :, offset:]  # (H, Tq', Tk') drop the CLS key
-            rows = w.sum(-1, keepdims=True)
-            w = np.divide(w, rows, out=np.zeros_like(w), where=rows > 0)
-        elif offset:
-            dist = np.pad(dist, ((0, 0), (offset, 0)))  # CLS key column at distance 0
-        per_query = np.einsum("hqk,qk->hq", w, dist)  # (H, Tq') without an (H, T, T) temporary
-        out[i] = per_query.mean(-1)
+        total, n = distance_sums(p, np.arange(T), dist_all, offset, skip_cls)
+        out[i] = total / n
     return out
+
+
+def distance_sums(block: np.ndarray, rows: np.ndarray, dist_all: np.ndarray | None, offset: int = 0,
+                  skip_cls: bool = True) -> tuple[np.ndarray, int]:
+    """Sum over the query rows of a block of each row's attention-weighted distance, and how many rows counted.
+
+    The one computation behind :func:`mean_attention_distance` (a whole map is one block) and the streamed
+    statistics of long inputs (:func:`head_statistics`): the mean is the sums of every block over the counts.
+
+    Parameters
+    ----------
+    block : (H, r, T) probabilities of the query rows ``rows`` (absolute positions) over all T keys.
+    dist_all : (T - offset, T - offset) distances between positions (images); None: text, |i - j| tokens,
+        built for these rows only (a long input never builds T × T).
+    offset, skip_cls : leading non-spatial tokens and what to do with them (:func:`mean_attention_distance`).
+
+    Returns
+    -------
+    ((H,) float64 sum over counted rows, number of counted rows).
+    """
+    rows = np.asarray(rows)
+    keep = rows >= offset  # queries with a position
+    w = block[:, keep, :]  # (H, r', T)
+    q = rows[keep] - offset
+    if dist_all is None:
+        dist = np.abs(q[:, None] - np.arange(block.shape[-1] - offset)[None, :]).astype(np.float64)  # (r', T')
+    else:
+        dist = dist_all[q]  # (r', T - offset)
+    if offset and skip_cls:
+        w = w[:, :, offset:]  # (H, r', T') drop the CLS key
+        mass = w.sum(-1, keepdims=True)
+        w = np.divide(w, mass, out=np.zeros_like(w), where=mass > 0)
+    elif offset:
+        dist = np.pad(dist, ((0, 0), (offset, 0)))  # CLS key column at distance 0
+    per_query = np.einsum("hqk,qk->hq", w, dist)  # (H, r') without an (H, r, T) temporary
+    return per_query.sum(-1), int(keep.sum())
 
 
 def attention_entropy(probs_list) -> np.ndarray:
@@ -101,6 +130,50 @@ def attention_entropy(probs_list) -> np.ndarray:
     for i in range(len(layers)):
         p = layers[i]
         out = np.zeros((len(layers), p.shape[0])) if out is None else out
-        logp = np.log(p, out=np.zeros_like(p), where=p > 0)
-        out[i] = -(p * logp).sum(-1).mean(-1)
+        out[i] = entropy_sums(p) / p.shape[1]
     return out
+
+
+def entropy_sums(block: np.ndarray) -> np.ndarray:
+    """(H,) sum over the rows of a block (H, r, T) of each row's entropy in nats (0·log 0 = 0)."""
+    logp = np.log(block, out=np.zeros_like(block), where=block > 0)
+    return -(block * logp).sum(-1).sum(-1)
+
+
+def head_statistics(trace, layer: int, part: str = "self", with_distance: bool = True, grid=None,
+                    patch_size: float = 1.0, skip_cls: bool = True, block_cells: int | None = None):
+    """Mean entropy and mean attention distance of every head of one layer, streamed over blocks of query rows.
+
+    A long input's probabilities are recomputed on demand (:meth:`Trace.probs` of a block): memory is
+    O(H · block rows · T), never the layer's whole map; the numbers equal :func:`attention_entropy` and
+    :func:`mean_attention_distance` of the whole map.
+
+    Parameters
+    ----------
+    trace : a :class:`~attnviz.capture.Trace`.
+    layer, part : which attention block.
+    with_distance : also the distance (square self-attention only; cross-attention has none).
+    grid, patch_size, skip_cls : as :func:`mean_attention_distance` (``grid`` None: text, distances in tokens).
+    block_cells : the most (head × row × key) weights one block holds (default: the head scores' budget).
+
+    Returns
+    -------
+    (entropy (H,) nats, distance (H,) or None)
+    """
+    from attnviz.analysis.trace_head_scores import BLOCK_CELLS, rows_per_block
+
+    H, tq, tk = trace.probs_shape(layer, part)
+    if with_distance and tq != tk:
+        raise InputError("mean attention distance needs self-attention (square maps)")
+    dist_all, offset = (None, 0) if not with_distance or grid is None else position_distances(tk, grid, patch_size)
+    ent, dist, counted = np.zeros(H), np.zeros(H), 0
+    step = rows_per_block(H, tk, block_cells or BLOCK_CELLS)
+    for r0 in range(0, tq, step):
+        rows = np.arange(r0, min(tq, r0 + step))
+        block = np.asarray(trace.probs(layer, part, rows=slice(r0, r0 + len(rows))), dtype=np.float64)  # (H, r, Tk)
+        ent += entropy_sums(block)
+        if with_distance:
+            total, n = distance_sums(block, rows, dist_all, offset, skip_cls)
+            dist += total
+            counted += n
+    return ent / tq, (dist / counted if with_distance else None)

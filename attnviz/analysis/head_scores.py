@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SCORES", "SCORE_LABELS", "per_input_scores", "gradient_attribution", "HeadScoreAccumulator",
+__all__ = ["SCORES", "SCORE_LABELS", "score_label", "per_input_scores", "row_scores", "gradient_attribution", "HeadScoreAccumulator",
            "HeadScores"]
 
 SCORES = ("previous_token", "duplicate_token", "induction", "first_token", "entropy", "distance",
@@ -54,6 +54,15 @@ SCORE_LABELS = {
     "distance": "mean attention distance",
     "gradient_share": "share of gradient attribution",
 }
+
+
+def score_label(name: str, meta: dict | None = None) -> str:
+    """What a score of a result with ``meta`` measures, for a label: the induction column of a result with no
+    repeated-random-sequence probe (a Hugging Face model, the current input alone) is the repeat-induction
+    pattern on the inputs' own repeats (rep-ind), not the induction score."""
+    if name == "induction" and meta is not None and not meta.get("n_repeated"):
+        return "repeat-induction pattern (rep-ind)"
+    return SCORE_LABELS[name]
 
 
 def _rowmean(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -82,47 +91,73 @@ def per_input_scores(probs, q_valid, k_valid=None, ids=None, distances=None, spa
     wanted : which scores; the ones that need a square self-attention map or ids are skipped otherwise.
     """
     A = np.asarray(probs, dtype=np.float64)
-    B, H, Tq, Tk = A.shape
-    qv = np.asarray(q_valid, dtype=bool)
-    kv = qv if k_valid is None else np.asarray(k_valid, dtype=bool)
-    square = Tq == Tk and k_valid is None
-    out: dict[str, np.ndarray] = {}
-    later = np.zeros((B, Tq), dtype=bool)
-    later[:, 1:] = qv[:, 1:]  # rows i >= 1
+    Tq, Tk = A.shape[2:]
+    rows = row_scores(A, np.arange(Tq), q_valid, k_valid, ids, distances, spatial, wanted,
+                      square=Tq == Tk and k_valid is None)
+    return {name: _rowmean(values, eligible) for name, (values, eligible) in rows.items()}
+
+
+def row_scores(A, rows, q_valid, k_valid=None, ids=None, distances=None, spatial=None,
+               wanted=("previous_token", "duplicate_token", "induction", "first_token", "entropy", "distance"),
+               square: bool = True) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every score's value on each query row of a block, and which rows it is defined on.
+
+    The one definition of the scores (module docstring): :func:`per_input_scores` reads a whole map as one
+    block, :mod:`attnviz.analysis.trace_head_scores` streams a long input's rows block by block; an input's
+    score is the sum of ``values`` over its eligible rows divided by their number, whatever the blocks.
+
+    Parameters
+    ----------
+    A : (B, H, r, T_k) float64 probabilities of the query rows ``rows``.
+    rows : (r,) the absolute positions of those query rows.
+    q_valid : (B, T_q) bool over every query position; ``k_valid`` (B, T_k) (default ``q_valid``).
+    ids, distances, spatial, wanted : as :func:`per_input_scores` (``distances`` (T_q, T_k) whole).
+    square : a self-attention map (queries and keys are the same positions): the scores about positions.
+
+    Returns
+    -------
+    ``{name: (values (B, H, r), eligible (B, r) bool)}``.
+    """
+    B, H, r, Tk = A.shape
+    rows = np.asarray(rows, dtype=np.intp)
+    qv_all = np.asarray(q_valid, dtype=bool)
+    kv = qv_all if k_valid is None else np.asarray(k_valid, dtype=bool)
+    qv = qv_all[:, rows]  # (B, r)
+    later = qv & (rows >= 1)[None, :]  # rows i >= 1
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if square and "previous_token" in wanted:
-        sub = np.zeros((B, H, Tq))
-        sub[:, :, 1:] = A[:, :, np.arange(1, Tq), np.arange(Tq - 1)]  # A[i, i-1]
-        out["previous_token"] = _rowmean(sub, later)
+        sub = np.zeros((B, H, r))
+        has = rows >= 1
+        sub[:, :, has] = A[:, :, np.flatnonzero(has), rows[has] - 1]  # A[i, i-1]
+        out["previous_token"] = (sub, later)
     if "first_token" in wanted:
-        out["first_token"] = _rowmean(A[:, :, :, 0], later)
+        out["first_token"] = (A[:, :, :, 0], later)
     if "entropy" in wanted:
         with np.errstate(divide="ignore", invalid="ignore"):
             plogp = np.where(A > 0, A * np.log(np.where(A > 0, A, 1.0)), 0.0)
-        out["entropy"] = _rowmean(-plogp.sum(-1), qv)
+        out["entropy"] = (-plogp.sum(-1), qv)
     if square and "distance" in wanted:
-        D = np.abs(np.arange(Tq)[:, None] - np.arange(Tk)[None, :]).astype(np.float64) if distances is None \
-            else np.asarray(distances, dtype=np.float64)
+        D = np.abs(rows[:, None] - np.arange(Tk)[None, :]).astype(np.float64) if distances is None \
+            else np.asarray(distances, dtype=np.float64)[rows]  # (r, Tk)
         place = np.ones(Tk, dtype=bool) if spatial is None else np.asarray(spatial, dtype=bool)
         W = A * place[None, None, None, :]  # drop keys without a place (CLS), renormalise the rest
-        mass = W.sum(-1)
+        mass = W.sum(-1)  # (B, H, r)
         with np.errstate(invalid="ignore", divide="ignore"):
             dist = (W * D[None, None]).sum(-1) / mass
-        rows = qv & place[None, :] & (mass.min(1) > 0)
-        out["distance"] = _rowmean(np.nan_to_num(dist), rows)
+        out["distance"] = (np.nan_to_num(dist), qv & place[rows][None, :] & (mass.min(1) > 0))
     if square and ids is not None and ({"duplicate_token", "induction"} & set(wanted)):
         ids = np.asarray(ids)
-        pair = (ids[:, :, None] == ids[:, None, :]) & qv[:, :, None] & kv[:, None, :]  # (B, T, T): same token
-        earlier = np.tril(np.ones((Tq, Tk), dtype=bool), -1)  # j < i
+        # (B, r, Tk): key j holds the query's token
+        pair = (ids[:, rows][:, :, None] == ids[:, None, :]) & qv[:, :, None] & kv[:, None, :]
+        earlier = np.arange(Tk)[None, :] < rows[:, None]  # (r, Tk): j < i
         if "duplicate_token" in wanted:
             dup = pair & earlier[None]
-            has = dup.any(-1)
-            out["duplicate_token"] = _rowmean((A * dup[:, None]).sum(-1), has)
+            out["duplicate_token"] = ((A * dup[:, None]).sum(-1), dup.any(-1))
         if "induction" in wanted:
             # key j is "after a previous occurrence of the query's token": ids[j-1] == ids[i], j-1 < i
             ind = np.zeros_like(pair)
             ind[:, :, 1:] = pair[:, :, :-1] & earlier[None, :, :-1] & kv[:, None, 1:]
-            has = ind.any(-1)
-            out["induction"] = _rowmean((A * ind[:, None]).sum(-1), has)
+            out["induction"] = ((A * ind[:, None]).sum(-1), ind.any(-1))
     return out
 
 

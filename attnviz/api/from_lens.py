@@ -4,7 +4,9 @@ or a ``HookedTransformer`` (TransformerLens 3), and the ``ActivationCache`` its 
 The cache holds per layer ``hook_pattern`` (1, H, T, T) and ``hook_q`` / ``hook_k`` / ``hook_v`` (1, T, H, dh).
 A trace keeps the probabilities, and q, k, v where q·kᵀ·scale reproduces the cache's own ``hook_attn_scores``
 (a model that rotates q and k after those hooks does not, and keeps probabilities only, said in ``missing``).
-The residual stream and the projection weights are not read: the walkthrough needs attnviz.load(hf_model).
+That cache alone has no residual stream or projection weights. A ``TransformerBridge`` also holds the
+transformers model it wraps: :class:`LensModel` traces that model whole (:mod:`attnviz.api.lens_unbridged`,
+same tensors, nothing copied) and keeps it only where its probabilities equal the bridge's own cache.
 Nothing here imports TransformerLens: the objects are recognised by their class's module.
 """
 
@@ -91,19 +93,30 @@ def from_lens_cache(cache, tokens, name: str = "transformerlens", cfg=None):
 class LensModel:
     """A TransformerLens model for notebooks: ``trace(text)`` runs ``run_with_cache`` → :class:`Traced`."""
 
-    def __init__(self, model, tokenizer=None, name: str | None = None):
+    def __init__(self, model, tokenizer=None, name: str | None = None, load_plain=None):
         if tokenizer is not None:
             raise AttnvizError("a TransformerLens model brings its own tokenizer: leave tokenizer= out")
         self.lens = model
         cfg = getattr(model, "cfg", None)
         self._name = name or str(getattr(cfg, "model_name", None) or type(model).__name__)
+        # load_plain(transformers model, tokenizer, name) → attnviz's Model (attnviz.load, passed in: no import cycle)
+        self._load_plain = load_plain
+        self._plain = None  # attnviz's Model of the bridge's transformers model, once built
+        self._why_not_whole = "" if load_plain is not None else "no loader for its transformers model"
 
     @property
     def name(self) -> str:
         return self._name
 
     def trace(self, text: str | None = None, **unused):
-        """Run ``text`` through the model with its cache → :class:`~attnviz.api.Traced` (probabilities, q, k, v)."""
+        """Run ``text`` through the model → :class:`~attnviz.api.Traced`.
+
+        A ``TransformerBridge``: the whole trace (x, q, k, v, z, weights, the walkthrough) of the
+        transformers model inside it, tokenised by the bridge's tokenizer, checked against the bridge's own
+        ``run_with_cache`` of the same tokens: every layer's probabilities within 1e-5, else the cache's own
+        trace with the reason in ``meta["notice"]``. A ``HookedTransformer``: the cache's probabilities and
+        q, k, v.
+        """
         import torch
 
         text = check_text(text)
@@ -111,10 +124,52 @@ class LensModel:
             raise AttnvizError(f"a TransformerLens trace takes text only, not {', '.join(sorted(unused))}")
         if text is None or not text.strip():
             raise InputError("give text=: a TransformerLens model reads text")
+        whole = self._whole(text)
+        if whole is not None:
+            return whole
         with torch.no_grad():
             _, cache = self.lens.run_with_cache(text)
         tokens = [str(t) for t in self.lens.to_str_tokens(text)]
-        return from_lens_cache(cache, tokens, name=self.name, cfg=getattr(self.lens, "cfg", None))
+        traced = from_lens_cache(cache, tokens, name=self.name, cfg=getattr(self.lens, "cfg", None))
+        if self._why_not_whole:
+            traced.trace.meta["notice"] += f" ({self._why_not_whole})"
+        return traced
+
+    def _whole(self, text: str):
+        """The full trace of the bridge's transformers model, or None (reason in ``_why_not_whole``)."""
+        import torch
+
+        if self._plain is None and not self._why_not_whole:
+            from attnviz.api.lens_unbridged import unbridged_model
+
+            fresh = unbridged_model(self.lens)
+            tok = getattr(self.lens, "tokenizer", None)
+            if fresh is None or tok is None:
+                self._why_not_whole = "no transformers model inside it to trace whole"
+                return None
+            self._plain = self._load_plain(fresh, tok, self.name)
+        if self._plain is None:
+            return None
+        traced = self._plain.trace(text)
+        n, size = traced.trace.meta["n_layers"], len(traced.tokens)
+        worst = float("inf")
+        # the bridge's tokenizer decides BOS (TransformerLens turns it on for its tokenizer); the cache run with
+        # the same number of tokens is the one to compare with
+        for bos in ({}, {"prepend_bos": False}):
+            with torch.no_grad():
+                _, cache = self.lens.run_with_cache(text, **bos)
+            if tuple(cache["pattern", 0].shape[-2:]) == (size, size):
+                worst = max(float(np.abs(traced.probs(i) - cache["pattern", i][0].float().cpu().numpy()).max())
+                            for i in range(n))
+                break
+        if not worst <= 1e-5:
+            self._plain, self._why_not_whole = None, (
+                f"its transformers model's attention differs from the bridge's own by {worst:.2g}: "
+                "processed weights?")
+            return None
+        traced.trace.meta["notice"] = (f"TransformerLens bridge: traced whole through its transformers model; "
+                                       f"probabilities equal its cache within {max(worst, 1e-12):.1g}")
+        return traced
 
     def __repr__(self) -> str:
         cfg = getattr(self.lens, "cfg", None)

@@ -115,7 +115,12 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
         from attnviz.api.checks import check_choice
 
         check_choice("dtype", dtype, ("auto", "float32", "float16", "bfloat16"))
-        return Model(load_model(model, device=device, allow_pickle=allow_pickle, dtype=dtype))
+        loaded = load_model(model, device=device, allow_pickle=allow_pickle, dtype=dtype)
+        if loaded.info.get("notice"):  # e.g. float16 weights run in float32 (the device has no float16 kernel)
+            import warnings
+
+            warnings.warn(f"attnviz: {loaded.info['notice']}", UserWarning, stacklevel=2)
+        return Model(loaded)
     if dtype != "auto":
         raise ModelLoadError("a model object keeps its own dtype: cast it (model.to(dtype)) before attnviz.load")
     if device != "auto":
@@ -132,6 +137,11 @@ def load(model, tokenizer=None, processor=None, device: str = "auto", allow_pick
     if is_lens_model(model):
         from attnviz.api.from_lens import LensModel
 
-        return LensModel(model, tokenizer=tokenizer, name=name)
+        from attnviz.hf.in_memory import wrap_hf_model
+
+        def load_plain(plain, tok, plain_name):  # the transformers model inside a TransformerBridge
+            return Model(wrap_hf_model(plain, tokenizer=tok, name=plain_name))
+
+        return LensModel(model, tokenizer=tokenizer, name=name, load_plain=load_plain)
     what = "None" if model is None else f"a {type(model).__name__}"
     raise ModelLoadError(f"cannot load {what}: {_HINT}")

@@ -8,7 +8,7 @@
    small warm-up capture (the app's first keystroke: it lets the output head be trimmed) and then the
    measured run, minus the child's memory before the model was built. "capture adds" is capture's
    peak minus the plain forward's, same model and input.
-   The app's preview: the same capture with ``on_layer`` reporting the selected layer (its probabilities
+   The app's preview: the same capture with ``preview`` reporting the selected layer (its probabilities
    copied as the forward computes them, as the app's model job does); the time from the capture's start until layer
    ``PREVIEW_LAYER``'s were reported, over that whole run (start to complete trace), median over the
    repeats. The queued signal to the GUI thread and the drawing are not in it.
@@ -74,10 +74,10 @@ def _runs(model, T: int, layers):
     def preview():  # (seconds until PREVIEW_LAYER was reported, seconds of the whole capture)
         t0, fired, shown = time.perf_counter(), [], _preview_layer(model.config.num_hidden_layers)
 
-        def on_layer(i, probs, masked):
-            if i == shown:
+        def on_preview(p):
+            if p.layer == shown:
                 fired.append(time.perf_counter() - t0)
-        capture_hf(model, {"input_ids": ids}, tokens, layers=layers, on_layer=on_layer, report_layers=[shown])
+        capture_hf(model, {"input_ids": ids}, tokens, layers=layers, preview=on_preview, preview_layers=[shown])
         return fired[0], time.perf_counter() - t0
 
     return plain, capture, plain_last, preview

@@ -163,3 +163,44 @@ def measure_long_html(T: int = 3000, n_layers: int = 6, n_heads: int = 8, repeat
             f"{key} one layer's full float32 maps, for scale (MB)": n_heads * T * T * 4 / 1e6,
             f"{key} stored as": f"{meta['precision']}, each cell the largest of {P['row_step']}×{P['col_step']} "
                                 f"weights ({P['rows']}×{P['cols']} a map)" if meta["pooled"] else meta["precision"]}
+
+
+def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int = 8, d_model: int = 64,
+                                with_picture: bool = True) -> dict:
+    """The page of a ``T``-token input into a random GPT-2 (``n_layers`` × ``n_heads``) captured as the CLI
+    captures a Hugging Face model (on demand: q, k and each row's log-sum-exp, no (H, T, T) map), built as
+    ``attnviz export --view head-map -o x.html`` builds it, still picture included: build wall and CPU time,
+    peak memory allocated while building (tracemalloc), and the bytes the page keeps. Printed, never asserted."""
+    import torch
+    import transformers as tf
+
+    from attnviz.export.html_fallback import fallback_picture
+    from attnviz.export.html_page import html_page
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.style import colour_lut
+    from attnviz.hf.capture import capture_hf
+    from attnviz.selection import SelectionState
+
+    torch.manual_seed(0)
+    model = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=1000, n_embd=d_model, n_layer=n_layers, n_head=n_heads,
+                                             n_positions=max(T, 1024), bos_token_id=0, eos_token_id=0)).eval()
+    ids = torch.randint(0, 1000, (1, T))
+    trace = capture_hf(model, {"input_ids": ids}, [f"t{i}" for i in range(T)], meta={"model_name": "random GPT-2"})
+    style, state = export_style(), SelectionState()
+    gc.collect()
+    tracemalloc.start()
+    t0, c0 = time.perf_counter(), time.process_time()
+    page, meta = html_page(trace, colour_lut(style), view="head-map", style=style,
+                           fallback=(lambda m: fallback_picture(trace, state, style, m)) if with_picture else None)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    key = f"T={T:,} ({n_layers}×{n_heads} heads, random GPT-2 on demand)"
+    kept = "probs" if any(k.endswith(".probs") for k in trace.arrays) else "q, k, lse"
+    return {f"{key} html build (s, wall)": wall, f"{key} html build (s, CPU)": cpu,
+            f"{key} html build peak allocated (MB)": peak / 1e6,
+            f"{key} bytes the page keeps (MB, raw maps before deflate)": meta["raw_bytes"] / 1e6,
+            f"{key} one layer's full float32 maps, for scale (MB)": n_heads * T * T * 4 / 1e6,
+            f"{key} the trace keeps per layer": kept,
+            f"{key} still picture": "drawn from the max-pooled overview" if meta["pooled"] and with_picture
+            else ("none" if not with_picture else "the export renderer's view")}

@@ -3,7 +3,7 @@
 PyTorch's CPU flash-attention kernel, ``torch.ops.aten._scaled_dot_product_flash_attention_for_cpu``, is what
 ``scaled_dot_product_attention`` runs on CPU; it also returns the log-sum-exp of every row, which is all a
 trace needs besides q and k to recompute any block of probabilities exactly (:mod:`attnviz.capture.on_demand`).
-It is a private (underscore) operator: it is named here only. Whatever it cannot take (soft-cap, learned
+It is a private (underscore) operator, named only in :mod:`attnviz.torch_private`. Whatever it cannot take (soft-cap, learned
 sinks, dropout, another device, a torch without it) goes through :func:`chunked_attention`, the same
 mathematics in query chunks with ``torch.logsumexp`` (tested against the kernel), never holding T×T.
 """
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import torch
 
+from attnviz.torch_private import cpu_flash_attention
+
 __all__ = ["attention_with_lse", "chunked_attention", "kernel_available", "CHUNK_CELLS"]
 
 # the fallback's score chunk: at most this many (batch · head · row · key) cells at once (float32: 4 bytes each)
@@ -19,7 +21,7 @@ CHUNK_CELLS = 1 << 24
 
 
 def _kernel():
-    return getattr(getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None), "default", None)
+    return cpu_flash_attention()
 
 
 def kernel_available() -> bool:

@@ -134,8 +134,11 @@ def _long(repeat: int) -> dict:
     from attnviz.bench.long_capture import measure_long_capture
     from attnviz.bench.long_views import measure_long_views
 
+    from attnviz.bench.html import measure_long_html_on_demand
+
     views = {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
-    return {**measure_long_capture(min(repeat, 3)), **views}
+    html = {f"html page: {k}": v for k, v in measure_long_html_on_demand().items()}
+    return {**measure_long_capture(min(repeat, 3)), **views, **html}
 
 
 def _heads(repeat: int) -> dict:

@@ -181,6 +181,7 @@ SLIDE_TITLES = {
     "scale-reason": "Why divide by √d_k",
     "scale-training": "Training with and without √d_k",
     "path-length": "Path length: RNN vs attention",
+    "masked-lm": "What a [MASK] looks at, and guesses",
     "causal-mask": "A decoder must not see the future",
     "what-if": "What if…",
     "permutation": "Shuffle the words, shuffle the attention",

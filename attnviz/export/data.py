@@ -174,7 +174,24 @@ def _path_length(trace, s: SelectionState) -> FigureData:
                       cols, "by_distance")
 
 
+def _masked_lm(trace, s: SelectionState) -> FigureData:
+    """Per [MASK] (rows): the shown head's attention over the tokens (columns), and its top guesses."""
+    from attnviz.analysis.masked_positions import mask_rows
+
+    rows = mask_rows(trace)
+    if not rows:
+        raise AttnvizError("no [MASK] in this input: the masked-lm figure has no numbers to save")
+    att = np.stack([m.attention[m.head] for m in rows]).astype(np.float32)  # (masks, T)
+    arrays = {"attention": att, "position": np.array([m.position for m in rows]),
+              "layer_head": np.array([m.head for m in rows]),
+              "guess_prob": np.array([[p for _, p in m.guesses] for m in rows], dtype=np.float32),
+              "guess_word": np.array([[w for w, _ in m.guesses] for m in rows])}
+    labels = [f"[MASK] {m.position} L{m.head[0]}H{m.head[1]}" for m in rows]
+    return FigureData(arrays, labels, list(trace.tokens), "attention")
+
+
 _DATA = {
+    "masked-lm": _masked_lm,
     "scale-reason": _scale_reason,
     "matrix-z": _matrix_z,
     "scale-training": _scale_training,

@@ -123,8 +123,9 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
     if lut.shape != (256, 4):
         raise AttnvizError(f"a colour lookup table is (256, 4) RGBA, not {lut.shape}")
     data = build_html_data(trace, None, precision, max_bytes, first_layer=layer)  # a cut keeps ``layer`` on
-    # the app's summary holds a layer's maps in float64: past STATS_BYTES (and for pooled pages) that would
-    # cost far more than the page keeps, so the grid goes without its numbers there
+    # the statistics read every weight of every layer (streamed in row blocks: memory is not the issue, time is):
+    # past STATS_BYTES of a layer's float64 maps (and for pooled pages) that costs far more than the page keeps,
+    # so the grid goes without its numbers there
     layer_f64 = max(8 * int(np.prod(trace.probs_shape(0, P["part"]))) for P in data.meta["parts"])
     if head_stats is not None and not data.meta["pooled"] and layer_f64 <= STATS_BYTES:
         for P in data.meta["parts"]:

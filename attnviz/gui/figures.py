@@ -76,6 +76,9 @@ FIGURES: dict[str, FigureSpec] = {f.name: f for f in (
     FigureSpec("path-length", "attnviz.gui.views.path_length_view", "PathLengthView", per_head=False,
                selects=(), help="an RNN and a transformer trained on the same long-range task (shipped runs): "
                                 "steps between two tokens, accuracy and input gradient against distance"),
+    FigureSpec("masked-lm", "attnviz.gui.views.masked_lm_view", "MaskedLMView", ("encoder",), per_head=False,
+               selects=(), help="every [MASK] of the input: the head that looks hardest from it, its weights over the "
+                                "sentence, and the model's top five words there with their probabilities"),
     # lesson figures (attnviz.gui.views.lesson_views): the whole mask from a trace; the others re-run the model
     FigureSpec("causal-mask", "attnviz.gui.views.lesson_views", "CausalMaskView", TEXT,
                help="the whole T×T mask M with −∞, the masked scores and P"),

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
+from attnviz.capture.preview import LayerPreview
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace
@@ -40,7 +41,7 @@ __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
 # families computing attention in their own code whose scores no rule states (DeBERTa, MPT) keep full maps up to this
 MAX_FULL_T = 2048
-# a live preview (on_layer) of a fast-recorded layer is computed only up to this many (head × query × key) cells
+# a live preview of a fast-recorded layer is computed only up to this many (head × query × key) cells
 PREVIEW_CELLS = 1 << 24
 
 
@@ -124,11 +125,12 @@ def _wanted(layers):
     return want
 
 
-def _layer_reporter(on_layer, only):
-    """The recorder's ``on_call`` for ``on_layer(layer index, (H, Tq, Tk) float32 numpy copy, (Tq, Tk) bool
-    masked cells or None)``: one call per layer in call order (``only``: those indices alone, the others are
-    not copied); a model attending inside a batch of windows (Swin) reports nothing."""
+def _layer_reporter(preview, only, tokens, n_layers: int):
+    """The recorder's ``on_call`` for ``preview(LayerPreview)``: one call per layer in call order (``only``: those
+    indices alone, the others are not copied); a model attending inside a batch of windows (Swin) reports
+    nothing."""
     only = None if only is None else {int(i) for i in only}
+    tokens = tuple(tokens)
 
     def report(call, probs, mask):
         if probs is None and call.lse is not None and call.lse.shape[0] == 1 \
@@ -146,13 +148,13 @@ def _layer_reporter(on_layer, only):
             masked = None
             if isinstance(mask, torch.Tensor):
                 masked = torch.isneginf(blocked_map(split_mask(mask.detach())[0], *p.shape[1:])).cpu().numpy()
-            on_layer(call.index, p, masked)
+            preview(LayerPreview(call.index, n_layers, p, tokens, masked))
     return report
 
 
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
-               target: int | None = None, precision: str = "auto", layers=None, on_layer=None,
-               report_layers=None, attention: str = "auto") -> Trace:
+               target: int | None = None, precision: str = "auto", layers=None, preview=None,
+               preview_layers=None, attention: str = "auto") -> Trace:
     """One forward pass of a batch-of-one input; same arguments and result as :func:`attnviz.capture.capture`.
 
     Parameters
@@ -164,11 +166,11 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     grad : also record d(target logit)/d(probs) as ``L{i}.grad``.
     precision : "float32", "float16" or "auto" (float16 and derived arrays dropped above 512 tokens).
     layers : layer indices kept in full (default all); the others keep their probabilities only.
-    on_layer : ``on_layer(layer index, probs, masked)`` called during the forward as soon as that layer's
-        attention is computed (probs: (H, Tq, Tk) float32, a copy of the model's own; masked: (Tq, Tk) bool,
-        the cells its mask blocked, or None); models read through the
-        attention interface only (the others report nothing before the trace is complete).
-    report_layers : the layer indices ``on_layer`` is called for (default all).
+    preview : ``preview(LayerPreview)`` called during the forward as soon as a layer's attention is computed
+        (:class:`~attnviz.capture.preview.LayerPreview`: a float32 copy of the model's own probabilities and
+        the cells its mask blocked); models read through the attention interface only (the others report
+        nothing before the trace is complete).
+    preview_layers : the layer indices ``preview`` is called for (default all).
     attention : "eager" (the model's own eager attention, probabilities kept as computed), "on_demand" (the
         fastest kernel; each layer keeps q, k and each row's log-sum-exp and its probabilities are recomputed
         exactly when asked: :meth:`Trace.probs`) or "auto" (on demand from :data:`ON_DEMAND_T` tokens).
@@ -193,8 +195,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad, fast=fast,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
-    if on_layer is not None:
-        recorder.on_call = _layer_reporter(on_layer, report_layers)
+    if preview is not None:
+        recorder.on_call = _layer_reporter(preview, preview_layers, tokens, cfg.n_layers)
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
     own_fast = fast and not generic and on_demand_possible(own.modules)  # Falcon, Bloom, GPT-Neo: q, k, lse, rule

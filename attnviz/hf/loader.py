@@ -133,10 +133,19 @@ def _check_files(folder: HFFolder, allow_pickle: bool) -> None:
     raise ModelLoadError(f"{folder.path} has config.json but no model.safetensors (the weights are missing)")
 
 
-def _check_memory(folder: HFFolder, config_numel: int = 0, file_numel: int | None = None) -> None:
-    # float32 weights (as the file or, if larger, as the config builds them), loader copies, activations
+def param_bytes(doc: dict, dtype: str = "auto") -> int:
+    """Bytes a parameter takes in the dtype the model will run in (:func:`model_dtype`'s rule on config.json's
+    own ``dtype`` / ``torch_dtype``): 2 for float16 and bfloat16, else 4."""
+    name = dtype if dtype != "auto" else (doc.get("dtype") or doc.get("torch_dtype"))
+    return 2 if name in ("float16", "bfloat16") else 4
+
+
+def _check_memory(folder: HFFolder, config_numel: int = 0, file_numel: int | None = None,
+                  bytes_per_param: int = 4) -> None:
+    # weights in the dtype they will run in (as the file or, if larger, as the config builds them), loader
+    # copies, activations
     file_numel = weights_numel(folder) if file_numel is None else file_numel
-    need = max(file_numel, config_numel) * 4 * 1.2 + 256e6
+    need = max(file_numel, config_numel) * bytes_per_param * 1.2 + 256e6
     free = available_memory()
     if free is not None and need > free:
         raise ModelLoadError(f"{folder.path.name} needs about {need / 1e9:.1f} GB of memory but only "
@@ -289,7 +298,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "a
 
     check_config_sizes(folder.doc, folder.path.name)  # 10⁷ layers refused here, before any skeleton is built
     file_numel = weights_numel(folder)  # every weight header read (bounded) before the config builds anything
-    _check_memory(folder, 0, file_numel)
+    _check_memory(folder, 0, file_numel, param_bytes(folder.doc, dtype))
     tf = require_transformers(folder.path.name)
     with quiet_transformers(tf):
         try:
@@ -301,7 +310,7 @@ def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "a
         if not has_attention:
             raise ModelLoadError(f"{cls.__name__} has no attention layers (a convolutional, recurrent or "
                                  "state-space model): attnviz shows attention")
-        _check_memory(folder, numel, file_numel)  # first: "needs 400 GB" says more than "does not match"
+        _check_memory(folder, numel, file_numel, param_bytes(folder.doc, dtype))  # first: "needs 400 GB" says more
         if folder.safetensors is not None and numel > 16 * file_numel + 10_000_000:
             # a gross mismatch, found before the weights load (from_pretrained would build all of it first);
             # near misses are named tensor by tensor by _load_weights
@@ -321,10 +330,16 @@ def load_hf_model(path, device=None, allow_pickle: bool = False, dtype: str = "a
         model.cfg = describe_model(config, arch, max_len=min(limits) if limits else None)
     device = pick_device(device) if not isinstance(device, torch.device) else device
     model.to(device).eval()
+    from attnviz.hf.dtype_support import run_in_supported_dtype
+
+    # float16 / bfloat16 stay so unless the device lacks a kernel in that dtype (then float32, in one line)
+    dtype_notice = run_in_supported_dtype(model, vision=vision, seq2seq=seq2seq)
     info = {"name": folder.path.name, "source": "huggingface", "task": None, "architecture": arch,
             "family": folder.family_name, "model_type": folder.model_type, "head": head,
             "labels": _labels(config, head), "qkv_available": interface,
             "transformers": tf.__version__, "dtype": str(next(model.parameters()).dtype).replace("torch.", "")}
+    if dtype_notice:
+        info["notice"] = dtype_notice  # every trace of this model carries it (runtime.huggingface)
     extra = {"processor": processor}
     return LoadedModel(model=model, config=model.cfg, info=info, tokenizer=tokenizer, path=folder.path,
                        device=device, extra=extra)

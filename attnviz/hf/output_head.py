@@ -25,10 +25,14 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from attnviz.torch_private import tensor_version
+
 __all__ = ["OutputHead", "DeferredPrediction"]
 
 # model → whether its logits are exactly its output projection's output (checked once per model)
 _VERIFIED: "weakref.WeakKeyDictionary[nn.Module, bool]" = weakref.WeakKeyDictionary()
+# id(tensor) → (weak reference, version, max |w|)
+_MAX_ABS: dict = {}
 _SAFE_BOUND = 1e37  # |logit| below this: finite, and softmax of finite float32 logits is finite
 
 
@@ -42,13 +46,15 @@ def _projection(model: nn.Module) -> nn.Linear | None:
 
 
 def _max_abs(w: torch.Tensor) -> float:
-    """Largest |w| of a parameter, kept on it with its version: one pass over a 94 MB matrix per model,
-    not per keystroke. (A tensor cannot key a WeakKeyDictionary: its == is elementwise.)"""
-    cached = getattr(w, "_attnviz_max_abs", None)
-    if cached is not None and cached[0] == w._version:
-        return cached[1]
+    """Largest |w| of a parameter, kept beside it with its version: one pass over a 94 MB matrix per model,
+    not per keystroke. Kept in a weak map keyed by the tensor's identity (a tensor cannot key a
+    WeakKeyDictionary: its == is elementwise), never on the tensor: a user's model gets no attribute."""
+    version = tensor_version(w)
+    cached = _MAX_ABS.get(id(w))
+    if version is not None and cached is not None and cached[0]() is w and cached[1] == version:
+        return cached[2]
     value = float(w.detach().abs().max())
-    w._attnviz_max_abs = (w._version, value)
+    _MAX_ABS[id(w)] = (weakref.ref(w, lambda _, key=id(w): _MAX_ABS.pop(key, None)), version, value)
     return value
 
 
@@ -63,14 +69,14 @@ class DeferredPrediction:
         self._params = (proj.weight, proj.bias)  # the parameters themselves: keys of the |w| cache
         self.weight = proj.weight.detach()
         self.bias = proj.bias.detach() if proj.bias is not None else None
-        self._version = self.weight._version, (self.bias._version if self.bias is not None else 0)
+        self._weights_version = tensor_version(self.weight), (tensor_version(self.bias) if self.bias is not None else 0)
         self.hidden = hidden.detach()  # (T, D) the projection's input
         self.shape = (int(hidden.shape[0]), int(self.weight.shape[0]))
         self.dtype = np.dtype(dtype)
 
     def _probs(self, h: torch.Tensor) -> np.ndarray:
-        version = self.weight._version, (self.bias._version if self.bias is not None else 0)
-        if version != self._version:  # never for a captured model: its weights are not trained in place
+        version = tensor_version(self.weight), (tensor_version(self.bias) if self.bias is not None else 0)
+        if None not in version and version != self._weights_version:  # never for a captured model: its weights are not trained in place
             raise RuntimeError("the model's output weights changed after this trace was captured")
         with torch.no_grad():
             logits = F.linear(h, self.weight, self.bias)

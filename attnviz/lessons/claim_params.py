@@ -36,6 +36,7 @@ CLAIM_PARAMS: dict[str, dict[str, tuple]] = {
                        "replay_steps": ("int", 1, 200), "tolerance": ("float", 0.0, 1.0)},
     "path-length": {"min_accuracy": _SHARE, "min_gap": _SHARE, "max_rnn_ratio": ("float", 0.0, 1.0),
                     "min_attention_ratio": ("float", 0.0, 1.0), "tolerance": ("float", 0.0, 1.0)},
+    "masked-lm": {"min_accuracy": _SHARE, "min_gap": _SHARE, "min_context": _SHARE, "max_elsewhere": _SHARE},
 }
 REQUIRED = {"attends-to": ("target",)}
 MODEL_PARAMS = ("with_positions", "without_positions")  # parameters that name a model (an input)

@@ -15,8 +15,8 @@ alignment) and :mod:`~attnviz.lessons.claims_vision` (patch-filter PCA, rollout)
 from __future__ import annotations
 
 from attnviz.errors import InputError
-from attnviz.lessons import (claims_cost, claims_focus, claims_mechanism, claims_order, claims_path,
-                             claims_scale, claims_vision)
+from attnviz.lessons import (claims_cost, claims_focus, claims_masked, claims_mechanism, claims_order,
+                             claims_path, claims_scale, claims_vision)
 from attnviz.lessons.claim_result import ClaimResult, format_caption
 from attnviz.lessons.workbench import HELD_OUT_SEED, Workbench, fresh_texts, scene_selection
 
@@ -32,6 +32,7 @@ CLAIMS = {
     "rollout-pointing": claims_vision.rollout_pointing, "cross-alignment": claims_focus.cross_alignment,
     "attention-cost": claims_cost.attention_cost,
     "scale-training": claims_scale.scale_training, "path-length": claims_path.path_length,
+    "masked-lm": claims_masked.masked_lm,
 }
 
 

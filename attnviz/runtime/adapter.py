@@ -8,10 +8,36 @@ snapshots) sees only :class:`~attnviz.models.checkpoint.LoadedModel` and Traces.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
-__all__ = ["ModelAdapter"]
+__all__ = ["ModelAdapter", "CaptureOptions"]
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """Everything a capture can be asked for besides the input, for every adapter alike.
+
+    Attributes
+    ----------
+    grad : also record d(target)/d(probs) as ``L{i}.grad``; target : the class or token it differentiates
+        (None: the model's own prediction).
+    precision : "auto", "float32" or "float16" (a storage choice: :func:`attnviz.capture.capture`).
+    layers : the layer indices kept in full (None: all); only adapters whose ``keeps_some_layers`` says so.
+    preview : called with each :class:`~attnviz.capture.preview.LayerPreview` during the forward (adapters
+        that cannot report early call nothing); preview_layers : the layers it is called for (None: all).
+    attention : "auto", or "on_demand": the fastest kernel at any length, probabilities recomputed from q, k
+        and each row's log-sum-exp when asked (adapters whose ``keeps_some_layers`` says so).
+    """
+
+    grad: bool = False
+    target: int | None = None
+    precision: str = "auto"
+    layers: tuple[int, ...] | None = None
+    preview: Callable | None = None
+    preview_layers: tuple[int, ...] | None = None
+    attention: str = "auto"
 
 
 @runtime_checkable
@@ -42,6 +68,8 @@ class ModelAdapter(Protocol):
     def prepare_image(self, loaded, image):
         """A path, PIL image or array → :class:`~attnviz.capture.Prepared`."""
 
-    def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto"):
+    def keeps_some_layers(self, loaded) -> bool:
+        """Whether :meth:`capture` can keep only some layers in full (``CaptureOptions.layers``)."""
+
+    def capture(self, loaded, prepared, meta: dict, options: CaptureOptions = CaptureOptions()):
         """Run the prepared input with every intermediate recorded → Trace."""

@@ -172,10 +172,17 @@ def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
     record attention through hooks (Hugging Face folders), which cannot run a padded batch here.
 
     ``items`` are texts or image paths. Repeated tokens are found by their token strings; the
-    gradient share and the induction probe are left out (null).
+    gradient share and the induction probe are left out (null). Decoders and encoders are captured on demand
+    with no layer in full (q, k and each row's log-sum-exp per layer: no (H, T, T) map, no walkthrough arrays)
+    and scored block by block from those, so an input of any length costs O(T · d) to keep.
     """
-    from attnviz.runtime.pipeline import run_trace
+    from attnviz.runtime.pipeline import adapter_for, run_trace
 
+    adapter = adapter_for(loaded)
+    # the cheap on-demand capture where the adapter has one (Hugging Face text decoders and encoders; an image
+    # model's few hundred patches keep their maps: Swin's windows are not read on the fast kernel)
+    cheap = {"layers": [], "attention": "on_demand"} if loaded.config.kind in ("decoder", "encoder") \
+        and adapter.keeps_some_layers(loaded) else {}
     acc = None
     done = 0
     for item in items:
@@ -184,7 +191,7 @@ def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
         is_image = loaded.config.kind == "vit"
         try:
             trace = run_trace(loaded, image=item if is_image else None, text=None if is_image else item,
-                              truncate=True, precision="float32", rollout=False)
+                              truncate=True, precision="float32", rollout=False, **cheap)
         except InputError as exc:
             raise InputError(f"input {done + 1} ({str(item)[:40]!r}): {exc}") from None
         if acc is None:
@@ -202,38 +209,26 @@ def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
                        "note": "scored one input at a time (hooked model): no gradient share, no induction probe"})
 
 
-# Above this many weights a layer (heads × T_q × T_k) of a map the trace recomputes on demand, scoring is
-# refused in one line: every score reads every weight (9 heads at 2,730 tokens is 2^26)
-LONG_SCORE_WEIGHTS = 1 << 26
-
-
-def _check_length(trace) -> None:
-    from attnviz.capture.trace import layer_prefix
-
-    for part in trace.parts:
-        h, tq, tk = trace.probs_shape(0, part)
-        if layer_prefix(0, part) + "probs" not in trace.arrays and h * tq * tk > LONG_SCORE_WEIGHTS:
-            raise InputError(f"head scores read every weight of every layer: refused above {LONG_SCORE_WEIGHTS:,} "
-                             f"weights a layer ({h} heads × {tq:,} × {tk:,} here); score shorter inputs")
-
-
 def _add_trace(acc: HeadScoreAccumulator, trace, index: int) -> None:
-    """Add one trace's per-input scores and pattern as input ``index`` (repeats found by token strings)."""
-    _check_length(trace)
+    """Add one trace's per-input scores and pattern as input ``index`` (repeats found by token strings).
+
+    Streamed over blocks of query rows of ``trace.probs`` (:mod:`attnviz.analysis.trace_head_scores`): a long
+    input's maps are recomputed from q and k block by block, never whole."""
+    from attnviz.analysis.trace_head_scores import stream_input_scores, token_ids
+
     distances, spatial = _trace_geometry(trace)
+    P = acc.pattern_size
     for part in trace.parts:
         square = part != "cross"
-        qt = trace.query_tokens(part)
-        ids = np.unique(np.asarray(qt, dtype=object).astype(str), return_inverse=True)[1][None] if square else None
-        q_valid = np.ones((1, len(qt)), dtype=bool)
-        k_valid = None if square else np.ones((1, len(trace.key_tokens(part))), dtype=bool)
+        ids = token_ids(trace.query_tokens(part)) if square else None
+        q_valid = np.ones((1, min(P, len(trace.query_tokens(part)))), dtype=bool)
+        k_valid = None if square else np.ones((1, min(P, len(trace.key_tokens(part)))), dtype=bool)
         for layer in range(trace.layers_in(part)):
-            probs = trace.probs(layer, part)[None]  # (1, H, Tq, Tk)
-            scores = per_input_scores(probs, q_valid, k_valid, ids, distances if square else None,
-                                      spatial if square else None)
+            scores = stream_input_scores(trace, layer, part, ids, distances, spatial)
             for name, values in scores.items():
                 acc.add_scores(part, layer, name, values, index)
-            acc.add_pattern(part, layer, probs, q_valid, k_valid)
+            corner = trace.probs(layer, part, rows=slice(0, P), cols=slice(0, P))[None]  # (1, H, ≤P, ≤P)
+            acc.add_pattern(part, layer, corner, q_valid, k_valid)
 
 
 def score_trace(trace, item=None) -> HeadScores:

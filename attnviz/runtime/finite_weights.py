@@ -2,12 +2,14 @@
 
 A shared model folder may carry non-finite weights; the trace's notice then says which tensor (one line),
 not only that the attention arrays came out NaN. The pass over the weights runs again only when one of them
-changed (torch counts in-place changes in ``_version``), so a keystroke pays a tuple of counters.
+changed (torch counts in-place changes: :func:`attnviz.torch_private.tensor_version`), so a keystroke pays a tuple of counters.
 """
 
 from __future__ import annotations
 
 import weakref
+
+from attnviz.torch_private import tensor_version
 
 __all__ = ["first_nonfinite_weight", "note_nonfinite_weight"]
 
@@ -23,12 +25,12 @@ def first_nonfinite_weight(model) -> tuple[str, int, int] | None:
 
     named = [(n, t) for n, t in [*model.named_parameters(), *model.named_buffers()]
              if t.is_floating_point() and t.device.type != "meta"]
-    versions = tuple((id(t), t._version) for _, t in named)
+    versions = tuple((id(t), tensor_version(t)) for _, t in named)
     try:
         cached = _CACHE.get(model)
     except TypeError:  # not weak-referenceable: checked every time
         cached = None
-    if cached is None or cached[0] != versions:
+    if cached is None or cached[0] != versions or any(v is None for _, v in versions):
         found = None
         with torch.no_grad():
             for name, t in named:

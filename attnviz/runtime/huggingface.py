@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-import weakref
 from pathlib import Path
 
 import numpy as np
 
+from attnviz.runtime.adapter import CaptureOptions
 from attnviz.runtime.describe import describe_loaded, refuse_target
+from attnviz.runtime.finite_weights import first_nonfinite_weight
 
-__all__ = ["HuggingFaceAdapter", "parameters_finite"]
-
-# per model, kept beside it rather than on it: a user's model in memory gets no attribute from attnviz
-_FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def parameters_finite(model) -> bool:
-    """Whether every parameter of ``model`` is finite; computed again only when one of them has changed
-    (torch counts in-place changes in ``_version``), so a keystroke pays a tuple of counters, not a pass
-    over every weight."""
-    import torch
-
-    params = list(model.parameters())
-    versions = tuple((id(p), p._version) for p in params)
-    cached = _FINITE.get(model)
-    if cached is None or cached[0] != versions:
-        with torch.no_grad():
-            cached = (versions, all(bool(torch.isfinite(p).all()) for p in params))
-        _FINITE[model] = cached
-    return cached[1]
-
+__all__ = ["HuggingFaceAdapter"]
 
 def _kept_as_it_was(loaded):
     """A user's model in memory (``attnviz.load(model)``) is left exactly as it was by the capture; a model
@@ -88,11 +69,10 @@ class HuggingFaceAdapter:
         """Whether :meth:`capture` can keep only some layers in full (``layers``): decoders and encoders."""
         return loaded.config.kind != "encoder-decoder"
 
-    def capture(self, loaded, prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto", layers=None, on_layer=None, report_layers=None):
+    def capture(self, loaded, prepared, meta: dict, options: CaptureOptions = CaptureOptions()):
         from attnviz.capture.finite import add_nonfinite_notice
 
-        extra = {}
+        grad, extra = options.grad, {}
         if grad and loaded.info.get("head") == "none" and loaded.config.kind != "encoder-decoder":
             # a base model (BertModel, GPT2Model) has no logits: there is no target to differentiate, and the
             # capture would read .grad of tensors no backward pass reached (PyTorch's non-leaf warning)
@@ -101,14 +81,17 @@ class HuggingFaceAdapter:
             from attnviz.hf.encdec_capture import capture_encdec as capture
         else:
             from attnviz.hf.capture import capture_hf as capture
-            extra = {"layers": layers, "on_layer": on_layer, "report_layers": report_layers}
+            extra = {"layers": options.layers, "preview": options.preview, "preview_layers": options.preview_layers,
+                     "attention": options.attention}
         with _kept_as_it_was(loaded):
-            trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                            precision=precision, **extra)
+            trace = capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad,
+                            target=options.target, precision=options.precision, **extra)
         # the notice attnviz's own capture() adds; the weight arrays (W_q … b_o: ~28 M numbers of BERT-base,
         # most of the check's ~25 ms a keystroke) are the model's own parameters, checked once per version
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
-        add_nonfinite_notice(trace.meta, trace.arrays, weights if parameters_finite(loaded.model) else ())
+        add_nonfinite_notice(trace.meta, trace.arrays, weights if first_nonfinite_weight(loaded.model) is None else ())
+        if loaded.info.get("notice"):  # the model's own (a float16 model run in float32: hf/dtype_support.py)
+            trace.meta["notice"] = "; ".join(filter(None, [trace.meta.get("notice"), loaded.info["notice"]]))
         return trace

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from attnviz.capture.prepared import Prepared
 from attnviz.errors import InputError, ModelLoadError
+from attnviz.runtime.adapter import CaptureOptions
 from attnviz.runtime.describe import describe_loaded, refuse_target
 
 __all__ = ["NativeAdapter", "task_of"]
@@ -127,9 +128,13 @@ class NativeAdapter:
         return Prepared({"images": tensor.to(loaded.device)}, patch_labels(cfg.grid), image=shown)
 
     # -- run -----------------------------------------------------------------------------------
-    def capture(self, loaded, prepared: Prepared, meta: dict, grad: bool = False, target: int | None = None,
-                precision: str = "auto"):
+    def keeps_some_layers(self, loaded) -> bool:
+        """attnviz's own models are small: every layer is kept in full."""
+        return False
+
+    def capture(self, loaded, prepared: Prepared, meta: dict, options: CaptureOptions = CaptureOptions()):
         from attnviz.capture.record import capture
 
-        return capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=grad, target=target,
-                       precision=precision)
+        # no preview: the whole forward of a bundled model takes a few milliseconds
+        return capture(loaded.model, prepared.inputs, prepared.tokens, meta=meta, grad=options.grad,
+                       target=options.target, precision=options.precision)

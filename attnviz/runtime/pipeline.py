@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.errors import InputError, ModelLoadError
+from attnviz.runtime.adapter import CaptureOptions
 from attnviz.runtime.huggingface import HuggingFaceAdapter
 from attnviz.runtime.native import NativeAdapter
 
@@ -45,8 +46,6 @@ def describe_model(loaded) -> dict:
 def prepare_text(loaded, text: str, truncate: bool = False, target_text: str | None = None):
     """Typed text → model inputs (:class:`~attnviz.capture.Prepared`), by the model's and its task's rules;
     ``target_text``: what an encoder–decoder's decoder reads (default: its own greedy output)."""
-    if target_text is None:  # adapters written before targets existed take no such argument
-        return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate)
     return adapter_for(loaded).prepare_text(loaded, text, truncate=truncate, target_text=target_text)
 
 
@@ -75,12 +74,15 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
             raise InputError(str(exc)) from None
 
 
-def _layers_kept(loaded, adapter, layers) -> dict:
-    """``{"layers": sorted indices}`` for an adapter that keeps only some layers in full (Hugging Face
-    decoders and encoders); a clear refusal for others and for indices the model does not have."""
+def _layers_kept(loaded, adapter, layers, none_ok: bool = False) -> tuple[int, ...] | None:
+    """The sorted layer indices kept in full, for an adapter that keeps only some layers in full (Hugging Face
+    decoders and encoders); a clear refusal for others and for indices the model does not have.
+    ``none_ok``: an empty ``layers`` keeps no layer in full (an on-demand capture for a data-set scan)."""
     if layers is None:
-        return {}
-    if not getattr(adapter, "keeps_some_layers", lambda _: False)(loaded):
+        return None
+    if none_ok and not len(layers) and adapter.keeps_some_layers(loaded):
+        return ()
+    if not adapter.keeps_some_layers(loaded):
         raise InputError(f"only some layers in full is for Hugging Face decoder and encoder models: {loaded.name} "
                          "is traced in full (leave --layers out)")
     n = int(loaded.config.n_layers)
@@ -88,24 +90,29 @@ def _layers_kept(loaded, adapter, layers) -> dict:
     bad = [i for i in wanted if not 0 <= i < n]
     if not wanted or bad:
         raise InputError(f"{loaded.name} has layers 0–{n - 1}: no layer {', '.join(map(str, bad)) or 'given'}")
-    return {"layers": wanted}
+    return tuple(wanted)
 
 
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
               truncate: bool = False, precision: str = "auto", rollout: bool = True, target_text: str | None = None,
-              layers=None, on_layer=None, report_layers=None):
+              layers=None, preview=None, preview_layers=None, attention: str = "auto"):
     """Prepare the input, capture a Trace and add the default rollout.
 
     ``target``: the class or token whose gradient ``grad`` records; ``target_text``: the output an
     encoder–decoder's decoder reads (default: its own greedy output; refused by other models); ``layers``:
     the layer indices kept in full (Hugging Face decoders and encoders; the others keep their probabilities);
-    ``on_layer(layer, probs, masked, tokens)``: called during the forward as each layer's attention is computed
-    (Hugging Face decoders and encoders; other models report nothing before the trace is complete);
-    ``report_layers``: the layers ``on_layer`` is called for (default all; the others are not copied)."""
+    ``preview(LayerPreview)``: called during the forward as each layer's attention is computed (Hugging Face
+    decoders and encoders; other models report nothing before the trace is complete); ``preview_layers``: the
+    layers it is called for (default all; the others are not copied); ``attention``: "auto", or "on_demand"
+    (Hugging Face decoders and encoders: the fastest kernel at any length, every probability recomputed from
+    q, k and lse when asked; with ``layers=[]`` no layer keeps its walkthrough arrays, the cheapest capture,
+    what a data-set scan reads)."""
     if (text is None) == (image is None):
         raise InputError("give exactly one input: text or an image")
     adapter = adapter_for(loaded)
-    extra = _layers_kept(loaded, adapter, layers)
+    kept = _layers_kept(loaded, adapter, layers, none_ok=attention == "on_demand")
+    if attention != "auto" and not adapter.keeps_some_layers(loaded):
+        raise InputError(f"attention on demand is for Hugging Face decoder and encoder models, not {loaded.name}")
     if image is not None and target_text is not None:
         raise InputError("a target is the output text of an encoder–decoder; image models take none")
     prep = adapter.prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate,
@@ -113,11 +120,10 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     _check_input_memory(loaded, prep, grad)
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
             "input_text": text, **prep.meta}
-    if on_layer is not None and getattr(adapter, "keeps_some_layers", lambda _: False)(loaded):
-        tokens = list(prep.tokens)
-        extra.update(on_layer=lambda i, probs, masked: on_layer(i, probs, masked, tokens),
-                     report_layers=report_layers)
-    trace = adapter.capture(loaded, prep, meta, grad=grad, target=target, precision=precision, **extra)
+    options = CaptureOptions(grad=grad, target=target, precision=precision, layers=kept, preview=preview,
+                             preview_layers=None if preview_layers is None else tuple(int(i) for i in preview_layers),
+                             attention=attention)
+    trace = adapter.capture(loaded, prep, meta, options)
     from attnviz.runtime.finite_weights import note_nonfinite_weight
 
     note_nonfinite_weight(trace.meta, loaded.model)  # a shared model's NaN weight: named in one line

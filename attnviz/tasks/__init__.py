@@ -25,6 +25,7 @@ TASKS = {
     "charlm": ("attnviz.tasks.charlm", "CharLMTask"),
     "digits": ("attnviz.tasks.digits", "DigitsTask"),
     "shapes": ("attnviz.tasks.shapes", "ShapesTask"),
+    "masked-lm": ("attnviz.tasks.masked_lm", "MaskedLMTask"),
 }
 
 
@@ -64,6 +65,8 @@ def _import_task_module(module: str):
         from attnviz.tasks import digits as mod
     elif module == "attnviz.tasks.shapes":
         from attnviz.tasks import shapes as mod
+    elif module == "attnviz.tasks.masked_lm":
+        from attnviz.tasks import masked_lm as mod
     else:  # a task registered at run time (tests, plug-ins): by name
         mod = importlib.import_module(module)
     return mod

@@ -29,33 +29,13 @@ import torch
 
 from attnviz.models.config import ModelConfig
 from attnviz.tasks.base import IGNORE, Batch, Task, TextInput
+from attnviz.tasks.coref_words import ANIMATE, ANIMATE_ADJ, PLACE_ADJ, PLACES, TEMPLATES, VERBS
 from attnviz.tasks.text_data import batched_probs, find_token, held_out, pad_ids
 from attnviz.text.fit import fit_tokens
 from attnviz.text.tokenizer import CLS, Tokenizer
 
 __all__ = ["CorefTask", "NONE", "ANIMATE", "PLACES", "ANIMATE_ADJ", "PLACE_ADJ", "TEMPLATES"]
 
-ANIMATE = ["animal", "dog", "cat", "horse", "cow", "sheep", "goat", "fox", "deer", "rabbit", "child", "boy",
-           "girl", "man", "woman", "farmer", "soldier", "tourist", "donkey", "pig", "bear", "wolf", "mouse",
-           "duck"]
-PLACES = ["street", "road", "river", "bridge", "field", "hill", "valley", "lake", "path", "track", "square",
-          "park", "forest", "desert", "canal", "highway", "stream", "lane", "yard", "beach", "mountain",
-          "tunnel", "garden", "ditch"]
-ANIMATE_ADJ = ["tired", "scared", "lazy", "weak", "sleepy", "afraid", "hungry", "old", "slow", "nervous", "sick",
-               "timid", "exhausted", "frightened", "injured", "cautious"]
-PLACE_ADJ = ["wide", "busy", "long", "steep", "icy", "wet", "narrow", "dangerous", "crowded", "deep", "muddy",
-             "slippery", "dark", "far", "rough", "flooded"]
-VERBS = [("cross", "crossed"), ("climb", "climbed"), ("enter", "entered"), ("reach", "reached"),
-         ("leave", "left"), ("pass", "passed"), ("explore", "explored"), ("visit", "visited"), ("use", "used"),
-         ("follow", "followed"), ("approach", "approached"), ("search", "searched")]
-# {a}: the animate noun, {p}: the place, {v}/{vpp}: verb and participle, {adj}: the deciding adjective
-TEMPLATES = [
-    "the {a} didn't {v} the {p} because it was too {adj}",
-    "the {a} did not {v} the {p} as it was too {adj}",
-    "the {p} was not {vpp} by the {a} because it was too {adj}",
-    "the {a} refused to {v} the {p} since it was so {adj}",
-    "the {p} wasn't {vpp} by the {a} since it was very {adj}",
-]
 HELD_OUT = 0.2
 VALIDATION = 0.1  # the next slice of the same hash: validation combinations, never trained on
 NONE = "(no referent)"  # the class of every word that is neither a noun nor "it"

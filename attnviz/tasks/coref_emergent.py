@@ -24,6 +24,12 @@ detour (last-layer "it" row 0.41–0.46 on the noun); 4 heads with the narrow ML
 2 heads with the narrow MLP the detour again (≤ 0.14); 1 head with the narrow MLP resolved it (0.991
 after 800 steps, 0.996 after 1500, when also no row but the noun's own put more than 0.16 on the noun
 with "it" deleted; 0.45 after 800 steps).
+
+**It depends on the seed.** Seed 2 of this same recipe (same task, model and steps) also answers 100 % of
+held-out sentences but does not resolve "it" in any head: whether the pronoun head emerges is a property
+of this one run, not a guarantee of the recipe. The bundled model is seed 1; the lesson's caption says what
+was trained and what emerged, and ``attnviz lesson check`` measures the model it is given, so a re-trained
+model with another seed is checked, not assumed.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ class CorefEmergentTask(CorefTask):
     name = "coref-emergent"
     description = ('Which noun does "it" refer to? The same task as coref, trained with no loss on attention: '
                    'the model only names every word\'s referent; one head per layer and a narrow MLP leave '
-                   'attention as the only route, and the last layer\'s head learns to point by itself.')
+                   'attention as the only route, and the last layer\'s head learns to point by itself. '
+                   'In this run (seed 1): seed 2 of the same recipe is as accurate but resolves "it" in no head.')
     asset_seed = 1
     steps = 1500
     pointer_head = -1  # no head is trained to point

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnviz.tasks.coref_words import ANIMATE
 from attnviz.tasks.text_data import batched_probs, pad_ids
 
 __all__ = ["head_profile", "pick_head"]
@@ -60,8 +61,6 @@ def head_profile(loaded, task, items) -> dict:
     probs, pad = _probs(loaded, task, tokens, it)
     B = len(items)
     rows = np.arange(B)
-    from attnviz.tasks.coref import ANIMATE
-
     animate = np.array([r in ANIMATE for _, r in items])
     it_w = np.stack([p[rows, :, it, ref] for p in probs], 1)  # (B, L, H)
     peaks = np.stack([p[rows, :, it].argmax(-1) == np.array(ref)[:, None] for p in probs], 1)

@@ -63,6 +63,14 @@ METRIC_NAMES: dict[str, tuple[str, str]] = {
     "loss": ("held-out loss (nats per character)", "nats"),
     "bigram_loss": ("bigram baseline loss (nats)", "nats"),
     "gap_to_bigram": ("better than the bigram baseline by (nats)", "nats"),
+    # masked-lm
+    "masked_accuracy": ("hidden word guessed right (top-1 at [MASK])", "share"),
+    "unigram_accuracy": ("the most frequent training word at the same [MASK]s", "share"),
+    "gap_to_unigram": ("better than the most frequent word by", "share"),
+    "it_accuracy": ("hidden pronoun guessed \"it\"", "share"),
+    "it_elsewhere": ("other hidden words guessed \"it\"", "share"),
+    "polarity_accuracy": ("hidden asserted adjective guessed with its polarity", "share"),
+    "n_masked": ("held-out [MASK]s", "count"),
     # vision
     "pointing_game": ("pointing game (attention peak on the shape)", "share"),
     "pointing_chance": ("pointing game by chance (a random patch)", "share"),

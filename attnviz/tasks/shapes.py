@@ -139,15 +139,18 @@ class ShapesTask(Task):
     def evaluate(self, loaded, seed: int = 12345) -> dict:
         """Accuracy and pointing game on ``n_eval`` held-out scenes chosen by ``seed``, then the same on as many
         "offcentre" scenes (small shapes anywhere), with the baselines rollout must beat: a random patch, raw
-        last-layer [CLS] attention and the best fixed patch, chosen on the scenes of ``seed + 1`` (never scored)."""
+        last-layer [CLS] attention and the best fixed patch. The fixed patch needs no model: its figure is the
+        one shipped in ``assets/data/shape_baselines.json`` (:mod:`attnviz.tasks.shape_baselines`, 4,000 scenes
+        per layout), the same whatever ``seed``, so the model list and the lesson state one number."""
         from attnviz.tasks.pointing import classify_and_point, pointing_baselines
+        from attnviz.tasks.shape_baselines import fixed_patch
 
         out, patch = {}, loaded.config.patch_size
         for layout, pre in (("large", ""), ("offcentre", "offcentre_")):
             images, masks, labels = self.held_out(seed, layout=layout)
-            _, fit_masks, _ = self.held_out(seed + 1, layout=layout)
             preds, peaks, raw = classify_and_point(loaded.model, self._tensor(images).to(loaded.device), with_raw=True)
-            base = pointing_baselines(peaks, raw, masks, patch, fit_masks)
+            base = pointing_baselines(peaks, raw, masks, patch)
+            base["fixed"], base["fixed_patch"] = fixed_patch(layout, patch)
             acc = float((preds == labels).mean())
             if not pre:  # the first four keys are the ones bundled models have always stored
                 out.update(accuracy=acc, pointing_game=base["rollout"], pointing_chance=base["chance"],

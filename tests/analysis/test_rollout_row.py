@@ -38,11 +38,4 @@ def test_a_long_rollout_row_reads_blocks_only():
         rollout_row(tr, 300, discard=0.1)
 
 
-def test_head_scores_of_a_long_on_demand_trace_are_refused_in_one_line():
-    from attnviz.runtime.batch_scores import score_trace
-
-    with pytest.raises(InputError, match="refused above 67,108,864 weights a layer") as exc:
-        score_trace(on_demand_trace(16_384, n_layers=1, n_heads=1, d_head=8))
-    assert "\n" not in str(exc.value)
-    short = score_trace(on_demand_trace(64, n_layers=1, n_heads=1, d_head=8, allow_full=True))  # control
-    assert short.n_inputs == 1
+# head scores of a long on-demand trace stream now (tests/analysis/test_trace_head_scores.py)

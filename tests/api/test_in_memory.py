@@ -111,3 +111,25 @@ def test_a_text_model_object_needs_its_tokenizer(folders):
         attnviz.load(model, tokenizer=tf.AutoTokenizer.from_pretrained(str(folders["gpt2"])), device="cpu")
     with pytest.raises(AttnvizError, match="tokenizer= must be a transformers tokenizer"):
         attnviz.load(model, tokenizer="gpt2")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_half_precision_model_in_memory_is_traced_in_its_dtype(dtype, folders):
+    """A model the user cast to float16 / bfloat16 runs in that dtype (never cast back), and the trace's
+    probabilities are the model's own: equal to its eager output_attentions in that dtype."""
+    path = folders["llama"]
+    model = _object(path).to(dtype).eval()
+    tok = tf.AutoTokenizer.from_pretrained(str(path))
+    t = attnviz.load(model, tokenizer=tok).trace(TEXT)
+    assert next(model.parameters()).dtype == dtype  # left as it was
+    assert t["L0.q"].dtype == (np.float16 if dtype == torch.float16 else np.float32)  # NumPy has no bfloat16
+    ids = tok(TEXT, return_tensors="pt")["input_ids"]
+    model.set_attn_implementation("eager")  # the model's own probabilities, in its dtype
+    with torch.no_grad():
+        own = model(ids, output_attentions=True).attentions
+    for i, a in enumerate(own):
+        want = a[0].float().numpy()
+        np.testing.assert_allclose(t.probs(i).astype(np.float32), want, atol=1e-3 if dtype == torch.float16 else 8e-3)
+    # negative control: the float32 model's probabilities differ from the half-precision ones by more than 0
+    t32 = attnviz.load(_object(path).eval(), tokenizer=tok).trace(TEXT)
+    assert np.abs(t32.probs(1) - t.probs(1).astype(np.float32)).max() > 0

@@ -48,7 +48,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
     _, item, title, where = events[0]
     trace = events[1][1].trace
     assert title == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
-    assert item.tokens == trace.tokens
+    assert list(item.tokens) == trace.tokens
     np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
     np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
     assert workers and all(w != gui for w in workers) and where == gui  # computed off, drawn on the GUI thread
@@ -69,7 +69,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
         win.run_text("it was tired")  # replaces the first run before any of its items is delivered
     trace = win.trace
     assert trace.meta["input_text"] == "it was tired"
-    assert len(previews) == 1 and previews[0].tokens == trace.tokens
+    assert len(previews) == 1 and list(previews[0].tokens) == trace.tokens
     previewed = [t for t in titles if "forward running" in t]
     assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layer 2 of 4"]
 

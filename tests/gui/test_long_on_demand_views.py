@@ -109,16 +109,17 @@ def test_token_lines_draw_a_window_around_the_query(qtbot, trace):
     assert "[9000]" in view.token_text("left", 100)  # positions are the input's, not the window's
 
 
-def test_model_view_says_in_one_line_why_no_grid(qtbot, trace):
+def test_model_view_says_in_one_line_why_no_grid(qtbot):
     from attnviz.gui.views.model_view import ModelView
 
+    deep = on_demand_trace(T, n_layers=8, n_heads=4, d_head=8)  # 8 × 4 heads at 16,384: beyond the grid's budget
     view = ModelView(selection=Selection())
     qtbot.addWidget(view)
     view.show()
-    view.set_trace(trace)
+    view.set_trace(deep)
     text = view.title_item.text
-    assert "not drawn above" in text and "16,384" in text and "\n" not in text
-    assert view.thumbs is None and view.stats is None
+    assert "drawn up to 8,192 tokens for 8 layers × 4 heads" in text and "16,384 here" in text and "\n" not in text
+    assert view.thumbs is None and view.stats is None  # (a 2 × 2-head model at 16,384: tests/gui/test_model_view_long.py)
 
 
 def test_model_view_of_a_short_on_demand_trace_draws_the_grid(qtbot):  # negative control of the refusal

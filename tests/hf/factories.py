@@ -144,8 +144,9 @@ def prepare(loaded, text=TEXT, picture=None, truncate=False):
 def trace_of(loaded, grad=False, **kw):
     prep = prepare(loaded, **kw)
     from attnviz.runtime import adapter_for
+    from attnviz.runtime.adapter import CaptureOptions
 
-    return adapter_for(loaded).capture(loaded, prep, prep.meta, grad=grad), prep
+    return adapter_for(loaded).capture(loaded, prep, prep.meta, CaptureOptions(grad=grad)), prep
 
 
 def sample_image():

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from attnviz.capture.finite import nonfinite_arrays
-from attnviz.runtime.huggingface import parameters_finite
+from attnviz.runtime.finite_weights import first_nonfinite_weight
 
 from .factories import trace_of
 
@@ -24,13 +24,13 @@ def test_parameters_are_checked_again_after_an_in_place_change(hf_folders):
     from attnviz.hf.loader import load_hf_model
 
     model = load_hf_model(hf_folders["bert"], device="cpu").model
-    assert parameters_finite(model) and parameters_finite(model)
+    assert first_nonfinite_weight(model) is None and first_nonfinite_weight(model) is None
     with torch.no_grad():
         model.base_model.encoder.layer[1].attention.self.query.weight[0, 0] = float("nan")
-    assert not parameters_finite(model)
+    assert first_nonfinite_weight(model)[0].endswith("encoder.layer.1.attention.self.query.weight")
     with torch.no_grad():
         model.base_model.encoder.layer[1].attention.self.query.weight[0, 0] = 0.5
-    assert parameters_finite(model)
+    assert first_nonfinite_weight(model) is None
 
 
 def test_a_nan_weight_is_still_named_in_the_notice(hf_folders):

@@ -154,11 +154,11 @@ def test_two_captures_in_two_threads_do_not_mix(attention):
     def run(name):
         m, x = models[name]
 
-        def meet(layer, probs, masked):
-            if layer == 0:
+        def meet(preview):
+            if preview.layer == 0:
                 barrier.wait()  # the other thread is inside its forward too
         try:
-            got[name] = capture_hf(m, x, tokens_of(x, m), attention=attention, on_layer=meet)
+            got[name] = capture_hf(m, x, tokens_of(x, m), attention=attention, preview=meet)
         except Exception as exc:  # reported below: a thread's exception would otherwise vanish
             errors.append(exc)
             barrier.abort()

@@ -1,4 +1,4 @@
-"""``on_layer``: each layer's probabilities reported during the forward, once per layer in order, equal to the
+"""``preview``: each layer's probabilities reported during the forward, once per layer in order, equal to the
 final trace's and to transformers' own eager attentions, as copies."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ def test_on_layer_fires_once_per_layer_in_order_with_the_traces_probabilities(ll
     from attnviz.runtime import run_trace
 
     seen = []
-    trace = run_trace(llama4, text=TEXT, on_layer=lambda i, p, m, tokens: seen.append((i, p, tokens, m)))
+    trace = run_trace(llama4, text=TEXT, preview=lambda v: seen.append((v.layer, v.probs, v.tokens, v.masked)))
     assert [i for i, *_ in seen] == [0, 1, 2, 3]
-    assert all(tokens == trace.tokens for _, _, tokens, _ in seen)
+    assert all(list(tokens) == trace.tokens for _, _, tokens, _ in seen)
     for i, p, _, masked in seen:
         np.testing.assert_array_equal(masked, np.isneginf(trace[f"L{i}.mask"]))  # causal: the upper triangle
         assert masked.sum() == len(trace.tokens) * (len(trace.tokens) - 1) // 2
@@ -44,7 +44,7 @@ def test_layers_kept_in_part_still_report_every_layer(llama4):
     from attnviz.runtime import run_trace
 
     seen = []
-    trace = run_trace(llama4, text=TEXT, layers=[1], on_layer=lambda i, p, m, tokens: seen.append((i, p)))
+    trace = run_trace(llama4, text=TEXT, layers=[1], preview=lambda v: seen.append((v.layer, v.probs)))
     assert [i for i, _ in seen] == [0, 1, 2, 3]
     for i, p in seen:  # the layers not kept are stored compactly; the report is the model's float32
         np.testing.assert_allclose(p, trace[f"L{i}.probs"].astype(np.float32), atol=1e-3)
@@ -54,6 +54,6 @@ def test_report_layers_reports_only_those(llama4):
     from attnviz.runtime import run_trace
 
     seen = []
-    trace = run_trace(llama4, text=TEXT, report_layers=[2], on_layer=lambda i, p, m, tokens: seen.append((i, p)))
+    trace = run_trace(llama4, text=TEXT, preview_layers=[2], preview=lambda v: seen.append((v.layer, v.probs)))
     assert [i for i, _ in seen] == [2]
     np.testing.assert_array_equal(seen[0][1], trace["L2.probs"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 
+from attnviz.capture.preview import LayerPreview
 from attnviz.errors import AttnvizError, Message
 
 __all__ = ["LoadResult", "RunResult", "LayerPreview", "load_model_job", "run_input_job", "wants_gradients",
@@ -32,15 +33,6 @@ class RunResult:
 
     def __init__(self, trace, strip, source, seconds: float):
         self.trace, self.strip, self.source, self.seconds = trace, strip, source, seconds
-
-
-class LayerPreview:
-    """One layer's probabilities, reported while the forward still runs (Hugging Face decoders and
-    encoders): ``probs`` (H, Tq, Tk) float32, a copy of what the model computed for ``layer``; ``masked``
-    (Tq, Tk) bool, the cells its mask blocked (None: no mask)."""
-
-    def __init__(self, layer: int, n_layers: int, probs, tokens: list[str], masked=None):
-        self.layer, self.n_layers, self.probs, self.tokens, self.masked = layer, n_layers, probs, tokens, masked
 
 
 DEFAULT_MODEL = "coref"
@@ -112,17 +104,16 @@ def wants_gradients(loaded) -> bool:
     return sum(p.numel() for p in loaded.model.parameters()) <= GRAD_MAX_PARAMS
 
 
-def _preview_of(loaded, layer: int):
-    """The ``on_layer`` of :func:`attnviz.runtime.run_trace` that sends ``layer`` alone
-    through the lane's progress path, queued to the GUI thread, dropped with a superseded run."""
+def _preview_of(layer: int):
+    """The ``preview`` of :func:`attnviz.runtime.run_trace` that sends ``layer``'s
+    :class:`~attnviz.capture.preview.LayerPreview` through the lane's progress path, queued to the GUI thread,
+    dropped with a superseded run."""
     from attnviz.gui.lane import report_progress
 
-    n = int(loaded.config.n_layers)
-
-    def on_layer(i: int, probs, masked, tokens) -> None:
-        if i == layer:
-            report_progress(LayerPreview(i, n, probs, tokens, masked))
-    return on_layer
+    def preview(p: LayerPreview) -> None:
+        if p.layer == layer:
+            report_progress(p)
+    return preview
 
 
 def run_input_job(loaded, text: str | None = None, image=None, target: str | None = None,
@@ -135,10 +126,9 @@ def run_input_job(loaded, text: str | None = None, image=None, target: str | Non
     from attnviz.runtime import run_trace
 
     t0 = time.perf_counter()
-    on_layer = _preview_of(loaded, preview_layer) if preview_layer is not None else None
     trace = run_trace(loaded, text=text, image=image, truncate=True, grad=wants_gradients(loaded),
-                      target_text=target, on_layer=on_layer,
-                      report_layers=None if preview_layer is None else [preview_layer])
+                      target_text=target, preview=None if preview_layer is None else _preview_of(preview_layer),
+                      preview_layers=None if preview_layer is None else [preview_layer])
     strip = None
     if text is not None:
         if trace.src_tokens:  # encoder–decoder: the strip shows what the encoder read

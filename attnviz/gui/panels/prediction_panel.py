@@ -6,7 +6,7 @@ from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-__all__ = ["PredictionPanel", "ProbabilityBars", "top_entries"]
+__all__ = ["PredictionPanel", "ProbabilityBars", "top_entries", "finite_entries", "NONFINITE_NOTE"]
 
 TOP_K = 10
 
@@ -29,10 +29,26 @@ def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str
     return [(int(i), shown_token(labels[i]) if i < len(labels) else str(int(i)), float(p[i])) for i in order]
 
 
+# what the panel says instead of bars when the model's output is not a number (a NaN weight, an overflow)
+NONFINITE_NOTE = ("the model's output here is not a number (NaN or ∞: non-finite weights or an overflow), so "
+                  "there are no probabilities to rank")
+
+
+def finite_entries(probs, names: list[str], k: int = TOP_K):
+    """:func:`top_entries` of ``probs``, or None when any probability is NaN or infinite (nothing to rank)."""
+    import numpy as np
+
+    p = np.asarray(probs)
+    if not np.isfinite(p).all():
+        return None
+    return top_entries(p, names, k)
+
+
 def _top_of_row(trace, q: int, names: list[str]):
-    """On a worker: the top entries of row ``q`` of a trace's prediction (an exception is returned)."""
+    """On a worker: the top entries of row ``q`` of a trace's prediction, None when it is not finite (an
+    exception is returned)."""
     try:
-        return top_entries(trace.row("prediction", q), names)
+        return finite_entries(trace.row("prediction", q), names)
     except Exception as exc:  # noqa: BLE001 - shown in the panel's title, never raised into Qt
         return exc
 
@@ -173,7 +189,10 @@ class PredictionPanel(QWidget):
             self.mode = "next-token"
             pred = trace["prediction"]
             names = self.vocab if len(self.vocab) == pred.shape[-1] else labels
-            entries = top_entries(pred, names)
+            entries = finite_entries(pred, names)
+            if entries is None:
+                self._not_finite("Next token")
+                return
             self.chosen = entries[0][0] if entries else None
             self.title.setText("Next token (top 10)" if kind == "decoder" else
                                "Translation; next-token distribution after it")
@@ -193,8 +212,19 @@ class PredictionPanel(QWidget):
         pred = trace["prediction"]
         names = labels if len(labels) == pred.shape[0] else [f"class {i}" for i in range(pred.shape[0])]
         few = len(names) <= TOP_K + 2  # a handful of classes: show them all, in order of probability
+        entries = finite_entries(pred, names, k=len(names) if few else TOP_K)
+        if entries is None:
+            self._not_finite("Class probabilities")
+            return
         self.title.setText("Class probabilities" if few else f"Class probabilities (top {TOP_K} of {len(names)})")
-        self.bars.set_entries(top_entries(pred, names, k=len(names) if few else TOP_K))
+        self.bars.set_entries(entries)
+
+    def _not_finite(self, what: str) -> None:
+        """A clear notice instead of bars of "nan%" (a model with a NaN weight computes NaN everywhere)."""
+        self.chosen = None
+        self.title.setText(f"{what}: {NONFINITE_NOTE}")
+        self.bars.set_entries([])
+        self.step_button.hide()
 
     def _show_row(self, trace, q: int, names: list[str]) -> None:
         """Per-token predictions: the bars of row ``q``. A deferred row (a Hugging Face MLM's: one
@@ -204,8 +234,12 @@ class PredictionPanel(QWidget):
         title = f"Prediction for token {q} “{trace.tokens[q]}” (click a token to choose)"
         deferred = "prediction" not in trace.arrays and "prediction" in trace.deferred
         if not deferred or not self.isVisible():
+            entries = finite_entries(trace.row("prediction", q), names)
+            if entries is None:
+                self._not_finite(f"Prediction for token {q}")
+                return
             self.title.setText(title)
-            self.bars.set_entries(top_entries(trace.row("prediction", q), names))
+            self.bars.set_entries(entries)
             return
 
         def shown(result) -> None:
@@ -215,6 +249,9 @@ class PredictionPanel(QWidget):
             if isinstance(result, Exception):
                 self.title.setText(f"Prediction for token {q} unavailable: {result}")
                 self.bars.set_entries([])
+                return
+            if result is None:
+                self._not_finite(f"Prediction for token {q}")
                 return
             self.title.setText(title)
             self.bars.set_entries(result)
@@ -247,7 +284,10 @@ class PredictionPanel(QWidget):
         at = position_distribution(trace, self._query)
         row, pos = at if at is not None else (pred, len(trace.tokens) - 1)
         names = self.vocab if len(self.vocab) == row.shape[-1] else labels
-        entries = top_entries(row, names)
+        entries = finite_entries(row, names)
+        if entries is None:
+            self._not_finite(f"After decoder token {pos}")
+            return
         made = produced_tokens(trace)[pos]
         self.chosen = None
         self.title.setText(f"After decoder token {pos} “{shown_token(str(trace.tokens[pos]))}” → "

@@ -15,7 +15,7 @@ from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QListWidgetItem, QPushButton,
                                QSpinBox, QSplitter, QTableWidget, QVBoxLayout, QWidget)
 
-from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
+from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
@@ -290,9 +290,23 @@ class DatasetView(BaseView):
         shape = next(iter(table.values())).shape
         return table.get(self.score, np.full(shape, np.nan))
 
+    def _label(self, name: str) -> str:
+        """The score's label for the result shown (rep-ind where no induction probe ran)."""
+        return score_label(name, self.result.meta if self.result is not None else None)
+
+    def _name_induction(self) -> None:
+        """Name the induction column and choice for what the result measured (the probe, or the inputs' repeats)."""
+        i = SCORES.index("induction")
+        natural = self._label("induction") != SCORE_LABELS["induction"]
+        self.score_box.setItemText(self.score_box.findData("induction"), self._label("induction"))
+        header = self.table.horizontalHeaderItem(3 + i)
+        header.setText("rep-ind" if natural else SHORT["induction"])
+        header.setToolTip(self._label("induction"))
+
     def _draw(self) -> None:
         if self.result is None:
             return
+        self._name_induction()
         values = self.score_table()
         L, H = values.shape
         show_maps((self.grid, self.pattern), True)
@@ -308,7 +322,8 @@ class DatasetView(BaseView):
         self.grid.set_image(quantize(np.nan_to_num(values, nan=lo), hi, undefined, vmin=lo), (L, H))
         self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
         self.grid.set_mask(undefined)
-        self.grid.set_levels(lo, hi, SCORE_LABELS[self.score] + how)
+        natural = self._label(self.score) != SCORE_LABELS[self.score]  # the bar's short name: rep-ind
+        self.grid.set_levels(lo, hi, ("rep-ind" if natural else SCORE_LABELS[self.score]) + how)
         self._label_cells(values, lo, hi)
         counts = self.result.counts[self.part].get(self.score)
         n_used = int(counts.max()) if counts is not None and counts.size else 0
@@ -320,12 +335,12 @@ class DatasetView(BaseView):
         where = "decoder self-attention" if self.part == "self" and two else PART_TITLES.get(self.part, self.part)
         model = self.result.meta.get("model") or ""
         if undefined.all():  # e.g. previous-token on cross-attention: say which scores apply
-            defined = [SCORE_LABELS[n] for n in self.result.score_names(self.part)]
-            self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} is not defined for {where}"
+            defined = [self._label(n) for n in self.result.score_names(self.part)]
+            self.grid.set_title(f"{self._label(self.score).capitalize()} is not defined for {where}"
                                 + (f": choose {', '.join(defined)}" if defined else ""))
             self._show_head()
             return
-        self.grid.set_title(f"{SCORE_LABELS[self.score].capitalize()} per head ({where}) · "
+        self.grid.set_title(f"{self._label(self.score).capitalize()} per head ({where}) · "
                             + (f"{model} · " if model else "") + data
                             + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()
@@ -350,7 +365,7 @@ class DatasetView(BaseView):
 
     def _fill_top(self, layer: int, head: int) -> None:
         self.top_label.setText(f"inputs where layer {layer} head {head} scores highest on "
-                               f"{SCORE_LABELS[self.score]} (click: open in every view)")
+                               f"{self._label(self.score)} (click: open in every view)")
         fill_top_inputs(self.top_list, self.result, self.part, self.score, layer, head)
 
     def _fill_table(self) -> None:
@@ -386,7 +401,7 @@ class DatasetView(BaseView):
             return
         v = self.score_table()[row, col]
         text = "not defined" if not np.isfinite(v) else f"{v:.3f}"
-        self.set_hover_text(f"layer {row}, head {col}: {SCORE_LABELS[self.score]} {text}")
+        self.set_hover_text(f"layer {row}, head {col}: {self._label(self.score)} {text}")
 
     def _row_clicked(self, row: int, _col: int) -> None:
         part = self.table.item(row, 0).text()

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.analysis import attention_entropy, mean_attention_distance
+from attnviz.analysis.distance import head_statistics
+from attnviz.analysis.trace_head_scores import rows_per_block
 from attnviz.gui.views.heatmap_data import block_all, block_max, pool_factor, quantize
 from attnviz.analysis.trace_parts import masked_cells
 from attnviz.errors import InputError
 
-__all__ = ["Thumbnails", "HeadStats", "summarize_thumbnails", "summarize_stats", "join_stats", "stats_or_error"]
+__all__ = ["Thumbnails", "HeadStats", "PooledMaps", "pool_maps", "colour_thumbnails", "summarize_thumbnails",
+           "summarize_stats", "join_stats", "stats_or_error", "too_long_for_grid", "longest_for_grid"]
 
 
 @dataclass
@@ -50,10 +52,17 @@ def _prefix(part: str, layer: int) -> str:
     return layer_prefix(layer, part)
 
 
-# Above this many weights per layer (heads × T_q × T_k) of a map the trace does not hold (a long input's
-# probabilities are recomputed on demand), the grid is not drawn: it would compute every head's whole map
-# (30 layers × 9 heads at T = 16,384 is 7·10^10 weights). 2^26 is 9 heads at 2,730 tokens.
-GRID_ON_DEMAND_WEIGHTS = 1 << 26
+# Above this many weights over every layer and head of a part (layers × heads × T_q × T_k) of maps the trace
+# does not hold (a long input's probabilities are recomputed on demand), the grid is not drawn: the thumbnails
+# and statistics stream over row blocks (memory O(heads · block · T)), but every weight is still computed once,
+# about 17 million a CPU-second here (2^31: about two CPU-minutes). A 2-layer, 4-head model passes at 16,384
+# tokens; 30 layers × 9 heads at 2,820.
+GRID_ON_DEMAND_WEIGHTS = 1 << 31
+
+
+def longest_for_grid(n_layers: int, n_heads: int) -> int:
+    """The most tokens (square self-attention) whose every head :data:`GRID_ON_DEMAND_WEIGHTS` allows."""
+    return int((GRID_ON_DEMAND_WEIGHTS / max(1, n_layers * n_heads)) ** 0.5)
 
 
 def too_long_for_grid(trace, part: str = "self") -> str | None:
@@ -64,14 +73,41 @@ def too_long_for_grid(trace, part: str = "self") -> str | None:
     if not n or layer_prefix(0, part) + "probs" in trace.arrays:
         return None
     h, tq, tk = trace.probs_shape(0, part)
-    if h * tq * tk <= GRID_ON_DEMAND_WEIGHTS:
+    if n * h * tq * tk <= GRID_ON_DEMAND_WEIGHTS:
         return None
-    return (f"all heads: not drawn above {GRID_ON_DEMAND_WEIGHTS:,} weights a layer ({h} heads × {tq:,} × {tk:,} "
-            f"here): it would compute every head's whole map; the head map shows any head of this input")
+    return (f"all heads: drawn up to {longest_for_grid(n, h):,} tokens for {n} layers × {h} heads "
+            f"({tq:,} here: every head's whole map, {n * h * tq * tk:,} weights, recomputed from q and k); "
+            f"the head map shows any head of this input")
 
 
 def n_layers_of(trace, part: str) -> int:
     return trace.layers_in(part)
+
+
+@dataclass
+class PooledMaps:
+    """Every head's map of one part block-max pooled: ``pooled`` (L, H, s, s) float32, ``masked`` (s, s) bool
+    blocks the mask blocks wholly (or None), ``pool`` the (rows, cols) pooling factors. The expensive step of
+    the thumbnails (a long input's maps are recomputed from q and k); colouring them is cheap."""
+
+    pooled: np.ndarray
+    masked: np.ndarray | None
+    pool: tuple[int, int]
+
+
+def pool_maps(trace, part: str = "self", thumb_px: int = 64) -> PooledMaps:
+    """Block-max pool every layer and head of ``part`` to at most ``thumb_px`` a side, streamed over row blocks
+    (a long input's maps are recomputed block by block, never whole)."""
+    L, H = n_layers_of(trace, part), trace.n_heads
+    _, tq, tk = trace.probs_shape(0, part)  # (H, Tq, Tk)
+    kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
+    step = max(kr, rows_per_block(H, tk) // kr * kr)  # a whole number of pooling rows a block
+    pooled = np.empty((L, H, -(-tq // kr), -(-tk // kc)), np.float32)
+    for layer in range(L):
+        for r0 in range(0, tq, step):  # (H, r, Tk) → (H, r / kr, s), all heads at once
+            pooled[layer, :, r0 // kr: -(-min(tq, r0 + step) // kr)] = block_max(
+                trace.probs(layer, part, rows=slice(r0, r0 + step)), kr, kc)
+    return PooledMaps(pooled, _pooled_masked(trace, _prefix(part, 0), kr, kc, step), (kr, kc))
 
 
 def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: str = "fixed") -> Thumbnails:
@@ -80,18 +116,16 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
     scale : "fixed" (0..1), "shared" (0..largest weight anywhere in the grid) or "per-map" (each
         tile 0..its own largest weight); "unit"/"max" are the old names of fixed/shared.
     """
+    return colour_thumbnails(pool_maps(trace, part, thumb_px), scale)
+
+
+def colour_thumbnails(maps: PooledMaps, scale: str = "fixed") -> Thumbnails:
+    """:class:`Thumbnails` of pooled maps in a colour scale (see :func:`summarize_thumbnails`)."""
     scale = {"unit": "fixed", "max": "shared"}.get(scale, scale)
     if scale not in ("fixed", "shared", "per-map"):
         raise ValueError(f"unknown colour scale {scale!r}")
-    L, H = n_layers_of(trace, part), trace.n_heads
-    _, tq, tk = trace.probs_shape(0, part)  # (H, Tq, Tk)
-    kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
-    pooled = None
-    for layer in range(L):
-        img = block_max(trace.probs(layer, part), kr, kc)  # (H, Tq, Tk) → (H, s, s), all heads at once
-        if pooled is None:
-            pooled = np.empty((L,) + img.shape, np.float32)
-        pooled[layer] = img
+    pooled, masked = maps.pooled, maps.masked
+    L, H = pooled.shape[:2]
     max_weight = pooled.max(axis=(2, 3))  # (L, H)
     grid_max = float(max_weight.max())
     vmax = grid_max if scale == "shared" and grid_max > 0 else 1.0
@@ -99,8 +133,6 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
         tops = np.where(max_weight > 0, max_weight, 1.0).astype(np.float32)  # (L, H)
     else:
         tops = np.full((L, H), vmax, np.float32)
-    masked = masked_cells(trace, _prefix(part, 0))
-    masked = None if masked is None else block_all(masked, kr, kc)
     if scale == "per-map":
         images = np.empty(pooled.shape, np.uint8)
         for layer in range(L):
@@ -108,7 +140,19 @@ def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: s
                 images[layer, h] = quantize(pooled[layer, h], float(tops[layer, h]), masked)
     else:
         images = quantize(pooled, vmax, None if masked is None else np.broadcast_to(masked, pooled.shape))
-    return Thumbnails(images=images, vmax=vmax, max_weight=max_weight, pool=(kr, kc), scale=scale, tops=tops)
+    return Thumbnails(images=images, vmax=vmax, max_weight=max_weight, pool=maps.pool, scale=scale, tops=tops)
+
+
+def _pooled_masked(trace, prefix: str, kr: int, kc: int, step: int) -> np.ndarray | None:
+    """The kr × kc blocks every cell of which the mask blocks (None: no mask); a mask computed on demand is read
+    a row block at a time (``step`` rows, a multiple of ``kr``), never whole."""
+    pending = trace.deferred.get(prefix + "mask")
+    if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
+        masked = masked_cells(trace, prefix)
+        return None if masked is None else block_all(masked, kr, kc)
+    tq = pending.shape[0]
+    return np.concatenate([block_all(np.isneginf(pending.block(rows=slice(r0, r0 + step))), kr, kc)
+                           for r0 in range(0, tq, step)], axis=0)
 
 
 def summarize_stats(trace, part: str = "self", layers: range | None = None) -> HeadStats:
@@ -129,13 +173,11 @@ def summarize_stats(trace, part: str = "self", layers: range | None = None) -> H
     if n == 0:
         raise InputError("no attention layers given")
     entropy = distance = None
-    for row, i in enumerate(layers):
-        p = [np.asarray(trace.probs(i, part), dtype=np.float64)]  # as ProbLayers converts it
-        e = attention_entropy(p)[0]
+    for row, i in enumerate(layers):  # each layer streamed over row blocks (analysis.distance.head_statistics)
+        e, d = head_statistics(trace, i, part, with_distance=part != "cross", grid=grid, patch_size=patch_size)
         entropy = np.zeros((n, e.shape[0])) if entropy is None else entropy
         entropy[row] = e
-        if part != "cross":
-            d = mean_attention_distance(p, grid=grid, patch_size=patch_size)[0]
+        if d is not None:
             distance = np.zeros((n, d.shape[0])) if distance is None else distance
             distance[row] = d
     if part == "cross":

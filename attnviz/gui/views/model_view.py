@@ -18,9 +18,11 @@ from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
-from attnviz.gui.views.model_summary import HeadStats, summarize_stats, summarize_thumbnails, too_long_for_grid
+from attnviz.gui.views.model_summary import (HeadStats, colour_thumbnails, pool_maps, summarize_stats,
+                                             summarize_thumbnails, too_long_for_grid)
 from attnviz.gui.views.split_stats import StatsInHalves
 from attnviz.analysis.trace_parts import resolve
+from attnviz.capture.trace import layer_prefix
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import TokenAxisItem
@@ -36,6 +38,9 @@ NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page
 
 # attention weights up to which the grid's statistics are computed on the spot (about 1 ms for 2^17)
 INLINE_STATS = 1 << 17
+# weights of maps recomputed on demand (a long input) above which the thumbnails too are pooled on a worker:
+# every weight is computed from q and k (about 17 million a CPU-second), too slow for the GUI thread
+ON_DEMAND_INLINE = 1 << 21
 
 
 def _weights_in(trace, part: str) -> int:
@@ -151,6 +156,10 @@ class ModelView(BaseView):
             self._draw_marks()  # no tiles: no selection frame either
             set_title(self.title_item, refused, self.style)
             return
+        self._pooled = None
+        if layer_prefix(0, part) + "probs" not in trace.arrays and _weights_in(trace, part) > ON_DEMAND_INLINE:
+            self._pool_in_background(trace, part)
+            return
         inline = _weights_in(trace, part) <= INLINE_STATS
         if inline:
             # a small trace's statistics take about a millisecond: the grid is drawn once, complete,
@@ -169,10 +178,38 @@ class ModelView(BaseView):
         self._set_title()
         self._draw_marks()
 
+    def _pool_in_background(self, trace, part: str) -> None:
+        """A long input's grid: every head's map is recomputed from q and k block by block, pooled and its
+        statistics streamed on the views' worker; the title says so until they come (no grid meanwhile)."""
+        self._halves.cancel()
+        self._hold(False)
+        self.thumbs = self.stats = None
+        self._ensure_grid(0, 0)
+        self._draw_marks()
+        set_title(self.title_item, f"All heads · computing every head's map from q and k "
+                                   f"({_weights_in(trace, part):,} weights)…", self.style)
+
+        def ready(result) -> None:
+            if isinstance(result, Exception):
+                set_title(self.title_item, f"all heads unavailable: {result}", self.style)
+                return
+            self._pooled = (trace, part, result[0])
+            self._draw_thumbs()
+            self.stats = result[1]
+            self._write_notes()
+            self._set_title()
+            self._draw_marks()
+
+        self.run_in_background(lambda: (pool_maps(trace, part), summarize_stats(trace, part)), ready)
+
     def _draw_thumbs(self) -> None:
         """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""
         mode = self.scale_box.mode
-        self.thumbs = summarize_thumbnails(self.trace, self._part, scale=mode)
+        pooled = getattr(self, "_pooled", None)
+        if pooled is not None and pooled[0] is self.trace and pooled[1] == self._part:  # pooled on a worker
+            self.thumbs = colour_thumbnails(pooled[2], scale=mode)
+        else:
+            self.thumbs = summarize_thumbnails(self.trace, self._part, scale=mode)
         L, H = self.thumbs.images.shape[:2]
         self._ensure_grid(L, H)
         self.grid.set_tiles(colourize(self.thumbs.images, colour_lut(self.style)))  # (L, H, s, s, 4)

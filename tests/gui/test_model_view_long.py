@@ -1,0 +1,47 @@
+"""The All heads grid of a long input: every head's map recomputed from q and k block by block on the views'
+worker (never a whole map), its thumbnails and statistics equal to those of the whole maps."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+
+from attnviz.bench.on_demand_traces import on_demand_trace  # noqa: E402
+from attnviz.selection import Selection  # noqa: E402
+
+
+def test_a_long_grid_is_pooled_on_a_worker_and_equals_the_whole_maps(qtbot):
+    from attnviz.gui.views.model_summary import summarize_stats, summarize_thumbnails
+    from attnviz.gui.views.model_view import ModelView
+
+    T = 3000
+    trace = on_demand_trace(T, n_layers=2, n_heads=2, d_head=8)  # its whole maps raise WholeMapAsked
+    view = ModelView(selection=Selection())
+    qtbot.addWidget(view)
+    view.show()
+    view.set_trace(trace)
+    assert view.thumbs is None and "computing every head's map from q and k" in view.title_item.text  # queued
+    qtbot.waitUntil(lambda: view.stats is not None or "unavailable" in view.title_item.text, timeout=600_000)
+    assert "unavailable" not in view.title_item.text
+    assert view.thumbs.images.shape[:2] == (2, 2)
+    # the reference: the same trace allowed to build its whole maps (float64 statistics of whole maps)
+    whole = on_demand_trace(T, n_layers=2, n_heads=2, d_head=8, allow_full=True)
+    from attnviz.analysis.distance import attention_entropy, mean_attention_distance
+
+    maps = [whole.probs(i).astype(np.float64) for i in range(2)]
+    np.testing.assert_allclose(view.stats.entropy, attention_entropy(maps), rtol=0, atol=1e-6)
+    # distances of ~850 tokens: float32 probabilities of a block and of a whole map round apart by ~3e-9 of it
+    np.testing.assert_allclose(view.stats.distance, mean_attention_distance(maps), rtol=1e-8, atol=1e-6)
+    np.testing.assert_array_equal(view.thumbs.images, summarize_thumbnails(whole).images)
+    assert summarize_stats(trace).entropy.shape == (2, 2)
+
+
+def test_stats_of_another_input_differ():  # negative control: the comparison above can fail
+    from attnviz.gui.views.model_summary import summarize_stats
+
+    a = summarize_stats(on_demand_trace(600, n_layers=1, n_heads=2, d_head=8, seed=0, allow_full=True))
+    b = summarize_stats(on_demand_trace(600, n_layers=1, n_heads=2, d_head=8, seed=1, allow_full=True))
+    assert np.abs(a.entropy - b.entropy).max() > 1e-3
