@@ -1,4 +1,4 @@
-"""Encoder–decoders at long inputs: the on-demand capture against the model's own SDPA forward (``bench --only long``).
+"""Encoder–decoders at long inputs: on-demand capture against the model's own SDPA forward (``bench --only long``).
 
 Small random T5 and BART (4 + 4 layers, d 256, 4 heads of 64, feed-forward 1,024, vocabulary 8,000; nothing read
 from disk), a source of T tokens and a decoder input of T / 2. The forward is the same model on transformers' SDPA
