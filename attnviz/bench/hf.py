@@ -128,11 +128,12 @@ def bare_forward(loaded, text: str) -> tuple[float, float]:
     """
     import torch
 
+    from attnviz.hf.private_names import attn_implementation
     from attnviz.runtime.pipeline import prepare_text
 
     inputs = prepare_text(loaded, text, truncate=True).inputs
     model = loaded.model
-    before = model.config._attn_implementation
+    before = attn_implementation(model.config)
     model.set_attn_implementation("sdpa")
     try:
         with torch.inference_mode():

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
-           "ON_DEMAND_T"]
+           "ON_DEMAND_T", "row_lse"]
 
 # from this many tokens on, a Hugging Face capture (attention="auto") runs on the fastest kernel and keeps
 # q, k and lse: probabilities recomputed when asked, equal to eager within ~1e-7 in float32; shorter inputs
@@ -54,7 +54,8 @@ class ScoreRule:
 
     ``causal``: key j ≤ query i (+ ``offset``); ``window``: also i − j < window (transformers' sliding window);
     ``blocked_bits``: an arbitrary mask as np.packbits of a (Tq, Tk) bool "blocked" map (rows packed);
-    ``bias``: a stored finite additive bias (1|H, Tq, Tk); ``alibi``: per-head slopes, bias = slope_h · j;
+    ``bias``: a stored finite additive bias (1|H, Tq, Tk); ``alibi``: per-head slopes, bias = slope_h · j
+    (``alibi_bf16``: as Falcon computes it, bias = bf16(bf16(slope_h) · bf16(j)) · ``alibi_scale``);
     ``rel_table`` (n_buckets, H) with ``rel_rule`` {bidirectional, num_buckets, max_distance}: T5's bias.
     """
 
@@ -66,6 +67,8 @@ class ScoreRule:
     blocked_bits: np.ndarray | None = None
     bias: np.ndarray | None = None
     alibi: np.ndarray | None = None
+    alibi_bf16: bool = False
+    alibi_scale: float = 1.0
     rel_table: np.ndarray | None = None
     rel_rule: dict = field(default_factory=dict)
 
@@ -73,8 +76,11 @@ class ScoreRule:
 
     def facts(self) -> dict:
         """The scalar part, JSON-safe, for ``meta["on_demand"]``."""
-        return {"scale": float(self.scale), "softcap": self.softcap, "causal": bool(self.causal),
-                "window": self.window, "offset": int(self.offset), "rel_rule": dict(self.rel_rule)}
+        out = {"scale": float(self.scale), "softcap": self.softcap, "causal": bool(self.causal),
+               "window": self.window, "offset": int(self.offset), "rel_rule": dict(self.rel_rule)}
+        if self.alibi_bf16:  # only when set: traces written before it read the same
+            out.update(alibi_bf16=True, alibi_scale=float(self.alibi_scale))
+        return out
 
     def blocked(self, rows: np.ndarray, cols: np.ndarray, tk: int) -> np.ndarray | None:
         """(r, c) bool: cells the mask blocks (None: nothing blocked)."""
@@ -96,7 +102,11 @@ class ScoreRule:
         if self.bias is not None:
             b = self.bias if self.bias.shape[0] == 1 else self.bias[heads]
             out = b[:, rows][:, :, cols].astype(np.float64)
-        if self.alibi is not None:
+        if self.alibi is not None and self.alibi_bf16:
+            prod = _bf16(_bf16(self.alibi[heads])[:, None, None] * _bf16(cols)[None, None, :])  # (h, 1, c)
+            a = prod.astype(np.float64) * float(self.alibi_scale)
+            out = a if out is None else out + a
+        elif self.alibi is not None:
             a = self.alibi[heads].astype(np.float64)[:, None, None] * cols[None, None, :].astype(np.float64)
             out = a if out is None else out + a
         if self.rel_table is not None:
@@ -121,6 +131,13 @@ class ScoreRule:
             if gone is not None:
                 s = np.where(gone[None], -np.inf, s)
         return s
+
+
+def _bf16(x) -> np.ndarray:
+    """``x`` rounded to bfloat16 (nearest, ties to even), as float32: the top 16 bits of the float32 pattern."""
+    bits = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+    bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return bits.view(np.float32)
 
 
 def _index(sel, n: int) -> np.ndarray:
@@ -168,6 +185,26 @@ class OnDemandProbs:
         return self.block()
 
 
+def row_lse(q: np.ndarray, k: np.ndarray, rule: ScoreRule) -> np.ndarray:
+    """(H, Tq) float64 log-sum-exp of every row's scores under ``rule`` (row chunks, never T×T at once): for a
+    kernel that gives none (families computing attention in their own code). q (H, Tq, dh), k (H_kv, Tk, dh).
+    Kept in float64: a float32 lse of an ALiBi row (lse ≈ 24 at 276 tokens) would round p by ~1e-6."""
+    H, tq, tk = q.shape[0], q.shape[1], k.shape[1]
+    group = H // k.shape[0]
+    heads, cols = np.arange(H), np.arange(tk)
+    kk = k[heads // group]  # (H, Tk, dh): query head h reads key head h // group
+    out = np.empty((H, tq), np.float64)
+    step = max(1, ROW_CHUNK_CELLS // max(1, H * tk))
+    for r0 in range(0, tq, step):
+        rows = np.arange(r0, min(tq, r0 + step))
+        s = rule.scores(q[:, rows], kk, heads, rows, cols, tk)  # (H, r, Tk)
+        top = s.max(axis=-1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)  # a row with nothing to attend: its lse stays −inf
+        with np.errstate(divide="ignore"):
+            out[:, rows] = np.log(np.exp(s - top).sum(-1)) + top[..., 0]
+    return out
+
+
 class OnDemandMask:
     """A deferred ``L{i}.mask``: the (Tq, Tk) additive 0 / −inf map of a :class:`ScoreRule`, built when asked."""
 
@@ -205,6 +242,7 @@ def attach(arrays: dict, meta: dict, deferred: dict) -> None:
             continue
         rule = ScoreRule(scale=float(facts["scale"]), softcap=facts.get("softcap"), causal=bool(facts.get("causal")),
                          window=facts.get("window"), offset=int(facts.get("offset") or 0),
+                         alibi_bf16=bool(facts.get("alibi_bf16")), alibi_scale=float(facts.get("alibi_scale") or 1.0),
                          rel_rule=dict(facts.get("rel_rule") or {}),
                          **{n: arrays.get(f"{prefix}score_{n}") for n in ScoreRule.ARRAYS})
         probs = OnDemandProbs(arrays[prefix + "q"], arrays[prefix + "k"], arrays[prefix + "lse"], rule)

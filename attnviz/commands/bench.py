@@ -138,7 +138,9 @@ def _long(repeat: int) -> dict:
 
     views = {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
     html = {f"html page: {k}": v for k, v in measure_long_html_on_demand().items()}
-    return {**measure_long_capture(min(repeat, 3)), **views, **html}
+    from attnviz.bench.encdec_long import measure_encdec_long  # T5 and BART against their SDPA forward
+
+    return {**measure_long_capture(min(repeat, 3)), **views, **html, **measure_encdec_long(min(repeat, 3))}
 
 
 def _heads(repeat: int) -> dict:

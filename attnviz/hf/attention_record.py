@@ -52,6 +52,7 @@ import torch
 from torch import nn
 
 from attnviz.capture.attention_kernel import attention_with_lse
+from attnviz.hf.private_names import attn_implementation
 
 __all__ = ["ATTN_NAME", "ATTN_FAST", "AttentionCall", "AttentionRecorder", "register", "split_mask", "blocked_map",
            "is_attention_module", "uses_attention_interface"]
@@ -246,7 +247,7 @@ class AttentionRecorder:
     def __enter__(self) -> "AttentionRecorder":
         register()
         try:
-            self._before = self.model.config._attn_implementation
+            self._before = attn_implementation(self.model.config)
             if self._before != self.name:
                 self.model.set_attn_implementation(self.name)
             self._training = [m for m in self.model.modules() if m.training]

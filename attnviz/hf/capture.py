@@ -31,13 +31,15 @@ from attnviz.hf.families import family_of
 from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
 from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.own_attention import OwnAttentionRecorder
+from attnviz.hf.own_attention_fast import OwnAttentionFastRecorder, on_demand_possible
+from attnviz.hf.private_names import attn_implementation
 from attnviz.hf.projections import read_projections
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
 __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
-# families that compute attention in their own code (Falcon, Bloom, GPT-Neo, DeBERTa, MPT) keep full maps up to this
+# families computing attention in their own code whose scores no rule states (DeBERTa, MPT) keep full maps up to this
 MAX_FULL_T = 2048
 # a live preview of a fast-recorded layer is computed only up to this many (head × query × key) cells
 PREVIEW_CELLS = 1 << 24
@@ -46,7 +48,7 @@ PREVIEW_CELLS = 1 << 24
 @contextmanager
 def eager_attention(model):
     """Run ``model`` on transformers' eager attention in eval mode; restore both afterwards."""
-    before = model.config._attn_implementation
+    before = attn_implementation(model.config)
     was_training = model.training
     # a loaded model is in eval mode already: switching every module to eval and back took ~3 ms a run
     switch = any(m.training for m in model.modules())
@@ -197,9 +199,13 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         recorder.on_call = _layer_reporter(preview, preview_layers, tokens, cfg.n_layers)
     own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
                                probs_dtype=torch.float16 if dtype == np.float16 else None)
+    own_fast = fast and not generic and on_demand_possible(own.modules)  # Falcon, Bloom, GPT-Neo: q, k, lse, rule
+    if own_fast:
+        own = OwnAttentionFastRecorder(model, keep=_wanted(layers))
     calls, blocks, emb, windows = [], None, {}, None
-    if not generic and T > MAX_FULL_T:  # before the forward: its (H, T, T) maps are what would not fit
-        raise InputError(f"{arch} computes attention in its own code (terms attnviz cannot recompute from q and k): "
+    if not generic and not own_fast and T > MAX_FULL_T:  # before the forward: (H, T, T) maps would not fit
+        why = "terms attnviz cannot recompute from q and k" if own.modules else "attnviz reads only the maps it returns"
+        raise InputError(f"{arch} computes attention in its own code ({why}): "
                          f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
@@ -213,7 +219,12 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             logits, probs_list = getattr(out, "logits", None), [c.probs for c in calls]
         elif own.modules:  # Falcon, Bloom, GPT-Neo, DeBERTa-v2: read by hooks on their public submodules
             with own, BlockRecorder(model, own.modules, own.calls) as blocks, embedding_hooks(model, family, emb):
-                logits, probs_list = _probs_only(model, inputs, arch)
+                if own_fast:  # the model's own forward, no maps returned; each call's lse from q, k and its rule
+                    with eager_attention(model):
+                        logits = getattr(model(**inputs), "logits", None)
+                    probs_list = [c.probs for c in own.calls]
+                else:
+                    logits, probs_list = _probs_only(model, inputs, arch)
             if len(own.calls) == len(probs_list):
                 calls, probs_list = own.calls, [c.probs for c in own.calls]
                 generic = True

@@ -15,10 +15,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnviz.capture.on_demand import ON_DEMAND_T
+from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
+from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
 from attnviz.hf.loader import quiet_transformers
@@ -32,24 +35,34 @@ class _BiasRecorder(AttentionRecorder):
     """The recorder, plus the ``position_bias`` an encoder–decoder hands its attention function (T5):
     the core keeps the mask, and T5 adds its relative position bias beside it, not inside it."""
 
-    def _attention(self, module, query, key, value, mask, z, probs, args, kwargs) -> None:
-        super()._attention(module, query, key, value, mask, z, probs, args, kwargs)
+    def _attention(self, module, query, key, value, mask, z, probs, args, kwargs, **fast) -> None:
+        super()._attention(module, query, key, value, mask, z, probs, args, kwargs, **fast)
         bias = {**_bind(module, args), **kwargs}.get("position_bias") if args else kwargs.get("position_bias")
         self.calls[-1].bias = bias.detach() if isinstance(bias, torch.Tensor) else None
 
 
 def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: bool, masks: list,
-                 masks_by_tensor: dict) -> dict:
+                 masks_by_tensor: dict, on_demand: dict, table: RelativeTable | None, qk_dtype) -> dict:
     """The arrays of one call under ``prefix`` (``enc.L{i}.``, ``L{i}.``, ``L{i}.cross.``): the generic
     capture's per-call arrays (:func:`attnviz.hf.layer_arrays.call_arrays`, keyed ``L0.``, renamed here),
-    plus T5's ``position_bias`` added to the bias."""
+    plus T5's ``position_bias`` added to the bias (eager), or its bucket table in the score rule (fast: the
+    layer's rule goes into ``on_demand``, the trace's ``meta["on_demand"]``)."""
     reading = read_projections(call, None, None)
     if reading.missing:  # never shown half-read: these families are tested whole
         raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not read {'; '.join(reading.missing)}; "
                              "this version of transformers lays the model out differently")
-    arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks, masks_by_tensor)
+    fast = call.lse is not None
+    rel = seed_rule(call, masks_by_tensor, table) if fast else None
+    rules: dict = {}
+    arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks, masks_by_tensor, qk_dtype=qk_dtype,
+                            on_demand=rules)
     out = {prefix + k[len("L0."):]: v for k, v in arrays.items()}
-    if call.bias is not None and bool(call.bias.any()):  # (1, H, Tq, Tk)
+    if fast:
+        facts = rules["on_demand"]["L0."]
+        if rel is not None:  # T5's relative bias: its table and bucket rule, never an (H, Tq, Tk) array
+            out[prefix + "score_rel_table"], facts["rel_rule"] = rel.table, dict(rel.rule)
+        on_demand[prefix] = facts
+    elif call.bias is not None and bool(call.bias.any()):  # (1, H, Tq, Tk)
         bias = call.bias[0].float()
         if prefix + "bias" in out:  # a finite bias inside the mask too
             bias = bias + torch.as_tensor(out[prefix + "bias"], dtype=torch.float32)
@@ -99,11 +112,15 @@ def _embeddings(emb: dict, stream0: torch.Tensor, base: str, conv: TensorsToNump
 
 
 def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
-                   target: int | None = None, precision: str = "auto") -> Trace:
+                   target: int | None = None, precision: str = "auto", attention: str = "auto") -> Trace:
     """One forward pass of (``input_ids``, ``decoder_input_ids``), batch of one → Trace.
 
     ``tokens`` label the decoder positions (the runtime adds ``src_tokens``); ``grad`` records
     d(logit of ``target``, default the top token, after the last position)/d(probs) as ``*.grad``.
+    ``attention``: "eager" (the model's own eager attention, every map kept), "on_demand" (the fastest kernel: each
+    call keeps q, k, each row's log-sum-exp and its score rule, T5's bias as its bucket table; probabilities are
+    recomputed exactly when asked, :meth:`Trace.probs`) or "auto" (on demand when the source or the decoder input
+    has :data:`~attnviz.capture.on_demand.ON_DEMAND_T` tokens or more). Gradients need eager.
     """
     cfg = model.cfg
     arch = (getattr(model.config, "architectures", None) or [type(model).__name__])[0]
@@ -111,14 +128,19 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     enc_name = names[id(model.get_encoder())]
     T_dec, T_enc = inputs["decoder_input_ids"].shape[1], inputs["input_ids"].shape[1]
     large = max(T_dec, T_enc) > LARGE_T
-    dtype = np.float16 if precision == "float16" or (precision == "auto" and large) else np.float32
+    if attention not in ("auto", "eager", "on_demand"):
+        raise ValueError(f"attention must be 'auto', 'eager' or 'on_demand', not {attention!r}")
+    fast = not grad and (attention == "on_demand" or (attention == "auto" and max(T_dec, T_enc) >= ON_DEMAND_T))
+    # as the decoder-only capture: float16 above LARGE_T only where T×T maps are kept; q, k, lse as computed
+    dtype = np.float16 if precision == "float16" or (precision == "auto" and large and not fast) else np.float32
+    qk_dtype = np.float16 if precision == "float16" else np.float32
     conv = TensorsToNumpy(dtype)
     import transformers
 
     # quiet: transformers logs a line per module it cannot switch to the recording function (FSMT, LED, …);
     # the trace's notice says what that means, once
     with quiet_transformers(transformers), StreamRecorder(model) as streams, \
-            _BiasRecorder(model, keep_grad=grad) as rec, torch.set_grad_enabled(grad):
+            _BiasRecorder(model, keep_grad=grad, fast=fast) as rec, torch.set_grad_enabled(grad):
         logits = model(input_ids=inputs["input_ids"], decoder_input_ids=inputs["decoder_input_ids"],
                        use_cache=False).logits  # (1, T_dec, V)
         if grad:
@@ -135,6 +157,8 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     notices = [meta.get("notice")] if meta and meta.get("notice") else []
     arrays: dict[str, np.ndarray] = {}
     masks, masks_by_tensor = [], {}  # one array per distinct mask, each mask tensor split once
+    on_demand: dict[str, dict] = {}  # prefix → score rule facts of each fast-recorded call
+    tables = {"enc": relative_table(model.get_encoder()), "self": relative_table(model.get_decoder()), "cross": None}
     with torch.no_grad():
         for part, calls in parts.items():
             if part in unread:  # probabilities only, as the model returns them
@@ -145,7 +169,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                 continue
             for i, call in enumerate(calls):
                 arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks,
-                                           masks_by_tensor))
+                                           masks_by_tensor, on_demand, tables[part], qk_dtype))
         for part, base in (("enc", "enc."), ("self", "")):
             layers = streams.layer_records(part)
             if not layers:  # a stack laid out otherwise: no streams, no embeddings (said below)
@@ -174,13 +198,17 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         "qkv_available": True, "prefix_tokens": 0, "position": cfg.pos,
         "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
     }
-    if any(k.endswith(".bias") for k in arrays):  # T5: probs = softmax(q kᵀ·scale + mask + bias)
+    if any(k.endswith((".bias", ".score_rel_table")) for k in arrays):  # T5: softmax(q kᵀ·scale + mask + bias)
         full_meta["additive_bias"] = True
     if unread:  # said in one line, as the generic capture says it (meta "missing")
         full_meta["qkv_available"] = False
         full_meta["missing"] = [f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
                                 "(computed inside the model, not through the attention interface)"]
         notices.append(f"{arch}: not captured: " + "; ".join(full_meta["missing"]))
+    deferred: dict = {}
+    if on_demand:
+        full_meta["on_demand"] = on_demand
+        attach_on_demand(arrays, full_meta, deferred)
     if notices:
         full_meta["notice"] = "; ".join(dict.fromkeys(notices))
-    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays)
+    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred)

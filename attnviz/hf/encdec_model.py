@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from attnviz.errors import ModelLoadError
 from attnviz.hf.describe import position_kind
+from attnviz.hf.private_names import model_class_for
 from attnviz.models.config import ModelConfig
 
 __all__ = ["is_encoder_decoder", "encdec_class", "describe_encdec", "encdec_positions", "encdec_position_kind"]
@@ -30,7 +31,7 @@ def encdec_class(tf, architecture: str, config):
             or cls is not None and cls.__name__.endswith("MTModel"):
         return cls
     try:
-        return tf.AutoModelForSeq2SeqLM._model_mapping[type(config)]
+        return model_class_for(tf.AutoModelForSeq2SeqLM, config)
     except (KeyError, AttributeError):
         name = architecture or getattr(config, "model_type", "?")
         raise ModelLoadError(f"{name} is an encoder–decoder without a language-model head transformers knows: "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from attnviz.errors import ModelLoadError
+from attnviz.hf.private_names import attn_implementation
 
 __all__ = ["wrap_hf_model", "is_hf_model", "preserved_model", "model_state"]
 
@@ -105,7 +106,7 @@ def model_state(model) -> dict:
     hooks = {name: tuple(len(getattr(m, h)) for h in _HOOK_DICTS if hasattr(m, h))
              for name, m in model.named_modules()}
     return {
-        "attn_implementation": getattr(model.config, "_attn_implementation", None),
+        "attn_implementation": attn_implementation(model.config),
         "params": [(n, p.dtype, p.device, p.requires_grad, id(p.grad) if p.grad is not None else None)
                    for n, p in params],
         "training": [(n, m.training) for n, m in model.named_modules()],
@@ -128,7 +129,7 @@ def preserved_model(model, cfg=None):
     attributes = set(vars(model))
     grads = [(p, p.grad) for p in model.parameters()]
     training = [(m, m.training) for m in model.modules()]
-    implementation = getattr(model.config, "_attn_implementation", None)
+    implementation = attn_implementation(model.config)
     had_cfg = "cfg" in vars(model)
     old_cfg = vars(model).get("cfg")
     if cfg is not None:
@@ -141,7 +142,7 @@ def preserved_model(model, cfg=None):
             p.grad = g
         for m, was in training:
             m.training = was
-        if implementation is not None and getattr(model.config, "_attn_implementation", None) != implementation:
+        if implementation is not None and attn_implementation(model.config) != implementation:
             model.set_attn_implementation(implementation)
         for extra in set(vars(model)) - attributes:
             object.__delattr__(model, extra)

@@ -76,7 +76,9 @@ def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_
     """``q``, ``k``, ``lse`` and the score rule of a fast-recorded call (probabilities recomputed on demand:
     :mod:`attnviz.capture.on_demand`); ``qk_dtype`` the dtype q and k are kept in (exactness of every block)."""
     out = {prefix + "q": conv(q, qk_dtype), prefix + "k": conv(call.key[0], qk_dtype)}
-    register_on_demand(out, meta, prefix, conv(call.lse[0], np.float32), rule_of(call, scale, rules))
+    # float64 when attnviz computed lse itself in float64 (families with their own attention code): kept exact
+    lse_dtype = np.float64 if call.lse.dtype == torch.float64 else np.float32
+    register_on_demand(out, meta, prefix, conv(call.lse[0], lse_dtype), rule_of(call, scale, rules))
     return out
 
 

@@ -1,9 +1,9 @@
 """Load a Hugging Face model folder — local files only, eager attention — as an attnviz :class:`LoadedModel`.
 
 ``config.json`` + ``model.safetensors`` (or a sharded index) + tokenizer / image-processor files.
-Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set before transformers is imported and every
-``from_pretrained`` call passes ``local_files_only=True``. Pickled weights (``pytorch_model.bin``)
-are refused unless the caller allows the restricted unpickler (``torch.load(weights_only=True)``).
+Nothing is downloaded: every ``from_pretrained`` call (config, weights, tokenizer, image processor) passes
+``local_files_only=True``; no process-wide setting is changed (``HF_HUB_OFFLINE`` is left to the user).
+Pickled weights (``pytorch_model.bin``) are refused unless the caller allows the restricted unpickler (``torch.load(weights_only=True)``).
 Every problem the user can fix is a :class:`~attnviz.errors.ModelLoadError` with one clear line.
 """
 
@@ -18,6 +18,7 @@ from attnviz.errors import ModelLoadError
 from attnviz.hf.detect import HFFolder, detect_hf_folder
 from attnviz.hf.describe import describe_model, head_of, positions_of
 from attnviz.hf.encdec_model import describe_encdec, encdec_positions, encdec_class, is_encoder_decoder
+from attnviz.hf.private_names import model_class_for, records_attentions
 from attnviz.models.validate import available_memory  # one reading of free memory for every loader
 
 __all__ = ["load_hf_model", "require_transformers", "quiet_transformers", "weights_numel", "available_memory",
@@ -30,8 +31,7 @@ _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model",
 
 
 def require_transformers(what: str = "this Hugging Face model folder"):
-    """Import transformers offline, or say how to install it."""
-    os.environ["HF_HUB_OFFLINE"] = "1"  # read by huggingface_hub at import: never reach the network
+    """Import transformers (nothing in the process's environment is changed), or say how to install it."""
     try:
         import transformers
     except ImportError:
@@ -163,7 +163,7 @@ def _model_class(tf, folder: HFFolder, config):
                                  f"{tf.__version__} has no such model")
     else:
         try:
-            cls = tf.AutoModel._model_mapping[type(config)]
+            cls = model_class_for(tf.AutoModel, config)
         except (KeyError, AttributeError):
             raise ModelLoadError(f"unsupported architecture: no model for {folder.model_type!r}") from None
     if getattr(cls, "main_input_name", "input_ids") not in ("input_ids", "pixel_values"):
@@ -195,7 +195,7 @@ def _skeleton(cls, config, name: str):
         takes = "output_attentions" in inspect.signature(cls.forward).parameters
     except (TypeError, ValueError):
         takes = False
-    recorded = "attentions" in (getattr(cls, "_can_record_outputs", None) or {})
+    recorded = records_attentions(cls)
     has = (interface or recorded or takes) and str(config.model_type).lower() not in _NO_ATTENTION
     return numel, interface, has
 

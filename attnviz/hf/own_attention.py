@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from attnviz.hf.attention_record import AttentionCall
+from attnviz.hf.private_names import bloom_reshape, falcon_split_heads, gpt_neo_split_heads
 from attnviz.hf.projections import rotate
 
 __all__ = ["OwnAttentionRecorder", "ADAPTED"]
@@ -72,19 +73,19 @@ def _fused(module, bound: dict, proj: dict, split, alibi_factor: float) -> dict:
 
 def _falcon(module, bound: dict, proj: dict, out) -> dict:
     # Falcon: (scores + ALiBi)·scale (+ the ALiBi/√d_head it folds into the mask, already in ``mask``)
-    return _fused(module, bound, proj, module._split_heads, module.inv_norm_factor)
+    return _fused(module, bound, proj, falcon_split_heads(module), module.inv_norm_factor)
 
 
 def _bloom(module, bound: dict, proj: dict, out) -> dict:
     # Bloom: ALiBi·beta + scores·scale
-    return _fused(module, bound, proj, module._reshape, float(module.beta))
+    return _fused(module, bound, proj, bloom_reshape(module), float(module.beta))
 
 
 def _gpt_neo(module, bound: dict, proj: dict, out) -> dict:
     """GPT-Neo: no scaling (scale 1); the module's own causal buffer (banded for local layers) blocks what
     the model's mask does not."""
     H, dh = module.num_heads, module.head_dim
-    q, k, v = (module._split_heads(proj[n][1], H, dh) for n in ("q_proj", "k_proj", "v_proj"))
+    q, k, v = (gpt_neo_split_heads(module)(proj[n][1], H, dh) for n in ("q_proj", "k_proj", "v_proj"))
     Tq, Tk = q.shape[-2], k.shape[-2]
     allowed = module.bias[:, :, Tk - Tq:Tk, :Tk]
     extra = bound.get("attention_mask")

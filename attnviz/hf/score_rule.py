@@ -9,13 +9,15 @@ of (1|H, Tq, Tk) up to :data:`MAX_BIAS_T` positions (above, the capture says so 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
 from attnviz.capture.on_demand import ScoreRule
 from attnviz.errors import InputError
 
-__all__ = ["rule_of", "MAX_BIAS_T"]
+__all__ = ["rule_of", "blocked_description", "finite_bias", "MAX_BIAS_T"]
 
 MAX_BIAS_T = 4096  # a stored (heads, T, T) bias above this length would dominate the trace's memory
 _ROWS = 1024  # mask rows compared at once
@@ -42,7 +44,7 @@ def _rule_blocked(causal: bool, window: int | None, r0: int, r1: int, tk: int) -
     return gone
 
 
-def _blocked_description(mask: torch.Tensor, tq: int, tk: int, window: int | None) -> dict:
+def blocked_description(mask: torch.Tensor, tq: int, tk: int, window: int | None) -> dict:
     """{causal, window} when the mask's blocked cells follow that rule, else {blocked_bits}; compared in row
     chunks (never a second T×T)."""
     candidates = [(True, window), (True, None), (False, None)] if window else [(True, None), (False, None)]
@@ -57,7 +59,7 @@ def _blocked_description(mask: torch.Tensor, tq: int, tk: int, window: int | Non
     return {"blocked_bits": bits}  # (Tq, ⌈Tk/8⌉) uint8
 
 
-def _bias(mask: torch.Tensor) -> torch.Tensor | None:
+def finite_bias(mask: torch.Tensor) -> torch.Tensor | None:
     """The finite additive part of a float mask (1|H, Tq, Tk), or None (boolean or all zero)."""
     if mask.dtype == torch.bool:
         return None
@@ -70,6 +72,9 @@ def _bias(mask: torch.Tensor) -> torch.Tensor | None:
 def rule_of(call, scale: float, seen: dict) -> ScoreRule:
     """The :class:`ScoreRule` of one fast-recorded call (``seen``: mask tensor id → description, shared by the
     layers handed the same mask)."""
+    own = getattr(call, "rule", None)
+    if isinstance(own, ScoreRule):  # a family computing attention itself: its recorder states the rule exactly
+        return replace(own, scale=float(scale))
     tq, tk = int(call.lse.shape[-1]), int(call.key.shape[-2])
     if call.mask is None:
         blocked = {"causal": bool(call.is_causal), "window": None}
@@ -77,11 +82,11 @@ def rule_of(call, scale: float, seen: dict) -> ScoreRule:
     else:
         key = id(call.mask)
         if key not in seen:
-            b = _bias(call.mask)
+            b = finite_bias(call.mask)
             if b is not None and max(tq, tk) > MAX_BIAS_T:
                 raise InputError(f"this model adds a learned bias to every attention score; attnviz keeps it as a "
                                  f"(heads, T, T) array, up to {MAX_BIAS_T:,} tokens (this input has {max(tq, tk):,})")
-            seen[key] = (_blocked_description(call.mask, tq, tk, call.sliding_window),
+            seen[key] = (blocked_description(call.mask, tq, tk, call.sliding_window),
                          None if b is None else b.numpy().astype(np.float32))
         blocked, bias = seen[key]
     return ScoreRule(scale=float(scale), softcap=call.softcap, causal=bool(blocked.get("causal")),

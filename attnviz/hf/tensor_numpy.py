@@ -27,8 +27,8 @@ class TensorsToNumpy:
             if t.device.type == "cpu" and t.dtype == torch.float16 and dtype == np.float16:
                 arr = self.seen[key] = t.numpy()  # already compact (a layer not asked for): shared, not copied
                 return arr
-            if t.device.type != "cpu" or t.dtype != torch.float32:  # a CPU float32 tensor is read as it is
-                t = t.to("cpu", torch.float32)
+            if t.device.type != "cpu" or t.dtype not in (torch.float32, torch.float64):  # read as it is on CPU
+                t = t.to("cpu", torch.float32)  # (float64: a log-sum-exp attnviz computed, asked for in float64)
             arr = self.seen[key] = t.numpy().astype(dtype, copy=False)
         return arr
 

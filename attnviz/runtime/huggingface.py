@@ -79,6 +79,7 @@ class HuggingFaceAdapter:
             grad = False
         if loaded.config.kind == "encoder-decoder":
             from attnviz.hf.encdec_capture import capture_encdec as capture
+            extra = {"attention": options.attention}  # on demand from ON_DEMAND_T tokens, as decoders
         else:
             from attnviz.hf.capture import capture_hf as capture
             extra = {"layers": options.layers, "preview": options.preview, "preview_layers": options.preview_layers,
