@@ -75,7 +75,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
 
 
 def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
-    from attnviz.gui.panels.model_jobs import LayerPreview
+    from attnviz.capture.preview import LayerPreview
 
     win, head_map = _ready(make_window, qtbot, llama_folder)
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
@@ -88,7 +88,7 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
 
 
 def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):
-    from attnviz.gui.panels.model_jobs import LayerPreview
+    from attnviz.capture.preview import LayerPreview
     from attnviz.gui.views.heatmap_data import MAX_PX, quantize
 
     win, head_map = _ready(make_window, qtbot, llama_folder)

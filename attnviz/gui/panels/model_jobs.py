@@ -12,7 +12,7 @@ import time
 from attnviz.capture.preview import LayerPreview
 from attnviz.errors import AttnvizError, Message
 
-__all__ = ["LoadResult", "RunResult", "LayerPreview", "load_model_job", "run_input_job", "wants_gradients",
+__all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "wants_gradients",
            "DEFAULT_MODEL"]
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from attnviz.gui.dialogs.notice_bar import NoticeBar
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
-from attnviz.gui.panels.model_jobs import LayerPreview, run_input_job
+from attnviz.capture.preview import LayerPreview
+from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.prediction_panel import PredictionPanel
