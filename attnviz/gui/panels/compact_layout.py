@@ -14,7 +14,7 @@ test closed its window, kept the views' pyqtgraph menus alive as parentless top-
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QTabBar, QToolButton, QMenu
 
@@ -45,10 +45,15 @@ class CompactArrangement(QObject):
         self.setObjectName("CompactArrangement")
         self.compact = False
         self.split_width = 0  # the window width the views were last split for (0: not split)
+        self.pinned: str | None = None  # the view last asked for from the Views menu: it keeps its tab
+        self._model_sized = False  # this round of splitting has sized the model list
         self._hooked = False  # the views area's "views installed" connected
         self._split_timer = QTimer(self)  # owned: deleted with the window, so a pending split holds nothing
         self._split_timer.setSingleShot(True)
         self._split_timer.timeout.connect(self.split_views)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.timeout.connect(self.fit_tabs)
 
     @classmethod
     def of(cls, window) -> "CompactArrangement":
@@ -77,6 +82,8 @@ class CompactArrangement(QObject):
             self._hooked = True
             area.views_installed.connect(self.split_soon)
             area.layout_reset.connect(self.split_soon)
+            area.views_installed.connect(self._watch_docks)
+            self._watch_docks()
         if compact:
             self.split_soon()  # once the docks are laid out at the new size: the split is in pixels
         elif crossed:
@@ -84,10 +91,25 @@ class CompactArrangement(QObject):
         if crossed:
             self.changed.emit(compact)
 
+    def _watch_docks(self) -> None:
+        """Refit the tab rows whenever a view's dock changes width (a split, a neighbour's minimum, the
+        user dragging the splitter): the rows are measured at the widths Qt settles on, not those asked."""
+        area = getattr(self.parent(), "views_area", None)
+        for dock in (area.docks.values() if area is not None else ()):
+            dock.removeEventFilter(self)
+            dock.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if self.compact and event.type() == QEvent.Type.Resize and obj.isVisible() \
+                and event.oldSize().width() != event.size().width():
+            self._fit_timer.start(0)
+        return False
+
     def split_soon(self) -> None:
         """:meth:`split_views` once the event loop has laid the docks out (a compact window only: a larger
         one keeps the split it has, the user's or the first start's)."""
         if self.compact:
+            self._model_sized = False
             self._split_timer.start(0)
 
     def split_views(self) -> None:
@@ -100,14 +122,19 @@ class CompactArrangement(QObject):
         right = [d for n, d in area.docks.items() if n not in group and not d.isFloating()]
         win = self.parent()
         docks = getattr(win, "docks", {})
-        if self.compact and "ModelDock" in docks:  # again after the first show widened it to 400 px
+        if self.compact and "ModelDock" in docks and not self._model_sized:
+            # again after the first show widened it to 400 px; the views are split in the next turn, at the
+            # width this leaves them (split now, the freed width was shared out evenly afterwards)
+            self._model_sized = True
             win.resizeDocks([docks["ModelDock"]], [int(win.width() * MODEL_LIST_SHARE)], Qt.Orientation.Horizontal)
+            self._split_timer.start(0)
+            return
         width = area.width()
         share = views_share(win)
         if left and right:
             area.resizeDocks([left[0], right[0]], [int(width * share), int(width * (1 - share))],
                              Qt.Orientation.Horizontal)
-        self.fit_tabs()
+        self._fit_timer.start(0)  # once the split is laid out: the rows are measured at their real widths
 
     def fit_tabs(self, pinned: str | None = None) -> None:
         """Compact: each group of tabbed views keeps the tabs its row shows whole, in lecture order (and
@@ -120,26 +147,32 @@ class CompactArrangement(QObject):
         if not self.compact:
             area.unfold()
             return
-        area.unfold()  # measured with every tab in its row, then folded again
+        pinned = pinned or self.pinned
         fm = QFontMetrics(area.font())
         pad = _tab_padding(area)
         share = views_share(self.parent())
-        fold = []
+        keep, fold = [], []
         for in_left, room in ((True, area.width() * share), (False, area.width() * (1 - share))):
             names = [n for n, d in area.docks.items() if (n in area.left_group) == in_left
-                     and not d.isFloating() and not d.isHidden()]
+                     and not d.isFloating() and (not d.isHidden() or n in area.folded)]
+            shown = [area.docks[n].width() for n in names if area.docks[n].isVisible()]
+            # the group's front dock spans its row: the width Qt settled on (a neighbour's minimum may win
+            # over the split asked for); a dock just shown again can report a stale, smaller width
+            room = max(shown) if shown else room
             if pinned in names:  # the asked-for view first, so it keeps a tab
                 names.remove(pinned)
                 names.insert(0, pinned)
             used = 0.0
             for n in names:
                 need = fm.horizontalAdvance(area.docks[n].windowTitle()) + pad
-                if used + need > room - TAB_ROOM:
+                if used + need > room - TAB_ROOM and used > 0:  # (a group's first view always stays)
                     fold.append(n)
                 else:
+                    keep.append(n)
                     used += need
+        area.unfold(keep)
         area.fold(fold)
-        if pinned in area.docks:
+        if pinned in area.docks and pinned in keep:
             area.docks[pinned].raise_()
 
     def show_view(self, name: str) -> None:
@@ -148,7 +181,8 @@ class CompactArrangement(QObject):
         if area is None or name not in area.docks:
             return
         area.docks[name].show()
-        self.fit_tabs(pinned=name)
+        self.pinned = name
+        self.fit_tabs()
 
     def _menu_button(self) -> QToolButton:
         """The "Views" menu at the right of the Attention/Training/Walkthrough tabs: every view, the
@@ -195,7 +229,8 @@ def views_share(win) -> float:
 def _tab_padding(area) -> float:
     """A tab's width beyond its text, measured on a tab bar of ``area`` (32 px before one exists)."""
     for bar in area.findChildren(QTabBar):
-        if bar.count():
+        if bar.count() and bar.isVisible():  # (Qt keeps unused tab bars, hidden, with stale tabs)
             fm = QFontMetrics(bar.font())
-            return max(bar.tabRect(i).width() - fm.horizontalAdvance(bar.tabText(i)) for i in range(bar.count()))
+            pad = max(bar.tabRect(i).width() - fm.horizontalAdvance(bar.tabText(i)) for i in range(bar.count()))
+            return min(max(pad, 16.0), 64.0)
     return 32.0
