@@ -82,6 +82,7 @@ class CompactArrangement(QObject):
             self._hooked = True
             area.views_installed.connect(self.split_soon)
             area.layout_reset.connect(self.split_soon)
+            area.folded_asked.connect(self.show_view)
             area.views_installed.connect(self._watch_docks)
             self._watch_docks()
         if compact:
@@ -180,7 +181,8 @@ class CompactArrangement(QObject):
         area = getattr(self.parent(), "views_area", None)
         if area is None or name not in area.docks:
             return
-        area.docks[name].show()
+        area.unfold([name])
+        area.docks[name].show()  # (a view the user had closed, asked for from the menu)
         self.pinned = name
         self.fit_tabs()
 

@@ -19,7 +19,7 @@ import logging
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
-__all__ = ["ViewsArea", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
+__all__ = ["ViewsArea", "ViewDock", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,17 @@ def order_view_classes(classes) -> list[type]:
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c.__name__, len(rank)), c.__name__))
 
 
+class ViewDock(QDockWidget):
+    """A view's dock: raising a folded one (a compact window had no room for its tab) opens it again."""
+
+    def raise_(self) -> None:
+        area = self.parent()
+        if isinstance(area, ViewsArea) and self.objectName() in area.folded:
+            area.unfold([self.objectName()])
+            area.folded_asked.emit(self.objectName())  # the compact layout makes room for its tab
+        super().raise_()
+
+
 class ViewsArea(QMainWindow):
     """Hosts one dock per view; forwards trace, selection and style to the views built so far and hands
     them to the others when they are built."""
@@ -54,6 +65,7 @@ class ViewsArea(QMainWindow):
     views_installed = Signal()
     left_group = LEFT_GROUP  # the head map's group of docks (the compact layout splits by it)
     view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
+    folded_asked = Signal(str)  # a folded view raised (shown again): the compact layout refits the tab rows
     layout_reset = Signal()  # every dock back in the first-start arrangement (the compact layout refits)
 
     def __init__(self, parent=None):
@@ -98,7 +110,7 @@ class ViewsArea(QMainWindow):
         for cls in classes:
             name = cls.__name__
             title = getattr(cls, "title", name)
-            dock = QDockWidget(getattr(cls, "tab_title", None) or title, self)
+            dock = ViewDock(getattr(cls, "tab_title", None) or title, self)
             dock.setObjectName(name)  # stable name: the layout is saved and restored by it
             dock.setToolTip(title)  # the full name
             dock.setWidget(_placeholder(title, dock))
