@@ -64,6 +64,9 @@ class CompactArrangement(QObject):
     def arrange(self) -> None:
         """Input one line tall and a narrower model list when the window is compact; restored otherwise."""
         win = self.parent()
+        mode = getattr(win, "presentation_mode", None)
+        if mode is not None and mode.active:  # full screen, one figure: the docks' arrangement is not on screen
+            return
         compact = is_compact(win.height())
         if compact == self.compact and (not compact or self.split_width == win.width()):
             return
@@ -160,9 +163,10 @@ class CompactArrangement(QObject):
             # the group's front dock spans its row: the width Qt settled on (a neighbour's minimum may win
             # over the split asked for); a dock just shown again can report a stale, smaller width
             room = max(shown) if shown else room
-            if pinned in names:  # the asked-for view first, so it keeps a tab
-                names.remove(pinned)
-                names.insert(0, pinned)
+            # who keeps a tab first: the group's first view (the head map, the whole model), the tab in front
+            # (folding never changes what is on screen), the view asked for from the menu; then lecture order
+            first = [n for n in names if n == names[0] or area.on_screen(n) or n == pinned]
+            names = sorted(first, key=lambda n: (n != names[0], n != pinned)) + [n for n in names if n not in first]
             used = 0.0
             for n in names:
                 need = fm.horizontalAdvance(area.docks[n].windowTitle()) + pad

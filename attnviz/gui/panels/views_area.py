@@ -268,8 +268,11 @@ class ViewsArea(QMainWindow):
         """Open the folded docks (``names``, default all) again in their groups; returns those opened."""
         opened = [n for n in self.folded if names is None or n in names]
         self.folded = [n for n in self.folded if n not in opened]
+        front = [d for n, d in self.docks.items() if self.on_screen(n)]  # a tab shown again may come forward
         for name in opened:
             self.docks[name].show()
+        for dock in front if opened else ():
+            QDockWidget.raise_(dock)  # (not ViewDock.raise_: these are not folded)
         return opened
 
     def reset_layout(self) -> None:
