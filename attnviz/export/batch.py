@@ -14,7 +14,7 @@ from attnviz.gui.figures import FIGURES, make_figure
 from attnviz.gui.figure_render import ExportOptions, export_widget
 from attnviz.selection import SelectionState
 
-__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title"]
+__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title", "index_label"]
 
 
 @dataclass
@@ -125,8 +125,10 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
                     progress(n, len(todo), name)
                 title = _title(name, state, step, trace)
                 t0 = time.perf_counter()
-                export_one(name, trace, state, stage(file.name), replace(opts, title=title), style, step)
-                entries.append(PackEntry(file, title, _pack_command(base_command, name, state, step, file),
+                export_one(name, trace, state, stage(file.name), replace(opts, title=_painted_title(title, step)),
+                           style, step)
+                entries.append(PackEntry(file, index_label(title, name, state),
+                                         _pack_command(base_command, name, state, step, file),
                                          time.perf_counter() - t0))
             _write_index(stage("index.md").parent, entries, trace)
     except OSError as exc:
@@ -204,6 +206,20 @@ def slide_title(name: str, s: SelectionState, step, trace) -> str:
 
 
 _title = slide_title
+
+
+def _painted_title(title: str, step) -> str:
+    """The title painted above a step's figure: without its "Step n:", which the figure's own heading says
+    ("Step 1 · project: …"), so the slide does not say it twice."""
+    return title.split(": ", 1)[1].capitalize() if step and title.startswith("Step ") and ": " in title else title
+
+
+def index_label(title: str, name: str, state: SelectionState) -> str:
+    """A pack index row's name: the slide title and the layer and head it draws ("Who attends to whom ·
+    layer 1 · head 3"), so four head maps are not four rows of the same words."""
+    drawn = _drawn(name, state)
+    bits = [f"{k} {drawn[k]}" for k in ("layer", "head") if k in drawn]
+    return " · ".join([title, *bits])
 
 
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:

@@ -5,12 +5,15 @@ untrusted notebook does not run). Qt-free.
 
 from __future__ import annotations
 
-__all__ = ["LAYOUT", "page_height", "map_side"]
+__all__ = ["LAYOUT", "page_height", "map_side", "grid_page"]
 
 LAYOUT = {
     "map_min": 360, "map_max": 640, "map_cell": 12,  # head map side: 12 px a token, within 360..640
     "map_left": 110, "map_top": 12, "map_bottom": 110, "map_right": 150,  # labels, colour bar
-    "grid_width": 900, "grid_min": 24, "grid_max": 96, "grid_left": 40, "grid_top": 24,
+    # all heads: tiles of at least grid_min px (grid_min_notes with a 12 px number line under each), a page of
+    # heads within grid_width and of layers within grid_height; ▲▼◀▶ page through a larger model (30 × 9 heads)
+    "grid_width": 1000, "grid_height": 600, "grid_min": 44, "grid_min_notes": 64, "grid_max": 96,
+    "grid_left": 40, "grid_top": 24, "grid_note_px": 12, "grid_pager": 34,
     "lines_width": 600, "lines_top": 16, "lines_min": 9, "lines_max": 22, "lines_span": 700,
 }
 HEADER = 200  # title, subtitle, precision line, controls, figure title and status line, margins
@@ -23,6 +26,21 @@ def map_side(rows: int, cols: int) -> float:
     return min(L["map_max"], max(L["map_min"], L["map_cell"] * max(rows, cols)))
 
 
+def grid_page(layers: int, heads: int, notes: bool) -> dict:
+    """The all-heads grid's tile side, gap and page (as the script's ``gridPage``): tiles never smaller than
+    ``grid_min`` (``grid_min_notes`` when each carries its numbers), so a larger model pages rather than shrinks.
+
+    Returns ``size``, ``gap`` (CSS px), ``heads_per_page`` and ``layers_per_page``.
+    """
+    L = LAYOUT
+    gap = 20 if notes else 6  # the number line under each tile
+    low = L["grid_min_notes"] if notes else L["grid_min"]
+    size = max(low, min(L["grid_max"], L["grid_width"] // max(1, heads) - gap))
+    pitch = size + gap
+    return {"size": size, "gap": gap, "heads_per_page": max(1, min(heads, L["grid_width"] // pitch)),
+            "layers_per_page": max(1, min(layers, L["grid_height"] // pitch))}
+
+
 def page_height(meta: dict) -> int:
     """CSS px the page needs for its opening view, so a notebook's iframe shows it without scrolling."""
     L = LAYOUT
@@ -32,9 +50,9 @@ def page_height(meta: dict) -> int:
         side = map_side(rows, cols)
         body = L["map_top"] + side * rows / max(rows, cols) + L["map_bottom"]
     elif view == "model":
-        size = max(L["grid_min"], min(L["grid_max"], L["grid_width"] // P["heads"] - 6))
-        gap = 20 if P["layers"] and "entropy" in P["layers"][0] else 6
-        body = L["grid_top"] + len(P["layers"]) * (size + gap)
+        g = grid_page(len(P["layers"]), P["heads"], bool(P["layers"]) and "entropy" in P["layers"][0])
+        paged = g["layers_per_page"] < len(P["layers"]) or g["heads_per_page"] < P["heads"]
+        body = L["grid_top"] + g["layers_per_page"] * (g["size"] + g["gap"]) + (L["grid_pager"] if paged else 0)
     else:
         n = min(max(rows, cols), meta["line_tokens"])
         pitch = max(L["lines_min"], min(L["lines_max"], L["lines_span"] / n))

@@ -87,7 +87,10 @@ def _body(meta: dict, fallback) -> str:
 <div id='title' role='heading' aria-level='2'></div><div id='status' role='status' aria-live='polite'>&nbsp;</div>
 <div id='view-head-map' role='tabpanel'><canvas id='map' tabindex='0' role='img'></canvas>
 <canvas id='picture' tabindex='0' role='img' hidden></canvas></div>
-<div id='view-model' role='tabpanel' hidden><canvas id='grid' tabindex='0' role='img'></canvas></div>
+<div id='view-model' role='tabpanel' hidden><div id='grid-pages' role='group' aria-label='pages of heads' hidden>
+<button id='grid-up' title='previous layers'>▲</button><button id='grid-down' title='next layers'>▼</button>
+<button id='grid-left' title='previous heads'>◀</button><button id='grid-right' title='next heads'>▶</button>
+<span id='grid-page'></span></div><canvas id='grid' tabindex='0' role='img'></canvas></div>
 <div id='view-token-lines' role='tabpanel' hidden><canvas id='lines' tabindex='0' role='img'></canvas></div>
 </div>"""
 

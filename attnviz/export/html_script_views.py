@@ -108,53 +108,78 @@ function hoverPicture(ev) {
   showCell([I.prefix + row * gw + c, st.hover ? st.hover[1] : 0]);
 }
 // -- all heads --------------------------------------------------------------------------------
+function gridPage(P) {  // as html_layout.grid_page: tiles never shrink below a legible size; a larger model pages
+  const L = P.layers.length, H = P.heads, notes = P.layers[0].entropy !== undefined, gap = notes ? 20 : 6;
+  const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(LAY.grid_max, Math.floor(LAY.grid_width / H) - gap));
+  const hp = Math.max(1, Math.min(H, Math.floor(LAY.grid_width / (size + gap))));
+  const lp = Math.max(1, Math.min(L, Math.floor(LAY.grid_height / (size + gap))));
+  // the page holding the selected head: paging moves the selection a page, so the keyboard and the buttons agree
+  return {size, gap, notes, hp, lp, l0: Math.floor(st.layer / lp) * lp, h0: Math.floor(st.head / hp) * hp,
+    paged: lp < L || hp < H};
+}
 function drawModel() {
   const P = part(), nq = P.rows, nk = P.cols, L = P.layers.length, H = P.heads, dpr = window.devicePixelRatio || 1;
-  const notes = P.layers[0].entropy !== undefined;  // the model view's numbers under each head
-  const size = Math.max(LAY.grid_min, Math.min(LAY.grid_max, Math.floor(LAY.grid_width / H) - 6)), gap = notes ? 20 : 6;
+  const g = gridPage(P), {size, gap, notes, l0, h0} = g, hn = Math.min(g.hp, H - h0), ln = Math.min(g.lp, L - l0);
   const left = LAY.grid_left, top = LAY.grid_top, pool = Math.max(1, Math.ceil(Math.max(nq, nk) / Math.floor(size * dpr)));
-  const tq = Math.ceil(nq / pool), tk = Math.ceil(nk / pool), W = left + H * (size + gap), Ht = top + L * (size + gap);
+  const tq = Math.ceil(nq / pool), tk = Math.ceil(nk / pool), W = left + g.hp * (size + gap), Ht = top + g.lp * (size + gap);
   const cv = $("grid"), ctx = sized(cv, W, Ht);
   ctx.fillStyle = M.bg; ctx.fillRect(0, 0, W, Ht);
   ctx.imageSmoothingEnabled = false;
   const off = document.createElement("canvas"); off.width = tk; off.height = tq;
   const octx = off.getContext("2d");
-  P.layers.forEach((E, l) => {
-    for (let h = 0; h < H; h++) {
+  const x = (h) => left + (h - h0) * (size + gap), y = (l) => top + (l - l0) * (size + gap);
+  for (let l = l0; l < l0 + ln; l++) {
+    const E = P.layers[l];
+    for (let h = h0; h < h0 + hn; h++) {
       const img = new ImageData(tk, tq);
       paintMap(E, h, nq, nk, vmaxOf(E, h), img, pool);
       octx.putImageData(img, 0, 0);
-      ctx.drawImage(off, left + h * (size + gap), top + l * (size + gap), size, size);
+      ctx.drawImage(off, x(h), y(l), size, size);
     }
-  });
+  }
   if (notes) {
-    ctx.fillStyle = M.fg; ctx.font = `${Math.min(12, Math.max(8, size / 6))}px sans-serif`; ctx.textAlign = "center";
+    ctx.fillStyle = M.fg; ctx.font = `${LAY.grid_note_px}px sans-serif`; ctx.textAlign = "center";
     ctx.textBaseline = "top";
-    P.layers.forEach((E, l) => { for (let h = 0; h < H; h++) ctx.fillText(noteText(E, h),
-      left + h * (size + gap) + size / 2, top + l * (size + gap) + size + 2); });
+    for (let l = l0; l < l0 + ln; l++) for (let h = h0; h < h0 + hn; h++)
+      ctx.fillText(noteText(P.layers[l], h), x(h) + size / 2, y(l) + size + 2);
   }
   ctx.strokeStyle = M.fg; ctx.lineWidth = 2;
-  ctx.strokeRect(left + st.head * (size + gap) - 1, top + st.layer * (size + gap) - 1, size + 2, size + 2);
+  ctx.strokeRect(x(st.head) - 1, y(st.layer) - 1, size + 2, size + 2);
   ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "bottom";
-  for (let h = 0; h < H; h++) ctx.fillText(`H${h}`, left + h * (size + gap) + size / 2, top - 4);
+  for (let h = h0; h < h0 + hn; h++) ctx.fillText(`H${h}`, x(h) + size / 2, top - 4);
   ctx.textAlign = "right"; ctx.textBaseline = "middle";
-  P.layers.forEach((E, l) => ctx.fillText(`L${E.layer}`, left - 6, top + l * (size + gap) + size / 2));
-  Object.assign(G, {gLeft: left, gTop: top, gPitch: size + gap, gSize: size});
+  for (let l = l0; l < l0 + ln; l++) ctx.fillText(`L${P.layers[l].layer}`, left - 6, y(l) + size / 2);
+  Object.assign(G, {gLeft: left, gTop: top, gPitch: size + gap, gSize: size, gL0: l0, gH0: h0, gLn: ln, gHn: hn});
+  const pager = $("grid-pages");
+  pager.hidden = !g.paged;
+  $("grid-page").textContent = g.paged ? `layers ${P.layers[l0].layer}–${P.layers[l0 + ln - 1].layer} of ${L} · ` +
+    `heads ${h0}–${h0 + hn - 1} of ${H}` : "";
+  $("grid-up").disabled = l0 === 0; $("grid-down").disabled = l0 + ln >= L;
+  $("grid-left").disabled = h0 === 0; $("grid-right").disabled = h0 + hn >= H;
   const cells = pool * Math.max(P.row_step, P.col_step);
   const pooled = cells > 1 ? ` · each drawn cell = largest of up to ${cells}×${cells} weights` : "";
   const legend = notes ? " — under each: entropy (nats)" + (P.distance_unit ? ` · mean attention distance (${P.distance_unit})` : "") : "";
-  $("title").textContent = `All heads · ${P.name}${legend} · ${scaleNote()}${pooled}`;
-  cv.setAttribute("aria-label", `All heads of ${P.name}: ${L} layers by ${H} heads, layer ${entry().layer} head ` +
-    `${st.head} selected. Arrow keys move the selection, Enter opens its head map.`);
+  const page = g.paged ? ` · page: layers ${P.layers[l0].layer}–${P.layers[l0 + ln - 1].layer}, heads ${h0}–${h0 + hn - 1} (▲▼◀▶ for the rest)` : "";
+  $("title").textContent = `All heads · ${P.name}${legend}${page} · ${scaleNote()}${pooled}`;
+  cv.setAttribute("aria-label", `All heads of ${P.name}: ${L} layers by ${H} heads` +
+    (g.paged ? `, this page layers ${P.layers[l0].layer} to ${P.layers[l0 + ln - 1].layer}, heads ${h0} to ${h0 + hn - 1}` : "") +
+    `, layer ${entry().layer} head ${st.head} selected. Arrow keys move the selection, Enter opens its head map.`);
+}
+function turnGridPage(dl, dh) {  // a page of layers or heads on: the selection moves with it (clamped)
+  const P = part(), g = gridPage(P);
+  st.layer = Math.min(P.layers.length - 1, Math.max(0, st.layer + dl * g.lp));
+  st.head = Math.min(P.heads - 1, Math.max(0, st.head + dh * g.hp));
+  controls(); draw();
 }
 function gridCell(ev) {
   const r = $("grid").getBoundingClientRect(), P = part();
-  const h = Math.floor((ev.clientX - r.left - G.gLeft) / G.gPitch), l = Math.floor((ev.clientY - r.top - G.gTop) / G.gPitch);
-  return h >= 0 && l >= 0 && h < P.heads && l < P.layers.length ? [l, h] : null;
+  const c = Math.floor((ev.clientX - r.left - G.gLeft) / G.gPitch), w = Math.floor((ev.clientY - r.top - G.gTop) / G.gPitch);
+  return c >= 0 && w >= 0 && c < G.gHn && w < G.gLn ? [G.gL0 + w, G.gH0 + c] : null;
 }
-api.thumbCenter = (l, h) => {
+api.thumbCenter = (l, h) => {  // a head on the page shown (null off it)
   const r = $("grid").getBoundingClientRect();
-  return [r.left + G.gLeft + h * G.gPitch + G.gSize / 2, r.top + G.gTop + l * G.gPitch + G.gSize / 2];
+  if (l < G.gL0 || l >= G.gL0 + G.gLn || h < G.gH0 || h >= G.gH0 + G.gHn) return null;
+  return [r.left + G.gLeft + (h - G.gH0) * G.gPitch + G.gSize / 2, r.top + G.gTop + (l - G.gL0) * G.gPitch + G.gSize / 2];
 };
 function headInfo(l, h) {  // as ModelView.head_info
   const P = part(), E = P.layers[l];
@@ -331,6 +356,8 @@ $("picture").onkeydown = (ev) => {  // arrows walk the query patch over the grid
   showCell([I.prefix + r * gw + c, st.hover ? st.hover[1] : 0]);
 };
 $("grid").onmousemove = hoverModel;
+for (const [id, dl, dh] of [["grid-up", -1, 0], ["grid-down", 1, 0], ["grid-left", 0, -1], ["grid-right", 0, 1]])
+  $(id).onclick = () => turnGridPage(dl, dh);
 $("grid").onclick = (ev) => { const c = gridCell(ev); if (c) { st.layer = c[0]; st.head = c[1]; st.view = "head-map"; controls(); draw(); } };
 $("lines").onmousemove = hoverLines;
 $("lines").onmouseleave = () => { st.focus = null; status("", null); if (st.view === "token-lines") drawLines(); };

@@ -48,3 +48,21 @@ def test_every_file_is_a_different_figure_named_by_what_it_draws(qapp, tmp_path,
         assert all(e.command.split(" -o ")[0].endswith(f"--view {e.path.stem}") for e in flat)
     index = (tmp_path / "pack" / "index.md").read_text(encoding="utf-8")
     assert all(n in index for n in names)
+
+
+def test_index_rows_name_their_head_and_steps_say_their_number_once(qapp, tmp_path):
+    """Issue 36 finding 10: four index rows titled only "Who attends to whom"; "Step 1" painted as the slide title
+    and again in the figure's own heading."""
+    from attnviz.export.batch import _painted_title, export_lecture_pack
+    from attnviz.gui.figure_render import ExportOptions
+
+    trace = sample_trace("encoder", T=8, grad=True, n_layers=2, n_heads=4)
+    entries = export_lecture_pack(trace, tmp_path / "pack", ExportOptions(width=480, height=320))
+    titles = [e.title for e in entries]
+    assert len(titles) == len(set(titles)), titles
+    maps = [t for t in titles if t.startswith("Who attends to whom")]
+    assert len(maps) >= 2 and all(" · layer " in t and " · head " in t for t in maps)
+    index = (tmp_path / "pack" / "index.md").read_text(encoding="utf-8")
+    assert all(t in index for t in maps)
+    assert _painted_title("Step 1: queries, keys, values", 1) == "Queries, keys, values"
+    assert _painted_title("Who attends to whom", None) == "Who attends to whom"  # (control: not a step)

@@ -127,7 +127,10 @@ def make_window(qapp, qtbot, assets):
     _dispose(windows)
     _settle(qapp)
     leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before and w.objectName() != "qtooltip_label"]
-    leaked = [f"{type(w).__name__}({w.objectName() or w.windowTitle()!r})" for w in leaked]
+    # the C++ class and the children name an anonymous widget (pyqtgraph's menus hold parentless QWidgets)
+    leaked = [f"{type(w).__name__}({w.objectName() or w.windowTitle()!r}, {w.metaObject().className()}, children "
+              f"{[type(c).__name__ + (':' + c.objectName() if c.objectName() else '') for c in w.children()][:6]})"
+              for w in leaked]
     assert not leaked, f"top-level widgets leaked by the test: {leaked}"
 
 

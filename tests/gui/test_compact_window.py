@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 from PySide6.QtGui import QFontMetrics  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QTabBar  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -24,8 +24,6 @@ def _window(make_window, qtbot, w, h):
     return win
 
 
-@pytest.mark.xfail(strict=True, reason="the compact arrangement is not wired into the window: with it, window "
-                   "tests left empty top-level QWidgets behind at random (issue 36, open)")
 def test_1280x720_gives_the_head_map_the_room(make_window, qtbot):
     win = _window(make_window, qtbot, 1280, 720)
     line = QFontMetrics(win.input_panel.edit.font()).lineSpacing()
@@ -36,6 +34,48 @@ def test_1280x720_gives_the_head_map_the_room(make_window, qtbot):
         next(d for n, d in win.views_area.docks.items() if "head" in n.lower() and "map" in n.lower())
     assert head_map.width() >= 0.5 * win.width(), f"head map {head_map.width()} of {win.width()} px"
     assert head_map.height() >= 0.6 * win.height(), f"head map {head_map.height()} of {win.height()} px"
+    assert not _scrolling_tab_rows(win), _scrolling_tab_rows(win)
+    # every view still one click away: a tab, or the Views menu (the folded ones)
+    tabs = sum(b.count() for b in _tab_bars(win))
+    assert tabs + len(win.views_area.folded) >= len(win.views_area.docks)
+    assert win.views_area.folded and win.tabs.cornerWidget().isVisible()
+
+
+def test_a_folded_view_opens_from_the_menu_and_all_return_at_full_size(make_window, qtbot):
+    from attnviz.gui.panels.compact_layout import CompactArrangement
+
+    win = _window(make_window, qtbot, 1280, 720)
+    area = win.views_area
+    qtbot.waitUntil(lambda: bool(area.folded), timeout=30_000)
+    name = area.folded[-1]
+    CompactArrangement.of(win).show_view(name)
+    qtbot.waitUntil(lambda: area.docks[name].isVisible(), timeout=30_000)
+    assert name not in area.folded and area.folded  # another folded in its place
+    assert not _scrolling_tab_rows(win), _scrolling_tab_rows(win)
+    folded = list(area.folded)
+    blob = area.saveState()  # the layout file: folding is for this size, not the user's choice of views
+    assert area.folded == folded and all(area.docks[n].isHidden() for n in folded)
+    area.restoreState(blob)
+    assert not area.folded and all(not area.docks[n].isHidden() for n in folded)
+    win.resize(1920, 1080)
+    qtbot.waitUntil(lambda: not area.folded, timeout=30_000)
+    assert all(not d.isHidden() for d in area.docks.values())
+    assert not win.input_panel.compact and not win.tabs.cornerWidget().isVisible()
+
+
+def _tab_bars(win):
+    for _ in range(5):
+        QApplication.processEvents()
+    return [b for b in win.views_area.findChildren(QTabBar) if b.isVisible() and b.count() > 1]
+
+
+def _scrolling_tab_rows(win) -> list[str]:
+    out = []
+    for bar in _tab_bars(win):
+        right = max(bar.tabRect(i).right() for i in range(bar.count()))
+        if right > bar.width():
+            out.append(f"{[bar.tabText(i) for i in range(bar.count())]}: {right} > {bar.width()} px")
+    return out
 
 
 def test_1920x1080_keeps_the_full_input_panel(make_window, qtbot):

@@ -178,13 +178,11 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("size", [pytest.param(s, marks=pytest.mark.skip(
-    reason="1280x720 needs the compact arrangement, unwired at the merge (issue 36, open)")) if s[1] == 720 else s
-    for s in SIZES], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_tab_of_the_window(make_window, qtbot, size):
     """The window at a 1920×1080 and a 1280×720 size: the attention views on screen and each walkthrough
-    sub-tab name what they show and draw every label; the model list shows its held-out column whole.
-    (Known gap: the same after a model switch is not audited yet.)"""
+    sub-tab name what they show and draw every label; no tab row scrolls (at 1280×720 the views without
+    room for a tab are in the Views menu); the model list shows its held-out column whole."""
     w, h = size
     win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
     win.showNormal()
@@ -193,8 +191,8 @@ def test_every_tab_of_the_window(make_window, qtbot, size):
     qtbot.waitUntil(lambda: win.walkthrough is not None and win.training is not None, timeout=90_000)
     problems = _tab_problems(win, w, h, "tiny-encoder")
     tree = win.model_panel.tree
+    problems += _tab_bar_problems(win, f"{w}×{h}")
     if w >= 1920:
-        problems += _tab_bar_problems(win, f"{w}×{h}")
         header = tree.header()
         right = header.sectionViewportPosition(2) + header.sectionSize(2)
         if right > tree.viewport().width():
@@ -261,8 +259,6 @@ def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.skip(reason="flaky since this session's merges (the window's own empty snapshot step can replace the "
-                         "replay the test shows, and the window then leaks at teardown): issue 36 note")
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_probe_map_names_every_token(make_window, qtbot, size):
     """The Training tab's replay of a 21-token probe (induction's): every row and column named, in full-size
@@ -339,8 +335,12 @@ def _tab_bar_problems(win, what: str) -> list[str]:
             out.append(f"tabs {what}: {names} need {bar.sizeHint().width()} px, the bar has {bar.width()}")
         if bar.elideMode() != Qt.TextElideMode.ElideNone:
             out.append(f"tabs {what}: {names} may be elided")
-    if sum(b.count() for b in bars) < len(win.views_area.docks):
-        out.append(f"tabs {what}: {sum(b.count() for b in bars)} tabs for {len(win.views_area.docks)} views")
+    folded = len(win.views_area.folded)  # in the Views menu (a compact window)
+    if sum(b.count() for b in bars) + folded < len(win.views_area.docks):
+        out.append(f"tabs {what}: {sum(b.count() for b in bars)} tabs and {folded} in the Views menu for "
+                   f"{len(win.views_area.docks)} views")
+    if folded and not (win.tabs.cornerWidget() is not None and win.tabs.cornerWidget().isVisible()):
+        out.append(f"tabs {what}: {folded} views folded but no Views menu")
     return out
 
 

@@ -100,6 +100,24 @@ class ModelPanel(QWidget):
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.tree.addTopLevelItem(item)
         self.set_current(self._current)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Every column whole or hidden, never cut: the list drops Architecture, then Params, when it is too
+        narrow for them (a 1280×720 window's model list); a row's tooltip still says everything."""
+        width = self.tree.viewport().width()
+        header = self.tree.header()
+        need = [max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(len(COLUMNS))]
+        shown = list(range(len(COLUMNS)))
+        for col in (3, 1):  # the least needed first; the name and the held-out score always stay
+            if sum(need[c] for c in shown) > width:
+                shown.remove(col)
+        for col in range(len(COLUMNS)):
+            self.tree.setColumnHidden(col, col not in shown)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def names(self) -> list[str]:
         """Names of the listed (loadable) models, in order."""

@@ -19,7 +19,7 @@ import logging
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
-__all__ = ["ViewsArea", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
+__all__ = ["ViewsArea", "ViewDock", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,17 @@ def order_view_classes(classes) -> list[type]:
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c.__name__, len(rank)), c.__name__))
 
 
+class ViewDock(QDockWidget):
+    """A view's dock: raising a folded one (a compact window had no room for its tab) opens it again."""
+
+    def raise_(self) -> None:
+        area = self.parent()
+        if isinstance(area, ViewsArea) and self.objectName() in area.folded:
+            area.unfold([self.objectName()])
+            area.folded_asked.emit(self.objectName())  # the compact layout makes room for its tab
+        super().raise_()
+
+
 class ViewsArea(QMainWindow):
     """Hosts one dock per view; forwards trace, selection and style to the views built so far and hands
     them to the others when they are built."""
@@ -54,6 +65,8 @@ class ViewsArea(QMainWindow):
     views_installed = Signal()
     left_group = LEFT_GROUP  # the head map's group of docks (the compact layout splits by it)
     view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
+    folded_asked = Signal(str)  # a folded view raised (shown again): the compact layout refits the tab rows
+    layout_reset = Signal()  # every dock back in the first-start arrangement (the compact layout refits)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -72,8 +85,12 @@ class ViewsArea(QMainWindow):
         self._made: dict[str, object] = {}  # dock name -> its view, made but not docked yet (build_next)
         self._dirty: set[str] = set()  # built views that owe an update (hidden when the trace came)
         self._visible: dict[str, bool] = {}
+        self.folded: list[str] = []  # docks closed while the window is compact (see fold)
         self._selection = self._style = None
         self._trace = None
+        self._unelide_timer = QTimer(self)  # owned, like the timers below
+        self._unelide_timer.setSingleShot(True)
+        self._unelide_timer.timeout.connect(self._unelide_tabs)
         self._unelide_pending = False
         self._arranging = False  # docks flicker visible while Qt arranges them: build nothing meanwhile
         # an owned timer, not QTimer.singleShot(0, self, method): a pending one of those keeps the area
@@ -81,6 +98,9 @@ class ViewsArea(QMainWindow):
         self._build_timer = QTimer(self)
         self._build_timer.setSingleShot(True)
         self._build_timer.timeout.connect(self._build_one_visible)
+        self._split_timer = QTimer(self)  # the two groups' widths, once the docks are laid out
+        self._split_timer.setSingleShot(True)
+        self._split_timer.timeout.connect(self._split_groups)
 
     def install(self, classes: list[type], selection, style, build: bool = True) -> None:
         """Dock every view: the single-head readings tabbed on the left (55 %), the whole model and the
@@ -90,7 +110,7 @@ class ViewsArea(QMainWindow):
         for cls in classes:
             name = cls.__name__
             title = getattr(cls, "title", name)
-            dock = QDockWidget(getattr(cls, "tab_title", None) or title, self)
+            dock = ViewDock(getattr(cls, "tab_title", None) or title, self)
             dock.setObjectName(name)  # stable name: the layout is saved and restored by it
             dock.setToolTip(title)  # the full name
             dock.setWidget(_placeholder(title, dock))
@@ -224,7 +244,36 @@ class ViewsArea(QMainWindow):
                 self._build_timer.start(0)
 
     def restoreState(self, state, version: int = 0) -> bool:  # noqa: N802 - Qt's name
+        self.folded = []
         return self._arrange(super().restoreState, state, version)
+
+    def saveState(self, version: int = 0):  # noqa: N802 - Qt's name
+        """The layout with the folded docks open (folding is for this window size, not a user's choice)."""
+        folded = self.unfold()
+        try:
+            return super().saveState(version)
+        finally:
+            self.fold(folded)
+
+    def fold(self, names) -> None:
+        """Close the docks ``names`` for now (a compact window: their group's tab row cannot show them
+        whole); :meth:`unfold` opens them again where they were. A dock the user closed is not touched."""
+        for name in names:
+            dock = self.docks.get(name)
+            if dock is not None and name not in self.folded and not dock.isHidden():
+                self.folded.append(name)
+                dock.hide()
+
+    def unfold(self, names=None) -> list[str]:
+        """Open the folded docks (``names``, default all) again in their groups; returns those opened."""
+        opened = [n for n in self.folded if names is None or n in names]
+        self.folded = [n for n in self.folded if n not in opened]
+        front = [d for n, d in self.docks.items() if self.on_screen(n)]  # a tab shown again may come forward
+        for name in opened:
+            self.docks[name].show()
+        for dock in front if opened else ():
+            QDockWidget.raise_(dock)  # (not ViewDock.raise_: these are not folded)
+        return opened
 
     def reset_layout(self) -> None:
         """Every view docked and shown in the first-start arrangement: the single-head readings and the
@@ -233,6 +282,7 @@ class ViewsArea(QMainWindow):
         self._arrange(self._reset_docks)
 
     def _reset_docks(self) -> None:
+        self.folded = []  # every dock is shown again below
         groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
         for name, dock in self.docks.items():
             left = name in LEFT_GROUP
@@ -250,14 +300,21 @@ class ViewsArea(QMainWindow):
             if group:
                 group[0].raise_()  # the first of each group is in front
         if groups[True] and groups[False]:
-            pair = [groups[True][0], groups[False][0]]
-            # once the docks are laid out: sizes are pixels, so they need the real width
-            from attnviz.gui.panels.compact_layout import views_share
+            # once the docks are laid out: sizes are pixels, so they need the real width (an owned timer:
+            # a pending singleShot closure over the docks kept them alive after their window was deleted)
+            self._split_timer.start(0)
+        self.layout_reset.emit()
 
-            # 55 % (a 1280×720 window: 72 %, the head map needs the room)
-            QTimer.singleShot(0, self, lambda: self.resizeDocks(
-                pair, [int(self.width() * views_share(self.window())), int(self.width() * (1 - views_share(self.window())))],
-                Qt.Orientation.Horizontal))
+    def _split_groups(self) -> None:
+        """The head map's group gets 55 % of the width (a 1280×720 window: 72 %, the head map needs the room)."""
+        from attnviz.gui.panels.compact_layout import views_share
+
+        left = [d for n, d in self.docks.items() if n in LEFT_GROUP and not d.isFloating()]
+        right = [d for n, d in self.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
+        if left and right:
+            share = views_share(self.window())
+            self.resizeDocks([left[0], right[0]], [int(self.width() * share), int(self.width() * (1 - share))],
+                             Qt.Orientation.Horizontal)
 
     def childEvent(self, event) -> None:
         # Qt makes a tab bar for each group of tabbed docks (and anew on restoreState); its default
@@ -266,7 +323,7 @@ class ViewsArea(QMainWindow):
         super().childEvent(event)
         if event.type() == QEvent.Type.ChildAdded and not getattr(self, "_unelide_pending", True):
             self._unelide_pending = True
-            QTimer.singleShot(0, self, self._unelide_tabs)
+            self._unelide_timer.start(0)
 
     def _unelide_tabs(self) -> None:
         self._unelide_pending = False

@@ -53,6 +53,16 @@ class ScaleChooser(QComboBox):
         self._picked: str | None = None
         self._show(default)
         self.activated.connect(self._user_pick)
+        self.currentIndexChanged.connect(lambda _i: self.updateGeometry())  # the minimum follows the pick
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt's name
+        """Room for the current mode's text (Qt's: the longest item's), so a narrow dock (a 1280×720 window)
+        can give the map the width without cutting what the box says."""
+        hint = super().minimumSizeHint()
+        fm = self.fontMetrics()
+        longest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        hint.setWidth(max(0, hint.width() - longest + fm.horizontalAdvance(self.currentText())))
+        return hint
 
     @property
     def mode(self) -> str:

@@ -74,7 +74,7 @@ class ScaleReasonView(BaseView):
             set_title(self.notes, "", st)
             return
         x = np.log2(d["d_ks"])
-        ticks = [[(float(v), str(k)) for v, k in zip(x, d["d_ks"])]]
+        ticks = dk_ticks(d["d_ks"])
         width = max(2.0, st.line_width * 1.5)
         size = 11 * max(1.0, st.font_scale)
         at = float(np.log2(d["d_k"]))
@@ -113,3 +113,16 @@ class ScaleReasonView(BaseView):
         from PySide6.QtCore import QSize
 
         return QSize(1600, 700)
+
+
+def dk_ticks(d_ks) -> list[list[tuple[float, str]]]:
+    """The d_k axis's ticks at log2(d_k): powers of 4 labelled (level 0), the others unlabelled minor ticks
+    (every d_k labelled, a third-wide plot ran "64128256" together; the title names the head's own d_k)."""
+    major, minor = [], []
+    for k in d_ks:
+        v = float(np.log2(k))
+        if round(v) % 2 == 0:
+            major.append((v, str(int(k))))
+        else:
+            minor.append((v, ""))
+    return [major, minor]

@@ -263,8 +263,9 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        # The compact arrangement for a 1280×720 projector (gui/panels/compact_layout.py) is not wired in:
-        # with it, window tests left six empty top-level QWidgets behind at random (issue 36 stays open on it)
+        from attnviz.gui.panels.compact_layout import arrange_for_size
+
+        arrange_for_size(self)  # a 1280×720 projector: input one line tall, the head map the room
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -1,0 +1,76 @@
+"""The HTML page's all-heads grid at real model sizes (issue 36, Deliver 5): 30 layers × 9 heads and 32 × 32
+page rather than shrink. Tiles stay at least ``grid_min_notes`` px with their 12 px numbers, the canvas
+stays within the layout's width, ▲▼◀▶ and the arrow keys turn pages, and a head on another page opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnviz.bench.traces import sample_trace
+from attnviz.export.html_layout import LAYOUT, grid_page
+from attnviz.export.html_page import html_page
+
+
+@pytest.fixture(scope="module")
+def lut():
+    from attnviz.gui.figures import export_style
+    from attnviz.gui.style import colour_lut
+
+    return colour_lut(export_style(colormap="viridis"))
+
+
+def _open(open_page, tmp_path, lut, layers, heads):
+    trace = sample_trace("decoder", T=6, n_layers=layers, n_heads=heads, d_model=heads * 2, std=0.5)
+    page, meta = html_page(trace, lut, view="model")
+    path = tmp_path / f"grid{layers}x{heads}.html"
+    path.write_text(page, encoding="utf-8")
+    notes = "entropy" in meta["parts"][0]["layers"][0]  # the numbers under each tile (left out of some pages)
+    return open_page(path), grid_page(layers, heads, notes)
+
+
+def _grid_css(o):
+    return o.page.evaluate("(() => { const r = document.getElementById('grid').getBoundingClientRect();"
+                           " return [r.width, r.height]; })()")
+
+
+@pytest.mark.parametrize("layers, heads", [(30, 9), (32, 32)])
+def test_a_large_model_pages_rather_than_shrinks(open_page, tmp_path, lut, layers, heads):
+    o, g = _open(open_page, tmp_path, lut, layers, heads)
+    assert g["size"] >= (LAYOUT["grid_min_notes"] if g["gap"] > 6 else LAYOUT["grid_min"]) >= 44
+    assert LAYOUT["grid_note_px"] >= 12
+    assert g["layers_per_page"] < layers  # (30 × 9 and 32 × 32 do not fit one page)
+    w, h = _grid_css(o)
+    assert w <= LAYOUT["grid_left"] + LAYOUT["grid_width"] and h <= LAYOUT["grid_top"] + LAYOUT["grid_height"]
+    assert o.page.is_visible("#grid-pages")
+    title = o.page.inner_text("#title")
+    assert f"page: layers 0–{g['layers_per_page'] - 1}" in title
+    last = layers - 1
+    assert o.page.evaluate(f"window.attnviz.thumbCenter({last}, 0)") is None  # not on the first page
+    before = o.page.evaluate("document.getElementById('grid').toDataURL()")
+    while o.page.evaluate(f"window.attnviz.thumbCenter({last}, 0)") is None:
+        assert not o.page.is_disabled("#grid-down")
+        o.page.click("#grid-down")
+    assert o.page.evaluate("document.getElementById('grid').toDataURL()") != before
+    assert o.page.is_disabled("#grid-down") and not o.page.is_disabled("#grid-up")
+    x, y = o.page.evaluate(f"window.attnviz.thumbCenter({last}, 0)")
+    o.page.mouse.click(x, y)
+    assert o.page.evaluate("[window.attnviz.view, window.attnviz.layer, window.attnviz.head]") == ["head-map", last, 0]
+    assert o.errors == []
+
+
+def test_the_arrow_keys_turn_the_page_with_the_selection(open_page, tmp_path, lut):
+    o, g = _open(open_page, tmp_path, lut, 4, 32)
+    assert g["heads_per_page"] < 32
+    o.page.focus("#grid")
+    for _ in range(g["heads_per_page"]):
+        o.page.keyboard.press("ArrowRight")
+    assert o.page.evaluate("window.attnviz.head") == g["heads_per_page"]
+    assert f"heads {g['heads_per_page']}–" in o.page.inner_text("#title")
+    assert o.page.evaluate("window.attnviz.thumbCenter(0, 0)") is None
+
+
+def test_a_small_model_is_one_page_without_buttons(open_page, tmp_path, lut):
+    """The control: a 3 × 4 model shows every head at once, no pager."""
+    o, _ = _open(open_page, tmp_path, lut, 3, 4)
+    assert not o.page.is_visible("#grid-pages") and "page:" not in o.page.inner_text("#title")
+    assert o.page.evaluate("window.attnviz.thumbCenter(2, 3)") is not None

@@ -1,0 +1,34 @@
+"""The model list's columns are whole or hidden, never cut (issue 36, finding 10), at a 1920×1080 model list
+(~400 px) and a 1280×720 one (~270 px); wide enough, every column shows (the control)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+
+@pytest.mark.parametrize("width", [270, 400, 1400])
+def test_columns_whole_or_hidden(qtbot, tmp_path, width):
+    from attnviz.gui.panels.model_catalogue import describe_model_dir
+    from attnviz.gui.panels.model_panel import ModelPanel
+    from conftest import write_tiny_models
+
+    paths = write_tiny_models(tmp_path)
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, 400)
+    panel.show()
+    panel.set_catalogue([describe_model_dir(p) for p in paths.values()])
+    for _ in range(3):
+        QApplication.processEvents()
+    tree, header = panel.tree, panel.tree.header()
+    shown = [c for c in range(tree.columnCount()) if not tree.isColumnHidden(c)]
+    assert 0 in shown and 2 in shown  # the name and the held-out score always
+    right = max(header.sectionViewportPosition(c) + header.sectionSize(c) for c in shown)
+    assert right <= tree.viewport().width(), f"columns end at {right} px of {tree.viewport().width()}"
+    if width >= 1400:
+        assert shown == [0, 1, 2, 3]  # room for all: nothing hidden
