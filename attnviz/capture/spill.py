@@ -1,0 +1,112 @@
+"""Trace arrays kept on disk instead of in memory: a per-trace temporary folder of ``.npy`` files (NumPy only).
+
+A long input at full depth keeps per layer x, q, k, v, z, the residual stream … (about 300 MB a layer at
+16,384 tokens on a 30-layer, d 576 model: ~9 GB). Above a memory budget each large array is written as it is
+produced, with plain writes (the data then sits in the page cache, which is not this process's resident
+memory), and opened again read-only with ``np.load(mmap_mode="r")``: the trace holds a memory map, and only
+the pages a view reads become resident. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
+``Trace.probs`` and every other reader do not care where an array lives.
+
+The folder is removed when its :class:`SpillStore` is garbage-collected or closed (``weakref.finalize``); maps
+opened before stay readable on POSIX systems (an unlinked file lives while it is mapped).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+
+import numpy as np
+
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES"]
+
+# arrays a capture keeps in memory before it starts spilling (bytes of arrays of at least SPILL_MIN_BYTES)
+SPILL_BUDGET = 1 << 30
+# smaller arrays always stay in memory (a file per array costs more than it saves)
+SPILL_MIN_BYTES = 1 << 20
+# copying a saved member into the folder reads this many bytes at a time
+_COPY_CHUNK = 1 << 24
+
+
+def _remove(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+class SpillStore:
+    """A temporary folder holding some of one trace's arrays as read-only memory maps.
+
+    Parameters
+    ----------
+    budget : bytes of large arrays :meth:`keep` leaves in memory before it writes them to disk (0: every large
+        array is spilled).
+    min_bytes : arrays smaller than this always stay in memory.
+    folder : where the temporary folder is made (default: the system's temporary directory).
+    """
+
+    def __init__(self, budget: int = SPILL_BUDGET, min_bytes: int = SPILL_MIN_BYTES, folder: str | None = None):
+        self.budget, self.min_bytes, self.held = int(budget), int(min_bytes), 0
+        self.folder = tempfile.mkdtemp(prefix="attnviz-trace-", dir=folder)
+        self.files: dict[str, str] = {}  # key → path of its .npy
+        self._close = weakref.finalize(self, _remove, self.folder)
+
+    # -- writing -----------------------------------------------------------------------------------
+    def _path(self, key: str) -> str:
+        path = self.files.get(key)
+        if path is None:
+            path = self.files[key] = os.path.join(self.folder, f"{len(self.files)}.npy")
+        return path
+
+    def spill(self, key: str, arr: np.ndarray) -> np.ndarray:
+        """Write ``arr`` to disk and return a read-only memory map of it (C order, same dtype and shape)."""
+        path = self._path(key)
+        with open(path, "wb") as fh:  # plain writes: page cache, not this process's resident memory
+            np.lib.format.write_array(fh, np.asanyarray(arr), allow_pickle=False)
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+
+    def keep(self, arrays: dict) -> dict:
+        """``arrays`` with each large array kept in memory while the budget lasts, spilled after."""
+        out, done = {}, {}  # done: one file per distinct array (a layer may name one array twice)
+        for key, arr in arrays.items():
+            size = getattr(arr, "nbytes", 0)
+            if size < self.min_bytes or isinstance(arr, np.memmap):
+                out[key] = arr
+            elif id(arr) in done:
+                out[key] = done[id(arr)]
+            elif self.held + size <= self.budget:
+                self.held += size
+                out[key] = done[id(arr)] = arr
+            else:
+                out[key] = done[id(arr)] = self.spill(key, arr)
+        return out
+
+    def copy_in(self, key: str, stream) -> np.ndarray:
+        """A ``.npy`` read from a binary ``stream`` (a member of a saved trace), copied to disk in chunks and
+        mapped read-only: a long trace opens without its arrays in memory. Raises ValueError (not a plain
+        numeric .npy) and OSError."""
+        path = self._path(key)
+        with open(path, "wb") as fh:
+            shutil.copyfileobj(stream, fh, _COPY_CHUNK)
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+
+    # -- reading -----------------------------------------------------------------------------------
+    def is_spilled(self, key: str) -> bool:
+        return key in self.files
+
+    def fresh(self, key: str) -> np.ndarray:
+        """A new read-only map of a spilled array: a writer that reads it whole (``Trace.save``) drops it
+        afterwards, so the pages it touched leave this process's resident memory with it."""
+        return np.load(self.files[key], mmap_mode="r", allow_pickle=False)
+
+    @property
+    def spilled_bytes(self) -> int:
+        return sum(os.path.getsize(p) for p in self.files.values() if os.path.exists(p))
+
+    def close(self) -> None:
+        """Remove the folder now (maps already opened stay readable on POSIX systems)."""
+        self._close()
+
+    @property
+    def closed(self) -> bool:
+        return not self._close.alive
