@@ -40,13 +40,16 @@ class SpillStore:
     Parameters
     ----------
     budget : bytes of large arrays :meth:`keep` leaves in memory before it writes them to disk (0: every large
-        array is spilled).
-    min_bytes : arrays smaller than this always stay in memory.
+        array is spilled; default :data:`SPILL_BUDGET`).
+    min_bytes : arrays smaller than this always stay in memory (default :data:`SPILL_MIN_BYTES`).
     folder : where the temporary folder is made (default: the system's temporary directory).
     """
 
-    def __init__(self, budget: int = SPILL_BUDGET, min_bytes: int = SPILL_MIN_BYTES, folder: str | None = None):
-        self.budget, self.min_bytes, self.held = int(budget), int(min_bytes), 0
+    def __init__(self, budget: int | None = None, min_bytes: int | None = None, folder: str | None = None):
+        # the module's figures read when a store is made (not when this module is imported), so they can be set
+        self.budget = int(SPILL_BUDGET if budget is None else budget)
+        self.min_bytes = int(SPILL_MIN_BYTES if min_bytes is None else min_bytes)
+        self.held = 0
         self.folder = tempfile.mkdtemp(prefix="attnviz-trace-", dir=folder)
         self.files: dict[str, str] = {}  # key → path of its .npy
         self._close = weakref.finalize(self, _remove, self.folder)
