@@ -20,10 +20,20 @@ import weakref
 
 import numpy as np
 
+from attnviz.capture.finite import all_finite
+
 __all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES"]
 
-# arrays a capture keeps in memory before it starts spilling (bytes of arrays of at least SPILL_MIN_BYTES)
-SPILL_BUDGET = 1 << 30
+def _budget_from_env(default: int) -> int:
+    try:
+        return max(0, int(os.environ.get("ATTNVIZ_SPILL_BUDGET", default)))
+    except ValueError:
+        return default
+
+
+# arrays a capture keeps in memory before it starts spilling (bytes of arrays of at least SPILL_MIN_BYTES);
+# ATTNVIZ_SPILL_BUDGET (bytes) sets it for a machine with less or more memory to spare
+SPILL_BUDGET = _budget_from_env(1 << 28)
 # smaller arrays always stay in memory (a file per array costs more than it saves)
 SPILL_MIN_BYTES = 1 << 20
 # copying a saved member into the folder reads this many bytes at a time
@@ -52,6 +62,9 @@ class SpillStore:
         self.held = 0
         self.folder = tempfile.mkdtemp(prefix="attnviz-trace-", dir=folder)
         self.files: dict[str, str] = {}  # key → path of its .npy
+        # keys of spilled arrays found finite while they were still in memory: the trace's NaN check
+        # (attnviz.capture.finite) need not read them back from disk, which would make them all resident
+        self.finite: set[str] = set()
         self._close = weakref.finalize(self, _remove, self.folder)
 
     # -- writing -----------------------------------------------------------------------------------
@@ -70,17 +83,22 @@ class SpillStore:
 
     def keep(self, arrays: dict) -> dict:
         """``arrays`` with each large array kept in memory while the budget lasts, spilled after."""
-        out, done = {}, {}  # done: one file per distinct array (a layer may name one array twice)
+        out, done, done_finite = {}, {}, {}  # done: one file per distinct array (a layer may name one array twice)
         for key, arr in arrays.items():
             size = getattr(arr, "nbytes", 0)
             if size < self.min_bytes or isinstance(arr, np.memmap):
                 out[key] = arr
             elif id(arr) in done:
                 out[key] = done[id(arr)]
+                if done[id(arr)] is not arr and done_finite.get(id(arr)):
+                    self.finite.add(key)
             elif self.held + size <= self.budget:
                 self.held += size
                 out[key] = done[id(arr)] = arr
             else:
+                if arr.dtype.kind == "f" and all_finite(arr):
+                    self.finite.add(key)
+                    done_finite[id(arr)] = True
                 out[key] = done[id(arr)] = self.spill(key, arr)
         return out
 

@@ -110,5 +110,8 @@ class HuggingFaceAdapter:
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
-        add_nonfinite_notice(trace.meta, trace.arrays, weights if parameters_finite(loaded.model) else ())
+        known = weights if parameters_finite(loaded.model) else []
+        if trace.spill is not None:  # arrays on disk were checked as they were written (capture/spill.py)
+            known = [*known, *trace.spill.finite]
+        add_nonfinite_notice(trace.meta, trace.arrays, known)
         return trace
