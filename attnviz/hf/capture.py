@@ -12,6 +12,7 @@ give the probabilities they return with ``output_attentions`` and say so.
 
 from __future__ import annotations
 
+import inspect
 from contextlib import contextmanager
 
 import numpy as np
@@ -109,6 +110,20 @@ def _windowed(calls: list, arch: str) -> tuple[list, str | None]:
                    f"stage, shifted by half a window in every other block): shown are the {len(shown)} blocks of the "
                    f"first stage, each inside its first window (positions r,c within the window); the other "
                    f"windows and the {len(calls) - len(shown)} blocks of later stages are not shown")
+
+
+def _long_input_kwargs(model, head: str) -> dict:
+    """What a long capture asks of the forward beyond the input: a language model's logits at the last position
+    only (the trace's prediction is that row; all positions were a (T, V) array, 1.6 GB at 8,192 tokens of a
+    49,152-word vocabulary, softmaxed once more) and no key/value cache (nothing decodes after a capture)."""
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return {}
+    extra = {"use_cache": False} if "use_cache" in params else {}
+    if head == "lm" and "logits_to_keep" in params:
+        extra["logits_to_keep"] = 1
+    return extra
 
 
 def _wanted(layers):
@@ -210,7 +225,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                                          on_end=layers_out.finish_block) as blocks, \
                     embedding_hooks(model, family, emb):
                 layers_out.blocks, layers_out.calls = blocks, recorder.calls
-                out = model(**inputs)
+                out = model(**inputs, **(_long_input_kwargs(model, head) if spill is not None else {}))
             calls, windows = _windowed(recorder.calls, arch)
             if windows:
                 notices.append(windows)
