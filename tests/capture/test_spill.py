@@ -135,3 +135,17 @@ def test_saved_spilled_trace_round_trips(model, monkeypatch, tmp_path):
     monkeypatch.setattr(trace_module, "LOAD_SPILL_BYTES", 1 << 40)  # negative control: nothing mapped
     small = Trace.load(path)
     assert small.spill is None and not isinstance(small.arrays["L2.q"], np.memmap)
+
+
+def test_long_capture_prediction_is_the_last_positions(model, monkeypatch):
+    # the long capture asks the model for the last position's logits only: still the model's own next-token
+    # distribution (negative control: the second-to-last position's is not it)
+    spilled = _capture(model, True, monkeypatch)
+    ids = torch.randint(0, 97, (1, T), generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        logits = model(input_ids=ids).logits[0]
+    want = torch.softmax(logits.float(), -1).numpy()
+    got = np.asarray(spilled["prediction"])
+    assert got.shape == want[-1].shape
+    assert np.abs(got - want[-1]).max() <= 1e-6
+    assert np.abs(got - want[-2]).max() > 1e-4
