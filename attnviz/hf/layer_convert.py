@@ -9,6 +9,10 @@ q, k, v, z, x and residual stream at once (~9 GB at 16,384 tokens on a 30-layer,
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import os
+
 import numpy as np
 
 from attnviz.capture.record import LARGE_T
@@ -29,6 +33,19 @@ def _storage(t) -> tuple[int, int] | None:
         return s.data_ptr(), s.data_ptr() + s.nbytes()
     except (AttributeError, RuntimeError):
         return None
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim`` (None elsewhere): hands the free pages of every malloc arena back to the system."""
+    if os.environ.get("ATTNVIZ_MALLOC_TRIM", "1") == "0":
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
 
 
 class LayerConverter:
@@ -119,6 +136,11 @@ class LayerConverter:
                     released.extend(seen[n - 1])
                     seen[n - 1] = None
         self._forget(released)
+        del released
+        if _TRIM is not None and self.spill is not None and self.spill.files:
+            # a layer's tensors (tens of MB each at 8,192 tokens) freed between the small ones kept stay
+            # resident as free holes of the allocator's arenas unless given back: the peak grew layer by layer
+            _TRIM(0)
 
     def _forget(self, tensors) -> None:
         """Drop conversions of tensors let go of: their addresses may be reused by later tensors."""

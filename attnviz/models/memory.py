@@ -114,7 +114,9 @@ def activation_bytes(n_layers: int, n_heads: int, d_model: int, mlp_ratio: float
     layers = n_layers * per_layer
     if on_demand and spill_budget is not None:
         layers = min(layers, spill_budget / FLOAT_BYTES + 2 * per_layer)
-    total = batch * (layers + t * out_features)
+    # such a capture asks a language model for the last position's logits (an MLM's rows are computed when shown)
+    out_rows = 1 if on_demand and spill_budget is not None else t
+    total = batch * (layers + out_rows * out_features)
     return int(FLOAT_BYTES * total * (2 if grad else 1))
 
 
