@@ -11,13 +11,18 @@ heads, intermediate 1,536, vocabulary 49,152, tied embeddings, rotary). Figures 
 2. memory: each figure is a fresh child process's peak resident memory minus its memory once the model is
    built (so: over the weights). "added" is capture's peak minus the SDPA forward's, against the bytes of the
    arrays the trace keeps (``Trace.nbytes``).
-3. T = 16,384: the app's way of opening a long input (one layer kept in full, every layer's q, k and lse for its
-   probabilities); the same with the weights in float16.
+3. T = 8,192 and 16,384 at full depth (every layer kept in full, as ``attnviz trace`` and
+   ``attnviz.load(dir).trace(text)`` keep it; beyond a memory budget the layers are written to the trace's
+   temporary folder and memory-mapped: :mod:`attnviz.capture.spill`): each a fresh child's peak resident memory
+   (VmHWM, /proc/self/status) absolute and over the weights' bytes (the goal: weights + 2 GB), the capture's wall
+   time against the same child's SDPA forward afterwards, and what went to disk; the same with float16 weights.
+   These take minutes each on two cores: ``ATTNVIZ_BENCH_LONG_T`` (comma-separated lengths, "" for none) sets them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -90,9 +95,19 @@ def child(spec: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T: int = 16384,
+def _long_lengths(long_T) -> tuple[int, ...]:
+    if long_T is not None:
+        return tuple(long_T) if isinstance(long_T, (tuple, list)) else ((int(long_T),) if long_T else ())
+    env = os.environ.get("ATTNVIZ_BENCH_LONG_T")
+    if env is None:
+        return (8192, 16384)
+    return tuple(int(x) for x in env.split(",") if x.strip())
+
+
+def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T=None,
                          sizes: dict | None = None) -> dict:
-    """The section's figures (module docstring); ``sizes``/``lengths`` smaller in tests."""
+    """The section's figures (module docstring); ``sizes``/``lengths`` smaller in tests; ``long_T`` the
+    full-depth lengths (default: ``ATTNVIZ_BENCH_LONG_T`` or 8,192 and 16,384; 0 for none)."""
     import torch
 
     sizes = {**SMOLLM2, **(sizes or {})}
@@ -115,17 +130,23 @@ def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096
             f"T={mem_T}: trace keeps MiB": cap["trace_bytes"] / 2**20,
             f"T={mem_T}: added / kept": added / max(1, cap["trace_bytes"]),
         })
-    for dtype in ("float32", "float16") if long_T else ():
-        spec = {"sizes": sizes, "T": long_T, "dtype": dtype, "layers": [sizes["num_hidden_layers"] // 2]}
-        fwd, cap = child({**spec, "mode": "sdpa"}), child({**spec, "mode": "capture"})
-        rows.update({
-            f"T={long_T} {dtype} weights: weights MiB": cap["weight_bytes"] / 2**20,
-            f"T={long_T} {dtype}: SDPA forward wall s / peak over weights MiB": f"{fwd['seconds']:.1f} / "
-                                                                                 f"{fwd['peak'] / 2**20:.0f}",
-            f"T={long_T} {dtype}: capture (1 layer in full) wall s / peak over weights MiB":
-                f"{cap['seconds']:.1f} / {cap['peak'] / 2**20:.0f}",
-            f"T={long_T} {dtype}: trace keeps MiB": cap["trace_bytes"] / 2**20,
-        })
+    for T_long in _long_lengths(long_T):
+        for dtype in ("float32", "float16"):
+            cap = child({"sizes": sizes, "T": T_long, "dtype": dtype, "layers": None, "mode": "capture",
+                         "then_sdpa": True})
+            name = f"T={T_long} full depth, {dtype} weights"
+            rows.update({
+                f"{name}: weights MiB": cap["weight_bytes"] / 2**20,
+                f"{name}: capture peak resident (VmHWM) MiB": cap["hwm"] / 2**20,
+                f"{name}: capture peak over weights MiB (goal <= 2048)": (cap["hwm"] - cap["weight_bytes"]) / 2**20,
+                f"{name}: capture wall s / CPU s": f"{cap['seconds']:.1f} / {cap['cpu']:.1f}",
+                f"{name}: SDPA forward wall s / CPU s (same child, after)": f"{cap['sdpa_seconds']:.1f} / "
+                                                                             f"{cap['sdpa_cpu']:.1f}",
+                f"{name}: capture / SDPA forward (wall; CPU)": f"{cap['seconds'] / cap['sdpa_seconds']:.3f}; "
+                                                              f"{cap['cpu'] / cap['sdpa_cpu']:.3f}",
+                f"{name}: trace keeps MiB (in memory + memory-mapped)": cap["trace_bytes"] / 2**20,
+                f"{name}: written to the trace's folder MiB": cap["spilled_bytes"] / 2**20,
+            })
     rows["goal"] = "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights + 2 GB"
     return rows
 
@@ -152,11 +173,19 @@ def _child(spec: dict) -> dict:
             fh.write("5")
     except OSError:
         pass
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = capture() if spec["mode"] == "capture" else sdpa()
-    seconds = time.perf_counter() - t0
-    return {"weight_bytes": weight_bytes, "peak": _rss("VmHWM:") - base, "seconds": seconds,
-            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0}
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    hwm = _rss("VmHWM:")
+    got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu,
+           "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0,
+           "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0}
+    if spec.get("then_sdpa"):  # the model's own forward in the same process, for the time ratio
+        del result
+        t0, c0 = time.perf_counter(), time.process_time()
+        sdpa()
+        got["sdpa_seconds"], got["sdpa_cpu"] = time.perf_counter() - t0, time.process_time() - c0
+    return got
 
 
 if __name__ == "__main__":

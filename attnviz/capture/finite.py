@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["nonfinite_arrays", "add_nonfinite_notice", "name_nonfinite_weight", "CAUSE"]
+__all__ = ["all_finite", "nonfinite_arrays", "add_nonfinite_notice", "name_nonfinite_weight", "CAUSE"]
 
 CAUSE = "the model's numbers overflowed or its weights are not finite"
 
 
-def _all_finite(a: np.ndarray) -> bool:
+def all_finite(a: np.ndarray) -> bool:
+    """Whether a float array holds no NaN or ±inf."""
     if a.dtype == np.float16:
         # numpy has no vector float16 arithmetic (isfinite converts every value: ~4 ns each); NaN and ±inf
         # are exactly the values whose exponent bits are all set, which integer ops test at memory speed
@@ -30,7 +31,7 @@ def nonfinite_arrays(arrays: dict, known_finite=()) -> dict[str, int]:
     for name, a in arrays.items():
         if name.endswith("mask") or name in skip or not isinstance(a, np.ndarray) or a.dtype.kind != "f":
             continue
-        if id(a) in finite_ids or _all_finite(a):
+        if id(a) in finite_ids or all_finite(a):
             finite_ids.add(id(a))
             continue
         found[name] = a.size - int(np.count_nonzero(np.isfinite(a)))

@@ -15,18 +15,26 @@ log-sum-exp, ``L{i}.score_*`` the arrays of its score rule (packed mask bits, a 
 bucket table) and ``meta["on_demand"][prefix]`` its scalar facts (scale, soft-cap, causal, window); ``probs`` and
 ``mask`` are then deferred entries (:mod:`attnviz.capture.on_demand`) that :meth:`Trace.probs` reads block by
 block, exactly. A saved trace stores these ingredients and :meth:`Trace.load` attaches the deferred entries again.
+
+Storage: an array may be a read-only memory map of a file in the trace's temporary folder
+(:mod:`attnviz.capture.spill`: a long capture at full depth keeps its layers on disk beyond a memory budget,
+and :meth:`Trace.load` maps a saved trace's large members the same way). Readers do not care; :meth:`Trace.save`
+streams such arrays into the file one at a time, and :meth:`Trace.close` (or garbage collection) removes the
+folder.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from attnviz.capture.on_demand import attach as attach_on_demand
+from attnviz.capture.spill import SpillStore
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
 from attnviz.io.trace_marker import MARKER_NAME, marker_digest
@@ -39,6 +47,8 @@ FORMAT_VERSION = 1
 LARGE_T = 512
 # a whole on-demand map asked for as a whole is kept (not recomputed on the next ask) up to this many cells
 KEEP_WHOLE_CELLS = 1 << 22
+# Trace.load maps members of a saved trace at least this large from a temporary folder instead of memory
+LOAD_SPILL_BYTES = 1 << 23
 
 
 def _pick(sel):
@@ -70,6 +80,8 @@ class Trace:
     # ~100 ms a keystroke while the panel shows one row): key → object with ``shape``, ``full()`` (the
     # whole array, then kept in ``arrays``) and ``row(i)`` (one row of it, computed alone)
     deferred: dict = field(default_factory=dict, repr=False, compare=False)
+    # the temporary folder of arrays kept on disk as read-only memory maps (attnviz.capture.spill), or None
+    spill: SpillStore | None = field(default=None, repr=False, compare=False)
 
     # -- access --------------------------------------------------------------------------------
     # Long inputs do not keep what is cheap to recompute (memory): logits = q·kᵀ·scale and
@@ -292,8 +304,17 @@ class Trace:
         return sum(a.nbytes for a in {id(a): a for a in self.arrays.values()}.values())
 
     # -- files -----------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Remove the temporary folder of arrays kept on disk now (else it goes with the trace's garbage
+        collection); arrays already read stay readable on POSIX systems."""
+        if self.spill is not None:
+            self.spill.close()
+
     def save(self, path: str | os.PathLike) -> None:
-        """Write an .npz (atomically: a temporary name renamed into place)."""
+        """Write an .npz (atomically: a temporary name renamed into place).
+
+        Arrays kept on disk (memory maps) are streamed into the file one at a time through a map of their own
+        that is dropped after, so saving a long trace does not make all of it resident at once."""
         # deferred arrays are computed for the file, except those recomputed from q and k: their ingredients
         # (lse, score rule) are arrays already and Trace.load attaches them again
         payload = {key: self[key] for key in self.keys()
@@ -312,18 +333,33 @@ class Trace:
         payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
         payload[MARKER_NAME] = _marker(payload["meta"])  # by content: the file is attnviz's trace (io.outputs)
 
+        mapped = any(isinstance(a, np.memmap) for a in payload.values())
+
         def write(tmp: str) -> None:
-            with open(tmp, "wb") as fh:
-                np.savez_compressed(fh, **payload)
+            # what np.savez_compressed writes (a zip of .npy members), member by member; a long trace's mapped
+            # arrays (mostly float noise, deflate gains little) at the fastest level
+            with open(tmp, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, allowZip64=True,
+                                                       compresslevel=1 if mapped else None) as zf:
+                for key, value in payload.items():
+                    with zf.open(key + ".npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, _own_map(value), allow_pickle=False)
 
         write_atomic(path, write)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Trace":
+        store = None
         try:
             with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as exc:
+                large = [k for k in data.files if data.zip.getinfo(k + ".npy").file_size >= LOAD_SPILL_BYTES]
+                store = SpillStore(budget=0) if large else None
+                arrays = {k: data[k] for k in data.files if k not in large}
+                for k in large:  # copied to disk in chunks and mapped: a long trace opens without its arrays in memory
+                    with data.zip.open(k + ".npy") as member:
+                        arrays[k] = store.copy_in(k, member)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            if store is not None:
+                store.close()
             raise InputError(f"cannot read trace {path}: {exc}") from None
         if "tokens" not in arrays or "meta" not in arrays:
             raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
@@ -332,7 +368,18 @@ class Trace:
         meta = _read_meta(arrays.pop("meta"), path)
         deferred: dict = {}
         attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
-        return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred)
+        return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred, spill=store)
+
+
+def _own_map(value):
+    """A memory-mapped array through a new map of its file (dropped by the caller after use: the pages it read
+    leave resident memory with it); any other array as it is."""
+    name = getattr(value, "filename", None) if isinstance(value, np.memmap) else None
+    if name and os.path.exists(name):
+        fresh = np.load(name, mmap_mode="r", allow_pickle=False)
+        if fresh.shape == value.shape and fresh.dtype == value.dtype:
+            return fresh
+    return value
 
 
 def _marker(meta: np.ndarray) -> np.ndarray:

@@ -61,10 +61,13 @@ class BlockRecorder:
     attention_calls : the recorder's live list of calls: each block record notes how many calls came
         before it (``first_call``), which ties every call to its block.
     post_h : (path relative to a block, "in" | "out") of a post-LN family's stream after attention, or None.
+    on_end : called with a block's record as soon as the block has run (a long capture converts that
+        block's calls then and lets go of their tensors: :mod:`attnviz.hf.layer_convert`).
     """
 
-    def __init__(self, model: nn.Module, attention_modules, attention_calls: list, post_h=None):
+    def __init__(self, model: nn.Module, attention_modules, attention_calls: list, post_h=None, on_end=None):
         self.calls: list[dict] = []
+        self.on_end = on_end
         self.outputs: dict[int, list] = {}  # id(attention module) → [(input, output)] per call
         self.out_modules: dict[int, nn.Module] = {}  # id(attention module) → its outside output projection
         self._attention_calls = attention_calls
@@ -114,6 +117,10 @@ class BlockRecorder:
 
     def _end(self, block, args, out):
         self._put(block, "resid", _first(out))
+        if self.on_end is not None:
+            rec = next((r for r in reversed(self.calls) if r["block"] is block), None)
+            if rec is not None:
+                self.on_end(rec)
 
     def _put(self, block, key, value):
         for rec in reversed(self.calls):  # the innermost open call of this block

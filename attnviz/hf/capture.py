@@ -12,6 +12,7 @@ give the probabilities they return with ``output_attentions`` and say so.
 
 from __future__ import annotations
 
+import inspect
 from contextlib import contextmanager
 
 import numpy as np
@@ -21,6 +22,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.record import LARGE_T
+from attnviz.capture.spill import SpillStore
 from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
@@ -28,12 +30,11 @@ from attnviz.hf.block_record import BlockRecorder
 from attnviz.hf.describe import describe_model, head_of, trace_description
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
-from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
+from attnviz.hf.layer_convert import LayerConverter
 from attnviz.hf.output_head import DeferredPrediction, OutputHead
 from attnviz.hf.own_attention import OwnAttentionRecorder
 from attnviz.hf.own_attention_fast import OwnAttentionFastRecorder, on_demand_possible
 from attnviz.hf.private_names import attn_implementation
-from attnviz.hf.projections import read_projections
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
@@ -112,6 +113,20 @@ def _windowed(calls: list, arch: str) -> tuple[list, str | None]:
                    f"stage, shifted by half a window in every other block): shown are the {len(shown)} blocks of the "
                    f"first stage, each inside its first window (positions r,c within the window); the other "
                    f"windows and the {len(calls) - len(shown)} blocks of later stages are not shown")
+
+
+def _long_input_kwargs(model, head: str) -> dict:
+    """What a long capture asks of the forward beyond the input: a language model's logits at the last position
+    only (the trace's prediction is that row; all positions were a (T, V) array, 1.6 GB at 8,192 tokens of a
+    49,152-word vocabulary, softmaxed once more) and no key/value cache (nothing decodes after a capture)."""
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return {}
+    extra = {"use_cache": False} if "use_cache" in params else {}
+    if head == "lm" and "logits_to_keep" in params:
+        extra["logits_to_keep"] = 1
+    return extra
 
 
 def _wanted(layers):
@@ -207,12 +222,18 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         why = "terms attnviz cannot recompute from q and k" if own.modules else "attnviz reads only the maps it returns"
         raise InputError(f"{arch} computes attention in its own code ({why}): "
                          f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
+    # a long capture on the fastest kernel converts each layer as soon as its block has run, keeping arrays on
+    # disk beyond a memory budget (attnviz.capture.spill); others convert after the forward, in memory
+    spill = SpillStore() if fast and generic else None
+    layers_out = LayerConverter(conv, qk_dtype, post_ln=family is not None and family.norm == "post", spill=spill)
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None
-            with recorder, BlockRecorder(model, recorder.modules, recorder.calls, post_h) as blocks, \
+            with recorder, BlockRecorder(model, recorder.modules, recorder.calls, post_h,
+                                         on_end=layers_out.finish_block) as blocks, \
                     embedding_hooks(model, family, emb):
-                out = model(**inputs)
+                layers_out.blocks, layers_out.calls = blocks, recorder.calls
+                out = model(**inputs, **(_long_input_kwargs(model, head) if spill is not None else {}))
             calls, windows = _windowed(recorder.calls, arch)
             if windows:
                 notices.append(windows)
@@ -241,27 +262,11 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             _backward(logits, target)
     with torch.no_grad():
         T_run = probs_list[0].shape[-1]
-        arrays: dict[str, np.ndarray] = {}
-        facts, readings, masks, outside, by_tensor, on_demand = [], [], [], {}, {}, {}
+        layers_out.blocks = blocks
         for i, call in enumerate(calls):
-            if not call.kept:
-                if call.lse is not None:  # a layer not asked for in full: what recomputes its probabilities
-                    arrays.update(on_demand_arrays(f"L{i}.", call, call.query[0], call.scaling, conv, qk_dtype,
-                                                   by_tensor, on_demand))
-                else:
-                    arrays[f"L{i}.probs"] = conv(call.probs[0])
-                facts.append(None)
-                continue
-            k = outside.setdefault(id(call.module), 0)
-            outside[id(call.module)] += 1
-            seen = blocks.outputs.get(id(call.module), [])
-            reading = read_projections(call, seen[k] if k < len(seen) else None, blocks.out_modules.get(id(call.module)))
-            readings.append(reading)  # alive until every tensor is converted (conv keys by address)
-            layer, fact = call_arrays(i, call, reading, blocks.block_of_call(call.index), conv,
-                                      keep_out=T_run <= LARGE_T, post_ln=family is not None and family.norm == "post",
-                                      masks=masks, masks_by_tensor=by_tensor, qk_dtype=qk_dtype, on_demand=on_demand)
-            arrays.update(layer)
-            facts.append(fact)
+            layers_out.convert(i, call)
+        arrays, facts = layers_out.arrays, [layers_out.facts[i] for i in range(len(calls))]
+        on_demand = layers_out.on_demand
         if not generic:  # the description's missing line says what is not there
             arrays.update({f"L{i}.probs": conv(p[0]) for i, p in enumerate(probs_list)})
         elif calls and calls[0].kept:
@@ -300,4 +305,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         attach_on_demand(arrays, full_meta, deferred)
     if notices:
         full_meta["notice"] = "; ".join(dict.fromkeys(n for n in notices if n))
-    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred)
+    if spill is not None and not spill.files:
+        spill.close()  # everything fitted in memory
+        spill = None
+    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred, spill=spill)

@@ -92,7 +92,10 @@ class HuggingFaceAdapter:
         # (float32 only: a float16 trace may have rounded a large finite weight to ∞)
         weights = [k for k, a in trace.arrays.items()
                    if k.rpartition(".")[2][:2] in ("W_", "b_") and a.dtype == np.float32]
-        add_nonfinite_notice(trace.meta, trace.arrays, weights if first_nonfinite_weight(loaded.model) is None else ())
+        known = weights if first_nonfinite_weight(loaded.model) is None else []
+        if trace.spill is not None:  # arrays on disk were checked as they were written (capture/spill.py)
+            known = [*known, *trace.spill.finite]
+        add_nonfinite_notice(trace.meta, trace.arrays, known)
         if loaded.info.get("notice"):  # the model's own (a float16 model run in float32: hf/dtype_support.py)
             trace.meta["notice"] = "; ".join(filter(None, [trace.meta.get("notice"), loaded.info["notice"]]))
         return trace

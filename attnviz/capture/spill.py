@@ -1,0 +1,133 @@
+"""Trace arrays kept on disk instead of in memory: a per-trace temporary folder of ``.npy`` files (NumPy only).
+
+A long input at full depth keeps per layer x, q, k, v, z, the residual stream … (about 300 MB a layer at
+16,384 tokens on a 30-layer, d 576 model: ~9 GB). Above a memory budget each large array is written as it is
+produced, with plain writes (the data then sits in the page cache, which is not this process's resident
+memory), and opened again read-only with ``np.load(mmap_mode="r")``: the trace holds a memory map, and only
+the pages a view reads become resident. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
+``Trace.probs`` and every other reader do not care where an array lives.
+
+The folder is removed when its :class:`SpillStore` is garbage-collected or closed (``weakref.finalize``); maps
+opened before stay readable on POSIX systems (an unlinked file lives while it is mapped).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+
+import numpy as np
+
+from attnviz.capture.finite import all_finite
+
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES"]
+
+def _budget_from_env(default: int) -> int:
+    try:
+        return max(0, int(os.environ.get("ATTNVIZ_SPILL_BUDGET", default)))
+    except ValueError:
+        return default
+
+
+# arrays a capture keeps in memory before it starts spilling (bytes of arrays of at least SPILL_MIN_BYTES);
+# ATTNVIZ_SPILL_BUDGET (bytes) sets it for a machine with less or more memory to spare
+SPILL_BUDGET = _budget_from_env(1 << 28)
+# smaller arrays always stay in memory (a file per array costs more than it saves)
+SPILL_MIN_BYTES = 1 << 20
+# copying a saved member into the folder reads this many bytes at a time
+_COPY_CHUNK = 1 << 24
+
+
+def _remove(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+class SpillStore:
+    """A temporary folder holding some of one trace's arrays as read-only memory maps.
+
+    Parameters
+    ----------
+    budget : bytes of large arrays :meth:`keep` leaves in memory before it writes them to disk (0: every large
+        array is spilled; default :data:`SPILL_BUDGET`).
+    min_bytes : arrays smaller than this always stay in memory (default :data:`SPILL_MIN_BYTES`).
+    folder : where the temporary folder is made (default: the system's temporary directory).
+    """
+
+    def __init__(self, budget: int | None = None, min_bytes: int | None = None, folder: str | None = None):
+        # the module's figures read when a store is made (not when this module is imported), so they can be set
+        self.budget = int(SPILL_BUDGET if budget is None else budget)
+        self.min_bytes = int(SPILL_MIN_BYTES if min_bytes is None else min_bytes)
+        self.held = 0
+        self.folder = tempfile.mkdtemp(prefix="attnviz-trace-", dir=folder)
+        self.files: dict[str, str] = {}  # key → path of its .npy
+        # keys of spilled arrays found finite while they were still in memory: the trace's NaN check
+        # (attnviz.capture.finite) need not read them back from disk, which would make them all resident
+        self.finite: set[str] = set()
+        self._close = weakref.finalize(self, _remove, self.folder)
+
+    # -- writing -----------------------------------------------------------------------------------
+    def _path(self, key: str) -> str:
+        path = self.files.get(key)
+        if path is None:
+            path = self.files[key] = os.path.join(self.folder, f"{len(self.files)}.npy")
+        return path
+
+    def spill(self, key: str, arr: np.ndarray) -> np.ndarray:
+        """Write ``arr`` to disk and return a read-only memory map of it (C order, same dtype and shape)."""
+        path = self._path(key)
+        with open(path, "wb") as fh:  # plain writes: page cache, not this process's resident memory
+            np.lib.format.write_array(fh, np.asanyarray(arr), allow_pickle=False)
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+
+    def keep(self, arrays: dict) -> dict:
+        """``arrays`` with each large array kept in memory while the budget lasts, spilled after."""
+        out, done, done_finite = {}, {}, {}  # done: one file per distinct array (a layer may name one array twice)
+        for key, arr in arrays.items():
+            size = getattr(arr, "nbytes", 0)
+            if size < self.min_bytes or isinstance(arr, np.memmap):
+                out[key] = arr
+            elif id(arr) in done:
+                out[key] = done[id(arr)]
+                if done[id(arr)] is not arr and done_finite.get(id(arr)):
+                    self.finite.add(key)
+            elif self.held + size <= self.budget:
+                self.held += size
+                out[key] = done[id(arr)] = arr
+            else:
+                if arr.dtype.kind == "f" and all_finite(arr):
+                    self.finite.add(key)
+                    done_finite[id(arr)] = True
+                out[key] = done[id(arr)] = self.spill(key, arr)
+        return out
+
+    def copy_in(self, key: str, stream) -> np.ndarray:
+        """A ``.npy`` read from a binary ``stream`` (a member of a saved trace), copied to disk in chunks and
+        mapped read-only: a long trace opens without its arrays in memory. Raises ValueError (not a plain
+        numeric .npy) and OSError."""
+        path = self._path(key)
+        with open(path, "wb") as fh:
+            shutil.copyfileobj(stream, fh, _COPY_CHUNK)
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+
+    # -- reading -----------------------------------------------------------------------------------
+    def is_spilled(self, key: str) -> bool:
+        return key in self.files
+
+    def fresh(self, key: str) -> np.ndarray:
+        """A new read-only map of a spilled array: a writer that reads it whole (``Trace.save``) drops it
+        afterwards, so the pages it touched leave this process's resident memory with it."""
+        return np.load(self.files[key], mmap_mode="r", allow_pickle=False)
+
+    @property
+    def spilled_bytes(self) -> int:
+        return sum(os.path.getsize(p) for p in self.files.values() if os.path.exists(p))
+
+    def close(self) -> None:
+        """Remove the folder now (maps already opened stay readable on POSIX systems)."""
+        self._close()
+
+    @property
+    def closed(self) -> bool:
+        return not self._close.alive

@@ -1,0 +1,154 @@
+"""Recorded attention calls → a trace's per-layer arrays, layer by layer (split from :mod:`attnviz.hf.capture`).
+
+A short capture converts every call after the forward. A long one on the fastest kernel converts each call as
+soon as its block has run (:meth:`LayerConverter.finish_block`, the block recorder's ``on_end``): its arrays
+go through a :class:`~attnviz.capture.spill.SpillStore` (kept in memory up to a budget, written to disk and
+memory-mapped beyond it) and the call lets go of its tensors, so the forward never holds every layer's
+q, k, v, z, x and residual stream at once (~9 GB at 16,384 tokens on a 30-layer, d 576 model).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+
+import numpy as np
+
+from attnviz.capture.record import LARGE_T
+from attnviz.capture.spill import SpillStore
+from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
+from attnviz.hf.projections import read_projections
+
+__all__ = ["LayerConverter"]
+
+# what a finished call lets go of (the tensors behind its arrays; shape-only probs and the mask stay)
+_RELEASED = ("x", "x_kv", "query", "key", "value", "z", "lse")
+
+
+def _storage(t) -> tuple[int, int] | None:
+    """[start, end) addresses of a tensor's storage (conversions are keyed by address)."""
+    try:
+        s = t.untyped_storage()
+        return s.data_ptr(), s.data_ptr() + s.nbytes()
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim`` (None elsewhere): hands the free pages of every malloc arena back to the system."""
+    if os.environ.get("ATTNVIZ_MALLOC_TRIM", "1") == "0":
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+class LayerConverter:
+    """The conversion state of one capture (one :class:`~attnviz.hf.tensor_numpy.TensorsToNumpy`, the distinct
+    masks, the on-demand rules), shared by the layer-by-layer and the after-the-forward paths.
+
+    Parameters
+    ----------
+    conv : the capture's TensorsToNumpy.
+    qk_dtype : dtype q and k are kept in.
+    post_ln : the family normalises after the residual sum.
+    spill : where a long capture's large arrays go (None: everything stays in memory, converted after the
+        forward).
+    """
+
+    def __init__(self, conv, qk_dtype, post_ln: bool, spill: SpillStore | None = None):
+        self.conv, self.qk_dtype, self.post_ln, self.spill = conv, qk_dtype, post_ln, spill
+        self.arrays: dict[str, np.ndarray] = {}
+        self.facts: dict[int, object] = {}
+        self.readings: list = []  # alive until every tensor is converted (conv keys by address)
+        self.masks, self.outside, self.by_tensor, self.on_demand = [], {}, {}, {}
+        self.blocks = None
+        self.calls: list = []  # the recorder's live list
+        self.T = None
+
+    def convert(self, i: int, call) -> None:
+        """Arrays ``L{i}.*`` of one call and its layer facts (None for a layer kept as probabilities only)."""
+        if i in self.facts:
+            return
+        T_run = call.probs.shape[-1]
+        if not call.kept:
+            if call.lse is not None:  # a layer not asked for in full: what recomputes its probabilities
+                layer = on_demand_arrays(f"L{i}.", call, call.query[0], call.scaling, self.conv, self.qk_dtype,
+                                         self.by_tensor, self.on_demand)
+            else:
+                layer = {f"L{i}.probs": self.conv(call.probs[0])}
+            self.facts[i] = None
+            self._store(layer)
+            return
+        blocks = self.blocks
+        k = self.outside.setdefault(id(call.module), 0)
+        self.outside[id(call.module)] += 1
+        seen = blocks.outputs.get(id(call.module), []) if blocks is not None else []
+        reading = read_projections(call, seen[k] if k < len(seen) else None,
+                                   blocks.out_modules.get(id(call.module)) if blocks is not None else None)
+        block = blocks.block_of_call(call.index) if blocks is not None else None
+        layer, fact = call_arrays(i, call, reading, block, self.conv,
+                                  keep_out=T_run <= LARGE_T, post_ln=self.post_ln, masks=self.masks,
+                                  masks_by_tensor=self.by_tensor, qk_dtype=self.qk_dtype, on_demand=self.on_demand)
+        self.facts[i] = fact
+        if self.spill is None:
+            self.readings.append(reading)
+            self.arrays.update(layer)
+        else:
+            self._store(layer)
+
+    def _store(self, layer: dict) -> None:
+        self.arrays.update(self.spill.keep(layer) if self.spill is not None else layer)
+
+    # -- layer by layer (long captures) ------------------------------------------------------------
+    def finish_block(self, rec: dict) -> None:
+        """The block recorder's ``on_end``: convert the calls made inside the block that just ran, then let go
+        of their tensors and of the block's recorded stream (the first block's stays: ``emb.sum``)."""
+        if self.spill is None:
+            return
+        first = rec["first_call"]
+        done = [c for c in self.calls[first:] if c.index not in self.facts]
+        if any(c.probs is None or c.probs.shape[0] != 1 for c in done):
+            self.spill = None  # a batch of windows (Swin): converted after the forward, as short captures are
+            return
+        for call in done:
+            self.convert(call.index, call)
+        released = []
+        for call in done:
+            for name in _RELEASED:
+                released.append(getattr(call, name))
+                setattr(call, name, None)
+            released.extend(t for pair in call.proj.values() for t in pair)
+            call.proj = {}
+        for key in ("resid", "h") + (("stream",) if first > 0 else ()):
+            released.append(rec.get(key))
+            rec[key] = None
+        if self.blocks is not None:  # an output projection outside the module (BERT): its record too
+            for call in done:
+                seen = self.blocks.outputs.get(id(call.module), [])
+                n = self.outside.get(id(call.module), 0)
+                if 0 < n <= len(seen) and seen[n - 1] is not None:
+                    released.extend(seen[n - 1])
+                    seen[n - 1] = None
+        self._forget(released)
+        del released
+        if _TRIM is not None and self.spill is not None and self.spill.files:
+            # a layer's tensors (tens of MB each at 8,192 tokens) freed between the small ones kept stay
+            # resident as free holes of the allocator's arenas unless given back: the peak grew layer by layer
+            _TRIM(0)
+
+    def _forget(self, tensors) -> None:
+        """Drop conversions of tensors let go of: their addresses may be reused by later tensors."""
+        spans = [s for s in (_storage(t) for t in tensors if t is not None and hasattr(t, "untyped_storage"))
+                 if s is not None]
+        if not spans:
+            return
+        for key in [k for k in self.conv.seen if isinstance(k[0], int)]:
+            if any(a <= key[0] < b for a, b in spans):
+                del self.conv.seen[key]
+
