@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.analysis.share_versus import versus
+
 from attnviz.errors import InputError
 from attnviz.lessons.claim_result import ClaimResult
 from attnviz.vision.shape_scenes import LAYOUTS
@@ -59,7 +61,7 @@ def rollout_pointing(scene, bench, trace, state, p, seed, n):
     off_lead = m["offcentre_rollout"] - m["offcentre_fixed"]
     ok = (here == 1.0 or mask is None) and m["pointing_game"] >= 0.9 and m["offcentre_rollout"] >= 0.8 \
         and off_lead >= margin and m["offcentre_rollout"] > m["offcentre_chance"]
-    vs_raw = _versus(m["offcentre_rollout"], m["offcentre_raw"], m["offcentre_n"])
+    vs_raw = versus(m["offcentre_rollout"], m["offcentre_raw"], m["offcentre_n"])
     line = (f"rollout peaks {'on' if here == 1.0 else 'off'} the shape here (patch {peak[0]},{peak[1]}); on "
             f"{m['offcentre_n']} fresh off-centre scenes (small shapes anywhere; the model names {m['offcentre_accuracy']:.1%}): "
             f"rollout {m['offcentre_rollout']:.1%}, raw last-layer [CLS] attention {m['offcentre_raw']:.1%} ({vs_raw}), "
@@ -74,14 +76,6 @@ def rollout_pointing(scene, bench, trace, state, p, seed, n):
                         "large_raw": m["pointing_raw"], "large_chance": m["pointing_chance"]})
 
 
-def _versus(a: float, b: float, n: int) -> str:
-    """Whether share ``a`` beats share ``b`` on ``n`` scenes, in words: a gap within two standard errors of a
-    difference of two shares (each ≤ 0.5/√n) is called a tie, not a win.
-
-    On the bundled 3-layer shapes model rollout and raw last-layer attention tie on off-centre scenes (99.2 vs
-    99.0 %, lesson check seed); a 6-layer model of the same recipe (seed 0, 2,000 steps, not shipped; issue 37)
-    tied too: 98.5 vs 98.0 % on the 1,000 scenes of the stored-metrics seed. The lesson says so instead of
-    claiming a win."""
-    if abs(a - b) <= 2 * np.sqrt(0.5) / np.sqrt(max(n, 1)):
-        return "a tie within noise"
-    return "rollout ahead" if a > b else "rollout behind"
+# On the bundled 3-layer shapes model rollout and raw last-layer attention tie on off-centre scenes (99.2 vs 99.0 %,
+# lesson check seed); a 6-layer model of the same recipe (seed 0, 2,000 steps, not shipped; issue 37) tied too
+# (98.5 vs 98.0 % on the 1,000 scenes of the stored-metrics seed): the lesson and the figure say so

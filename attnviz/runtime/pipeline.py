@@ -120,8 +120,9 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     prep = adapter.prepare_image(loaded, image) if image is not None else prepare_text(loaded, text, truncate,
                                                                                        target_text)
     _check_input_memory(loaded, prep, grad)
+    # the model's stored held-out metrics travel with its traces: a figure can state what the model measured
     meta = {"task": loaded.task, "model_name": loaded.name, "labels": loaded.info.get("labels"),
-            "input_text": text, **prep.meta}
+            "input_text": text, "metrics": dict(loaded.info.get("metrics") or {}), **prep.meta}
     options = CaptureOptions(grad=grad, target=target, precision=precision, layers=kept, preview=preview,
                              preview_layers=None if preview_layers is None else tuple(int(i) for i in preview_layers),
                              attention=attention)

@@ -196,3 +196,22 @@ def test_the_input_caption_says_the_grid_and_the_patch_size_apart():
     assert patch_caption(t, (32, 32)) == "32×32 pixels: a 4×4 grid of 8-pixel patches"
     t = SimpleNamespace(grid=(7, 7), meta={})  # no config: the image side over the grid
     assert patch_caption(t, (224, 224)) == "224×224 pixels: a 7×7 grid of 32-pixel patches"
+
+
+def test_the_title_states_the_models_own_rollout_versus_raw(qtbot):
+    """The shapes classifier stored its held-out pointing game: the figure says rollout and raw attention tie
+    (or which leads) with the numbers; a model that measured nothing gets no such line (control)."""
+    import attnviz
+    from attnviz.analysis.share_versus import rollout_verdict
+
+    trace = attnviz.load("shapes").trace(image=np.random.default_rng(0).random((32, 32, 3), np.float32)).trace
+    want = rollout_verdict(trace.meta["metrics"])
+    assert want is not None and trace.meta["metrics"]["offcentre_n"] >= 1000
+    view, _ = make(qtbot, trace)
+    qtbot.waitUntil(lambda: "get its information" in view.title_item.text, timeout=10000)
+    assert want in view.title_item.text.replace("&nbsp;", " ")
+    digits = attnviz.load("digits").trace(image=np.zeros((8, 8), np.float32)).trace
+    assert rollout_verdict(digits.meta["metrics"]) is None
+    view2, _ = make(qtbot, digits)
+    qtbot.waitUntil(lambda: "get its information" in view2.title_item.text, timeout=10000)
+    assert "held out" not in view2.title_item.text

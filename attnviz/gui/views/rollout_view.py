@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
+from attnviz.analysis.share_versus import rollout_verdict
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
@@ -229,8 +230,10 @@ class RolloutView(BaseView):
         who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
-        set_title(self.title_item, f"Where does {who} get its information?<br>"
-                  f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>{how}</span>", self.style)
+        verdict = rollout_verdict(self.trace.meta.get("metrics") or {}) if m.image_mode else None
+        small = f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>"
+        set_title(self.title_item, f"Where does {who} get its information?<br>{small}{how}</span>"
+                  + (f"<br>{small}{verdict}</span>" if verdict else ""), self.style)
         if self._body is self.image_body:
             self._draw_images(mode)
         else:
