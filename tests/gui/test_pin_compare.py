@@ -125,3 +125,27 @@ def test_a_long_pair_is_refused_in_the_view_before_any_copy(qtbot, monkeypatch):
     monkeypatch.setattr(compare_view, "MAX_PIN_TOKENS", len(a.tokens) - 1)
     view.set_pinned(b)  # a new pair under the lowered bound
     assert view.values is None and "too long to compare" in view.maps[0].title.text
+
+
+def test_a_narrow_compare_view_stacks_the_difference_under_the_maps(qtbot):
+    """Three maps in a row in a half-window dock left each a sliver; narrower than 1.4 × its height, the view puts
+    the difference under the first map (with its row labels) and goes back to a row when wide (control)."""
+    import attnviz
+    from attnviz.analysis.trace_compare import pair_traces
+    from attnviz.gui.views.compare_view import CompareView
+    from attnviz.selection import Selection
+
+    m = attnviz.load("coref")
+    pair = pair_traces(m.trace("the animal was tired").trace, m.trace("the animal was wide").trace)
+    view = CompareView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(500, 560)
+    view.show()
+    view.set_trace(pair)
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.stacked is True, timeout=5000)
+    d = view.maps[2]
+    assert view.figure.layout.itemAt(1, 0) is d
+    view.resize(1500, 500)
+    qtbot.waitUntil(lambda: view.stacked is False, timeout=5000)
+    assert view.figure.layout.itemAt(0, 2) is d

@@ -35,12 +35,34 @@ class CompareView(BaseView):
         self.maps = [LabelledHeatmap(style) for style in self._styles()]
         self.maps[2].set_diverging(True)
         for i, m in enumerate(self.maps):
-            self.figure.addItem(m, row=0, col=i)
             m.image.on_hover = lambda r, c, i=i: self._hover(i, r, c)
+        self.stacked: bool | None = None  # the difference under the two maps (a narrow dock), else beside them
+        self._arrange(False)
         self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
         self.res = None
         self.pinned = None  # the app's pinned trace, compared with the current one (set_pinned)
         self._pair = (None, None, None)  # (pinned, trace, their pair or the reason there is none)
+
+    def _arrange(self, stacked: bool) -> None:
+        """Three maps in a row, or, where the view is narrower than it is tall × 1.4 (a half-window dock at
+        1280×720), the two maps on top and their difference under the first: three in a row left each a
+        sliver of width there."""
+        if stacked == self.stacked:
+            return
+        for m in self.maps:
+            if m.scene() is not None:
+                self.figure.removeItem(m)
+        places = ((0, 0), (0, 1), (1, 0)) if stacked else ((0, 0), (0, 1), (0, 2))
+        for m, (row, col) in zip(self.maps, places):
+            self.figure.addItem(m, row=row, col=col)
+        self.stacked = stacked
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        stacked = self.width() < 1.4 * self.height()
+        if stacked != self.stacked:
+            self._arrange(stacked)
+            self._draw()
 
     def set_pinned(self, trace) -> None:
         """Compare the current trace with ``trace`` from now on (None: nothing pinned)."""
@@ -125,7 +147,7 @@ class CompareView(BaseView):
         d = self.maps[2]
         d.set_image(quantize(diff, span, masked, vmin=-span), diff.shape)
         d.set_levels(-span, span, "second − first")
-        d.set_labels([], cols)
+        d.set_labels(rows if self.stacked else [], cols)  # under the first map it names its rows too
         d.set_title(f"second − first · |Δ| ≤ {float(np.abs(diff).max()):.3g}")
 
     def selection_state(self):
