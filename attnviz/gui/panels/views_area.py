@@ -28,7 +28,8 @@ PREFERRED_ORDER = ("HeadMapView", "ModelView", "TokenLinesView", "RolloutView")
 # the left group (55 % of the width) also takes the per-input analyses of positions and distances, so
 # neither group's tab bar scrolls at 1920×1080 (issue 28: nine tabs on the right were clipped)
 LEFT_GROUP = frozenset({"HeadMapView", "TokenLinesView", "RolloutView", "AttentionDistanceView",
-                        "PositionSimilarityView", "PositionalEncodingView"})
+                        "PositionSimilarityView", "PositionalEncodingView",
+                        "CompareView"})  # where pinning brings it: three maps need the wider group
 
 
 def discover_view_classes() -> list[type]:

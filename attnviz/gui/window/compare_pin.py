@@ -51,6 +51,10 @@ class ComparePin:
             area.tabifyDockWidget(head, dock)
         dock.show()
         dock.raise_()
+        from attnviz.gui.panels.compact_layout import CompactArrangement
+
+        # a compact window refits its tab rows around the Compare tab (a new tab must never make a row scroll)
+        CompactArrangement.of(self.win).show_view(COMPARE_DOCK)
 
     def unpin(self) -> None:
         """Forget the pinned trace (the Compare view says there is nothing to compare)."""
