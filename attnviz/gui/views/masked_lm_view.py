@@ -34,6 +34,7 @@ class MaskedLMView(BaseView):
         self.figure.addItem(self.notes, row=2, col=0)
         self.rows = []
         self.plots: list[tuple[pg.PlotItem, pg.PlotItem]] = []
+        self.tick_pt: float | None = None  # the token labels' point size, once laid out
 
     def _trace_changed(self) -> None:
         from attnviz.analysis.masked_positions import mask_rows
@@ -78,6 +79,8 @@ class MaskedLMView(BaseView):
             layer, head = m.head
             att, guess = self._plot(r, 0), self._plot(r, 1)
             self.plots.append((att, guess))
+            # the tick font follows the bars' width as the dock or the presented window settles
+            att.getViewBox().sigResized.connect(self._after_relayout)
             row = m.attention[layer, head]  # (T,)
             x = np.arange(len(tokens))
             brushes = [GREY if i == m.position else head_colour(head) for i in x]
@@ -113,13 +116,17 @@ class MaskedLMView(BaseView):
                   "the most weight on one other token; grey: the [MASK] itself.", st, 1.0)
 
     def _after_relayout(self) -> None:
-        """Token labels fit their bar: a long sentence gets a smaller tick font, never overlapping words."""
+        """Token labels fit their bar: a long sentence gets a smaller tick font, never below the legible floor
+        (:mod:`attnviz.gui.widgets.legible`: 12 px presented on a 1080-line screen)."""
         from PySide6.QtGui import QFont, QFontMetrics
+
+        from attnviz.gui.widgets.legible import floor_pt
 
         if self.trace is None or not self.plots:
             return
         tokens = list(self.trace.tokens)
         base = QFont(self.style.font())
+        floor = min(base.pointSizeF(), floor_pt(self.style, self))
         for att, _ in self.plots:
             slot = att.getViewBox().width() / max(1, len(tokens))
             if slot <= 0:
@@ -127,8 +134,9 @@ class MaskedLMView(BaseView):
             font = QFont(base)
             widest = max(QFontMetrics(font).horizontalAdvance(t) for t in tokens) + 4
             if widest > slot:
-                font.setPointSizeF(max(5.0, base.pointSizeF() * slot / widest))
+                font.setPointSizeF(max(floor, base.pointSizeF() * slot / widest))
             att.getAxis("bottom").setTickFont(font)
+            self.tick_pt = font.pointSizeF()  # the token labels' size (the layout audit reads it)
 
     def figure_size(self):
         from PySide6.QtCore import QSize
