@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 
-from attnviz.capture.preview import LayerPreview
 from attnviz.errors import AttnvizError, Message
 
 __all__ = ["LoadResult", "RunResult", "load_model_job", "run_input_job", "wants_gradients",
@@ -110,7 +109,7 @@ def _preview_of(layer: int):
     dropped with a superseded run."""
     from attnviz.gui.lane import report_progress
 
-    def preview(p: LayerPreview) -> None:
+    def preview(p) -> None:  # a LayerPreview (capture/preview.py: numpy, not imported while the window builds)
         if p.layer == layer:
             report_progress(p)
     return preview

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from attnviz.gui.dialogs.notice_bar import NoticeBar
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
-from attnviz.capture.preview import LayerPreview
 from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
@@ -300,7 +299,11 @@ class MainWindow(QMainWindow):
 
     def _lane_progress(self, kind, item) -> None:
         # the lane drops the items of a superseded run (new input, new model): this one is current
-        if kind == "trace" and isinstance(item, LayerPreview) and item.layer == self.selection.layer:
+        if kind != "trace":
+            return
+        from attnviz.capture.preview import LayerPreview  # numpy: not imported while the window builds
+
+        if isinstance(item, LayerPreview) and item.layer == self.selection.layer:
             from attnviz.gui.views.head_map_view import HeadMapView
 
             for view in self.views_area.views:
