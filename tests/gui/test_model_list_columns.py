@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 def test_columns_whole_or_hidden(qtbot, tmp_path, width):
     from attnviz.gui.panels.model_catalogue import describe_model_dir
     from attnviz.gui.panels.model_panel import ModelPanel
-    from conftest import write_tiny_models
+    from tests.gui.conftest import write_tiny_models
 
     paths = write_tiny_models(tmp_path)
     panel = ModelPanel()
