@@ -217,7 +217,7 @@ def test_six_steps_fails_on_a_one_hot_row():
 
 
 def test_rollout_against_raw_attention_is_called_a_tie_within_noise():
-    from attnviz.lessons.claims_vision import _versus
+    from attnviz.analysis.share_versus import versus as _versus
 
     # two standard errors of a difference of two shares on 1 000 scenes: 2·√(0.5/1000) ≈ 4.5 points
     assert _versus(0.992, 0.990, 1000) == _versus(0.96, 0.99, 1000) == "a tie within noise"
