@@ -92,13 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     routed = route(argv)
     app = next((a for a in routed if a not in GLOBAL_FLAGS), None) == "gui"
-    if app:
-        # the app's start-up creates objects that live for the session: no collections until its first map;
-        # and what its first map needs (numpy, import plans) starts on a thread now, beside PySide6's import
-        from attnviz.gui.startup.prefetch import hold_gc_for_startup, prefetch_startup_imports
-
-        hold_gc_for_startup()
-        prefetch_startup_imports()
     args = build_parser(("gui",) if app else tuple(COMMANDS)).parse_args(routed)
     from attnviz.errors import AttnvizError
     from attnviz.logsetup import configure_logging

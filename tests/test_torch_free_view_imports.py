@@ -8,7 +8,7 @@ import sys
 
 
 def test_view_dependencies_and_the_opening_trace_load_without_torch():
-    from attnviz.gui.startup.prefetch import VIEW_DEPENDENCIES
+    from attnviz.gui.startup.import_plans import VIEW_DEPENDENCIES
 
     code = ("import importlib, sys\n"
             f"for name in {list(VIEW_DEPENDENCIES)!r}: importlib.import_module(name)\n"

@@ -62,20 +62,12 @@ def run_app(args) -> int:
 
         open_scene_at_start(win, args.scene)
     win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    # numpy, the views' Qt-free modules and the import plans on a thread (see attnviz.gui.startup): `attnviz`
-    # started them at launch already; here for other callers (a second start does nothing)
-    from attnviz.gui.startup.prefetch import prefetch_startup_imports
-
-    prefetch_startup_imports()
     win.show()  # the window starts loading the model after its first paint
     if getattr(args, "plan", None) is not None:  # `attnviz PATH…`: traces and other files
         from attnviz.gui.open_paths import open_paths
 
         open_paths(win, args.plan)
     code = app.exec()
-    from attnviz.gui.startup.prefetch import release_startup_gc
-
-    release_startup_gc()  # a window closed before its first map
     # background imports may still run: drop queued jobs and give running ones a moment, so the
     # interpreter does not shut down under a worker thread (that only prints noise, but still)
     from attnviz.gui.workers import wait_for_workers

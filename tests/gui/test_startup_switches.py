@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from attnviz.gui.startup import prefetch as startup_prefetch
 from attnviz.gui.startup.plan_cache import cached_import_plan
 from attnviz.gui.startup.switches import MECHANISMS, enabled, env_name
 
@@ -41,58 +40,3 @@ def test_plan_cache_off_stores_and_reads_nothing(tmp_path, monkeypatch):
     cached_import_plan("switchpkg_a", folder=tmp_path / "cache")
     assert len(list((tmp_path / "cache").glob("switchpkg_a-*.marshal"))) == 1  # the negative control
     sys.modules.pop("switchpkg_a", None)
-
-
-def test_hold_gc_off_leaves_the_collector_running(monkeypatch):
-    monkeypatch.setenv(env_name("hold_gc"), "0")
-    startup_prefetch.hold_gc_for_startup()
-    try:
-        assert gc.isenabled()
-    finally:
-        startup_prefetch.release_startup_gc()
-    monkeypatch.delenv(env_name("hold_gc"))
-    startup_prefetch.hold_gc_for_startup()
-    try:
-        assert not gc.isenabled()
-    finally:
-        startup_prefetch.release_startup_gc()
-    assert gc.isenabled()
-
-
-def test_prefetch_off_starts_no_thread(monkeypatch):
-    started = []
-    monkeypatch.setattr(startup_prefetch, "prefetch", lambda key, *_a: started.append(key))
-    monkeypatch.setenv(env_name("prefetch"), "0")
-    startup_prefetch.prefetch_startup_imports()
-    assert started == []
-    monkeypatch.delenv(env_name("prefetch"))
-    startup_prefetch.prefetch_startup_imports()
-    assert started == ["pyqtgraph", "view-dependencies", "views"]
-
-
-@pytest.mark.slow
-def test_the_bench_section_prints_an_on_off_pair_per_mechanism():
-    from attnviz.bench.startup_switches import measure_startup_switches
-
-    out = measure_startup_switches(1, mechanisms=("hold_gc",))
-    assert out["launch pairs per mechanism"] == 1
-    for label in ("all on", "hold_gc off"):
-        figure = out[f"{label}: first map ms, median (range)"]
-        assert float(figure.split()[0]) > 0
-    gain = out["hold_gc gain: off - on per pair, median (range), ms"]
-    assert gain.startswith("first map ") and "start-up stall" in gain and "stall until live" in gain
-    assert "load 1 min" in " ".join(out)
-
-
-@pytest.mark.parametrize("off", [True, False])
-def test_native_preload_off_imports_torch_the_ordinary_way(off, monkeypatch):
-    from attnviz.gui import heavy_imports
-    from attnviz.gui.startup import native_preload
-
-    calls = []
-    monkeypatch.setattr(native_preload, "preload_torch_libraries", lambda: calls.append("preload") or [])
-    monkeypatch.setattr(heavy_imports, "_torch_ready", False)
-    if off:
-        monkeypatch.setenv(env_name("native_preload"), "0")
-    heavy_imports.ensure_torch()
-    assert calls == ([] if off else ["preload"])

@@ -21,9 +21,6 @@ MECHANISMS = {
     "qt_warm_up": "PySide6's lazily built types are created a few dozen per turn before pyqtgraph's import "
                   "(else: pyqtgraph's import creates them all in one turn)",
     "plan_cache": "the import plans are read from the user's cache (else: made from the sources every launch)",
-    "prefetch": "numpy, the views' Qt-free modules and the import plans start on a thread at launch (else: "
-                "when the window is shown)",
-    "hold_gc": "no garbage collection from launch to the first map (else: collections walk the growing heap)",
 }
 _OFF = {"0", "off", "no", "false"}
 

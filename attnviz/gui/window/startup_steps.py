@@ -13,7 +13,7 @@ import logging
 from PySide6.QtCore import QTimer
 
 from attnviz.gui.heavy_imports import gc_paused, import_modules_job
-from attnviz.gui.startup.prefetch import VIEW_DEPENDENCIES, prefetched, pyqtgraph_plan, release_startup_gc, views_plan
+from attnviz.gui.startup.import_plans import VIEW_DEPENDENCIES, pyqtgraph_plan, views_plan
 from attnviz.gui.startup.stepped_import import SteppedImport
 from attnviz.gui.startup.switches import enabled
 from attnviz.gui.workers import views_lane
@@ -35,14 +35,13 @@ def startup_imports_job(view_dependencies: list[str], opening_model=None, openin
     model folder ``opening_model`` (of ``opening_text`` when given) when there is a valid one; returns
     the names imported.
     """
-    # made already if the launch prefetched them (see attnviz.gui.startup.prefetch)
-    yield "pyqtgraph", prefetched("pyqtgraph", pyqtgraph_plan)
-    done = prefetched("view-dependencies", import_modules_job, view_dependencies)
+    yield "pyqtgraph", pyqtgraph_plan()
+    done = import_modules_job(view_dependencies)
     if opening_model is not None:
         from attnviz.runtime.opening import read_opening_trace
 
         yield "opening", read_opening_trace(opening_model, opening_text)
-    yield "attnviz.gui.views", prefetched("views", views_plan)
+    yield "attnviz.gui.views", views_plan()
     return done
 
 
@@ -212,7 +211,6 @@ class StartupSteps:
 
     def _startup_failed(self, message: str) -> None:
         self._plans["failed"] = message
-        release_startup_gc()
         self._load_first_model()
         self.win.notify(f"the attention views could not be loaded ({message})", "error")
 
@@ -282,7 +280,6 @@ class StartupSteps:
         self.views_installed = True
         self.win.views_ready.emit()
         self._show_opening_trace()
-        release_startup_gc()  # the first map is drawn (or the live model's will be): collections may run again
         # torch's load a frame later: its native libraries' preload on a worker took one of the two cores in
         # the very turn the first map was painted (that turn 90-100 ms wall for ~70 ms of the GUI thread's CPU)
         yield FIRST_PAINT_MS
