@@ -40,24 +40,12 @@ from attnviz.gui.window.scene_actions import install_scene_actions
 from attnviz.gui.window.shown_trace import ShownTrace
 from attnviz.gui.window.startup_steps import StartupSteps
 from attnviz.gui.window.state import WindowState
+from attnviz.gui.window.window_size import default_size
 from attnviz.gui.workers import Lane
 
 __all__ = ["MainWindow", "FALLBACK_TEXT"]
 
 log = logging.getLogger(__name__)
-
-
-def default_size() -> tuple[int, int]:
-    """Most of the screen, up to 1920 × 1080: a 1920 × 1080 lecture screen gets ~1824 × 966, so the
-    model list's columns and the right dock's tabs fit; a 1366 × 768 laptop gets a window that fits;
-    a larger screen does not get a window wider than the figures are laid out for."""
-    from PySide6.QtGui import QGuiApplication
-
-    screen = QGuiApplication.primaryScreen()
-    if screen is None:
-        return 1440, 900
-    avail = screen.availableGeometry()
-    return min(1920, int(avail.width() * 0.95)), min(1080, int(avail.height() * 0.92))
 
 
 class MainWindow(QMainWindow):
