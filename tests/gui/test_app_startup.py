@@ -160,3 +160,33 @@ def test_building_the_window_imports_no_numpy_torch_or_analysis():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_the_first_maps_turn_imports_no_lesson_code():
+    """The stored opening trace's turn is the start-up's worst freeze: a handler of every shown trace imported
+    the lessons package there although no scene was waiting (20 of that turn's 110 ms of CPU)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import os, sys, tempfile
+        os.environ["ATTNVIZ_SETTINGS"] = os.path.join(tempfile.mkdtemp(), "s.ini")
+        from attnviz.gui.app import create_application
+        from attnviz.gui.window.main_window import MainWindow
+        app = create_application()
+        win = MainWindow()
+        seen = []
+        def shown(trace):
+            if not seen:
+                seen.append(win.loaded is None)
+                print("OPENING", seen, "CLAIMS", "attnviz.lessons.claims" in sys.modules, flush=True)
+                app.quit()
+        win.trace_shown.connect(shown)
+        win.show()
+        app.exec()
+    """)
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    # the stored trace, before the model loaded; the lesson claims (scene selections) not imported
+    assert "OPENING [True] CLAIMS False" in out.stdout, out.stdout + out.stderr

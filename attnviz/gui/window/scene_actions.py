@@ -123,13 +123,15 @@ def apply_scene(win, scene, image=None) -> None:
 def restore_pending_scene(win, trace) -> None:
     """After each shown trace: restore the pending scene's selection and view (a no-op when no scene is
     pending; connected to the window's ``trace_shown`` by :func:`install_scene_actions`)."""
-    from attnviz.gui.figures import FIGURES
-    from attnviz.lessons.claims import scene_selection
-
     lesson = win.state.lesson
     scene = lesson.pending_scene
     if scene is None:
         return
+    # imported only when a scene waits: on every shown trace, the first map's turn among them, they froze
+    # the window for nothing (the lessons package is not imported otherwise before the first map)
+    from attnviz.gui.figures import FIGURES
+    from attnviz.lessons.claims import scene_selection
+
     lesson.pending_scene = None
     try:
         state = scene_selection(scene, trace)
