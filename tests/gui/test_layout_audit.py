@@ -112,8 +112,8 @@ def _scale_problems(view, what: str) -> list[str]:
 
 
 def test_every_export_view_of_every_bundled_model(qapp, traces):
-    from attnviz.gui.figure_render import layout_scale
-    from attnviz.gui.figures import FIGURES, goto_step, make_figure
+    from attnviz.figures.render import layout_scale
+    from attnviz.figures.registry import FIGURES, goto_step, make_figure
 
     problems = []
     for model, trace in traces.items():

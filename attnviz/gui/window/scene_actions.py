@@ -22,7 +22,7 @@ FILTER = "attnviz scenes (*.json);;All files (*)"
 
 def view_name_of(view) -> str:
     """The ``--view`` name of a view object (its class in the figure registry), or "head-map"."""
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     for name, spec in FIGURES.items():
         if spec.cls == type(view).__name__:
@@ -123,7 +123,7 @@ def apply_scene(win, scene, image=None) -> None:
 def restore_pending_scene(win, trace) -> None:
     """After each shown trace: restore the pending scene's selection and view (a no-op when no scene is
     pending; connected to the window's ``trace_shown`` by :func:`install_scene_actions`)."""
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
     from attnviz.lessons.claims import scene_selection
 
     lesson = win.state.lesson
@@ -166,7 +166,7 @@ def _restore_walkthrough(win, scene) -> None:
         win.tabs.setCurrentWidget(win.walkthrough_page)
         page.setCurrentWidget(getattr(page, tab))
         if tab == "steps" and scene.step is not None:
-            from attnviz.gui.figures import goto_step
+            from attnviz.figures.registry import goto_step
 
             try:
                 goto_step(page.steps, "steps", scene.step)
