@@ -12,7 +12,7 @@ import shutil
 import numpy as np
 import pytest
 
-from _robust_models import SENTENCE, run_cli, save_text_model
+from tests._robust_models import SENTENCE, run_cli, save_text_model
 
 
 @pytest.fixture(scope="module")
