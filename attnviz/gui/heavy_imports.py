@@ -7,7 +7,6 @@ uses them: :mod:`attnviz.gui.startup`.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 
 from attnviz.gui.gc_pause import gc_paused
