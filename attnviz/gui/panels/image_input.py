@@ -16,7 +16,7 @@ from PySide6.QtGui import QGuiApplication, QImage, QPixmap
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
                                QWidget)
 
-from attnviz.gui.widgets.image_arrays import array_to_qimage, qimage_to_array
+from attnviz.gui.image_arrays import array_to_qimage, qimage_to_array
 
 __all__ = ["ImageInput", "IMAGE_FILTER"]
 

@@ -1,6 +1,7 @@
 """Numpy image arrays to and from QImage: the image input's preview and paste, the dataset view's thumbnails.
 
-Below both (in ``gui/widgets``) so a view need not import a panel for them.
+Below both, so a view need not import a panel for them; a module of its own (not in ``gui/widgets``, whose
+package imports pyqtgraph), since the window's image input is built before pyqtgraph is imported.
 """
 
 from __future__ import annotations
