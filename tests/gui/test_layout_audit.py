@@ -68,7 +68,7 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
 
     what = f"{name} {w}×{h}"
     problems = []
-    if hasattr(view, "_relayout"):
+    if hasattr(view, "canvas"):  # a pyqtgraph view (the walkthrough's BaseViews draw a board of widgets)
         old = view.figure.geometry()
         view._relayout(QRectF(0, 0, w / scale, h / scale))
         try:
