@@ -39,7 +39,6 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, Q
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.workers import views_lane
-from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
 
 __all__ = ["BaseView", "ALL_FIELDS"]
@@ -71,7 +70,7 @@ def _call(fn):
         return exc
 
 
-class BaseView(SelectionHoverMixin, QWidget):
+class BaseView(QWidget):
     """Base of every view: canvas, optional controls row, status line, selection and style plumbing."""
 
     title = "view"
@@ -111,6 +110,19 @@ class BaseView(SelectionHoverMixin, QWidget):
         self.canvas.setBackground(self.style.background)
 
     # -- the contract --------------------------------------------------------------------------
+    @property
+    def state(self) -> SelectionState:
+        """The shared selection's state (the defaults while the view follows none)."""
+        return self.selection.state if self.selection is not None else SelectionState()
+
+    @property
+    def hover_text(self) -> str:
+        """What the status line says about the cell under the mouse (tests read it)."""
+        return self.status.text().strip()
+
+    def set_hover_text(self, text: str) -> None:
+        self.status.setText(text or " ")
+
     def set_trace(self, trace) -> None:
         """Show ``trace`` (an :class:`attnviz.capture.Trace`) or clear the view with None."""
         self.trace = trace
