@@ -25,13 +25,11 @@ import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
 from attnviz.analysis.rotary import rotary_parts
-from attnviz.capture.trace import layer_prefix
+from attnviz.analysis.steps_inputs import (as_f64, bias_row, check_block, head_slice, kv_input, query_heads_sharing,
+                                          read_mask_rows, require_qkv, soft_cap, token_labels)
 from attnviz.errors import InputError
 
 __all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain", "softmax"]
-
-PARTS = ("self", "cross", "enc")
-
 
 def to_plain(value):
     """Arrays and numpy scalars as JSON-ready lists/floats; non-finite numbers as "inf"/"-inf"/"nan"."""
@@ -62,88 +60,6 @@ def softmax(masked: np.ndarray) -> np.ndarray:
     e = np.exp(masked - top)
     total = e.sum(axis=-1, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-
-
-def _f64(trace, key: str) -> np.ndarray:
-    return np.asarray(trace[key], dtype=np.float64)
-
-
-_NEEDS = ("x", "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "z", "probs")
-
-
-def _require(trace, prefix: str) -> None:
-    """One line for the user when the trace lacks what the steps are made of (a model that gives
-    probabilities only, or a layer kept as probabilities only)."""
-    absent = [n for n in _NEEDS if prefix + n not in trace]
-    if absent:
-        why = trace.meta.get("missing") or []
-        raise InputError(f"the trace has no {', '.join(absent[:4])}{'…' if len(absent) > 4 else ''} for "
-                         f"{prefix.rstrip('.')}: the steps need the model's queries, keys and values"
-                         + (f" (not captured: {'; '.join(why)})" if why else ""))
-
-
-def _query_heads_sharing(trace, kv_head: int) -> list[int]:
-    group = int(trace.meta.get("kv_group", 1))
-    return list(range(kv_head * group, (kv_head + 1) * group))
-
-
-def _cap(scaled: np.ndarray, cap: float | None) -> np.ndarray:
-    return scaled if not cap else cap * np.tanh(scaled / cap)
-
-
-def _bias(trace, prefix: str, head: int | None) -> np.ndarray | None:
-    """The additive bias (heads or 1, Tq, Tk) of a block, one head's (Tq, Tk) or all (H, Tq, Tk)."""
-    if prefix + "bias" not in trace:
-        return None
-    b = _f64(trace, prefix + "bias")
-    if head is None:
-        return np.broadcast_to(b, (trace.n_heads, *b.shape[-2:]))
-    return b[head if b.shape[0] > 1 else 0]
-
-
-def _bias_row(trace, prefix: str, head: int, query: int) -> np.ndarray | None:
-    """Row ``query`` of one head's additive bias (Tk,), without a float64 copy of the whole (·, Tq, Tk)."""
-    if prefix + "bias" not in trace:
-        return None
-    b = trace[prefix + "bias"]
-    return np.asarray(b[head if b.shape[0] > 1 else 0, query], dtype=np.float64)
-
-
-def _check(trace, part: str, layer: int, head: int | None = None) -> str:
-    """Validate the indices against the trace; return the key prefix of the attention block."""
-    if part not in PARTS:
-        raise InputError(f"part {part!r} must be one of {', '.join(PARTS)}")
-    if part == "cross" and not trace.has_cross:
-        raise InputError("this model has no cross-attention (only encoder–decoders do): choose part 'self'")
-    if part == "enc" and not trace.n_enc_layers:
-        raise InputError("this model has no separate encoder (only encoder–decoders do): choose part 'self'")
-    n_layers = trace.layers_in(part)
-    if not 0 <= layer < n_layers:
-        raise InputError(f"layer {layer} is out of range: the {part} attention has {n_layers} layers "
-                         f"(0..{n_layers - 1})")
-    if head is not None and not 0 <= head < trace.n_heads:
-        raise InputError(f"head {head} is out of range: the model has {trace.n_heads} heads (0..{trace.n_heads - 1})")
-    return layer_prefix(layer, part)
-
-
-def _kv_input(trace, prefix: str, part: str) -> np.ndarray | None:
-    """Input rows of the keys/values: the block input for self-attention. Cross-attention reads the
-    encoder output, which a trace holds only when it recorded ``x_kv``; otherwise None."""
-    if part != "cross":
-        return _f64(trace, prefix + "x")
-    return _f64(trace, prefix + "x_kv") if prefix + "x_kv" in trace else None
-
-
-def _labels(tokens, n: int) -> list[str]:
-    """Token labels, or position numbers when the trace does not carry them (e.g. src_tokens)."""
-    return [str(t) for t in tokens] if len(tokens) == n else [str(i) for i in range(n)]
-
-
-def _head_slice(trace, prefix: str, name: str, head: int) -> tuple[np.ndarray, np.ndarray]:
-    """Columns of W_name (D, heads·dh) and b_name belonging to one (query or kv) head."""
-    dh = int(trace.meta["d_head"])
-    cols = slice(head * dh, (head + 1) * dh)
-    return _f64(trace, f"{prefix}W_{name}")[:, cols], _f64(trace, f"{prefix}b_{name}")[cols]
 
 
 @dataclass
@@ -220,28 +136,28 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     -------
     SixSteps with every intermediate and the error against the traced z.
     """
-    prefix = _check(trace, part, layer, head)
-    _require(trace, prefix)
-    x = _f64(trace, prefix + "x")  # (Tq, D)
+    prefix = check_block(trace, part, layer, head)
+    require_qkv(trace, prefix)
+    x = as_f64(trace, prefix + "x")  # (Tq, D)
     if not 0 <= query < x.shape[0]:
         raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
     group = int(trace.meta.get("kv_group", 1))
     kv_head = head // group
-    W_Q, b_Q = _head_slice(trace, prefix, "q", head)
-    W_K, b_K = _head_slice(trace, prefix, "k", kv_head)
-    W_V, b_V = _head_slice(trace, prefix, "v", kv_head)
+    W_Q, b_Q = head_slice(trace, prefix, "q", head)
+    W_K, b_K = head_slice(trace, prefix, "k", kv_head)
+    W_V, b_V = head_slice(trace, prefix, "v", kv_head)
     x_i = x[query]
     q_i = x_i @ W_Q + b_Q  # (dh,)
-    x_kv = _kv_input(trace, prefix, part)
+    x_kv = kv_input(trace, prefix, part)
     if x_kv is not None:
         k, v, source = x_kv @ W_K + b_K, x_kv @ W_V + b_V, "recomputed"  # (Tk, dh)
     else:
-        k, v, source = _f64(trace, prefix + "k")[kv_head], _f64(trace, prefix + "v")[kv_head], "trace"
-    extra = {"kv_group": group, "heads_sharing_kv": _query_heads_sharing(trace, kv_head)}
+        k, v, source = as_f64(trace, prefix + "k")[kv_head], as_f64(trace, prefix + "v")[kv_head], "trace"
+    extra = {"kv_group": group, "heads_sharing_kv": query_heads_sharing(trace, kv_head)}
     qk_norm = bool(trace.meta.get("qk_norm")) and prefix + "q_pre_rope" in trace
     q_pre, k_pre = q_i, k
     if qk_norm:  # the model's per-head norm sits between projection and rotation: its output from the trace
-        q_pre, k_pre = _f64(trace, prefix + "q_pre_rope")[head, query], _f64(trace, prefix + "k_pre_rope")[kv_head]
+        q_pre, k_pre = as_f64(trace, prefix + "q_pre_rope")[head, query], as_f64(trace, prefix + "k_pre_rope")[kv_head]
     rot = rotary_parts(trace, prefix, q_pre, k_pre, query)
     if rot is not None:
         extra.update(q_proj_i=q_i, q_pre_rope_i=q_pre, k_pre_rope=k_pre, rope_cos_i=rot.cos_i, rope_sin_i=rot.sin_i,
@@ -254,12 +170,12 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
     scaled = scores * scale
     cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
-    capped = _cap(scaled, cap)
+    capped = soft_cap(scaled, cap)
     if cap:
         extra.update(softcap=cap, capped=capped)
     # one row of the mask and bias: a long input's (Tq, Tk) mask is never built (its row is computed alone)
     mask = np.asarray(trace.row(prefix + "mask", query), dtype=np.float64)
-    bias = _bias_row(trace, prefix, head, query)
+    bias = bias_row(trace, prefix, head, query)
     masked = capped + mask if bias is None else capped + bias + mask
     if bias is not None:
         extra["bias"] = bias
@@ -274,8 +190,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,
         # a cross-attention row looks at the source of the word being produced there: "→ un"
-        query_token=_labels(row_labels(trace, part), x.shape[0])[query],
-        key_tokens=_labels(trace.key_tokens(part), k.shape[0]),
+        query_token=token_labels(row_labels(trace, part), x.shape[0])[query],
+        key_tokens=token_labels(trace.key_tokens(part), k.shape[0]),
         kv_source=source, x_i=x_i, W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K, b_V=b_V,
         q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,
         weights=weights, weighted=weighted, z_i=z_i, z_trace=z_trace, weights_trace=w_trace,
@@ -332,13 +248,6 @@ class MatrixForm:
         return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)}
 
 
-def _mask_rows(trace, key: str, a: int, b: int) -> np.ndarray:
-    """Rows [a, b) of a (Tq, Tk) additive mask as float64; a long input's deferred mask row by row."""
-    if key in trace.arrays:
-        return np.asarray(trace.arrays[key][a:b], dtype=np.float64)
-    return np.stack([np.asarray(trace.row(key, i), dtype=np.float64) for i in range(a, b)])  # (b − a, Tk)
-
-
 def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int, int] | None = None) -> MatrixForm:
     """Recompute a whole attention layer as matrix products: Q = X W_Q + b_Q, …, out = concat(Z) W_O + b_O.
 
@@ -347,11 +256,11 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     row's softmax (and so P, Z and out) is still over every key: the scores of the window's rows against all
     keys are computed, O((b − a) · T), and then cut to the window's columns.
     """
-    prefix = _check(trace, part, layer)
-    _require(trace, prefix)
+    prefix = check_block(trace, part, layer)
+    require_qkv(trace, prefix)
     H, dh = trace.n_heads, int(trace.meta["d_head"])
     group = int(trace.meta.get("kv_group", 1))
-    X_all = _f64(trace, prefix + "x")
+    X_all = as_f64(trace, prefix + "x")
     n_q = X_all.shape[0]
     a, b = (0, n_q) if window is None else (max(0, int(window[0])), min(n_q, int(window[1])))
     X = X_all[a:b]
@@ -360,14 +269,14 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     def heads(m: np.ndarray) -> np.ndarray:
         return m.reshape(m.shape[0], -1, dh).transpose(1, 0, 2)  # (T, heads·dh) → (heads, T, dh)
 
-    Q = heads(X @ _f64(trace, prefix + "W_q") + _f64(trace, prefix + "b_q"))  # (H, Tq, dh)
-    x_kv = _kv_input(trace, prefix, part)
+    Q = heads(X @ as_f64(trace, prefix + "W_q") + as_f64(trace, prefix + "b_q"))  # (H, Tq, dh)
+    x_kv = kv_input(trace, prefix, part)
     if x_kv is not None:
-        K = heads(x_kv @ _f64(trace, prefix + "W_k") + _f64(trace, prefix + "b_k"))  # (H_kv, Tk, dh)
-        V = heads(x_kv @ _f64(trace, prefix + "W_v") + _f64(trace, prefix + "b_v"))
+        K = heads(x_kv @ as_f64(trace, prefix + "W_k") + as_f64(trace, prefix + "b_k"))  # (H_kv, Tk, dh)
+        V = heads(x_kv @ as_f64(trace, prefix + "W_v") + as_f64(trace, prefix + "b_v"))
         source = "recomputed"
     else:
-        K, V, source = _f64(trace, prefix + "k"), _f64(trace, prefix + "v"), "trace"
+        K, V, source = as_f64(trace, prefix + "k"), as_f64(trace, prefix + "v"), "trace"
     n_k = K.shape[1]
     ka, kb = (0, n_k) if window is None else ((a, min(b, n_k)) if part != "cross" else (0, min(Tq, n_k)))
     extra = {"kv_group": group}
@@ -375,8 +284,8 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
         from attnviz.analysis.rotary import rotate
 
         if trace.meta.get("qk_norm"):  # the model's per-head norm output, from the trace
-            Q, K = _f64(trace, prefix + "q_pre_rope")[:, a:b], _f64(trace, prefix + "k_pre_rope")
-        cos, sin = _f64(trace, prefix + "rope_cos"), _f64(trace, prefix + "rope_sin")
+            Q, K = as_f64(trace, prefix + "q_pre_rope")[:, a:b], as_f64(trace, prefix + "k_pre_rope")
+        cos, sin = as_f64(trace, prefix + "rope_cos"), as_f64(trace, prefix + "rope_sin")
         extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
         Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])
     K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
@@ -389,9 +298,9 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     scaled = cut(s)
     cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
     if cap:
-        s = _cap(s, cap)
+        s = soft_cap(s, cap)
         extra.update(softcap=cap, capped=cut(s))
-    mask_rows = _mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
+    mask_rows = read_mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
     if prefix + "bias" in trace:
         bias_rows = np.broadcast_to(np.asarray(trace[prefix + "bias"][:, a:b], dtype=np.float64), (H, Tq, n_k))
         extra["bias"] = cut(bias_rows)
@@ -405,9 +314,9 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     del P_rows
     # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
     # (``head_gate``, (H,)) is reproduced exactly
-    gate = _f64(trace, prefix + "head_gate") if prefix + "head_gate" in trace else np.ones(H)
+    gate = as_f64(trace, prefix + "head_gate") if prefix + "head_gate" in trace else np.ones(H)
     concat = (Z * gate[:, None, None]).transpose(1, 0, 2).reshape(Tq, H * dh)  # (Tq, H·dh), head-major
-    W_O, b_O = _f64(trace, prefix + "W_o"), _f64(trace, prefix + "b_o")
+    W_O, b_O = as_f64(trace, prefix + "W_o"), as_f64(trace, prefix + "b_o")
     out = concat @ W_O + b_O
     out_trace = np.asarray(trace[prefix + "out"][a:b], dtype=np.float64)
     return MatrixForm(

@@ -14,7 +14,7 @@ def views() -> list[str]:
     >>> "head-map" in attnviz.views() and "steps" in attnviz.views()
     True
     """
-    from attnviz.gui.figures import FIGURES  # the registry (a plain dict: no Qt import until a figure draws)
+    from attnviz.figures.registry import FIGURES  # the registry (a plain dict: no Qt import until a figure draws)
 
     return [str(name) for name in FIGURES]
 

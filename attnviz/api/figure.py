@@ -19,7 +19,7 @@ __all__ = ["Figure", "FigureOptions", "figure_needs_grad", "VIEWS"]
 
 
 def _figures():
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     return FIGURES
 
@@ -62,7 +62,7 @@ class FigureOptions:
     pixel_ratio: float = 2.0
 
     def export_options(self):
-        from attnviz.gui.figure_render import ExportOptions
+        from attnviz.figures.render import ExportOptions
 
         opts = ExportOptions(*self.size) if self.size else ExportOptions.preset(self.preset)
         opts.dpi, opts.scale, opts.transparent = self.dpi, self.scale, self.transparent
@@ -71,7 +71,7 @@ class FigureOptions:
         return opts
 
     def style(self):
-        from attnviz.gui.figures import export_style
+        from attnviz.figures.registry import export_style
 
         style = export_style(self.theme, self.colormap, self.colour_bar, self.font_scale)
         return style.with_(scale=self.color_scale)
@@ -95,7 +95,7 @@ class Figure:
 
     def __init__(self, trace, view: str, layer: int = 0, head: int = 0, query: int | None = None,
                  part: str = "self", step=None, **options):
-        from attnviz.gui.figures import figure_spec
+        from attnviz.figures.registry import figure_spec
         from attnviz.selection import SelectionState
 
         spec = figure_spec(view)  # an unknown view: one line naming the known ones

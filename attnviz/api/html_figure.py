@@ -14,7 +14,7 @@ __all__ = ["HtmlFigure", "app_lut"]
 
 def app_lut(colormap: str = "viridis", theme: str = "light"):
     """The app's colour lookup table (256×4 RGBA) and style for ``colormap``/``theme`` (as ``export``'s)."""
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     style = export_style(theme, colormap)

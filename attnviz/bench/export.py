@@ -13,8 +13,8 @@ def run_export_benchmarks(model: str = "coref",
                           text: str = "The animal didn't cross the street because it was too tired") -> dict:
     from attnviz.export.batch import export_lecture_pack, export_one
     from attnviz.export.headless import ensure_app
-    from attnviz.gui.figures import export_style
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.registry import export_style
+    from attnviz.figures.render import ExportOptions
     from attnviz.runtime import load_model, run_trace
     from attnviz.selection import SelectionState
 

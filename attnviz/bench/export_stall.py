@@ -141,8 +141,8 @@ def measure_export_stalls(model: str = "coref", vision_model: str = "shapes",
     from attnviz.bench.screen import use_headless_screen
 
     use_headless_screen()
-    from attnviz.gui.figure_render import ExportOptions
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.render import ExportOptions
+    from attnviz.figures.registry import export_style
 
     opts, style = ExportOptions.preset(preset), export_style()
     out: dict = {"export_model": model, "export_vision_model": vision_model, "export_size": f"{opts.width}x{opts.height}"}

@@ -102,7 +102,7 @@ def measure_html(repeat: int = 3) -> dict:
     """Sizes beside BertViz's, first paint and hover precision at ~100 and ~400 tokens (see the module)."""
     from attnviz.bench.traces import sample_trace
     from attnviz.export.html_page import html_page
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
     from attnviz.gui.views.model_summary import summarize_stats
 
@@ -136,7 +136,7 @@ def measure_long_html(T: int = 3000, n_layers: int = 6, n_heads: int = 8, repeat
     """Build time and peak memory of the interactive page of a ``T``-token decoder trace (see the module)."""
     from attnviz.bench.traces import sample_trace
     from attnviz.export.html_page import html_page
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     style = export_style()
@@ -176,7 +176,7 @@ def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int =
 
     from attnviz.export.html_fallback import fallback_picture
     from attnviz.export.html_page import html_page
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
     from attnviz.hf.capture import capture_hf
     from attnviz.selection import SelectionState

@@ -16,7 +16,7 @@ _PDF_MAX_PT, _PDF_MIN_PT = 14400, 3  # page sides PDF readers accept (ISO 32000 
 
 
 def add_parser(sub) -> None:
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     p = sub.add_parser(
         "export", help="export a view (or a whole lecture pack) to PNG/SVG/PDF, headless",
@@ -97,7 +97,7 @@ def add_parser(sub) -> None:
 
 
 def _options(args):
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     opts = ExportOptions(width=args.size[0], height=args.size[1]) if args.size else ExportOptions.preset(args.preset)
     opts.dpi, opts.scale, opts.transparent = args.dpi, args.scale, args.transparent
@@ -142,7 +142,7 @@ def _validate(args) -> None:
     if args.lecture_pack:
         check_pack_output(args.lecture_pack, args)
         if args.image and inside(args.image, args.lecture_pack):
-            from attnviz.gui.figures import FIGURES
+            from attnviz.figures.registry import FIGURES
 
             name = Path(args.image).name
             if name in ("index.md", "index.html") or name.startswith(tuple(f"{v}_" for v in FIGURES)):
@@ -192,13 +192,13 @@ def _run(args) -> int:
         return done
     _validate(args)
     from attnviz.export.headless import ensure_app
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = _options(args)
     style = export_style(args.theme, args.colormap, not args.no_colorbar, args.font_scale)
     style = style.with_(scale=args.color_scale)
-    from attnviz.gui.figures import figure_spec
+    from attnviz.figures.registry import figure_spec
     from attnviz.runtime import run_trace
     from attnviz.selection import SelectionState
 

@@ -104,7 +104,7 @@ def run_scene_export(args, options) -> int | None:
 
     app = ensure_app()  # noqa: F841 (keeps Qt alive while figures render)
     opts = options(args)
-    from attnviz.gui import scene_figure as se
+    from attnviz.figures import scenes as se
 
     if args.lesson:
 
@@ -121,7 +121,7 @@ def run_scene_export(args, options) -> int | None:
     view, _selection, caption, _ = se.build_scene_figure(scene, style=se.scene_style(scene, opts))
     from dataclasses import replace
 
-    from attnviz.gui.figure_render import export_widget
+    from attnviz.figures.render import export_widget
 
     try:
         written = export_widget(view, args.output, replace(opts, title=opts.title or scene.title,

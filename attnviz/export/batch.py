@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figures import FIGURES, make_figure
-from attnviz.gui.figure_render import ExportOptions, export_widget
+from attnviz.figures.registry import FIGURES, make_figure
+from attnviz.figures.render import ExportOptions, export_widget
 from attnviz.selection import SelectionState
 
 __all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title", "index_label"]

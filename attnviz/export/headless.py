@@ -1,6 +1,6 @@
 """Qt set-up for exporting without a display (CLI, batch jobs).
 
-The style of an exported figure is :func:`attnviz.gui.figures.export_style` (the app's Export…
+The style of an exported figure is :func:`attnviz.figures.registry.export_style` (the app's Export…
 dialog uses it too, and the GUI never imports this package).
 """
 

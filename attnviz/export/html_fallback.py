@@ -24,7 +24,7 @@ def fallback_picture(trace, state, style, meta: dict) -> tuple[bytes, int, str]:
     """
     from attnviz.export.batch import export_one
     from attnviz.export.headless import ensure_app
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     view = "head-map" if meta["view"] == "token-lines" and meta["pooled"] else meta["view"]
     if view == "head-map" and meta["pooled"]:  # a long map: drawn from its max-pooled overview, never whole

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figure_render import (ExportOptions, export_format, fit_widget, payload_steps, render_payload,
-                                      restore_widget, write_payload)
+from attnviz.figures.render import (ExportOptions, export_format, fit_widget, payload_steps, render_payload,
+                                    restore_widget, write_payload)
 from attnviz.gui.lane import Lane, describe_error
 
 __all__ = ["FigureExport"]
@@ -29,7 +29,7 @@ __all__ = ["FigureExport"]
 
 def _payload_steps(fig, fmt: str, opts: ExportOptions):
     """A view's figure in one paint (it is quick); a plain widget (the Training page) a few parts per
-    turn (:func:`~attnviz.gui.figure_render.payload_steps`). Returns the payload."""
+    turn (:func:`~attnviz.figures.render.payload_steps`). Returns the payload."""
     if hasattr(fig, "render_figure"):
         return render_payload(fig, fmt, opts)
     return (yield from payload_steps(fig, fmt, opts))
@@ -107,7 +107,7 @@ class FigureExport(QObject):
 
     def copy(self, view, trace, state, opts: ExportOptions | None = None, style=None) -> None:
         """Start putting the figure on the clipboard as an image (1920×1080 light slide unless told)."""
-        from attnviz.gui.figures import export_style
+        from attnviz.figures.registry import export_style
 
         self._refuse_if_busy()
         opts = opts or ExportOptions()

@@ -24,21 +24,21 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.scene_figure import CAPTION_N
+from attnviz.figures.scenes import CAPTION_N
 
 __all__ = ["LessonStage", "start_lesson"]
 
 
 def _compute(bench, scene):
     """Worker: the scene's trace (and compared panels) from the figure lane's own Workbench."""
-    from attnviz.gui.scene_figure import compute_scene_figure
+    from attnviz.figures.scenes import compute_scene_figure
 
     return scene, compute_scene_figure(scene, bench)
 
 
 def _retrace(bench, scene, view_name: str):
     """Worker: a typed sentence through the scene's model; its selection and, for compared figures, panels."""
-    from attnviz.gui.figures import figure_spec
+    from attnviz.figures.registry import figure_spec
     from attnviz.lessons.claims import scene_selection
     from attnviz.lessons.figure_data import MODEL_FIGURES
 
@@ -169,7 +169,7 @@ class LessonStage(QWidget):
 
     # -- the live figure ---------------------------------------------------------------------------
     def _computed(self, res) -> None:
-        from attnviz.gui.scene_figure import make_scene_view
+        from attnviz.figures.scenes import make_scene_view
 
         scene, (spec, trace, state, panels) = res
         if scene is not self.scene:
@@ -211,7 +211,7 @@ class LessonStage(QWidget):
             self._recompute_panels(state)
 
     def _recompute_panels(self, state) -> None:
-        from attnviz.gui.figures import figure_spec
+        from attnviz.figures.registry import figure_spec
 
         view = self.view
         self._figure_lane.submit("panels", _panels, self.bench, figure_spec(self.scene.view).name, self._live_scene(),

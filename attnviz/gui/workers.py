@@ -16,7 +16,8 @@ from typing import Callable
 import shiboken6
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from attnviz.gui.heavy_imports import ensure_torch, gc_paused, import_modules_job
+from attnviz.gui.gc_pause import gc_paused
+from attnviz.gui.heavy_imports import ensure_torch, import_modules_job
 from attnviz.gui.lane import (ALL, Job, Lane, all_lanes, cancel_requested, current_job, describe_error,
                               lower_thread_priority, report_progress)
 

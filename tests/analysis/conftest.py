@@ -1,25 +1,9 @@
-"""Fixtures of the analysis tests: tiny seeded models and their traces."""
+"""Settings of the analysis tests (the tiny models they build: tests/models/tiny.py)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-
-from attnviz.capture import capture
-
-from .tiny import build_tiny, make_inputs
-
-# (id, kind, config overrides, padded keys): every model kind, padding masks, GQA and MQA
-CASES = [
-    ("encoder", "encoder", {}, 0),
-    ("encoder-pad", "encoder", {}, 2),
-    ("encoder-mqa-post", "encoder", {"n_kv_heads": 1, "norm": "post"}, 0),
-    ("decoder", "decoder", {}, 0),
-    ("decoder-gqa", "decoder", {"n_kv_heads": 2}, 0),
-    ("decoder-pad-nobias", "decoder", {"attn_bias": False, "pos": "sinusoidal"}, 1),
-    ("encoder-decoder", "encoder-decoder", {"n_kv_heads": 2}, 1),
-    ("vit", "vit", {}, 0),
-]
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -30,12 +14,3 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
-
-
-@pytest.fixture(params=CASES, ids=[c[0] for c in CASES])
-def case(request):
-    """(model, inputs, tokens, trace) for every model kind the app supports."""
-    _, kind, overrides, pad = request.param
-    model = build_tiny(kind, **overrides)
-    inputs, tokens = make_inputs(model, pad=pad)
-    return model, inputs, tokens, capture(model, inputs, tokens, precision="float32")

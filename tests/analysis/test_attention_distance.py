@@ -10,7 +10,7 @@ import pytest
 from attnviz.analysis import attention_entropy, mean_attention_distance
 from attnviz.capture import capture
 
-from .tiny import build_tiny, make_inputs
+from tests.models.tiny import build_tiny, make_inputs
 
 
 def test_uniform_text_attention_has_the_closed_form_distance():

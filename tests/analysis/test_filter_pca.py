@@ -8,7 +8,7 @@ import pytest
 from attnviz.analysis import compute_embedding_pca, compute_filter_pca
 from attnviz.errors import InputError
 
-from .tiny import build_tiny
+from tests.models.tiny import build_tiny
 
 
 def _svd_reference(data: np.ndarray, k: int):

@@ -9,7 +9,7 @@ from attnviz.analysis import compute_grad_rollout
 from attnviz.capture import capture
 from attnviz.errors import InputError
 
-from .tiny import build_tiny, make_inputs
+from tests.models.tiny import build_tiny, make_inputs
 
 
 def _loop_relevance(probs, grads, start_layer=0):

@@ -12,7 +12,7 @@ from attnviz.analysis.permutation import permutation_matrix
 from attnviz.errors import InputError
 from attnviz.runtime.permutation import check_permutation
 
-from .tiny import build_tiny
+from tests.models.tiny import build_tiny
 
 T = 6
 IDS = torch.tensor([[7, 9, 11, 13, 15, 17]])  # distinct tokens

@@ -10,7 +10,7 @@ from attnviz.analysis.rollout import discard_lowest
 from attnviz.capture import capture
 from attnviz.errors import InputError
 
-from .tiny import build_tiny, make_inputs
+from tests.models.tiny import build_tiny, make_inputs
 
 # Layer 0 has two heads: head a sends everything to token 0, head b to the next token (the last
 # token to itself). Layer 1 swaps tokens 0 and 2 (both heads alike).

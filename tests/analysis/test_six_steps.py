@@ -11,7 +11,7 @@ from attnviz.analysis import compute_matrix_form, compute_six_steps
 from attnviz.capture import capture
 from attnviz.errors import InputError
 
-from .tiny import build_tiny, make_inputs
+from tests.models.tiny import build_tiny, make_inputs
 
 
 def _trace(kind, pad=0, **overrides):

@@ -24,7 +24,7 @@ def test_views_and_models_are_lists_of_str():
     views, models = attnviz.views(), attnviz.models()
     assert isinstance(views, list) and all(isinstance(v, str) for v in views) and "head-map" in views
     assert isinstance(models, list) and all(isinstance(m, str) for m in models) and "coref" in models
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     assert views == list(FIGURES)  # the registry itself, not a copy kept by hand
     import subprocess

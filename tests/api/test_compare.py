@@ -21,7 +21,7 @@ def pair():
 
 def test_the_view_draws_both_maps_on_one_scale_and_their_difference(qapp, pair):
     from attnviz.analysis.trace_compare import pair_traces
-    from attnviz.gui.figures import make_figure
+    from attnviz.figures.registry import make_figure
     from attnviz.selection import SelectionState
 
     a, b = pair

@@ -17,7 +17,7 @@ from tests.export.long_maps import ColumnTrace, near_uniform_causal
 
 @pytest.fixture(scope="module")
 def lut():
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     return colour_lut(export_style(colormap="viridis"))
@@ -32,7 +32,7 @@ def _write(tmp_path, trace, lut, name="page.html", still=False, **kw):
     fallback = None
     if still:
         from attnviz.export.html_fallback import fallback_picture
-        from attnviz.gui.figures import export_style
+        from attnviz.figures.registry import export_style
         from attnviz.selection import SelectionState
 
         state = SelectionState(layer=kw.get("layer", 0), head=kw.get("head", 0))

@@ -18,7 +18,7 @@ LUT_NAME = "viridis"
 
 @pytest.fixture(scope="module")
 def lut():
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     return colour_lut(export_style(colormap=LUT_NAME))
@@ -177,7 +177,7 @@ def test_encoder_decoder_parts_switch(open_page, tmp_path, lut):
 
 
 def test_all_heads_hover_and_notes_say_what_the_apps_model_view_says(open_page, tmp_path, trace, lut, qapp):
-    from attnviz.gui.figures import make_figure
+    from attnviz.figures.registry import make_figure
     from attnviz.gui.views.model_summary import summarize_stats
     from attnviz.selection import SelectionState
 

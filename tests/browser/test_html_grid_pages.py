@@ -13,7 +13,7 @@ from attnviz.export.html_page import html_page
 
 @pytest.fixture(scope="module")
 def lut():
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     return colour_lut(export_style(colormap="viridis"))

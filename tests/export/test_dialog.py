@@ -70,7 +70,7 @@ def test_bad_size_is_refused(qtbot):
     d.width.setValue(16)
     d.height.setValue(16)
     d.options()  # the smallest allowed figure is fine
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     with pytest.raises(AttnvizError):
         ExportOptions(width=20000, height=10).validate()

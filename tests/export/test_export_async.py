@@ -11,11 +11,11 @@ from PIL import Image
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-import attnviz.gui.figure_render as render
+import attnviz.figures.render as render
 from attnviz.bench.traces import sample_trace
 from attnviz.gui.dialogs.export_dialog import export_current_view
-from attnviz.gui.figure_render import ExportOptions
-from attnviz.gui.figures import export_style
+from attnviz.figures.render import ExportOptions
+from attnviz.figures.registry import export_style
 from attnviz.gui.window import figure_actions
 from attnviz.gui.views.head_map_view import HeadMapView
 

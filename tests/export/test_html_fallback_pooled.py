@@ -21,7 +21,7 @@ def _picture(trace, head: int):
 
     from attnviz.export.html_fallback import FALLBACK_SIZE, fallback_picture
     from attnviz.export.html_page import html_page
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
     from attnviz.gui.style import colour_lut
 
     style = export_style()

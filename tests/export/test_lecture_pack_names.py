@@ -20,8 +20,8 @@ from attnviz.bench.traces import sample_trace  # noqa: E402
 @pytest.mark.parametrize("kind", ["encoder", "vit"])
 def test_every_file_is_a_different_figure_named_by_what_it_draws(qapp, tmp_path, kind):
     from attnviz.export.batch import export_lecture_pack
-    from attnviz.gui.figure_render import ExportOptions
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.render import ExportOptions
+    from attnviz.figures.registry import FIGURES
 
     trace = sample_trace(kind, T=8, grad=True, n_layers=2, n_heads=4)
     entries = export_lecture_pack(trace, tmp_path / "pack", ExportOptions(width=480, height=320))
@@ -54,7 +54,7 @@ def test_index_rows_name_their_head_and_steps_say_their_number_once(qapp, tmp_pa
     """Issue 36 finding 10: four index rows titled only "Who attends to whom"; "Step 1" painted as the slide title
     and again in the figure's own heading."""
     from attnviz.export.batch import _painted_title, export_lecture_pack
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     trace = sample_trace("encoder", T=8, grad=True, n_layers=2, n_heads=4)
     entries = export_lecture_pack(trace, tmp_path / "pack", ExportOptions(width=480, height=320))

@@ -29,7 +29,7 @@ def _images(pdf: bytes) -> list[tuple[bytes, bytes]]:
 
 def test_pdf_heatmap_is_the_exact_cells_of_the_map(qapp, tmp_path):
     from attnviz.export.batch import export_one
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     trace = sample_trace("decoder", T=10)
     state = SelectionState(layer=1, head=0)

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figure_render import ExportOptions, export_widget, render_image
+from attnviz.figures.render import ExportOptions, export_widget, render_image
 
 LABELS = [f"token{i}" for i in range(6)]
 
@@ -75,7 +75,7 @@ def _to_array(qimg):
 def test_failed_export_keeps_the_existing_file(heat_widget, tmp_path, monkeypatch):
     target = tmp_path / "f.png"
     target.write_bytes(b"previous figure")
-    import attnviz.gui.figure_render as render
+    import attnviz.figures.render as render
 
     def broken(tmp, payload):
         with open(tmp, "wb") as fh:
@@ -116,7 +116,7 @@ def test_the_file_dpi_does_not_change_the_drawing(qtbot):
 
 
 def test_slides_enlarge_the_screen_layout():
-    from attnviz.gui.figure_render import layout_scale
+    from attnviz.figures.render import layout_scale
 
     assert layout_scale(800, 500) == 1.0  # small figures: as on screen
     assert layout_scale(1920, 1080) == pytest.approx(1.8)  # a 16:9 slide: labels 1.8× larger

@@ -222,7 +222,7 @@ def test_image_input_runs_and_undecodable_file_gives_a_notice(make_window, qtbot
 
 
 def test_pasting_an_image_from_the_clipboard(make_window, qtbot, qapp):
-    from attnviz.gui.panels.image_input import array_to_qimage, qimage_to_array
+    from attnviz.gui.image_arrays import array_to_qimage, qimage_to_array
 
     win = make_window(start=False, model="tiny-vit")
     with qtbot.waitSignal(win.model_loaded, timeout=60000):

@@ -66,7 +66,7 @@ def test_every_row_named_up_to_24_rows(qtbot, H, dh, D, T):
 
 def test_many_heads_figure_uses_the_to_scale_drawing(qtbot):
     """The export/lesson figure ``many-heads`` draws its heads part with ConcatFigure, from the trace."""
-    from attnviz.gui.figures import make_figure
+    from attnviz.figures.registry import make_figure
     from attnviz.io import bundled_models
     from attnviz.runtime import load_model, run_trace
     from attnviz.selection import SelectionState

@@ -68,7 +68,7 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
 
     what = f"{name} {w}×{h}"
     problems = []
-    if hasattr(view, "_relayout"):
+    if hasattr(view, "canvas"):  # a pyqtgraph view (the walkthrough's BaseViews draw a board of widgets)
         old = view.figure.geometry()
         view._relayout(QRectF(0, 0, w / scale, h / scale))
         try:
@@ -112,8 +112,8 @@ def _scale_problems(view, what: str) -> list[str]:
 
 
 def test_every_export_view_of_every_bundled_model(qapp, traces):
-    from attnviz.gui.figure_render import layout_scale
-    from attnviz.gui.figures import FIGURES, goto_step, make_figure
+    from attnviz.figures.render import layout_scale
+    from attnviz.figures.registry import FIGURES, goto_step, make_figure
 
     problems = []
     for model, trace in traces.items():

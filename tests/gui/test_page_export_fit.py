@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QGraphicsView, QGroupBox, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from attnviz.gui.figure_render import ExportOptions
+from attnviz.figures.render import ExportOptions
 
 
 class _Reflowing(QLabel):
@@ -110,7 +110,7 @@ def test_plots_in_an_svg_draw_their_background_not_a_bitmap_of_it(qtbot, monkeyp
     from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgRenderer
 
-    from attnviz.gui.figure_render import render_payload
+    from attnviz.figures.render import render_payload
 
     page = _page()
     qtbot.addWidget(page)
@@ -131,7 +131,7 @@ def test_plots_in_an_svg_draw_their_background_not_a_bitmap_of_it(qtbot, monkeyp
     # and it looks the same as when the plot's background went in as a bitmap
     import contextlib
 
-    import attnviz.gui.figure_render as figure_render
+    import attnviz.figures.render as figure_render
 
     with monkeypatch.context() as patch:
         patch.setattr(figure_render, "vector_backgrounds", lambda *_: contextlib.nullcontext())

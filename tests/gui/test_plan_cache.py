@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from attnviz.gui.startup import plan_cache
-from attnviz.gui.heavy_imports import gc_paused
+from attnviz.gui.gc_pause import gc_paused
 from attnviz.gui.startup.plan_cache import cached_import_plan
 from attnviz.gui.startup.stepped_import import SteppedImport, import_plan
 

@@ -103,8 +103,8 @@ def test_matrix_form_export_shows_the_whole_gqa_diagram(qapp, traces):
     """`export --view matrix-form` of the 32-head model: the diagram laid out inside the slide, every box in."""
     from PySide6.QtCore import QRectF
 
-    from attnviz.gui.figure_render import layout_scale
-    from attnviz.gui.figures import make_figure
+    from attnviz.figures.render import layout_scale
+    from attnviz.figures.registry import make_figure
     from attnviz.selection import SelectionState
 
     trace = traces["32x32"]

@@ -25,8 +25,8 @@ def _collisions(ticks, px_per_unit: float, fm) -> list[str]:
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 def test_the_dk_axis_labels_do_not_run_together(qapp, size):
     from attnviz.bench.traces import sample_trace
-    from attnviz.gui.figure_render import layout_scale
-    from attnviz.gui.figures import make_figure
+    from attnviz.figures.render import layout_scale
+    from attnviz.figures.registry import make_figure
     from attnviz.gui.views.scale_reason_view import dk_ticks
     from attnviz.selection import SelectionState
 

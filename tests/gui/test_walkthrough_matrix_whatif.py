@@ -13,7 +13,7 @@ from PySide6.QtCore import QRectF  # noqa: E402
 from walkthrough_fixtures import TEXT, gqa_decoder, make_trace, model_dir, show_widget, svg_texts  # noqa: E402,F401
 
 from attnviz.analysis.steps import compute_matrix_form  # noqa: E402
-from attnviz.gui.figure_render import ExportOptions, export_widget  # noqa: E402
+from attnviz.figures.render import ExportOptions, export_widget  # noqa: E402
 from attnviz.gui.walkthrough import MatrixFormWidget, SandboxWidget, WhatIfPanel, sync_runner  # noqa: E402
 from attnviz.models.attention import Attention  # noqa: E402
 from attnviz.runtime import load_model  # noqa: E402
@@ -55,7 +55,7 @@ def test_matrix_form_shows_the_layer_and_the_block(tmp_path, qtbot, norm):
 def _slide_areas(widget, size=(1920, 1080)):
     """The grids' cell areas in slide pixels, laid out as `attnviz export --preset 16:9` does it
     (at screen size, then scaled up by layout_scale)."""
-    from attnviz.gui.figure_render import layout_scale
+    from attnviz.figures.render import layout_scale
     from attnviz.gui.walkthrough.figure import _settle
 
     s = layout_scale(*size)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage, QPainter, QRegion
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from attnviz.gui.figure_render import ExportOptions, fit_widget, payload_steps, render_payload
+from attnviz.figures.render import ExportOptions, fit_widget, payload_steps, render_payload
 from attnviz.gui.widget_parts import part_steps, widget_parts
 
 

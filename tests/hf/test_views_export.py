@@ -19,7 +19,7 @@ KNOWN_GAPS: set = set()
 
 
 def _figures(trace):
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     return [name for name, spec in FIGURES.items() if trace.kind in spec.kinds]
 
@@ -35,7 +35,7 @@ def _settle(qapp) -> None:
 def _export(loaded, path, qapp):
     from attnviz.analysis.rollout import compute_rollout
     from attnviz.export.batch import export_one
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
     from attnviz.selection import SelectionState
 
     trace, prep = trace_of(loaded, grad=True)
@@ -64,7 +64,7 @@ def test_every_figure_renders_for_every_family(name, hf_loaded, qapp, tmp_path):
 
 def test_lecture_pack_of_an_hf_model(hf_loaded, qapp, tmp_path):
     from attnviz.export.batch import export_lecture_pack
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
 
     trace, _ = trace_of(hf_loaded["gpt2"], grad=True)
     try:

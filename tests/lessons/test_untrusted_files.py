@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from _robust_models import run_cli
+from tests._robust_models import run_cli
 from attnviz.errors import InputError
 from attnviz.lessons.caption import MAX_WIDTH, check_caption, fill_caption
 from attnviz.lessons.lesson import builtin_dir, load_lesson

@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget)
 
-from attnviz.gui.figure_render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
+from attnviz.figures.render import SLIDE_PRESETS, ExportOptions, copy_to_clipboard, export_widget
 
 __all__ = ["ExportDialog", "export_current_view", "copy_current_view", "figure_steps", "release_figure"]
 
@@ -112,7 +112,7 @@ class ExportDialog(QDialog):
         return opts
 
     def style(self):
-        from attnviz.gui.figures import export_style
+        from attnviz.figures.registry import export_style
 
         return export_style(self.theme.currentText(), self.cmap.currentText(), self.colour_bar.isChecked(),
                             self.font_scale.value())
@@ -121,7 +121,7 @@ class ExportDialog(QDialog):
 def figure_steps(view, trace, state, style):
     """Re-create a registered view at export size one step at a time (a generator, see
     ``make_figure_steps``); returns (figure, selection). Other widgets are exported as they are."""
-    from attnviz.gui.figures import FIGURES, make_figure_steps
+    from attnviz.figures.registry import FIGURES, make_figure_steps
 
     name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), None)
     if name is None or trace is None:
@@ -170,7 +170,7 @@ def export_current_view(view, trace, state, path, opts: ExportOptions, style) ->
 
 def copy_current_view(view, trace, state, opts: ExportOptions | None = None, style=None):
     """Put the figure on the clipboard as an image (1920×1080 light slide unless told otherwise)."""
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
 
     fig, selection = _figure_for(view, trace, state, style or export_style())
     try:

@@ -16,38 +16,12 @@ from PySide6.QtGui import QGuiApplication, QImage, QPixmap
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
                                QWidget)
 
-__all__ = ["ImageInput", "array_to_qimage", "qimage_to_array", "IMAGE_FILTER"]
+from attnviz.gui.image_arrays import array_to_qimage, qimage_to_array
+
+__all__ = ["ImageInput", "IMAGE_FILTER"]
 
 IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp);;All files (*)"
 PREVIEW = 168  # px: large enough to see the patches of a 32 px image at a glance
-
-
-def array_to_qimage(arr) -> QImage:
-    """(H, W[, C]) array (uint8, or floats in [0, 1]) → a QImage that owns its pixels."""
-    import numpy as np
-
-    a = np.asarray(arr)
-    if a.dtype != np.uint8:
-        a = (np.clip(a.astype(np.float32), 0, 1) * 255).round().astype(np.uint8)
-    if a.ndim == 3 and a.shape[2] == 1:
-        a = a[:, :, 0]
-    a = np.ascontiguousarray(a)
-    h, w = a.shape[:2]
-    if a.ndim == 2:
-        return QImage(a.data, w, h, w, QImage.Format.Format_Grayscale8).copy()
-    if a.shape[2] == 4:
-        return QImage(a.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
-    return QImage(a[:, :, :3].copy().data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
-
-
-def qimage_to_array(img: QImage):
-    """A QImage (e.g. from the clipboard) → (H, W, 3) uint8 array."""
-    import numpy as np
-
-    rgb = img.convertToFormat(QImage.Format.Format_RGB888)
-    h, w, stride = rgb.height(), rgb.width(), rgb.bytesPerLine()
-    buf = np.frombuffer(rgb.constBits(), dtype=np.uint8, count=stride * h).reshape(h, stride)  # rows padded
-    return buf[:, : 3 * w].reshape(h, w, 3).copy()
 
 
 class ImageInput(QWidget):

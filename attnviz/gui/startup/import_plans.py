@@ -6,7 +6,7 @@ The plans are made from the sources, or read from the user's cache when the sour
 
 from __future__ import annotations
 
-from attnviz.gui.heavy_imports import gc_paused
+from attnviz.gui.gc_pause import gc_paused
 
 __all__ = ["VIEW_DEPENDENCIES", "EXTRA_VIEW_MODULES", "PYQTGRAPH_NEEDS", "views_plan", "pyqtgraph_plan"]
 

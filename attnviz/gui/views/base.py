@@ -20,8 +20,10 @@ and follows one shared :class:`~attnviz.selection.Selection`:
 ``hover_text``
     What the status line says about the cell/token under the mouse (tests read it).
 
-Everything drawn lives in ``self.figure`` (a pyqtgraph GraphicsLayout inside ``self.canvas``), which
-is why one ``render_figure`` serves every view.
+In the attention views everything drawn lives in ``self.figure`` (a pyqtgraph GraphicsLayout inside
+``self.canvas``), which is why one ``render_figure`` serves them all. The walkthrough's figures are boards
+of matrix widgets (:class:`~attnviz.gui.walkthrough.walkthrough_view.WalkthroughView`): the same contract,
+with their own frame and ``render_figure``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, Q
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.workers import views_lane
-from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
 
 __all__ = ["BaseView", "ALL_FIELDS"]
@@ -69,7 +70,7 @@ def _call(fn):
         return exc
 
 
-class BaseView(SelectionHoverMixin, QWidget):
+class BaseView(QWidget):
     """Base of every view: canvas, optional controls row, status line, selection and style plumbing."""
 
     title = "view"
@@ -81,12 +82,24 @@ class BaseView(SelectionHoverMixin, QWidget):
         self.selection: Selection | None = None
         self._listener: _WeakListener | None = None
         self.style = style or ViewStyle()
+        self.status = QLabel(" ")
+        self._controls_hidden: list[QWidget] = []  # hidden by set_controls_visible(False), for its undo
+        self._work = None  # (job, fn, done) of the newest background work not delivered yet
+        self._make_frame()
+        self._build()
+        if selection is not None:
+            self.set_selection(selection)
+
+    def _make_frame(self) -> None:
+        """The pyqtgraph canvas the figure is drawn on, the controls row above it, the status line below.
+
+        A view whose figure is not a pyqtgraph canvas (the walkthrough's boards of matrix widgets) makes
+        its own frame here and overrides ``render_figure``, ``figure_size`` and ``_restyle_frame``.
+        """
         self.canvas = pg.GraphicsLayoutWidget()
         self.figure: pg.GraphicsLayout = self.canvas.ci
         self.controls = QHBoxLayout()
-        self._controls_hidden: list[QWidget] = []  # hidden by set_controls_visible(False), for its undo
         self.controls.setContentsMargins(4, 2, 4, 2)
-        self.status = QLabel(" ")
         self.status.setTextInteractionFlags(self.status.textInteractionFlags())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -95,12 +108,21 @@ class BaseView(SelectionHoverMixin, QWidget):
         layout.addWidget(self.canvas, 1)
         layout.addWidget(self.status)
         self.canvas.setBackground(self.style.background)
-        self._work = None  # (job, fn, done) of the newest background work not delivered yet
-        self._build()
-        if selection is not None:
-            self.set_selection(selection)
 
     # -- the contract --------------------------------------------------------------------------
+    @property
+    def state(self) -> SelectionState:
+        """The shared selection's state (the defaults while the view follows none)."""
+        return self.selection.state if self.selection is not None else SelectionState()
+
+    @property
+    def hover_text(self) -> str:
+        """What the status line says about the cell under the mouse (tests read it)."""
+        return self.status.text().strip()
+
+    def set_hover_text(self, text: str) -> None:
+        self.status.setText(text or " ")
+
     def set_trace(self, trace) -> None:
         """Show ``trace`` (an :class:`attnviz.capture.Trace`) or clear the view with None."""
         self.trace = trace
@@ -118,8 +140,12 @@ class BaseView(SelectionHoverMixin, QWidget):
     def set_style(self, style: ViewStyle) -> None:
         """Apply ``style`` to everything the view draws."""
         self.style = style
-        self.canvas.setBackground(style.background)
+        self._restyle_frame(style)
         self._style_changed()
+
+    def _restyle_frame(self, style: ViewStyle) -> None:
+        """The frame's own colours (the canvas background); the figure's items restyle in ``_style_changed``."""
+        self.canvas.setBackground(style.background)
 
     def widget_pos(self, item, x: float, y: float) -> QPoint:
         """Where data point (x, y) of ``item`` (a ViewBox or graphics item) is in ``canvas.viewport()``

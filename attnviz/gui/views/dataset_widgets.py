@@ -21,7 +21,7 @@ def thumbnail(image: np.ndarray):
     """A 48-pixel icon of an image array (nearest neighbour: the pixels the model saw)."""
     from PySide6.QtGui import QIcon, QPixmap
 
-    from attnviz.gui.panels.image_input import array_to_qimage
+    from attnviz.gui.image_arrays import array_to_qimage
 
     pix = QPixmap.fromImage(array_to_qimage(image))
     return QIcon(pix.scaled(48, 48, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation))

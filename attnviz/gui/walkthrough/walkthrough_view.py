@@ -1,90 +1,54 @@
-"""The view contract, once, for the four walkthrough widgets (six steps, matrix form, sandbox, what-if).
+"""The walkthrough widgets (six steps, matrix form, sandbox, what-if) under the one view contract.
 
-They keep the same surface as the attention views (:mod:`attnviz.gui.views.base`): ``set_trace``,
-``set_selection`` (a weak listener on the shared :class:`~attnviz.selection.Selection`), ``set_style``,
-``hover_text``, ``render_figure`` / ``figure_size`` / ``ensure_current`` (from
-:class:`~attnviz.gui.walkthrough.figure.FigureHostMixin`). Their figure is a :class:`FigureBoard` of
-:class:`MatrixGrid` widgets rather than a pyqtgraph canvas, so they share this base instead of
-``BaseView``; the layouts (controls above the figure, or editors beside it in a splitter) are made here.
+:class:`WalkthroughView` is a :class:`~attnviz.gui.views.base.BaseView`: ``set_trace``, ``set_selection`` (a
+weak listener on the shared :class:`~attnviz.selection.Selection`), ``set_style``, ``hover_text``,
+``render_figure`` / ``figure_size`` / ``ensure_current``. Its figure is a :class:`FigureBoard` of
+:class:`MatrixGrid` widgets rather than a pyqtgraph canvas, so it makes its own frame (``_make_frame``) and
+draws the board (:class:`~attnviz.gui.walkthrough.figure.FigureHostMixin`); the layouts (controls above the
+figure, or editors beside it in a splitter) are made here.
 """
 
 from __future__ import annotations
 
-import weakref
-
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.views.base import BaseView
 from attnviz.gui.walkthrough.figure import FigureBoard, FigureHostMixin, FigureWidget
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["WalkthroughView", "connect_selection"]
+__all__ = ["WalkthroughView"]
 
 
-def connect_selection(widget, selection: Selection, handler_name: str = "_selection_changed"):
-    """Subscribe ``widget.<handler_name>`` to ``selection`` without keeping a closed widget alive."""
-    ref = weakref.ref(widget)
-
-    def listener(state, changed):
-        w = ref()
-        if w is None or not shiboken6.isValid(w):
-            selection.disconnect(listener)
-            return
-        getattr(w, handler_name)(state, set(changed))
-
-    selection.connect(listener)
-    return listener
-
-
-class WalkthroughView(SelectionHoverMixin, FigureHostMixin, QWidget):
+class WalkthroughView(FigureHostMixin, BaseView):
     """Base of the walkthrough widgets: style, trace, selection, status line, figure board and grids.
 
     Subclasses build their controls in ``_build`` and call :meth:`_lay_out`; they implement
     ``_update`` (recompute after a trace or selection change), and may override
     ``_selection_changed`` (default: ``_update``) and ``_style_changed`` (default: ``_update``).
+    The figure host comes first: its ``render_figure``, ``figure_size`` and ``ensure_current`` draw the
+    board instead of a canvas.
     """
 
     title = "view"
     follows_selection = True  # the sandbox has its own toy input and no shared selection
 
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
-        super().__init__(parent)
-        self.style = style or ViewStyle()
-        self.trace = None
-        self.selection: Selection | None = None
-        self._listener = None
+        # a walkthrough widget made alone still follows a selection of its own (the sandbox follows none)
+        super().__init__((selection or Selection()) if self.follows_selection else None, style, parent)
+
+    def _make_frame(self) -> None:
+        """The figure board and its grids; the layout is made by :meth:`_lay_out`, from ``_build``."""
         self.grids: dict[str, MatrixGrid] = {}
-        self.status = QLabel(" ")
         self.figure_widget = FigureWidget(self.style)
         self.board = FigureBoard(self.style)
-        self._build()
-        if self.follows_selection:
-            self.set_selection(selection or Selection())
 
-    # -- the contract ------------------------------------------------------------------------------
-    def set_trace(self, trace) -> None:
-        """Show ``trace`` (None clears)."""
-        self.trace = trace
-        self._trace_changed()
-
-    def set_selection(self, selection: Selection) -> None:
-        """Follow ``selection`` from now on (and stop following the previous one)."""
-        if self.selection is not None and self._listener is not None:
-            self.selection.disconnect(self._listener)
-        self.selection = selection
-        self._listener = connect_selection(self, selection)
-        self._selection_changed(selection.state, {"layer", "head", "query", "key", "part"})
-
-    def set_style(self, style: ViewStyle) -> None:
-        """Apply ``style`` (fonts, colours, colour map) to the figure."""
-        self.style = style
+    def _restyle_frame(self, style: ViewStyle) -> None:
         self.figure_widget.set_style(style)
         self.board.set_style(style)
-        self._style_changed()
 
     # -- shared building blocks -----------------------------------------------------------------------
     def _grid(self, name: str, values, title: str, **kw) -> MatrixGrid:

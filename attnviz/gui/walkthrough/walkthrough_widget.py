@@ -20,10 +20,10 @@ from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.step_panels import step_label, build_step, step_names
 from attnviz.gui.walkthrough.query_picker import TokenStrip
-from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView, connect_selection
+from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.selection import Selection
 
-__all__ = ["WalkthroughWidget", "connect_selection", "STRIP_TOKENS"]
+__all__ = ["WalkthroughWidget", "STRIP_TOKENS"]
 
 STRIP_TOKENS = 40  # tokens in the query strip of a long input, around the query (its few lines show the query)
 

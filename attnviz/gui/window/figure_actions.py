@@ -76,7 +76,7 @@ def start_export(win, view, path, opts, style, highlight: bool = True) -> None:
     (:func:`attnviz.selection.without_highlight`)."""
     state = win.selection.state
     if not highlight:
-        from attnviz.gui.figures import FIGURES
+        from attnviz.figures.registry import FIGURES
         from attnviz.selection import without_highlight
 
         name = next((n for n, spec in FIGURES.items() if type(view).__name__ == spec.cls), "")

@@ -146,7 +146,7 @@ class Pages:
         self.win.run_steps(self._page_steps(plan or []))
 
     def _page_steps(self, plan):
-        from attnviz.gui.heavy_imports import gc_paused
+        from attnviz.gui.gc_pause import gc_paused
         from attnviz.gui.startup.stepped_import import SteppedImport
 
         stepper = SteppedImport(PAGE_PACKAGE, plan)

@@ -22,7 +22,7 @@ FILTER = "attnviz scenes (*.json);;All files (*)"
 
 def view_name_of(view) -> str:
     """The ``--view`` name of a view object (its class in the figure registry), or "head-map"."""
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
 
     for name, spec in FIGURES.items():
         if spec.cls == type(view).__name__:
@@ -129,7 +129,7 @@ def restore_pending_scene(win, trace) -> None:
         return
     # imported only when a scene waits: on every shown trace, the first map's turn among them, they froze
     # the window for nothing (the lessons package is not imported otherwise before the first map)
-    from attnviz.gui.figures import FIGURES
+    from attnviz.figures.registry import FIGURES
     from attnviz.lessons.claims import scene_selection
 
     lesson.pending_scene = None
@@ -168,7 +168,7 @@ def _restore_walkthrough(win, scene) -> None:
         win.tabs.setCurrentWidget(win.walkthrough_page)
         page.setCurrentWidget(getattr(page, tab))
         if tab == "steps" and scene.step is not None:
-            from attnviz.gui.figures import goto_step
+            from attnviz.figures.registry import goto_step
 
             try:
                 goto_step(page.steps, "steps", scene.step)

@@ -12,7 +12,8 @@ import logging
 
 from PySide6.QtCore import QTimer
 
-from attnviz.gui.heavy_imports import gc_paused, import_modules_job
+from attnviz.gui.gc_pause import gc_paused
+from attnviz.gui.heavy_imports import import_modules_job
 from attnviz.gui.startup.import_plans import VIEW_DEPENDENCIES, pyqtgraph_plan, views_plan
 from attnviz.gui.startup.stepped_import import SteppedImport
 from attnviz.gui.startup.switches import enabled

@@ -9,7 +9,7 @@ import torch
 
 from attnviz.capture import capture, layer_prefix
 
-from .tiny import attention_modules, build_tiny, make_inputs
+from tests.models.tiny import attention_modules, build_tiny, make_inputs
 
 
 def _softmax(a: np.ndarray) -> np.ndarray:

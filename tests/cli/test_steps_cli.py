@@ -13,7 +13,7 @@ from attnviz.models.checkpoint import save_checkpoint
 from attnviz.runtime import load_model, run_trace
 from attnviz.text.tokenizer import Tokenizer
 
-from .tiny import build_tiny
+from tests.models.tiny import build_tiny
 
 TEXTS = ["the cat sat on the mat", "a dog ran to the park", "the bird sang"]
 

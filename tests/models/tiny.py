@@ -1,4 +1,4 @@
-"""Tiny seeded models and inputs for the analysis tests (built in milliseconds)."""
+"""Tiny seeded native models and inputs for the capture, analysis and command-line tests (built in milliseconds)."""
 
 from __future__ import annotations
 

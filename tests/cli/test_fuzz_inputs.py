@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _robust_models import SENTENCE, edited_copy, run_cli, save_text_model, save_vit_model, write_image
+from tests._robust_models import SENTENCE, edited_copy, run_cli, save_text_model, save_vit_model, write_image
 from attnviz.models.validate import LIMITS
 
 FUZZ = settings(max_examples=25, deadline=None, database=None, derandomize=True,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from _robust_models import SENTENCE, run_cli, save_text_model
+from tests._robust_models import SENTENCE, run_cli, save_text_model
 from attnviz.capture.finite import add_nonfinite_notice, nonfinite_arrays
 from attnviz.text.tokenizer import Tokenizer
 

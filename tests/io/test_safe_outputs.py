@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from _robust_models import SENTENCE, run_cli, save_text_model, save_vit_model, write_image
+from tests._robust_models import SENTENCE, run_cli, save_text_model, save_vit_model, write_image
 from attnviz.io.paths import refuse_overwrite, same_file
 from attnviz.errors import AttnvizError
 

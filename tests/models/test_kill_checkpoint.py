@@ -13,7 +13,7 @@ import time
 import pytest
 import torch
 
-from _robust_models import save_text_model
+from tests._robust_models import save_text_model
 from attnviz.errors import ModelLoadError
 from attnviz.models.checkpoint import load_checkpoint, recover_checkpoint
 

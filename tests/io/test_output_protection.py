@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from _robust_models import SENTENCE, run_cli, save_text_model
+from tests._robust_models import SENTENCE, run_cli, save_text_model
 from attnviz.models.checkpoint import load_checkpoint
 
 

@@ -1,4 +1,4 @@
-"""The hostile-input fuzz campaigns (issue 38), run in a child process by tests/test_fuzz_hostile.py.
+"""The hostile-input fuzz campaigns (issue 38), run in a child process by tests/io/test_fuzz_hostile.py.
 
 ``python fuzz_campaigns.py NAME ROOT N`` runs campaign NAME for N examples with files under ROOT, each
 example under an alarm (a hang is counted, not waited for) and the whole process under an address-space

@@ -9,7 +9,7 @@ from attnviz.capture import Trace, capture
 from attnviz.capture.record import LARGE_T
 from attnviz.errors import InputError
 
-from .tiny import build_tiny, make_inputs
+from tests.models.tiny import build_tiny, make_inputs
 
 
 @pytest.mark.parametrize("precision", ["float32", "float16"])

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from _robust_models import SENTENCE, edited_copy, run_cli, save_text_model, save_vit_model
+from tests._robust_models import SENTENCE, edited_copy, run_cli, save_text_model, save_vit_model
 from attnviz.errors import ModelLoadError
 from attnviz.models import validate
 from attnviz.models.checkpoint import load_checkpoint
@@ -95,7 +95,7 @@ VIT_CASES = {
 
 @pytest.mark.parametrize("name", list(VIT_CASES))
 def test_bad_vit_config_is_one_line(name, vit_dir, tmp_path, capsys):
-    from _robust_models import write_image
+    from tests._robust_models import write_image
 
     edit, expected = VIT_CASES[name]
     bad = edited_copy(vit_dir, tmp_path / "bad", edit)

@@ -1,7 +1,7 @@
 """The three kinds of figure file a painter draws into: a QImage (PNG), a QSvgGenerator (SVG), a QPdfWriter (PDF).
 
-Split from :mod:`attnviz.gui.figure_render`, which paints the figure; each target here is opened at the
-figure's logical size (``opts``: an :class:`~attnviz.gui.figure_render.ExportOptions`) and its ``finish``
+Split from :mod:`attnviz.figures.render`, which paints the figure; each target here is opened at the
+figure's logical size (``opts``: an :class:`~attnviz.figures.render.ExportOptions`) and its ``finish``
 ends the painter and returns what the file will hold.
 """
 

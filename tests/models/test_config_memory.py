@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from _robust_models import SENTENCE, save_text_model
+from tests._robust_models import SENTENCE, save_text_model
 from attnviz.errors import ModelLoadError
 from attnviz.models.config import ModelConfig
 from attnviz.models.expected_shapes import expected_shapes

@@ -16,7 +16,7 @@ import zlib
 
 import pytest
 
-from _robust_models import SENTENCE, run_cli, save_text_model
+from tests._robust_models import SENTENCE, run_cli, save_text_model
 
 TRAIN = ["train", "--task", "order-sentiment", "--steps", "2", "--snapshots", "2", "--device", "cpu"]
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from attnviz.errors import AttnvizError
-from attnviz.gui.figure_render import ExportOptions, export_pdf_pages, export_widget
+from attnviz.figures.render import ExportOptions, export_pdf_pages, export_widget
 
 __all__ = ["build_scene_figure", "compute_scene_figure", "make_scene_view", "export_scene", "export_lesson_pdf", "export_lesson_pack", "scene_style",
            "CAPTION_N"]
@@ -22,7 +22,7 @@ CAPTION_N = 200  # held-out examples behind a caption's number (as `attnviz less
 
 def scene_style(scene, base=None):
     """The export style of a scene: its colour map and theme over ``base``'s font scale."""
-    from attnviz.gui.figures import export_style
+    from attnviz.figures.registry import export_style
 
     theme = scene.theme if scene.theme in ("light", "dark", "presentation") else "light"
     font_scale = getattr(base, "font_scale", 1.0) if base is not None else 1.0
@@ -32,7 +32,7 @@ def scene_style(scene, base=None):
 def compute_scene_figure(scene, bench):
     """What the scene's figure shows, computed from its model (any thread, one at a time per ``bench``):
     ``(spec, trace, state, panels)``; ``panels`` for the figures that compare runs, else None."""
-    from attnviz.gui.figures import figure_spec
+    from attnviz.figures.registry import figure_spec
     from attnviz.lessons.claims import scene_selection
     from attnviz.lessons.figure_data import MODEL_FIGURES
 
@@ -51,7 +51,7 @@ def compute_scene_figure(scene, bench):
 
 def make_scene_view(spec, trace, state, panels, style, step=None):
     """The view of a computed scene figure (GUI thread); returns (view, selection)."""
-    from attnviz.gui.figures import make_figure, view_class
+    from attnviz.figures.registry import make_figure, view_class
     from attnviz.selection import Selection
 
     if panels is None:

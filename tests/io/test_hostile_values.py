@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from _robust_models import SENTENCE, run_cli
+from tests._robust_models import SENTENCE, run_cli
 from attnviz.errors import AttnvizError, InputError, ModelLoadError
 
 CHILD_TIMEOUT = 240  # a hang detector, far above any real run on a busy machine (never a measured figure)
@@ -274,7 +274,7 @@ def test_the_error_classes_are_attnviz_errors():
 def test_a_non_finite_weight_is_named_in_the_one_line_notice(tmp_path, capsys):
     from safetensors.torch import load_file, save_file
 
-    from _robust_models import save_text_model
+    from tests._robust_models import save_text_model
 
     folder = save_text_model(tmp_path / "nan")
     weights = load_file(folder / "model.safetensors")

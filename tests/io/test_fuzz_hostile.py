@@ -4,7 +4,7 @@ Scene and lesson files (claim parameters included), Hugging Face configs of ever
 and shard indexes, and the Python API's arguments (save paths, texts, images): every case is accepted or
 refused with one AttnvizError line: 0 tracebacks, 0 hangs (every case under an alarm), memory bounded (the
 child runs under an address-space limit and reports its peak), and no file outside the output folder
-changed (hashes of every file before and after). The campaigns live in tests/fuzz_campaigns.py."""
+changed (hashes of every file before and after). The campaigns live in tests/io/fuzz_campaigns.py."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _robust_models import save_text_model, save_vit_model
+from tests._robust_models import save_text_model, save_vit_model
 
-TESTS = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # tests/io, beside fuzz_campaigns.py
+ROOT = HERE.parents[1]  # the checkout: attnviz and tests._robust_models import from here
 CHILD_TIMEOUT = 1200  # the whole campaign; each case has its own alarm (fuzz_campaigns.CASE_SECONDS)
 
 
@@ -37,11 +38,11 @@ def root(tmp_path_factory):
 
 
 def _campaign(name: str, root: Path, n: int, tmp_path) -> dict:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)]),
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
            "HF_HOME": str(tmp_path / "hf"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
            "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     try:
-        out = subprocess.run([sys.executable, str(TESTS / "fuzz_campaigns.py"), name, str(root), str(n)],
+        out = subprocess.run([sys.executable, str(HERE / "fuzz_campaigns.py"), name, str(root), str(n)],
                              capture_output=True, text=True, timeout=CHILD_TIMEOUT, env=env, check=False)
     except subprocess.TimeoutExpired:
         pytest.fail(f"the {name} campaign did not finish within {CHILD_TIMEOUT} s")

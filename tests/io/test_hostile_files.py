@@ -12,7 +12,7 @@ import shutil
 import numpy as np
 import pytest
 
-from _robust_models import SENTENCE, run_cli, save_text_model
+from tests._robust_models import SENTENCE, run_cli, save_text_model
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +186,7 @@ def test_a_pack_that_fails_midway_leaves_the_folder_as_it_found_it(model, tmp_pa
     from attnviz.errors import AttnvizError
     from attnviz.export import batch
     from attnviz.export.headless import ensure_app
-    from attnviz.gui.figure_render import ExportOptions
+    from attnviz.figures.render import ExportOptions
     from attnviz.runtime import load_model, run_trace
 
     ensure_app()

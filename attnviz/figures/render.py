@@ -3,7 +3,7 @@
 Attention views draw their figure with ``render_figure(painter, rect, scale)`` (see
 attnviz/gui/views/base.py); any other widget is resized and painted with ``QWidget.render``. Either way
 it goes into a QImage (PNG), a QSvgGenerator (SVG: text and lines stay vector, heatmaps are embedded
-images) or a QPdfWriter (PDF), opened by :mod:`attnviz.gui.figure_targets`. A title and a caption band
+images) or a QPdfWriter (PDF), opened by :mod:`attnviz.figures.targets`. A title and a caption band
 can be added around it. Files are written to a temporary name and renamed into place, so a failed export
 never leaves or replaces a file with a broken one.
 """
@@ -16,8 +16,8 @@ from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize,
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
 
-from attnviz.gui.figure_targets import open_target as _open_target
-from attnviz.gui.figure_targets import screen_dpi
+from attnviz.figures.targets import open_target as _open_target
+from attnviz.figures.targets import screen_dpi
 from attnviz.gui.widget_parts import vector_backgrounds
 from attnviz.io import write_atomic
 from attnviz.io.atomic import friendly_os_error
