@@ -255,8 +255,11 @@ def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot
 
     # the worker notices at its next batch and ends: once the lane has delivered (or dropped) its
     # outcome, nothing it sent may have been shown
+    # (the lane's own stale count says nothing here: the view drops the job's outcome by its id, and other
+    # tests' jobs share the lane)
     qtbot.waitUntil(lambda: not background_lane().busy, timeout=60000)
-    assert view.result is None and background_lane().stale >= 1
+    done, total = view._progress
+    assert view.result is None and 0 < done < total and total >= 10_000  # stopped at a batch, not at the end
     assert "stopped after" in view.grid.title.text
 
 
