@@ -189,7 +189,7 @@ class TraceDescription:
             raise InputError(f"{where}: its meta is not a JSON object")
         if len(meta) > MAX_META_KEYS:
             raise InputError(f"{where}: its meta has {len(meta)} keys (at most {MAX_META_KEYS})")
-        lacking = [k for k in ("n_layers", "n_heads") if saved and not isinstance(meta.get(k), int)]
+        lacking = [k for k in ("n_layers", "n_heads") if saved and meta.get(k) is None]
         if lacking:
             raise InputError(f"{where}: its meta does not state {' or '.join(lacking)}")
         values = {}
