@@ -76,14 +76,14 @@ def _require(trace, prefix: str) -> None:
     probabilities only, or a layer kept as probabilities only)."""
     absent = [n for n in _NEEDS if prefix + n not in trace]
     if absent:
-        why = trace.meta.get("missing") or []
+        why = trace.description.missing
         raise InputError(f"the trace has no {', '.join(absent[:4])}{'…' if len(absent) > 4 else ''} for "
                          f"{prefix.rstrip('.')}: the steps need the model's queries, keys and values"
                          + (f" (not captured: {'; '.join(why)})" if why else ""))
 
 
 def _query_heads_sharing(trace, kv_head: int) -> list[int]:
-    group = int(trace.meta.get("kv_group", 1))
+    group = trace.description.kv_group
     return list(range(kv_head * group, (kv_head + 1) * group))
 
 
@@ -141,7 +141,7 @@ def _labels(tokens, n: int) -> list[str]:
 
 def _head_slice(trace, prefix: str, name: str, head: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns of W_name (D, heads·dh) and b_name belonging to one (query or kv) head."""
-    dh = int(trace.meta["d_head"])
+    dh = int(trace.description.d_head)
     cols = slice(head * dh, (head + 1) * dh)
     return _f64(trace, f"{prefix}W_{name}")[:, cols], _f64(trace, f"{prefix}b_{name}")[cols]
 
@@ -225,7 +225,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     x = _f64(trace, prefix + "x")  # (Tq, D)
     if not 0 <= query < x.shape[0]:
         raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
-    group = int(trace.meta.get("kv_group", 1))
+    described = trace.description
+    group = described.kv_group
     kv_head = head // group
     W_Q, b_Q = _head_slice(trace, prefix, "q", head)
     W_K, b_K = _head_slice(trace, prefix, "k", kv_head)
@@ -238,7 +239,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     else:
         k, v, source = _f64(trace, prefix + "k")[kv_head], _f64(trace, prefix + "v")[kv_head], "trace"
     extra = {"kv_group": group, "heads_sharing_kv": _query_heads_sharing(trace, kv_head)}
-    qk_norm = bool(trace.meta.get("qk_norm")) and prefix + "q_pre_rope" in trace
+    qk_norm = bool(described.qk_norm) and prefix + "q_pre_rope" in trace
     q_pre, k_pre = q_i, k
     if qk_norm:  # the model's per-head norm sits between projection and rotation: its output from the trace
         q_pre, k_pre = _f64(trace, prefix + "q_pre_rope")[head, query], _f64(trace, prefix + "k_pre_rope")[kv_head]
@@ -251,9 +252,9 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     if rot is not None:
         extra.update(scores_by_distance=rot.by_distance,
                      rotary_error=float(np.max(np.abs(rot.by_distance - scores))))
-    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
+    scale = trace.attention_scale(prefix)
     scaled = scores * scale
-    cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
+    cap = trace.softcap(prefix)
     capped = _cap(scaled, cap)
     if cap:
         extra.update(softcap=cap, capped=capped)
@@ -263,8 +264,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     masked = capped + mask if bias is None else capped + bias + mask
     if bias is not None:
         extra["bias"] = bias
-    windows = trace.meta.get("sliding_window")
-    if isinstance(windows, list) and part == "self" and layer < len(windows):
+    windows = described.sliding_window
+    if windows and part == "self" and layer < len(windows):
         extra["sliding_window"] = windows[layer]
     weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
@@ -349,8 +350,8 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     """
     prefix = _check(trace, part, layer)
     _require(trace, prefix)
-    H, dh = trace.n_heads, int(trace.meta["d_head"])
-    group = int(trace.meta.get("kv_group", 1))
+    described = trace.description
+    H, dh, group = described.n_heads, int(described.d_head), described.kv_group
     X_all = _f64(trace, prefix + "x")
     n_q = X_all.shape[0]
     a, b = (0, n_q) if window is None else (max(0, int(window[0])), min(n_q, int(window[1])))
@@ -374,20 +375,20 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     if prefix + "rope_cos" in trace:
         from attnviz.analysis.rotary import rotate
 
-        if trace.meta.get("qk_norm"):  # the model's per-head norm output, from the trace
+        if described.qk_norm:  # the model's per-head norm output, from the trace
             Q, K = _f64(trace, prefix + "q_pre_rope")[:, a:b], _f64(trace, prefix + "k_pre_rope")
         cos, sin = _f64(trace, prefix + "rope_cos"), _f64(trace, prefix + "rope_sin")
         extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
         Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])
     K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
     V = np.repeat(V, group, axis=0)
-    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
+    scale = trace.attention_scale(prefix)
     cut = (lambda m: m[..., ka:kb].copy()) if (ka, kb) != (0, n_k) else (lambda m: m)  # noqa: E731 - shown columns
     s = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk): the window's rows against every key
     QK = cut(s)
     s = s * scale
     scaled = cut(s)
-    cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
+    cap = trace.softcap(prefix)
     if cap:
         s = _cap(s, cap)
         extra.update(softcap=cap, capped=cut(s))

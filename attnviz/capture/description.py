@@ -114,7 +114,7 @@ class TraceDescription:
     reference_text: str | None = _fact("the reference translation")
     alignment: list | None = _fact("source–target word pairs of the reference")
     correct: bool | None = _fact("output equals the expected/reference output")
-    whatif: dict | None = _fact("the what-if lab's switches this run had on")
+    whatif: str | None = _fact("the what-if lab's switches this run had on, as a caption")
     compare: dict | None = _fact("a compared pair: labels and the other input's tokens")
     weights_sha256: str | None = _fact("digest of the weights an opening trace was made with")
     opening_text: str | None = _fact("the opening example this trace was made for")
@@ -254,7 +254,7 @@ def _bool(value, name, where):
     return value
 
 
-def _of(kind: type, wanted: str):
+def _of(kind, wanted: str):
     def check(value, name, where):
         if not isinstance(value, kind):
             raise _bad(name, where, wanted, value)
@@ -263,7 +263,7 @@ def _of(kind: type, wanted: str):
 
 
 def _strs(value, name, where):
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise _bad(name, where, "a list of text", value)
     return tuple(value)
 
@@ -305,10 +305,10 @@ _CHECKS = {
     "prefix_tokens": _int(), "emb_sum": _str, "qkv_available": _bool, "position": _str,
     "rotary": _of(dict, "an object"), "qk_norm": _bool, "additive_bias": _bool, "missing": _strs,
     "on_demand": _of(dict, "an object"), "nonfinite": _strs, "nonfinite_weight": _str, "notice": _str,
-    "task": _str, "model_name": _str, "model_path": _str, "input_text": _str, "labels": _of(list, "a list"),
+    "task": _str, "model_name": _str, "model_path": _str, "input_text": _str, "labels": _of((list, tuple), "a list"),
     "metrics": _of(dict, "an object"), "query_index": _int(), "focus": _of(dict, "an object"),
     "decoder_input": _str, "target_text": _str, "output_text": _str, "expected_text": _str,
-    "reference_text": _str, "alignment": _of(list, "a list"), "correct": _bool, "whatif": _of(dict, "an object"),
+    "reference_text": _str, "alignment": _of((list, tuple), "a list"), "correct": _bool, "whatif": _str,
     "compare": _of(dict, "an object"), "weights_sha256": _str, "opening_text": _str, "step": _int(),
     "format": _int(),
 }
