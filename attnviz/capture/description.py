@@ -7,35 +7,48 @@ reads key/value head h // kv_group; a part prefix ``L{i}.`` is a decoder's or si
 ==============================  ======================  ==================================================
 key                             shape                   what
 ==============================  ======================  ==================================================
-``tokens``                      (T,)                    position labels (decoder tokens of enc–dec models)
+``tokens``                      (T,)                    position labels (decoder tokens of enc–dec models;
+                                                        ``[CLS]``, ``r,c`` for image patches)
+``meta``                        JSON text               the description below, under the fields' names
 ``src_tokens``                  (T_enc,)                encoder tokens of an encoder–decoder
-``L{i}.x``                      (T, D)                  input to the Q/K/V projections (after a pre-LN)
+``L{i}.x``                      (T, D)                  input to the Q/K/V projections (after the norm in
+                                                        pre-norm models), so ``q = x W_q + b_q``
 ``L{i}.q``                      (H, T, dh)              queries (after rotation in rotary models)
 ``L{i}.k`` / ``L{i}.v``         (H_kv, T, dh)           keys, values
-``L{i}.logits``                 (H, T, T)               q·kᵀ·scale before the mask (soft-capped if the model caps)
+``L{i}.logits``                 (H, T, T)               q·kᵀ·scale before the mask (soft-capped models:
+                                                        c·tanh(q·kᵀ·scale / c)); recomputed from q, k when
+                                                        not stored (T > LARGE_T)
 ``L{i}.mask``                   (T, T)                  additive mask: 0 or −inf
-``L{i}.bias``                   (H or 1, T, T)          an additive position bias (T5, ALiBi read eagerly)
+``L{i}.bias``                   (H or 1, T, T)          an additive position bias inside the model's scores
 ``L{i}.probs``                  (H, T, T)               softmax(logits + bias + mask); rows sum to 1
-``L{i}.q_pre_rope`` …           (H, T, dh), (T, d_rot)  rotary models: q, k before rotation, ``rope_cos/sin``
+``L{i}.q_pre_rope`` …           (H, T, dh), (T, d_rot)  rotary models: q and k before rotation
+                                                        (``k_pre_rope``) and the model's ``rope_cos``/``sin``
 ``L{i}.z``                      (H, T, dh)              probs · v per head
-``L{i}.out``                    (T, D)                  concat(z) · W_O + b_O
-``L{i}.W_q`` … ``L{i}.b_o``     (D, H·dh) …             weights in ``x W + b`` orientation
-``L{i}.h`` / ``L{i}.resid``     (T, D)                  residual stream after attention / after block i
+``L{i}.out``                    (T, D)                  concat(z) · W_O + b_O (recomputed when not stored)
+``L{i}.W_q`` … ``L{i}.b_o``     (D, H·dh) …             the weights in ``x W + b`` orientation
+``L{i}.h``                      (T, D)                  residual stream after the attention sub-layer
+``L{i}.resid``                  (T, D)                  residual stream after block i
 ``L{i}.grad``                   (H, T, T)               d(target logit)/d(probs), captured with ``grad``
-``L{i}.head_gate``              (H,)                    heads ablated by the what-if lab
-``L{i}.cross.x_kv``             (T_enc, D)              encoder output the cross keys/values come from
-``L{i}.lse``, ``L{i}.score_*``  (H, T), …               on-demand layers: log-sum-exp, score-rule arrays
+``L{i}.head_gate``              (H,)                    heads ablated (what-if lab):
+                                                        out = concat(gate_h·z_h)·W_O + b
+``L{i}.cross.*``                (T_dec, T_enc) …        decoder cross-attention, the same names
+``L{i}.cross.x_kv``             (T_enc, D)              encoder output the cross keys and values come from
+``enc.L{i}.*``, ``enc.emb.*``                           encoder layers and embeddings of an enc–dec
+``L{i}.lse``, ``L{i}.score_*``  (H, T), …               layers on demand: each row's log-sum-exp and the
+                                                        score rule's arrays (``on_demand`` below)
 ``emb.token/pos/sum``           (T, D)                  token (patch) embedding, positions, their sum
-``emb.pos_table``               (max_len, D)            the model's whole positional table
+``emb.pos_table``               (max_len, D)            the model's whole positional table (float32)
 ``emb.patch_weight``            (D, C, P, P)            ViT patch-embedding filters
 ``image``                       (S, S, C)               the preprocessed image in [0, 1]
 ``prediction``                  (C,) or (T, C)          class probabilities or next-token distribution
-``next_probs``                  (T, V)                  enc–dec: next-token distribution after every position
+``next_probs``                  (T, V)                  enc–dec: next-token distribution after every
+                                                        decoder position (position i produced tokens[i+1])
 ``rollout``                     (T, T)                  attention rollout with default settings
 ==============================  ======================  ==================================================
 
 The description (:class:`TraceDescription`, ``trace.description``) is the trace's ``meta`` read once, typed and
-validated; ``meta`` stays the JSON dict a saved file holds, under the same key names as the fields below.
+validated; ``meta`` stays the JSON dict a saved file holds, under the same key names as its fields (listed
+with their meaning in ``help(TraceDescription)``).
 Every capture (attnviz's own models, Hugging Face decoders/encoders, encoder–decoders, given attentions) builds
 one and hands it with its arrays to :func:`attnviz.capture.finish.finish_trace`.
 """
@@ -313,3 +326,7 @@ _CHECKS = {
     "format": _int(),
 }
 _FIELDS = dataclasses.fields(TraceDescription)  # every one has its check (tests/capture/test_description.py)
+# the fields' meanings, written once beside the fields, listed in the class's help
+if TraceDescription.__doc__:  # None under python -OO
+    TraceDescription.__doc__ += "\n    Fields\n    ------\n" + "".join(
+        f"    {f.name} : {f.metadata['what']}\n" for f in _FIELDS)

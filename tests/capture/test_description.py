@@ -65,3 +65,16 @@ def test_storage_dtypes(precision, n, on_demand, want):
 def test_an_unknown_precision_is_refused():
     with pytest.raises(InputError, match="precision must be one of"):
         storage_dtypes("float64", 4)
+
+
+def test_the_names_are_documented_in_one_place_and_the_format_page_points_there():
+    from pathlib import Path
+
+    import attnviz.capture.description as module
+
+    page = (Path(__file__).parents[2] / "docs" / "TRACE_FORMAT.md").read_text(encoding="utf-8")
+    assert "attnviz/capture/description.py" in page and "| key | shape |" not in page  # no second table
+    for name in ("L{i}.q", "L{i}.probs", "L{i}.cross.x_kv", "enc.L{i}.*", "emb.pos_table", "next_probs", "L{i}.lse"):
+        assert f"``{name}``" in module.__doc__, name
+    for f in dataclasses.fields(TraceDescription):
+        assert f"    {f.name} : " in TraceDescription.__doc__, f.name
