@@ -19,7 +19,6 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
-from attnviz.capture.description import TraceDescription
 from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
