@@ -180,8 +180,8 @@ class TraceDescription:
 
     # -- to and from the meta dict -------------------------------------------------------------------------
     def to_meta(self) -> dict:
-        """The JSON dict of a trace's ``meta``: every stated field (None, no config, nothing missing: left out) under its
-        name, and ``kv_group`` beside the head counts (files read before the description existed use it)."""
+        """The JSON dict of a trace's ``meta``: every stated field under its name (None, an empty config and nothing
+        missing left out), and ``kv_group`` beside the head counts (files read before the description use it)."""
         out: dict = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)

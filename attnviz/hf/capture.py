@@ -27,7 +27,7 @@ from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
-from attnviz.hf.describe import describe_model, head_of, trace_description
+from attnviz.hf.describe import EMB_SUM, describe_model, head_of, trace_description
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
 from attnviz.hf.layer_convert import LayerConverter
@@ -285,5 +285,5 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         d_head=cfg.head_dim, grid=tuple(grid) if grid else None, precision=np.dtype(dtype).name,
         source="huggingface", hf_architecture=arch, hf_family=family.name if family else hf_cfg.model_type,
         prefix_tokens=n_prefix, on_demand=on_demand.get("on_demand") or None,
-        emb_sum="the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)")
+        emb_sum=EMB_SUM)
     return finish_trace(tokens, arrays, description, meta, notices=notices, deferred=deferred, spill=spill)

@@ -14,7 +14,10 @@ from attnviz.hf.families import Family, family_of
 from attnviz.models.config import ModelConfig
 
 __all__ = ["head_of", "kind_of", "positions_of", "position_kind", "describe_model", "trace_description",
-           "norm_type_of", "activation_of", "true_config"]
+           "norm_type_of", "activation_of", "true_config", "EMB_SUM"]
+
+# what a Hugging Face trace's emb.sum holds (``meta["emb_sum"]``): not always token + position embeddings
+EMB_SUM = "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)"
 
 # families whose "LayerNorm" is an RMSNorm (no mean subtraction) though their config names no rms_norm_eps
 _RMS_FAMILIES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")

@@ -183,7 +183,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         arrays["next_probs"] = next_probs.astype(dtype, copy=False)
         arrays["prediction"] = arrays["next_probs"][-1]
     kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
-    from attnviz.hf.describe import true_config  # the model's real activation and norm, not the nearest attnviz has
+    from attnviz.hf.describe import EMB_SUM, true_config  # the model's real activation and norm names
     missing = ([f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
                 "(computed inside the model, not through the attention interface)"] if unread else [])
     if missing:  # said in one line, as the generic capture says it
@@ -196,5 +196,5 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         position=cfg.pos, missing=tuple(missing), on_demand=on_demand or None,
         # T5: softmax(q kᵀ·scale + mask + bias)
         additive_bias=True if any(k.endswith((".bias", ".score_rel_table")) for k in arrays) else None,
-        emb_sum="the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)")
+        emb_sum=EMB_SUM)
     return finish_trace(tokens, arrays, description, meta, notices=notices)

@@ -50,8 +50,8 @@ def sources(tmp: Path):
             loaded = load_hf_model(folder, device="cpu")
             prep = prepare_encdec_text(loaded, SOURCE, target=TARGET)
             trace = capture_encdec(loaded.model, prep.inputs, prep.tokens, meta=dict(prep.meta), attention=attention)
-            trace.arrays["src_tokens"] = np.array(prep.meta.get("src_tokens") or ["s"] * prep.inputs["input_ids"].shape[1],
-                                                  dtype=str)
+            n_src = prep.inputs["input_ids"].shape[1]
+            trace.arrays["src_tokens"] = np.array(prep.meta.get("src_tokens") or ["s"] * n_src, dtype=str)
             return trace
         return make
 
