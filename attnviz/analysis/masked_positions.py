@@ -44,7 +44,7 @@ def mask_rows(trace, top_k: int = 5, top_tokens: int = 3) -> list[MaskRow]:
     # a word per position only from a per-token head (T, V); a classifier's (C,) names no word: no guesses
     shape = trace.shape("prediction") if "prediction" in trace else ()
     per_token = len(shape) == 2 and shape[0] == len(tokens)
-    labels = list(trace.meta.get("labels") or [])
+    labels = list(trace.description.labels or [])
     out = []
     for q in where:
         guesses = []

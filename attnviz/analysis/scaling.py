@@ -81,7 +81,7 @@ def scale_reason(trace, layer: int, head: int, part: str = "self", seed: int = 0
     scores, valid = head_scores(q[None], k[None], mask[None, None], head)
     scores, valid = scores[0], valid[0]
     d_k, T = q.shape[-1], k.shape[1]
-    scale = float(trace.meta["scale"])
+    scale = float(trace.description.scale)
     spread = random_spread(D_KS, n=n, seed=seed)
     rows = {d: random_rows(d, T, n=n // 4, seed=seed) for d in D_KS}
     out = {"d_ks": list(D_KS), "keys": T, "d_k": d_k, "scale": scale, "layer": layer, "head": head,

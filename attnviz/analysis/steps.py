@@ -141,7 +141,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     x = as_f64(trace, prefix + "x")  # (Tq, D)
     if not 0 <= query < x.shape[0]:
         raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
-    group = int(trace.meta.get("kv_group", 1))
+    described = trace.description
+    group = described.kv_group
     kv_head = head // group
     W_Q, b_Q = head_slice(trace, prefix, "q", head)
     W_K, b_K = head_slice(trace, prefix, "k", kv_head)
@@ -154,7 +155,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     else:
         k, v, source = as_f64(trace, prefix + "k")[kv_head], as_f64(trace, prefix + "v")[kv_head], "trace"
     extra = {"kv_group": group, "heads_sharing_kv": query_heads_sharing(trace, kv_head)}
-    qk_norm = bool(trace.meta.get("qk_norm")) and prefix + "q_pre_rope" in trace
+    qk_norm = bool(described.qk_norm) and prefix + "q_pre_rope" in trace
     q_pre, k_pre = q_i, k
     if qk_norm:  # the model's per-head norm sits between projection and rotation: its output from the trace
         q_pre, k_pre = as_f64(trace, prefix + "q_pre_rope")[head, query], as_f64(trace, prefix + "k_pre_rope")[kv_head]
@@ -167,7 +168,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     if rot is not None:
         extra.update(scores_by_distance=rot.by_distance,
                      rotary_error=float(np.max(np.abs(rot.by_distance - scores))))
-    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
+    scale = trace.attention_scale(prefix)
     scaled = scores * scale
     cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
     capped = soft_cap(scaled, cap)
@@ -179,8 +180,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     masked = capped + mask if bias is None else capped + bias + mask
     if bias is not None:
         extra["bias"] = bias
-    windows = trace.meta.get("sliding_window")
-    if isinstance(windows, list) and part == "self" and layer < len(windows):
+    windows = described.sliding_window
+    if windows and part == "self" and layer < len(windows):
         extra["sliding_window"] = windows[layer]
     weights = softmax(masked)
     weighted = weights[:, None] * v  # (Tk, dh)
@@ -258,8 +259,8 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     """
     prefix = check_block(trace, part, layer)
     require_qkv(trace, prefix)
-    H, dh = trace.n_heads, int(trace.meta["d_head"])
-    group = int(trace.meta.get("kv_group", 1))
+    described = trace.description
+    H, dh, group = described.n_heads, int(described.d_head), described.kv_group
     X_all = as_f64(trace, prefix + "x")
     n_q = X_all.shape[0]
     a, b = (0, n_q) if window is None else (max(0, int(window[0])), min(n_q, int(window[1])))
@@ -283,20 +284,20 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     if prefix + "rope_cos" in trace:
         from attnviz.analysis.rotary import rotate
 
-        if trace.meta.get("qk_norm"):  # the model's per-head norm output, from the trace
+        if described.qk_norm:  # the model's per-head norm output, from the trace
             Q, K = as_f64(trace, prefix + "q_pre_rope")[:, a:b], as_f64(trace, prefix + "k_pre_rope")
         cos, sin = as_f64(trace, prefix + "rope_cos"), as_f64(trace, prefix + "rope_sin")
         extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
         Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])
     K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
     V = np.repeat(V, group, axis=0)
-    scale = trace.attention_scale(prefix) if hasattr(trace, "attention_scale") else float(trace.meta["scale"])
+    scale = trace.attention_scale(prefix)
     cut = (lambda m: m[..., ka:kb].copy()) if (ka, kb) != (0, n_k) else (lambda m: m)  # noqa: E731 - shown columns
     s = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk): the window's rows against every key
     QK = cut(s)
     s = s * scale
     scaled = cut(s)
-    cap = trace.softcap(prefix) if hasattr(trace, "softcap") else None
+    cap = trace.softcap(prefix)
     if cap:
         s = soft_cap(s, cap)
         extra.update(softcap=cap, capped=cut(s))

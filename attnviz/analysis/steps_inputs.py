@@ -31,7 +31,7 @@ def require_qkv(trace, prefix: str) -> None:
     probabilities only, or a layer kept as probabilities only)."""
     absent = [n for n in NEEDS if prefix + n not in trace]
     if absent:
-        why = trace.meta.get("missing") or []
+        why = trace.description.missing
         raise InputError(f"the trace has no {', '.join(absent[:4])}{'…' if len(absent) > 4 else ''} for "
                          f"{prefix.rstrip('.')}: the steps need the model's queries, keys and values"
                          + (f" (not captured: {'; '.join(why)})" if why else ""))
@@ -39,7 +39,7 @@ def require_qkv(trace, prefix: str) -> None:
 
 def query_heads_sharing(trace, kv_head: int) -> list[int]:
     """The query heads that read key/value head ``kv_head`` (one, or a group under GQA/MQA)."""
-    group = int(trace.meta.get("kv_group", 1))
+    group = trace.description.kv_group
     return list(range(kv_head * group, (kv_head + 1) * group))
 
 
@@ -88,7 +88,7 @@ def token_labels(tokens, n: int) -> list[str]:
 
 def head_slice(trace, prefix: str, name: str, head: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns of W_name (D, heads·dh) and b_name belonging to one (query or kv) head."""
-    dh = int(trace.meta["d_head"])
+    dh = int(trace.description.d_head)
     cols = slice(head * dh, (head + 1) * dh)
     return as_f64(trace, f"{prefix}W_{name}")[:, cols], as_f64(trace, f"{prefix}b_{name}")[cols]
 

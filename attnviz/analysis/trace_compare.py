@@ -4,8 +4,11 @@ the second's attention under ``cmp.``), so the one renderer draws it like any ot
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
+from attnviz.capture.finish import finish_trace
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.errors import InputError
 
@@ -32,7 +35,7 @@ def pair_traces(first, second, labels: tuple[str, str] | None = None) -> Trace:
     labels : what the figure calls them (default: model name and input text).
     """
     check_comparable(first, second)
-    arrays, meta = {}, dict(first.meta)
+    arrays = {}
     for part in _parts(first):
         for i in range(_layers(first, part)):
             key = layer_prefix(i, part)
@@ -43,8 +46,11 @@ def pair_traces(first, second, labels: tuple[str, str] | None = None) -> Trace:
     if "src_tokens" in first.arrays:
         arrays["src_tokens"] = first.arrays["src_tokens"]
     names = labels or (_label(first, "first"), _label(second, "second"))
-    meta.update(compare={"labels": [str(names[0]), str(names[1])], "other_tokens": list(second.tokens)})
-    return Trace(tokens=list(first.tokens), meta=meta, arrays=arrays)
+    # the pair holds whole maps: the first's on-demand rule (if any) describes arrays it does not hold
+    context = {k: v for k, v in first.meta.items() if k != "on_demand"}
+    description = dataclasses.replace(first.description, on_demand=None, compare={
+        "labels": [str(names[0]), str(names[1])], "other_tokens": list(second.tokens)})
+    return finish_trace(first.tokens, arrays, description, context)
 
 
 def check_comparable(first, second) -> None:

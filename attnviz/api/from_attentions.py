@@ -140,7 +140,9 @@ def from_attentions(attentions, tokens, cross_attentions=None, encoder_attention
     attnviz.errors.InputError: attentions hold values outside [0, 1] (1.25 to 1.25): pass probabilities (after the softmax), not scores
     """
     from attnviz.api.traced import Traced
-    from attnviz.capture.trace import Trace, layer_prefix
+    from attnviz.capture.description import TraceDescription
+    from attnviz.capture.finish import finish_trace
+    from attnviz.capture.trace import layer_prefix
 
     if isinstance(attentions, (list, tuple)) and attentions and all(isinstance(t, str) for t in attentions):
         attentions, tokens = tokens, attentions  # CircuitsVis order: (tokens, attention)
@@ -175,9 +177,9 @@ def from_attentions(attentions, tokens, cross_attentions=None, encoder_attention
     if src is not None:
         arrays["src_tokens"] = np.array(src, dtype=str)
     kind = "encoder-decoder" if src is not None else ("decoder" if causal else "encoder")
-    meta = {"kind": kind, "n_layers": len(stack), "n_enc_layers": len(parts["enc"]) if src is not None else 0,
-            "n_heads": n_heads, "causal": causal, "model_name": str(name), "source": "attentions",
-            "qkv_available": False, "precision": "float32", "grid": None,
-            "missing": ["x, q, k, v, z, embeddings: given attention probabilities only"],
-            "notice": "attention probabilities given by the caller: views needing q, k, v or the model refuse"}
-    return Traced(Trace(tokens=tokens, meta=meta, arrays=arrays))
+    description = TraceDescription(
+        kind=kind, n_layers=len(stack), n_enc_layers=len(parts["enc"]) if src is not None else 0, n_heads=n_heads,
+        causal=causal, model_name=str(name), source="attentions", qkv_available=False, precision="float32",
+        missing=("x, q, k, v, z, embeddings: given attention probabilities only",),
+        notice="attention probabilities given by the caller: views needing q, k, v or the model refuse")
+    return Traced(finish_trace(tokens, arrays, description))

@@ -12,6 +12,8 @@ Nothing here imports TransformerLens: the objects are recognised by their class'
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from attnviz.api.checks import check_text
@@ -56,10 +58,12 @@ def from_lens_cache(cache, tokens, name: str = "transformerlens", cfg=None):
     name : what the figures call the model; cfg : the model's ``cfg`` (its ``attn_scale``), if known.
     """
     from attnviz.api.from_attentions import from_attentions
+    from attnviz.api.traced import Traced
+    from attnviz.capture.finish import finish_trace
 
     traced = from_attentions(cache.stack_activation("pattern"), tokens, name=name)
     trace = traced.trace
-    n_layers, kept = trace.meta["n_layers"], []
+    n_layers, kept, scale = trace.n_layers, [], None
     for i in range(n_layers):
         names = {p: f"blocks.{i}.attn.hook_{p}" for p in ("q", "k", "v", "attn_scores")}
         if not all(n in cache for n in names.values()):
@@ -76,18 +80,18 @@ def from_lens_cache(cache, tokens, name: str = "transformerlens", cfg=None):
         for part, a in (("q", q), ("k", k), ("v", v)):
             trace.arrays[f"L{i}.{part}"] = a
         trace.arrays[f"L{i}.mask"] = np.where(seen.all(axis=0), 0.0, -np.inf).astype(np.float32)  # (T, T)
-        trace.meta["scale"] = scale
         kept.append(i)
     for a in trace.arrays.values():
         a.flags.writeable = False
-    trace.meta.update(source="transformerlens", qkv_available=len(kept) == n_layers,
-                      missing=["x, z, W_Q…W_O, the residual stream: a TransformerLens cache gives probabilities "
-                               "and q, k, v; attnviz.load(the Hugging Face model) traces it all"]
-                      + ([] if len(kept) == n_layers else
-                         [f"q, k, v of layers {', '.join(str(i) for i in range(n_layers) if i not in kept)} (their "
-                          "q·kᵀ does not reproduce the cache's scores: rotated after the hooks, or grouped K/V)"]),
-                      notice="TransformerLens cache: attention probabilities and q, k, v")
-    return traced
+    missing = ["x, z, W_Q…W_O, the residual stream: a TransformerLens cache gives probabilities and q, k, v; "
+               "attnviz.load(the Hugging Face model) traces it all"]
+    if len(kept) != n_layers:
+        missing.append(f"q, k, v of layers {', '.join(str(i) for i in range(n_layers) if i not in kept)} (their "
+                       "q·kᵀ does not reproduce the cache's scores: rotated after the hooks, or grouped K/V)")
+    description = dataclasses.replace(trace.description, scale=scale, source="transformerlens",
+                                      qkv_available=len(kept) == n_layers, missing=tuple(missing),
+                                      notice="TransformerLens cache: attention probabilities and q, k, v")
+    return Traced(finish_trace(trace.tokens, trace.arrays, description))
 
 
 class LensModel:

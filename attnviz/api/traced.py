@@ -158,9 +158,10 @@ class Traced:
         from attnviz.api.from_attentions import PROBS_VIEWS, needs_of
         from attnviz.errors import AttnvizError
 
-        if view == "compare" and "compare" not in self.trace.meta:
+        described = self.trace.description
+        if view == "compare" and described.compare is None:
             raise AttnvizError("the 'compare' view draws two traces: attnviz.compare(t1, t2)")
-        if self.trace.meta.get("source") in ("attentions", "transformerlens") and view not in (*PROBS_VIEWS, "compare"):
+        if described.source in ("attentions", "transformerlens") and view not in (*PROBS_VIEWS, "compare"):
             raise AttnvizError(f"the {view!r} view needs {needs_of(view)}: these are attention probabilities only "
                                f"(they draw {', '.join(PROBS_VIEWS)}); attnviz.load(model).trace(text) has it all")
 

@@ -73,7 +73,8 @@ def measure_long_map(T: int = 16384, n_frames: int = 60, size=(1000, 800)) -> di
     use_headless_screen()
     from PySide6.QtWidgets import QApplication
 
-    from attnviz.capture.trace import Trace
+    from attnviz.capture.description import TraceDescription
+    from attnviz.capture.finish import finish_trace
     from attnviz.gui.views.head_map_view import HeadMapView
     from attnviz.selection import Selection
 
@@ -81,9 +82,8 @@ def measure_long_map(T: int = 16384, n_frames: int = 60, size=(1000, 800)) -> di
     t0 = time.perf_counter()
     probs = _causal_attention(T)
     built_map = time.perf_counter() - t0
-    meta = {"kind": "decoder", "n_layers": 1, "n_heads": 1, "n_kv_heads": 1, "scale": 1.0, "causal": True,
-            "grid": None}
-    trace = Trace(tokens=[f"t{i}" for i in range(T)], meta=meta, arrays={"L0.probs": probs[None]})
+    description = TraceDescription(kind="decoder", n_layers=1, n_heads=1, n_kv_heads=1, scale=1.0, causal=True)
+    trace = finish_trace([f"t{i}" for i in range(T)], {"L0.probs": probs[None]}, description)
     view = HeadMapView(selection=Selection())
     view.resize(*size)
     view.show()

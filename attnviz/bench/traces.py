@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.capture import Trace, capture
+from attnviz.capture.description import TraceDescription
+from attnviz.capture.finish import finish_trace
 
 __all__ = ["sample_trace", "synthetic_trace", "SAMPLE_WORDS"]
 
@@ -87,6 +89,6 @@ def synthetic_trace(T: int, n_layers: int = 2, n_heads: int = 4, causal: bool = 
             probs[h] = logits
         arrays[f"L{layer}.probs"] = probs
         arrays[f"L{layer}.mask"] = mask
-    meta = {"kind": "decoder" if causal else "encoder", "n_layers": n_layers, "n_heads": n_heads,
-            "n_kv_heads": n_heads, "scale": 1.0, "causal": causal, "grid": None}
-    return Trace(tokens=[f"tok{i}" for i in range(T)], meta=meta, arrays=arrays)
+    description = TraceDescription(kind="decoder" if causal else "encoder", n_layers=n_layers, n_heads=n_heads,
+                                   n_kv_heads=n_heads, scale=1.0, causal=causal)
+    return finish_trace([f"tok{i}" for i in range(T)], arrays, description)

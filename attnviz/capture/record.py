@@ -8,7 +8,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from attnviz.capture.finite import add_nonfinite_notice
+from attnviz.capture.description import TraceDescription
+from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.models.attention import Attention
 from attnviz.models.registry import attention_layers
@@ -111,15 +112,12 @@ def capture(
     cfg = model.cfg
     T = len(tokens)
     large = T > LARGE_T
-    dtype = np.float16 if precision == "float16" or (precision == "auto" and large) else np.float32
+    dtype, _ = storage_dtypes(precision, T)
     layers = attention_layers(model)
     with recording(model, keep_grad=grad), torch.set_grad_enabled(grad):
         logits = model(**inputs)
         if grad:
-            flat = logits[0] if logits.dim() == 2 else logits[0, -1]
-            idx = int(flat.argmax()) if target is None else int(target)
-            model.zero_grad(set_to_none=True)
-            flat[idx].backward()
+            backward_to_target(model, logits, target)
         arrays: dict[str, np.ndarray] = {}
         first = layers["main"][0].attn
         unique_masks: list[np.ndarray] = []  # every layer has the same mask: hold one copy
@@ -138,8 +136,7 @@ def capture(
                     else:
                         arrays[prefix + "mask"] = same
                     if grad:
-                        g = attn.record["probs"].grad
-                        arrays[prefix + "grad"] = _np(g[0], dtype) if g is not None else np.zeros_like(arrays[prefix + "probs"])
+                        arrays[prefix + "grad"] = grad_array(attn.record["probs"], lambda t: _np(t, dtype), dtype)
                 base = "enc." if role == "enc" else ""
                 arrays[f"{base}L{i}.h"] = _np(block.record["h"][0], dtype)
                 arrays[f"{base}L{i}.resid"] = _np(block.record["resid"][0], dtype)
@@ -162,20 +159,9 @@ def capture(
         arrays["prediction"] = _prediction(model, logits)
         if cfg.kind == "encoder-decoder":  # what each decoder position wrote next (the panel follows the query)
             arrays["next_probs"] = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T, C)
-    meta = {
-        "kind": cfg.kind,
-        "config": cfg.to_dict(),
-        "scale": float(first.scale),
-        "causal": bool(first.causal),
-        "n_layers": len(layers["main"]),
-        "n_enc_layers": len(layers.get("enc", [])),
-        "n_heads": cfg.n_heads,
-        "n_kv_heads": cfg.kv_heads,
-        "kv_group": cfg.n_heads // cfg.kv_heads,  # query head h reads key/value head h // kv_group
-        "d_head": cfg.head_dim,
-        "grid": list(cfg.grid) if cfg.kind == "vit" else None,
-        "precision": np.dtype(dtype).name,
-        **(meta or {}),
-    }
-    add_nonfinite_notice(meta, arrays)
-    return Trace(tokens=list(tokens), meta=meta, arrays=arrays)
+    described = TraceDescription(
+        kind=cfg.kind, config=cfg.to_dict(), scale=float(first.scale), causal=bool(first.causal),
+        n_layers=len(layers["main"]), n_enc_layers=len(layers.get("enc", [])), n_heads=cfg.n_heads,
+        n_kv_heads=cfg.kv_heads, d_head=cfg.head_dim, grid=tuple(cfg.grid) if cfg.kind == "vit" else None,
+        precision=np.dtype(dtype).name)
+    return finish_trace(tokens, arrays, described, meta, known_finite=())

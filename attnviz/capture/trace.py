@@ -1,14 +1,7 @@
 """The Trace: everything one forward pass computed, as plain numpy plus metadata.
 
-Key names are a public contract (documented in the README):
-
-``tokens`` (T,) · ``meta`` JSON · ``L{i}.x`` (T, D) input to the Q/K/V projections ·
-``L{i}.q`` (H, T, dh) · ``L{i}.k`` / ``L{i}.v`` (H_kv, T, dh) · ``L{i}.logits`` / ``L{i}.probs``
-(H, T, T) · ``L{i}.mask`` (T, T) additive · ``L{i}.z`` (H, T, dh) · ``L{i}.out`` (T, D) ·
-``L{i}.resid`` (T, D) residual stream after block i · ``L{i}.W_q`` … (D, H·dh) with ``q = x W_q + b_q`` ·
-``L{i}.cross.*`` decoder cross-attention over (T_dec, T_enc) · ``enc.L{i}.*`` encoder layers of an
-encoder–decoder · ``emb.token`` / ``emb.pos`` / ``emb.sum`` (T, D) · ``emb.pos_table`` (max_len, D) the
-model's whole positional table (learned or sinusoidal models) · ``prediction`` · ``rollout`` (T, T).
+The array names and the meta's fields (a public contract) are documented in one place,
+:mod:`attnviz.capture.description`; ``trace.description`` is the meta read as a typed, checked dataclass.
 
 Long inputs (issue 34): a layer captured on demand keeps no (H, T, T) map. ``L{i}.lse`` (H, Tq) is each row's
 log-sum-exp, ``L{i}.score_*`` the arrays of its score rule (packed mask bits, a stored bias, ALiBi slopes, T5's
@@ -33,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.capture.description import TraceDescription
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.spill import SpillStore
 from attnviz.errors import InputError
@@ -171,6 +165,12 @@ class Trace:
         return merged @ self.arrays[prefix + "W_o"].astype(np.float32) + self.arrays[prefix + "b_o"].astype(np.float32)
 
     # -- shape facts -------------------------------------------------------------------------
+    @property
+    def description(self) -> TraceDescription:
+        """``meta`` read as the typed description (:mod:`attnviz.capture.description`), checked on each read:
+        code and tools may have changed ``meta`` since the trace was made."""
+        return TraceDescription.from_meta(self.meta)
+
     @property
     def kind(self) -> str:
         return self.meta.get("kind", "encoder")
@@ -365,7 +365,13 @@ class Trace:
             raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
         arrays.pop(MARKER_NAME, None)  # checked by content where it matters (io.outputs), not an attention array
         tokens = [str(t) for t in arrays.pop("tokens")]
-        meta = _read_meta(arrays.pop("meta"), path)
+        try:
+            meta = _read_meta(arrays.pop("meta"), path)
+            TraceDescription.from_meta(meta, f"trace {path}", saved=True)  # a shared file: its facts checked once
+        except InputError:
+            if store is not None:
+                store.close()
+            raise
         deferred: dict = {}
         attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
         return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred, spill=store)

@@ -226,8 +226,9 @@ def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
     from attnviz.io import write_atomic
     from attnviz.io.outputs import PACK_MARKER_TAG  # says what made the page (grants nothing: io.outputs)
 
-    model = trace.meta.get("model_name", "model")
-    src = trace.meta.get("input_text") or "image input"
+    described = trace.description
+    model = described.model_name or "model"
+    src = described.input_text or "image input"
     md = [f"# attnviz lecture pack: {model}", "", f"Input: {src}", "", "| figure | file | command |", "|---|---|---|"]
     md += [f"| {e.title} | [{e.path.name}]({e.path.name}) | `{e.command}` |" for e in entries]
     rows = "\n".join(

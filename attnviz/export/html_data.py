@@ -269,9 +269,10 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
                       "prefix": len(trace.tokens) - trace.grid[0] * trace.grid[1]}
         offset += image.nbytes
     packed.append(compress.flush())
+    described = trace.description
     meta = {"precision": precision, "bound": BOUND_TEXT[precision], "parts": meta_parts, "notices": notices,
-            "pooled": side is not None, "model": str(trace.meta.get("model_name") or "model"), "kind": trace.kind,
-            "input": trace.meta.get("input_text") or ("image input" if trace.grid else ""),
+            "pooled": side is not None, "model": described.model_name or "model", "kind": trace.kind,
+            "input": described.input_text or ("image input" if trace.grid else ""),
             "line_tokens": MAX_LINE_TOKENS, "raw_bytes": offset, "image": image_meta if image is not None else None}
     blob = base64.b64encode(b"".join(packed)).decode("ascii")
     return HtmlData(meta, blob, offset, notices)

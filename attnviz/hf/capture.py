@@ -12,22 +12,22 @@ give the probabilities they return with ``output_attentions`` and say so.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from contextlib import contextmanager
 
 import numpy as np
 import torch
 
+from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
-from attnviz.capture.on_demand import attach as attach_on_demand
-from attnviz.capture.record import LARGE_T
 from attnviz.capture.spill import SpillStore
 from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
-from attnviz.hf.describe import describe_model, head_of, trace_description
+from attnviz.hf.describe import EMB_SUM, describe_model, head_of, trace_description
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
 from attnviz.hf.layer_convert import LayerConverter
@@ -71,12 +71,6 @@ def _prediction(logits, head: str) -> np.ndarray | None:
         return None
     probs = torch.softmax(logits.detach().float(), dim=-1)[0]
     return (probs[-1] if head == "lm" else probs).cpu().numpy()  # (V,) next token, (C,) or (T, C)
-
-
-def _backward(logits, target):
-    flat = logits[0] if logits.dim() == 2 else logits[0, -1]
-    idx = int(flat.argmax()) if target is None else int(target)
-    flat[idx].backward()
 
 
 def _probs_only(model, inputs: dict, arch: str):
@@ -195,18 +189,14 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]
     cfg = getattr(model, "cfg", None) or describe_model(hf_cfg, arch)
     family = family_of(hf_cfg.model_type)
-    notices = [meta.get("notice")] if meta and meta.get("notice") else []
+    notices: list[str] = []  # after the input's own notice (finish_trace)
     T = len(tokens)
     if attention not in ("auto", "eager", "on_demand"):
         raise ValueError(f"attention must be 'auto', 'eager' or 'on_demand', not {attention!r}")
     fast = not grad and (attention == "on_demand" or (attention == "auto" and T >= ON_DEMAND_T))
-    # "auto": an on-demand capture keeps what the model computed as it is (numpy views of its tensors: a float16
-    # copy cost 8 % of the forward at T = 4,096 and raised the peak, as the tensors are alive until the end);
-    # an eager one keeps float16 above LARGE_T (its T×T maps dominate)
-    dtype = np.float16 if precision == "float16" or (precision == "auto" and T > LARGE_T and not fast) else np.float32
+    # an on-demand capture keeps numpy views of the model's own tensors (alive until the end anyway)
+    dtype, qk_dtype = storage_dtypes(precision, T, on_demand=fast)
     conv, head, deferred = _Numpy(dtype), head_of(arch), {}
-    # q, k and lse decide every recomputed probability: kept as computed (float32) unless float16 was asked for
-    qk_dtype = np.float16 if precision == "float16" else np.float32
     recorder = AttentionRecorder(model, keep=_wanted(layers), keep_grad=grad, fast=fast,
                                  probs_dtype=torch.float16 if dtype == np.float16 else None)
     generic = bool(recorder.modules)
@@ -258,8 +248,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         if grad and logits is not None:
             for p in probs_list:
                 p.retain_grad()
-            model.zero_grad(set_to_none=True)
-            _backward(logits, target)
+            backward_to_target(model, logits, target)
     with torch.no_grad():
         T_run = probs_list[0].shape[-1]
         layers_out.blocks = blocks
@@ -273,8 +262,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             arrays.update(embedding_arrays(model, family, emb, blocks, conv, T_run))
         if grad:
             for i, p in enumerate(probs_list):
-                g = p.grad
-                arrays[f"L{i}.grad"] = conv(g[0]) if g is not None else np.zeros(p.shape[1:], dtype)
+                arrays[f"L{i}.grad"] = grad_array(p, conv, dtype)
         pred = output_head.prediction(logits, dtype, lambda lg: _prediction(lg, head))
         if isinstance(pred, DeferredPrediction) and pred.surely_finite():
             deferred["prediction"] = pred  # computed per row when shown (hf/output_head.py)
@@ -290,22 +278,12 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         tokens, grid = [str(i) for i in range(T_run)], None
     n_prefix = len(family.prefix) if family is not None else (1 if grid else 0)
     described = trace_description(hf_cfg, cfg, facts, probs_list, generic)
-    if described.get("missing_line"):
-        notices.append(f"{arch}: {described.pop('missing_line')}")
-    full_meta = {
-        "kind": cfg.kind, "config": cfg.to_dict(), "causal": cfg.kind == "decoder", "n_layers": len(probs_list),
-        "n_enc_layers": 0, "d_head": cfg.head_dim, "grid": grid, "precision": np.dtype(dtype).name,
-        **described, **(meta or {}),
-        "source": "huggingface", "hf_architecture": arch, "hf_family": family.name if family else hf_cfg.model_type,
-        "prefix_tokens": n_prefix,
-        "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
-    }
-    if on_demand:
-        full_meta.update(on_demand)  # {"on_demand": {prefix: score rule facts}}
-        attach_on_demand(arrays, full_meta, deferred)
-    if notices:
-        full_meta["notice"] = "; ".join(dict.fromkeys(n for n in notices if n))
-    if spill is not None and not spill.files:
-        spill.close()  # everything fitted in memory
-        spill = None
-    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred, spill=spill)
+    if described.missing:
+        notices.append(f"{arch}: not captured: " + "; ".join(described.missing))
+    description = dataclasses.replace(
+        described, kind=cfg.kind, causal=cfg.kind == "decoder", n_layers=len(probs_list), n_enc_layers=0,
+        d_head=cfg.head_dim, grid=tuple(grid) if grid else None, precision=np.dtype(dtype).name,
+        source="huggingface", hf_architecture=arch, hf_family=family.name if family else hf_cfg.model_type,
+        prefix_tokens=n_prefix, on_demand=on_demand.get("on_demand") or None,
+        emb_sum=EMB_SUM)
+    return finish_trace(tokens, arrays, description, meta, notices=notices, deferred=deferred, spill=spill)

@@ -8,12 +8,16 @@ attributes (or ``transformers.PretrainedConfig``) will do.
 
 from __future__ import annotations
 
+from attnviz.capture.description import TraceDescription
 from attnviz.errors import ModelLoadError
 from attnviz.hf.families import Family, family_of
 from attnviz.models.config import ModelConfig
 
 __all__ = ["head_of", "kind_of", "positions_of", "position_kind", "describe_model", "trace_description",
-           "norm_type_of", "activation_of", "true_config"]
+           "norm_type_of", "activation_of", "true_config", "EMB_SUM"]
+
+# what a Hugging Face trace's emb.sum holds (``meta["emb_sum"]``): not always token + position embeddings
+EMB_SUM = "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)"
 
 # families whose "LayerNorm" is an RMSNorm (no mean subtraction) though their config names no rms_norm_eps
 _RMS_FAMILIES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")
@@ -78,34 +82,25 @@ def _one_or_list(values: list):
     return values[0] if len(set(values)) == 1 else values
 
 
-def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list, generic: bool) -> dict:
-    """The trace meta that describes attention as the run computed it (heads, scale, soft-cap, windows,
-    positions, what is missing). ``facts``: one :class:`attnviz.hf.layer_arrays.LayerFacts` per layer
-    (None for a layer kept as probabilities only)."""
+def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list, generic: bool) -> TraceDescription:
+    """What the run computed about attention (heads, scale, soft-cap, windows, positions, what is missing), as
+    the :class:`TraceDescription` the capture completes. ``facts``: one
+    :class:`attnviz.hf.layer_arrays.LayerFacts` per layer (None for a layer kept as probabilities only)."""
     H = int(probs_list[0].shape[1])
     known = [f for f in facts if f is not None]
     kv = known[0].n_kv_heads if known else int(getattr(hf_config, "num_key_value_heads", None) or H)
     first = known[0] if known else None
     per_layer = [f or first for f in facts]  # a layer kept as probabilities only: described as the first
     scales = [f.scale for f in per_layer if f is not None] or [cfg.head_dim ** -0.5]
-    out = {"config": true_config(hf_config, cfg), "n_heads": H, "n_kv_heads": kv, "kv_group": H // kv if kv else 1, "scale": float(scales[0]),
-           "position": position_kind(hf_config), "qkv_available": bool(known) and not known[0].missing}
-    if len(set(scales)) > 1:  # GPT-2 with scale_attn_by_inverse_layer_idx
-        out["layer_scales"] = [float(s) for s in scales]
     caps = [f.softcap for f in per_layer if f is not None]
-    out["softcap"] = _one_or_list(caps) if caps else None
     windows = [f.sliding_window for f in per_layer if f is not None]
-    out["sliding_window"] = windows if any(windows) else None
+    rotary, position = None, position_kind(hf_config)
     if any(f.rotary_dims for f in known):
-        out["position"] = "rotary"
+        position = "rotary"
         rope = getattr(hf_config, "rope_parameters", None) or {}
-        out["rotary"] = {"dims": max(f.rotary_dims for f in known), "d_head": cfg.head_dim,
-                         "theta": rope.get("rope_theta") if isinstance(rope, dict) else None,
-                         "convention": "rotate_half: dimension d pairs with d + d_rot/2"}
-    if any(f.qk_norm for f in known):
-        out["qk_norm"] = True
-    if any(f.bias for f in known):
-        out["additive_bias"] = True
+        rotary = {"dims": max(f.rotary_dims for f in known), "d_head": cfg.head_dim,
+                  "theta": rope.get("rope_theta") if isinstance(rope, dict) else None,
+                  "convention": "rotate_half: dimension d pairs with d + d_rot/2"}
     missing = list(dict.fromkeys(m for f in known for m in f.missing))
     if not generic:
         missing = ["x, q, k, v, z, W_O: attention probabilities only, the model computes attention itself, not "
@@ -113,10 +108,14 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
     elif len(known) < len(facts):
         missing.append(f"x, q, k, v, z of layers {', '.join(str(i) for i, f in enumerate(facts) if f is None)} "
                        "(kept as probabilities only)")
-    if missing:
-        out["missing"] = missing
-        out["missing_line"] = "not captured: " + "; ".join(missing)
-    return out
+    cap = _one_or_list(caps) if caps else None
+    return TraceDescription(
+        config=true_config(hf_config, cfg), n_heads=H, n_kv_heads=kv or None, scale=float(scales[0]),
+        layer_scales=tuple(float(s) for s in scales) if len(set(scales)) > 1 else None,  # GPT-2 scaled by layer
+        softcap=tuple(cap) if isinstance(cap, list) else cap, sliding_window=tuple(windows) if any(windows) else None,
+        position=position, rotary=rotary, qkv_available=bool(known) and not known[0].missing,
+        qk_norm=True if any(f.qk_norm for f in known) else None,
+        additive_bias=True if any(f.bias for f in known) else None, missing=tuple(missing))
 
 
 def norm_type_of(hf_config) -> str:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from attnviz.capture.description import TraceDescription
+from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.on_demand import ON_DEMAND_T
-from attnviz.capture.on_demand import attach as attach_on_demand
-from attnviz.capture.record import LARGE_T
-from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
 from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
@@ -69,8 +69,7 @@ def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: 
         # not through conv: it caches by storage address, and this temporary's storage is freed after it
         out[prefix + "bias"] = bias.cpu().numpy().astype(conv.dtype)
     if grad:
-        g = call.probs.grad
-        out[prefix + "grad"] = conv(g[0]) if g is not None else np.zeros(out[prefix + "probs"].shape, conv.dtype)
+        out[prefix + "grad"] = grad_array(call.probs, conv, conv.dtype)
     return out
 
 
@@ -131,9 +130,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     if attention not in ("auto", "eager", "on_demand"):
         raise ValueError(f"attention must be 'auto', 'eager' or 'on_demand', not {attention!r}")
     fast = not grad and (attention == "on_demand" or (attention == "auto" and max(T_dec, T_enc) >= ON_DEMAND_T))
-    # as the decoder-only capture: float16 above LARGE_T only where T×T maps are kept; q, k, lse as computed
-    dtype = np.float16 if precision == "float16" or (precision == "auto" and large and not fast) else np.float32
-    qk_dtype = np.float16 if precision == "float16" else np.float32
+    dtype, qk_dtype = storage_dtypes(precision, max(T_dec, T_enc), on_demand=fast)
     conv = TensorsToNumpy(dtype)
     import transformers
 
@@ -146,15 +143,13 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         if grad:
             for c in rec.calls:
                 c.probs.retain_grad()
-            model.zero_grad(set_to_none=True)
-            last = logits[0, -1]
-            last[int(last.argmax()) if target is None else int(target)].backward()
+            backward_to_target(model, logits, target)
     parts, unread = _parts(rec.calls, enc_name, cfg.n_layers, cfg.dec_layers)
     scales = {round(c.scaling, 12) for c in rec.calls} or {cfg.head_dim**-0.5}  # none read: the usual one
     if len(scales) != 1:  # Trace rebuilds logits with one scale
         raise ModelLoadError(f"{arch} scales its attention parts differently ({sorted(scales)}); attnviz "
                              "shows models with one softmax scale")
-    notices = [meta.get("notice")] if meta and meta.get("notice") else []
+    notices: list[str] = []  # after the input's own notice (finish_trace)
     arrays: dict[str, np.ndarray] = {}
     masks, masks_by_tensor = [], {}  # one array per distinct mask, each mask tensor split once
     on_demand: dict[str, dict] = {}  # prefix → score rule facts of each fast-recorded call
@@ -188,27 +183,18 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         arrays["next_probs"] = next_probs.astype(dtype, copy=False)
         arrays["prediction"] = arrays["next_probs"][-1]
     kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
-    from attnviz.hf.describe import true_config  # the model's real activation and norm, not the nearest attnviz has
-    full_meta = {
-        "kind": "encoder-decoder", "config": true_config(model.config, cfg), "scale": float(scales.pop()), "causal": True,
-        "n_layers": cfg.dec_layers, "n_enc_layers": cfg.n_layers, "n_heads": cfg.n_heads,
-        "n_kv_heads": kv_heads, "kv_group": cfg.n_heads // kv_heads,
-        "d_head": cfg.head_dim, "grid": None, "precision": np.dtype(dtype).name, **(meta or {}),
-        "source": "huggingface", "hf_architecture": arch, "hf_family": str(getattr(model.config, "model_type", "")),
-        "qkv_available": True, "prefix_tokens": 0, "position": cfg.pos,
-        "emb_sum": "the residual stream entering layer 0 (after the embeddings' own LayerNorm, if any)",
-    }
-    if any(k.endswith((".bias", ".score_rel_table")) for k in arrays):  # T5: softmax(q kᵀ·scale + mask + bias)
-        full_meta["additive_bias"] = True
-    if unread:  # said in one line, as the generic capture says it (meta "missing")
-        full_meta["qkv_available"] = False
-        full_meta["missing"] = [f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
-                                "(computed inside the model, not through the attention interface)"]
-        notices.append(f"{arch}: not captured: " + "; ".join(full_meta["missing"]))
-    deferred: dict = {}
-    if on_demand:
-        full_meta["on_demand"] = on_demand
-        attach_on_demand(arrays, full_meta, deferred)
-    if notices:
-        full_meta["notice"] = "; ".join(dict.fromkeys(notices))
-    return Trace(tokens=list(tokens), meta=full_meta, arrays=arrays, deferred=deferred)
+    from attnviz.hf.describe import EMB_SUM, true_config  # the model's real activation and norm names
+    missing = ([f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
+                "(computed inside the model, not through the attention interface)"] if unread else [])
+    if missing:  # said in one line, as the generic capture says it
+        notices.append(f"{arch}: not captured: " + "; ".join(missing))
+    description = TraceDescription(
+        kind="encoder-decoder", config=true_config(model.config, cfg), scale=float(scales.pop()), causal=True,
+        n_layers=cfg.dec_layers, n_enc_layers=cfg.n_layers, n_heads=cfg.n_heads, n_kv_heads=kv_heads,
+        d_head=cfg.head_dim, precision=np.dtype(dtype).name, source="huggingface", hf_architecture=arch,
+        hf_family=str(getattr(model.config, "model_type", "")), qkv_available=not unread, prefix_tokens=0,
+        position=cfg.pos, missing=tuple(missing), on_demand=on_demand or None,
+        # T5: softmax(q kᵀ·scale + mask + bias)
+        additive_bias=True if any(k.endswith((".bias", ".score_rel_table")) for k in arrays) else None,
+        emb_sum=EMB_SUM)
+    return finish_trace(tokens, arrays, description, meta, notices=notices)

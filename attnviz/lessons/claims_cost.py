@@ -27,7 +27,7 @@ def attention_cost(scene, bench, trace, state, p, seed, n):
     """Measure both paths up to ``p["max_length"]`` on this machine; the module docstring says when it holds."""
     from attnviz.runtime.attention_cost import growth_exponent, measure_attention_cost
 
-    d_head = int(trace.meta.get("d_head") or trace["L0.q"].shape[-1])
+    d_head = int(trace.description.d_head or trace["L0.q"].shape[-1])
     lengths = _lengths(int(p.get("max_length", DEFAULT_LENGTHS[-1])))
     cost = measure_attention_cost(trace.n_heads, d_head, lengths, repeat=1, seed=seed)
     eager = growth_exponent(cost.lengths, cost.bytes["eager"])

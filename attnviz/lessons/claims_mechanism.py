@@ -134,7 +134,7 @@ def scale_saturation(scene, bench, trace, state, p, seed, n):
     from attnviz.analysis.scaling import random_rows, random_spread
 
     loaded = bench.model(scene.model)
-    d_k = int(trace.meta["d_head"])
+    d_k = int(trace.description.d_head)
     scale = float(_attention_module(loaded, state.layer).scale)  # the model's own, whatever the scene switches
     T = len(trace.tokens)
     spread = random_spread((4, 16, 64, 256), seed=seed)

@@ -20,8 +20,9 @@ def weights_from_trace(trace, layer: int) -> dict:
     w = {k: np.asarray(trace[f"L{layer}.{k}"], np.float64) for k in _NAMES}
     H = trace.n_heads
     gate = trace[f"L{layer}.head_gate"] if f"L{layer}.head_gate" in trace else np.ones(H)
-    w.update(H=H, n_kv=trace.meta.get("n_kv_heads") or H, dh=int(trace.meta["d_head"]),
-             scale=float(trace.meta["scale"]), gate=np.asarray(gate, np.float64))
+    described = trace.description
+    w.update(H=H, n_kv=described.kv_heads, dh=int(described.d_head), scale=float(described.scale),
+             gate=np.asarray(gate, np.float64))
     return w
 
 

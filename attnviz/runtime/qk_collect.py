@@ -168,7 +168,8 @@ def qk_from_trace(trace) -> QKData:
         toks[part], labels[part] = tokens, [tokens]
     if not qs:
         raise InputError("this trace holds no queries and keys")
-    item = trace.meta.get("input_text") or "the current input"
+    described = trace.description
+    item = described.input_text or "the current input"
     return QKData(q=qs, k=ks, input_index=where, position=pos, token=toks, items=[item], tokens=labels,
-                  kv_group=int(trace.meta.get("kv_group", 1) or 1), model=trace.meta.get("model_name", ""),
+                  kv_group=described.kv_group, model=described.model_name or "",
                   joiner="" if all(len(t) <= 1 for t in toks.get("self", [])) else " ")

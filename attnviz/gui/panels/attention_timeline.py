@@ -11,6 +11,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
 
+from attnviz.capture.description import TraceDescription
+from attnviz.capture.finish import finish_trace
 from attnviz.capture.trace import Trace, layer_prefix
 from attnviz.selection import Selection
 
@@ -44,9 +46,10 @@ def snapshot_trace(snaps, k: int, probe: int, causal: bool = False) -> Trace:
             arrays[layer_prefix(i, "self") + "mask"] = mask
     if src:
         arrays["src_tokens"] = np.array(src, dtype=str)
-    meta = {"n_layers": counts.get("self", 0), "n_enc_layers": counts.get("enc", 0), "n_heads": n_heads,
-            "causal": causal, "kind": "snapshot", "step": int(snaps.steps[k])}
-    return Trace(tokens=list(tokens), meta=meta, arrays=arrays)
+    description = TraceDescription(kind="snapshot", n_layers=counts.get("self", 0),
+                                   n_enc_layers=counts.get("enc", 0), n_heads=n_heads, causal=causal,
+                                   step=int(snaps.steps[k]))
+    return finish_trace(tokens, arrays, description)
 
 
 class AttentionTimeline(QWidget):

@@ -62,7 +62,7 @@ class AttentionCostView(BaseView):
         self.controls.addStretch(1)
 
     def _model_shape(self):
-        d_head = self.trace.meta.get("d_head") or self.trace["L0.q"].shape[-1]
+        d_head = self.trace.description.d_head or self.trace["L0.q"].shape[-1]
         return self.trace.n_heads, int(d_head)
 
     def _trace_changed(self) -> None:

@@ -192,7 +192,7 @@ class MatrixFormWidget(WalkthroughView):
         Tq, D = f.X.shape
         Tk, dh = f.K.shape[1], f.Q.shape[2]
         H = f.Q.shape[0]
-        kv = head // int(t.meta.get("kv_group", 1))
+        kv = head // t.description.kv_group
         sel_q = self.state.query - a if self.state.query is not None else None
         hl = [sel_q] if sel_q is not None and 0 <= sel_q < Tq else []
         gqa = f" (reads key/value head {kv})" if t.n_kv_heads < t.n_heads else ""
@@ -239,7 +239,7 @@ class MatrixFormWidget(WalkthroughView):
 
     def _symbols(self, c: "_Context") -> str:
         """One line saying what X (and E, R) are for this model and part."""
-        pre = c.t.meta.get("config", {}).get("norm", "pre") == "pre"
+        pre = c.t.description.norm_placement == "pre"
         ln = norm_label(c.t.meta)  # RMSNorm for a Llama-family model, LN (LayerNorm) otherwise
         x = f"X = {ln}(R): what the projections read; R: the residual stream into the block" if pre else \
             f"X = R: the residual stream into the block (post-{ln}: normalised after each addition)"
@@ -254,7 +254,7 @@ class MatrixFormWidget(WalkthroughView):
             return f"{name} (recorded)"
         bias = f" + b_{name}" if _has(c.t, c.prefix + f"b_{name.lower()}") else ""
         if c.f.rotary_dims and name in ("Q", "K"):  # rotary: Q and K shown after the rotation by position
-            inner = f"norm({src} W_{name}{bias})" if c.t.meta.get("qk_norm") else f"{src} W_{name}{bias}"
+            inner = f"norm({src} W_{name}{bias})" if c.t.description.qk_norm else f"{src} W_{name}{bias}"
             return f"{name} = rotate({inner})"
         return f"{name} = {src} W_{name}{bias}"
 
@@ -404,7 +404,7 @@ class MatrixFormWidget(WalkthroughView):
         h, resid = np.asarray(t[h_key][a:b], dtype=np.float64), np.asarray(t[r_key][a:b], dtype=np.float64)
         stream = stream[a:b]
         Tq, D = h.shape
-        pre = t.meta.get("config", {}).get("norm", "pre") == "pre"
+        pre = t.description.norm_placement == "pre"
         ln = norm_label(t.meta)
         cross = t.has_cross and part == "self"
         after = "cross-attention + MLP" if cross else "MLP"

@@ -159,7 +159,7 @@ class WalkthroughWidget(WalkthroughView):
                 self.steps = key_window(compute_six_steps(self.trace, layer, head, query, part=part))
             except (AttnvizError, KeyError) as exc:  # a trace without the arrays this needs
                 self.message = f"cannot show the steps: {exc}"
-        has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.meta.get("causal")
+        has_mask = self.steps is not None and bool(np.isneginf(self.steps.mask).any() or self.trace.description.causal
                                                    or getattr(self.steps, "bias", None) is not None)
         rotary = self.steps is not None and getattr(self.steps, "rope_cos_i", None) is not None
         current = self.step_name if self.step_list else "project"
