@@ -19,7 +19,7 @@ import torch
 def sources(tmp: Path):
     """name → a zero-argument function returning a Trace (tiny seeded models: every source of traces)."""
     from attnviz.capture import capture
-    from tests.analysis.tiny import build_tiny, make_inputs
+    from tests.models.tiny import build_tiny, make_inputs
 
     def native(kind, **kw):
         def make():
