@@ -51,3 +51,17 @@ def test_the_legend_scales_with_the_exported_slide(qtbot):
         view._relayout = orig
     legend_px = _ink_rows(img, QRectF(*(v * scale for v in boxes["legend"].getRect())))
     assert legend_px >= 12, legend_px  # "head 0" at least 12 px of ink on the slide (it was ~7)
+
+
+def test_every_figure_legend_follows_the_export_scale(qtbot):
+    """The attention-cost figure's legends had the same flag (control: a fresh pyqtgraph legend has it)."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.attention_cost_view import AttentionCostView
+    from attnviz.selection import Selection
+
+    assert pg.LegendItem().flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations  # the default
+    view = AttentionCostView(Selection())
+    qtbot.addWidget(view)
+    legends = [it for it in view.figure.scene().items() if isinstance(it, pg.LegendItem)]
+    assert legends and not any(lg.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations for lg in legends)
