@@ -175,5 +175,5 @@ def draw_mean_pattern(pattern, mean: np.ndarray, layer: int, head: int) -> None:
     pattern.set_image(quantize(np.nan_to_num(mean), vmax, missing), mean.shape)
     pattern.set_labels([str(i) for i in range(mean.shape[0])], [str(j) for j in range(mean.shape[1])])
     pattern.set_mask(missing)
-    pattern.set_levels(0.0, vmax, "mean attention weight · scale: this map's maximum")
+    pattern.set_levels(0.0, vmax, "mean weight · own maximum")  # short: the bar is only as tall as the map
     pattern.set_title(f"Mean attention · layer {layer}, head {head}<br>rows: query position · columns: key position")
