@@ -359,3 +359,27 @@ def test_controls_show_their_whole_text_in_a_half_window_dock(qtbot, induction_t
         text_w = QFontMetrics(box.font()).horizontalAdvance(box.currentText())
         assert box.isVisible() and box.width() >= text_w + 20, (box.currentText(), box.width(), text_w)
         assert box.geometry().right() <= view.width()  # inside the dock, not past its edge
+
+
+def test_the_mean_patterns_position_labels_are_every_fifth_when_crowded(qtbot):
+    """24 key positions on a small square map collided; crowded, every 5th position is drawn at full size
+    (the control: a large map names all 24)."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.dataset_widgets import draw_mean_pattern
+    from attnviz.gui.widgets.heatmap import LabelledHeatmap
+
+    mean = np.random.default_rng(0).dirichlet(np.ones(24), size=24)
+    shown = {}
+    for side in (260, 1400):
+        heat = LabelledHeatmap(lock_aspect=True)
+        view = pg.GraphicsLayoutWidget()
+        qtbot.addWidget(view)
+        view.ci.addItem(heat)
+        view.resize(side, side)
+        view.show()
+        draw_mean_pattern(heat, mean, 1, 0)
+        qtbot.wait(50)
+        shown[side] = [list(ax.visible_indices()) for ax in (heat.left, heat.bottom)]
+    assert all(v == list(range(0, 24, 5)) for v in shown[260]), shown[260]
+    assert all(v == list(range(24)) for v in shown[1400]), shown[1400]
