@@ -169,8 +169,9 @@ class CompareView(BaseView):
             for m in self.maps:
                 m.image.clear()
                 m.set_labels([], [])
-            why = trace or (NOTHING_PINNED if self.trace is not None
-                            else "No pair of traces to compare: attnviz.compare(t1, t2) makes one.")
+            # no trace yet with a pin: the current one is on its way (a model switch); none at all: how to pin
+            why = trace or (NOTHING_PINNED if self.pinned is None
+                            else "Pinned: the Compare view draws it beside the current trace once that is shown.")
             self.empty.setText(why)
             self._show_empty(True)
             self.set_hover_text(why if isinstance(trace, str) else "")
