@@ -56,7 +56,7 @@ class CompareView(BaseView):
         self.layout().insertWidget(self.layout().indexOf(self.scroll), self.empty, 1)
         self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
         self._arrange("row")
-        self._show_empty(True)
+        self._show_empty(True, NOTHING_PINNED)
         self.res = None
         self.pinned = None  # the app's pinned trace, compared with the current one (set_pinned)
         self._pair = (None, None, None)  # (pinned, trace, their pair or the reason there is none)
@@ -85,9 +85,16 @@ class CompareView(BaseView):
         self.arrangement = arrangement
         self._fit_height()
 
-    def _show_empty(self, on: bool) -> None:
+    def _show_empty(self, on: bool, why: str = "") -> None:
+        """On screen the sentence in place of the figure; in the figure (an export, the layout audit) the same
+        sentence as its only text, without the maps' empty colour bars."""
         self.empty.setVisible(on)
         self.scroll.setVisible(not on)
+        for m in self.maps[1:]:  # (the first map's bar is never drawn; the axes have no labels when empty)
+            m.bar.setVisible(not on)
+        if on:
+            for m, title in zip(self.maps, (why, "", "")):
+                m.set_title(title)
 
     def _fit_height(self) -> None:
         """In a column, the figure is at least tall enough for every row label at 12 px (a 16 px row) in each
@@ -173,7 +180,7 @@ class CompareView(BaseView):
             why = trace or (NOTHING_PINNED if self.pinned is None
                             else "Pinned: the Compare view draws it beside the current trace once that is shown.")
             self.empty.setText(why)
-            self._show_empty(True)
+            self._show_empty(True, why)
             self.set_hover_text(why if isinstance(trace, str) else "")
             return
         self.set_hover_text("")
