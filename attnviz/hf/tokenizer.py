@@ -11,6 +11,7 @@ import json
 
 from attnviz.errors import InputError
 from attnviz.text.tokenizer import Encoding
+from attnviz.text.vocab_rows import no_token_label
 
 __all__ = ["HFTokenizer"]
 
@@ -32,7 +33,7 @@ class HFTokenizer:
         self.hf = tok
         self.index: dict[str, int] = dict(tok.get_vocab())
         n = max(int(vocab_size), max(self.index.values(), default=-1) + 1)
-        self.vocab = [f"[row {i}]" for i in range(n)]  # rows without a token (padding) keep a label
+        self.vocab = [no_token_label(i) for i in range(n)]  # rows without a token (padding) keep a label
         for token, i in self.index.items():
             self.vocab[i] = token
         self.lowercase = bool(getattr(tok, "do_lower_case", False))

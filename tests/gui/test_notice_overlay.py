@@ -67,3 +67,33 @@ def test_the_notice_is_on_top_beside_the_tabs_and_wraps(make_window, qtbot):
     assert all(not rect.intersects(tabbar.tabRect(i).translated(tabbar.mapTo(host, QPoint(0, 0))))
                for i in range(tabbar.count()))
     assert rect.width() <= host.width()
+
+
+def test_a_wrapping_notice_covers_no_row_of_tabs(make_window, qtbot):
+    """Beside the tabs a notice that wrapped grew down over the views' own tab row (seen at 1280×720); a text
+    that does not fit there on one line goes along the bottom edge instead. Control: a short one stays beside."""
+    from PySide6.QtWidgets import QTabBar
+
+    win = make_window()
+    qtbot.waitUntil(lambda: win.trace is not None and win.views_installed, timeout=60000)
+    win.resize(1280, 660)
+    qtbot.wait(100)
+    bar, main_tabs = win.notice, win.tabs.tabBar()
+    host = bar.parentWidget()
+
+    def tab_rows():  # every visible row of tabs in the window: the pages' and the views' dock tabs
+        return [(t, t.rect().translated(t.mapTo(host, QPoint(0, 0)))) for t in win.findChildren(QTabBar)
+                if t.isVisible() and t.count()]
+
+    assert len(tab_rows()) >= 2  # the pages' tabs and at least one row of view tabs
+    win.notify("this model's tokenizer splits words into pieces the examples do not use, so some labels are "
+               "sub-words; the maps are still the model's own attention", "warning")
+    qtbot.wait(50)
+    rect = bar.geometry()
+    assert bar.isVisible() and host.rect().contains(rect)
+    assert [t for t, r in tab_rows() if r.intersects(rect)] == []
+    win.notify("short", "warning")
+    qtbot.wait(50)
+    top = main_tabs.mapTo(host, QPoint(0, 0)).y()
+    assert bar.geometry().top() == top  # beside the tabs, in their row
+    assert [t for t, r in tab_rows() if t is not main_tabs and r.intersects(bar.geometry())] == []

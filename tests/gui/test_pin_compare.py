@@ -51,7 +51,7 @@ def test_two_inputs_on_one_model(make_window, qtbot):
     assert "compare" in pair.meta  # export and copy draw the same pair through the one renderer
     win.actions_["unpin"].trigger()
     assert win.state.shown.pinned is None and view.values is None
-    assert "pin a trace" in view.maps[0].title.text
+    assert "Pin this trace" in view.empty.text() and view.empty.isVisibleTo(view)
 
 
 def test_one_input_on_two_models_of_the_same_shape(make_window, qtbot, tmp_path):
@@ -92,7 +92,7 @@ def test_unlike_shapes_are_said_in_a_notice_and_in_the_view(make_window, qtbot):
     view = _compare_view(win, qtbot)
     _shown(win, qtbot, "the cat sat on")  # like shapes but for the token count
     qtbot.waitUntil(lambda: view.trace is win.trace, timeout=10000)
-    assert view.values is None and "cannot compare" in view.maps[0].title.text
+    assert view.values is None and "cannot compare" in view.empty.text()
     assert any("cannot compare" in t and level == "warning" for t, level in notices)
     assert "cannot compare" in win.notice.text and win.notice.isVisible()  # still up once the run is shown
     # negative control: a comparable input brings the maps back and says nothing of the kind
@@ -124,12 +124,12 @@ def test_a_long_pair_is_refused_in_the_view_before_any_copy(qtbot, monkeypatch):
     assert view.values is not None  # under the bound: drawn
     monkeypatch.setattr(compare_view, "MAX_PIN_TOKENS", len(a.tokens) - 1)
     view.set_pinned(b)  # a new pair under the lowered bound
-    assert view.values is None and "too long to compare" in view.maps[0].title.text
+    assert view.values is None and "too long to compare" in view.empty.text()
 
 
 def test_a_narrow_compare_view_stacks_the_difference_under_the_maps(qtbot):
     """Three maps in a row in a half-window dock left each a sliver; narrower than 1.4 × its height, the view puts
-    the difference under the first map (with its row labels) and goes back to a row when wide (control)."""
+    the maps one under another (the difference last) and goes back to a row when wide (control)."""
     import attnviz
     from attnviz.analysis.trace_compare import pair_traces
     from attnviz.gui.views.compare_view import CompareView
@@ -145,7 +145,7 @@ def test_a_narrow_compare_view_stacks_the_difference_under_the_maps(qtbot):
     qtbot.waitExposed(view)
     qtbot.waitUntil(lambda: view.stacked is True, timeout=5000)
     d = view.maps[2]
-    assert view.figure.layout.itemAt(1, 0) is d
+    assert view.figure.layout.itemAt(2, 0) is d
     view.resize(1500, 500)
     qtbot.waitUntil(lambda: view.stacked is False, timeout=5000)
     assert view.figure.layout.itemAt(0, 2) is d

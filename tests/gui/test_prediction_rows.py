@@ -103,3 +103,21 @@ def test_a_shown_panel_computes_a_deferred_row_on_a_worker_and_shows_the_newest(
     assert panel.bars.entries == top_entries(table[::-1][3], names)
     panel.clear()
     assert not panel.background_pending and panel.bars.entries == []
+
+
+def test_rows_without_a_token_are_not_ranked_and_small_probabilities_are_not_zero():
+    """A random model over a padded vocabulary ranked "[row N] 0.0%" rows (no text makes them); they are left
+    out, a real token spelled like one is kept (control), and 0.004 % is printed as such, not "0.0%"."""
+    from attnviz.gui.panels.prediction_panel import percent
+    from attnviz.text.vocab_rows import no_token_label
+
+    p = np.full(40, 1e-5)
+    p[30:] = 0.05  # the padding rows are the most probable
+    p[3], p[7] = 4e-5, 3e-5
+    labels = [f"w{i}" for i in range(30)] + [no_token_label(i) for i in range(30, 40)]
+    labels[5], p[5] = "[row 9]", 2e-5  # a token spelled like a padding label, at another row: a real token
+    got = top_entries(p, labels, 5)
+    assert [i for i, _, _ in got] == [3, 7, 5, 0, 1] and got[2][1] == "[row 9]"
+    assert len(top_entries(p, labels, 100)) == 30  # never more than the rows that hold tokens
+    assert [i for i, _, _ in top_entries(p, [f"w{i}" for i in range(40)], 2)] == [30, 31]  # control
+    assert percent(4e-5) == "0.004%" and percent(0.5) == "50.0%" and percent(0.0) == "0.0%"

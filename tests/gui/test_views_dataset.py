@@ -51,7 +51,9 @@ def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induct
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
         pass
     res = view.result
-    assert view.grid.bar.isVisible() and view.grid.image.isVisible() and view.pattern.bar.isVisible()
+    assert view.grid.image.isVisible() and view.pattern.bar.isVisible()
+    # every cell carries its number: the grid's bar (its label ran over its ticks) gives way to the title
+    assert not view.grid.bar.isVisible() and "colour: fixed scale 0–1" in view.grid.title.text
     assert view.ran_on is not None and view.ran_on != threading.main_thread().name
     assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
     view.score_box.setCurrentIndex(view.score_box.findData("induction"))
@@ -346,3 +348,41 @@ def test_cell_numbers_fit_their_cells_or_are_hidden(qtbot, induction_trace):
     qtbot.waitUntil(lambda: not any(i.isVisible() for i in view._cell_labels), timeout=5000)
     vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
     qtbot.waitUntil(lambda: all(i.isVisible() for i in view._cell_labels), timeout=5000)
+
+
+def test_controls_show_their_whole_text_in_a_half_window_dock(qtbot, induction_trace):
+    """At 1280×720 the dock is ~390 px wide: the combos were cut to "previous-t" and "held-out in" (issue 36
+    finding 10); the controls row now wraps and every combo shows its whole current text."""
+    from PySide6.QtGui import QFontMetrics
+
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(390, 480)
+    qtbot.wait(50)
+    for box in (view.score_box, view.source_box):
+        text_w = QFontMetrics(box.font()).horizontalAdvance(box.currentText())
+        assert box.isVisible() and box.width() >= text_w + 20, (box.currentText(), box.width(), text_w)
+        assert box.geometry().right() <= view.width()  # inside the dock, not past its edge
+
+
+def test_the_mean_patterns_position_labels_are_every_fifth_when_crowded(qtbot):
+    """24 key positions on a small square map collided; crowded, every 5th position is drawn at full size
+    (the control: a large map names all 24)."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.dataset_widgets import draw_mean_pattern
+    from attnviz.gui.widgets.heatmap import LabelledHeatmap
+
+    mean = np.random.default_rng(0).dirichlet(np.ones(24), size=24)
+    shown = {}
+    for side in (260, 1400):
+        heat = LabelledHeatmap(lock_aspect=True)
+        view = pg.GraphicsLayoutWidget()
+        qtbot.addWidget(view)
+        view.ci.addItem(heat)
+        view.resize(side, side)
+        view.show()
+        draw_mean_pattern(heat, mean, 1, 0)
+        qtbot.wait(50)
+        shown[side] = [list(ax.visible_indices()) for ax in (heat.left, heat.bottom)]
+    assert all(v == list(range(0, 24, 5)) for v in shown[260]), shown[260]
+    assert all(v == list(range(24)) for v in shown[1400]), shown[1400]

@@ -6,7 +6,7 @@ mismatching weight of a model folder, say), a Details… button opens the full t
 copyable, in a window that does not block the app.
 
 In the main window the strip floats (:meth:`NoticeBar.float_over`) in the empty end of the tab bar's
-row rather than taking a row of the layout: a notice coming or going used to change the height of
+row (or, when its text would wrap there, along the bottom edge) rather than taking a row of the layout: a notice coming or going used to change the height of
 the views area, and every visible view re-laid out (a 30–250 ms freeze, and the views jumped).
 """
 
@@ -90,7 +90,7 @@ class NoticeBar(QFrame):
         self.details = ""
         self.dialog: DetailsDialog | None = None
         lay = QHBoxLayout(self)
-        lay.setContentsMargins(10, 4, 4, 4)
+        lay.setContentsMargins(10, 1, 4, 1)  # one line fits in the tab bar's row (26 px)
         lay.addWidget(self._label, 1)
         lay.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)
@@ -107,9 +107,9 @@ class NoticeBar(QFrame):
         """Float over the top edge of ``host`` instead of sitting in a layout.
 
         The strip is a raised child of ``host``, placed in the free end of ``beside``'s row (right of
-        the last tab, where nothing is drawn) and growing downwards when its text wraps; with too little
-        room there it spans the host's width just under the tab bar, so it never covers the tabs. Showing,
-        replacing or closing a notice resizes nothing else.
+        the last tab, where nothing is drawn) when its text fits there on one line; a longer text wraps
+        along the host's bottom edge instead, so it never covers a row of tabs. Showing, replacing or
+        closing a notice resizes nothing else.
         """
         self.setParent(host)
         self._host, self._beside = host, beside
@@ -123,25 +123,25 @@ class NoticeBar(QFrame):
         return False
 
     def floating_rect(self) -> QRect:
-        """Where the strip goes in its host (an empty rect when it does not float)."""
+        """Where the strip goes in its host (an empty rect when it does not float): in the free end of the tab
+        bar's row when the text fits there on one line; else along the host's bottom edge, wrapping at its
+        full width. Wrapped beside the tabs (or under them) it grew down over the views' own tab row."""
         host = self._host
         if host is None:
             return QRect()
         margin = 2
-        left, top, width = margin, margin, host.width() - 2 * margin
+        width = max(1, host.width() - 2 * margin)
         bar = self._beside
         if bar is not None and bar.isVisible() and bar.count():
             last = bar.tabRect(bar.count() - 1)
             end = bar.mapTo(host, last.topRight()).x() + 12
-            under = bar.mapTo(host, bar.rect().bottomLeft()).y() + 1
-            if host.width() - margin - end >= MIN_BESIDE_WIDTH:
-                left, top = end, bar.mapTo(host, bar.rect().topLeft()).y()
-                width = host.width() - margin - end
-            else:
-                top = under
-        width = max(1, width)
+            beside = host.width() - margin - end
+            one_line = self.heightForWidth(100000)  # the strip's height when nothing wraps
+            # in the row, not a pixel below it: the views' own tab row starts right under the tab bar
+            if beside >= MIN_BESIDE_WIDTH and self.heightForWidth(beside) <= one_line <= bar.height():
+                return QRect(end, bar.mapTo(host, bar.rect().topLeft()).y(), beside, bar.height())
         height = max(self.minimumSizeHint().height(), self.heightForWidth(width))
-        return QRect(left, top, width, height)
+        return QRect(margin, max(margin, host.height() - margin - height), width, height)
 
     def _place(self) -> None:
         if self._host is None:

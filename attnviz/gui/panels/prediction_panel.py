@@ -12,12 +12,22 @@ TOP_K = 10
 
 
 def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str, float]]:
-    """The ``k`` most probable (index, label, probability), most probable first."""
+    """The ``k`` most probable (index, label, probability), most probable first.
+
+    Rows that hold no token (an embedding padded past the vocabulary, labelled ``[row N]``) are left out: no
+    text can produce them, and a random model's top ten were such rows at 0.0 %.
+    """
     import numpy as np
 
     from attnviz.gui.panels.input_tokens import shown_token
+    from attnviz.text.vocab_rows import is_no_token_label
 
     p = np.asarray(probs, dtype=np.float64).ravel()
+    padded = [i for i, label in enumerate(labels) if label[:5] == "[row " and is_no_token_label(label, i)]
+    if padded:  # rank without them: -inf sorts last (and NaN keeps the full sort below)
+        p = p.copy()
+        p[[i for i in padded if i < p.size]] = -np.inf
+        k = min(k, p.size - len(padded))
     if 0 < k < p.size and not np.isnan(p).any():
         # the same k as a full stable sort (ties to the lower index) without sorting a 30k vocabulary:
         # everything at or above the k-th largest value, in index order, sorted stably
@@ -25,8 +35,15 @@ def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str
         candidates = np.flatnonzero(p >= kth)
         order = candidates[np.argsort(-p[candidates], kind="stable")][:k]
     else:
-        order = np.argsort(-p, kind="stable")[:k]
+        order = np.argsort(-p, kind="stable")[:max(k, 0)]
     return [(int(i), shown_token(labels[i]) if i < len(labels) else str(int(i)), float(p[i])) for i in order]
+
+
+def percent(prob: float) -> str:
+    """A probability as the panel prints it: one decimal, or two significant digits below 0.1 % (a random
+    model's best guess over 50,000 tokens is 0.004 %, not "0.0%")."""
+    pct = 100.0 * prob
+    return f"{pct:.1f}%" if pct >= 0.05 or pct <= 0 else f"{pct:.2g}%"
 
 
 # what the panel says instead of bars when the model's output is not a number (a NaN weight, an overflow)
@@ -85,7 +102,7 @@ class ProbabilityBars(QWidget):
         fm = QFontMetrics(self.font())
         rh = self._row_h()
         label_w = min(max((fm.horizontalAdvance(e[1]) for e in self.entries), default=0) + 8, self.width() // 2)
-        pct_w = fm.horizontalAdvance("100.0%") + 6
+        pct_w = max(fm.horizontalAdvance(t) for t in ("100.0%", "0.0099%")) + 6
         bar_w = max(self.width() - label_w - pct_w - 8, 10)
         bar = pal.color(QPalette.ColorRole.Highlight)
         for row, (idx, label, prob) in enumerate(self.entries):
@@ -97,7 +114,7 @@ class ProbabilityBars(QWidget):
             colour = QColor(bar) if idx == self.chosen or self.chosen is None else QColor(bar).lighter(140)
             p.fillRect(QRectF(label_w, y + 3, bar_w * max(0.0, min(prob, 1.0)), rh - 6), colour)
             p.drawText(QRectF(label_w + bar_w + 4, y, pct_w, rh), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       f"{100 * prob:.1f}%")
+                       percent(prob))
         p.end()
 
     def mousePressEvent(self, event) -> None:

@@ -9,7 +9,7 @@ or a lesson scene measures before it draws). The title says on what machine and 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QGraphicsItem, QPushButton
 
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.widgets.plot_style import plain_axes
@@ -48,7 +48,8 @@ class AttentionCostView(BaseView):
             plot.setLogMode(True, True)
             plot.setLabel("bottom", "input length T (tokens)")
             plot.setLabel("left", label)
-            plot.addLegend(offset=(10, 10))
+            # scaled with an export like the rest of the figure (pyqtgraph's legend ignores transformations)
+            plot.addLegend(offset=(10, 10)).setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
             row.addItem(plot, row=0, col=i)
             self.plots[key] = plot
         self.notes = make_title()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem
 
 from attnviz.gui.style import head_colour
 from attnviz.gui.views.base import BaseView
@@ -41,6 +42,10 @@ class AttentionDistanceView(BaseView):
         self.plot.addItem(self.marker)
         self.legend = pg.LegendItem(offset=(-10, 10))  # which colour is which head
         self.legend.setParentItem(self.plot.vb)
+        # pyqtgraph's legend ignores transformations: an export, laid out at 1067×600 and drawn ×1.8, drew it
+        # at the layout's pixel size (its labels ~9 px on a 1920×1080 slide). It hangs on the ViewBox itself,
+        # not the data group, so on screen nothing scales it either way.
+        self.legend.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.figure.addItem(self.title_item, row=0, col=0)
         self.figure.addItem(self.plot, row=1, col=0)
         self.stats: HeadStats | None = None

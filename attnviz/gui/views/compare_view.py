@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea
 
 from attnviz.analysis.trace_compare import comparable, compared_probs, pair_traces
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
@@ -26,6 +28,8 @@ __all__ = ["CompareView", "MAX_PIN_TOKENS"]
 # the app pairs every layer of the pinned and the current trace (both copied whole): beyond this many tokens
 # (a long document's attention is computed on demand, a block at a time) that would hold gigabytes
 MAX_PIN_TOKENS = 2048
+NOTHING_PINNED = ("Nothing to compare yet: pin the trace on screen with View ▸ Pin this trace for Compare "
+                  "(Ctrl+P), then change the input or the model.")
 
 
 class CompareView(BaseView):
@@ -36,33 +40,89 @@ class CompareView(BaseView):
         self.maps[2].set_diverging(True)
         for i, m in enumerate(self.maps):
             m.image.on_hover = lambda r, c, i=i: self._hover(i, r, c)
-        self.stacked: bool | None = None  # the difference under the two maps (a narrow dock), else beside them
-        self._arrange(False)
+        # nothing to compare: one sentence in place of the figure, not three empty maps and their empty colour
+        # bars (a widget, not a figure item: the maps stay in the scene, which owns them and their menus)
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setMargin(24)
+        self.arrangement: str | None = None  # "row" (three beside each other) or "column" (a narrow dock)
+        # a narrow dock stacks the maps; where it is too short for 12 px row labels the figure scrolls
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.layout().replaceWidget(self.canvas, self.scroll)
+        self.scroll.setWidget(self.canvas)
+        self.layout().insertWidget(self.layout().indexOf(self.scroll), self.empty, 1)
         self.values: list[np.ndarray] | None = None  # first, second, second − first: (Tq, Tk) each
+        self._arrange("row")
+        self._show_empty(True, NOTHING_PINNED)
         self.res = None
         self.pinned = None  # the app's pinned trace, compared with the current one (set_pinned)
         self._pair = (None, None, None)  # (pinned, trace, their pair or the reason there is none)
 
-    def _arrange(self, stacked: bool) -> None:
-        """Three maps in a row, or, where the view is narrower than it is tall × 1.4 (a half-window dock at
-        1280×720), the two maps on top and their difference under the first: three in a row left each a
-        sliver of width there."""
-        if stacked == self.stacked:
+    @property
+    def stacked(self) -> bool:
+        """The maps one under another (a narrow dock) rather than in a row."""
+        return self.arrangement == "column"
+
+    def _arrange(self, arrangement: str) -> None:
+        """Three maps in a row; in a view narrower than 1.4 × its height (a half-window dock at 1280×720) one
+        under another, each the dock's whole width: side by side there, two 12-column maps left under 13 px
+        a column, too little for 12 px labels."""
+        if arrangement == self.arrangement:
             return
         for m in self.maps:
             if m.scene() is not None:
                 self.figure.removeItem(m)
-        places = ((0, 0), (0, 1), (1, 0)) if stacked else ((0, 0), (0, 1), (0, 2))
-        for m, (row, col) in zip(self.maps, places):
-            self.figure.addItem(m, row=row, col=col)
-        self.stacked = stacked
+        column = arrangement == "column"
+        for i, m in enumerate(self.maps):
+            self.figure.addItem(m, row=i if column else 0, col=0 if column else i)
+        # the first map's bar would repeat the second's (one scale for both): in a column it is kept but not
+        # drawn, so the two maps stacked are equally wide and their cells line up; in a row it takes no room
+        self.maps[0].set_style(replace(self.style, colour_bar=column))
+        self.maps[0].bar.setVisible(False)
+        self.arrangement = arrangement
+        self._fit_height()
+
+    def _show_empty(self, on: bool, why: str = "") -> None:
+        """On screen the sentence in place of the figure; in the figure (an export, the layout audit) the same
+        sentence as its only text, without the maps' empty colour bars."""
+        self.empty.setVisible(on)
+        self.scroll.setVisible(not on)
+        for m in self.maps[1:]:  # (the first map's bar is never drawn; the axes have no labels when empty)
+            m.bar.setVisible(not on)
+        if on:
+            for m, title in zip(self.maps, (why, "", "")):
+                m.set_title(title)
+
+    def _fit_height(self) -> None:
+        """In a column, the figure is at least tall enough for every row label at 12 px (a 16 px row) in each
+        of the three maps plus its title and column labels; a shorter dock scrolls rather than shrinking them."""
+        rows = self.values[0].shape[0] if self.values is not None and self.stacked else 0
+        self.canvas.setMinimumHeight(3 * (16 * rows + 130) if rows else 0)  # 130: title, column labels, margins
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        stacked = self.width() < 1.4 * self.height()
-        if stacked != self.stacked:
-            self._arrange(stacked)
+        arrangement = "column" if self.width() < 1.4 * self.height() else "row"
+        if arrangement != self.arrangement:
+            self._arrange(arrangement)
             self._draw()
+
+    def render_figure(self, painter, rect, scale: float = 1.0) -> None:
+        """As on screen, a portrait export (narrower than 1.4 × its height) stacks the maps: the arrangement
+        follows the target, then the screen's comes back."""
+        shown = self.arrangement
+        wanted = "column" if rect.width() < 1.4 * rect.height() else "row"
+        if wanted != shown:
+            self._arrange(wanted)
+            self._draw()
+        try:
+            super().render_figure(painter, rect, scale)
+        finally:
+            if wanted != shown:
+                self._arrange(shown)
+                self._draw()
 
     def set_pinned(self, trace) -> None:
         """Compare the current trace with ``trace`` from now on (None: nothing pinned)."""
@@ -105,6 +165,8 @@ class CompareView(BaseView):
     def _style_changed(self) -> None:
         for m, style in zip(self.maps, self._styles()):
             m.set_style(style)
+        if self.stacked:
+            self.maps[0].set_style(self.style)
         self._draw()
 
     def _draw(self) -> None:
@@ -114,13 +176,15 @@ class CompareView(BaseView):
             for m in self.maps:
                 m.image.clear()
                 m.set_labels([], [])
-            why = trace or ("nothing to compare: pin a trace (View ▸ Pin this trace), then change the input or the "
-                            "model" if self.trace is not None else "no pair of traces (attnviz.compare(t1, t2) makes one)")
-            for m, title in zip(self.maps, (why, "", "")):
-                m.set_title(title)
+            # no trace yet with a pin: the current one is on its way (a model switch); none at all: how to pin
+            why = trace or (NOTHING_PINNED if self.pinned is None
+                            else "Pinned: the Compare view draws it beside the current trace once that is shown.")
+            self.empty.setText(why)
+            self._show_empty(True, why)
             self.set_hover_text(why if isinstance(trace, str) else "")
             return
         self.set_hover_text("")
+        self._show_empty(False)
         r = self.res = resolve(trace, self.selection_state())
         first, second, diff = self.values = list(compared_probs(trace, r.layer, r.part, r.head))
         masked = masked_cells(trace, r.prefix)
@@ -141,14 +205,15 @@ class CompareView(BaseView):
         where = f"layer {r.layer} · head {r.head}" + ("" if r.part == "self" else f" · {r.part}")
         for i, (m, values, title) in enumerate(zip(self.maps, (first, second), labels)):
             m.set_image(quantize(values, top, masked), values.shape)
-            m.set_levels(0.0, top, "attention weight · one scale for both maps")
-            m.set_labels(rows if i == 0 else [], cols)  # the rows are the first map's: named once
+            m.set_levels(0.0, top, "attention weight, both maps")
+            m.set_labels(rows if i == 0 or self.stacked else [], cols)  # in a row the first map names the rows once
             m.set_title(f"{title} · {where}")
         d = self.maps[2]
         d.set_image(quantize(diff, span, masked, vmin=-span), diff.shape)
         d.set_levels(-span, span, "second − first")
-        d.set_labels(rows if self.stacked else [], cols)  # under the first map it names its rows too
+        d.set_labels(rows if self.stacked else [], cols)  # in a column every map names its rows
         d.set_title(f"second − first · |Δ| ≤ {float(np.abs(diff).max()):.3g}")
+        self._fit_height()
 
     def selection_state(self):
         return self.selection.state

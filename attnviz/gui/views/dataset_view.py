@@ -9,17 +9,18 @@ a cell or a table row selects that head in every view; clicking an input opens i
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QListWidgetItem, QPushButton,
-                               QSpinBox, QSplitter, QTableWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QListWidgetItem, QSplitter
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
-from attnviz.gui.views.dataset_sources import SOURCE_INDEX, SOURCES, ask_for_source, source_words
+from attnviz.gui.views.dataset_sources import SOURCE_INDEX, ask_for_source, source_words
 from attnviz.gui.views.dataset_widgets import (PART_TITLES, SHARE_SCORES, CellLabels, draw_mean_pattern,
                                                fill_score_table, fill_top_inputs, show_maps)
 from attnviz.gui.views.heatmap_data import quantize
@@ -28,10 +29,7 @@ from attnviz.runtime.model_copies import model_stamp
 
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
-DEFAULT_INPUTS = 200
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
-SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
-         "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
 
 
 class DatasetView(BaseView):
@@ -50,65 +48,23 @@ class DatasetView(BaseView):
             self.figure.layout.setRowStretchFactor(row, stretch)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
-        self.score_box = QComboBox()
-        for name in SCORES:
-            self.score_box.addItem(SCORE_LABELS[name], name)
+        parts = DatasetControls()
+        self.score_box, self.n_box, self.source_box = parts.score_box, parts.n_box, parts.source_box
+        self.run_button, self.table = parts.run_button, parts.table
+        self.top_label, self.top_list = parts.top_label, parts.top_list
         self.score_box.currentIndexChanged.connect(lambda *_: self._draw())
-        self.n_box = QSpinBox()
-        self.n_box.setRange(10, 10_000)
-        self.n_box.setSingleStep(100)
-        self.n_box.setValue(DEFAULT_INPUTS)
-        self.source_box = QComboBox()
-        self.source_box.addItems(list(SOURCES))
-        self.source_box.setToolTip("which inputs to score: the model's task generates fresh held-out ones")
         self.source_box.activated.connect(self._source_picked)
         self.data_source: tuple[str, str] | None = None  # None: the task's held-out inputs
-        self.run_button = QPushButton("Score")
-        self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
         self.run_button.clicked.connect(self._run_clicked)
-        for box in (self.score_box, self.source_box):
-            # as wide as their longest entry when there is room, narrower (elided) when not: the dock,
-            # tabbed with the other views, must not widen the window past a 1600-px screen
-            box.setMinimumWidth(90)
-        self.controls.addWidget(QLabel("colour by:"))
-        self.controls.addWidget(self.score_box)
-        self.controls.addWidget(QLabel("data:"))
-        self.controls.addWidget(self.source_box)
-        self.controls.addWidget(QLabel("inputs:"))
-        self.controls.addWidget(self.n_box)
-        self.controls.addWidget(self.run_button)
-        self.controls.addStretch(1)
-        # the table and the top inputs sit beside the figure (they are controls, not part of an export)
-        self.table = QTableWidget(0, 3 + len(SCORES))
-        self.table.setHorizontalHeaderLabels(["part", "layer", "head"] + [SHORT[s] for s in SCORES])
-        for i, name in enumerate(SCORES):
-            self.table.horizontalHeaderItem(3 + i).setToolTip(SCORE_LABELS[name])
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
         self.table.cellClicked.connect(self._row_clicked)
-        self.top_label = QLabel("inputs where the head fires most")
-        self.top_list = QListWidget()
-        self.top_list.setIconSize(QSize(48, 48))
         self.top_list.itemClicked.connect(self._input_clicked)
+        self.controls.addWidget(parts.row, 1)
         # figure on top; below it the table and the selected head's top inputs side by side
-        tops = QWidget()
-        tops_lay = QVBoxLayout(tops)
-        tops_lay.setContentsMargins(0, 0, 0, 0)
-        self.top_label.setWordWrap(True)
-        tops_lay.addWidget(self.top_label)
-        tops_lay.addWidget(self.top_list, 1)
-        below = QSplitter(Qt.Orientation.Horizontal)
-        below.addWidget(self.table)
-        below.addWidget(tops)
-        below.setStretchFactor(0, 3)
-        below.setStretchFactor(1, 2)
         lay = self.layout()
         lay.removeWidget(self.canvas)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.canvas)
-        self.splitter.addWidget(below)
+        self.splitter.addWidget(parts.below)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         lay.insertWidget(1, self.splitter, 1)
@@ -325,6 +281,12 @@ class DatasetView(BaseView):
         natural = self._label(self.score) != SCORE_LABELS[self.score]  # the bar's short name: rep-ind
         self.grid.set_levels(lo, hi, ("rep-ind" if natural else SCORE_LABELS[self.score]) + how)
         self._label_cells(values, lo, hi)
+        # every cell carries its number: no bar (the grid is a few layers tall, and the bar's rotated label, longer
+        # than the bar, ran over its ticks); the title says the colour scale instead
+        written = L * H <= MAX_CELL_LABELS
+        self.grid.bar.set_style(self.style if not written else replace(self.style, colour_bar=False))
+        self.grid.bar.setVisible(not written)
+        how = how.replace(" · ", " · colour: ", 1) if written else ""
         counts = self.result.counts[self.part].get(self.score)
         n_used = int(counts.max()) if counts is not None and counts.size else 0
         data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
@@ -341,7 +303,7 @@ class DatasetView(BaseView):
             self._show_head()
             return
         self.grid.set_title(f"{self._label(self.score).capitalize()} per head ({where}) · "
-                            + (f"{model} · " if model else "") + data
+                            + (f"{model} · " if model else "") + data + how
                             + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()
 

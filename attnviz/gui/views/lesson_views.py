@@ -12,11 +12,12 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainterPath, QPen, QTransform
+from PySide6.QtGui import QColor, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.cell_glyphs import cell_scale, glyph_outline
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -116,21 +117,16 @@ class PanelsView(BaseView):
         the glyphs."""
         lut = colour_lut(self.style)
         masked = panel.masked if panel.masked is not None else np.zeros(img.shape, bool)
-        font = QFont()
-        font.setBold(True)
-        font.setPixelSize(100)
-        font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 92)  # "−" close to its "∞"
         shapes = {}  # text -> (outline at 100 px, its bounding box)
         paths = {"#000000": QPainterPath(), "#ffffff": QPainterPath()}
         boxes = QPainterPath()
         for r, row in enumerate(panel.cell_text):
             for c, text in enumerate(row):
                 if text not in shapes:
-                    outline = QPainterPath()
-                    outline.addText(0.0, 0.0, font, text)
+                    outline = glyph_outline(text)
                     shapes[text] = (outline, outline.boundingRect())
                 outline, box = shapes[text]
-                k = min(0.5 / box.height(), 0.74 / box.width())  # cell units per font pixel
+                k = cell_scale(box)  # cell units per font pixel
                 to_cell = QTransform()
                 to_cell.translate(c + 0.5, r + 0.5)
                 to_cell.scale(k, k)
@@ -139,7 +135,7 @@ class PanelsView(BaseView):
                 ink = "#000000" if float(rgb @ (0.299, 0.587, 0.114)) > 140 else "#ffffff"
                 paths[ink].addPath(to_cell.map(outline))
                 if masked[r, c]:
-                    boxes.addRect(QRectF(c + 0.08, r + 0.18, 0.84, 0.64))  # hatch left round it: tiles, not a strip
+                    boxes.addRect(QRectF(c + 0.06, r + 0.18, 0.88, 0.64))  # hatch left round it: tiles, not a strip
         for path, brush, z in [(boxes, QColor(self.style.masked), 6)] + [(p, QColor(ink), 7) for ink, p in paths.items()]:
             item = QGraphicsPathItem(path)
             # an outline in the ink's colour thickens the thin strokes of "∞" (0.04 of a cell)

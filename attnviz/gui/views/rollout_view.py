@@ -124,14 +124,17 @@ class RolloutView(BaseView):
             strip = TokenStripItem(self.style, SHORT[name])
             strip.on_hover = lambda i, n=name: self._hover_token(n, i)
             strip.on_click = lambda i: self.selection is not None and self.selection.update(query=i)
-            self.text_body.addItem(strip, row=row, col=0)
+            self.text_body.addItem(strip, row=row + 1, col=0)
             self.strips[name] = strip
-        # an empty widget that can grow takes the spare height below the strips (an empty label
-        # could not, and the strips drifted apart once the figure had been laid out at a new size)
-        spare = pg.GraphicsWidget()
-        spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self.text_body.addItem(spare, row=len(NAMES), col=0)
-        self.text_body.layout.setRowStretchFactor(len(NAMES), 1)
+        # empty widgets that can grow take the spare height above and below the strips, so on a slide the
+        # strips sit in the middle rather than leaving the bottom half blank (an empty label could not
+        # grow, and the strips drifted apart once the figure had been laid out at a new size)
+        for row in (0, len(NAMES) + 1):
+            spare = pg.GraphicsWidget()
+            spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+            self.text_body.addItem(spare, row=row, col=0)
+            self.text_body.layout.setRowStretchFactor(row, 1)
+        self.text_body.layout.setVerticalSpacing(self.style.metrics().height())  # apart, as separate rows
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -190,7 +193,7 @@ class RolloutView(BaseView):
             self.figure.addItem(body, row=1, col=0)
             if body is self.text_body:  # images carry a bar per map
                 self.figure.addItem(self.bar, row=1, col=1)
-                self.figure.layout.setAlignment(self.bar, Qt.AlignmentFlag.AlignTop)
+                self.figure.layout.setAlignment(self.bar, Qt.AlignmentFlag.AlignVCenter)  # beside the strips
                 self._size_text_bar()
             self._body = body
             # one scale for the maps side by side (images and text): a map on its own maximum puts its
@@ -281,12 +284,16 @@ class RolloutView(BaseView):
                       self.style, 0.9)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
-            if name == "raw":  # the input's invisible bar takes the same width
+            # short: the bar is only as tall as its map (the title says "share of attention"); on one scale
+            # the three bars were identical: one is drawn, beside the first map, and says it serves all three
+            bar.set_label("share · " + {"per-map": "own scale", "shared": "all three maps",
+                                        "fixed": "fixed 0–1, all three"}[mode])
+            # a bar not drawn still takes its width (and the input's invisible one the same), so the four
+            # pictures stay in two aligned columns: a narrower label had shifted a panel ~20 px
+            bar.setVisible(mode == "per-map" or name == "raw")
+            if name == "raw":
                 self.spacer_bar.set_levels(0.0, self.tops[name])
                 self.spacer_bar.set_label(bar.label)
-            # short: the bar is as tall as one map, and the title spells the choice out
-            # short: the bar is only as tall as its map (the title says "share of attention")
-            bar.set_label("share · " + {"per-map": "own scale", "shared": "shared scale", "fixed": "fixed 0–1"}[mode])
             if values is None:
                 heat.clear()
                 heat.shape_rc = (0, 0)
@@ -295,6 +302,12 @@ class RolloutView(BaseView):
             heat.setImage(quantize(grid, self.tops[name]), autoLevels=False, levels=(0, 255), lut=lut)
             heat.setRect(QRectF(0, 0, S[1], S[0]))
             heat.shape_rc = S
+        # every bar (drawn or not) as wide as the widest: each picture sits against its bar, and per map the
+        # tick numbers differ in width ("0.512", "0.09"), which moved the pictures out of their columns
+        bars = [self.spacer_bar, *self.bars.values()]
+        width = max(bar.maximumWidth() for bar in bars)
+        for bar in bars:
+            bar.setFixedWidth(width)
         self._apply_opacity()
 
     def _draw_strips(self, mode: str, part: str) -> None:

@@ -1,0 +1,74 @@
+"""The widgets of the "Heads over a data set" view that are not its figure: the controls row (which score
+colours the grid, which inputs, how many, Score) and, under the figure, the sortable table of every head's
+scores beside the list of inputs where the selected head fires most. Built here, wired by the view."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QPushButton, QSpinBox,
+                               QSplitter, QTableWidget, QVBoxLayout, QWidget)
+
+from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
+from attnviz.gui.views.dataset_sources import SOURCES
+from attnviz.gui.widgets.flow_row import FlowRow
+
+__all__ = ["DatasetControls", "DEFAULT_INPUTS", "SHORT"]
+
+DEFAULT_INPUTS = 200
+# the table's column headers (the full names are their tooltips)
+SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induct", "first_token": "sink",
+         "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
+
+
+class DatasetControls:
+    """The controls row (``row``) and the table-and-inputs splitter (``below``) of the data-set view."""
+
+    def __init__(self):
+        self.score_box = QComboBox()
+        for name in SCORES:
+            self.score_box.addItem(SCORE_LABELS[name], name)
+        self.n_box = QSpinBox()
+        self.n_box.setRange(10, 10_000)
+        self.n_box.setSingleStep(100)
+        self.n_box.setValue(DEFAULT_INPUTS)
+        self.source_box = QComboBox()
+        self.source_box.addItems(list(SOURCES))
+        self.source_box.setToolTip("which inputs to score: the model's task generates fresh held-out ones")
+        self.run_button = QPushButton("Score")
+        self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
+        for box in (self.score_box, self.source_box):
+            # their whole text: in a half-window dock at 1280×720 a fixed 90 px showed "previous-t" and
+            # "held-out in"; the row wraps instead of widening the dock
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.row = FlowRow()
+        for caption, widget in (("colour by:", self.score_box), ("data:", self.source_box), ("inputs:", self.n_box)):
+            self.row.add_labelled(caption, widget)
+        self.row.add(self.run_button)
+        self.table = self._score_table()
+        self.top_label = QLabel("inputs where the head fires most")
+        self.top_label.setWordWrap(True)
+        self.top_list = QListWidget()
+        self.top_list.setIconSize(QSize(48, 48))
+        tops = QWidget()
+        tops_lay = QVBoxLayout(tops)
+        tops_lay.setContentsMargins(0, 0, 0, 0)
+        tops_lay.addWidget(self.top_label)
+        tops_lay.addWidget(self.top_list, 1)
+        # the table and the top inputs side by side, under the figure (controls, not part of an export)
+        self.below = QSplitter(Qt.Orientation.Horizontal)
+        self.below.addWidget(self.table)
+        self.below.addWidget(tops)
+        self.below.setStretchFactor(0, 3)
+        self.below.setStretchFactor(1, 2)
+
+    @staticmethod
+    def _score_table() -> QTableWidget:
+        table = QTableWidget(0, 3 + len(SCORES))
+        table.setHorizontalHeaderLabels(["part", "layer", "head"] + [SHORT[s] for s in SCORES])
+        for i, name in enumerate(SCORES):
+            table.horizontalHeaderItem(3 + i).setToolTip(SCORE_LABELS[name])
+        table.setSortingEnabled(True)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().setVisible(False)
+        return table

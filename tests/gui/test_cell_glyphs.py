@@ -1,0 +1,56 @@
+"""The causal mask's "−∞" reads as minus infinity, not a dash (issue 36 finding 10): fitted to a cell the ∞
+is over half the cell wide and a third of it tall (a plain "−∞", whose minus is as wide as the ∞, gave
+0.34 × 0.22: the control), and in the drawn figure every masked cell of M carries it."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QPainterPath
+
+
+def _infinity_in_cell(outline, infinity_width_px, infinity_height_px):
+    """The ∞'s width and height in cell units when ``outline`` is fitted to a cell as the view fits it."""
+    from attnviz.gui.views.cell_glyphs import cell_scale
+
+    k = cell_scale(outline.boundingRect())
+    return infinity_width_px * k, infinity_height_px * k
+
+
+def test_the_infinity_fills_the_cell(qapp):
+    from attnviz.gui.views.cell_glyphs import MAX_W, glyph_outline
+
+    inf = glyph_outline("∞").boundingRect()
+    composed = glyph_outline("−∞")
+    w, h = _infinity_in_cell(composed, inf.width(), inf.height())
+    assert w >= 0.5 and h >= 0.3, (w, h)
+    assert w < MAX_W  # inside the cell
+    font = QFont()  # the control: the font's own "−∞" fitted as before (half a cell high, 0.74 wide)
+    font.setBold(True)
+    font.setPixelSize(100)
+    plain = QPainterPath()
+    plain.addText(0.0, 0.0, font, "−∞")
+    box = plain.boundingRect()
+    k0 = min(0.5 / box.height(), 0.74 / box.width())
+    w0, h0 = inf.width() * k0, inf.height() * k0
+    assert w0 < 0.4 and h0 < 0.25 and w > 1.4 * w0, (w0, h0)
+
+
+def test_every_masked_cell_of_the_mask_says_minus_infinity(qtbot):
+    from attnviz.gui.views.lesson_views import CausalMaskView
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    trace = run_trace(load_model("charlm", device="cpu"), text="the cat sat")
+    view = CausalMaskView(Selection())
+    qtbot.addWidget(view)
+    view.resize(1600, 800)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: bool(view._texts), timeout=10000)
+    T = len(trace.tokens)
+    ink = [it.path() for it in view._texts if it.zValue() == 7]
+    drawn = sum(p.elementCount() for p in ink)
+    from attnviz.gui.views.cell_glyphs import glyph_outline
+
+    per_inf, per_zero = glyph_outline("−∞").elementCount(), glyph_outline("0").elementCount()
+    above = T * (T - 1) // 2
+    assert drawn == above * per_inf + (T * T - above) * per_zero  # every cell written, −∞ exactly above

@@ -1,0 +1,67 @@
+"""The attention-distance legend on an exported slide (issue 36 finding 10): pyqtgraph's legend ignores
+transformations, so an export (laid out at 1067×600, drawn ×1.8) drew its labels at ~9 px. Measured from the
+drawn pixels: at least 12 px of ink for "head 0"."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QGraphicsItem
+
+SENTENCE = "The animal didn't cross the street because it was too tired"
+
+
+def _ink_rows(img: QImage, rect: QRectF) -> int:
+    """Rows of ``rect`` (image pixels) holding any dark pixel: the height of the text drawn there."""
+    ptr = img.constBits()
+    a = np.frombuffer(ptr, np.uint8).reshape(img.height(), img.bytesPerLine())[:, : img.width() * 4]
+    a = a.reshape(img.height(), img.width(), 4)[..., :3].min(axis=2)
+    y0, y1 = max(0, int(rect.top())), min(img.height(), int(rect.bottom()) + 1)
+    x0, x1 = max(0, int(rect.left())), min(img.width(), int(rect.right()) + 1)
+    return int((a[y0:y1, x0:x1] < 100).any(axis=1).sum())
+
+
+def test_the_legend_scales_with_the_exported_slide(qtbot):
+    from attnviz.gui.views.attention_distance_view import AttentionDistanceView
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    view = AttentionDistanceView(Selection())
+    qtbot.addWidget(view)
+    view.resize(1067, 600)
+    view.show()
+    view.set_trace(run_trace(load_model("coref", device="cpu"), text=SENTENCE))
+    qtbot.waitUntil(lambda: len(view.legend.items) == 4, timeout=5000)
+    assert not view.legend.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+    img = QImage(1920, 1080, QImage.Format.Format_RGB32)
+    scale, boxes, orig = 1.8, {}, view._relayout
+
+    def record(geom):  # where the legend's first label is while the slide is drawn
+        orig(geom)
+        label = view.legend.items[0][1]
+        boxes["legend"] = label.mapRectToScene(label.boundingRect())
+
+    view._relayout = record
+    painter = QPainter(img)
+    try:
+        view.render_figure(painter, QRectF(0, 0, 1920, 1080), scale)
+    finally:
+        painter.end()
+        view._relayout = orig
+    legend_px = _ink_rows(img, QRectF(*(v * scale for v in boxes["legend"].getRect())))
+    assert legend_px >= 12, legend_px  # "head 0" at least 12 px of ink on the slide (it was ~7)
+
+
+def test_every_figure_legend_follows_the_export_scale(qtbot):
+    """The attention-cost figure's legends had the same flag (control: a fresh pyqtgraph legend has it)."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.attention_cost_view import AttentionCostView
+    from attnviz.selection import Selection
+
+    assert pg.LegendItem().flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations  # the default
+    view = AttentionCostView(Selection())
+    qtbot.addWidget(view)
+    legends = [it for it in view.figure.scene().items() if isinstance(it, pg.LegendItem)]
+    assert legends and not any(lg.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations for lg in legends)
