@@ -36,6 +36,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.widgets.legible import exporting
 from attnviz.gui.workers import views_lane
 from attnviz.gui.views.view_contract import SelectionHoverMixin
 from attnviz.selection import Selection, SelectionState
@@ -168,14 +169,15 @@ class BaseView(SelectionHoverMixin, QWidget):
         for it, _ in cached:
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         try:
-            self._relayout(src)
-            painter.save()
-            painter.fillRect(rect, QColor(self.style.background))
-            painter.setRenderHint(QPainter.Antialiasing, True)
-            painter.setRenderHint(QPainter.TextAntialiasing, True)
-            painter.setRenderHint(QPainter.LosslessImageRendering, True)  # PDF: exact cell colours, no JPEG
-            self.canvas.scene().render(painter, rect, src)
-            painter.restore()
+            with exporting(scale):  # laid out for the file: its labels' floor is 12 px there
+                self._relayout(src)
+                painter.save()
+                painter.fillRect(rect, QColor(self.style.background))
+                painter.setRenderHint(QPainter.Antialiasing, True)
+                painter.setRenderHint(QPainter.TextAntialiasing, True)
+                painter.setRenderHint(QPainter.LosslessImageRendering, True)  # PDF: exact cell colours, no JPEG
+                self.canvas.scene().render(painter, rect, src)
+                painter.restore()
         finally:
             self._relayout(old)
             for it, mode in cached:

@@ -230,12 +230,23 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # a strip (x_i 1×64, a bias 1×16) keeps a text line of height: at 2 px a row it was a hair line on a
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
+        small = QFont(self._fonts()[2])
+        small.setPointSizeF(floor_pt(self.style, self))
+        line = QFontMetricsF(small).height()  # a line of the smallest legible label
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
             # scene drew its T×T maps 30 px tall, every sixth token named)
-            small = QFont(self._fonts()[2])
-            small.setPointSizeF(floor_pt(self.style, self))
-            cell_h = max(cell_h, QFontMetricsF(small).height() * 0.8 + 0.25)
+            cell_h = max(cell_h, line * 0.8 + 0.25)
+        if self._show_col_labels() and cols <= 24:
+            # a line of the smallest legible label per column, so every token is named upright (a 1280×720
+            # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
+            # the scroll area gives the room
+            col_w = line * 0.9 + 0.25
+            width = max(width, self._measure_margins()[0] + cols * col_w + 8)
+            if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
+                cell_h = max(cell_h, col_w)
+        if self.subtitle and width < self._title_width():
+            top = self._measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
