@@ -73,7 +73,7 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
     if hasattr(view, "_relayout"):
         old = view.figure.geometry()
         try:
-            with exporting(scale):  # as render_figure lays it out (its labels' floor is 12 px in the file)
+            with exporting():  # as render_figure lays it out (the export's label floor)
                 view._relayout(QRectF(0, 0, w / scale, h / scale))
                 problems += scene_problems(view.canvas.scene(), scale, min_px, what)
                 problems += _scale_problems(view, what)
@@ -87,7 +87,7 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
         fig = view.figure_widget
         old = fig.size()
         try:
-            with exporting(scale):
+            with exporting():
                 fig.resize(QSize(int(w / scale), int(h / scale)))
                 _settle(fig)
                 for grid in view.findChildren(MatrixGrid):

@@ -169,7 +169,7 @@ class BaseView(SelectionHoverMixin, QWidget):
         for it, _ in cached:
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         try:
-            with exporting(scale):  # laid out for the file: its labels' floor is 12 px there
+            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
                 self._relayout(src)
                 painter.save()
                 painter.fillRect(rect, QColor(self.style.background))

@@ -307,7 +307,7 @@ class FigureHostMixin:
         if scroll is not None:
             scroll.setWidgetResizable(False)
         try:
-            with exporting(scale):  # laid out for the file: its labels' floor is 12 px there
+            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
                 fig.resize(target)
                 _settle(fig)
                 painter.save()

@@ -7,9 +7,9 @@
 * **Presenting** (large type): the figure is on the projected screen itself: 12 px on a 1080-line
   window, in proportion on a smaller one (a 1280×720 projector fills the same wall, so 8 px there is as
   large in the room as 12 px at 1080 lines).
-* **Exporting** (:func:`exporting`): a figure laid out small and drawn ``scale`` times larger: its floor
-  is 12 px in the file, ``9 pt / scale`` in its layout but never under 5 pt (an export of a 1920×1080
-  slide is laid out at 1067×600 and drawn ×1.8: 5 pt there is 12 px on the slide).
+* **Exporting** (within :func:`exporting`): the export's own floor, 5 pt in the figure's layout. An
+  export of a 1920×1080 slide is laid out at 1067×600 and drawn ×1.8, so 5 pt there is 12 px on the
+  slide (a layout at the window's floor would name half the tokens of a slide that has room for all).
 
 Where labels do not fit at the floor, a view names every k-th label or gives the figure more room; it
 never draws type under it.
@@ -26,28 +26,24 @@ DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
 PRESENTED_FLOOR_PT = 9.0  # 12 px at 96 dpi on a 1080-line screen
 FULL_HD_LINES = 1080.0
 
-# scales of the exports being laid out now, innermost last (GUI thread only: exports paint widgets)
-_export_scales: list[float] = []
+_exports = [0]  # how many exports are being laid out now (GUI thread only: exports paint widgets)
 
 
 @contextmanager
-def exporting(scale: float):
-    """Within this block figures are laid out for an export drawn ``scale`` times larger (their floor
-    is 12 px in the file, not on the screen)."""
-    _export_scales.append(max(1.0, float(scale) if scale and scale > 0 else 1.0))
+def exporting():
+    """Within this block figures are laid out for an export (drawn larger: the export's floor)."""
+    _exports[0] += 1
     try:
         yield
     finally:
-        _export_scales.pop()
+        _exports[0] -= 1
 
 
 def floor_pt(style, widget=None) -> float:
     """Points of the smallest label for ``style``, drawn in ``widget`` (its window's height scales the
     presenting floor; without a widget, a 1080-line screen)."""
     if style.font_scale <= 1:
-        if _export_scales:
-            return max(EXPORT_FLOOR_PT, DOCKED_FLOOR_PT / _export_scales[-1])
-        return DOCKED_FLOOR_PT
+        return EXPORT_FLOOR_PT if _exports[0] else DOCKED_FLOOR_PT
     lines = FULL_HD_LINES
     if widget is not None:
         win = widget.window()
