@@ -341,7 +341,9 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             cw, ch = min(pcw, avail_w / cols), min(pch, avail_h / rows)
         elif tight >= (MIN_ZOOM_VECTOR if cols <= 2 else MIN_ZOOM):  # smaller type rather than no numbers
             self._zoom = tight
-            cw, ch = need_w * tight, need_h * tight
+            # a narrow grid's numbers shrink with its width, its rows need not: they keep the height they
+            # have (a top-2 table 104 px wide drew 10.8 px rows, its two labels named every other one)
+            cw, ch = need_w * tight, max(need_h * tight, min(pch, avail_h / rows))
         else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
             self._numbers, self._zoom = False, 1.0
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)
