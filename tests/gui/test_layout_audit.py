@@ -17,6 +17,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from attnviz.gui.widgets.legible import exporting  # noqa: E402
+
 from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
                           presented_label_problems, scene_problems, square_map_problems)
 
@@ -70,10 +72,11 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
     problems = []
     if hasattr(view, "canvas"):  # a pyqtgraph view (the walkthrough's BaseViews draw a board of widgets)
         old = view.figure.geometry()
-        view._relayout(QRectF(0, 0, w / scale, h / scale))
         try:
-            problems += scene_problems(view.canvas.scene(), scale, min_px, what)
-            problems += _scale_problems(view, what)
+            with exporting():  # as render_figure lays it out (the export's label floor)
+                view._relayout(QRectF(0, 0, w / scale, h / scale))
+                problems += scene_problems(view.canvas.scene(), scale, min_px, what)
+                problems += _scale_problems(view, what)
         finally:
             view._relayout(old)
     else:  # walkthrough widgets: their figure laid out as render_figure lays it out
@@ -83,11 +86,12 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
 
         fig = view.figure_widget
         old = fig.size()
-        fig.resize(QSize(int(w / scale), int(h / scale)))
-        _settle(fig)
         try:
-            for grid in view.findChildren(MatrixGrid):
-                problems += grid_problems(grid, scale, min_px, what)
+            with exporting():
+                fig.resize(QSize(int(w / scale), int(h / scale)))
+                _settle(fig)
+                for grid in view.findChildren(MatrixGrid):
+                    problems += grid_problems(grid, scale, min_px, what)
         finally:
             fig.resize(old)
             _settle(fig)
@@ -210,22 +214,32 @@ def _tab_problems(win, w: int, h: int, model: str) -> list[str]:
         if view.isVisible() and view.trace is not None:  # views behind a tab are fed when first shown
             view.ensure_current()
             QApplication.processEvents()
-            problems += _audit_widget(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}", None)
+            # docked at either size: nothing under 12 px (a 1280×720 window is projected as it is)
+            problems += _audit_widget(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}", MIN_PX)
     win.tabs.setCurrentWidget(win.walkthrough_page)
     for i in range(win.walkthrough.count()):
         win.walkthrough.setCurrentIndex(i)
         for _ in range(5):
             QApplication.processEvents()
         page = win.walkthrough.currentWidget()
+        _settle_figure(page)
         for grid in page.findChildren(MatrixGrid):
-            # known gap: in a 1280×720 desk window (not presenting) the matrix form's Q, K, V beside its
-            # T×T maps get less than their minimum height and name every other token; presented
-            # (F5, lessons) and exported they name all (checked above)
-            if grid.isVisible() and not (w < 1920 and grid.modest):
-                problems += grid_problems(grid, 1.0, None,
+            if grid.isVisible():
+                problems += grid_problems(grid, 1.0, MIN_PX,
                                           f"{model} tab Walkthrough / {win.walkthrough.tabText(i)} {w}×{h}")
     win.tabs.setCurrentIndex(0)
     return problems
+
+
+def _settle_figure(page, turns: int = 400) -> None:
+    """Run the event loop until ``page``'s figure has the size its scroll area owes it (at least its minimum:
+    a board redrawn with larger grids asks for more in a later turn) — as the app's running loop would."""
+    fig = getattr(page, "figure_widget", None)
+    for _ in range(turns if fig is not None else 0):
+        hint = fig.minimumSizeHint()
+        if fig.width() >= hint.width() and fig.height() >= hint.height():
+            return
+        QApplication.processEvents()
 
 
 def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
@@ -259,10 +273,19 @@ def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [SIZES[0], pytest.param(SIZES[1], marks=pytest.mark.xfail(strict=True, reason=(
+    "issue 36, found when the docked floor became 12 px: at 1280×720 the Training replay's map is 239 px wide "
+    "(the form keeps 340 px, the head map's axis and colour bar ~257 of its 496), 21 upright labels need ~290: "
+    "every 2nd key is named; the page needs to give the map more width")))], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_probe_map_names_every_token(make_window, qtbot, size):
     """The Training tab's replay of a 21-token probe (induction's): every row and column named, in full-size
     labels at 1920×1080 (it had 12 rows in ~100 px)."""
+    # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
+    problems = _probe_map_problems(make_window, qtbot, size)
+    assert not problems, "\n".join(problems)
+
+
+def _probe_map_problems(make_window, qtbot, size) -> list[str]:
     import numpy as np
 
     from attnviz.training.snapshots import Snapshots
@@ -294,7 +317,7 @@ def test_training_probe_map_names_every_token(make_window, qtbot, size):
         problems.append(f"{what}: rows are {pitch:.1f} px")
     if win.width() > w:
         problems.append(f"{what}: the window cannot be as narrow as the screen ({win.width()} px)")
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 def test_data_set_mean_pattern_is_legible_in_its_dock(qtbot):

@@ -48,6 +48,7 @@ class CompactArrangement(QObject):
         self.pinned: str | None = None  # the view last asked for from the Views menu: it keeps its tab
         self._model_sized = False  # this round of splitting has sized the model list
         self._hooked = False  # the views area's "views installed" connected
+        self._split_pending = False  # a split asked for while the views were not on screen
         self._split_timer = QTimer(self)  # owned: deleted with the window, so a pending split holds nothing
         self._split_timer.setSingleShot(True)
         self._split_timer.timeout.connect(self.split_views)
@@ -104,6 +105,10 @@ class CompactArrangement(QObject):
             dock.installEventFilter(self)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Show and getattr(self, "_split_pending", False) \
+                and obj is getattr(self.parent(), "views_area", None):
+            self.split_soon()
+            return False
         if self.compact and event.type() == QEvent.Type.Resize and obj.isVisible() \
                 and event.oldSize().width() != event.size().width():
             self._fit_timer.start(0)
@@ -119,8 +124,16 @@ class CompactArrangement(QObject):
     def split_views(self) -> None:
         """The head map's group (the single-head readings) gets :data:`HEAD_MAP_SHARE` of the views' width."""
         area = getattr(self.parent(), "views_area", None)
-        if area is None or not area.isVisible():  # a window being closed (or not shown yet): nothing to split
+        if area is None:
             return
+        if not area.isVisible():
+            # a window being closed, not shown yet, or on another page (Training, Walkthrough): split when the
+            # views are shown again (a split skipped here left the head map 40 % of a 1280×720 window)
+            self._split_pending = True
+            area.removeEventFilter(self)
+            area.installEventFilter(self)
+            return
+        self._split_pending = False
         group = area.left_group  # not imported from views_area, which imports this module
         left = [d for n, d in area.docks.items() if n in group and not d.isFloating()]
         right = [d for n, d in area.docks.items() if n not in group and not d.isFloating()]

@@ -66,12 +66,17 @@ class ModelPanel(QWidget):
         row.addWidget(self.open_button)
         row.addWidget(self.recent_button)
         row.addStretch(1)
-        row.addWidget(QLabel("Device:", self))
-        row.addWidget(self.device_box)
+        # the device on a row of its own: beside the buttons it made the panel 297 px at least, and with the
+        # Training page's minimum the window 1,317 px wide on a 1280×720 screen
+        device = QHBoxLayout()
+        device.addWidget(QLabel("Device:", self))
+        device.addWidget(self.device_box)
+        device.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.tree, 1)
         lay.addLayout(row)
+        lay.addLayout(device)
         lay.addWidget(self.details)
         self._current = ""
         self.set_recent([])

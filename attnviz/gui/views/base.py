@@ -38,6 +38,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.widgets.legible import exporting
 from attnviz.gui.workers import views_lane
 from attnviz.selection import Selection, SelectionState
 
@@ -194,14 +195,15 @@ class BaseView(QWidget):
         for it, _ in cached:
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         try:
-            self._relayout(src)
-            painter.save()
-            painter.fillRect(rect, QColor(self.style.background))
-            painter.setRenderHint(QPainter.Antialiasing, True)
-            painter.setRenderHint(QPainter.TextAntialiasing, True)
-            painter.setRenderHint(QPainter.LosslessImageRendering, True)  # PDF: exact cell colours, no JPEG
-            self.canvas.scene().render(painter, rect, src)
-            painter.restore()
+            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
+                self._relayout(src)
+                painter.save()
+                painter.fillRect(rect, QColor(self.style.background))
+                painter.setRenderHint(QPainter.Antialiasing, True)
+                painter.setRenderHint(QPainter.TextAntialiasing, True)
+                painter.setRenderHint(QPainter.LosslessImageRendering, True)  # PDF: exact cell colours, no JPEG
+                self.canvas.scene().render(painter, rect, src)
+                painter.restore()
         finally:
             self._relayout(old)
             for it, mode in cached:

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QRegion, QResizeEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.widgets.legible import exporting
 
 __all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "style_label"]
 
@@ -216,7 +217,12 @@ def _group_rows(grids: list) -> None:
     for g in grids:
         if g.values.ndim == 2 and g.values.shape[0] > 1:
             by_rows.setdefault(g.values.shape[0], []).append(g)
-    for members in by_rows.values():
+    for same_count in by_rows.values():
+        # unlabelled grids (Z_1 … beside Z_0) join the labelled ones; grids naming other rows (a top-2
+        # table beside a 2-layer entropy table) are not the same tokens and keep their own cell height
+        named = [tuple(g.row_labels) for g in same_count if g.row_labels]
+        ref = named[0] if named else ()
+        members = [g for g in same_count if not g.row_labels or tuple(g.row_labels) == ref]
         if len(members) > 1:
             for g in members:
                 g.row_group = members
@@ -301,17 +307,18 @@ class FigureHostMixin:
         if scroll is not None:
             scroll.setWidgetResizable(False)
         try:
-            fig.resize(target)
-            _settle(fig)
-            painter.save()
-            painter.fillRect(rect, QColor(fig.style.background if hasattr(fig, "style") else "white"))
-            painter.translate(rect.topLeft())
-            painter.scale(scale, scale)
-            painter.setRenderHint(QPainter.Antialiasing, True)
-            painter.setRenderHint(QPainter.TextAntialiasing, True)
-            QWidget.render(fig, painter, QPoint(0, 0), QRegion(fig.rect()),
-                           QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground)
-            painter.restore()
+            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
+                fig.resize(target)
+                _settle(fig)
+                painter.save()
+                painter.fillRect(rect, QColor(fig.style.background if hasattr(fig, "style") else "white"))
+                painter.translate(rect.topLeft())
+                painter.scale(scale, scale)
+                painter.setRenderHint(QPainter.Antialiasing, True)
+                painter.setRenderHint(QPainter.TextAntialiasing, True)
+                QWidget.render(fig, painter, QPoint(0, 0), QRegion(fig.rect()),
+                               QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground)
+                painter.restore()
         finally:
             fig.resize(old)
             _settle(fig)

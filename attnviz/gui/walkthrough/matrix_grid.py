@@ -230,12 +230,23 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # a strip (x_i 1×64, a bias 1×16) keeps a text line of height: at 2 px a row it was a hair line on a
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
+        small = QFont(self._fonts()[2])
+        small.setPointSizeF(floor_pt(self.style, self))
+        line = QFontMetricsF(small).height()  # a line of the smallest legible label
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
             # scene drew its T×T maps 30 px tall, every sixth token named)
-            small = QFont(self._fonts()[2])
-            small.setPointSizeF(floor_pt(self.style, self))
-            cell_h = max(cell_h, QFontMetricsF(small).height() * 0.8 + 0.25)
+            cell_h = max(cell_h, line * 0.8 + 0.25)
+        if self._show_col_labels() and cols <= 24:
+            # a line of the smallest legible label per column, so every token is named upright (a 1280×720
+            # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
+            # the scroll area gives the room
+            col_w = line * 0.9 + 0.25
+            width = max(width, self._measure_margins()[0] + cols * col_w + 8)
+            if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
+                cell_h = max(cell_h, col_w)
+        if self.subtitle and width < self._title_width():
+            top = self._measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -330,7 +341,9 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             cw, ch = min(pcw, avail_w / cols), min(pch, avail_h / rows)
         elif tight >= (MIN_ZOOM_VECTOR if cols <= 2 else MIN_ZOOM):  # smaller type rather than no numbers
             self._zoom = tight
-            cw, ch = need_w * tight, need_h * tight
+            # a narrow grid's numbers shrink with its width, its rows need not: they keep the height they
+            # have (a top-2 table 104 px wide drew 10.8 px rows, its two labels named every other one)
+            cw, ch = need_w * tight, max(need_h * tight, min(pch, avail_h / rows))
         else:  # a heatmap (exact values on hover): cells may stretch up to 2.5:1 to use the room
             self._numbers, self._zoom = False, 1.0
             cw, ch = min(avail_w / cols, pcw), min(avail_h / rows, 40.0)

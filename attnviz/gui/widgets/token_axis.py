@@ -179,7 +179,7 @@ class TokenAxisItem(pg.GraphicsWidget):
         pitch = (self.centers[1] - self.centers[0]) if n > 1 else 1.0
         px = abs(pitch) * self._px_per_unit()
         key = (n, pitch, self.orientation, self.max_extent, self.style.font_pt(), self.style.metrics().height(),
-               self._texts()[1], tuple(self.major or ()))
+               self._texts()[1], tuple(self.major or ()), self._min_factor())  # (an export's floor is lower)
         last = self._last_layout
         if last is not None and last[0] == key and px > 0 and abs(px - last[1]) <= self.HYSTERESIS * last[1]:
             self.font_factor, self.angle, self.rotated, self.stride, self.major_only, self._major_shown = last[2]

@@ -1,0 +1,109 @@
+"""Layout audit of the live lesson in the app (issue 36, Deliver 4): Lesson ▸ Start in a window of a 1920×1080
+and a 1280×720 screen, every scene of the bundled ``attention`` lesson as the window presents it (its page, its
+style for that screen), audited as the standalone stage is in ``test_layout_audit``: titles, every token named,
+labels at least 12 px at 1080 lines (in proportion below), the T×T maps square with row labels for the back row.
+
+The offscreen screen is smaller than either size: the window is given the screen's size by hand after it goes
+full screen, and the style the window composes for a screen of that many lines (``Pages._screen_lines``).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from layout_audit import MIN_PX, PRESENT_PX, presented_label_problems, square_map_problems  # noqa: E402
+from test_layout_audit import SIZES, _audit_widget, _bundled  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+BUNDLED = Path(__file__).resolve().parents[2] / "assets" / "models"
+
+
+def _start_live_lesson(win, qtbot, w: int, h: int, monkeypatch):
+    """Lesson ▸ Start in ``win`` on a ``w`` × ``h`` screen; the stage once its first figure is shown."""
+    from attnviz.gui.window.pages import Pages
+    from attnviz.gui.window.scene_actions import start_lesson
+
+    monkeypatch.setattr(Pages, "_screen_lines", lambda self: h)  # the screen presented on
+    stage = start_lesson(win, "attention")
+    assert stage is not None
+    qtbot.waitUntil(lambda: stage.view is not None and stage.index == 0 and win.isFullScreen(), timeout=120_000)
+    win.setGeometry(0, 0, w, h)  # full screen on that screen
+    qtbot.waitUntil(lambda: win.width() == w and win.height() == h and stage.width() >= 0.9 * w, timeout=10_000)
+    return stage
+
+
+def _show(stage, qtbot, i: int) -> None:
+    if stage.index == i and stage.view is not None:
+        return
+    with qtbot.waitSignal(stage.scene_shown, timeout=120_000):
+        stage.show_scene(i)
+    stage._lane.cancel()  # the captions' claims are checked by the lesson tests, not here
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
+    from attnviz.gui.panels.presentation import leave_presentation
+
+    w, h = size
+    win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(BUNDLED.parent))  # the lesson's models are the bundled ones
+    stage = _start_live_lesson(win, qtbot, w, h, monkeypatch)
+    problems = []
+    try:
+        assert stage.view.style.font_scale > 1, "the live lesson is not in the presentation style"
+        for i, scene in enumerate(stage.lesson.scenes):
+            _show(stage, qtbot, i)
+            what = f"live lesson scene {i + 1} ({scene.view}) {w}×{h}"
+            if stage.window() is not win or stage.width() < w * 0.9:
+                problems.append(f"{what}: the stage is {stage.width()} px wide in a {win.width()} px window")
+            problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
+            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
+    finally:
+        leave_presentation(win)
+        qtbot.waitUntil(lambda: win.tabs.indexOf(stage) < 0, timeout=10_000)
+    return problems
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_scene_of_the_live_lesson_in_the_window(make_window, qtbot, size, monkeypatch):
+    """The live lesson (not the exported deck, not a standalone stage): every scene legible at this size."""
+    _bundled()
+    # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
+    problems = _lesson_problems(make_window, qtbot, size, monkeypatch)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_lesson_audit_sees_small_row_labels(qapp):
+    """Negative control: a T×T map squeezed into a strip of the figure, its row labels too small for the back
+    row, is reported."""
+    import numpy as np
+
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    from PySide6.QtWidgets import QWidget
+
+    holder = QWidget()  # the audit looks for the grids inside a figure
+    grid = MatrixGrid("P", parent=holder)
+    toks = [f"t{i}" for i in range(24)]
+    p = np.random.default_rng(0).dirichlet(np.ones(24), 24)
+    grid.set_data(p, title="P", row_labels=toks, col_labels=toks, kind="prob", min_side=300)
+    grid.resize(300, 160)  # a heatmap (no numbers), 24 rows in ~100 px
+    holder.show()
+    QApplication.processEvents()
+    try:
+        found = square_map_problems(holder, PRESENT_PX, "control")
+        assert any("row labels are" in p for p in found), found
+    finally:
+        holder.close()
+        holder.deleteLater()
