@@ -71,3 +71,27 @@ def test_a_1280x720_window_fits_its_screen_on_every_page_and_pinned(make_window,
     # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
     problems = _compact_problems(make_window, qtbot, monkeypatch)
     assert not problems, "\n".join(problems)
+
+
+def test_presenting_at_1280x720_keeps_folded_views_folded(make_window, qtbot, monkeypatch):
+    """F5 in the compact window: the views folded into the Views menu stay folded (they came back beside the
+    presented figure, each in its own dock)."""
+    folder = BUNDLED / "coref"
+    if not (folder / "config.json").exists():
+        pytest.skip("the bundled models are not built (make assets)")
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(BUNDLED.parent))
+    win = make_window(model=str(folder))
+    win.showNormal()
+    win.resize(W, H)
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
+    win.compare_pin.pin()
+    for _ in range(20):
+        QApplication.processEvents()
+    folded = sorted(win.views_area.folded)
+    win.set_presentation(True)
+    for _ in range(20):
+        QApplication.processEvents()
+    back = [n for n in folded if win.views_area.docks[n].isVisible()]
+    win.set_presentation(False)
+    assert folded, "nothing was folded at 1280×720: the test would not see the fault"
+    assert not back, f"folded views shown while presenting: {back}"

@@ -62,11 +62,14 @@ class CompactArrangement(QObject):
         found = window.findChild(cls, "CompactArrangement", Qt.FindChildOption.FindDirectChildrenOnly)
         return found if found is not None else cls(window)
 
+    def _presenting(self) -> bool:
+        mode = getattr(self.parent(), "presentation_mode", None)
+        return mode is not None and mode.active
+
     def arrange(self) -> None:
         """Input one line tall and a narrower model list when the window is compact; restored otherwise."""
         win = self.parent()
-        mode = getattr(win, "presentation_mode", None)
-        if mode is not None and mode.active:  # full screen, one figure: the docks' arrangement is not on screen
+        if self._presenting():  # full screen, one figure: the docks' arrangement is not on screen
             return
         compact = is_compact(win.height())
         if compact == self.compact and (not compact or self.split_width == win.width()):
@@ -158,8 +161,8 @@ class CompactArrangement(QObject):
         ``pinned``, the view asked for from the views menu); the others are folded, listed in that menu.
         Not compact: every folded view back in its group."""
         area = getattr(self.parent(), "views_area", None)
-        if area is None:
-            return
+        if area is None or self._presenting():
+            return  # presenting: one figure full screen, the docks' tabs are not on screen (F5 unfolded them)
         self._menu_button().setVisible(self.compact)
         if not self.compact:
             area.unfold()
