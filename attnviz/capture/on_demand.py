@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.capture.blas_threads import one_blas_thread
+
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
            "ON_DEMAND_T", "row_lse"]
 
@@ -27,8 +29,8 @@ ON_DEMAND_T = 256
 
 # row blocks are computed in pieces of at most this many (head × row × col) cells (float64: 8 bytes each)
 ROW_CHUNK_CELLS = 1 << 22
-# a causal or windowed block is cut into row chunks of at least this many rows (and about 32,768 cells), so a
-# block across the diagonal skips most of its blocked half
+# a causal or windowed block is cut into row chunks of at least this many rows (and about an eighth of its
+# columns), so a block across the diagonal skips most of its blocked half
 _MIN_ROWS = 32
 # float32's unit round-off: a float32 dot product of length d is off by at most d·_DOT_ERR·|q|·|k|
 _DOT_ERR = 2.0 ** -24
@@ -201,6 +203,7 @@ class OnDemandProbs:
         self.group = q.shape[0] // k.shape[0]
         self.shape = (q.shape[0], q.shape[1], k.shape[1])
         self.dtype = np.dtype(np.float32)
+        self._norm_cache: dict[tuple[str, int], np.ndarray] = {}  # ("q"|"k", head) -> (T,) row norms
 
     def block(self, heads=None, rows=None, cols=None) -> np.ndarray:
         """Exact probabilities of one block, float32 (h, r, c), computed in row chunks.
@@ -220,22 +223,46 @@ class OnDemandProbs:
         groups = [(int(g), np.flatnonzero(kv == g)) for g in np.unique(kv)]
         step = max(1, ROW_CHUNK_CELLS // max(1, len(hs) * len(cs)))
         if self.rule.causal or self.rule.window is not None:
-            step = min(step, max(_MIN_ROWS, (1 << 15) // max(1, len(cs))))  # a diagonal block skips its upper half
+            step = min(step, max(_MIN_ROWS, len(cs) // 8))  # a block across the diagonal skips ~7/16 of itself
+        chunks = []  # (first row, rows, [a, b) of the live columns) of each chunk with something to compute
         for r0 in range(0, len(rs), step):
             r = rs[r0:r0 + step]
             a, b = self.rule.live_cols(r, cs) if ascending else (0, len(cs))
-            if b <= a:
-                continue  # every cell of these rows is blocked: weight 0
-            c = cs[a:b]
-            lse = np.asarray(self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
-            for g, at in groups:
-                keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
-                p = self._chunk(self.q[hs[at][:, None], r[None, :]], keys, hs[at], r, c, lse[at], tk)
-                out[at, r0:r0 + len(r), a:b] = p
+            if b > a:  # else every cell of these rows is blocked: weight 0
+                chunks.append((r0, r, a, b))
+        if chunks:
+            with one_blas_thread():  # small products: a second BLAS thread only adds waiting (blas_threads.py)
+                for r0, r, a, b in chunks:
+                    self._fill(out, hs, r0, r, cs[a:b], a, groups)
         return out
 
-    def _chunk(self, q: np.ndarray, keys: np.ndarray, hs, r, c, lse: np.ndarray, tk: int) -> np.ndarray:
-        """(h, r, c) float32 probabilities of heads ``hs`` (all reading one key head) over rows r × columns c.
+    def _fill(self, out, hs, r0: int, r: np.ndarray, c: np.ndarray, a: int, groups) -> None:
+        """Write rows r × columns c (from column index ``a`` of the block) into ``out`` (h, r, c)."""
+        lse = np.asarray(self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
+        for g, at in groups:
+            keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
+            top_q = max(float(self._norms("q", int(h))[r].max()) for h in hs[at])
+            top_k = float(_rows_of(self._norms("k", g)[None], 0, c).max())
+            p = self._chunk(self.q[hs[at][:, None], r[None, :]], keys, hs[at], r, c, lse[at], self.shape[2],
+                            top_q * top_k)
+            out[at, r0:r0 + len(r), a:a + len(c)] = p
+
+    def _norms(self, which: str, head: int) -> np.ndarray:
+        """(T,) float32 Euclidean norms of q's (query head) or k's (key head) rows, computed once per head."""
+        got = self._norm_cache.get((which, head))
+        if got is None:
+            x = (self.q if which == "q" else self.k)[head]  # (T, dh)
+            got = np.empty(x.shape[0], np.float32)
+            for r0 in range(0, x.shape[0], 4096):  # a memory-mapped array is read a piece at a time
+                part = np.asarray(x[r0:r0 + 4096], np.float32)
+                got[r0:r0 + 4096] = np.sqrt(np.einsum("td,td->t", part, part)) * (1 + 1e-6)  # rounded up
+            self._norm_cache[(which, head)] = got
+        return got
+
+    def _chunk(self, q: np.ndarray, keys: np.ndarray, hs, r, c, lse: np.ndarray, tk: int,
+               qk_top: float) -> np.ndarray:
+        """(h, r, c) float32 probabilities of heads ``hs`` (all reading one key head) over rows r × columns c;
+        ``qk_top`` bounds |q_i|·|k_j| over the chunk.
 
         Computed in float32; each float32 step is off by at most a unit round-off of the magnitudes it
         handles, so |Δs| ≤ ``err`` for every cell (the dot product's dh·u·|q|·|k| plus 8 round-offs of the
@@ -247,10 +274,8 @@ class OnDemandProbs:
         rule, sc = self.rule, float(self.rule.scale)
         s = (q32.reshape(h * n, dh) @ k32.T).reshape(h, n, len(c))  # (h, r, c) float32 dot products
         add = rule.added(hs, r, c)  # (h|1, r, c) float64 or None
-        top_q = float(np.sqrt(np.max(np.einsum("hrd,hrd->hr", q32, q32))))
-        top_k = float(np.sqrt(np.max(np.einsum("cd,cd->c", k32, k32))))
         fin = np.isfinite(lse)
-        span = top_q * top_k * abs(sc)  # |q·k·scale| ≤ |q|·|k|·|scale| (Cauchy–Schwarz)
+        span = qk_top * abs(sc)  # |q·k·scale| ≤ |q|·|k|·|scale| (Cauchy–Schwarz)
         top_s = min(span, abs(rule.softcap)) if rule.softcap else span
         err = 1.01 * _DOT_ERR * (dh * span + 8 * (top_s + (float(np.abs(add).max()) if add is not None else 0.0)
                                                   + (float(np.abs(lse[fin]).max()) if fin.any() else 0.0)))
@@ -270,8 +295,10 @@ class OnDemandProbs:
             p = np.exp(s, out=s)
         if not fin.all():
             p[~fin] = 0.0  # a row with nothing to attend: zeros
-        fix = p * np.float32(1.001 * err) > _DOT_TOL  # cells float32 could have moved by more than _DOT_TOL
-        hi, ri, ci = np.nonzero(fix)
+        if float(p.max()) * 1.001 * err <= _DOT_TOL:
+            return p  # no cell float32 could have moved by more than _DOT_TOL
+        fix = p * np.float32(1.001 * err) > _DOT_TOL  # the cells that could have
+        hi, ri, ci = np.unravel_index(np.flatnonzero(fix), fix.shape)  # (np.nonzero of a 3-D mask is ~10× slower)
         if len(hi) > p.size // 4:  # many large weights: the whole chunk in float64
             exact = rule.finish(np.matmul(q32.astype(np.float64), k32.astype(np.float64).T), hs, r, c, tk)
             with np.errstate(invalid="ignore", over="ignore"):

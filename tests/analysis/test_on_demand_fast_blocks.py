@@ -71,9 +71,9 @@ def test_blocked_sub_blocks_are_not_computed(monkeypatch):
     computed = []
     real = OnDemandProbs._chunk
 
-    def counting(self, qq, keys, hs, r, c, lse_rows, tk):
+    def counting(self, qq, keys, hs, r, c, lse_rows, tk, qk_top):
         computed.append(len(hs) * len(r) * len(c))
-        return real(self, qq, keys, hs, r, c, lse_rows, tk)
+        return real(self, qq, keys, hs, r, c, lse_rows, tk, qk_top)
 
     monkeypatch.setattr(OnDemandProbs, "_chunk", counting)
     probs = OnDemandProbs(q, k, lse, ScoreRule(scale=0.25, causal=True))
