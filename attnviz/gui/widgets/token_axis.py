@@ -351,7 +351,10 @@ class TokenAxisItem(pg.GraphicsWidget):
         strip = self._strip
         shift = b - strip[1] if strip is not None else 0.0
         if strip is None or strip[0] != key or not (strip[2] + shift <= lo and hi <= strip[3] + shift):
-            margin = (hi - lo) if strip is not None and strip[0] == key else 0.0  # a pan: room to pan on
+            # a pan that left the strip while overlapping it: room to pan on (a view's length each side); a
+            # jump past it or a new zoom: only the view (the margins tripled the labels drawn a jump frame)
+            panned = strip is not None and strip[0] == key and lo < strip[3] + shift and hi > strip[2] + shift
+            margin = (hi - lo) if panned else 0.0
             strip = self._strip = (key, b, lo - margin, hi + margin,
                                    *self._strip_image(a, b, lo - margin, hi + margin, r, fm, scale))
             shift = 0.0
