@@ -214,10 +214,13 @@ class HeadMapView(BaseView):
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
-        if missing:  # latest wins: a pan past these tiles replaces the request
-            # a redraw per tile, and one at the end: a tile a replaced job computed is in the cache by then
-            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
-                                on_progress=lambda _key, od=od: self._on_demand_arrived(od),
+        if missing or od.last_ring:  # latest wins: a pan past these tiles replaces the request
+            # the visible tiles first, nearest the centre first, then the ring around them (prefetched for
+            # the next pan frames); a redraw per visible tile, and one at the end: a tile a replaced job
+            # computed is in the cache by then
+            visible = set(missing)
+            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing + od.last_ring, owner=self,
+                                on_progress=lambda key, od=od: key in visible and self._on_demand_arrived(od),
                                 on_result=lambda _none, od=od: self._on_demand_arrived(od))
         unknown = np.isnan(tile.image)
         zero = tile.image == 0  # exp(−∞ − lse) = 0: masked (a pooled cell: its whole block is)

@@ -66,6 +66,7 @@ class OnDemandMap:
         # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
         # and when each tile was stored (perf_counter seconds)
         self.last_missing: list[tuple[int, int, int]] = []
+        self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
         self.done_at: dict[tuple[int, int, int], float] = {}
 
     # -- computing ------------------------------------------------------------------------------
@@ -172,8 +173,15 @@ class OnDemandMap:
                     pending[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = False
         missing = self.tiles_for(level, r0, r1, c0, c1)
         mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
-        missing.sort(key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
+        near = lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2  # noqa: E731
+        missing.sort(key=near)
         self.last_missing = missing
+        # the ring of tiles around the visible ones, for a pan to find ready (computed after them)
+        rows_l, cols_l = -(-self.tq // f), -(-self.tk // f)  # cells of this level
+        shown = set(missing)
+        ring = [key for key in self.tiles_for(level, max(0, r0 - n), min(rows_l, r1 + n), max(0, c0 - n),
+                                              min(cols_l, c1 + n)) if key not in shown]
+        self.last_ring = sorted(ring, key=near)
         return PyramidView(image, level, *bounds), pending, missing
 
     def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:

@@ -1,0 +1,36 @@
+"""The long head map asks for the ring of tiles around the visible ones after them, so a pan finds them ready."""
+
+from __future__ import annotations
+
+from attnviz.bench.on_demand_traces import on_demand_trace
+from attnviz.gui.views.on_demand_map import OnDemandMap, tile_cells
+
+
+def test_ring_is_the_next_tiles_around_the_view_and_a_pan_finds_them_computed():
+    trace = on_demand_trace(4096, n_layers=1, n_heads=1, d_head=8)
+    od = OnDemandMap(trace, 0, "self", 0)
+    n = tile_cells(0)
+    # a 200-row view at full resolution inside tiles (4..5, 4..5) of level 0
+    _, _, missing = od.view(1100, 1300, 1100, 1300, 800, 800)
+    assert {k[1:] for k in missing} == {(4, 4), (4, 5), (5, 4), (5, 5)}
+    ring = od.last_ring
+    assert {k[1:] for k in ring} == {(i, j) for i in range(3, 7) for j in range(3, 7)} - {k[1:] for k in missing}
+    assert all(k[0] == 0 for k in ring)
+    for _ in od.fill_tiles(missing + ring):
+        pass
+    # panned by most of a tile in each direction: every visible tile was computed before the pan
+    _, pending, missing = od.view(1100 - n + 10, 1300 - n + 10, 1100 + n - 10, 1300 + n - 10, 800, 800)
+    assert missing == [] and not pending.any()
+    # control: a pan two tiles away lacks tiles (the ring is one tile deep)
+    _, _, missing = od.view(1100 + 2 * n, 1300 + 2 * n, 1100, 1300, 800, 800)
+    assert missing
+
+
+def test_the_ring_stays_inside_the_map():
+    trace = on_demand_trace(4096, n_layers=1, n_heads=1, d_head=8)
+    od = OnDemandMap(trace, 0, "self", 0)
+    od.view(0, 200, 0, 200, 800, 800)  # the top-left corner: no tile at index −1
+    assert od.last_ring and all(i >= 0 and j >= 0 for _, i, j in od.last_ring)
+    last = -(-4096 // tile_cells(0)) - 1
+    od.view(4096 - 200, 4096, 4096 - 200, 4096, 800, 800)  # the bottom-right corner
+    assert od.last_ring and all(i <= last and j <= last for _, i, j in od.last_ring)
