@@ -34,3 +34,33 @@ def test_the_ring_stays_inside_the_map():
     last = -(-4096 // tile_cells(0)) - 1
     od.view(4096 - 200, 4096, 4096 - 200, 4096, 800, 800)  # the bottom-right corner
     assert od.last_ring and all(i <= last and j <= last for _, i, j in od.last_ring)
+
+
+def test_levels_above_the_overview_are_its_maxima_pooled_once():
+    """Zoomed out past the overview's level: each drawn cell is the maximum of its block of the exact map
+    (recomputed here as a float64 causal softmax of q·kᵀ), the pooled level made once and reused."""
+    import numpy as np
+
+    from attnviz.gui.views.heatmap_data import block_max
+
+    T = 4096
+    trace = on_demand_trace(T, n_layers=1, n_heads=1, d_head=8)
+    od = OnDemandMap(trace, 0, "self", 0)
+    for _ in od.fill_overview():
+        pass
+    q, k = trace.arrays["L0.q"][0].astype(np.float64), trace.arrays["L0.k"][0].astype(np.float64)
+    s = q @ k.T * trace.meta["scale"]
+    s[np.triu(np.ones((T, T), bool), 1)] = -np.inf
+    p = np.exp(s - s.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    tile, pending, missing = od.view(0, T, 0, T, 300, 300)  # 4,096 rows in 300 px: level 4
+    f = 1 << tile.level
+    assert tile.level > od.overview_level and pending is None and missing == []
+    np.testing.assert_allclose(tile.image, block_max(p, f, f), atol=1e-6)
+    again, _, _ = od.view(1000, 3000, 0, 2000, 150, 150)  # the same level, another crop: the same pooled array
+    assert len(od._coarser) == 1
+    np.testing.assert_allclose(again.image, block_max(p, f, f)[again.row0 // f:-(-again.row1 // f),
+                                                              again.col0 // f:-(-again.col1 // f)], atol=1e-6)
+    # control: a block's mean (not its maximum) is not what is drawn
+    mean = p.reshape(T // f, f, T // f, f).mean(axis=(1, 3))
+    assert np.abs(tile.image - mean).max() > 1e-3

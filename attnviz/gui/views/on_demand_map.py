@@ -6,7 +6,7 @@ as generators on the views' lane and redraws on each item they yield). Every val
 row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the block's maximum (the same rule as
 :class:`attnviz.analysis.pyramid.MaxPyramid`, so a one-token diagonal survives every zoom):
 
-* the *overview* is level ``overview_level`` (at most ``MAX_PX`` cells a side), filled in bands of rows;
+* the *overview* is level ``overview_level`` (at most ``OVERVIEW_SIDE`` cells a side), filled in bands of rows;
   the coarser levels are pooled from it;
 * finer levels come in tiles of ``tile_cells(level)`` cells a side computed from the block of the map they cover, kept in
   a small least-recently-used cache; until a tile arrives its cells show the overview's (coarser) maximum.
@@ -33,6 +33,10 @@ TILE = 256  # map rows (and columns) a side of one computed tile at the finest l
 # (a 512-row tile cost 18 ms median, 35 ms p95 on a busy machine; the tile nearest the centre comes first)
 MIN_TILE_CELLS = 64  # cells a side of a tile at coarse levels (level 3: a 512 × 512 block)
 MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramids)
+# the overview's longest side: 2,048 cells (16 MB a head) rather than one screen's 1,024 costs the same to
+# fill (every weight is computed either way) and leaves a zoom down to 2,048 rows in 1,000 px needing no
+# tiles (at 16,384 tokens a level-3 view asked ~30 tiles of 512 × 512 weights a frame: ~330 ms p95)
+OVERVIEW_SIDE = 2 * MAX_PX
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 
@@ -54,7 +58,7 @@ class OnDemandMap:
         self.trace, self.layer, self.part, self.head = trace, int(layer), part, int(head)
         _, self.tq, self.tk = trace.probs_shape(layer, part)
         n = max(self.tq, self.tk)
-        self.overview_level = _level_at_most(n, MAX_PX)
+        self.overview_level = _level_at_most(n, OVERVIEW_SIDE)
         self.top_level = max(self.overview_level, _level_at_most(n, MIN_SIDE))
         f = 1 << self.overview_level
         self.overview = np.zeros((-(-self.tq // f), -(-self.tk // f)), np.float32)  # (Tq/F, Tk/F)
@@ -62,6 +66,7 @@ class OnDemandMap:
         self.budget = budget_bytes
         self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._coarser: dict[int, np.ndarray] = {}  # level -> the whole filled overview pooled to it
         self.cancelled = False
         # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
         # and when each tile was stored (perf_counter seconds)
@@ -187,6 +192,11 @@ class OnDemandMap:
     def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Cells [r0, r1) × [c0, c1) of a level at or above the overview's, NaN where rows are not filled yet."""
         g = 1 << (level - self.overview_level)  # overview cells per cell of this level
+        if g > 1 and self.overview_done:  # pooled once for every frame at this level (~4 ms each otherwise)
+            pooled = self._coarser.get(level)
+            if pooled is None:
+                pooled = self._coarser[level] = block_max(self.overview, g, g)
+            return pooled[r0:r1, c0:c1].copy()
         crop = self.overview[r0 * g:r1 * g, c0 * g:c1 * g]
         out = block_max(crop, g, g) if g > 1 else crop.copy()
         unfilled = np.arange(r0, r0 + out.shape[0]) * g + g > self.overview_rows  # a block reaching unfilled rows
