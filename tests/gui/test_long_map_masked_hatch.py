@@ -1,6 +1,6 @@
 """A long map's masked cells are hatched, as the short map's are; cells not computed yet are not.
 
-The trace (4,096 tokens, causal, probabilities only as blocks) is drawn by the head map's on-demand path; the
+The trace (8,192 tokens, causal, probabilities only as blocks) is drawn by the head map's on-demand path; the
 hatch outline is checked cell by cell against the causal rule j > i, written out here."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from attnviz.bench.on_demand_traces import on_demand_trace  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
 
-T = 4096
+T = 8192  # above the overview's 4,096 cells: zoomed in, tiles
 
 
 def _hatched(view, rows, cols) -> np.ndarray:

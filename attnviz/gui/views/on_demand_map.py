@@ -33,10 +33,11 @@ TILE = 256  # map rows (and columns) a side of one computed tile at the finest l
 # (a 512-row tile cost 18 ms median, 35 ms p95 on a busy machine; the tile nearest the centre comes first)
 MIN_TILE_CELLS = 64  # cells a side of a tile at coarse levels (level 3: a 512 × 512 block)
 MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramids)
-# the overview's longest side: 2,048 cells (16 MB a head) rather than one screen's 1,024 costs the same to
-# fill (every weight is computed either way) and leaves a zoom down to 2,048 rows in 1,000 px needing no
-# tiles (at 16,384 tokens a level-3 view asked ~30 tiles of 512 × 512 weights a frame: ~330 ms p95)
-OVERVIEW_SIDE = 2 * MAX_PX
+# the overview's longest side: 4,096 cells (64 MB a head, its coarser levels 22 MB more) rather than one
+# screen's 1,024 costs the same to fill (every weight is computed either way) and leaves a zoom down to
+# 4,096 rows in 1,000 px needing no tiles (at 16,384 tokens a level-2 or -3 view asked 30-130 tiles a
+# frame: its last tiles came ~330 ms after the frame, p95)
+OVERVIEW_SIDE = 4 * MAX_PX
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 
@@ -66,7 +67,10 @@ class OnDemandMap:
         self.budget = budget_bytes
         self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self._coarser: dict[int, np.ndarray] = {}  # level -> the whole filled overview pooled to it
+        # the levels above the overview's, pooled from it band by band as it fills (a frame only crops them)
+        self._coarser = {lvl: np.zeros((-(-self.overview.shape[0] // (1 << (lvl - self.overview_level))),
+                                        -(-self.overview.shape[1] // (1 << (lvl - self.overview_level)))),
+                                       np.float32) for lvl in range(self.overview_level + 1, self.top_level + 1)}
         self.cancelled = False
         # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
         # and when each tile was stored (perf_counter seconds)
@@ -96,6 +100,10 @@ class OnDemandMap:
             o1 = min(o0 + step, self.overview.shape[0])
             band = self.block(slice(o0 * f, min(o1 * f, self.tq)), slice(None))  # (rows, Tk)
             self.overview[o0:o1] = block_max(band, f, f)
+            for lvl, pooled in self._coarser.items():  # the rows of each coarser level this band reaches
+                g = 1 << (lvl - self.overview_level)
+                a0, a1 = o0 // g, -(-o1 // g)
+                pooled[a0:a1] = block_max(self.overview[a0 * g:o1], g, g)
             self.overview_rows = o1
             yield o1
 
@@ -192,13 +200,14 @@ class OnDemandMap:
     def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Cells [r0, r1) × [c0, c1) of a level at or above the overview's, NaN where rows are not filled yet."""
         g = 1 << (level - self.overview_level)  # overview cells per cell of this level
-        if g > 1 and self.overview_done:  # pooled once for every frame at this level (~4 ms each otherwise)
-            pooled = self._coarser.get(level)
-            if pooled is None:
-                pooled = self._coarser[level] = block_max(self.overview, g, g)
-            return pooled[r0:r1, c0:c1].copy()
-        crop = self.overview[r0 * g:r1 * g, c0 * g:c1 * g]
-        out = block_max(crop, g, g) if g > 1 else crop.copy()
+        if g == 1:
+            out = self.overview[r0:r1, c0:c1].copy()
+        elif level in self._coarser:
+            out = self._coarser[level][r0:r1, c0:c1].copy()
+        else:
+            out = block_max(self.overview[r0 * g:r1 * g, c0 * g:c1 * g], g, g)
+        if self.overview_done:
+            return out
         unfilled = np.arange(r0, r0 + out.shape[0]) * g + g > self.overview_rows  # a block reaching unfilled rows
         out[unfilled] = np.nan
         return out
