@@ -63,6 +63,27 @@ def _paths(T: int, n: int) -> dict[str, list[tuple[float, float]]]:
     return {"drag": drag, "jump": jump, "zoom": zoom}
 
 
+def _block_times(trace, T: int, n: int = 7) -> dict:
+    """Median wall and CPU ms of blocks asked of the trace itself: a 512 × 512 tile across the diagonal, one
+    below it, and a 256-row band of every key (an overview step), in the middle of the map."""
+    mid = T // 2
+    cases = {"512x512 block across the diagonal": (slice(mid, mid + 512), slice(mid, mid + 512)),
+             "512x512 block below the diagonal": (slice(mid + 512, mid + 1024), slice(mid // 2, mid // 2 + 512)),
+             f"256-row band x {T:,} keys": (slice(mid, mid + 256), slice(None))}
+    out = {}
+    for name, (rows, cols) in cases.items():
+        trace.probs(0, heads=0, rows=rows, cols=cols)  # warm (row norms, caches)
+        wall, cpu = [], []
+        for _ in range(n):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            trace.probs(0, heads=0, rows=rows, cols=cols)
+            wall.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.thread_time() - c0) * 1000)
+        out[f"{name}: median ms (wall)"] = statistics.median(wall)
+        out[f"{name}: median ms (CPU)"] = statistics.median(cpu)
+    return out
+
+
 def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, size=(1000, 800),
                        d_head: int = 64) -> dict:
     """Tile latency (median, p95), overview fill time and frames per second of the head map at ``T``.
@@ -94,6 +115,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         od.tile((level, i, j))
         alone.setdefault(level, []).append((time.perf_counter() - start) * 1000)
     every = [t for ts in alone.values() for t in ts]
+    blocks = _block_times(trace, T)
 
     use_headless_screen()
     from PySide6.QtWidgets import QApplication
@@ -122,6 +144,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         side = tile_cells(level) << level
         out[f"tile alone level {level} ({side}x{side} weights) median ms"] = statistics.median(ts)
     out["tile alone median ms (all levels)"] = statistics.median(every)
+    out.update(blocks)
     out["tile alone p95 ms (all levels)"] = _p95(every)
     every_tile, first_tile = [], []
     for name, frames in _paths(T, n_frames).items():
