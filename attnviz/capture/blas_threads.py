@@ -19,14 +19,17 @@ _state = {"depth": 0, "saved": None, "libs": None}
 
 
 def _libs() -> list:
-    """threadpoolctl's controllers of the loaded BLAS libraries ([] when threadpoolctl is not installed)."""
+    """threadpoolctl's controllers of NumPy's BLAS ([] when threadpoolctl is not installed)."""
     if _state["libs"] is None:
         try:
             from threadpoolctl import ThreadpoolController
         except ImportError:
             _state["libs"] = []
         else:
-            _state["libs"] = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            # NumPy's own (its wheels bundle one): a BLAS loaded later by another package is not ours to limit
+            own = [lib for lib in libs if "numpy" in str(getattr(lib, "filepath", ""))]
+            _state["libs"] = own or libs
     return _state["libs"]
 
 
