@@ -8,7 +8,7 @@ from PySide6.QtGui import QPainterPath, QTransform
 
 from attnviz.gui.widgets.hatch import mask_path
 
-__all__ = ["crop_mask_path"]
+__all__ = ["crop_mask_path", "CropHatch"]
 
 
 def crop_mask_path(masked: np.ndarray, bounds: tuple[int, int, int, int]) -> QPainterPath:
@@ -33,3 +33,25 @@ def crop_mask_path(masked: np.ndarray, bounds: tuple[int, int, int, int]) -> QPa
         path.closeSubpath()
         return path
     return QTransform(sx, 0, 0, sy, c0, r0).map(mask_path(m))
+
+
+class CropHatch:
+    """Hatches a long map's masked cells in the crop on screen, as the short map hatches its own, so "masked"
+    reads apart from "not computed yet" (both grey); the outline is rebuilt only when the crop or its masked
+    cells change. ``heatmap``: the :class:`~attnviz.gui.widgets.heatmap.LabelledHeatmap` drawn on."""
+
+    def __init__(self, heatmap):
+        self.heatmap, self._key = heatmap, None
+
+    def forget(self) -> None:
+        """The next :meth:`show` draws again (another map)."""
+        self._key = None
+
+    def show(self, masked: np.ndarray, bounds: tuple[int, int, int, int]) -> None:
+        some = bool(masked.any())
+        key = (bounds, masked.shape, hash(np.packbits(masked).tobytes()) if some else None)
+        if key == self._key:
+            return
+        self._key = key
+        self.heatmap.hatch.set_path(crop_mask_path(masked, bounds))
+        self.heatmap.bar.set_masked_legend(some)
