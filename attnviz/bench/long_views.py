@@ -15,7 +15,9 @@ CPU time are both reported (the machine is often busy). Paths:
 Tiles are computed on their own lane while the frames run, nearest the centre first; a tile's latency is from
 the first frame that lacked it to the moment it was stored (the centre tile of a frame: the first one it
 asked for; a zoom step at a coarse level asks for many, each covering a 512 × 512 block, so its last ones
-come later). The overview is filled beforehand and timed on its own.
+come later). After the visible tiles the view asks for the ring of tiles around them (prefetched for the
+next frames): a tile a frame never lacked is not in the latency figures, so the share of tiled frames that
+lacked none is printed beside them. The overview is filled beforehand and timed on its own.
 """
 
 from __future__ import annotations
@@ -61,6 +63,27 @@ def _paths(T: int, n: int) -> dict[str, list[tuple[float, float]]]:
     return {"drag": drag, "jump": jump, "zoom": zoom}
 
 
+def _block_times(trace, T: int, n: int = 7) -> dict:
+    """Median wall and CPU ms of blocks asked of the trace itself: a 512 × 512 tile across the diagonal, one
+    below it, and a 256-row band of every key (an overview step), in the middle of the map."""
+    mid = T // 2
+    cases = {"512x512 block across the diagonal": (slice(mid, mid + 512), slice(mid, mid + 512)),
+             "512x512 block below the diagonal": (slice(mid + 512, mid + 1024), slice(mid // 2, mid // 2 + 512)),
+             f"256-row band x {T:,} keys": (slice(mid, mid + 256), slice(None))}
+    out = {}
+    for name, (rows, cols) in cases.items():
+        trace.probs(0, heads=0, rows=rows, cols=cols)  # warm (row norms, caches)
+        wall, cpu = [], []
+        for _ in range(n):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            trace.probs(0, heads=0, rows=rows, cols=cols)
+            wall.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.thread_time() - c0) * 1000)
+        out[f"{name}: median ms (wall)"] = statistics.median(wall)
+        out[f"{name}: median ms (CPU)"] = statistics.median(cpu)
+    return out
+
+
 def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, size=(1000, 800),
                        d_head: int = 64) -> dict:
     """Tile latency (median, p95), overview fill time and frames per second of the head map at ``T``.
@@ -92,6 +115,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         od.tile((level, i, j))
         alone.setdefault(level, []).append((time.perf_counter() - start) * 1000)
     every = [t for ts in alone.values() for t in ts]
+    blocks = _block_times(trace, T)
 
     use_headless_screen()
     from PySide6.QtWidgets import QApplication
@@ -120,6 +144,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         side = tile_cells(level) << level
         out[f"tile alone level {level} ({side}x{side} weights) median ms"] = statistics.median(ts)
     out["tile alone median ms (all levels)"] = statistics.median(every)
+    out.update(blocks)
     out["tile alone p95 ms (all levels)"] = _p95(every)
     every_tile, first_tile = [], []
     for name, frames in _paths(T, n_frames).items():
@@ -127,12 +152,14 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         asked: dict = {}  # tile -> when a frame first lacked it
         first: dict = {}  # the tile nearest the centre of a frame that lacked tiles -> when
         shown.done_at.clear()
+        complete = 0  # frames whose visible tiles were all computed already (prefetched or from before)
         for centre, half in frames:
             start, c_start = time.perf_counter(), time.thread_time()
             vb.setRange(xRange=(centre - half, centre + half), yRange=(centre - half, centre + half), padding=0)
             app.processEvents()  # the frame, as the event loop paints it (and tiles arrived meanwhile)
             wall.append((time.perf_counter() - start) * 1000)
             cpu.append((time.thread_time() - c_start) * 1000)  # the GUI thread's: tiles run on another
+            complete += view.tile.level < shown.overview_level and not shown.last_missing
             for key in shown.last_missing:
                 asked.setdefault(key, start)
             if shown.last_missing:
@@ -150,6 +177,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         out[f"{name}: frame p95 ms (wall)"] = _p95(wall)
         out[f"{name}: frame median ms (GUI thread CPU)"] = statistics.median(cpu)
         out[f"{name}: frames per second (median wall)"] = 1000.0 / statistics.median(wall)
+        out[f"{name}: tiled frames with every visible tile already computed"] = f"{complete} / {len(wall)}"
         done = shown.done_at
         # tiles panned past before they came are dropped (latest wins): they are never drawn, so not counted
         got = [(done[k] - t) * 1000 for k, t in asked.items() if k in done]

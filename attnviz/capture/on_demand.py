@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.capture.blas_threads import one_blas_thread
+
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
            "ON_DEMAND_T", "row_lse"]
 
@@ -27,6 +29,13 @@ ON_DEMAND_T = 256
 
 # row blocks are computed in pieces of at most this many (head × row × col) cells (float64: 8 bytes each)
 ROW_CHUNK_CELLS = 1 << 22
+# a causal or windowed block is cut into row chunks of at least this many rows (and about an eighth of its
+# columns), so a block across the diagonal skips most of its blocked half
+_MIN_ROWS = 32
+# float32's unit round-off: a float32 dot product of length d is off by at most d·_DOT_ERR·|q|·|k|
+_DOT_ERR = 2.0 ** -24
+# a weight whose float32 dot error bound could move it by more than this is recomputed in float64
+_DOT_TOL = 1e-7
 
 
 def t5_buckets(rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int) -> np.ndarray:
@@ -120,17 +129,43 @@ class ScoreRule:
 
     def scores(self, q: np.ndarray, k: np.ndarray, heads, rows, cols, tk: int, with_mask: bool = True) -> np.ndarray:
         """(h, r, c) float64 scores cap(q·kᵀ·scale) + bias (+ −inf where blocked); q (h, r, dh), k (h, c, dh)."""
-        s = np.matmul(q.astype(np.float64), k.astype(np.float64).transpose(0, 2, 1)) * float(self.scale)
+        dots = np.matmul(q.astype(np.float64), k.astype(np.float64).transpose(0, 2, 1))
+        return self.finish(dots, heads, rows, cols, tk, with_mask)
+
+    def finish(self, dots: np.ndarray, heads, rows, cols, tk: int, with_mask: bool = True) -> np.ndarray:
+        """(h, r, c) float64 scores from the float64 dot products q·kᵀ (h, r, c): scaled, capped, biased, masked."""
+        s = dots * float(self.scale)
         if self.softcap:
             s = self.softcap * np.tanh(s / self.softcap)
         add = self.added(heads, rows, cols)
         if add is not None:
             s = s + add
-        if with_mask:
+        if with_mask and self.may_block(rows, cols):
             gone = self.blocked(rows, cols, tk)
             if gone is not None:
-                s = np.where(gone[None], -np.inf, s)
+                s[np.broadcast_to(gone[None], s.shape)] = -np.inf
         return s
+
+    def may_block(self, rows: np.ndarray, cols: np.ndarray) -> bool:
+        """False when no cell of rows × cols can be blocked (so the (r, c) mask need not be built)."""
+        if self.blocked_bits is not None or not len(rows) or not len(cols):
+            return True
+        lo, hi = int(rows.min()) + self.offset, int(rows.max()) + self.offset
+        late = self.causal and int(cols.max()) > lo  # some key after some query
+        far = self.window is not None and hi - int(cols.min()) >= self.window  # some key outside the window
+        return late or far
+
+    def live_cols(self, rows: np.ndarray, cols: np.ndarray) -> tuple[int, int]:
+        """[a, b): the part of ascending ``cols`` that some row of ``rows`` may attend to under the causal rule
+        and the window (columns outside it are blocked for every row: their weights are 0, never computed)."""
+        a, b = 0, len(cols)
+        if self.blocked_bits is not None or not len(rows):
+            return a, b
+        if self.causal:  # key j ≤ query i + offset for the last row
+            b = int(np.searchsorted(cols, int(rows.max()) + self.offset, side="right"))
+        if self.window is not None:  # i − j < window for the first row
+            a = int(np.searchsorted(cols, int(rows.min()) + self.offset - self.window, side="right"))
+        return a, max(a, b)
 
 
 def _bf16(x) -> np.ndarray:
@@ -138,6 +173,14 @@ def _bf16(x) -> np.ndarray:
     bits = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
     bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
     return bits.view(np.float32)
+
+
+def _rows_of(k: np.ndarray, head: int, cols: np.ndarray) -> np.ndarray:
+    """(c, dh) rows ``cols`` of key head ``head``: a view (no copy, nothing read ahead of a memory map) when
+    the columns are one ascending range."""
+    if len(cols) and int(cols[-1]) - int(cols[0]) + 1 == len(cols):
+        return k[head, int(cols[0]):int(cols[-1]) + 1]
+    return k[head, cols]
 
 
 def _index(sel, n: int) -> np.ndarray:
@@ -160,23 +203,115 @@ class OnDemandProbs:
         self.group = q.shape[0] // k.shape[0]
         self.shape = (q.shape[0], q.shape[1], k.shape[1])
         self.dtype = np.dtype(np.float32)
+        self._norm_cache: dict[tuple[str, int], np.ndarray] = {}  # ("q"|"k", head) -> (T,) row norms
 
     def block(self, heads=None, rows=None, cols=None) -> np.ndarray:
-        """Exact probabilities of one block, float32 (h, r, c), computed in row chunks."""
+        """Exact probabilities of one block, float32 (h, r, c), computed in row chunks.
+
+        Columns every row of a chunk is blocked from (after the last query under the causal rule, before the
+        window) are left 0 without computing them. Each chunk runs in float32 (one matrix product per key
+        head, shared by the query heads reading it) and the few cells whose float32 error bound could exceed
+        ``_DOT_TOL`` are recomputed in float64 (:meth:`_chunk`).
+        """
         H, tq, tk = self.shape
         hs, rs, cs = _index(heads, H), _index(rows, tq), _index(cols, tk)
-        out = np.empty((len(hs), len(rs), len(cs)), np.float32)
-        k = self.k[(hs // self.group)[:, None], cs[None, :]]  # (h, c, dh): query head h reads key head h // group
+        out = np.zeros((len(hs), len(rs), len(cs)), np.float32)
+        if not out.size:
+            return out
+        ascending = len(cs) < 2 or bool(np.all(np.diff(cs) > 0))
+        kv = hs // self.group  # query head h reads key head h // group
+        groups = [(int(g), np.flatnonzero(kv == g)) for g in np.unique(kv)]
         step = max(1, ROW_CHUNK_CELLS // max(1, len(hs) * len(cs)))
+        if self.rule.causal or self.rule.window is not None:
+            step = min(step, max(_MIN_ROWS, len(cs) // 8))  # a block across the diagonal skips ~7/16 of itself
+        chunks = []  # (first row, rows, [a, b) of the live columns) of each chunk with something to compute
         for r0 in range(0, len(rs), step):
             r = rs[r0:r0 + step]
-            q = self.q[hs[:, None], r[None, :]]  # (h, r, dh) without copying other rows
-            s = self.rule.scores(q, k, hs, r, cs, tk)  # (h, r, c)
-            lse = self.lse[hs[:, None], r[None, :]].astype(np.float64)[:, :, None]  # (h, r, 1)
-            with np.errstate(invalid="ignore", over="ignore"):
-                p = np.exp(s - lse)
-            out[:, r0:r0 + len(r)] = np.where(np.isfinite(lse), p, 0.0)  # a row with nothing to attend: zeros
+            a, b = self.rule.live_cols(r, cs) if ascending else (0, len(cs))
+            if b > a:  # else every cell of these rows is blocked: weight 0
+                chunks.append((r0, r, a, b))
+        if chunks:
+            with one_blas_thread():  # small products: a second BLAS thread only adds waiting (blas_threads.py)
+                for r0, r, a, b in chunks:
+                    self._fill(out, hs, r0, r, cs[a:b], a, groups)
         return out
+
+    def _fill(self, out, hs, r0: int, r: np.ndarray, c: np.ndarray, a: int, groups) -> None:
+        """Write rows r × columns c (from column index ``a`` of the block) into ``out`` (h, r, c)."""
+        lse = np.asarray(self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
+        for g, at in groups:
+            keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
+            top_q = max(float(self._norms("q", int(h))[r].max()) for h in hs[at])
+            top_k = float(_rows_of(self._norms("k", g)[None], 0, c).max())
+            p = self._chunk(self.q[hs[at][:, None], r[None, :]], keys, hs[at], r, c, lse[at], self.shape[2],
+                            top_q * top_k)
+            out[at, r0:r0 + len(r), a:a + len(c)] = p
+
+    def _norms(self, which: str, head: int) -> np.ndarray:
+        """(T,) float32 Euclidean norms of q's (query head) or k's (key head) rows, computed once per head."""
+        got = self._norm_cache.get((which, head))
+        if got is None:
+            x = (self.q if which == "q" else self.k)[head]  # (T, dh)
+            got = np.empty(x.shape[0], np.float32)
+            for r0 in range(0, x.shape[0], 4096):  # a memory-mapped array is read a piece at a time
+                part = np.asarray(x[r0:r0 + 4096], np.float32)
+                got[r0:r0 + 4096] = np.sqrt(np.einsum("td,td->t", part, part)) * (1 + 1e-6)  # rounded up
+            self._norm_cache[(which, head)] = got
+        return got
+
+    def _chunk(self, q: np.ndarray, keys: np.ndarray, hs, r, c, lse: np.ndarray, tk: int,
+               qk_top: float) -> np.ndarray:
+        """(h, r, c) float32 probabilities of heads ``hs`` (all reading one key head) over rows r × columns c;
+        ``qk_top`` bounds |q_i|·|k_j| over the chunk.
+
+        Computed in float32; each float32 step is off by at most a unit round-off of the magnitudes it
+        handles, so |Δs| ≤ ``err`` for every cell (the dot product's dh·u·|q|·|k| plus 8 round-offs of the
+        largest score, bias and normaliser) and |Δp| ≤ p·err. The cells where that could exceed ``_DOT_TOL``
+        (only large weights) are recomputed in float64; if they are many, the whole chunk is.
+        """
+        h, n, dh = q.shape
+        q32, k32 = np.asarray(q, np.float32), np.asarray(keys, np.float32)
+        rule, sc = self.rule, float(self.rule.scale)
+        s = (q32.reshape(h * n, dh) @ k32.T).reshape(h, n, len(c))  # (h, r, c) float32 dot products
+        add = rule.added(hs, r, c)  # (h|1, r, c) float64 or None
+        fin = np.isfinite(lse)
+        span = qk_top * abs(sc)  # |q·k·scale| ≤ |q|·|k|·|scale| (Cauchy–Schwarz)
+        top_s = min(span, abs(rule.softcap)) if rule.softcap else span
+        err = 1.01 * _DOT_ERR * (dh * span + 8 * (top_s + (float(np.abs(add).max()) if add is not None else 0.0)
+                                                  + (float(np.abs(lse[fin]).max()) if fin.any() else 0.0)))
+        s *= np.float32(sc)
+        if rule.softcap:
+            s /= np.float32(rule.softcap)
+            np.tanh(s, out=s)
+            s *= np.float32(rule.softcap)
+        if add is not None:
+            s += add.astype(np.float32)
+        if rule.may_block(r, c):
+            gone = rule.blocked(r, c, tk)
+            if gone is not None:
+                s[np.broadcast_to(gone[None], s.shape)] = -np.inf
+        s -= lse.astype(np.float32)[:, :, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            p = np.exp(s, out=s)
+        if not fin.all():
+            p[~fin] = 0.0  # a row with nothing to attend: zeros
+        if float(p.max()) * 1.001 * err <= _DOT_TOL:
+            return p  # no cell float32 could have moved by more than _DOT_TOL
+        fix = p * np.float32(1.001 * err) > _DOT_TOL  # the cells that could have
+        hi, ri, ci = np.unravel_index(np.flatnonzero(fix), fix.shape)  # (np.nonzero of a 3-D mask is ~10× slower)
+        if len(hi) > p.size // 4:  # many large weights: the whole chunk in float64
+            exact = rule.finish(np.matmul(q32.astype(np.float64), k32.astype(np.float64).T), hs, r, c, tk)
+            with np.errstate(invalid="ignore", over="ignore"):
+                p = np.exp(exact - lse[:, :, None]).astype(np.float32)
+            p[~fin] = 0.0
+        elif len(hi):
+            x = np.einsum("nd,nd->n", q32[hi, ri].astype(np.float64), k32[ci].astype(np.float64)) * sc
+            if rule.softcap:
+                x = rule.softcap * np.tanh(x / rule.softcap)
+            if add is not None:
+                x = x + np.broadcast_to(add, p.shape)[hi, ri, ci]  # add may be (1, r, c) or (h, 1, c)
+            p[hi, ri, ci] = np.exp(x - lse[hi, ri])
+        return p
 
     def row(self, i: int) -> np.ndarray:
         return self.block(rows=int(i))[:, 0]  # (H, Tk)

@@ -60,10 +60,13 @@ def export_many(name: str, trace, state: SelectionState, path, opts: ExportOptio
 
 
 def heads_of_interest(trace, n: int = 4) -> list[tuple[int, int]]:
-    """The n most focused heads (lowest mean attention entropy), a lecture's usual starting point."""
-    from attnviz.analysis.distance import attention_entropy
+    """The n most focused heads (lowest mean attention entropy), a lecture's usual starting point.
 
-    ent = np.asarray(attention_entropy(trace.all_probs()))  # (L, H)
+    Each layer's entropy is streamed over blocks of query rows (:func:`attnviz.analysis.distance.head_statistics`):
+    a long trace's whole (H, T, T) maps are never built here."""
+    from attnviz.analysis.distance import head_statistics
+
+    ent = np.stack([head_statistics(trace, i, with_distance=False)[0] for i in range(trace.layers_in("self"))])  # (L, H)
     order = np.argsort(ent, axis=None)[:n]
     return [tuple(int(v) for v in np.unravel_index(i, ent.shape)) for i in order]
 

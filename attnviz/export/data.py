@@ -70,13 +70,15 @@ def _steps(trace, s: SelectionState) -> FigureData:
 
 
 def _distance(trace, s: SelectionState) -> FigureData:
-    from attnviz.analysis.distance import attention_entropy, mean_attention_distance
+    """Mean attention distance and entropy (L, H), each layer streamed over blocks of query rows (never a
+    layer's whole map: a long trace recomputes its blocks on demand)."""
+    from attnviz.analysis.distance import head_statistics
 
-    probs = trace.all_probs(s.part if s.part != "cross" else "self")
+    part = s.part if s.part != "cross" else "self"
     grid = trace.grid
     patch = (trace.meta.get("config") or {}).get("patch_size", 1) if grid else 1
-    return FigureData({"mean_distance": mean_attention_distance(probs, grid=grid, patch_size=patch),
-                       "entropy": attention_entropy(probs)})
+    stats = [head_statistics(trace, i, part, grid=grid, patch_size=patch) for i in range(trace.layers_in(part))]
+    return FigureData({"mean_distance": np.stack([d for _, d in stats]), "entropy": np.stack([e for e, _ in stats])})
 
 
 def _embeddings(trace, s: SelectionState) -> FigureData:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
+from attnviz.gui.views.crop_mask import CropHatch
 from attnviz.gui.views.head_pyramids import HeadPyramids
 from attnviz.gui.views.on_demand_map import OnDemandMap
 from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
@@ -59,6 +60,8 @@ class HeadMapView(BaseView):
         self._redraw_queued = False  # a redraw for computed bands or tiles is on its way
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
+        self._hatch = CropHatch(self.heatmap)  # a long map's masked cells in the crop on screen
+        self._tiles_asked = None  # (map, tiles) of the tile request running on the tiles' lane
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
         self.preview = None  # the LayerPreview on screen while a forward runs (None: the trace is shown)
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
@@ -168,7 +171,8 @@ class HeadMapView(BaseView):
     def _load_on_demand(self, tq: int, tk: int) -> None:
         r = self.res
         self.probs, self.masked, self._mask_id = None, None, None
-        self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, drawn per tile
+        self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, hatched per crop
+        self._hatch.forget()
         self.heatmap.set_labels(r.query_tokens, r.key_tokens)
         self._set_grid_labels()
         self._start_on_demand()
@@ -211,15 +215,23 @@ class HeadMapView(BaseView):
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
-        if missing:  # latest wins: a pan past these tiles replaces the request
-            # a redraw per tile, and one at the end: a tile a replaced job computed is in the cache by then
-            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, missing, owner=self,
-                                on_progress=lambda _key, od=od: self._on_demand_arrived(od),
-                                on_result=lambda _none, od=od: self._on_demand_arrived(od))
+        todo = missing + od.last_ring
+        if todo and (od, todo) != self._tiles_asked:  # latest wins: a pan past these tiles replaces the request
+            # the visible tiles first, nearest the centre first, then the ring around them (prefetched for
+            # the next pan frames); a redraw per visible tile, and one at the end: a tile a replaced job
+            # computed is in the cache by then. The same request is not sent again while it runs (a pan
+            # inside one tile asks for the same ring every frame)
+            visible, asked = set(missing), (od, todo)
+            self._tiles_asked = asked
+            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, todo, owner=self,
+                                on_progress=lambda key, od=od: key in visible and self._on_demand_arrived(od),
+                                on_result=lambda _none, od=od: self._on_demand_arrived(od),
+                                on_finished=lambda asked=asked: self._tiles_finished(asked))
         unknown = np.isnan(tile.image)
-        masked = unknown | (tile.image == 0)  # exp(−∞ − lse) = 0: the masked cells (and the not yet computed)
+        zero = tile.image == 0  # exp(−∞ − lse) = 0: masked (a pooled cell: its whole block is)
         self.tile = tile
-        self.image_data = quantize(tile.image, self.vmax, masked)  # NaN: masked here, and quantize's fmax
+        self.image_data = quantize(tile.image, self.vmax, unknown | zero)  # both grey; only masked is hatched
+        self._hatch.show(zero, (tile.row0, tile.row1, tile.col0, tile.col1))  # masked: grey and hatched
         if not od.overview_done:
             self._filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
         elif pending is not None and pending.any():
@@ -232,6 +244,10 @@ class HeadMapView(BaseView):
         finally:
             self._rendering = False
         self._label(tile.level)
+
+    def _tiles_finished(self, asked) -> None:
+        if self._tiles_asked is asked:
+            self._tiles_asked = None
 
     def _set_grid_labels(self) -> None:
         """Image patches: when the labels do not all fit, the first patch of each grid row (and the

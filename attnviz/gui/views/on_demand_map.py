@@ -6,7 +6,7 @@ as generators on the views' lane and redraws on each item they yield). Every val
 row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the block's maximum (the same rule as
 :class:`attnviz.analysis.pyramid.MaxPyramid`, so a one-token diagonal survives every zoom):
 
-* the *overview* is level ``overview_level`` (at most ``MAX_PX`` cells a side), filled in bands of rows;
+* the *overview* is level ``overview_level`` (at most ``OVERVIEW_SIDE`` cells a side), filled in bands of rows;
   the coarser levels are pooled from it;
 * finer levels come in tiles of ``tile_cells(level)`` cells a side computed from the block of the map they cover, kept in
   a small least-recently-used cache; until a tile arrives its cells show the overview's (coarser) maximum.
@@ -33,6 +33,11 @@ TILE = 256  # map rows (and columns) a side of one computed tile at the finest l
 # (a 512-row tile cost 18 ms median, 35 ms p95 on a busy machine; the tile nearest the centre comes first)
 MIN_TILE_CELLS = 64  # cells a side of a tile at coarse levels (level 3: a 512 × 512 block)
 MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramids)
+# the overview's longest side: 4,096 cells (64 MB a head, its coarser levels 22 MB more) rather than one
+# screen's 1,024 costs the same to fill (every weight is computed either way) and leaves a zoom down to
+# 4,096 rows in 1,000 px needing no tiles (at 16,384 tokens a level-2 or -3 view asked 30-130 tiles a
+# frame: its last tiles came ~330 ms after the frame, p95)
+OVERVIEW_SIDE = 4 * MAX_PX
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 
@@ -54,7 +59,7 @@ class OnDemandMap:
         self.trace, self.layer, self.part, self.head = trace, int(layer), part, int(head)
         _, self.tq, self.tk = trace.probs_shape(layer, part)
         n = max(self.tq, self.tk)
-        self.overview_level = _level_at_most(n, MAX_PX)
+        self.overview_level = _level_at_most(n, OVERVIEW_SIDE)
         self.top_level = max(self.overview_level, _level_at_most(n, MIN_SIDE))
         f = 1 << self.overview_level
         self.overview = np.zeros((-(-self.tq // f), -(-self.tk // f)), np.float32)  # (Tq/F, Tk/F)
@@ -62,10 +67,15 @@ class OnDemandMap:
         self.budget = budget_bytes
         self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        # the levels above the overview's, pooled from it band by band as it fills (a frame only crops them)
+        self._coarser = {lvl: np.zeros((-(-self.overview.shape[0] // (1 << (lvl - self.overview_level))),
+                                        -(-self.overview.shape[1] // (1 << (lvl - self.overview_level)))),
+                                       np.float32) for lvl in range(self.overview_level + 1, self.top_level + 1)}
         self.cancelled = False
         # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
         # and when each tile was stored (perf_counter seconds)
         self.last_missing: list[tuple[int, int, int]] = []
+        self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
         self.done_at: dict[tuple[int, int, int], float] = {}
 
     # -- computing ------------------------------------------------------------------------------
@@ -90,6 +100,10 @@ class OnDemandMap:
             o1 = min(o0 + step, self.overview.shape[0])
             band = self.block(slice(o0 * f, min(o1 * f, self.tq)), slice(None))  # (rows, Tk)
             self.overview[o0:o1] = block_max(band, f, f)
+            for lvl, pooled in self._coarser.items():  # the rows of each coarser level this band reaches
+                g = 1 << (lvl - self.overview_level)
+                a0, a1 = o0 // g, -(-o1 // g)
+                pooled[a0:a1] = block_max(self.overview[a0 * g:o1], g, g)
             self.overview_rows = o1
             yield o1
 
@@ -172,15 +186,28 @@ class OnDemandMap:
                     pending[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = False
         missing = self.tiles_for(level, r0, r1, c0, c1)
         mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
-        missing.sort(key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
+        near = lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2  # noqa: E731
+        missing.sort(key=near)
         self.last_missing = missing
+        # the ring of tiles around the visible ones, for a pan to find ready (computed after them)
+        rows_l, cols_l = -(-self.tq // f), -(-self.tk // f)  # cells of this level
+        shown = set(missing)
+        ring = [key for key in self.tiles_for(level, max(0, r0 - n), min(rows_l, r1 + n), max(0, c0 - n),
+                                              min(cols_l, c1 + n)) if key not in shown]
+        self.last_ring = sorted(ring, key=near)
         return PyramidView(image, level, *bounds), pending, missing
 
     def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Cells [r0, r1) × [c0, c1) of a level at or above the overview's, NaN where rows are not filled yet."""
         g = 1 << (level - self.overview_level)  # overview cells per cell of this level
-        crop = self.overview[r0 * g:r1 * g, c0 * g:c1 * g]
-        out = block_max(crop, g, g) if g > 1 else crop.copy()
+        if g == 1:
+            out = self.overview[r0:r1, c0:c1].copy()
+        elif level in self._coarser:
+            out = self._coarser[level][r0:r1, c0:c1].copy()
+        else:
+            out = block_max(self.overview[r0 * g:r1 * g, c0 * g:c1 * g], g, g)
+        if self.overview_done:
+            return out
         unfilled = np.arange(r0, r0 + out.shape[0]) * g + g > self.overview_rows  # a block reaching unfilled rows
         out[unfilled] = np.nan
         return out
