@@ -65,6 +65,9 @@ class SpillStore:
         # keys of spilled arrays found finite while they were still in memory: the trace's NaN check
         # (attnviz.capture.finite) need not read them back from disk, which would make them all resident
         self.finite: set[str] = set()
+        # arrays handed to keep() again and again (a model's rotary tables, one pair for every layer): id → (the
+        # array, kept alive so its id stays its own; its map; found finite), so each is written once
+        self._shared: dict[int, tuple] = {}
         self._close = weakref.finalize(self, _remove, self.folder)
 
     # -- writing -----------------------------------------------------------------------------------
@@ -81,12 +84,18 @@ class SpillStore:
             np.lib.format.write_array(fh, np.asanyarray(arr), allow_pickle=False)
         return np.load(path, mmap_mode="r", allow_pickle=False)
 
-    def keep(self, arrays: dict) -> dict:
-        """``arrays`` with each large array kept in memory while the budget lasts, spilled after."""
+    def keep(self, arrays: dict, shared=()) -> dict:
+        """``arrays`` with each large array kept in memory while the budget lasts, spilled after; the arrays
+        named in ``shared`` are remembered, so the same array handed over again is not written again."""
         out, done, done_finite = {}, {}, {}  # done: one file per distinct array (a layer may name one array twice)
         for key, arr in arrays.items():
             size = getattr(arr, "nbytes", 0)
-            if size < self.min_bytes or isinstance(arr, np.memmap):
+            seen = self._shared.get(id(arr))
+            if seen is not None and seen[0] is arr:
+                out[key] = seen[1]
+                if seen[2]:
+                    self.finite.add(key)
+            elif size < self.min_bytes or isinstance(arr, np.memmap):
                 out[key] = arr
             elif id(arr) in done:
                 out[key] = done[id(arr)]
@@ -100,6 +109,8 @@ class SpillStore:
                     self.finite.add(key)
                     done_finite[id(arr)] = True
                 out[key] = done[id(arr)] = self.spill(key, arr)
+            if key in shared and id(arr) not in self._shared:
+                self._shared[id(arr)] = (arr, out[key], key in self.finite)
         return out
 
     def copy_in(self, key: str, stream) -> np.ndarray:
