@@ -8,11 +8,15 @@ the pages a view reads become resident. The arrays are ordinary read-only ``np.n
 ``Trace.probs`` and every other reader do not care where an array lives.
 
 The folder is removed when its :class:`SpillStore` is garbage-collected or closed (``weakref.finalize``); maps
-opened before stay readable on POSIX systems (an unlinked file lives while it is mapped).
+opened before stay readable on POSIX systems (an unlinked file lives while it is mapped). A process killed by a
+signal cannot remove its folder: each folder holds an owner file (:data:`OWNER_FILE`: attnviz's marker and the
+process id), and the first store a later process makes removes folders whose owner process is gone
+(:func:`remove_stale`), never a folder without that file or of a process still running.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -22,7 +26,14 @@ import numpy as np
 
 from attnviz.capture.finite import all_finite
 
-__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES"]
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
+
+FOLDER_PREFIX = "attnviz-trace-"
+# the file in each folder saying it is attnviz's and which process made it: {"attnviz": OWNER_MARK, "pid": n}
+OWNER_FILE = ".attnviz-owner.json"
+OWNER_MARK = "trace arrays kept on disk"
+_OWNER_MAX_BYTES = 4096
+_cleaned = False  # stale folders are looked for once per process
 
 def _budget_from_env(default: int) -> int:
     try:
@@ -44,6 +55,59 @@ def _remove(folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists (one of another user's counts: it cannot be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _owner_pid(folder: str) -> int | None:
+    """The process id in a folder's owner file, or None (no file, not attnviz's marker, not a plain small file)."""
+    path = os.path.join(folder, OWNER_FILE)
+    try:
+        if not os.path.isfile(path) or os.path.islink(path) or os.path.getsize(path) > _OWNER_MAX_BYTES:
+            return None
+        with open(path, encoding="utf-8") as fh:
+            doc = json.loads(fh.read(_OWNER_MAX_BYTES))
+    except (OSError, ValueError):
+        return None
+    pid = doc.get("pid") if isinstance(doc, dict) and doc.get("attnviz") == OWNER_MARK else None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+
+
+def remove_stale(parent: str | None = None) -> list[str]:
+    """Remove ``attnviz-trace-*`` folders in ``parent`` (default: the temporary directory) left by processes that
+    are gone (killed by a signal: their finalizers never ran). Only a real folder (not a link) of this user
+    holding attnviz's owner file whose process no longer exists, and holding nothing but ``.npy`` files, is
+    removed. Returns the folders removed."""
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(FOLDER_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        folder = os.path.join(parent, name)
+        try:
+            if os.path.islink(folder) or not os.path.isdir(folder) or os.stat(folder).st_uid != os.getuid():
+                continue
+            pid = _owner_pid(folder)
+            if pid is None or pid == os.getpid() or _alive(pid):
+                continue
+            if any(n != OWNER_FILE and not n.endswith(".npy") for n in os.listdir(folder)):
+                continue  # something attnviz does not write: not ours to remove
+        except OSError:
+            continue
+        _remove(folder)
+        removed.append(folder)
+    return removed
+
+
 class SpillStore:
     """A temporary folder holding some of one trace's arrays as read-only memory maps.
 
@@ -60,7 +124,13 @@ class SpillStore:
         self.budget = int(SPILL_BUDGET if budget is None else budget)
         self.min_bytes = int(SPILL_MIN_BYTES if min_bytes is None else min_bytes)
         self.held = 0
-        self.folder = tempfile.mkdtemp(prefix="attnviz-trace-", dir=folder)
+        global _cleaned
+        if not _cleaned:  # before this process's own folder exists
+            _cleaned = True
+            remove_stale(folder)
+        self.folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=folder)
+        with open(os.path.join(self.folder, OWNER_FILE), "w", encoding="utf-8") as fh:
+            json.dump({"attnviz": OWNER_MARK, "pid": os.getpid()}, fh)
         self.files: dict[str, str] = {}  # key → path of its .npy
         # keys of spilled arrays found finite while they were still in memory: the trace's NaN check
         # (attnviz.capture.finite) need not read them back from disk, which would make them all resident
