@@ -49,6 +49,24 @@ SPILL_BUDGET = _budget_from_env(1 << 28)
 SPILL_MIN_BYTES = 1 << 20
 # copying a saved member into the folder reads this many bytes at a time
 _COPY_CHUNK = 1 << 24
+# a strided array is written in contiguous pieces of about this many bytes
+_WRITE_CHUNK = 1 << 22
+
+
+def _write_npy(fh, arr: np.ndarray) -> None:
+    """``arr`` as a C-order ``.npy``. A strided array (q, z: views of the model's (T, H, dh) tensors as
+    (H, T, dh)) is copied to contiguous pieces of about _WRITE_CHUNK bytes along its first axis, then written:
+    ``np.save`` walks such an array element-wise in small buffers (0.7 s CPU per 90 MB measured, against
+    0.1 s for the pieces)."""
+    if arr.flags.c_contiguous or arr.ndim == 0 or arr.dtype.hasobject:
+        np.lib.format.write_array(fh, arr, allow_pickle=False)
+        return
+    header = {"descr": np.lib.format.dtype_to_descr(arr.dtype), "fortran_order": False, "shape": arr.shape}
+    np.lib.format.write_array_header_2_0(fh, header) if arr.nbytes >= 1 << 32 else \
+        np.lib.format.write_array_header_1_0(fh, header)
+    step = max(1, _WRITE_CHUNK // max(1, arr[:1].nbytes))
+    for i in range(0, arr.shape[0], step):
+        fh.write(np.ascontiguousarray(arr[i:i + step]).data)
 
 
 def _remove(folder: str) -> None:
@@ -151,7 +169,7 @@ class SpillStore:
         """Write ``arr`` to disk and return a read-only memory map of it (C order, same dtype and shape)."""
         path = self._path(key)
         with open(path, "wb") as fh:  # plain writes: page cache, not this process's resident memory
-            np.lib.format.write_array(fh, np.asanyarray(arr), allow_pickle=False)
+            _write_npy(fh, np.asanyarray(arr))
         return np.load(path, mmap_mode="r", allow_pickle=False)
 
     def keep(self, arrays: dict, shared=()) -> dict:
