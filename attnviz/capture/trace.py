@@ -15,6 +15,9 @@ log-sum-exp, ``L{i}.score_*`` the arrays of its score rule (packed mask bits, a 
 bucket table) and ``meta["on_demand"][prefix]`` its scalar facts (scale, soft-cap, causal, window); ``probs`` and
 ``mask`` are then deferred entries (:mod:`attnviz.capture.on_demand`) that :meth:`Trace.probs` reads block by
 block, exactly. A saved trace stores these ingredients and :meth:`Trace.load` attaches the deferred entries again.
+Such a layer also keeps ``q_pre_rope``, ``k_pre_rope``, ``v`` and ``h`` as rules over arrays it keeps
+(``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`): computed when read, equal to the stored arrays
+to float32 rounding, never written into a file.
 
 Storage: an array may be a read-only memory map of a file in the trace's temporary folder
 (:mod:`attnviz.capture.spill`: a long capture at full depth keeps its layers on disk beyond a memory budget,
