@@ -42,7 +42,7 @@ def _unrotated(rotated: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndar
 
 def _projected(x: np.ndarray, w: np.ndarray, b: np.ndarray, d_head: int) -> np.ndarray:
     """x W + b split into heads: (T, D) · (D, H·dh) → (T, H·dh) → (H, T, dh)."""
-    y = np.asarray(x, dtype=np.float32) @ np.asarray(w, dtype=np.float32) + np.asarray(b, dtype=np.float32)
+    y = np.dot(np.asarray(x, dtype=np.float32), np.asarray(w, dtype=np.float32)) + np.asarray(b, dtype=np.float32)
     return y.reshape(y.shape[0], -1, d_head).transpose(1, 0, 2)
 
 
@@ -50,7 +50,7 @@ def _mid_stream(stream: np.ndarray, z: np.ndarray, w_o: np.ndarray, b_o: np.ndar
     """stream + concat(z) W_O + b_O: z (H, T, dh) → (T, H·dh); W_O (H·dh, D) → (T, D)."""
     z = np.asarray(z, dtype=np.float32)
     flat = z.transpose(1, 0, 2).reshape(z.shape[1], -1)  # (H, T, dh) → (T, H·dh)
-    attn = flat @ np.asarray(w_o, dtype=np.float32) + np.asarray(b_o, dtype=np.float32)
+    attn = np.dot(flat, np.asarray(w_o, dtype=np.float32)) + np.asarray(b_o, dtype=np.float32)
     return np.asarray(stream, dtype=np.float32) + attn
 
 
