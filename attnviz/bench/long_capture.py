@@ -146,6 +146,7 @@ def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096
                                                               f"{cap['cpu'] / cap['sdpa_cpu']:.3f}",
                 f"{name}: trace keeps MiB (in memory + memory-mapped)": cap["trace_bytes"] / 2**20,
                 f"{name}: written to the trace's folder MiB": cap["spilled_bytes"] / 2**20,
+                f"{name}: files in the trace's folder (one open map each)": cap.get("spilled_files", 0),
             })
     rows["goal"] = "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights + 2 GB"
     return rows
@@ -179,7 +180,8 @@ def _child(spec: dict) -> dict:
     hwm = _rss("VmHWM:")
     got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu,
            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0,
-           "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0}
+           "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0,
+           "spilled_files": len(result.spill.files) if getattr(result, "spill", None) is not None else 0}
     if spec.get("then_sdpa"):  # the model's own forward in the same process, for the time ratio
         del result
         t0, c0 = time.perf_counter(), time.process_time()

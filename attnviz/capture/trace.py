@@ -8,6 +8,9 @@ log-sum-exp, ``L{i}.score_*`` the arrays of its score rule (packed mask bits, a 
 bucket table) and ``meta["on_demand"][prefix]`` its scalar facts (scale, soft-cap, causal, window); ``probs`` and
 ``mask`` are then deferred entries (:mod:`attnviz.capture.on_demand`) that :meth:`Trace.probs` reads block by
 block, exactly. A saved trace stores these ingredients and :meth:`Trace.load` attaches the deferred entries again.
+Such a layer also keeps ``q_pre_rope``, ``k_pre_rope``, ``v`` and ``h`` as rules over arrays it keeps
+(``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`): computed when read, equal to the stored arrays
+to float32 rounding, never written into a file.
 
 Storage: an array may be a read-only memory map of a file in the trace's temporary folder
 (:mod:`attnviz.capture.spill`: a long capture at full depth keeps its layers on disk beyond a memory budget,
@@ -28,6 +31,7 @@ import numpy as np
 
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.on_demand import attach as attach_on_demand
+from attnviz.capture.recomputed import attach as attach_recomputed
 from attnviz.capture.spill import SpillStore
 from attnviz.errors import InputError
 from attnviz.io.atomic import write_atomic
@@ -77,6 +81,11 @@ class Trace:
     # the temporary folder of arrays kept on disk as read-only memory maps (attnviz.capture.spill), or None
     spill: SpillStore | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self):
+        # arrays a long capture keeps as a rule over others (attnviz.capture.recomputed): made again wherever a
+        # trace is built from its arrays and meta (a capture, Trace.load, a copy)
+        attach_recomputed(self.arrays, self.meta, self.deferred)
+
     # -- access --------------------------------------------------------------------------------
     # Long inputs do not keep what is cheap to recompute (memory): logits = q·kᵀ·scale and
     # out = concat(z)·W_O + b_O are rebuilt here on demand from the arrays that are kept.
@@ -94,7 +103,7 @@ class Trace:
         if key in self.arrays:
             return self.arrays[key]
         pending = self.deferred.get(key)
-        if pending is not None and hasattr(pending, "block"):  # recomputed from q, k (long inputs: never kept)
+        if _recomputed(pending):  # recomputed from what is kept (long inputs: kept only if small)
             value = pending.full()
             if value.size <= KEEP_WHOLE_CELLS:
                 self.arrays.setdefault(key, value)
@@ -315,10 +324,11 @@ class Trace:
 
         Arrays kept on disk (memory maps) are streamed into the file one at a time through a map of their own
         that is dropped after, so saving a long trace does not make all of it resident at once."""
-        # deferred arrays are computed for the file, except those recomputed from q and k: their ingredients
-        # (lse, score rule) are arrays already and Trace.load attaches them again
+        # deferred arrays are computed for the file, except those recomputed from what is kept (probabilities
+        # from q, k and lse; attnviz.capture.recomputed): their ingredients and rules are in the file already and
+        # Trace.load attaches them again
         payload = {key: self[key] for key in self.keys()
-                   if key in self.arrays or not hasattr(self.deferred.get(key), "block")}
+                   if key in self.arrays or not _recomputed(self.deferred.get(key))}
         if len(self.tokens) <= LARGE_T:  # derived arrays kept in memory only on demand go into the file
             for key in list(payload):
                 stem, _, leaf = key.rpartition(".")
@@ -375,6 +385,12 @@ class Trace:
         deferred: dict = {}
         attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
         return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred, spill=store)
+
+
+def _recomputed(pending) -> bool:
+    """A deferred entry computed again from kept arrays whenever asked (probabilities from q and k, or a rule of
+    attnviz.capture.recomputed), as opposed to one computed once and then kept (a prediction, the rollout)."""
+    return pending is not None and (hasattr(pending, "block") or bool(getattr(pending, "recomputed", False)))
 
 
 def _own_map(value):

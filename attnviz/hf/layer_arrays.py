@@ -13,11 +13,17 @@ import numpy as np
 import torch
 
 from attnviz.capture.on_demand import register as register_on_demand
+from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
+from attnviz.capture.recomputed import describe as describe_recomputed
 from attnviz.hf.attention_record import blocked_map, split_mask
 from attnviz.hf.projections import ProjectionReading
 from attnviz.hf.score_rule import rule_of
 
-__all__ = ["call_arrays", "on_demand_arrays", "LayerFacts"]
+__all__ = ["call_arrays", "on_demand_arrays", "LayerFacts", "RECOMPUTE"]
+
+# a fast-recorded (long) layer keeps q/k before rotation, v and the mid-block stream as rules over the arrays it
+# keeps (attnviz.capture.recomputed: ~38 % fewer bytes written to disk); False stores them (tests compare both)
+RECOMPUTE = True
 
 
 class LayerFacts:
@@ -84,14 +90,15 @@ def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_
 
 def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, conv, keep_out: bool,
                 post_ln: bool, masks: list, masks_by_tensor: dict, qk_dtype=None,
-                on_demand: dict | None = None) -> tuple[dict, LayerFacts]:
+                on_demand: dict | None = None, kept: dict | None = None) -> tuple[dict, LayerFacts]:
     """Arrays ``L{i}.*`` of one kept call (batch row 0) and its :class:`LayerFacts`.
 
     ``conv`` converts each distinct live tensor once: the caller keeps ``call`` and ``reading`` alive until
     every layer is converted; ``masks`` collects the distinct masks, ``masks_by_tensor`` each mask tensor's
     reading (the calls hold the tensors, so their ids stay theirs while the capture converts). A fast-recorded
     call (``call.lse``) keeps no probabilities or mask: its rule goes into ``on_demand`` (the trace's
-    ``meta["on_demand"]``)."""
+    ``meta["on_demand"]``), and arrays that are functions of others it keeps go in as rules
+    (``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`); ``kept`` the arrays of earlier layers."""
     p = f"L{i}."
     facts = LayerFacts(call, reading)
     q = call.query[0]
@@ -140,4 +147,60 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
             out[p + "resid"] = conv(block["resid"][0])
         if block.get("h") is not None and (post_ln or _h_matches(block, reading.out)):
             out[p + "h"] = conv(block["h"][0])
+    if call.lse is not None and RECOMPUTE and on_demand is not None and kept is not None:
+        _as_rules(i, out, block, kept, on_demand.setdefault("recomputed", {}))
     return out, facts
+
+
+def _rows_agree(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal to float32 rounding (a rule that is wrong is wrong by far more)."""
+    if got.shape != want.shape or not np.all(np.isfinite(want)):
+        return False
+    return bool(np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())))
+
+
+def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict) -> None:
+    """Move ``q_pre_rope``, ``k_pre_rope``, ``v`` and ``h`` of layer ``i`` out of ``out`` into ``rules``
+    (``meta["recomputed"]``) where each one's rule reproduces it at three positions (first, middle, last);
+    float32 arrays only (a float16 array recomputed would differ from the model's by its rounding)."""
+    p = f"L{i}."
+
+    def have(*names):
+        return all(p + n in out and out[p + n].dtype == np.float32 for n in names)
+
+    def move(name: str, kind: str, sources: list[str], check, **extra) -> None:
+        arr = out[p + name]
+        T = arr.shape[-2]
+        pick = np.array(sorted({0, T // 2, T - 1}))
+        try:
+            ok = _rows_agree(check(pick), np.asarray(arr[..., pick, :]))
+        except (ValueError, IndexError, KeyError):  # ingredients of another form (a model's own rotary layout)
+            ok = False
+        if ok:
+            rules[p + name] = describe_recomputed(kind, sources, arr.shape, arr.dtype, **extra)
+            del out[p + name]
+
+    unrotate = RECOMPUTE_KINDS["unrotated"][0]
+    for name, src in (("q_pre_rope", "q"), ("k_pre_rope", "k")):
+        if have(name, src, "rope_cos", "rope_sin"):
+            move(name, "unrotated", [p + src, p + "rope_cos", p + "rope_sin"],
+                 lambda pick, src=src: unrotate(out[p + src][:, pick], out[p + "rope_cos"][pick],
+                                                out[p + "rope_sin"][pick]))
+    if have("v", "x", "W_v", "b_v"):
+        d_head = out[p + "v"].shape[-1]
+        move("v", "projected", [p + "x", p + "W_v", p + "b_v"],
+             lambda pick: RECOMPUTE_KINDS["projected"][0](out[p + "x"][pick], out[p + "W_v"], out[p + "b_v"], d_head),
+             d_head=d_head)
+    stream_key = "emb.sum" if i == 0 else f"L{i - 1}.resid"
+    stream = block.get("stream") if block is not None else None
+    if have("h", "z", "W_o", "b_o") and stream is not None and (i == 0 or stream_key in kept):
+        def mid(pick):
+            rows = stream[0][torch.from_numpy(pick)].float().numpy()
+            if i > 0 and not _rows_agree(np.asarray(kept[stream_key][pick]), rows):
+                raise ValueError("the block's stream is not the previous layer's output")
+            # the same sum in torch: NumPy's BLAS threads woken between torch's took ~19 ms a layer here
+            z = torch.from_numpy(np.ascontiguousarray(out[p + "z"][:, pick].transpose(1, 0, 2))).flatten(1)
+            w, b = (torch.from_numpy(np.array(out[p + n])) for n in ("W_o", "b_o"))  # copies: the views are read-only
+            attn = z @ w + b  # (3, H·dh) · (H·dh, D)
+            return rows + attn.numpy()
+        move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid)

@@ -24,6 +24,9 @@ __all__ = ["LayerConverter"]
 
 # what a finished call lets go of (the tensors behind its arrays; shape-only probs and the mask stay)
 _RELEASED = ("x", "x_kv", "query", "key", "value", "z", "lse")
+# array names (after "L{i}.") of a layer's weights, and of arrays every layer is handed the same of
+_WEIGHT_LEAVES = ("W_", "b_")
+_SHARED_LEAVES = ("rope_cos", "rope_sin")
 
 
 def _storage(t) -> tuple[int, int] | None:
@@ -94,7 +97,8 @@ class LayerConverter:
         block = blocks.block_of_call(call.index) if blocks is not None else None
         layer, fact = call_arrays(i, call, reading, block, self.conv,
                                   keep_out=T_run <= LARGE_T, post_ln=self.post_ln, masks=self.masks,
-                                  masks_by_tensor=self.by_tensor, qk_dtype=self.qk_dtype, on_demand=self.on_demand)
+                                  masks_by_tensor=self.by_tensor, qk_dtype=self.qk_dtype, on_demand=self.on_demand,
+                                  kept=self.arrays)
         self.facts[i] = fact
         if self.spill is None:
             self.readings.append(reading)
@@ -103,7 +107,16 @@ class LayerConverter:
             self._store(layer)
 
     def _store(self, layer: dict) -> None:
-        self.arrays.update(self.spill.keep(layer) if self.spill is not None else layer)
+        if self.spill is None:
+            self.arrays.update(layer)
+            return
+        # weights are read-only views of the model's own parameters (in memory anyway): never written to disk;
+        # the rotary tables are one pair of arrays handed to every layer: written once
+        own = {k: a for k, a in layer.items() if k.rpartition(".")[2].startswith(_WEIGHT_LEAVES)}
+        shared = [k for k in layer if k.rpartition(".")[2] in _SHARED_LEAVES]
+        rest = {k: a for k, a in layer.items() if k not in own}
+        self.arrays.update(own)
+        self.arrays.update(self.spill.keep(rest, shared=shared))
 
     # -- layer by layer (long captures) ------------------------------------------------------------
     def finish_block(self, rec: dict) -> None:

@@ -135,10 +135,14 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     if prep.image is not None:
         trace.arrays["image"] = prep.image.astype(np.float32)
     from attnviz.analysis.rollout import MAX_ROLLOUT_T
+    from attnviz.capture.trace import LARGE_T
 
-    # computed when something reads trace["rollout"] (or saves the trace), not per keystroke; a long input has
-    # none (rollout multiplies (T, T) maps: compute_rollout refuses it in one line)
-    if rollout and trace.probs_shape(0)[-1] <= MAX_ROLLOUT_T:
+    # computed when something reads trace["rollout"] (or saves the trace), not per keystroke. A trace whose maps
+    # are recomputed on demand holds no (T, T) array beyond LARGE_T tokens, so it gets none by default (saved, a
+    # 3,600-token trace wrote a 52 MB rollout made from every layer's whole maps); asked for, compute_rollout
+    # streams the layers, and refuses in one line above MAX_ROLLOUT_T
+    T_keys = trace.probs_shape(0)[-1]
+    if rollout and T_keys <= MAX_ROLLOUT_T and (T_keys <= LARGE_T or not trace.meta.get("on_demand")):
         from attnviz.analysis.rollout import DeferredRollout
 
         trace.deferred["rollout"] = DeferredRollout(trace)
