@@ -108,6 +108,8 @@ class TraceDescription:
     additive_bias: bool | None = _fact("the model adds a bias to the scores (``*.bias`` or a rule's table)")
     missing: tuple[str, ...] = _fact("parts the capture could not read, one phrase each", ())
     on_demand: dict | None = _fact("prefix → score-rule facts of layers whose probabilities are recomputed")
+    recomputed: dict | None = _fact("array name → the exact rule that rebuilds it from kept arrays when read "
+                                    "(long captures: :mod:`attnviz.capture.recomputed`)")
     nonfinite: tuple[str, ...] | None = _fact("arrays holding NaN or ±inf")
     nonfinite_weight: str | None = _fact("the model weight that is not finite")
     notice: str | None = _fact("one line for the user: what is unusual about this trace")
@@ -317,7 +319,7 @@ _CHECKS = {
     "config": _of(dict, "an object"), "source": _str, "hf_architecture": _str, "hf_family": _str,
     "prefix_tokens": _int(), "emb_sum": _str, "qkv_available": _bool, "position": _str,
     "rotary": _of(dict, "an object"), "qk_norm": _bool, "additive_bias": _bool, "missing": _strs,
-    "on_demand": _of(dict, "an object"), "nonfinite": _strs, "nonfinite_weight": _str, "notice": _str,
+    "on_demand": _of(dict, "an object"), "recomputed": _of(dict, "an object"), "nonfinite": _strs, "nonfinite_weight": _str, "notice": _str,
     "task": _str, "model_name": _str, "model_path": _str, "input_text": _str, "labels": _of((list, tuple), "a list"),
     "metrics": _of(dict, "an object"), "query_index": _int(), "focus": _of(dict, "an object"),
     "decoder_input": _str, "target_text": _str, "output_text": _str, "expected_text": _str,

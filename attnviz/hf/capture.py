@@ -285,5 +285,6 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         d_head=cfg.head_dim, grid=tuple(grid) if grid else None, precision=np.dtype(dtype).name,
         source="huggingface", hf_architecture=arch, hf_family=family.name if family else hf_cfg.model_type,
         prefix_tokens=n_prefix, on_demand=on_demand.get("on_demand") or None,
+        recomputed=on_demand.get("recomputed") or None,
         emb_sum=EMB_SUM)
     return finish_trace(tokens, arrays, description, meta, notices=notices, deferred=deferred, spill=spill)

@@ -17,6 +17,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "saved_traces"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.npz"))
 
 
+ADDED_SINCE_FIXTURES = {"recomputed"}
+
+
 def _stated(meta: dict) -> dict:
     """A meta without what says nothing (None values) and the file's format number."""
     return {k: v for k, v in meta.items() if v is not None and k != "format"}
@@ -70,7 +73,12 @@ def test_every_capture_writes_the_meta_it_wrote_before(name, tmp_path):
 
     fresh = sources(tmp_path)[name]()
     old = json.loads(str(np.load(FIXTURES / f"{name}.npz")["meta"]))
-    assert _stated(fresh.meta) == _stated(old)
+    now = _stated(fresh.meta)
+    # added since the fixtures were saved, on purpose: a long capture's arrays kept as exact rules over others
+    # (issue 34; the old files, which store those arrays, still open: the tests above)
+    added = {k: now.pop(k) for k in ADDED_SINCE_FIXTURES if k in now and k not in old}
+    assert set(added) <= ADDED_SINCE_FIXTURES
+    assert now == _stated(old)
 
 
 def _resave(tmp_path, name: str, change) -> Path:
