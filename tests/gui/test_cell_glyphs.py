@@ -54,3 +54,22 @@ def test_every_masked_cell_of_the_mask_says_minus_infinity(qtbot):
     per_inf, per_zero = glyph_outline("−∞").elementCount(), glyph_outline("0").elementCount()
     above = T * (T - 1) // 2
     assert drawn == above * per_inf + (T * T - above) * per_zero  # every cell written, −∞ exactly above
+
+
+def test_cell_text_shows_only_where_a_glyph_reaches_the_legible_floor(qtbot):
+    """19 tokens in a small map made the mask's "−∞" 6 px (the live lesson at 1280×720): then no glyphs (the
+    title and the hatch say it); the same view large enough writes them again."""
+    from attnviz.gui.views.lesson_views import CausalMaskView
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    trace = run_trace(load_model("charlm", device="cpu"), text="dragonflydragonfly")
+    view = CausalMaskView(Selection())
+    qtbot.addWidget(view)
+    view.resize(700, 380)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: bool(view._texts), timeout=10000)
+    qtbot.waitUntil(lambda: not any(t.isVisible() for t in view._texts), timeout=10000)
+    view.resize(2400, 1400)
+    qtbot.waitUntil(lambda: all(t.isVisible() for t in view._texts), timeout=10000)

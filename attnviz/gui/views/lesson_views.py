@@ -14,13 +14,15 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem
+from pyqtgraph import ViewBox
 
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.cell_glyphs import cell_scale, glyph_outline
+from attnviz.gui.views.cell_glyphs import MAX_H, cell_scale, glyph_outline
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.gui.widgets.legible import floor_pt
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["PanelsView", "CausalMaskView", "WhatIfView", "PermutationView", "WordOrderView", "figure_panels"]
@@ -80,6 +82,7 @@ class PanelsView(BaseView):
             return
         while len(self.maps) < len(p.panels):
             m = LabelledHeatmap(self.style, lock_aspect=True)
+            m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
             self.row.addItem(m, row=0, col=len(self.maps))
             self.maps.append(m)
         for i, m in enumerate(self.maps):
@@ -101,6 +104,7 @@ class PanelsView(BaseView):
             m.bar.setVisible(bar_on)
             if panel.cell_text is not None:
                 self._add_cell_text(m, panel, img)
+        self._show_legible_cell_text()
         # a map without a bar keeps the bar's width empty: side by side, the maps are drawn the same size
         # (the mask M took the bars' width and came out three times the area of S + M and P)
         shown = list(zip(self.maps, p.panels))
@@ -145,6 +149,7 @@ class PanelsView(BaseView):
             item.setBrush(brush)
             item.setZValue(z)  # over the hatch (5), under the selection outlines (10)
             m.vb.addItem(item, ignoreBounds=True)
+            item.setData(0, len(panel.cell_text))  # rows of its map: whether the glyphs are legible (relayout)
             self._texts.append(item)
 
     def _after_relayout(self) -> None:
@@ -156,6 +161,20 @@ class PanelsView(BaseView):
             m.layout.invalidate()
             m.layout.activate()  # the axes now have the widths their labels need at this size
             m._fit_square()
+        self._show_legible_cell_text()
+
+    def _show_legible_cell_text(self) -> None:
+        """Cell texts only where a glyph (half a cell high) reaches the smallest legible label: 19 tokens in a
+        ~230 px map made 6 px "−∞" nobody could read; then the map's title and its hatch say what the cells
+        hold. Drawn again as soon as the cells are large enough (a larger window, fewer tokens, an export)."""
+        floor_px = floor_pt(self.style, self) * 96.0 / 72.0
+        for item in self._texts:
+            vb = item.parentItem()  # the ViewBox's child group, then the ViewBox (in scene pixels)
+            while vb is not None and not isinstance(vb, ViewBox):
+                vb = vb.parentItem()
+            rows = item.data(0) or 1
+            cell_px = vb.sceneBoundingRect().height() / rows if vb is not None else 0.0
+            item.setVisible(cell_px * MAX_H >= floor_px)
 
     def figure_size(self):
         from PySide6.QtCore import QSize
