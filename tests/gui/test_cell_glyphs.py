@@ -34,18 +34,25 @@ def test_the_infinity_fills_the_cell(qapp):
     assert w0 < 0.4 and h0 < 0.25 and w > 1.4 * w0, (w0, h0)
 
 
-def test_every_masked_cell_of_the_mask_says_minus_infinity(qtbot):
+def _mask_view(qtbot, text: str, width: int, height: int):
+    """The causal-mask scene's view of charlm's trace of ``text``, shown at ``width`` × ``height``, its cell
+    texts made."""
     from attnviz.gui.views.lesson_views import CausalMaskView
     from attnviz.runtime import load_model, run_trace
     from attnviz.selection import Selection
 
-    trace = run_trace(load_model("charlm", device="cpu"), text="the cat sat")
+    trace = run_trace(load_model("charlm", device="cpu"), text=text)
     view = CausalMaskView(Selection())
     qtbot.addWidget(view)
-    view.resize(1600, 800)
+    view.resize(width, height)
     view.show()
     view.set_trace(trace)
     qtbot.waitUntil(lambda: bool(view._texts), timeout=10000)
+    return view, trace
+
+
+def test_every_masked_cell_of_the_mask_says_minus_infinity(qtbot):
+    view, trace = _mask_view(qtbot, "the cat sat", 1600, 800)
     T = len(trace.tokens)
     ink = [it.path() for it in view._texts if it.zValue() == 7]
     drawn = sum(p.elementCount() for p in ink)
@@ -54,22 +61,13 @@ def test_every_masked_cell_of_the_mask_says_minus_infinity(qtbot):
     per_inf, per_zero = glyph_outline("−∞").elementCount(), glyph_outline("0").elementCount()
     above = T * (T - 1) // 2
     assert drawn == above * per_inf + (T * T - above) * per_zero  # every cell written, −∞ exactly above
+    assert all(t.isVisible() for t in view._texts)  # 3 words in a large view: glyphs large enough to read
 
 
 def test_cell_text_shows_only_where_a_glyph_reaches_the_legible_floor(qtbot):
     """19 tokens in a small map made the mask's "−∞" 6 px (the live lesson at 1280×720): then no glyphs (the
     title and the hatch say it); the same view large enough writes them again."""
-    from attnviz.gui.views.lesson_views import CausalMaskView
-    from attnviz.runtime import load_model, run_trace
-    from attnviz.selection import Selection
-
-    trace = run_trace(load_model("charlm", device="cpu"), text="dragonflydragonfly")
-    view = CausalMaskView(Selection())
-    qtbot.addWidget(view)
-    view.resize(700, 380)
-    view.show()
-    view.set_trace(trace)
-    qtbot.waitUntil(lambda: bool(view._texts), timeout=10000)
+    view, _ = _mask_view(qtbot, "dragonflydragonfly", 700, 380)
     qtbot.waitUntil(lambda: not any(t.isVisible() for t in view._texts), timeout=10000)
     view.resize(2400, 1400)
     qtbot.waitUntil(lambda: all(t.isVisible() for t in view._texts), timeout=10000)
