@@ -102,3 +102,14 @@ def test_nothing_pinned_is_one_sentence_without_empty_colour_bars(qtbot):
     view.set_pinned(run_trace(load_model("coref", device="cpu"), text=SENTENCE.replace("tired", "wide")))
     assert view.values is not None and len(drawn_bars()) == 2  # control: a pair brings the maps and bars back
     assert not view.empty.isVisibleTo(view) and view.scroll.isVisibleTo(view)
+
+
+def test_in_a_row_the_three_maps_are_drawn_equally_wide(qtbot):
+    """Same columns, same width: in a row the first map had no bar slot and took its width (~410 px against
+    ~275 for the same 10 columns in a 1920×1080 export)."""
+    first, second = _traces()
+    view = _shown(qtbot, first, second, (1800, 700))
+    assert not view.stacked
+    widths = [m.vb.width() for m in view.maps]
+    assert max(widths) - min(widths) <= 0.02 * max(widths), widths  # the bars' tick labels differ a little
+    _check_scales(view)
