@@ -276,7 +276,8 @@ def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
 @pytest.mark.parametrize("size", [SIZES[0], pytest.param(SIZES[1], marks=pytest.mark.xfail(strict=True, reason=(
     "issue 36, found when the docked floor became 12 px: at 1280×720 the Training replay's map is 239 px wide "
     "(the form keeps 340 px, the head map's axis and colour bar ~257 of its 496), 21 upright labels need ~290: "
-    "every 2nd key is named; the page needs to give the map more width")))], ids=lambda s: f"{s[0]}x{s[1]}")
+    "every 2nd key is named; the map is square, so its height at 720 lines limits it too (more width alone did "
+    "not help): the page needs a different arrangement at 1280×720")))], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_probe_map_names_every_token(make_window, qtbot, size):
     """The Training tab's replay of a 21-token probe (induction's): every row and column named, in full-size
     labels at 1920×1080 (it had 12 rows in ~100 px)."""
