@@ -1,7 +1,7 @@
 """Every private PyTorch name attnviz uses, in one place, each with a public fallback.
 
-Supported: torch 2.4 to 2.13 (``tests/test_torch_private.py`` checks each name against the installed
-version and that its fallback gives the same answer). Nothing here is patched; each name is only read.
+Supported: torch 2.13 (the lower bound in pyproject.toml), which is also the installed version, so
+``tests/test_torch_private.py`` checking each name at the installed torch covers both ends. Nothing here is patched; each name is only read.
 
 - ``Tensor._version``: the counter torch increments on every in-place change of a tensor. It lets a cache
   (is every weight finite? the largest |w| of the output projection) be reused until a weight changes, so a

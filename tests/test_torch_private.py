@@ -1,5 +1,9 @@
 """Each private PyTorch name attnviz reads exists in the installed torch, does what attnviz relies on, and is
-named nowhere else (attnviz/torch_private.py is the one place)."""
+named nowhere else (attnviz/torch_private.py is the one place).
+
+Both ends of the supported versions: the lowest torch pyproject.toml allows (2.13) is the installed one, so these
+tests run at it; a torch wheel is too large to fetch per run as the other libraries' lowest versions are
+(tests/version_ends.py), so the first test fails once the installed torch moves past the lower bound."""
 
 from __future__ import annotations
 
@@ -12,6 +16,15 @@ import attnviz
 from attnviz import torch_private
 
 PACKAGE = Path(attnviz.__file__).parent
+
+
+def test_the_installed_torch_is_the_lowest_supported():
+    from tests.version_ends import declared_lowest
+
+    lowest = declared_lowest("torch").rsplit(".", 1)[0]  # "2.13"
+    installed = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    assert installed == lowest, (f"torch {installed} installed, {lowest} declared the lowest: the private names "
+                                 f"are no longer checked at the lowest supported torch")
 
 
 def test_tensor_version_counts_in_place_changes():

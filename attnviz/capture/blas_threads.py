@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+from attnviz.threadpoolctl_private import set_blas_threads
+
 __all__ = ["one_blas_thread"]
 
 _lock = threading.Lock()
@@ -33,12 +35,6 @@ def _libs() -> list:
     return _state["libs"]
 
 
-def _set(lib, n: int) -> None:
-    # threadpoolctl lets only the first thread that limited OpenBLAS change it again (others silently do
-    # nothing); blocks run on worker threads and the setting is the process's, so set it directly
-    getattr(lib, "_real_set_num_threads", lib.set_num_threads)(n)
-
-
 @contextmanager
 def one_blas_thread():
     """Limit BLAS to one thread inside the block; re-entrant and shared by threads (the limit is the
@@ -48,7 +44,7 @@ def one_blas_thread():
             libs = _libs()
             _state["saved"] = [lib.get_num_threads() for lib in libs]
             for lib in libs:
-                _set(lib, 1)
+                set_blas_threads(lib, 1)
         _state["depth"] += 1
     try:
         yield
@@ -58,4 +54,4 @@ def one_blas_thread():
             if _state["depth"] == 0:
                 for lib, n in zip(_libs(), _state["saved"] or []):
                     if n is not None:
-                        _set(lib, n)
+                        set_blas_threads(lib, n)

@@ -4,8 +4,8 @@ transformers gives no public route to these facts; each accessor below names one
 transformers release that renames it breaks one function here (and the test of that name,
 ``tests/hf/test_private_names.py``) rather than code spread over the package.
 
-Supported versions: transformers 5 (``attnviz.hf.loader.MIN_TRANSFORMERS``); the tests check every name at the
-installed version (5.24 when this was written) — an older or newer 5.x is covered only when the suite runs there.
+Supported versions: transformers 5.18 (the lower bound in pyproject.toml) to 5.24 (installed when this was written);
+the tests check every name at the installed version and, in a subprocess, at the lowest supported one.
 
 =================================  ==========================================================================
 name                               what attnviz reads from it
@@ -24,7 +24,7 @@ from __future__ import annotations
 __all__ = ["NAMES", "model_class_for", "records_attentions", "attn_implementation", "falcon_split_heads",
            "bloom_reshape", "gpt_neo_split_heads"]
 
-# (transformers object, private attribute): what the tests check at the installed version
+# (transformers object, private attribute): what the tests check at both ends of the supported versions
 NAMES = (("AutoModel", "_model_mapping"), ("AutoModelForSeq2SeqLM", "_model_mapping"),
          ("PreTrainedModel subclass", "_can_record_outputs"), ("PretrainedConfig of a loaded model", "_attn_implementation"),
          ("FalconAttention", "_split_heads"), ("BloomAttention", "_reshape"), ("GPTNeoSelfAttention", "_split_heads"))

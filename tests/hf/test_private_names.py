@@ -1,5 +1,6 @@
-"""Every private transformers name attnviz reads (attnviz.hf.private_names) exists in the installed transformers
-and means what attnviz reads it for; each test fails on a transformers that renamed its name. And attnviz
+"""Every private transformers name attnviz reads (attnviz.hf.private_names) exists and means what attnviz reads it
+for, at both ends of the supported versions: the installed transformers here, and the lowest that pyproject.toml
+declares (5.18) in a subprocess; each test fails on a transformers that renamed its name. And attnviz
 changes nothing in the process's environment: no import, load or trace sets os.environ (the loader used to
 set HF_HUB_OFFLINE for the whole process; every load passes local_files_only=True instead)."""
 
@@ -14,6 +15,7 @@ import pytest
 import torch
 
 from attnviz.hf import private_names as pn
+from tests.version_ends import run_at_lowest
 
 tf = pytest.importorskip("transformers")
 
@@ -73,6 +75,10 @@ def test_gpt_neo_split_heads():
     x = torch.arange(2 * 16, dtype=torch.float32).view(1, 2, 16)  # (B, T, H·dh)
     out = pn.gpt_neo_split_heads(attn)(x, 4, 4)
     assert out.shape == (1, 4, 2, 4) and float(out[0, 1, 0, 0]) == 4.0  # head 1 starts at column 4
+
+
+def test_every_name_at_the_lowest_supported_version():
+    run_at_lowest("transformers", "transformers", __file__, deselect="environment")
 
 
 # -- the process's environment ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy
 
+from attnviz.gui.pyqtgraph_private import mark_image_rendered
 from attnviz.gui.style import ViewStyle, colour_lut
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.hatch import HatchItem, mask_path
@@ -73,8 +74,7 @@ class CellImageItem(pg.ImageItem):
         self._argb = np.ascontiguousarray(self._argb_lut[1][img])  # (rows, cols) uint32, kept: the QImage reads it
         rows, cols = img.shape
         self.qimage = QImage(self._argb.data, cols, rows, cols * 4, QImage.Format.Format_ARGB32_Premultiplied)
-        self._renderRequired = False
-        self._unrenderable = False
+        mark_image_rendered(self)
 
     def paint(self, p, *args):
         # cells are exact blocks: no smoothing (it blurs cell borders and costs 5-10 ms a frame)

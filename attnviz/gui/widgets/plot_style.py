@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
+from attnviz.gui.pyqtgraph_private import update_axis_label
 from attnviz.gui.style import ViewStyle
 
 __all__ = ["style_plot", "PlainAxisItem", "plain_axes"]
@@ -25,7 +26,7 @@ class PlainAxisItem(pg.AxisItem):
     def updateAutoSIPrefix(self):
         self.autoSIPrefixScale = 1.0
         self.labelUnitPrefix = ""
-        self._updateLabel()
+        update_axis_label(self)
 
 
 def plain_axes() -> dict:

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSizePolicy
 
+from attnviz.gui.pyqtgraph_private import set_size_hint
 from attnviz.gui.style import ViewStyle
 
 __all__ = ["make_title", "set_title"]
@@ -33,8 +34,8 @@ class _WrappingLabel(pg.LabelItem):
         # pyqtgraph makes the text width the minimum and preferred width; keep only the height
         height = self.itemRect().height()
         self.setMinimumWidth(0)
-        self._sizeHint[Qt.SizeHint.MinimumSize] = (0, height)
-        self._sizeHint[Qt.SizeHint.PreferredSize] = (0, height)
+        set_size_hint(self, Qt.SizeHint.MinimumSize, (0, height))
+        set_size_hint(self, Qt.SizeHint.PreferredSize, (0, height))
         self.updateGeometry()
 
 
