@@ -66,7 +66,7 @@ def mean_attention_distance(probs_list, grid=None, patch_size: float = 1.0, skip
     """
     if hasattr(probs_list, "all_probs") and grid is None and probs_list.grid is not None:
         grid = probs_list.grid
-        patch_size = probs_list.meta.get("config", {}).get("patch_size", patch_size)
+        patch_size = probs_list.description.config.get("patch_size", patch_size)
     layers = ProbLayers(probs_list)
     out = None
     for i in range(len(layers)):

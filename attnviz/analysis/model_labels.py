@@ -8,6 +8,8 @@ model (:func:`attnviz.hf.describe.true_config`); a native attnviz model has Laye
 
 from __future__ import annotations
 
+from attnviz.capture.description import TraceDescription
+
 __all__ = ["norm_label", "activation_label", "NORM_LABELS"]
 
 NORM_LABELS = {"layernorm": "LN", "rmsnorm": "RMSNorm"}  # what a formula writes for each kind of norm
@@ -19,12 +21,16 @@ _ACTIVATIONS = {"silu": "SiLU", "swish": "SiLU", "gelu": "GELU", "gelu_new": "GE
 
 
 def _config(meta) -> dict:
+    """The model's config from a trace's description (``trace.description``) or a meta dict."""
+    if isinstance(meta, TraceDescription):
+        return meta.config
     cfg = (meta or {}).get("config")
     return cfg if isinstance(cfg, dict) else {}
 
 
 def norm_label(meta) -> str:
-    """"RMSNorm" for a model that normalises with RMSNorm, else "LN" (LayerNorm)."""
+    """"RMSNorm" for a model that normalises with RMSNorm, else "LN" (LayerNorm); ``meta``: a trace's
+    description or a meta dict."""
     return NORM_LABELS.get(str(_config(meta).get("norm_type", "layernorm")).lower(), "LN")
 
 

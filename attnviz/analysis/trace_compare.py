@@ -19,9 +19,9 @@ _OTHER = "cmp."
 
 
 def _label(trace, fallback: str) -> str:
-    meta = trace.meta
-    text = meta.get("input_text")
-    name = str(meta.get("model_name") or fallback)
+    described = trace.description
+    text = described.input_text
+    name = str(described.model_name or fallback)
     return f"{name}: {text}" if isinstance(text, str) and text else name
 
 

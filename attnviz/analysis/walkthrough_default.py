@@ -58,8 +58,8 @@ def default_query(trace, part: str = "self") -> int:
         return n_q - 1
     if vision_has_cls(trace, part):
         return 0  # [CLS]: what the classifier reads, the token the Rollout view asks about
-    if trace.meta.get("query_index") is not None:
-        return min(int(trace.meta["query_index"]), n_q - 1)
+    if trace.description.query_index is not None:
+        return min(trace.description.query_index, n_q - 1)
     tokens = [str(t).lower() for t in trace.tokens]
     return tokens.index("it") if "it" in tokens[:n_q] else n_q - 1
 
@@ -71,7 +71,7 @@ def _rows_at(trace, part: str, query: int) -> np.ndarray:
 
 
 def _focus(trace, part: str, shape) -> tuple[int, int] | None:
-    focus = trace.meta.get("focus") or {}
+    focus = trace.description.focus or {}
     if part != "self" or "layer" not in focus or "head" not in focus:
         return None
     at = (int(focus["layer"]), int(focus["head"]))
@@ -119,7 +119,7 @@ def default_selection(trace, page: str = "attention", part: str | None = None) -
         second = np.sort(rows, axis=-1)[..., -2] if rows.shape[-1] > 1 else np.zeros(rows.shape[:2])
         layer, head = (int(i) for i in np.unravel_index(int(np.argmax(second)), second.shape))
     if page == "attention":
-        index = trace.meta.get("query_index")
+        index = trace.description.query_index
         query = query if part == "self" and index is not None else None
     return {"part": part, "layer": layer, "head": head, "query": query, "key": None}
 

@@ -136,7 +136,7 @@ class LensModel:
         tokens = [str(t) for t in self.lens.to_str_tokens(text)]
         traced = from_lens_cache(cache, tokens, name=self.name, cfg=getattr(self.lens, "cfg", None))
         if self._why_not_whole:
-            traced.trace.meta["notice"] += f" ({self._why_not_whole})"
+            traced.trace.meta["notice"] = f"{traced.trace.description.notice} ({self._why_not_whole})"
         return traced
 
     def _whole(self, text: str):
@@ -155,7 +155,7 @@ class LensModel:
         if self._plain is None:
             return None
         traced = self._plain.trace(text)
-        n, size = traced.trace.meta["n_layers"], len(traced.tokens)
+        n, size = traced.trace.n_layers, len(traced.tokens)
         worst = float("inf")
         # the bridge's tokenizer decides BOS (TransformerLens turns it on for its tokenizer); the cache run with
         # the same number of tokens is the one to compare with

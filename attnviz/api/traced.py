@@ -205,7 +205,7 @@ class Traced:
 
     def __repr__(self) -> str:
         t = self.trace
-        return (f"<attnviz.Traced {t.meta.get('model_name', 'model')!r}: {len(t.tokens)} tokens, "
+        return (f"<attnviz.Traced {t.description.model_name or 'model'!r}: {len(t.tokens)} tokens, "
                 f"{t.n_layers} layers × {t.n_heads} heads, {len(t.keys())} arrays>")
 
 

@@ -70,7 +70,7 @@ def measure_trace_memory(T: int = 1024) -> dict:
     took = time.perf_counter() - t0
     return {
         f"L=12 H=12 T={T} trace held GB": trace.nbytes / 1e9,
-        "precision": trace.meta["precision"],
+        "precision": trace.description.precision,
         "capture seconds": took,
         "goal": "<= 0.5 GB",
     }

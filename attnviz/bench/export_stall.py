@@ -43,7 +43,7 @@ def _wait_until(ready, what: str, timeout_s: float = 180.0) -> None:
 def _live(win) -> bool:
     """The live model's trace is on screen and start-up's background imports are over."""
     return (win.loaded is not None and win.warm and win.trace is not None
-            and "opening_text" not in win.trace.meta)
+            and win.trace.description.opening_text is None)
 
 
 def _open_window(model: str, folder: str):

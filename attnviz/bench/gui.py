@@ -50,7 +50,7 @@ def _wait_live(win, timeout_s: float = 180.0) -> None:
     imports are over: keystrokes typed before that wait for the model to load, which is start-up's
     figure, not typing's."""
     deadline = time.monotonic() + timeout_s
-    while win.loaded is None or not win.warm or win.trace is None or "opening_text" in win.trace.meta:
+    while win.loaded is None or not win.warm or win.trace is None or win.trace.description.opening_text is not None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"the model did not load: {win.statusBar().currentMessage() or 'no message'}")
         _pause(50)

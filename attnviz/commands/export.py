@@ -208,8 +208,8 @@ def _run(args) -> int:
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate,
                       target_text=args.target)
     trace = _compared(args, loaded, trace)
-    if trace.meta.get("notice"):
-        print(f"attnviz: note: {trace.meta['notice']}", file=sys.stderr)
+    if trace.description.notice:
+        print(f"attnviz: note: {trace.description.notice}", file=sys.stderr)
     from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, default_selection
 
     # the one default rule, as the app opens its tabs: the part (cross for an encoder–decoder), the head

@@ -175,7 +175,7 @@ def run(args) -> int:
         layer = args.layer if args.layer is not None else 0
         head = args.head if args.head is not None else 0
     query = query if args.query is None else args.query
-    notice = trace.meta.get("notice")
+    notice = trace.description.notice
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)
     steps = compute_six_steps(trace, layer, head, query, part=args.part)

@@ -59,7 +59,7 @@ def run(args) -> int:
                       target_text=args.target, layers=args.layers)
     with write_guard(out), guarded_outputs(args):
         trace.save(out)
-    notice = trace.meta.get("notice")
+    notice = trace.description.notice
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)
     print(f"wrote {out} ({len(trace.tokens)} tokens, {trace.n_layers} layers × {trace.n_heads} heads)")

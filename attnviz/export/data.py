@@ -76,7 +76,7 @@ def _distance(trace, s: SelectionState) -> FigureData:
 
     part = s.part if s.part != "cross" else "self"
     grid = trace.grid
-    patch = (trace.meta.get("config") or {}).get("patch_size", 1) if grid else 1
+    patch = trace.description.config.get("patch_size", 1) if grid else 1
     stats = [head_statistics(trace, i, part, grid=grid, patch_size=patch) for i in range(trace.layers_in(part))]
     return FigureData({"mean_distance": np.stack([d for _, d in stats]), "entropy": np.stack([e for e, _ in stats])})
 

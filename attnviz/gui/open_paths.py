@@ -56,8 +56,8 @@ def _model_kind(ref: str) -> str | None:
         return None
 
 
-def _trace_header(path: str) -> dict:
-    """The ``meta`` of a saved trace (reads only that array)."""
+def _trace_header(path: str):
+    """The description of a saved trace (:class:`TraceDescription`; reads only its ``meta`` array)."""
     import numpy as np
 
     try:
@@ -67,7 +67,9 @@ def _trace_header(path: str) -> dict:
             meta = parse_json_text(str(data["meta"]), f"the meta of {path}", error=AttnvizError)
         if not isinstance(meta, dict):
             raise AttnvizError(f"cannot read trace {path}: its meta is not a JSON object")
-        return meta
+        from attnviz.capture.description import TraceDescription
+
+        return TraceDescription.from_meta(meta, f"trace {path}", saved=True)
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
         raise AttnvizError(f"cannot read trace {path}: {exc}") from None
 
@@ -110,12 +112,12 @@ def plan_paths(paths: list[str], model: str | None = None, last_model: str | Non
         else:
             plan.later.append((kind, path))
     if traces:
-        meta = _trace_header(traces[0])
-        name = meta.get("model_name")
+        described = _trace_header(traces[0])
+        name = described.model_name
         if plan.model is None and name in bundled_models():
             plan.model = name  # the model that made it: the input panel runs the same model
-        if meta.get("input_text"):
-            plan.text = meta["input_text"]
+        if described.input_text:
+            plan.text = described.input_text
         plan.later = [("trace", t) for t in traces] + plan.later
     if images:
         plan.image, plan.extra_images = images[0], images[1:]
@@ -138,13 +140,13 @@ def _open_trace(win, path: str) -> None:
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return
-    name = trace.meta.get("model_name") or "an unknown model"
+    name = trace.description.model_name or "an unknown model"
 
     def show(_first=None) -> None:
         win.trace_shown.disconnect(show)
-        win.show_trace(trace, source=trace.meta.get("input_text"))
+        win.show_trace(trace, source=trace.description.input_text)
         loaded = getattr(win.loaded, "name", None)
-        if loaded != trace.meta.get("model_name"):
+        if loaded != trace.description.model_name:
             win.notify(f"{Path(path).name}: saved by {name}; the views show its saved numbers, the input "
                        f"panel runs {loaded or 'no model'}", "warning")
         else:

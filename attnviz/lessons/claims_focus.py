@@ -64,7 +64,7 @@ def attends_to(scene, bench, trace, state, p, seed, n):
 
 
 def cross_alignment(scene, bench, trace, state, p, seed, n):
-    pairs = trace.meta.get("alignment")
+    pairs = trace.description.alignment
     if not pairs:
         raise InputError("the scene's sentence has no reference alignment (not a sentence of the grammar)")
     P = np.asarray(trace[f"L{state.layer}.cross.probs"], dtype=np.float64).mean(0)  # heads averaged

@@ -236,21 +236,21 @@ def score_trace(trace, item=None) -> HeadScores:
     set can be run, so it still says something true about the input on screen."""
     acc = HeadScoreAccumulator({p: (trace.layers_in(p), trace.n_heads) for p in trace.parts})
     _add_trace(acc, trace, 0)
-    acc.add_inputs(0, [item if item is not None else trace.meta.get("input_text") or "the current input"])
-    return acc.result({"model": trace.meta.get("model_name", ""), "kind": trace.kind, "n_repeated": 0,
+    acc.add_inputs(0, [item if item is not None else trace.description.input_text or "the current input"])
+    return acc.result({"model": trace.description.model_name or "", "kind": trace.kind, "n_repeated": 0,
                        "parts": list(trace.parts), "n_heads": trace.n_heads,
                        "note": "the current input only"})
 
 
 def _trace_geometry(trace):
     """Pixel distances and patch positions of a vision trace (prefix tokens such as CLS/DIST have none)."""
-    grid = trace.meta.get("grid")
+    grid = trace.grid
     if not grid:
         return None, None
     from attnviz.analysis.distance import position_distances
 
     T = len(trace.tokens)
-    patch = (trace.meta.get("config") or {}).get("patch_size", 1) or 1
+    patch = trace.description.config.get("patch_size", 1) or 1
     d, off = position_distances(T, grid=grid, patch_size=patch)
     D = np.zeros((T, T))
     D[off:, off:] = d

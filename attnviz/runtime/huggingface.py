@@ -97,5 +97,5 @@ class HuggingFaceAdapter:
             known = [*known, *trace.spill.finite]
         add_nonfinite_notice(trace.meta, trace.arrays, known)
         if loaded.info.get("notice"):  # the model's own (a float16 model run in float32: hf/dtype_support.py)
-            trace.meta["notice"] = "; ".join(filter(None, [trace.meta.get("notice"), loaded.info["notice"]]))
+            trace.meta["notice"] = "; ".join(filter(None, [trace.description.notice, loaded.info["notice"]]))
         return trace

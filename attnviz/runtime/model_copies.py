@@ -23,7 +23,7 @@ def model_ref(trace=None, loaded=None) -> str | None:
     if loaded is not None:
         return str(loaded.path) if getattr(loaded, "path", None) is not None else loaded.name
     if trace is not None:
-        return trace.meta.get("model_path") or trace.meta.get("model_name")
+        return trace.description.model_path or trace.description.model_name
     return None
 
 

@@ -73,8 +73,8 @@ def read_opening_trace(model_dir, text: str | None = None):
         trace = Trace.load(path)
     except InputError:
         return None
-    if trace.meta.get("weights_sha256") != weights_digest(model_dir):
+    if trace.description.weights_sha256 != weights_digest(model_dir):
         return None
-    if text is not None and trace.meta.get("opening_text") != text:
+    if text is not None and trace.description.opening_text != text:
         return None
     return trace

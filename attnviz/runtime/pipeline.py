@@ -142,7 +142,7 @@ def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, t
     # 3,600-token trace wrote a 52 MB rollout made from every layer's whole maps); asked for, compute_rollout
     # streams the layers, and refuses in one line above MAX_ROLLOUT_T
     T_keys = trace.probs_shape(0)[-1]
-    if rollout and T_keys <= MAX_ROLLOUT_T and (T_keys <= LARGE_T or not trace.meta.get("on_demand")):
+    if rollout and T_keys <= MAX_ROLLOUT_T and (T_keys <= LARGE_T or not trace.description.on_demand):
         from attnviz.analysis.rollout import DeferredRollout
 
         trace.deferred["rollout"] = DeferredRollout(trace)

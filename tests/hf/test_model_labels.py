@@ -39,7 +39,7 @@ def test_a_llama_trace_says_silu_and_rmsnorm(llama_folder):
 
     t = run_trace(load_model(str(llama_folder), device="cpu"), text=TEXT)
     assert t.meta["config"]["activation"] == "silu" and t.meta["config"]["norm_type"] == "rmsnorm"
-    assert norm_label(t.meta) == "RMSNorm"
+    assert norm_label(t.meta) == norm_label(t.description) == "RMSNorm"
     assert true_config(SimpleNamespace(hidden_act="silu", rms_norm_eps=1e-6), load_model(str(llama_folder)).config)[
         "norm_type"] == "rmsnorm"
 

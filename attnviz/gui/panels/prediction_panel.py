@@ -193,11 +193,11 @@ class PredictionPanel(QWidget):
             self.clear()
             return
         shape = trace.shape("prediction")  # a Hugging Face MLM's (T, V) is computed per row when shown
-        labels = trace.meta.get("labels") or []
+        labels = trace.description.labels or []
         kind = trace.kind
-        out_text = trace.meta.get("output_text")
+        out_text = trace.description.output_text
         self.output.setVisible(bool(out_text))
-        given = trace.meta.get("decoder_input") == "target"  # a typed target is not what the model wrote
+        given = trace.description.decoder_input == "target"  # a typed target is not what the model wrote
         self.output.setText((f"decoder reads (given): {out_text}" if given else f"→ {out_text}") if out_text else "")
         if kind == "encoder-decoder":
             self._show_decoder_position(trace, trace["prediction"], labels)

@@ -19,7 +19,7 @@ def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: di
     from attnviz.errors import AttnvizError
 
     changes = {}
-    index = trace.meta.get("query_index")
+    index = trace.description.query_index
     if new_model:
         try:
             changes = default_selection(trace, "attention")
@@ -32,7 +32,7 @@ def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: di
                 changes["query"] = None
         return changes
     if index is not None:
-        followed = previous.meta.get("query_index") if previous is not None else None
+        followed = previous.description.query_index if previous is not None else None
         if query is None or query == followed:
             changes["query"] = int(index)
     return changes

@@ -140,7 +140,7 @@ class CompareView(BaseView):
         """The pair to draw: the trace itself when it is one, else the pinned and the current trace paired;
         a str says why there is none; None when there is nothing to compare."""
         trace = self.trace
-        if trace is None or "compare" in trace.meta:
+        if trace is None or trace.description.compare is not None:
             return trace
         if self.pinned is None:
             return None
@@ -188,11 +188,11 @@ class CompareView(BaseView):
         top = top if np.isfinite(top) and top > 0 else 1.0
         span = float(np.abs(diff).max())
         span = span if np.isfinite(span) and span > 0 else 1e-6  # equal maps: all white, a scale still drawn
-        labels = trace.meta["compare"]["labels"]
+        labels = (trace.description.compare or {})["labels"]
         if trace is not self.trace:  # the app's pinned and current traces: the rows name the inputs
-            names = [str(t.meta.get("model_name") or "") for t in (self.pinned, self.trace)]
+            names = [str(t.description.model_name or "") for t in (self.pinned, self.trace)]
             labels = ["pinned", "current"] if names[0] == names[1] else [f"pinned · {names[0]}", f"current · {names[1]}"]
-        other = trace.meta["compare"].get("other_tokens") or []
+        other = (trace.description.compare or {}).get("other_tokens") or []
         rows = [display_token(t) for t in r.query_tokens]
         cols = [display_token(t) for t in r.key_tokens]
         if r.part == "self" and len(other) == len(rows) and list(other) != list(trace.tokens):  # two inputs

@@ -19,7 +19,7 @@ def window_model_ref(widget, trace) -> str | None:
     if trace is None:
         return None
     loaded = getattr(widget.window(), "loaded", None)
-    if loaded is not None and loaded.name == trace.meta.get("model_name"):
+    if loaded is not None and loaded.name == trace.description.model_name:
         return model_ref(loaded=loaded)
     return model_ref(trace=trace)
 

@@ -167,7 +167,7 @@ def summarize_stats(trace, part: str = "self", layers: range | None = None) -> H
     # ~8 ms a BERT-base keystroke); per layer the same calls as on the whole trace: the same numbers
     grid, patch_size = None, 1.0
     if part == "self" and trace.grid is not None:  # what mean_attention_distance reads from a Trace
-        grid, patch_size = trace.grid, trace.meta.get("config", {}).get("patch_size", 1.0)
+        grid, patch_size = trace.grid, trace.description.config.get("patch_size", 1.0)
     layers = range(trace.layers_in(part)) if layers is None else layers
     n = len(layers)
     if n == 0:

@@ -95,7 +95,7 @@ class PositionalEncodingView(BaseView):
         self.heatmap.set_image(quantize(self.pos, m, vmin=-m), self.pos.shape)
         # what the table is: a learned table is not sin / cos (a model of unknown kind says neither)
         kind = {"sinusoidal": " (sin / cos)", "learned": " (learned)"}.get(
-            (self.trace.meta.get("config") or {}).get("pos"), "")
+            self.trace.description.config.get("pos"), "")
         self.heatmap.set_levels(-m, m, f"PE value{kind} · blue −, white 0, red +")
         n, D = self.pos.shape
         tokens = list(self.trace.tokens)
@@ -109,7 +109,7 @@ class PositionalEncodingView(BaseView):
         for item in self.input_marks:
             item.setRect(QRectF(0, 0, D, self.n_input))
             item.setVisible(outline)
-        kind = (self.trace.meta.get("config") or {}).get("pos", "")
+        kind = self.trace.description.config.get("pos", "")
         what = f"{kind.capitalize()} positional encoding" if kind and kind != "none" else "Positional encoding"
         if not np.any(self.pos):
             note = ": all zero (this model has no position encoding)"

@@ -117,7 +117,7 @@ class QKEmbeddingView(BaseView):
         if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
         self._ref, self.data, self.embedding = ref, None, None
-        self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.meta.get('model_name', ref)}…")
+        self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.description.model_name or ref}…")
         method = self.method.currentText()
         part, layer, head = self._head()
 

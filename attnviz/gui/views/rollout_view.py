@@ -63,7 +63,7 @@ def patch_caption(trace, image_hw: tuple[int, int]) -> str:
     """ "32×32 pixels: a 4×4 grid of 8-pixel patches" — the grid and the patch size said apart ("4×4
     patches" read as 4-pixel patches); the patch side is the model's, else the image side over the grid."""
     (h, w), (gh, gw) = image_hw, trace.grid
-    size = (trace.meta.get("config") or {}).get("patch_size") or (h // gh if gh else 0)
+    size = trace.description.config.get("patch_size") or (h // gh if gh else 0)
     return f"{w}×{h} pixels: a {gh}×{gw} grid of {size}-pixel patches"
 
 class RolloutView(BaseView):
@@ -233,7 +233,7 @@ class RolloutView(BaseView):
         who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
-        verdict = rollout_verdict(self.trace.meta.get("metrics") or {}) if m.image_mode else None
+        verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
         small = f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>"
         set_title(self.title_item, f"Where does {who} get its information?<br>{small}{how}</span>"
                   + (f"<br>{small}{verdict}</span>" if verdict else ""), self.style)

@@ -61,7 +61,7 @@ def _has(trace, key: str) -> bool:
     """Whether the model has this bias: its config says so (native models), else a nonzero entry."""
     if key not in trace:
         return False
-    declared = trace.meta.get("config", {}).get("attn_bias")
+    declared = trace.description.config.get("attn_bias")
     return bool(declared) if declared is not None else bool(np.any(np.asarray(trace[key])))
 
 
@@ -240,7 +240,7 @@ class MatrixFormWidget(WalkthroughView):
     def _symbols(self, c: "_Context") -> str:
         """One line saying what X (and E, R) are for this model and part."""
         pre = c.t.description.norm_placement == "pre"
-        ln = norm_label(c.t.meta)  # RMSNorm for a Llama-family model, LN (LayerNorm) otherwise
+        ln = norm_label(c.t.description)  # RMSNorm for a Llama-family model, LN (LayerNorm) otherwise
         x = f"X = {ln}(R): what the projections read; R: the residual stream into the block" if pre else \
             f"X = R: the residual stream into the block (post-{ln}: normalised after each addition)"
         if c.part == "cross":
@@ -405,7 +405,7 @@ class MatrixFormWidget(WalkthroughView):
         stream = stream[a:b]
         Tq, D = h.shape
         pre = t.description.norm_placement == "pre"
-        ln = norm_label(t.meta)
+        ln = norm_label(t.description)
         cross = t.has_cross and part == "self"
         after = "cross-attention + MLP" if cross else "MLP"
         labels = q_tok if large else None

@@ -134,7 +134,7 @@ class WalkthroughWidget(WalkthroughView):
         t = self.trace
         if t is None or self.selection is None or getattr(self, "_forcing", False):
             return False
-        model = t.meta.get("model_path") or t.meta.get("model_name")
+        model = t.description.model_path or t.description.model_name
         if model == getattr(self, "_opened_for", None):
             return False
         self._opened_for = model
@@ -223,7 +223,7 @@ class WalkthroughWidget(WalkthroughView):
         origin = self.selection.detour_origin if self.selection is not None else None
         if origin is not None and (origin.layer, origin.head) != (s.layer, s.head):  # said where it is read: the walkthrough opened elsewhere than the other tabs
             where += f" (where this row mixes; the Attention tab keeps layer {origin.layer} · head {origin.head})"
-        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.meta))
+        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.description))
         for g in self.grids.values():
             self._adopt(g)
             g.clicked.connect(self._grid_clicked)

@@ -183,7 +183,7 @@ class WhatIfPanel(WalkthroughView):
 
     def _trace_changed(self) -> None:
         """Follow the main view's input when the trace carries its text (images need ``set_input``)."""
-        text = self.trace.meta.get("input_text") if self.trace is not None else None
+        text = self.trace.description.input_text if self.trace is not None else None
         if text:
             self.set_input(text=text)
 

@@ -36,7 +36,7 @@ class ComparePin:
             return
         self.state.shown.pinned = trace
         self._bring_forward()
-        name = trace.meta.get("model_name") or self.state.model.ref or "this model"
+        name = trace.description.model_name or self.state.model.ref or "this model"
         self.win.notify(f"pinned {name} on “{_short(trace)}”: change the input or the model, and the Compare "
                         "view draws the pinned and the current trace side by side with their difference", "info")
 
@@ -84,12 +84,12 @@ class ComparePin:
 
         why = comparable(pinned, trace)
         if why and self.win.views_area.on_screen(COMPARE_DOCK):
-            own = trace.meta.get("notice")
+            own = trace.description.notice
             text = f"{why} (the pinned trace stays: View ▸ Unpin to let it go)"
             self.win.notify(f"{own} · {text}" if own else text, "warning")
 
 
 def _short(trace, limit: int = 40) -> str:
-    text = trace.meta.get("input_text")
+    text = trace.description.input_text
     text = text if isinstance(text, str) and text else " ".join(map(str, trace.tokens))
     return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -59,13 +59,13 @@ class ShownTrace:
         if "image" in trace:
             win.input_panel.image.set_preview(trace["image"])
         win.pages.tab_changed(win.tabs.currentIndex())
-        notice = trace.meta.get("notice")
+        notice = trace.description.notice
         if notice:
             win.notify(notice, "warning")
         elif win.notice.level == "warning":
             win.notice.dismiss()  # the input problem is gone
         win.statusBar().showMessage(
-            f"{trace.meta.get('model_name', '')} · {len(trace.tokens)} positions · "
+            f"{trace.description.model_name or ''} · {len(trace.tokens)} positions · "
             f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
         win.trace_shown.emit(trace)
         win.pages.prepare()

@@ -317,7 +317,7 @@ class StartupSteps:
             folder = self._opening_candidate()
             trace = read_opening_trace(folder) if folder is not None else None
         ref = self._opening_name
-        text = trace.meta.get("opening_text") if trace is not None else None
+        text = trace.description.opening_text if trace is not None else None
         if trace is None or (self.state.model.first.get("text") or text) != text:
             return
         self.state.model.update(opening_ref=ref, new_model=True)  # its starting view, as its live run would choose
