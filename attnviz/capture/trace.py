@@ -21,11 +21,8 @@ folder.
 
 from __future__ import annotations
 
-import json
 import os
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -33,20 +30,16 @@ from attnviz.capture.description import TraceDescription
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.recomputed import attach as attach_recomputed
 from attnviz.capture.spill import SpillStore
+from attnviz.capture.trace_file import read_trace_file, write_trace_file
 from attnviz.errors import InputError
-from attnviz.io.atomic import write_atomic
-from attnviz.io.trace_marker import MARKER_NAME, marker_digest
 
 __all__ = ["Trace", "layer_prefix", "LARGE_T"]
 
-FORMAT_VERSION = 1
 # Above this many tokens a trace keeps float16 arrays and recomputes logits from q·kᵀ on demand (and its
 # file leaves them out); at or below it a saved trace holds every layer's logits and out.
 LARGE_T = 512
 # a whole on-demand map asked for as a whole is kept (not recomputed on the next ask) up to this many cells
 KEEP_WHOLE_CELLS = 1 << 22
-# Trace.load maps members of a saved trace at least this large from a temporary folder instead of memory
-LOAD_SPILL_BYTES = 1 << 23
 
 
 def _pick(sel):
@@ -320,10 +313,11 @@ class Trace:
             self.spill.close()
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write an .npz (atomically: a temporary name renamed into place).
+        """Write an .npz (atomically: a temporary name renamed into place; :mod:`attnviz.capture.trace_file`)."""
+        write_trace_file(path, self._file_arrays(), self.tokens, self.meta)
 
-        Arrays kept on disk (memory maps) are streamed into the file one at a time through a map of their own
-        that is dropped after, so saving a long trace does not make all of it resident at once."""
+    def _file_arrays(self) -> dict:
+        """The arrays a saved trace holds (besides tokens and meta)."""
         # deferred arrays are computed for the file, except those recomputed from what is kept (probabilities
         # from q, k and lse; attnviz.capture.recomputed): their ingredients and rules are in the file already and
         # Trace.load attaches them again
@@ -339,49 +333,12 @@ class Trace:
                             payload[name] = self[name]
                         except KeyError:  # out needs W_o, which a partial trace may lack
                             pass
-        payload["tokens"] = np.array(self.tokens, dtype=str)
-        payload["meta"] = np.array(json.dumps({**self.meta, "format": FORMAT_VERSION}))
-        payload[MARKER_NAME] = _marker(payload["meta"])  # by content: the file is attnviz's trace (io.outputs)
-
-        mapped = any(isinstance(a, np.memmap) for a in payload.values())
-
-        def write(tmp: str) -> None:
-            # what np.savez_compressed writes (a zip of .npy members), member by member; a long trace's mapped
-            # arrays (mostly float noise, deflate gains little) at the fastest level
-            with open(tmp, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, allowZip64=True,
-                                                       compresslevel=1 if mapped else None) as zf:
-                for key, value in payload.items():
-                    with zf.open(key + ".npy", "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, _own_map(value), allow_pickle=False)
-
-        write_atomic(path, write)
+        return payload
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Trace":
-        store = None
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                large = [k for k in data.files if data.zip.getinfo(k + ".npy").file_size >= LOAD_SPILL_BYTES]
-                store = SpillStore(budget=0) if large else None
-                arrays = {k: data[k] for k in data.files if k not in large}
-                for k in large:  # copied to disk in chunks and mapped: a long trace opens without its arrays in memory
-                    with data.zip.open(k + ".npy") as member:
-                        arrays[k] = store.copy_in(k, member)
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-            if store is not None:
-                store.close()
-            raise InputError(f"cannot read trace {path}: {exc}") from None
-        if "tokens" not in arrays or "meta" not in arrays:
-            raise InputError(f"{path} is not an attnviz trace (no tokens/meta)")
-        arrays.pop(MARKER_NAME, None)  # checked by content where it matters (io.outputs), not an attention array
-        tokens = [str(t) for t in arrays.pop("tokens")]
-        try:
-            meta = _read_meta(arrays.pop("meta"), path)
-            TraceDescription.from_meta(meta, f"trace {path}", saved=True)  # a shared file: its facts checked once
-        except InputError:
-            if store is not None:
-                store.close()
-            raise
+        """A saved trace (its facts checked: a shared file); a long one's large members mapped from disk."""
+        tokens, meta, arrays, store = read_trace_file(path)
         deferred: dict = {}
         attach_on_demand(arrays, meta, deferred)  # a long trace's probabilities, recomputed from q and k
         return cls(tokens=tokens, meta=meta, arrays=arrays, deferred=deferred, spill=store)
@@ -391,35 +348,3 @@ def _recomputed(pending) -> bool:
     """A deferred entry computed again from kept arrays whenever asked (probabilities from q and k, or a rule of
     attnviz.capture.recomputed), as opposed to one computed once and then kept (a prediction, the rollout)."""
     return pending is not None and (hasattr(pending, "block") or bool(getattr(pending, "recomputed", False)))
-
-
-def _own_map(value):
-    """A memory-mapped array through a new map of its file (dropped by the caller after use: the pages it read
-    leave resident memory with it); any other array as it is."""
-    name = getattr(value, "filename", None) if isinstance(value, np.memmap) else None
-    if name and os.path.exists(name):
-        fresh = np.load(name, mmap_mode="r", allow_pickle=False)
-        if fresh.shape == value.shape and fresh.dtype == value.dtype:
-            return fresh
-    return value
-
-
-def _marker(meta: np.ndarray) -> np.ndarray:
-    """The content marker (:mod:`attnviz.io.trace_marker`) over the exact bytes ``savez`` writes for ``meta``."""
-    import io
-
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, meta, allow_pickle=False)  # what savez writes as the meta.npy member
-    return np.frombuffer(marker_digest(buf.getvalue()), dtype=np.uint8)
-
-
-def _read_meta(meta: np.ndarray, path) -> dict:
-    """A saved trace's meta JSON through the bounded parser (a shared file: no RecursionError, one line)."""
-    from attnviz.io.jsonfile import parse_json_text
-
-    if meta.dtype.kind != "U" or meta.ndim != 0:
-        raise InputError(f"{path} is not an attnviz trace (its meta is not text)")
-    doc = parse_json_text(str(meta), f"the meta of trace {path}", error=InputError)
-    if not isinstance(doc, dict):
-        raise InputError(f"{path} is not an attnviz trace (its meta is not a JSON object)")
-    return doc

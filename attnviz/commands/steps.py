@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
 
 from attnviz.commands.common import (HELP_FORMATTER, add_input_args, add_model_args, examples, fill_example_input, index,
                                      load_from_args)
+from attnviz.text.token_display import display_token
 
 
 def add_parser(sub) -> None:
@@ -91,6 +93,9 @@ def _rotary_lines(s) -> list[str]:
 
 def format_steps(s, model_name: str) -> str:
     """The six steps as a readable text table (what ``attnviz steps`` prints without --json)."""
+    # tokens as every label shows them (a BPE "Ġcat" as "cat"); --json keeps the raw tokens
+    s = dataclasses.replace(s, key_tokens=[display_token(t) for t in s.key_tokens],
+                            query_token=display_token(s.query_token))
     d_model, d_head = s.W_Q.shape
     width = max([8, *(len(t) for t in s.key_tokens)])
     rotary = s.rope_cos_i is not None

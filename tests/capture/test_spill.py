@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from attnviz.capture import spill
-from attnviz.capture import trace as trace_module
+from attnviz.capture import trace_file as trace_module
 from attnviz.capture.trace import Trace
 from attnviz.hf.capture import capture_hf
 

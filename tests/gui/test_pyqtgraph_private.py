@@ -50,9 +50,10 @@ def test_an_axis_label_shows_its_new_unit_prefix(qapp):
 
 def test_a_label_reports_the_size_hint_set(qapp):
     label = pg.LabelItem("a caption long enough to have a width")
-    assert label.sizeHint(Qt.SizeHint.MinimumSize).width() > 0  # the control: pyqtgraph's own, the text's width
-    set_size_hint(label, Qt.SizeHint.MinimumSize, (0, 7))
-    assert label.sizeHint(Qt.SizeHint.MinimumSize) == QSizeF(0, 7)
+    minimum = Qt.SizeHint.MinimumSize
+    assert label.sizeHint(minimum, QSizeF()).width() > 0  # the control: pyqtgraph's own, the text's width
+    set_size_hint(label, minimum, (0, 7))
+    assert label.sizeHint(minimum, QSizeF()) == QSizeF(0, 7)
 
 
 def test_the_names_are_used_nowhere_else():

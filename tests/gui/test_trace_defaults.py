@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.capture.description import TraceDescription
 from attnviz.gui.panels.trace_defaults import trace_defaults
 
 
@@ -13,6 +14,10 @@ class FakeTrace:
     def __init__(self, meta, has_cross=False):
         self.meta, self.has_cross, self.tokens, self.grid, self.kind = meta, has_cross, ["a", "b", "c"], None, "encoder"
         self.n_heads = 2
+
+    @property
+    def description(self):
+        return TraceDescription.from_meta(self.meta)
 
     def layers_in(self, part="self"):
         return 2

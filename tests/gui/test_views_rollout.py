@@ -192,9 +192,11 @@ def test_the_input_caption_says_the_grid_and_the_patch_size_apart():
 
     from attnviz.gui.views.rollout_view import patch_caption
 
-    t = SimpleNamespace(grid=(4, 4), meta={"config": {"patch_size": 8}})
+    from attnviz.capture.description import TraceDescription
+
+    t = SimpleNamespace(grid=(4, 4), description=TraceDescription(config={"patch_size": 8}))
     assert patch_caption(t, (32, 32)) == "32×32 pixels: a 4×4 grid of 8-pixel patches"
-    t = SimpleNamespace(grid=(7, 7), meta={})  # no config: the image side over the grid
+    t = SimpleNamespace(grid=(7, 7), description=TraceDescription())  # no config: the image side over the grid
     assert patch_caption(t, (224, 224)) == "224×224 pixels: a 7×7 grid of 32-pixel patches"
 
 

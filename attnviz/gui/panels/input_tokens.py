@@ -195,10 +195,8 @@ class TokenStripWidget(QWidget):
 
 
 def shown_token(token: str) -> str:
-    """Whitespace made visible, exactly as the views label tokens."""
-    # imported here: token_axis brings pyqtgraph, which start-up must not wait for (a strip is only
-    # drawn once a trace exists, and by then pyqtgraph is loaded)
-    from attnviz.gui.widgets.token_axis import display_token
+    """The token's display text, exactly as the views label tokens (:mod:`attnviz.text.token_display`)."""
+    from attnviz.text.token_display import display_token
 
     return display_token(token)
 

@@ -15,19 +15,9 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.widgets.legible import floor_pt
 from attnviz.gui.widgets.token_label_images import LabelImages
+from attnviz.text.token_display import display_token  # the one token label text (app, HTML page, CLI)
 
 __all__ = ["TokenAxisItem", "display_token"]
-
-_VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}
-
-
-def display_token(tok: str) -> str:
-    """A token as a label: whitespace made visible, so " " and "\\n" do not look like nothing."""
-    tok = str(tok)
-    if tok in _VISIBLE:
-        return _VISIBLE[tok]
-    return tok.replace("\n", "⏎").replace("\t", "⇥")
-
 
 class TokenAxisItem(LabelImages, pg.GraphicsWidget):
     """Labels at given data positions of a linked ViewBox ("left", "top" or "bottom").

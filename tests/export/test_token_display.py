@@ -1,0 +1,78 @@
+"""A token's display text is one function (attnviz/text/token_display.py): byte-level BPE markers read as the
+space or newline they stand for, whitespace made visible; the app's axes, the input strip and the CLI use it, and
+the HTML page's script (``tok``/``tokHover``, which runs without Python) gives the same text for every token."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from attnviz.text.token_display import differs_from_raw, display_token
+
+TOKENS = ["Ġassigned", "Ċ", "ĊĊ", "▁the", "Ġ", "▁", " ", "", "\t", "\n", "a\tb", "line\nnext", "cat", "[CLS]",
+          "<|endoftext|>", "  two", "Ġ Ġx", "é", "3,4"]
+
+
+def test_byte_level_markers_read_as_what_they_stand_for():
+    assert display_token("Ġassigned") == "assigned" and display_token("▁the") == "the"
+    assert display_token("Ċ") == "⏎" and display_token("Ġ") == "␣" and display_token("") == "∅"
+    assert display_token("cat") == "cat" and display_token("[CLS]") == "[CLS]"  # control: nothing to read
+    assert differs_from_raw("Ġassigned") and not differs_from_raw("cat") and not differs_from_raw(" ")
+
+
+def _script_functions() -> str:
+    from attnviz.export.html_script import SCRIPT
+
+    lines = SCRIPT.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("function plain("))
+    end = next(i for i, line in enumerate(lines) if line.startswith("function tokHover("))
+    return "\n".join(lines[start:end + 1])
+
+
+def _node():
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("no node to run the page's script with (apt-get install nodejs)")
+    return node
+
+
+def _page_labels() -> list[tuple[str, str]]:
+    """(label, hover) the page's script gives each of TOKENS, run in node."""
+    program = (_script_functions() + f"\nconst T = {json.dumps(TOKENS)};\n"
+               "console.log(JSON.stringify(T.map((t) => [tok(t), tokHover(t)])));")
+    done = subprocess.run([_node(), "-e", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [tuple(x) for x in json.loads(done.stdout)]
+
+
+def test_the_html_page_shows_the_same_text_as_the_app():
+    shown = _page_labels()
+    assert [s for s, _ in shown] == [display_token(t) for t in TOKENS]
+    # the page's hover names the raw token exactly where the app says the label hides more than whitespace
+    assert [h != s for s, h in shown] == [differs_from_raw(t) for t in TOKENS]
+
+
+def test_the_comparison_sees_a_different_rule():
+    """Negative control: the app's old rule (whitespace made visible, BPE markers kept) differs from the page."""
+    def old(t):
+        return {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}.get(t, t.replace("\n", "⏎").replace("\t", "⇥"))
+
+    assert [s for s, _ in _page_labels()] != [old(t) for t in TOKENS]
+
+
+def test_every_label_of_a_token_goes_through_the_one_function():
+    """The app's axes and input strip and the CLI's steps table use it (no second token-label rule)."""
+    from attnviz.gui.panels.input_tokens import shown_token
+    from attnviz.gui.widgets import token_axis
+
+    assert token_axis.display_token is display_token
+    assert shown_token("Ġassigned") == "assigned"
+    import attnviz.commands.steps as steps
+
+    assert steps.display_token is display_token
+    assert not re.search(r"u0120|Ġ", Path(token_axis.__file__).read_text(encoding="utf-8"))
