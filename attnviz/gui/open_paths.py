@@ -143,12 +143,22 @@ def _open_trace(win, path: str) -> None:
     name = trace.description.model_name or "an unknown model"
 
     def show(_first=None) -> None:
+        from attnviz.text.token_strip import StripData, build_strip
+
         win.trace_shown.disconnect(show)
-        win.show_trace(trace, source=trace.description.input_text)
         loaded = getattr(win.loaded, "name", None)
-        if loaded != trace.description.model_name:
-            win.notify(f"{Path(path).name}: saved by {name}; the views show its saved numbers, the input "
-                       f"panel runs {loaded or 'no model'}", "warning")
+        same = loaded == trace.description.model_name
+        title = "source tokens" if trace.src_tokens else "tokens"
+        # the strip shows the trace's own tokens; their IDs need the model's tokenizer, which only the same
+        # model's is (another model's IDs, or none, would be numbers the trace's model never read)
+        strip = (build_strip(getattr(win.loaded, "tokenizer", None), trace.src_tokens or trace.tokens, title) if same
+                 else StripData([], [], title=title))
+        win.show_trace(trace, source=trace.description.input_text, strip=strip)
+        if not same:
+            win.notify(f"{Path(path).name}: saved by {name}; the views show its saved numbers. {name}'s tokenizer "
+                       f"is not loaded: the input strip is empty, and the prediction panel names tokens only by the "
+                       f"trace's own labels, the loaded model's vocabulary or their IDs; the input panel runs "
+                       f"{loaded or 'no model'}", "warning")
         else:
             win.statusBar().showMessage(f"opened {path} (saved trace of {name})", 8000)
 

@@ -57,6 +57,24 @@ def test_a_saved_trace_opens_with_its_own_numbers(make_window, qtbot, assets, tm
     np.testing.assert_array_equal(win.trace["L1.probs"], original["L1.probs"])
     assert win.input_panel.text == SENTENCES[1]  # the input panel shows what the trace was made from
     qtbot.waitUntil(lambda: all(v.trace is win.trace for v in win.views_area.visible_views()), timeout=30000)
+    strip = win.input_panel.strip.strip.data
+    assert strip.tokens == original.tokens and -1 not in strip.ids  # the trace's own tokens, the same model's IDs
+
+
+def test_a_saved_trace_of_another_model_shows_its_tokens_not_the_loaded_models(make_window, qtbot, assets, tmp_path):
+    """The input strip does not keep the loaded model's tokens of another input (or invent IDs for the trace's),
+    and the notice says why it is empty."""
+    saved = tmp_path / "t.npz"
+    _saved_trace(saved, assets / "models" / "tiny-decoder", SENTENCES[0])
+    plan = plan_paths([str(saved)])
+    plan.model = str(assets / "models" / "tiny-encoder")  # another model than the one that made the trace
+    win = make_window(start=False, model=plan.model, text=SENTENCES[1])
+    open_paths(win, plan)
+    win.start()
+    qtbot.waitUntil(lambda: win.trace is not None and win.trace.meta.get("marker") == "from the file",
+                    timeout=60000)
+    assert win.input_panel.strip.strip.data.tokens == []
+    assert "tokenizer is not loaded" in win.notice.text() and "tiny-decoder" in win.notice.text()
 
 
 def test_theme_follows_the_system_until_one_is_chosen(make_window, qapp, monkeypatch):

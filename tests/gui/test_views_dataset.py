@@ -269,12 +269,9 @@ def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot
 def test_data_set_views_keep_the_view_contract(qtbot, cls):
     """The contract every view keeps (tests/gui/test_views_contract.py), on traces without a model:
     the data-set views then show the input on screen with a notice."""
-    from test_views_contract import test_view_contract as contract
+    from tests.gui.view_contract import check_view_contract, contract_traces
 
-    from attnviz.bench.traces import sample_trace
-
-    traces = {kind: sample_trace(kind, T=7, grad=True) for kind in ("encoder", "decoder", "encoder-decoder", "vit")}
-    contract(qtbot, cls, traces)
+    check_view_contract(qtbot, cls, contract_traces())
 
 
 def test_cross_attention_names_the_scores_that_apply(qtbot):

@@ -11,27 +11,14 @@ from attnviz.analysis.steps import compute_matrix_form, compute_six_steps
 from attnviz.capture import Trace
 from attnviz.hf.capture import capture_hf
 
-from .tiny_models import HOOKED, INTERFACE, OWN_ATTENTION, build, tokens_of
+from .tiny_models import HOOKED, INTERFACE, OWN_ATTENTION, build, captured_pairs, tokens_of
 
 FULL = INTERFACE + HOOKED  # every family with the full trace
 
 
 @pytest.fixture(scope="module")
 def captured():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            model, inputs = build(name)
-            with torch.no_grad():
-                ref = model(**inputs, output_attentions=True)
-            trace = capture_hf(model, inputs, tokens_of(inputs, model))
-            with torch.no_grad():
-                after = model(**inputs)
-            cache[name] = (model, inputs, ref, trace, after)
-        return cache[name]
-
-    return get
+    return captured_pairs(after=True)
 
 
 def _f64(trace, key):

@@ -15,25 +15,14 @@ from attnviz.capture import Trace
 from attnviz.capture.on_demand import OnDemandProbs, ScoreRule
 from attnviz.hf.capture import ON_DEMAND_T, capture_hf
 
-from .tiny_models import INTERFACE, build, tokens_of
+from .tiny_models import INTERFACE, build, captured_pairs, tokens_of
 
 TOL = 1e-6
 
 
 @pytest.fixture(scope="module")
 def pair():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            model, inputs = build(name)
-            with torch.no_grad():
-                ref = model(**inputs, output_attentions=True)
-            fast = capture_hf(model, inputs, tokens_of(inputs, model), attention="on_demand")
-            cache[name] = (model, inputs, ref, fast)
-        return cache[name]
-
-    return get
+    return captured_pairs(attention="on_demand")
 
 
 @pytest.mark.parametrize("name", INTERFACE)

@@ -14,7 +14,7 @@ import torch
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs, ScoreRule
 from attnviz.hf.capture import capture_hf
 
-from .tiny_models import build, tokens_of
+from .tiny_models import build, captured_pairs, tokens_of
 
 TOL = 1e-6
 ON_DEMAND = ["falcon", "falcon_alibi", "falcon_gqa", "bloom", "gpt_neo"]
@@ -22,17 +22,7 @@ ON_DEMAND = ["falcon", "falcon_alibi", "falcon_gqa", "bloom", "gpt_neo"]
 
 @pytest.fixture(scope="module")
 def pair():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            model, inputs = build(name)
-            with torch.no_grad():
-                ref = model(**inputs, output_attentions=True)
-            cache[name] = (model, inputs, ref, capture_hf(model, inputs, tokens_of(inputs, model),
-                                                          attention="on_demand"))
-        return cache[name]
-    return get
+    return captured_pairs(attention="on_demand")
 
 
 @pytest.mark.parametrize("name", ON_DEMAND)

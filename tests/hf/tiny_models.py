@@ -103,3 +103,27 @@ def tokens_of(inputs: dict, model) -> list[str]:
         side = model.config.image_size // model.config.patch_size
         return ["[CLS]"] + [f"{r},{c}" for r in range(side) for c in range(side)]
     return [f"t{int(i)}" for i in inputs["input_ids"][0]]
+
+
+def captured_pairs(after: bool = False, **options):
+    """``get(name)`` → (model, inputs, the model's own eager output with attentions, ``capture_hf`` trace with
+    ``options``[, the model's output after the capture when ``after``]), built once per family name.
+
+    The module-scoped fixtures of the capture tests return this (one tiny model per family, reused)."""
+    from attnviz.hf.capture import capture_hf
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            model, inputs = build(name)
+            with torch.no_grad():
+                ref = model(**inputs, output_attentions=True)
+            made = (model, inputs, ref, capture_hf(model, inputs, tokens_of(inputs, model), **options))
+            if after:  # the capture left the model as it found it: the same forward afterwards
+                with torch.no_grad():
+                    made += (model(**inputs),)
+            cache[name] = made
+        return cache[name]
+
+    return get

@@ -219,9 +219,9 @@ class MainWindow(QMainWindow):
     def open_model_dialog(self) -> None:
         self.model_loading.open_model_dialog()
 
-    def show_trace(self, trace, source=None) -> None:
+    def show_trace(self, trace, source=None, strip=None) -> None:
         """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
-        self.shown_trace.show_trace(trace, source)
+        self.shown_trace.show_trace(trace, source, strip)
 
     def clear_shown(self, message: str | None = None, level: str = "warning") -> None:
         """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""

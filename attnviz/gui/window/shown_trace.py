@@ -70,11 +70,12 @@ class ShownTrace:
         win.trace_shown.emit(trace)
         win.pages.prepare()
 
-    def show_trace(self, trace, source=None) -> None:
-        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
+    def show_trace(self, trace, source=None, strip=None) -> None:
+        """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it;
+        ``strip``: what the input strip shows for it (None: it keeps what it shows)."""
         from attnviz.gui.panels.model_jobs import RunResult
 
-        self.show_run(RunResult(trace, None, source, 0.0))
+        self.show_run(RunResult(trace, strip, source, 0.0))
 
     def clear(self, message: str | None = None, level: str = "warning") -> None:
         """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""
