@@ -74,7 +74,7 @@ def test_a_saved_trace_of_another_model_shows_its_tokens_not_the_loaded_models(m
     qtbot.waitUntil(lambda: win.trace is not None and win.trace.meta.get("marker") == "from the file",
                     timeout=60000)
     assert win.input_panel.strip.strip.data.tokens == []
-    assert "tokenizer is not loaded" in win.notice.text() and "tiny-decoder" in win.notice.text()
+    assert "tokenizer is not loaded" in win.notice.text and "tiny-decoder" in win.notice.text
 
 
 def test_theme_follows_the_system_until_one_is_chosen(make_window, qapp, monkeypatch):
