@@ -156,8 +156,8 @@ def _open_trace(win, path: str) -> None:
         win.show_trace(trace, source=trace.description.input_text, strip=strip)
         if not same:
             win.notify(f"{Path(path).name}: saved by {name}; the views show its saved numbers. {name}'s tokenizer "
-                       f"is not loaded: the input strip is empty, and the prediction panel names tokens only by the "
-                       f"trace's own labels, the loaded model's vocabulary or their IDs; the input panel runs "
+                       f"is not loaded: the input strip is empty, and the prediction panel names tokens by the trace's "
+                       f"own labels or by their IDs; the input panel runs "
                        f"{loaded or 'no model'}", "warning")
         else:
             win.statusBar().showMessage(f"opened {path} (saved trace of {name})", 8000)

@@ -121,3 +121,19 @@ def test_rows_without_a_token_are_not_ranked_and_small_probabilities_are_not_zer
     assert len(top_entries(p, labels, 100)) == 30  # never more than the rows that hold tokens
     assert [i for i, _, _ in top_entries(p, [f"w{i}" for i in range(40)], 2)] == [30, 31]  # control
     assert percent(4e-5) == "0.004%" and percent(0.5) == "50.0%" and percent(0.0) == "0.0%"
+
+
+@pytest.mark.parametrize("trace_model, named", [("smol", True), ("another", False)])
+def test_the_loaded_vocabulary_names_only_its_own_models_predictions(qtbot, trace_model, named):
+    """A saved trace of another model with a vocabulary of the same size is not named in the loaded model's
+    words (its IDs are shown, and Step cannot append one); the loaded model's own trace is (the control)."""
+    p = np.zeros(50, np.float32)
+    p[7] = 1.0
+    trace = Trace(tokens=["a", "b"], arrays={"prediction": p},
+                  meta={"kind": "decoder", "n_layers": 1, "n_heads": 1, "model_name": trace_model})
+    panel = PredictionPanel()
+    qtbot.addWidget(panel)
+    panel.set_vocab([f"w{i}" for i in range(50)], "smol")
+    panel.set_trace(trace)
+    assert panel.bars.entries[0][:2] == ((7, "w7") if named else (7, "7"))
+    assert (panel.chosen_token() == "w7") is named and panel.step_button.isEnabled() is named

@@ -156,6 +156,7 @@ class PredictionPanel(QWidget):
         lay.addLayout(row)
         lay.addStretch(1)
         self.vocab: list[str] = []
+        self.vocab_of: str | None = None  # the model whose output vocabulary ``vocab`` is
         self.mode = "none"
         self.chosen: int | None = None
         self._trace = None
@@ -172,9 +173,21 @@ class PredictionPanel(QWidget):
         self.bars.set_entries([])
         self.step_button.hide()
 
-    def set_vocab(self, vocab: list[str]) -> None:
-        """Output vocabulary of the loaded model (labels of a next-token distribution)."""
+    def set_vocab(self, vocab: list[str], model_name: str | None = None) -> None:
+        """Output vocabulary of the loaded model ``model_name`` (labels of a next-token distribution)."""
         self.vocab = list(vocab)
+        self.vocab_of = model_name
+
+    def _names(self, trace, size: int, labels: list[str], labels_first: bool = False) -> list[str]:
+        """Labels of a distribution over ``size`` outputs: the trace's own labels or the loaded model's
+        vocabulary, the latter only for a trace of that model (a saved trace of another model with a
+        vocabulary of the same size would otherwise be named in words its model never had); else none,
+        and the bars name IDs."""
+        own = len(labels) == size
+        vocab_fits = len(self.vocab) == size and self.vocab_of in (None, trace.description.model_name)
+        if labels_first and own:
+            return labels
+        return self.vocab if vocab_fits else (labels if own else [])
 
     def set_query(self, query: int | None) -> None:
         """Per-token predictions follow the selected query token."""
@@ -205,7 +218,7 @@ class PredictionPanel(QWidget):
         if kind == "decoder":
             self.mode = "next-token"
             pred = trace["prediction"]
-            names = self.vocab if len(self.vocab) == pred.shape[-1] else labels
+            names = self._names(trace, pred.shape[-1], labels)
             entries = finite_entries(pred, names)
             if entries is None:
                 self._not_finite("Next token")
@@ -222,7 +235,7 @@ class PredictionPanel(QWidget):
         if len(shape) == 2:  # (T, C): one distribution per token
             self.mode = "per-token"
             q = self._query if self._query is not None and self._query < shape[0] else 0
-            names = labels if len(labels) == shape[1] else self.vocab
+            names = self._names(trace, shape[1], labels, labels_first=True)
             self._show_row(trace, q, names)
             return
         self.mode = "classes"
@@ -300,7 +313,7 @@ class PredictionPanel(QWidget):
         self.step_button.hide()
         at = position_distribution(trace, self._query)
         row, pos = at if at is not None else (pred, len(trace.tokens) - 1)
-        names = self.vocab if len(self.vocab) == row.shape[-1] else labels
+        names = self._names(trace, row.shape[-1], labels)
         entries = finite_entries(row, names)
         if entries is None:
             self._not_finite(f"After decoder token {pos}")
@@ -323,12 +336,14 @@ class PredictionPanel(QWidget):
 
         token = self.chosen_token()
         self.step_button.setText(f"Step ▶ append “{shown_token(token)}”" if token is not None else "Step ▶")
+        self.step_button.setEnabled(token is not None)  # nothing to append: another model's trace, no choice
 
     def chosen_token(self) -> str | None:
         if self.chosen is None:
             return None
-        names = self.vocab if self.vocab else []
-        return names[self.chosen] if self.chosen < len(names) else None
+        if self._trace is None or self.vocab_of not in (None, self._trace.description.model_name):
+            return None  # another model's saved trace: the loaded model cannot append its token
+        return self.vocab[self.chosen] if self.chosen < len(self.vocab) else None
 
     def step(self) -> None:
         """Append the chosen next token (decoders)."""

@@ -76,7 +76,7 @@ class ModelLoading:
         cfg = loaded.config
         panel.show_loaded(loaded)
         out_tok = loaded.tgt_tokenizer or loaded.tokenizer
-        win.prediction_panel.set_vocab(out_tok.vocab if out_tok is not None else [])
+        win.prediction_panel.set_vocab(out_tok.vocab if out_tok is not None else [], loaded.name)
         selection.clamp(max(cfg.n_layers, cfg.dec_layers), cfg.n_heads, 10**9)
         win.setWindowTitle(f"{loaded.name} — {APP_TITLE}")  # ends with the display name: said once
         win.statusBar().showMessage(f"{loaded.name} loaded on {loaded.device}", 4000)
