@@ -79,8 +79,8 @@ def _configs(tf) -> dict:
 INTERFACE = ["llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "gpt_neox", "opt", "gpt2", "bert",
              "roberta", "distilbert", "vit"]
 # attention computed by the family itself, read by hooks on its public submodules (attnviz.hf.own_attention)
-HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo", "mpt",
-          "mpt_clip"]
+# (mpt_clip is not among them: its q/k/v are clamped after the projection, so W_Q·x is not q and the trace says so)
+HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo", "mpt"]
 OWN_ATTENTION = ["deberta"]  # computes attention itself, no adapter: probabilities only
 
 
