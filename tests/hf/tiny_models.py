@@ -70,6 +70,11 @@ def _configs(tf) -> dict:
         "mpt_clip": lambda: tf.MptForCausalLM(tf.MptConfig(vocab_size=VOCAB, d_model=48, n_layers=2, n_heads=6,
                                                           max_seq_len=64, attn_config={"clip_qkv": 0.5},
                                                           attn_implementation="eager")),
+        # learned attention sinks (one logit per head in every row's normaliser), a window in layer 0, 2 kv heads
+        "gpt_oss": lambda: tf.GptOssForCausalLM(tf.GptOssConfig(
+            vocab_size=VOCAB, hidden_size=32, intermediate_size=32, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, head_dim=8, num_local_experts=4, num_experts_per_tok=2, sliding_window=4,
+            layer_types=["sliding_attention", "full_attention"])),
         "gpt_neo": lambda: tf.GPTNeoForCausalLM(tf.GPTNeoConfig(
             vocab_size=VOCAB, hidden_size=32, num_layers=2, num_heads=4, attention_types=[[["global", "local"], 1]],
             window_size=4, max_position_embeddings=64)),
