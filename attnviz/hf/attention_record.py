@@ -197,7 +197,8 @@ def _dense_bias_mask(active: tuple, mask: torch.Tensor, is_causal: bool) -> tupl
             tq, tk = m.shape[-2:]
             later = torch.arange(tk, device=m.device)[None, :] > torch.arange(tq, device=m.device)[:, None]
             m = m.masked_fill(later, float("-inf"))
-        slot = recorder._kernel_mask = (key, m.contiguous())
+        # the source is held too: while it lives no other tensor can take its address (and so its key)
+        slot = recorder._kernel_mask = (key, m.contiguous(), mask)
     return slot[1], False
 
 
