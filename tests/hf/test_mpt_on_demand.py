@@ -12,25 +12,15 @@ import torch
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs, ScoreRule
 from attnviz.hf.capture import capture_hf
 
-from .tiny_models import build, tokens_of
+from .on_demand_check import MPT, TOL, Pairs, assert_blocks_equal
+from .tiny_models import tokens_of
 
-TOL = 1e-6
-NAMES = ["mpt", "mpt_clip"]
+NAMES = MPT
 
 
 @pytest.fixture(scope="module")
 def pair():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            model, inputs = build(name)
-            with torch.no_grad():
-                ref = model(**inputs, output_attentions=True)
-            cache[name] = (model, inputs, ref, capture_hf(model, inputs, tokens_of(inputs, model),
-                                                          attention="on_demand"))
-        return cache[name]
-    return get
+    return Pairs()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -40,15 +30,8 @@ def test_on_demand_blocks_equal_the_models_own(pair, name):
     assert "did not reproduce" not in notice
     # clamped q/k/v are not W·x: the projections are left out and the trace says so (q, k, v themselves are kept)
     assert ("not captured: W_Q, W_K, W_V" in notice) == (name == "mpt_clip")
-    for i, want in enumerate(ref.attentions):
-        want = want[0].numpy()
-        assert f"L{i}.probs" in fast.deferred and f"L{i}.probs" not in fast.arrays
-        np.testing.assert_allclose(fast.probs(i), want, rtol=0, atol=TOL)
-        H, T, _ = want.shape
-        np.testing.assert_allclose(fast.probs(i, heads=[H - 1, 0], rows=slice(1, T, 2), cols=[T - 1, 0]),
-                                   want[[H - 1, 0]][:, 1::2][:, :, [T - 1, 0]], rtol=0, atol=TOL)
-        np.testing.assert_array_equal(np.isneginf(fast[f"L{i}.mask"]), want[0] == 0)
-        assert fast.meta["on_demand"][f"L{i}."]["causal"]
+    assert_blocks_equal(fast, ref)
+    assert all(fast.meta["on_demand"][f"L{i}."]["causal"] for i in range(len(ref.attentions)))
     assert "L0.score_alibi" in fast.arrays
     assert not [k for k in fast.arrays if k.endswith((".bias", ".score_bias", ".score_blocked_bits"))]
 

@@ -13,10 +13,9 @@ import torch
 from attnviz.capture.on_demand import OnDemandProbs, ScoreRule, row_lse
 from attnviz.hf.capture import capture_hf
 
-from . import test_mpt_on_demand, test_on_demand_hf, test_own_attention_on_demand
-from .tiny_models import build, tokens_of
-
-TOL = 1e-6
+from . import test_own_attention_on_demand  # its parametrised list (Falcon, Bloom, GPT-Neo)
+from .on_demand_check import MPT, TOL, Pairs, assert_blocks_equal
+from .tiny_models import INTERFACE, build
 HERE = ["gpt_oss", "mistral"]
 # keep full (heads, T, T) maps up to MAX_FULL_T and say so beyond (test_own_attention_on_demand,
 # test_stated_limit.py): DeBERTa's disentangled terms, DeBERTa v1 read through the maps it returns
@@ -28,36 +27,21 @@ def test_every_family_of_the_zoo_is_on_demand_or_refused_above_a_stated_length()
     from .tiny_models import _configs
 
     zoo = set(_configs(hf()))
-    tested = set(test_on_demand_hf.INTERFACE) | set(test_own_attention_on_demand.ON_DEMAND) \
-        | set(test_mpt_on_demand.NAMES) | set(HERE) | {"swin"}  # swin: test_swin_first_window_on_demand below
+    tested = set(INTERFACE) | set(test_own_attention_on_demand.ON_DEMAND) \
+        | set(MPT) | set(HERE) | {"swin"}  # swin: test_swin_first_window_on_demand below
     assert zoo - tested - set(REFUSED_ABOVE) == set(), "a family with neither an on-demand test nor a stated limit"
     assert not tested & set(REFUSED_ABOVE)
 
 
 @pytest.fixture(scope="module")
 def pair():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            model, inputs = build(name)
-            with torch.no_grad():
-                ref = model(**inputs, output_attentions=True)
-            cache[name] = (ref, capture_hf(model, inputs, tokens_of(inputs, model), attention="on_demand"))
-        return cache[name]
-    return get
+    return Pairs()
 
 
 @pytest.mark.parametrize("name", HERE)
 def test_on_demand_blocks_equal_the_models_own(pair, name):
-    ref, fast = pair(name)
-    for i, want in enumerate(ref.attentions):
-        want = want[0].numpy()
-        assert f"L{i}.probs" in fast.deferred and f"L{i}.probs" not in fast.arrays
-        np.testing.assert_allclose(fast.probs(i), want, rtol=0, atol=TOL)
-        H, T, _ = want.shape
-        np.testing.assert_allclose(fast.probs(i, heads=[H - 1, 0], rows=slice(1, T, 2), cols=[T - 1, 0]),
-                                   want[[H - 1, 0]][:, 1::2][:, :, [T - 1, 0]], rtol=0, atol=TOL)
+    _, _, ref, fast = pair(name)
+    assert_blocks_equal(fast, ref)
     windows = {"gpt_oss": (4, None), "mistral": (4, 4)}[name]  # GPT-OSS: a sliding layer, then a full one
     assert tuple(fast.meta["on_demand"][f"L{i}."]["window"] for i in range(2)) == windows
     assert fast["L0.k"].shape[0] == 2 and fast["L0.q"].shape[0] == 4  # keys per kv head, as the model stores them
@@ -70,7 +54,7 @@ def _rule(fast, prefix, **change):
 
 @pytest.mark.parametrize("name", HERE)
 def test_negative_controls_fail(pair, name):
-    ref, fast = pair(name)
+    _, _, ref, fast = pair(name)
     want = ref.attentions[0][0].numpy()
     q, k, lse = fast["L0.q"], fast["L0.k"], fast["L0.lse"]
     assert np.abs(OnDemandProbs(q, k, lse, _rule(fast, "L0.")).full() - want).max() <= TOL
