@@ -107,3 +107,13 @@ def test_long_inputs_go_on_demand_by_themselves(monkeypatch):
     for i in range(2):
         np.testing.assert_allclose(trace.probs(i, rows=slice(T - 20, T)), want[i][0, :, T - 20:].numpy(),
                                    rtol=0, atol=TOL)
+
+
+def test_mpts_length_is_its_max_seq_len():
+    """MPT states its length as max_seq_len (its ALiBi has that many columns); it was read as the default 512."""
+    tf = pytest.importorskip("transformers")
+    from attnviz.hf.describe import describe_model, positions_of
+
+    cfg = tf.MptConfig(vocab_size=64, d_model=32, n_layers=2, n_heads=4, max_seq_len=4096)
+    assert positions_of(cfg) == 4096 and describe_model(cfg, "MptForCausalLM").max_len == 4096
+    assert positions_of(tf.MptConfig(vocab_size=64, d_model=32, n_layers=2, n_heads=4, max_seq_len=300)) == 300
