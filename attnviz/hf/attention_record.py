@@ -53,6 +53,7 @@ from torch import nn
 
 from attnviz.capture.attention_kernel import attention_with_lse
 from attnviz.hf.private_names import attn_implementation
+from attnviz.hf.score_rule import tensor_key
 
 __all__ = ["ATTN_NAME", "ATTN_FAST", "AttentionCall", "AttentionRecorder", "register", "split_mask", "blocked_map",
            "is_attention_module", "uses_attention_interface"]
@@ -159,20 +160,46 @@ def _record_fast(module, query, key, value, attention_mask, *args, **kwargs):
     is_causal = getattr(module, "is_causal", True) if is_causal is None else is_causal
     is_causal = bool(query.shape[2] > 1 and attention_mask is None and is_causal)
     mask = attention_mask
+    active = _ACTIVE.get()
     bias = kwargs.get("position_bias")
+    kernel_mask, kernel_causal = mask, is_causal
     if isinstance(bias, torch.Tensor):  # T5-style: the bias joins the mask as additive scores
         mask = bias if mask is None else (torch.where(mask, bias, float("-inf")) if mask.dtype == torch.bool
                                           else bias + mask)
+        kernel_mask, kernel_causal = _dense_bias_mask(active, mask, is_causal)
     sinks = getattr(module, "sinks", None)
     sinks = sinks.detach() if isinstance(sinks, torch.Tensor) else None
-    out, lse = attention_with_lse(query, key, value, scale, is_causal, mask, kwargs.get("softcap") or None,
+    out, lse = attention_with_lse(query, key, value, scale, kernel_causal, kernel_mask, kwargs.get("softcap") or None,
                                   sinks, float(kwargs.get("dropout") or 0.0) if module.training else 0.0)
     z = out.transpose(1, 2).contiguous()  # (B, H, Tq, dh) → (B, Tq, H, dh) as eager returns it
-    active = _ACTIVE.get()
     if active:
         kwargs["scaling"] = scale
         active[-1]._attention(module, query, key, value, mask, z, None, (), kwargs, lse=lse, is_causal=is_causal)
     return z, None
+
+
+def _dense_bias_mask(active: tuple, mask: torch.Tensor, is_causal: bool) -> tuple[torch.Tensor, bool]:
+    """(mask, is_causal) for the kernel from a bias mask: contiguous, the causal rule folded in, made once for the
+    calls that hand the same storage.
+
+    T5 hands every layer of a stack one permuted (1, H, T, T) bias (a new view each call); the CPU kernel reads a
+    strided mask at about half its speed, and the model's own SDPA path copies it in every layer. One slot of the
+    running recorder keeps the last copy while the next call hands the same storage (a stack's layers follow one
+    another; the decoder's cross-attention bias is contiguous already), so at most one copy lives at a time."""
+    if not active or mask.dtype == torch.bool or (mask.is_contiguous() and not is_causal):
+        return mask, is_causal
+    recorder = active[-1]
+    key = (tensor_key(mask), is_causal)
+    slot = getattr(recorder, "_kernel_mask", None)
+    if slot is None or slot[0] != key:
+        m = mask
+        if is_causal:  # the kernel takes a mask or the causal flag: the flag folded into the mask
+            tq, tk = m.shape[-2:]
+            later = torch.arange(tk, device=m.device)[None, :] > torch.arange(tq, device=m.device)[:, None]
+            m = m.masked_fill(later, float("-inf"))
+        # the source is held too: while it lives no other tensor can take its address (and so its key)
+        slot = recorder._kernel_mask = (key, m.contiguous(), mask)
+    return slot[1], False
 
 
 def _bind(module, args) -> dict:

@@ -40,7 +40,7 @@ from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
 
 __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
-# families computing attention in their own code whose scores no rule states (DeBERTa, MPT) keep full maps up to this
+# families computing attention in their own code whose scores no rule states (DeBERTa) keep full maps up to this
 MAX_FULL_T = 2048
 # a live preview of a fast-recorded layer is computed only up to this many (head × query × key) cells
 PREVIEW_CELLS = 1 << 24

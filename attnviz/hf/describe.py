@@ -46,7 +46,9 @@ def kind_of(hf_config, architecture: str, family: Family | None = None) -> str:
 
 def positions_of(hf_config, family: Family | None = None) -> int:
     """How many token positions the model's position table allows (0 when it has no table)."""
-    n = getattr(hf_config, "max_position_embeddings", None) or getattr(hf_config, "n_positions", None) or 0
+    # MPT states its ALiBi length as max_seq_len (no position table, but the bias it builds has that many columns)
+    n = getattr(hf_config, "max_position_embeddings", None) or getattr(hf_config, "n_positions", None) \
+        or getattr(hf_config, "max_seq_len", None) or 0
     if n and family is not None and family.pos_after_pad:
         n -= int(getattr(hf_config, "pad_token_id", 1) or 0) + 1  # RoBERTa counts positions from pad_id + 1
     return int(n)

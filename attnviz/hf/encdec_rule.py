@@ -22,7 +22,7 @@ from torch import nn
 
 from attnviz.capture.on_demand import ScoreRule
 from attnviz.errors import InputError
-from attnviz.hf.score_rule import MAX_BIAS_T, blocked_description
+from attnviz.hf.score_rule import MAX_BIAS_T, blocked_description, tensor_key
 
 __all__ = ["relative_table", "seed_rule", "RelativeTable"]
 
@@ -64,7 +64,7 @@ def _zero(t: torch.Tensor) -> bool:
 
 
 def _once(seen: dict, key, compute):
-    """A fact about a tensor, computed once per tensor (the calls keep it alive, so its id stays its own)."""
+    """A fact about a tensor, computed once per tensor (the calls keep it alive, so its storage stays its own)."""
     if key not in seen:
         seen[key] = compute()
     return seen[key]
@@ -72,15 +72,17 @@ def _once(seen: dict, key, compute):
 
 def seed_rule(call, seen: dict, table: RelativeTable | None) -> RelativeTable | None:
     """Describe ``call``'s blocked cells and bias in ``seen`` (the form :func:`attnviz.hf.score_rule.rule_of` reads:
-    mask tensor id → (blocked description, stored bias or None)); returns the table whose bucket rule gives the
+    the mask's :func:`~attnviz.hf.score_rule.tensor_key` → (blocked description, stored bias or None)); returns the table whose bucket rule gives the
     call's bias (the caller adds it to the layer's rule), or None."""
     if call.mask is None:  # nothing added (BART without padding): rule_of takes the kernel's causal flag
         return None
     tq, tk = int(call.lse.shape[-1]), int(call.key.shape[-2])
     bias = call.bias if isinstance(getattr(call, "bias", None), torch.Tensor) else None
-    zero = bias is None or _once(seen, ("zero", id(bias)), lambda: _zero(bias))  # T5 reuses one bias per stack
-    use_table = not zero and table is not None and _once(seen, ("table", id(bias)), lambda: table.matches(bias))
-    key = id(call.mask)
+    # T5 hands every layer of a stack a new view of one bias: keyed by storage, each fact is found once per stack
+    zero = bias is None or _once(seen, ("zero", tensor_key(bias)), lambda: _zero(bias))
+    use_table = not zero and table is not None and _once(seen, ("table", tensor_key(bias)),
+                                                         lambda: table.matches(bias))
+    key = tensor_key(call.mask)
     if key not in seen:
         blocked = blocked_description(call.mask, tq, tk, call.sliding_window)
         if call.is_causal:  # the kernel applied the causal rule beside the mask (T5's decoder, no padding)

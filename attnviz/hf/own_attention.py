@@ -1,4 +1,4 @@
-"""Record the attention of families that compute it themselves (Falcon, Bloom, GPT-Neo, DeBERTa-v2), not through
+"""Record the attention of families that compute it themselves (Falcon, Bloom, GPT-Neo, MPT, DeBERTa-v2), not through
 transformers' attention interface (Qt-free).
 
 These modules do not call ``ALL_ATTENTION_FUNCTIONS``, so :mod:`attnviz.hf.attention_record` cannot see their
@@ -16,6 +16,8 @@ reading and its checks, layer arrays, the description) is shared:
 - Bloom: the same fused reading (its own ``_reshape`` layout), always ALiBi (times ``beta``) as the bias.
 - GPT-Neo: separate projections, scale 1 (the model does not scale its scores), the mask from the module's own
   causal buffer (a band of ``window_size`` in its local layers: the trace's sliding window).
+- MPT: its fused ``Wqkv`` in three column blocks (clamped as the model clamps), ALiBi from the ``position_bias`` it
+  received as the mask's finite part (:mod:`attnviz.hf.mpt_attention`).
 - DeBERTa-v2: q, k, v from ``query_proj``/``key_proj``/``value_proj``; the disentangled content→position and
   position→content terms are the module's own ``disentangled_attention_bias`` on those q, k (called once more
   from the hook, on what the module received), already divided by their own √(d_head·factor); the content
@@ -33,6 +35,8 @@ import torch
 from torch import nn
 
 from attnviz.hf.attention_record import AttentionCall
+from attnviz.hf.mpt_attention import CHILDREN as _MPT_CHILDREN
+from attnviz.hf.mpt_attention import mpt_full
 from attnviz.hf.private_names import bloom_reshape, falcon_split_heads, gpt_neo_split_heads
 from attnviz.hf.projections import rotate
 
@@ -122,6 +126,7 @@ def _deberta_v2(module, bound: dict, proj: dict, out) -> dict | None:
 ADAPTED = {"modeling_falcon.FalconAttention": (_falcon, ("query_key_value", "dense")),
            "modeling_bloom.BloomAttention": (_bloom, ("query_key_value", "dense")),
            "modeling_gpt_neo.GPTNeoSelfAttention": (_gpt_neo, ("q_proj", "k_proj", "v_proj", "out_proj")),
+           "modeling_mpt.MptAttention": (mpt_full, _MPT_CHILDREN),
            "modeling_deberta_v2.DisentangledSelfAttention": (_deberta_v2, ("query_proj", "key_proj", "value_proj"))}
 
 

@@ -1,10 +1,12 @@
-"""Families that compute attention themselves, on demand at long inputs: Falcon (rotary or ALiBi), Bloom (ALiBi) and
-GPT-Neo (unscaled scores, local windows) (Qt-free).
+"""Families that compute attention themselves, on demand at long inputs: Falcon (rotary or ALiBi), Bloom (ALiBi),
+GPT-Neo (unscaled scores, local windows) and MPT (ALiBi, clamped q/k/v) (Qt-free).
 
 Their scores are fully described by what the hooks of :mod:`attnviz.hf.own_attention` read: q and k (rotated, as
 the module scores them), the scale, the causal rule (GPT-Neo's local layers: a window) and, with ALiBi, a slope per
 head times the key position. So a layer keeps q, k, each row's log-sum-exp and that :class:`ScoreRule` (no (H, T, T)
-array), and any block of probabilities is recomputed exactly when asked. The model runs its own forward without
+array), and any block of probabilities is recomputed exactly when asked. MPT's reading states its rule itself
+(:func:`attnviz.hf.mpt_attention.mpt_fast`: slopes read from the bias the model built, never a (H, T, T) mask);
+the others' rule is read back from the dense mask their adapter builds. The model runs its own forward without
 ``output_attentions`` (it computes one layer's maps at a time and returns none); the module's own kernel gives no
 log-sum-exp, so attnviz computes it here from q, k and the rule (:func:`attnviz.capture.on_demand.row_lse`, float64,
 row chunks: one more pass over the scores, never a stored T×T). Every call is checked: the attention output the model
@@ -23,6 +25,7 @@ import torch
 from attnviz.capture.on_demand import OnDemandProbs, ScoreRule, row_lse
 from attnviz.errors import InputError
 from attnviz.hf.attention_record import AttentionCall
+from attnviz.hf.mpt_attention import mpt_fast
 from attnviz.hf.own_attention import ADAPTED, OwnAttentionRecorder, _kind
 from attnviz.hf.score_rule import blocked_description, finite_bias
 
@@ -30,7 +33,9 @@ __all__ = ["ON_DEMAND_KINDS", "OwnAttentionFastRecorder", "on_demand_possible"]
 
 # the adapted families whose scores a ScoreRule states exactly (DeBERTa-v2's do not)
 ON_DEMAND_KINDS = frozenset({"modeling_falcon.FalconAttention", "modeling_bloom.BloomAttention",
-                             "modeling_gpt_neo.GPTNeoSelfAttention"})
+                             "modeling_gpt_neo.GPTNeoSelfAttention", "modeling_mpt.MptAttention"})
+# families whose on-demand reading differs from the full one (it returns its ScoreRule as ``rule``)
+FAST_ADAPTED = {"modeling_mpt.MptAttention": mpt_fast}
 
 
 def on_demand_possible(modules) -> bool:
@@ -128,6 +133,7 @@ class OwnAttentionFastRecorder(OwnAttentionRecorder):
         call = AttentionCall(module=module, name=name, index=len(self.calls), layer=getattr(module, "layer_idx", None),
                              kept=self.keep is None or bool(self.keep(name)))
         adapter, children = ADAPTED[_kind(module)]
+        adapter = FAST_ADAPTED.get(_kind(module), adapter)
         built = None
         if all(c in proj for c in children):
             with torch.no_grad():
@@ -140,11 +146,12 @@ class OwnAttentionFastRecorder(OwnAttentionRecorder):
             raise InputError(f"{name}: attnviz could not read this layer's queries and keys, so its attention "
                              "cannot be recomputed at this length")
         call.columns = built.pop("columns", None)
+        rule = built.pop("rule", None)
         for key, value in built.items():
             setattr(call, key, value.detach() if isinstance(value, torch.Tensor) else value)
         call.proj = dict(proj)
         try:
-            rule = _rule(call, _raw_alibi(bound, int(call.query.shape[1])))
+            rule = rule if rule is not None else _rule(call, _raw_alibi(bound, int(call.query.shape[1])))
         except ValueError:
             raise InputError(f"{name}: the scores' additions are not a rule attnviz can recompute (causal, window, "
                              "ALiBi)") from None

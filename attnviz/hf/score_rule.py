@@ -17,7 +17,7 @@ import torch
 from attnviz.capture.on_demand import ScoreRule
 from attnviz.errors import InputError
 
-__all__ = ["rule_of", "blocked_description", "finite_bias", "MAX_BIAS_T"]
+__all__ = ["rule_of", "blocked_description", "finite_bias", "tensor_key", "MAX_BIAS_T"]
 
 MAX_BIAS_T = 4096  # a stored (heads, T, T) bias above this length would dominate the trace's memory
 _ROWS = 1024  # mask rows compared at once
@@ -69,9 +69,17 @@ def finite_bias(mask: torch.Tensor) -> torch.Tensor | None:
     return finite if bool(finite.abs().max() > 0) else None
 
 
+def tensor_key(t: torch.Tensor) -> tuple:
+    """What identifies a tensor's contents while it is alive: its storage address, shape, strides and dtype.
+
+    T5 hands every layer of a stack the same bias as a new view object of one storage (a new ``id`` each call);
+    keyed by storage, the bias is described once per stack, not once per layer (a pass over (H, T, T) each)."""
+    return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype, str(t.device))
+
+
 def rule_of(call, scale: float, seen: dict) -> ScoreRule:
-    """The :class:`ScoreRule` of one fast-recorded call (``seen``: mask tensor id → description, shared by the
-    layers handed the same mask)."""
+    """The :class:`ScoreRule` of one fast-recorded call (``seen``: :func:`tensor_key` of the mask → description,
+    shared by the layers handed the same mask)."""
     own = getattr(call, "rule", None)
     if isinstance(own, ScoreRule):  # a family computing attention itself: its recorder states the rule exactly
         return replace(own, scale=float(scale))
@@ -80,7 +88,7 @@ def rule_of(call, scale: float, seen: dict) -> ScoreRule:
         blocked = {"causal": bool(call.is_causal), "window": None}
         bias = None
     else:
-        key = id(call.mask)
+        key = tensor_key(call.mask)
         if key not in seen:
             b = finite_bias(call.mask)
             if b is not None and max(tq, tk) > MAX_BIAS_T:

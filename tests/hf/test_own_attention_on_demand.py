@@ -3,7 +3,8 @@ GPT-Neo (unscaled, local windows) keep q, k, each row's log-sum-exp (computed by
 their kernels give none) and a score rule — ALiBi as one slope per head, GPT-Neo's local layers as a window — and
 every block equals the model's own eager probabilities (output_attentions) within 1e-6. Negative controls (slopes
 dropped, window dropped, the usual 1/√d scale for GPT-Neo, a wrong kv mapping, a wrong normaliser) fail; long
-inputs go on demand by themselves and are no longer refused above MAX_FULL_T; DeBERTa still is."""
+inputs go on demand by themselves and are no longer refused above MAX_FULL_T; DeBERTa still is. (MPT:
+test_mpt_on_demand.py.)"""
 
 from __future__ import annotations
 
@@ -129,11 +130,12 @@ def test_bfloat16_rounding_is_torchs():
 
 
 def test_families_without_a_rule_keep_the_stated_limit(monkeypatch):
-    """DeBERTa-v2 (terms no rule states) and MPT (no adapter) keep full maps up to MAX_FULL_T and say why beyond."""
+    """DeBERTa-v2 (terms no rule states) and DeBERTa v1 (no adapter) keep full maps up to MAX_FULL_T and say why
+    beyond."""
     import attnviz.hf.capture as cap
     from attnviz.errors import InputError
 
-    for name, why in (("deberta-v2", "cannot recompute"), ("mpt", "reads only the maps it returns")):
+    for name, why in (("deberta-v2", "cannot recompute"), ("deberta", "reads only the maps it returns")):
         model, inputs = build(name)
         tokens = tokens_of(inputs, model)
         monkeypatch.setattr(cap, "MAX_FULL_T", len(tokens))

@@ -15,7 +15,7 @@ from .factories import make_model
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("steps_hf")
-    return {name: make_model(name, root / name) for name in ("qwen2", "gemma2", "falcon", "mpt")}
+    return {name: make_model(name, root / name) for name in ("qwen2", "gemma2", "falcon", "deberta")}
 
 
 def test_steps_on_a_rotary_gqa_model_prints_the_rotation_and_the_shared_kv_head(folders, capsys):
@@ -37,7 +37,7 @@ def test_steps_json_on_gemma2_has_softcap_window_and_recomputes(folders, capsys)
 
 
 def test_steps_on_a_model_with_probabilities_only_exits_2_with_one_line(folders, capsys):
-    code = main(["steps", "--model", str(folders["mpt"]), "--text", "the cat sat"])
+    code = main(["steps", "--model", str(folders["deberta"]), "--text", "the cat sat"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("attnviz: error")]
     assert code == 2 and len(err) == 1
     assert err[0].startswith("attnviz: error: the trace has no x") and "not captured" in err[0]

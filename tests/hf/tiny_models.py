@@ -66,6 +66,15 @@ def _configs(tf) -> dict:
                                                                   pos_att_type=["c2p", "p2c"])),
         "mpt": lambda: tf.MptForCausalLM(tf.MptConfig(vocab_size=VOCAB, d_model=32, n_layers=2, n_heads=4,
                                                      max_seq_len=64, attn_implementation="eager")),
+        # six heads: slopes that are not powers of two, in MPT's interleaved order; q/k/v clamped to ±0.5
+        "mpt_clip": lambda: tf.MptForCausalLM(tf.MptConfig(vocab_size=VOCAB, d_model=48, n_layers=2, n_heads=6,
+                                                          max_seq_len=64, attn_config={"clip_qkv": 0.5},
+                                                          attn_implementation="eager")),
+        # learned attention sinks (one logit per head in every row's normaliser), a window in layer 0, 2 kv heads
+        "gpt_oss": lambda: tf.GptOssForCausalLM(tf.GptOssConfig(
+            vocab_size=VOCAB, hidden_size=32, intermediate_size=32, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, head_dim=8, num_local_experts=4, num_experts_per_tok=2, sliding_window=4,
+            layer_types=["sliding_attention", "full_attention"])),
         "gpt_neo": lambda: tf.GPTNeoForCausalLM(tf.GPTNeoConfig(
             vocab_size=VOCAB, hidden_size=32, num_layers=2, num_heads=4, attention_types=[[["global", "local"], 1]],
             window_size=4, max_position_embeddings=64)),
@@ -75,8 +84,9 @@ def _configs(tf) -> dict:
 INTERFACE = ["llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "gpt_neox", "opt", "gpt2", "bert",
              "roberta", "distilbert", "vit"]
 # attention computed by the family itself, read by hooks on its public submodules (attnviz.hf.own_attention)
-HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo"]
-OWN_ATTENTION = ["mpt", "deberta"]  # compute attention themselves, no adapter: probabilities only
+# (mpt_clip is not among them: its q/k/v are clamped after the projection, so W_Q·x is not q and the trace says so)
+HOOKED = ["falcon", "falcon_alibi", "falcon_gqa", "deberta-v2", "deberta-v2_separate", "bloom", "gpt_neo", "mpt"]
+OWN_ATTENTION = ["deberta"]  # computes attention itself, no adapter: probabilities only
 
 
 def build(name: str, seed: int = 0):
