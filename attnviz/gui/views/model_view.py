@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSi
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
-from attnviz.gui.views.grid_notes import GridNotes
+from attnviz.gui.views.grid_notes import DOC_MARGIN, GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
 from attnviz.gui.views.model_summary import (HeadStats, colour_thumbnails, pool_maps, summarize_stats,
@@ -33,6 +33,7 @@ PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height hold
 # a tile is never drawn smaller than this (px): a real model's 30 × 9 or 32 × 32 heads are shown a page of
 # layers and heads at a time (▲▼◀▶) rather than as a column of 20-px thumbnails with overlapping numbers
 MIN_TILE_PX = 44.0
+NOTE_Y = 1.06  # a note's anchor under its tile's top, in tile units (under the selection frame)
 NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
 
 
@@ -75,8 +76,9 @@ class ModelView(BaseView):
         self.figure.addItem(self.spare, row=2, col=3)
         self.left.link_view(self.vb)
         self.top.link_view(self.vb)
-        self.left.on_click = lambda i: self._select(i, self.res.head if self.res else 0)
-        self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, i)
+        # the axes name the page's layers and heads only: a click gives the index on the page
+        self.left.on_click = lambda i: self._select(self._page[0] + i, self.res.head if self.res else 0)
+        self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, self._page[1] + i)
         self.grid = TileGrid((PITCH_X, PITCH_Y), self._hover, self._select)  # every thumbnail, one item
         self._grid_shape = (0, 0)  # (layers, heads) the grid, its notes and axes are laid out for
         self._halves = StatsInHalves(self)
@@ -262,11 +264,9 @@ class ModelView(BaseView):
         if not L:
             self.grid.set_tiles(np.zeros((0, 0, 1, 1, 4), np.uint8))
         # each note centred below its tile's selection frame, above the tiles
-        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06) for h in range(H)] for layer in range(L)],
+        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + NOTE_Y) for h in range(H)] for layer in range(L)],
                             QRectF(-PITCH_X, -PITCH_Y, (H + 2) * PITCH_X, (L + 2) * PITCH_Y))
         self.notes.setZValue(1)
-        self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
-        self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
         self._style_notes()
         self._page = (0, 0)
         self._apply_page()
@@ -284,8 +284,11 @@ class ModelView(BaseView):
         font = QFont(self.style.font(0.8))
         font.setPointSizeF(max(font.pointSizeF(), NOTE_MIN_PT))
         texts = set(self.notes.all_texts()) or {"0.00 · 0.0"}
-        widest = max(QFontMetricsF(font).horizontalAdvance(t) for t in texts | {"0.00 · 0.0"})
-        unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X)  # px per tile side
+        metrics = QFontMetricsF(font)
+        widest = max(metrics.horizontalAdvance(t) for t in texts | {"0.00 · 0.0"})
+        # px per tile side: the widest note fits between its neighbours, and its line (drawn a text margin
+        # under the tile's frame) above the next row's tiles
+        unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X, (DOC_MARGIN + metrics.height()) / (PITCH_Y - NOTE_Y))
         spacing = self.figure.layout.horizontalSpacing()
         avail_w = fw - self.left.width() - self.bar.width() - 4 * spacing - 2
         avail_h = fh - self.title_item.height() - self.top.height() - 4 * spacing - 2
@@ -335,6 +338,8 @@ class ModelView(BaseView):
         """The view's range on the page (clamped to the grid); page buttons and title follow."""
         L, H = self._grid_shape
         if not L:
+            self.left.set_labels([])
+            self.top.set_labels([])
             return
         rows, cols = self.page_shape()
         l0 = max(0, min(self._page[0], L - rows))
@@ -343,6 +348,14 @@ class ModelView(BaseView):
         # the range includes the annotations under the last row (TextItems do not count as bounds)
         self.vb.setRange(QRectF(h0 * PITCH_X - 0.06, l0 * PITCH_Y - 0.06, (cols - 1) * PITCH_X + 1.12,
                                 (rows - 1) * PITCH_Y + 1.5), padding=0)
+        # only the page is drawn and named: the aspect lock shows more of the grid than the page, and the
+        # tiles there were cut at the edge, with their notes hidden or read as the next row's
+        layers, heads = range(l0, l0 + rows), range(h0, h0 + cols)
+        self.grid.set_window(layers, heads)
+        self.notes.set_window(layers, heads)
+        self.left.set_labels([f"L{i}" for i in layers], [i * PITCH_Y + 0.5 for i in layers])
+        self.top.set_labels([f"H{i}" for i in heads], [i * PITCH_X + 0.5 for i in heads])
+        self._mark_selected()
         for key, on in (("up", l0 > 0), ("down", l0 + rows < L), ("left", h0 > 0), ("right", h0 + cols < H)):
             self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
             self.page_buttons[key].setEnabled(on)
@@ -384,15 +397,20 @@ class ModelView(BaseView):
         set_title(self.title_item, f"All heads · {r.part_name}{page}{notes}", self.style)
 
     def _draw_marks(self) -> None:
-        r = self.res
         self._follow_selection()
+        self._mark_selected()
+
+    def _mark_selected(self) -> None:
+        """The selection frame and the bold axis labels, when the selected head is on the page."""
+        r = self.res
+        (l0, h0), (rows, cols) = self._page, self.page_shape()
+        on_page = r is not None and self._grid_shape[0] > 0 and l0 <= r.layer < l0 + rows and h0 <= r.head < h0 + cols
         for m in self.marks:
-            m.setVisible(r is not None and self._grid_shape[0] > 0)
+            m.setVisible(on_page)
             if r is not None:
                 m.setRect(QRectF(r.head * PITCH_X - 0.04, r.layer * PITCH_Y - 0.04, 1.08, 1.08))
-        if r is not None:
-            self.left.set_selected(r.layer)
-            self.top.set_selected(r.head)
+        self.left.set_selected(r.layer - l0 if on_page else None)
+        self.top.set_selected(r.head - h0 if on_page else None)
 
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:
