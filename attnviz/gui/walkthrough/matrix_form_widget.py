@@ -262,15 +262,17 @@ class MatrixFormWidget(WalkthroughView):
         f, Tq, D = c.f, c.f.X.shape[0], c.f.X.shape[1]
         Tk, dh = f.K.shape[1], f.Q.shape[2]
         self.board.add_row([
+            # large: X twice as wide as each of Q, K, V (d_model > d_head); widths by these factors alone
+            # (equal): asked by size, a 512-column X squeezed the last of Q, K, V (V 3.3-px columns, Q 5.7)
             (self._grid("X", f.X, "X", subtitle=f"{Tq} × {D}", row_labels=c.q_tok, highlight_rows=c.hl),
-             3 if large else 1), "→",
+             6 if large else 1), "→",
             # Q, K, V are what the row is about: they get room for their numbers before X does
             (self._grid("Q", f.Q[c.head], self._formula(c, "Q"), subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                         highlight_rows=c.hl), 3),
             (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
             (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
         ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads and c.t.n_heads <= GQA_BESIDE else []),
-            stretch=0 if large else 6)
+            stretch=0 if large else 6, equal=large)
         if GQA_BESIDE < c.t.n_heads and c.t.n_kv_heads < c.t.n_heads:  # 9–32 heads: a row of its own, whole
             self.gqa.setMaximumHeight(self.gqa.sizeHint().height())
             self.board.add_row([self.gqa], stretch=0)
