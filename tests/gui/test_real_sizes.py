@@ -177,3 +177,33 @@ def test_many_heads_export_is_whole_and_to_scale_at_32_heads(qapp, long_32):
     finally:
         view.close()
         view.deleteLater()
+
+
+@pytest.mark.parametrize("heads, kv", [(14, 2), (32, 8)])
+def test_gqa_diagram_numbers_every_head_legibly_when_boxes_are_narrow(qtbot, heads, kv):
+    """Presented (F5's large type) or in a narrow window, 32 query heads get boxes too narrow for "31" in the
+    diagram's font: every box still carries its number, in a font of at least the legible floor (it drew none
+    from 10 on; seen in the app's Matrix form of the 32 × 32 model)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
+
+    from PySide6.QtWidgets import QWidget
+
+    screen = QWidget()  # the presented figure's window: 1080 lines (the presenting floor scales with it)
+    qtbot.addWidget(screen)
+    screen.resize(1920, 1080)
+    d = GqaDiagram(compose_style("light", True, "viridis", lines=1080), screen)
+    d.set_heads(heads, kv, 9)
+    big = QFontMetricsF(d.style.font(1.1))
+    step = big.horizontalAdvance("31") + 2  # a box 2 px narrower than the number needs in the diagram's font
+    d.resize(int(d._label_width() + 4 + heads * step), d.sizeHint().height())
+    q, kvb = d.boxes()
+    assert d._text(q[heads - 1], "Q", heads - 1, big) == ""  # the condition: the diagram's font does not fit
+    for prefix, boxes in (("Q", q), ("KV", kvb)):
+        for i, box in enumerate(boxes):
+            text, font = d.label(box, prefix, i)
+            assert text in (f"{prefix}{i}", str(i)), (prefix, i, text)
+            assert pt_to_px(font.pointSizeF()) >= MIN_PX - 0.05
+            assert QFontMetricsF(font).horizontalAdvance(text) <= box.width()
