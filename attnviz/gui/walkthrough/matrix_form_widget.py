@@ -228,10 +228,14 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
 
 
 class _SectionStep:
-    """``value()``: the index of the part on screen, as presentation mode's Page Down/Up read it."""
+    """``value()`` and ``maximum()``: the index of the part on screen and the last one, as presentation mode's
+    Page Down/Up and its hint ("part 2 of 5") read a slider (without ``maximum`` F5 raised in the hint)."""
 
     def __init__(self, box: QComboBox):
         self._box = box
 
     def value(self) -> int:
         return self._box.currentIndex()
+
+    def maximum(self) -> int:
+        return self._box.count() - 1
