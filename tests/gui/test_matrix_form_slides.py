@@ -97,3 +97,13 @@ def test_page_down_walks_through_the_parts_of_the_layer(tmp_path, qtbot):
     assert seen == list(SECTIONS) + ["all", "all"]
     w.set_step(w.slider.value() - 10)
     assert w.section == "head"
+
+
+def test_the_f5_hint_reads_the_matrix_forms_parts(tmp_path, qtbot):
+    """F5's hint asks the figure for (part, count) through its ``slider``: the matrix form's answered no
+    ``maximum()`` and entering presentation raised (seen with the 32 × 32 model); now part i of 5."""
+    from attnviz.gui.panels.presentation_hint import step_position
+
+    w = _presented(qtbot, _trace(tmp_path / "enc", "encoder"))
+    w.set_step(2)
+    assert step_position(w) == (2, len(SECTIONS))

@@ -18,10 +18,37 @@ from layout_audit import MIN_PX, pt_to_px  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
+# 48 tokens: a matrix of d_model columns beside three of d_head asks for most of the row
+LONG_TEXT = "the quick brown fox jumps over the lazy dog because it was tired and the cat sat on the mat"
+
+
 @pytest.fixture(scope="module")
-def traces(tmp_path_factory):
+def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("real")
-    return {name: real_sizes.trace_of(real_sizes.build(name, root / name)) for name in real_sizes.SHAPES}
+    return {name: real_sizes.build(name, root / name) for name in real_sizes.SHAPES}
+
+
+@pytest.fixture(scope="module")
+def traces(folders):
+    return {name: real_sizes.trace_of(folder) for name, folder in folders.items()}
+
+
+@pytest.fixture(scope="module")
+def long_32(folders):
+    from attnviz.runtime import load_model, run_trace
+
+    return run_trace(load_model(str(folders["32x32"]), device="cpu"), text=LONG_TEXT)
+
+
+def _slide(name, trace, state):
+    """``make_figure(name)`` in the style `attnviz export` gives it, rendered as it renders a 1920×1080 PNG."""
+    from attnviz.figures.registry import export_style, make_figure
+    from attnviz.figures.render import ExportOptions, render_image
+
+    style = export_style("light", "viridis", True, 1.0)
+    view, _ = make_figure(name, trace, state, style, None)
+    render_image(view, ExportOptions(width=1920, height=1080))
+    return view
 
 
 @pytest.mark.parametrize("name", list(real_sizes.SHAPES))
@@ -124,3 +151,59 @@ def test_matrix_form_export_shows_the_whole_gqa_diagram(qapp, traces):
     finally:
         view.close()
         view.deleteLater()
+
+
+def test_many_heads_export_is_whole_and_to_scale_at_32_heads(qapp, long_32):
+    """`export --view many-heads` of the 32-head model: all 32 Z blocks inside the figure, equally wide, the
+    concatenation as wide as W_O is tall, A as wide as W_O (one column unit)."""
+    from attnviz.selection import SelectionState
+
+    view = _slide("many-heads", long_32, SelectionState(layer=0, head=30, query=None))
+    try:
+        fig = view.concat_figure
+        fig.grab()  # painted once: rects are what was drawn
+        r = fig.rects
+        u = r["W_O"].width() / 512  # the column unit drawn (fig.unit is that of the last size measured)
+        zs = [r[f"Z{h}"] for h in range(32)]
+        assert all(z.width() == pytest.approx(16 * u) for z in zs)
+        assert zs[-1].right() - zs[0].left() == pytest.approx(r["W_O"].height())
+        assert r["A"].width() == pytest.approx(r["W_O"].width()) == pytest.approx(512 * u)
+        for name, rect in r.items():
+            assert 0 <= rect.left() and rect.right() <= fig.width() + 1e-6, name
+        from PySide6.QtCore import QPoint
+
+        right = fig.mapTo(view.figure_widget, QPoint(fig.width(), 0)).x()
+        assert right <= view.figure_widget.width()  # the figure itself inside the slide: nothing cut at the right
+    finally:
+        view.close()
+        view.deleteLater()
+
+
+@pytest.mark.parametrize("heads, kv", [(14, 2), (32, 8)])
+def test_gqa_diagram_numbers_every_head_legibly_when_boxes_are_narrow(qtbot, heads, kv):
+    """Presented (F5's large type) or in a narrow window, 32 query heads get boxes too narrow for "31" in the
+    diagram's font: every box still carries its number, in a font of at least the legible floor (it drew none
+    from 10 on; seen in the app's Matrix form of the 32 × 32 model)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
+
+    from PySide6.QtWidgets import QWidget
+
+    screen = QWidget()  # the presented figure's window: 1080 lines (the presenting floor scales with it)
+    qtbot.addWidget(screen)
+    screen.resize(1920, 1080)
+    d = GqaDiagram(compose_style("light", True, "viridis", lines=1080), screen)
+    d.set_heads(heads, kv, 9)
+    big = QFontMetricsF(d.style.font(1.1))
+    step = big.horizontalAdvance("31") + 2  # a box 2 px narrower than the number needs in the diagram's font
+    d.resize(int(d._label_width() + 4 + heads * step), d.sizeHint().height())
+    q, kvb = d.boxes()
+    assert d._text(q[heads - 1], "Q", heads - 1, big) == ""  # the condition: the diagram's font does not fit
+    for prefix, boxes in (("Q", q), ("KV", kvb)):
+        for i, box in enumerate(boxes):
+            text, font = d.label(box, prefix, i)
+            assert text in (f"{prefix}{i}", str(i)), (prefix, i, text)
+            assert pt_to_px(font.pointSizeF()) >= MIN_PX - 0.05
+            assert QFontMetricsF(font).horizontalAdvance(text) <= box.width()

@@ -28,6 +28,7 @@ class GridNotes(pg.GraphicsObject):
         self.font = QFont()
         self.colour = QColor("black")
         self._bounds = QRectF()
+        self.window: tuple[range, range] | None = None  # (rows, columns) drawn; None: every note
 
     def set_grid(self, anchors: list[list[tuple[float, float]]], bounds: QRectF) -> None:
         """Anchor (x, y) of every note; ``bounds`` a rectangle (view coordinates) holding all of them."""
@@ -36,6 +37,24 @@ class GridNotes(pg.GraphicsObject):
         self.texts = [["" for _ in row] for row in anchors]
         self._bounds = QRectF(bounds)
         self.update()
+
+    def set_window(self, rows: range | None, cols: range | None = None) -> None:
+        """Draw only the notes of ``rows`` × ``cols`` (the page of tiles on screen); None: all."""
+        self.window = None if rows is None else (rows, cols)
+        self.update()
+
+    def drawn(self) -> list[tuple[int, int]]:
+        """(row, column) of every note drawn (with a text)."""
+        rows, cols = self.window or (range(len(self.texts)), range(max(map(len, self.texts), default=0)))
+        return [(r, c) for r in rows if 0 <= r < len(self.texts) for c in cols
+                if 0 <= c < len(self.texts[r]) and self.texts[r][c]]
+
+    def text_rect(self, row: int, col: int, device=None) -> QRectF:
+        """Where note (row, col) is drawn, in scene coordinates: its text's own width, one line tall."""
+        metrics = QFontMetricsF(self.font, device) if device is not None else QFontMetricsF(self.font)
+        at = self.sceneTransform().map(QPointF(*self.anchors[row][col]))
+        width = metrics.horizontalAdvance(self.texts[row][col])
+        return QRectF(at.x() - width / 2, at.y() + DOC_MARGIN, width, metrics.height())
 
     def set_texts(self, texts: list[list[str]]) -> None:
         self.texts = texts
@@ -72,9 +91,7 @@ class GridNotes(pg.GraphicsObject):
         line = QFontMetricsF(self.font, p.device()).height() if p.device() is not None else \
             QFontMetricsF(self.font).height()
         align = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
-        for texts, anchors in zip(self.texts, self.anchors):
-            for text, (x, y) in zip(texts, anchors):
-                if text:
-                    at = to_scene.map(QPointF(x, y))
-                    p.drawText(QRectF(at.x() - 500.0, at.y() + DOC_MARGIN, 1000.0, line), align, text)
+        for row, col in self.drawn():
+            at = to_scene.map(QPointF(*self.anchors[row][col]))
+            p.drawText(QRectF(at.x() - 500.0, at.y() + DOC_MARGIN, 1000.0, line), align, self.texts[row][col])
         p.restore()

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSi
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
+from attnviz.gui.views.all_heads_pages import (MIN_TILE_PX, NOTE_MIN_PT, NOTE_Y, PITCH_X, PITCH_Y,  # noqa: F401
+                                             GridPages)
 from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
@@ -28,12 +30,6 @@ from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import TokenAxisItem
 
 __all__ = ["ModelView"]
-
-PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height holds the annotation
-# a tile is never drawn smaller than this (px): a real model's 30 × 9 or 32 × 32 heads are shown a page of
-# layers and heads at a time (▲▼◀▶) rather than as a column of 20-px thumbnails with overlapping numbers
-MIN_TILE_PX = 44.0
-NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
 
 
 # attention weights up to which the grid's statistics are computed on the spot (about 1 ms for 2^17)
@@ -49,7 +45,7 @@ def _weights_in(trace, part: str) -> int:
     return n * int(np.prod(trace.probs_shape(0, part))) if n else 0
 
 
-class ModelView(BaseView):
+class ModelView(GridPages, BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
     title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
@@ -75,8 +71,9 @@ class ModelView(BaseView):
         self.figure.addItem(self.spare, row=2, col=3)
         self.left.link_view(self.vb)
         self.top.link_view(self.vb)
-        self.left.on_click = lambda i: self._select(i, self.res.head if self.res else 0)
-        self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, i)
+        # the axes name the page's layers and heads only: a click gives the index on the page
+        self.left.on_click = lambda i: self._select(self._page[0] + i, self.res.head if self.res else 0)
+        self.top.on_click = lambda i: self._select(self.res.layer if self.res else 0, self._page[1] + i)
         self.grid = TileGrid((PITCH_X, PITCH_Y), self._hover, self._select)  # every thumbnail, one item
         self._grid_shape = (0, 0)  # (layers, heads) the grid, its notes and axes are laid out for
         self._halves = StatsInHalves(self)
@@ -262,93 +259,12 @@ class ModelView(BaseView):
         if not L:
             self.grid.set_tiles(np.zeros((0, 0, 1, 1, 4), np.uint8))
         # each note centred below its tile's selection frame, above the tiles
-        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + 1.06) for h in range(H)] for layer in range(L)],
+        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + NOTE_Y) for h in range(H)] for layer in range(L)],
                             QRectF(-PITCH_X, -PITCH_Y, (H + 2) * PITCH_X, (L + 2) * PITCH_Y))
         self.notes.setZValue(1)
-        self.left.set_labels([f"L{i}" for i in range(L)], [i * PITCH_Y + 0.5 for i in range(L)])
-        self.top.set_labels([f"H{i}" for i in range(H)], [i * PITCH_X + 0.5 for i in range(H)])
         self._style_notes()
         self._page = (0, 0)
         self._apply_page()
-
-    # -- pages of a large grid ---------------------------------------------------------------------
-    def page_shape(self) -> tuple[int, int]:
-        """(layers, heads) shown at once: as many as fit with tiles of at least ``MIN_TILE_PX`` whose notes
-        fit under them in a font of at least ``NOTE_MIN_PT`` (all of them for a small model)."""
-        from PySide6.QtGui import QFont, QFontMetricsF
-
-        L, H = self._grid_shape
-        fw, fh = self.figure.width(), self.figure.height()
-        if not L or fw <= 0 or fh <= 0:
-            return L, H
-        font = QFont(self.style.font(0.8))
-        font.setPointSizeF(max(font.pointSizeF(), NOTE_MIN_PT))
-        texts = set(self.notes.all_texts()) or {"0.00 · 0.0"}
-        widest = max(QFontMetricsF(font).horizontalAdvance(t) for t in texts | {"0.00 · 0.0"})
-        unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X)  # px per tile side
-        spacing = self.figure.layout.horizontalSpacing()
-        avail_w = fw - self.left.width() - self.bar.width() - 4 * spacing - 2
-        avail_h = fh - self.title_item.height() - self.top.height() - 4 * spacing - 2
-        cols = int((avail_w / unit - 1.12) // PITCH_X) + 1
-        rows = int((avail_h / unit - 1.5) // PITCH_Y) + 1
-        return max(1, min(L, rows)), max(1, min(H, cols))
-
-    def page_text(self) -> str:
-        """"layers 0–11 of 30 · heads 0–8 of 9" when the grid is shown a page at a time, else ""."""
-        L, H = self._grid_shape
-        rows, cols = self.page_shape()
-        l0, h0 = self._page
-        parts = []
-        if rows < L:
-            parts.append(f"layers {l0}–{l0 + rows - 1} of {L}")
-        if cols < H:
-            parts.append(f"heads {h0}–{h0 + cols - 1} of {H}")
-        return " · ".join(parts)
-
-    def turn_page(self, direction: str) -> None:
-        """Show the next page of layers ("down"), heads ("right"), or the previous ones."""
-        rows, cols = self.page_shape()
-        l0, h0 = self._page
-        dl = {"down": rows, "up": -rows}.get(direction, 0)
-        dh = {"right": cols, "left": -cols}.get(direction, 0)
-        self._page = (l0 + dl, h0 + dh)
-        self._apply_page()
-
-    def _follow_selection(self) -> bool:
-        """Move the page so the selected head is on it; True when it moved."""
-        r = self.res
-        if r is None or not self._grid_shape[0]:
-            return False
-        rows, cols = self.page_shape()
-        l0, h0 = self._page
-        if not l0 <= r.layer < l0 + rows:
-            l0 = r.layer - r.layer % rows
-        if not h0 <= r.head < h0 + cols:
-            h0 = r.head - r.head % cols
-        if (l0, h0) == self._page:
-            return False
-        self._page = (l0, h0)
-        self._apply_page()
-        return True
-
-    def _apply_page(self) -> None:
-        """The view's range on the page (clamped to the grid); page buttons and title follow."""
-        L, H = self._grid_shape
-        if not L:
-            return
-        rows, cols = self.page_shape()
-        l0 = max(0, min(self._page[0], L - rows))
-        h0 = max(0, min(self._page[1], H - cols))
-        self._page = (l0, h0)
-        # the range includes the annotations under the last row (TextItems do not count as bounds)
-        self.vb.setRange(QRectF(h0 * PITCH_X - 0.06, l0 * PITCH_Y - 0.06, (cols - 1) * PITCH_X + 1.12,
-                                (rows - 1) * PITCH_Y + 1.5), padding=0)
-        for key, on in (("up", l0 > 0), ("down", l0 + rows < L), ("left", h0 > 0), ("right", h0 + cols < H)):
-            self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
-            self.page_buttons[key].setEnabled(on)
-        self._size_grid()
-        if self.res is not None:
-            self._set_title()
 
     def _write_notes(self) -> None:
         L, H = self._grid_shape
@@ -382,17 +298,6 @@ class ModelView(BaseView):
         page = self.page_text()
         page = f" — {page} (▲▼◀▶ for the rest)" if page else ""
         set_title(self.title_item, f"All heads · {r.part_name}{page}{notes}", self.style)
-
-    def _draw_marks(self) -> None:
-        r = self.res
-        self._follow_selection()
-        for m in self.marks:
-            m.setVisible(r is not None and self._grid_shape[0] > 0)
-            if r is not None:
-                m.setRect(QRectF(r.head * PITCH_X - 0.04, r.layer * PITCH_Y - 0.04, 1.08, 1.08))
-        if r is not None:
-            self.left.set_selected(r.layer)
-            self.top.set_selected(r.head)
 
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:
@@ -464,55 +369,3 @@ class ModelView(BaseView):
             pen.setCosmetic(True)
             m.setPen(pen)
         self._style_notes()
-
-    def _style_notes(self) -> None:
-        font = self.style.font(self._note_factor())
-        font.setPointSizeF(self._note_pt())
-        self.notes.set_font(font)
-        self.notes.set_colour(self.style.foreground)
-
-    def _note_pt(self) -> float:
-        """The notes' point size: never under NOTE_MIN_PT (12 px; the pages are sized for it)."""
-        return max(self.style.font_pt(self._note_factor()), NOTE_MIN_PT)
-
-    def _note_factor(self) -> float:
-        """Font size of the notes under the tiles: 0.8 of the style's, smaller when the widest note
-        would run into its neighbour (presentation fonts on a small grid)."""
-        texts = self.notes.all_texts()
-        if not texts or self.vb.width() <= 0:
-            return 0.8
-        (x0, x1), _ = self.vb.viewRange()
-        pitch_px = PITCH_X * self.vb.width() / max(x1 - x0, 1e-9)
-        metrics = self.style.metrics(0.8)
-        widest = max(metrics.horizontalAdvance(t) for t in set(texts))  # "…" under all 144 while computing
-        if widest <= pitch_px * 0.92:
-            return 0.8
-        return max(0.4, round(0.8 * pitch_px * 0.92 / widest, 2))
-
-    def _size_grid(self) -> None:
-        """Give the grid the width its tiles need at the height it has; the rest to the spare column."""
-        L, H = getattr(self, "_grid_shape", (0, 0))  # also while _build runs
-        if not L or not H or self.vb.height() <= 0:
-            return
-        L, H = self.page_shape()
-        aspect = ((H - 1) * PITCH_X + 1.12) / ((L - 1) * PITCH_Y + 1.5)
-        spacing = self.figure.layout.horizontalSpacing()
-        avail = self.figure.width() - self.left.width() - self.bar.width() - 4 * spacing - 2
-        extra = max(0.0, avail - self.vb.height() * aspect)
-        if abs(self.spare.preferredWidth() - extra) > 1:
-            self.spare.setMinimumWidth(0)  # preferred only: a narrow dock may still squeeze it
-            self.spare.setPreferredWidth(extra)
-            self.spare.setMaximumWidth(extra)
-
-    def _fit_notes(self, *args) -> None:
-        if hasattr(self, "_page") and self._grid_shape[0]:
-            rows, cols = self.page_shape()
-            if getattr(self, "_shown_page_shape", None) != (rows, cols):  # the figure was resized: a new page
-                self._shown_page_shape = (rows, cols)
-                self._apply_page()
-                self._follow_selection()
-        if hasattr(self, "spare"):
-            self._size_grid()
-        notes = getattr(self, "notes", None)  # resized while _build is still adding items
-        if notes is not None and notes.texts and abs(notes.font.pointSizeF() - self._note_pt()) > 0.05:
-            self._style_notes()

@@ -29,6 +29,7 @@ class TileGrid(pg.GraphicsObject):
         self.on_hover, self.on_click = on_hover, on_click
         self.rgba = np.zeros((0, 0, 1, 1, 4), np.uint8)
         self._images: list[list[QImage]] = []
+        self.window: tuple[range, range] | None = None  # (layers, heads) drawn; None: every tile
         self.setAcceptHoverEvents(True)
 
     @property
@@ -47,6 +48,19 @@ class TileGrid(pg.GraphicsObject):
                          for h in range(H)] for layer in range(L)]
         self.update()
 
+    def set_window(self, layers: range | None, heads: range | None = None) -> None:
+        """Draw (and answer hover and clicks for) only the tiles of ``layers`` × ``heads``: a page of a large
+        grid. The view's aspect lock shows more of the grid than the page; tiles there were drawn cut at its
+        edge, their notes out of sight or above the wrong row."""
+        self.window = None if layers is None else (layers, heads)
+        self.update()
+
+    def drawn(self) -> list[tuple[int, int]]:
+        """(layer, head) of every tile painted."""
+        L, H = self.layers_heads
+        rows, cols = self.window or (range(L), range(H))
+        return [(layer, h) for layer in rows if 0 <= layer < L for h in cols if 0 <= h < H]
+
     def tile(self, layer: int, head: int) -> np.ndarray:
         """The RGBA thumbnail drawn for (layer, head)."""
         return self.rgba[layer, head]
@@ -61,6 +75,8 @@ class TileGrid(pg.GraphicsObject):
         head, layer = int(np.floor(x / self.pitch[0])), int(np.floor(y / self.pitch[1]))
         if not (0 <= layer < L and 0 <= head < H):
             return None
+        if self.window is not None and not (layer in self.window[0] and head in self.window[1]):
+            return None  # a tile off the page is not drawn
         inside = x - head * self.pitch[0] <= 1.0 and y - layer * self.pitch[1] <= 1.0
         return (layer, head) if inside else None
 
@@ -71,9 +87,10 @@ class TileGrid(pg.GraphicsObject):
         return QRectF(0.0, 0.0, (H - 1) * self.pitch[0] + 1.0, (L - 1) * self.pitch[1] + 1.0)
 
     def paint(self, p, *args) -> None:
-        for layer, row in enumerate(self._images):
-            for head, image in enumerate(row):
-                p.drawImage(self.tile_rect(layer, head), image)
+        if len(self._images) != self.layers_heads[0]:
+            return
+        for layer, head in self.drawn():
+            p.drawImage(self.tile_rect(layer, head), self._images[layer][head])
 
     def hoverEvent(self, ev):  # noqa: N802 - pyqtgraph's name
         self.on_hover(None if ev.isExit() else self.index_at(ev.pos().x(), ev.pos().y()))

@@ -133,9 +133,13 @@ class FigureBoard(QWidget):
 
     def add_heading(self, text: str, detail: str = "") -> QLabel:
         """The step's formula in large type, an optional explanation under it."""
-        head = self.label(text, 1.7, bold=True)
+        # wrapped, not cut: "Layer 26 · head 9 (reads key/value head 2): Z = softmax(Q Kᵀ × 0.25 + M) V" lost
+        # its end in a docked window; a heading that fits keeps its one line
+        head = self.label(text, 1.7, bold=True, wrap=True)
+        head.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self._layout.addWidget(head)
         self.items.append(head)
+        self._fit_height(head)
         detail = " · ".join(x for x in (self.context, detail) if x)
         if detail:
             self.add_note(detail, 1.2)

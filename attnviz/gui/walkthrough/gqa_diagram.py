@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.gui.style import ViewStyle, head_colour
+from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["GqaDiagram", "kv_groups"]
 
@@ -71,11 +72,24 @@ class GqaDiagram(QWidget):
         return q, kv
 
     def _text(self, box: QRectF, prefix: str, i: int, fm: QFontMetricsF) -> str:
-        """"Q7" when it fits the box, else "7", else nothing (the hover and the title name the head)."""
+        """"Q7" when it fits the box, else "7", else nothing (see :meth:`label`)."""
         for text in (f"{prefix}{i}", str(i)):
             if fm.horizontalAdvance(text) + 4 <= box.width():
                 return text
         return ""
+
+    def label(self, box: QRectF, prefix: str, i: int) -> tuple[str, QFont]:
+        """The text of a head's box and its font: "Q7" or "7" in the diagram's font, else the number in the
+        smallest legible font (32 query heads in a docked window: boxes too narrow for "31" in the
+        diagram's font lost every number from 10 on), else nothing (the hover and the title name it)."""
+        font = self.style.font(1.1)
+        text = self._text(box, prefix, i, QFontMetricsF(font))
+        if not text:
+            small = QFont(font)
+            small.setPointSizeF(min(font.pointSizeF(), floor_pt(self.style, self)))
+            text = str(i) if QFontMetricsF(small).horizontalAdvance(str(i)) + 4 <= box.width() else ""
+            font = small
+        return text, font
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
@@ -104,7 +118,9 @@ class GqaDiagram(QWidget):
             p.setBrush(QColor(self.style.masked) if chosen else QColor(self.style.background))
             p.drawRect(kv_box)
             p.setPen(fg)
-            p.drawText(kv_box, int(Qt.AlignCenter), self._text(kv_box, "KV", g, fm))
+            text, f = self.label(kv_box, "KV", g)
+            p.setFont(f)
+            p.drawText(kv_box, int(Qt.AlignCenter), text)
         for h, box in enumerate(q_boxes):
             p.setPen(QPen(fg, 3 if h == self.selected else 1))
             p.setBrush(QColor(head_colour(h)))
@@ -112,5 +128,7 @@ class GqaDiagram(QWidget):
             col = QColor(head_colour(h))
             lum = 0.299 * col.red() + 0.587 * col.green() + 0.114 * col.blue()
             p.setPen(QColor("#000000") if lum > 140 else QColor("#ffffff"))
-            p.drawText(box, int(Qt.AlignCenter), self._text(box, "Q", h, fm))
+            text, f = self.label(box, "Q", h)
+            p.setFont(f)
+            p.drawText(box, int(Qt.AlignCenter), text)
         p.end()

@@ -1,0 +1,239 @@
+"""The rows of the matrix form, one method per part of the layer: Q, K, V from X; the T×T maps; Z = P V and
+the heads × W_O; the residual stream and the MLP. A mixin of
+:class:`~attnviz.gui.walkthrough.matrix_form_widget.MatrixFormWidget` (its ``board``, ``grids``, ``gqa``,
+``style`` and ``_grid``), kept apart so the widget file holds what is computed and when.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.analysis.model_labels import norm_label
+from attnviz.capture.trace import layer_prefix
+from attnviz.gui.style import head_colour
+
+__all__ = ["MatrixFormRows", "GQA_BESIDE", "SQUARE_SIDE", "PRESENTED_SIDE"]
+
+GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K, V; more get a row of their own
+# px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
+# 1067×600 and scales it ×1.8, so 180 here is 324 px on the slide (and 180 px in a window)
+SQUARE_SIDE = 180
+# px asked for in presentation mode (large type, shown 1:1 on the projector): a slide's 300 px and a margin
+PRESENTED_SIDE = 320
+
+
+def _stream_in(trace, layer: int, part: str) -> np.ndarray | None:
+    """The residual stream entering the block: the embeddings for layer 0, else the previous block's output."""
+    base = "enc." if part == "enc" else ""
+    key = f"{base}emb.sum" if layer == 0 else f"{base}L{layer - 1}.resid"
+    return trace[key] if key in trace else None  # float64 once cut to the rows shown
+
+
+def _has(trace, key: str) -> bool:
+    """Whether the model has this bias: its config says so (native models), else a nonzero entry."""
+    if key not in trace:
+        return False
+    declared = trace.description.config.get("attn_bias")
+    return bool(declared) if declared is not None else bool(np.any(np.asarray(trace[key])))
+
+
+class MatrixFormRows:
+    """The rows each part of the matrix form adds to the board (mixed into MatrixFormWidget)."""
+
+    def _formula(self, c: "_Context", name: str) -> str:
+        """ "Q = X W_Q + b_Q" with the bias only when the model has one; E for cross-attention keys."""
+        src = "E" if c.part == "cross" and name in ("K", "V") else "X"
+        if c.f.kv_source == "trace" and name in ("K", "V"):
+            return f"{name} (recorded)"
+        bias = f" + b_{name}" if _has(c.t, c.prefix + f"b_{name.lower()}") else ""
+        if c.f.rotary_dims and name in ("Q", "K"):  # rotary: Q and K shown after the rotation by position
+            inner = f"norm({src} W_{name}{bias})" if c.t.description.qk_norm else f"{src} W_{name}{bias}"
+            return f"{name} = rotate({inner})"
+        return f"{name} = {src} W_{name}{bias}"
+
+    def _qkv_row(self, c: "_Context", large: bool) -> None:
+        f, Tq, D = c.f, c.f.X.shape[0], c.f.X.shape[1]
+        Tk, dh = f.K.shape[1], f.Q.shape[2]
+        self.board.add_row([
+            # large: X twice as wide as each of Q, K, V (d_model > d_head); widths by these factors alone
+            # (equal): asked by size, a 512-column X squeezed the last of Q, K, V (V 3.3-px columns, Q 5.7)
+            (self._grid("X", f.X, "X", subtitle=f"{Tq} × {D}", row_labels=c.q_tok, highlight_rows=c.hl),
+             6 if large else 1), "→",
+            # Q, K, V are what the row is about: they get room for their numbers before X does
+            (self._grid("Q", f.Q[c.head], self._formula(c, "Q"), subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                        highlight_rows=c.hl), 3),
+            (self._grid("K", f.K[c.head], self._formula(c, "K"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+            (self._grid("V", f.V[c.head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+        ] + ([self.gqa] if c.t.n_kv_heads < c.t.n_heads and c.t.n_heads <= GQA_BESIDE else []),
+            stretch=0 if large else 6, equal=large)
+        if GQA_BESIDE < c.t.n_heads and c.t.n_kv_heads < c.t.n_heads:  # 9–32 heads: a row of its own, whole
+            self.gqa.setMaximumHeight(self.gqa.sizeHint().height())
+            self.board.add_row([self.gqa], stretch=0)
+
+    def _square_side(self) -> float:
+        """Pixels each T×T map asks for: a slide's 300 px once exported, or on screen when presenting."""
+        return PRESENTED_SIDE if self.style.font_scale > 1 else SQUARE_SIDE
+
+    def _one_head_rows(self, c: "_Context") -> None:
+        """X → Q, K, V; Q Kᵀ → scaled (and masked) → P: large maps with token labels."""
+        f, head = c.f, c.head
+        Tq, Tk = f.X.shape[0], f.K.shape[1]
+        self._qkv_row(c, large=True)
+        first = set(self.grids)
+        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side())
+        masked = bool(np.isneginf(f.mask).any())
+        # scaling and masking in one step: a third T×T map would not leave each one room on a slide
+        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        if masked:
+            row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
+                    + (" + B" if f.bias is not None else "") + " + M =",
+                    (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
+                                + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
+                                **square), 4)]
+        else:
+            row += [f"× {f.scale:.4g} =",
+                    (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
+        row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
+        # the T×T maps take the spare height; smaller operators leave them the width
+        self.board.add_row(row, stretch=1, op_factor=1.0, equal=True)
+        self._modest(first)
+
+    def _output_rows(self, c: "_Context") -> None:
+        """P V = Z for the selected head, then every head's Z concatenated × W_O (+ b_O) = A."""
+        f, head = c.f, c.head
+        Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
+        H = f.Q.shape[0]
+        self.board.add_row([
+            (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", row_labels=c.q_tok,
+                        col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side()), 4), "×",
+            (self._grid("V", f.V[head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
+            "=",
+            (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                        highlight_rows=c.hl, frame_colour=head_colour(head)), 3),
+        ], stretch=1, op_factor=1.5)
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_row([
+            (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
+                        row_labels=c.q_tok, highlight_rows=c.hl), 3),
+            "×", (self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}"), 2),
+        ] + (["+", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o else []) + [
+            "=",
+            (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", row_labels=c.q_tok,
+                        highlight_rows=c.hl), 3),
+        ], stretch=0, op_factor=1.5)
+        self._modest(set(self.grids) - {"P"})
+
+    def _modest(self, names) -> None:
+        """The T×T maps ask for their 300 px first; these grids share what is left."""
+        for name in names:
+            g = self.grids[name]
+            g.modest = True
+            g.compact = self.style.font_scale > 1  # presenting: the T×T maps are the message
+            g.updateGeometry()
+
+    def _attention_rows(self, c: "_Context") -> None:
+        f, head = c.f, c.head
+        Tq, Tk, dh = f.X.shape[0], f.K.shape[1], f.Q.shape[2]
+        self._qkv_row(c, large=False)
+        square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl)
+        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 2),
+               f"× {f.scale:.4g}",
+               (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 2)]
+        if np.isneginf(f.mask).any():
+            row += ["+ M", (self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square), 2)]
+        row += ["softmax", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 2),
+                "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                                   highlight_rows=c.hl, frame_colour=head_colour(head)), 3)]
+        self.board.add_row(row, stretch=6)
+
+    def _concat_row(self, c: "_Context", H: int, dh: int) -> None:
+        """All heads' Z concatenated × W_O = A, to scale (one column unit), each head's pattern above its Z."""
+        from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+
+        f = c.f
+        Tq, D = f.X.shape
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A, to scale (a column is "
+                            "as wide in every matrix)",
+                            factor=1.2)
+        gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
+        ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
+        self.concat_figure = ConcatFigure(self.style)
+        self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if f.P.ndim == 3 else None,
+                                    b_O=f.b_O if b_o else None, selected=c.head,
+                                    query=c.hl[0] if c.hl else None, ablated=ablated)
+        self.board.add_row([self.concat_figure], stretch=4)
+
+    def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
+        f = c.f
+        Tq, D = f.X.shape
+        b_o = _has(c.t, c.prefix + "b_o")
+        self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
+                            f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A", factor=1.4)
+        # a head switched off by the what-if lab enters the concatenation times its gate (0)
+        gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
+        zs = []
+        for h in range(H):
+            ablated = not np.array_equal(gate[h], f.Z[h])
+            title = f"Z_{h}" + (" ◀" if h == c.head else "") + (" (ablated)" if ablated else "")
+            zs.append(self._grid(f"Z{h}", gate[h], title, subtitle=f"{Tq}×{dh}",
+                                 row_labels=c.q_tok if h == 0 else None, highlight_rows=c.hl,
+                                 frame_colour=head_colour(h)))
+        self.board.add_row(zs + ["× W_O", self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}")]
+                           + (["+ b_O", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o and large else [])
+                           + ["=", self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}",
+                                              row_labels=c.q_tok if large else None, highlight_rows=c.hl)],
+                           stretch=4)
+
+    def _block_rows(self, c: "_Context", large: bool) -> None:
+        t, f, layer, part, q_tok, hl = c.t, c.f, c.layer, c.part, c.q_tok, c.hl
+        base = "enc." if part == "enc" else ""
+        h_key, r_key = f"{base}L{layer}.h", f"{base}L{layer}.resid"
+        stream = _stream_in(t, layer, part)
+        if part == "cross" or h_key not in t or stream is None:
+            self.board.add_note("the residual stream and MLP are shown with the self-attention of this layer")
+            return
+        a, b = f.rows or (0, f.X.shape[0])  # a long input: the window's rows
+        h, resid = np.asarray(t[h_key][a:b], dtype=np.float64), np.asarray(t[r_key][a:b], dtype=np.float64)
+        stream = stream[a:b]
+        Tq, D = h.shape
+        pre = t.description.norm_placement == "pre"
+        ln = norm_label(t.description)
+        cross = t.has_cross and part == "self"
+        after = "cross-attention + MLP" if cross else "MLP"
+        labels = q_tok if large else None
+        sub = f"{Tq} × {D}"
+        stream = np.asarray(stream, dtype=np.float64)
+        stream_grid = self._grid("stream", stream, "R (residual stream in)", subtitle=sub, row_labels=q_tok,
+                                 highlight_rows=hl)
+        out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,
+                              highlight_rows=hl)
+        mid = self._grid("h", h, f"R_mid (L{layer}.h)", subtitle=sub, row_labels=labels, highlight_rows=hl)
+        last = self._grid("resid", resid, f"R_out (L{layer}.resid)", subtitle=sub, row_labels=labels,
+                          highlight_rows=hl)
+        if pre:
+            self.board.add_note(f"Block (pre-{ln}): X = {ln}(R);  R_mid = R + A;  R_out = R_mid + {after}({ln}(R_mid)), "
+                                "the next block's R", 1.4)
+            mlp = self._grid("mlp", resid - h, f"{after}({ln}(R_mid))", subtitle=sub, row_labels=labels,
+                             highlight_rows=hl)
+            if large:  # two rows: each addition gets the width of the slide
+                self.board.add_row([stream_grid, "+", out_grid, "=", mid], stretch=3)
+                self.board.add_row([self._grid("h2", h, "R_mid", subtitle=sub, row_labels=q_tok, highlight_rows=hl),
+                                    "+", mlp, "=", last], stretch=3)
+            else:
+                self.board.add_row([stream_grid, "+", out_grid, "=", mid, "+", mlp, "=", last], stretch=3)
+        else:
+            self.board.add_note(f"Block (post-{ln}, as in the original transformer): X = R;  "
+                                f"R_mid = {ln}(R + A);  R_out = {ln}(R_mid + {after}(R_mid))", 1.4)
+            self.board.add_row([stream_grid, "+", out_grid, f"→ {ln} →", mid, f"→ + {after}, {ln} →", last], stretch=3)
+
+
+class _Context:
+    """What every row of one drawing needs (trace, form, where, labels)."""
+
+    def __init__(self, t, f, layer, part, head, q_tok, k_tok, hl):
+        self.t, self.f, self.layer, self.part, self.head = t, f, layer, part, head
+        self.q_tok, self.k_tok, self.hl = q_tok, k_tok, hl
+        self.prefix = layer_prefix(layer, part)

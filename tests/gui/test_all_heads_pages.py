@@ -1,0 +1,136 @@
+"""The All heads grid at real model sizes, checked from what its items paint (issue 36, Deliver 5): for the
+30 × 9, 24 × 14 and 32 × 32 models, docked (the dock of a 1920×1080 window) and presented (F5 on a 1080-line
+screen), every head on the page is a whole tile of at least ``MIN_TILE_PX`` inside the view, its number is
+drawn under it in a font of at least 12 px, no number runs into another number or a tile, nothing is painted
+outside the view (a cut row of tiles whose numbers were hidden, or read as the next row's), and the axes name
+exactly the page's layers and heads. A small model's grid is one page (the negative control of paging)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QRectF  # noqa: E402
+import numpy as np  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import real_sizes  # noqa: E402
+from layout_audit import MIN_PX, pt_to_px  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+DOCKED = (740, 700)  # the All heads dock of a 1920×1080 window (right-hand group), about
+PRESENTED = (1920, 1080)
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pages")
+    return {name: real_sizes.trace_of(real_sizes.build(name, root / name)) for name in real_sizes.SHAPES}
+
+
+def _view(qtbot, trace, size, presenting: bool):
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.gui.views.model_view import ModelView
+    from attnviz.selection import Selection
+
+    style = compose_style("light", presenting, "viridis", lines=1080 if presenting else None)
+    view = ModelView(selection=Selection(), style=style)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    view.set_trace(trace)
+    view.ensure_current()
+    for _ in range(5):
+        QApplication.processEvents()
+    return view
+
+
+def _painted_scene_rect(item) -> QRectF:
+    """The scene rectangle of every pixel ``item`` paints (painted into an image of the scene, as on screen)."""
+    scene = item.scene().sceneRect()
+    image = QImage(int(scene.right()) + 1, int(scene.bottom()) + 1, QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QPainter(image)
+    painter.setWorldTransform(item.sceneTransform())  # what paint() is given in a scene
+    item.paint(painter, None, None)
+    painter.end()
+    alpha = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)[..., 3]
+    ys, xs = np.nonzero(alpha)  # (rows, columns) painted
+    if not len(xs):
+        return QRectF()
+    return QRectF(xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min())
+
+
+def page_problems(view, what: str) -> list[str]:
+    """What is wrong with the page of heads on screen, measured from the scene."""
+    from attnviz.gui.views.model_view import MIN_TILE_PX
+
+    out = []
+    vb_rect = view.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    for name, item in (("tiles", view.grid), ("numbers", view.notes)):
+        painted = _painted_scene_rect(item)
+        if painted.isEmpty():
+            out.append(f"{what}: no {name} painted")
+        elif not vb_rect.contains(painted):
+            out.append(f"{what}: {name} painted over {painted.getRect()}, outside the view {vb_rect.getRect()}")
+    tiles = view.grid.drawn()
+    if not tiles:
+        return out + [f"{what}: no tile drawn"]
+    rects = {t: view.grid.mapRectToScene(view.grid.tile_rect(*t)) for t in tiles}
+    side = min(min(r.width(), r.height()) for r in rects.values())
+    if side < MIN_TILE_PX - 0.5:
+        out.append(f"{what}: tiles of {side:.1f} px")
+    if set(view.notes.drawn()) != set(tiles):
+        out.append(f"{what}: {len(view.notes.drawn())} numbers for {len(tiles)} tiles")
+    px = pt_to_px(view.notes.font.pointSizeF())
+    if px < MIN_PX - 0.05:
+        out.append(f"{what}: numbers of {px:.1f} px")
+    notes = {t: view.notes.text_rect(*t) for t in view.notes.drawn()}
+    for t, r in notes.items():
+        if not vb_rect.contains(r):
+            out.append(f"{what}: the number of L{t[0]} H{t[1]} is outside the view")
+        hits = [u for u, q in notes.items() if u != t and r.intersects(q)] + \
+               [u for u, q in rects.items() if r.intersects(q)]
+        if hits:
+            out.append(f"{what}: the number of L{t[0]} H{t[1]} overlaps {hits[:3]}")
+    layers = sorted({t[0] for t in tiles})
+    heads = sorted({t[1] for t in tiles})
+    if view.left.labels != [f"L{i}" for i in layers] or view.top.labels != [f"H{i}" for i in heads]:
+        out.append(f"{what}: the axes name {view.left.labels[:3]}…/{view.top.labels[:3]}… for layers "
+                   f"{layers[0]}–{layers[-1]} and heads {heads[0]}–{heads[-1]}")
+    return out
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["docked", "presented"])
+@pytest.mark.parametrize("name", list(real_sizes.SHAPES))
+def test_every_head_on_the_page_is_whole_and_numbered(qtbot, traces, name, presenting):
+    L, H, _ = real_sizes.SHAPES[name]
+    view = _view(qtbot, traces[name], PRESENTED if presenting else DOCKED, presenting)
+    what = f"{name} {'presented' if presenting else 'docked'}"
+    assert view.page_text(), f"{what}: {L} × {H} heads shown on one page"  # paged, not shrunk
+    problems = page_problems(view, what)
+    view.turn_page("down")  # a later page, and one of later heads where there is one
+    view.turn_page("right")
+    for _ in range(5):  # the axes' new labels (L10…) are wider: the layout settles in a later turn
+        QApplication.processEvents()
+    problems += page_problems(view, what + " (next page)")
+    # a click on an axis label selects that page's layer and head, not the first page's
+    view.left.on_click(0)
+    view.top.on_click(0)
+    state = view.selection.state
+    assert (state.layer, state.head) == view._page, f"{what}: a click selected {(state.layer, state.head)}"
+    assert not problems, "\n".join(problems)
+
+
+def test_a_small_grid_is_one_whole_page(qtbot, assets):
+    """Negative control: a 2 × 4 model is one page, every head drawn, and the same checks pass."""
+    from attnviz.runtime import load_model, run_trace
+
+    view = _view(qtbot, run_trace(load_model("tiny-decoder", device="cpu"), text="the cat sat on the mat"),
+                 DOCKED, False)
+    assert view.page_text() == "" and len(view.grid.drawn()) == view._grid_shape[0] * view._grid_shape[1]
+    assert page_problems(view, "tiny-decoder") == []
