@@ -174,7 +174,9 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
                 QApplication.processEvents()
             what = f"scene {i + 1} ({scene.view}) {w}×{h}"
             problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
-            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
+            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
+                                                 side_by_side=scene.view == "causal-mask")
             # the matrix form's T×T maps, the scene's message: square, labelled for the back row
             problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
         stage.end()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem
 from pyqtgraph import ViewBox
@@ -80,6 +80,10 @@ class PanelsView(BaseView):
             set_title(self.header, "", self.style)
             set_title(self.notes, "", self.style)
             return
+        while len(self.maps) > len(p.panels):  # fewer panels than before (the causal mask's M folded)
+            m = self.maps.pop()
+            self.row.removeItem(m)  # out of the row: a hidden map would still take its column's width
+            m.scene() and m.scene().removeItem(m)
         while len(self.maps) < len(p.panels):
             m = LabelledHeatmap(self.style, lock_aspect=True)
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
@@ -183,8 +187,21 @@ class PanelsView(BaseView):
 
 
 class CausalMaskView(PanelsView):
+    """M | S + M | P; where M's cells are too small for its "0" / "−∞" (19 tokens on a 1280×720 projector),
+    M is folded into S + M, whose hatch marks the same cells and whose title says so: M without its glyphs
+    repeated that hatch, and three maps left S + M and P ~180 px wide with ~9 px labels."""
+
     title = "Causal mask"
     needs_model = False
+
+    def _build(self) -> None:
+        super()._build()
+        self.mask_folded = False
+        self._fold = (0.0, 0.0)  # (canvas width, M's cell px) when M was folded: when to bring it back
+        self._all_panels = None
+        self._refold = QTimer(self)  # owned: a pending refold dies with the view
+        self._refold.setSingleShot(True)
+        self._refold.timeout.connect(lambda: super(CausalMaskView, self).set_panels(self._fitted(self._all_panels)))
 
     def _from_trace(self, trace):
         from attnviz.lessons.figure_data import mask_panels
@@ -194,6 +211,35 @@ class CausalMaskView(PanelsView):
         except (KeyError, AttnvizError) as exc:
             set_title(self.header, f"no mask to show: {exc}", self.style)
             return None
+
+    def set_panels(self, panels) -> None:
+        self._all_panels = panels
+        super().set_panels(self._fitted(panels))
+
+    def _fitted(self, p):
+        """``p`` as drawn: without M while it is folded (S + M's title names the hatch M)."""
+        if p is None or not self.mask_folded or len(p.panels) < 3:
+            return p
+        sm = replace(p.panels[1], title=p.panels[1].title + " (M: −∞, hatched)")
+        return replace(p, panels=[sm] + list(p.panels[2:]))
+
+    def _show_legible_cell_text(self) -> None:
+        super()._show_legible_cell_text()
+        if self._all_panels is None or self.canvas.width() <= 0:
+            return
+        floor_px = floor_pt(self.style, self) * 96.0 / 72.0
+        if not self.mask_folded and self._texts:
+            if not any(t.isVisible() for t in self._texts):  # M's glyphs too small: fold M
+                rows = self._texts[0].data(0) or 1
+                self._fold = (float(self.canvas.width()), self.maps[0].vb.sceneBoundingRect().height() / rows)
+                self.mask_folded = True
+                self._refold.start(0)  # not inside the resize that measured it
+        elif self.mask_folded:
+            width, cell = self._fold
+            # M's cells grow with the width: back once its glyphs would reach the floor (a larger window)
+            if width > 0 and cell * self.canvas.width() / width * MAX_H >= floor_px:
+                self.mask_folded = False
+                self._refold.start(0)
 
 
 class WhatIfView(PanelsView):
