@@ -82,8 +82,8 @@ class PanelsView(BaseView):
             return
         while len(self.maps) > len(p.panels):  # fewer panels than before (the causal mask's M folded)
             m = self.maps.pop()
-            self.row.removeItem(m)  # out of the row: a hidden map would still take its column's width
-            m.scene() and m.scene().removeItem(m)
+            self.row.removeItem(m)  # out of the row (and the scene): a hidden map still took its column's width
+            m.deleteLater()  # an orphan map's axes kept reacting to view changes after its scene was gone
         while len(self.maps) < len(p.panels):
             m = LabelledHeatmap(self.style, lock_aspect=True)
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
