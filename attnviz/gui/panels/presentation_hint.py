@@ -22,8 +22,10 @@ SHOWN_MS = 4000
 class PresentationHint(QLabel):
     """A rounded label centred near the bottom of ``win``; :meth:`flash` shows it for a few seconds."""
 
-    def __init__(self, win: QWidget):
+    def __init__(self, win: QWidget, presenting=None):
         super().__init__(win)
+        self._presenting = presenting or (lambda: True)  # whether the window is still presenting
+        self._in_status = False  # the hint is in the window's status line (no corner was free)
         self.setObjectName("presentation_hint")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # clicks reach the figure
@@ -31,7 +33,7 @@ class PresentationHint(QLabel):
                            " border-radius: 8px; padding: 10px 22px; }")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.hide)
+        self._timer.timeout.connect(self._done)
         self._place_timer = QTimer(self)  # once more after the figure has its full-screen layout
         self._place_timer.setSingleShot(True)
         self._place_timer.timeout.connect(self.place)
@@ -61,8 +63,27 @@ class PresentationHint(QLabel):
         corners = [QRect(win.width() - w - m, m, w, h), QRect(win.width() - w - m, win.height() - h - m, w, h),
                    QRect(m, m, w, h), QRect(m, win.height() - h - m, w, h)]
         taken = occupied_rects(win, exclude=self)
-        best = min(corners, key=lambda r: sum(_area(r.intersected(t)) for t in taken))
+        cover = {id(r): sum(_area(r.intersected(t)) for t in taken) for r in corners}
+        best = min(corners, key=lambda r: cover[id(r)])
+        bar = win.statusBar() if hasattr(win, "statusBar") else None
+        if cover[id(best)] > 0 and bar is not None and self._timer.isActive():
+            # every corner covers something (the walkthrough's query tokens, a tab row): the status line,
+            # shown for the hint's seconds (presenting hides it) — the figure gives up one line, nothing is covered
+            self.hide()
+            self._in_status = True
+            bar.show()
+            bar.showMessage(self.text(), max(self._timer.remainingTime(), 0))
+            return
         self.move(max(0, best.x()), max(0, best.y()))
+
+    def _done(self) -> None:
+        self.hide()
+        win = self.parentWidget()
+        if self._in_status and hasattr(win, "statusBar"):
+            self._in_status = False
+            win.statusBar().clearMessage()
+            if self._presenting():
+                win.statusBar().hide()
 
 
 def _area(r: QRect) -> int:
@@ -70,25 +91,32 @@ def _area(r: QRect) -> int:
 
 
 def occupied_rects(win: QWidget, exclude: QWidget | None = None) -> list[QRect]:
-    """Rectangles of ``win`` (its coordinates) that hold something to read or click: tab rows, buttons,
-    fields, labels with text, and on a figure canvas its titles, axes, images and colour bars."""
+    """Rectangles of ``win`` (its coordinates) that hold something to read or click: every visible leaf
+    widget (tab rows, buttons, token chips, labels with text, matrix grids — a container's empty margins are
+    free), and on a figure canvas its titles, axes, images and colour bars (the canvas itself is free)."""
     import pyqtgraph as pg
-    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QTabBar
 
     out = []
-    kinds = (QTabBar, QAbstractButton, QComboBox, QLineEdit, QAbstractSpinBox)
+    canvases = [c for c in win.findChildren(pg.GraphicsView) if c.isVisible() and c.window() is win]
     for child in win.findChildren(QWidget):
-        if child is exclude or not child.isVisible() or child.window() is not win:
+        if child is exclude or not child.isVisible() or child.window() is not win or child.isWindow():
             continue
-        if isinstance(child, kinds) or (isinstance(child, QLabel) and child.text().strip()):
-            out.append(QRect(child.mapTo(win, QPoint(0, 0)), child.size()))
-        elif isinstance(child, pg.GraphicsView):
+        if isinstance(child, pg.GraphicsView):
             items = (pg.LabelItem, pg.AxisItem, pg.ImageItem, pg.TextItem)
             for item in child.scene().items():
                 if item.isVisible() and (isinstance(item, items) or type(item).__name__ == "ColourBarItem"):
-                    poly = child.mapFromScene(item.sceneBoundingRect())
-                    box = poly.boundingRect()
+                    # a title's item spans its layout cell: its text is what covers
+                    shape = item.item if isinstance(item, pg.LabelItem) else item
+                    box = child.mapFromScene(shape.sceneBoundingRect()).boundingRect()
                     out.append(QRect(child.mapTo(win, box.topLeft()), box.size()))
+            continue
+        if any(c.isAncestorOf(child) for c in canvases):
+            continue  # a canvas's viewport: its items are counted above
+        if any(isinstance(k, QWidget) and k.isVisible() for k in child.children()):
+            continue  # a container: its leaves are counted
+        if isinstance(child, QLabel) and not (child.text().strip() or child.pixmap() and not child.pixmap().isNull()):
+            continue
+        out.append(QRect(child.mapTo(win, QPoint(0, 0)), child.size()))
     return out
 
 

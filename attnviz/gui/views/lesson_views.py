@@ -80,17 +80,18 @@ class PanelsView(BaseView):
             set_title(self.header, "", self.style)
             set_title(self.notes, "", self.style)
             return
-        while len(self.maps) > len(p.panels):  # fewer panels than before (the causal mask's M folded)
-            m = self.maps.pop()
-            self.row.removeItem(m)  # out of the row (and the scene): a hidden map still took its column's width
-            m.deleteLater()  # an orphan map's axes kept reacting to view changes after its scene was gone
         while len(self.maps) < len(p.panels):
             m = LabelledHeatmap(self.style, lock_aspect=True)
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
             self.row.addItem(m, row=0, col=len(self.maps))
             self.maps.append(m)
         for i, m in enumerate(self.maps):
-            m.setVisible(i < len(p.panels))
+            shown = i < len(p.panels)
+            m.setVisible(shown)
+            # a map without a panel (the causal mask's M folded) gives its column up: hidden, it kept its
+            # minimum width (taken out of the grid instead, its axes were signalled while the scene was deleted)
+            m.setMinimumWidth(-1 if shown else 0.0)  # (-1: the layout's own size again)
+            m.setMaximumWidth(-1 if shown else 0.0)
         set_title(self.header, p.title, self.style, 1.4)
         set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
         for m, panel in zip(self.maps, p.panels):
@@ -201,7 +202,7 @@ class CausalMaskView(PanelsView):
         self._all_panels = None
         self._refold = QTimer(self)  # owned: a pending refold dies with the view
         self._refold.setSingleShot(True)
-        self._refold.timeout.connect(lambda: super(CausalMaskView, self).set_panels(self._fitted(self._all_panels)))
+        self._refold.timeout.connect(self._apply_fold)
 
     def _from_trace(self, trace):
         from attnviz.lessons.figure_data import mask_panels
@@ -216,6 +217,18 @@ class CausalMaskView(PanelsView):
         self._all_panels = panels
         super().set_panels(self._fitted(panels))
 
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # a view going away (the lesson's next scene): no refold, and its maps' view boxes silent, so their
+        # axes are not asked to lay out while the scene is being deleted (they read the dead scene)
+        self._refold.stop()
+        for m in self.maps:
+            m.vb.blockSignals(True)
+        super().closeEvent(event)
+
+    def _apply_fold(self) -> None:
+        if self.isVisible():
+            super().set_panels(self._fitted(self._all_panels))
+
     def _fitted(self, p):
         """``p`` as drawn: without M while it is folded (S + M's title names the hatch M)."""
         if p is None or not self.mask_folded or len(p.panels) < 3:
@@ -225,8 +238,8 @@ class CausalMaskView(PanelsView):
 
     def _show_legible_cell_text(self) -> None:
         super()._show_legible_cell_text()
-        if self._all_panels is None or self.canvas.width() <= 0:
-            return
+        if self._all_panels is None or self.canvas.width() <= 0 or not self.isVisible():
+            return  # (a view being closed: its maps are going, and an export keeps M)
         floor_px = floor_pt(self.style, self) * 96.0 / 72.0
         if not self.mask_folded and self._texts:
             if not any(t.isVisible() for t in self._texts):  # M's glyphs too small: fold M
