@@ -72,27 +72,3 @@ def test_page_down_is_offered_only_where_it_steps():
 
     assert not can_step(Replay()) and can_step(Steps())
     assert "Page Down" not in leave_text(can_step(Replay())) and "Page Down" in leave_text(can_step(Steps()))
-
-
-def test_no_free_corner_puts_the_hint_in_the_status_line(qtbot):
-    """Every corner covers something (the walkthrough's query tokens across the top, text to the bottom):
-    the hint is said in the status line, shown for the hint's seconds only while presenting."""
-    from PySide6.QtWidgets import QMainWindow
-
-    from attnviz.gui.panels.presentation_hint import PresentationHint
-
-    win = QMainWindow()
-    qtbot.addWidget(win)
-    body = QWidget()
-    win.setCentralWidget(body)
-    win.resize(1280, 720)
-    _tabs(body).setGeometry(0, 0, 1280, 60)
-    QLabel("shapes: x 1×64, W 64×16", body).setGeometry(0, 600, 1280, 100)
-    win.statusBar().hide()  # presenting
-    win.show()
-    QApplication.processEvents()
-    hint = PresentationHint(win, presenting=lambda: True)
-    hint.flash("Presenting · Esc or F5: back to the app", ms=400)
-    qtbot.waitUntil(lambda: win.statusBar().isVisible(), timeout=2000)
-    assert not hint.isVisible() and "Esc" in win.statusBar().currentMessage()
-    qtbot.waitUntil(lambda: not win.statusBar().isVisible(), timeout=3000)  # hidden again after its seconds

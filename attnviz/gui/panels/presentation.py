@@ -179,7 +179,7 @@ class PresentationMode(QObject):
 
     def _hint(self) -> PresentationHint:
         if self._hint_label is None or not shiboken6.isValid(self._hint_label):
-            self._hint_label = PresentationHint(self.win, presenting=lambda: self.active)
+            self._hint_label = PresentationHint(self.win)
         return self._hint_label
 
     # -- what is shown -----------------------------------------------------------------------------

@@ -22,10 +22,8 @@ SHOWN_MS = 4000
 class PresentationHint(QLabel):
     """A rounded label centred near the bottom of ``win``; :meth:`flash` shows it for a few seconds."""
 
-    def __init__(self, win: QWidget, presenting=None):
+    def __init__(self, win: QWidget):
         super().__init__(win)
-        self._presenting = presenting or (lambda: True)  # whether the window is still presenting
-        self._in_status = False  # the hint is in the window's status line (no corner was free)
         self.setObjectName("presentation_hint")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # clicks reach the figure
@@ -33,7 +31,7 @@ class PresentationHint(QLabel):
                            " border-radius: 8px; padding: 10px 22px; }")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._done)
+        self._timer.timeout.connect(self.hide)
         self._place_timer = QTimer(self)  # once more after the figure has its full-screen layout
         self._place_timer.setSingleShot(True)
         self._place_timer.timeout.connect(self.place)
@@ -65,26 +63,9 @@ class PresentationHint(QLabel):
         taken = occupied_rects(win, exclude=self)
         cover = {id(r): sum(_area(r.intersected(t)) for t in taken) for r in corners}
         best = min(corners, key=lambda r: cover[id(r)])
-        bar = win.statusBar() if hasattr(win, "statusBar") else None
-        if cover[id(best)] > 0 and bar is not None and self._timer.isActive():
-            # every corner covers something (the walkthrough's query tokens, a tab row): the status line,
-            # shown for the hint's seconds (presenting hides it) — the figure gives up one line, nothing is covered
-            self.hide()
-            self._in_status = True
-            bar.show()
-            bar.showMessage(self.text(), max(self._timer.remainingTime(), 0))
-            return
+        # (every corner covered: the least covered one. The status line was tried: shown for the hint's
+        # seconds, it shrank the presented figure under the legible floor while it was up)
         self.move(max(0, best.x()), max(0, best.y()))
-
-    def _done(self) -> None:
-        self.hide()
-        win = self.parentWidget()
-        if self._in_status and hasattr(win, "statusBar"):
-            self._in_status = False
-            win.statusBar().clearMessage()
-            if self._presenting():
-                win.statusBar().hide()
-
 
 def _area(r: QRect) -> int:
     return max(0, r.width()) * max(0, r.height()) if r.isValid() else 0
