@@ -129,13 +129,14 @@ def panel_scale_problems(levels: list[tuple[float, float]], captions: list[str],
     return []
 
 
-def presented_label_problems(widget, min_px: float, what: str) -> list[str]:
+def presented_label_problems(widget, min_px: float, what: str, side_by_side: bool = False) -> list[str]:
     """A figure presented full screen: its token axes and matrix labels at least ``min_px`` on screen.
 
     Only labels of a figure that names every token (an axis shrunk to fit 65 image patches is a map of
     a grid, not text to read, and is held to :data:`MIN_PX` by :func:`scene_problems`), and only a figure
     of one map: several maps side by side (the matrix form, the causal mask's M | S + M | P) share the
-    width and are held to :data:`MIN_PX` (known gap: they draw 12–16 px labels presented at 1080 lines)."""
+    width and are held to :data:`MIN_PX` (known gap: they draw 12–16 px labels presented at 1080 lines),
+    unless ``side_by_side`` (the causal mask's maps, which fold M to make the room)."""
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
     from attnviz.gui.widgets.token_axis import TokenAxisItem
 
@@ -144,7 +145,7 @@ def presented_label_problems(widget, min_px: float, what: str) -> list[str]:
     axes = [it for it in canvas.scene().items() if isinstance(it, TokenAxisItem) and it.isVisible() and it.labels
             and len(it.labels) <= FULL_LABELS and not it.major_only] if canvas is not None else []
     grids = [g for g in widget.findChildren(MatrixGrid) if g.isVisibleTo(g.window()) and g.values.size]
-    if sum(ax.orientation == "left" for ax in axes) > 1 or len(grids) > 1:
+    if not side_by_side and (sum(ax.orientation == "left" for ax in axes) > 1 or len(grids) > 1):
         return []
     for ax in axes:
         px = pt_to_px(ax.style.font_pt(ax.font_factor))

@@ -71,3 +71,16 @@ def test_cell_text_shows_only_where_a_glyph_reaches_the_legible_floor(qtbot):
     qtbot.waitUntil(lambda: not any(t.isVisible() for t in view._texts), timeout=10000)
     view.resize(2400, 1400)
     qtbot.waitUntil(lambda: all(t.isVisible() for t in view._texts), timeout=10000)
+
+
+def test_the_mask_folds_into_s_plus_m_while_its_glyphs_cannot_be_read(qtbot):
+    """M without legible glyphs repeated S + M's hatch and took a third of the width (the live lesson at
+    1280×720: S + M and P ~180 px with ~9 px labels): it folds, S + M's title names the hatch M, and the
+    two maps are wider; a view large enough brings M back (the control)."""
+    view, _ = _mask_view(qtbot, "dragonflydragonfly", 700, 380)
+    qtbot.waitUntil(lambda: view.mask_folded and sum(m.isVisible() for m in view.maps) == 2, timeout=10000)
+    assert "M: −∞, hatched" in view.maps[0].title.text and view.maps[1].title.text.startswith("P =")
+    assert view.maps[0].bar.show_masked  # the hatch that stands for M
+    view.resize(2400, 1400)
+    qtbot.waitUntil(lambda: not view.mask_folded and sum(m.isVisible() for m in view.maps) == 3, timeout=10000)
+    assert view.maps[0].title.text.startswith("M: ") and all(t.isVisible() for t in view._texts)

@@ -174,7 +174,9 @@ def test_every_lesson_scene_presented_at_both_sizes(qtbot):
                 QApplication.processEvents()
             what = f"scene {i + 1} ({scene.view}) {w}×{h}"
             problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
-            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
+            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
+                                                 side_by_side=scene.view == "causal-mask")
             # the matrix form's T×T maps, the scene's message: square, labelled for the back row
             problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
         stage.end()
@@ -273,14 +275,11 @@ def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("size", [SIZES[0], pytest.param(SIZES[1], marks=pytest.mark.xfail(strict=True, reason=(
-    "issue 36, found when the docked floor became 12 px: at 1280×720 the Training replay's map is 239 px wide "
-    "(the form keeps 340 px, the head map's axis and colour bar ~257 of its 496), 21 upright labels need ~290: "
-    "every 2nd key is named; the map is square, so its height at 720 lines limits it too (more width alone did "
-    "not help): the page needs a different arrangement at 1280×720")))], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_probe_map_names_every_token(make_window, qtbot, size):
     """The Training tab's replay of a 21-token probe (induction's): every row and column named, in full-size
-    labels at 1920×1080 (it had 12 rows in ~100 px)."""
+    labels at 1920×1080 (it had 12 rows in ~100 px); at 1280×720 too, with the settings form folded behind its
+    button (beside it the map was 239 px wide and named every 2nd key), which brings the form back."""
     # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
     problems = _probe_map_problems(make_window, qtbot, size)
     assert not problems, "\n".join(problems)
@@ -318,6 +317,19 @@ def _probe_map_problems(make_window, qtbot, size) -> list[str]:
         problems.append(f"{what}: rows are {pitch:.1f} px")
     if win.width() > w:
         problems.append(f"{what}: the window cannot be as narrow as the screen ({win.width()} px)")
+    form, toggle = win.training.splitter.widget(0), win.training.form_toggle
+    if w < 1920:  # compact: the form folded, one click away
+        if form.isVisible() or not toggle.isVisible():
+            problems.append(f"{what}: the settings form is {'shown' if form.isVisible() else 'hidden'} and its "
+                            f"button {'shown' if toggle.isVisible() else 'hidden'}")
+        toggle.click()
+        QApplication.processEvents()
+        if not form.isVisible():
+            problems.append(f"{what}: the button did not bring the settings form back")
+        if win.width() > w:
+            problems.append(f"{what}: with the form, the window is wider than the screen ({win.width()} px)")
+    elif not form.isVisible() or toggle.isVisible():
+        problems.append(f"{what}: the settings form folded in a full-size window")
     return problems
 
 

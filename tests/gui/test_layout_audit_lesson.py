@@ -67,7 +67,9 @@ def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
             if stage.window() is not win or stage.width() < w * 0.9:
                 problems.append(f"{what}: the stage is {stage.width()} px wide in a {win.width()} px window")
             problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
-            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what)
+            # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
+            problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
+                                                 side_by_side=scene.view == "causal-mask")
             problems += square_map_problems(stage.view, PRESENT_PX * h / 1080, what)
     finally:
         leave_presentation(win)

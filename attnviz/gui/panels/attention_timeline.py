@@ -82,6 +82,12 @@ class AttentionTimeline(QWidget):
         top.addWidget(self.probe_box, 1)
         top.addWidget(self.layer_box)
         top.addWidget(self.head_box)
+        # the map's own row ("colours: …") joins this one: a row less above a square map is ~30 px more
+        # map at 720 lines, where its height limits how many keys it names
+        while self.view.controls.count():
+            item = self.view.controls.takeAt(0)
+            if item.widget() is not None:
+                top.addWidget(item.widget())
         bottom = QHBoxLayout()
         bottom.addWidget(self.slider, 1)
         bottom.addWidget(self.step_label)

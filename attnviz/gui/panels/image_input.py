@@ -22,6 +22,7 @@ __all__ = ["ImageInput", "IMAGE_FILTER"]
 
 IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp);;All files (*)"
 PREVIEW = 168  # px: large enough to see the patches of a 32 px image at a glance
+COMPACT_PREVIEW = 72  # px in a compact window (1280×720): the dock at 192 px left the head map ~200 px tall
 
 
 class ImageInput(QWidget):
@@ -129,9 +130,21 @@ class ImageInput(QWidget):
             self.current, caption = self.pending
             self.pending = None
             self.caption.setText(caption)
-        pix = QPixmap.fromImage(array_to_qimage(shown))
-        self.preview.setPixmap(pix.scaled(PREVIEW - 4, PREVIEW - 4, Qt.AspectRatioMode.KeepAspectRatio,
-                                          Qt.TransformationMode.FastTransformation))
+        self._shown = QPixmap.fromImage(array_to_qimage(shown))
+        self._draw_preview()
+
+    def set_compact(self, on: bool) -> None:
+        """A smaller preview in a compact window (the head map's axes name the patches)."""
+        side = COMPACT_PREVIEW if on else PREVIEW
+        self.preview.setFixedSize(side, side)
+        self._draw_preview()
+
+    def _draw_preview(self) -> None:
+        pix = getattr(self, "_shown", None)
+        if pix is not None:
+            side = self.preview.width()
+            self.preview.setPixmap(pix.scaled(side - 4, side - 4, Qt.AspectRatioMode.KeepAspectRatio,
+                                              Qt.TransformationMode.FastTransformation))
 
     # -- drag and drop ------------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:

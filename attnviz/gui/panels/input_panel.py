@@ -126,6 +126,7 @@ class InputPanel(QWidget):
         the full panel."""
         self.compact = on
         self.edit.set_lines(1 if on else 3)
+        self.image.set_compact(on)
         self._show_parts()
 
     # -- mode ------------------------------------------------------------------------------------------

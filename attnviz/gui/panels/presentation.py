@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
-from attnviz.gui.panels.presentation_hint import PresentationHint, leave_text, step_position
+from attnviz.gui.panels.presentation_hint import PresentationHint, can_step, leave_text, step_position
 
 __all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
 
@@ -101,7 +101,7 @@ class PresentationMode(QObject):
                 win.showFullScreen()
             self._present(widget)
             # Page Down is offered only where there are steps (a head map has none)
-            self._hint().flash(leave_text(self.figure is not None and step_position(self.figure) is not None))
+            self._hint().flash(leave_text(self.figure is not None and can_step(self.figure)))
         else:
             self._present(widget)
         self._sync_action(True)

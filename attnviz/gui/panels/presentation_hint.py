@@ -5,10 +5,10 @@ has nothing on screen that says how to get back, and a clicker that stops at the
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position"]
+__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
 
@@ -32,6 +32,9 @@ class PresentationHint(QLabel):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.hide)
+        self._place_timer = QTimer(self)  # once more after the figure has its full-screen layout
+        self._place_timer.setSingleShot(True)
+        self._place_timer.timeout.connect(self.place)
         self.hide()
 
     def flash(self, text: str, ms: int = SHOWN_MS) -> None:
@@ -46,12 +49,56 @@ class PresentationHint(QLabel):
         self.show()
         self.raise_()
         self._timer.start(ms)
+        self._place_timer.start(100)
 
     def place(self) -> None:
-        # the top right corner: titles are centred or left, axis labels and captions are at the bottom
-        # (centred near the bottom it covered the x-axis labels and the caption for its first seconds)
+        """In the corner of the window where the hint covers the least of the figure (its titles, axes,
+        maps, tab rows and controls): a fixed top-right corner covered the walkthrough's tab row for its
+        first seconds, and centred at the bottom the x-axis labels and the caption."""
         win = self.parentWidget()
-        self.move(max(0, win.width() - self.width() - 12), 12)
+        m = 12
+        w, h = self.width(), self.height()
+        corners = [QRect(win.width() - w - m, m, w, h), QRect(win.width() - w - m, win.height() - h - m, w, h),
+                   QRect(m, m, w, h), QRect(m, win.height() - h - m, w, h)]
+        taken = occupied_rects(win, exclude=self)
+        cover = {id(r): sum(_area(r.intersected(t)) for t in taken) for r in corners}
+        best = min(corners, key=lambda r: cover[id(r)])
+        # (every corner covered: the least covered one. The status line was tried: shown for the hint's
+        # seconds, it shrank the presented figure under the legible floor while it was up)
+        self.move(max(0, best.x()), max(0, best.y()))
+
+def _area(r: QRect) -> int:
+    return max(0, r.width()) * max(0, r.height()) if r.isValid() else 0
+
+
+def occupied_rects(win: QWidget, exclude: QWidget | None = None) -> list[QRect]:
+    """Rectangles of ``win`` (its coordinates) that hold something to read or click: every visible leaf
+    widget (tab rows, buttons, token chips, labels with text, matrix grids — a container's empty margins are
+    free), and on a figure canvas its titles, axes, images and colour bars (the canvas itself is free)."""
+    import pyqtgraph as pg
+
+    out = []
+    canvases = [c for c in win.findChildren(pg.GraphicsView) if c.isVisible() and c.window() is win]
+    for child in win.findChildren(QWidget):
+        if child is exclude or not child.isVisible() or child.window() is not win or child.isWindow():
+            continue
+        if isinstance(child, pg.GraphicsView):
+            items = (pg.LabelItem, pg.AxisItem, pg.ImageItem, pg.TextItem)
+            for item in child.scene().items():
+                if item.isVisible() and (isinstance(item, items) or type(item).__name__ == "ColourBarItem"):
+                    # a title's item spans its layout cell: its text is what covers
+                    shape = item.item if isinstance(item, pg.LabelItem) else item
+                    box = child.mapFromScene(shape.sceneBoundingRect()).boundingRect()
+                    out.append(QRect(child.mapTo(win, box.topLeft()), box.size()))
+            continue
+        if any(c.isAncestorOf(child) for c in canvases):
+            continue  # a canvas's viewport: its items are counted above
+        if any(isinstance(k, QWidget) and k.isVisible() for k in child.children()):
+            continue  # a container: its leaves are counted
+        if isinstance(child, QLabel) and not (child.text().strip() or child.pixmap() and not child.pixmap().isNull()):
+            continue
+        out.append(QRect(child.mapTo(win, QPoint(0, 0)), child.size()))
+    return out
 
 
 def step_position(fig) -> tuple[int, int] | None:
@@ -66,3 +113,8 @@ def step_position(fig) -> tuple[int, int] | None:
     if box is not None:
         return box.currentIndex(), box.count()
     return None
+
+
+def can_step(fig) -> bool:
+    """Whether Page Down / Page Up do something on ``fig`` (what :meth:`PresentationMode.step` drives)."""
+    return step_position(fig) is not None and (hasattr(fig, "step_by") or hasattr(fig, "set_step"))

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
-from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from attnviz.gui.panels.attention_timeline import AttentionTimeline
+from attnviz.gui.panels.compact_layout import is_compact
 from attnviz.gui.panels.training_form import TrainingFormMixin, task_defaults
 from attnviz.gui.stepped_build import SteppedBuild
 from attnviz.gui.workers import TrainingWorker, run_job
@@ -115,6 +116,18 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         plots_box = QGroupBox("Training curves", self)
         pl = QVBoxLayout(plots_box)
         pl.setContentsMargins(4, 4, 4, 4)
+        # a compact window (a 1280×720 projector) folds the form away so the replay gets its width (at 21
+        # keys the map named every 2nd); this button, above the curves, costs the replay no height
+        self.form_toggle = QToolButton(plots_box)
+        self.form_toggle.setCheckable(True)
+        self.form_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.form_toggle.setArrowType(Qt.ArrowType.LeftArrow)
+        self.form_toggle.setText("Train a model…")
+        self.form_toggle.setToolTip("Show the training settings (folded away at this window size so the "
+                                    "replay's map can name every token)")
+        self.form_toggle.toggled.connect(lambda _on: self._arrange())
+        self.form_toggle.hide()
+        pl.addWidget(self.form_toggle)
         pl.addWidget(self.plots)
         self.plots.setMinimumHeight(200)
         self.plots.setMinimumWidth(120)
@@ -136,13 +149,37 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([380, 1000])
         self.splitter = split
+        self.compact = False
+        self._controls_on = True  # False while presenting: the curves and the replay alone
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(split)
 
     def set_controls_visible(self, on: bool) -> None:
         """Presentation mode: the curves and the replay alone (the settings form hides)."""
-        self.splitter.widget(0).setVisible(on)
+        self._controls_on = on
+        self._arrange()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """The form beside the curves, or (a compact window: :func:`is_compact` of the window's height)
+        folded behind :attr:`form_toggle` until asked for; hidden while presenting."""
+        if not self.built:
+            return
+        compact = is_compact(self.window().height())
+        if compact != self.compact:
+            self.compact = compact
+            self.form_toggle.blockSignals(True)
+            self.form_toggle.setChecked(False)  # each time the window becomes compact: the replay first
+            self.form_toggle.blockSignals(False)
+        shown = self._controls_on and (not compact or self.form_toggle.isChecked())
+        self.form_toggle.setVisible(self._controls_on and compact)
+        self.form_toggle.setArrowType(Qt.ArrowType.RightArrow if shown else Qt.ArrowType.LeftArrow)
+        self.form_toggle.setText("Hide the settings" if shown else "Train a model…")
+        self.splitter.widget(0).setVisible(shown)
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem
 from pyqtgraph import ViewBox
@@ -86,7 +86,12 @@ class PanelsView(BaseView):
             self.row.addItem(m, row=0, col=len(self.maps))
             self.maps.append(m)
         for i, m in enumerate(self.maps):
-            m.setVisible(i < len(p.panels))
+            shown = i < len(p.panels)
+            m.setVisible(shown)
+            # a map without a panel (the causal mask's M folded) gives its column up: hidden, it kept its
+            # minimum width (taken out of the grid instead, its axes were signalled while the scene was deleted)
+            m.setMinimumWidth(-1 if shown else 0.0)  # (-1: the layout's own size again)
+            m.setMaximumWidth(-1 if shown else 0.0)
         set_title(self.header, p.title, self.style, 1.4)
         set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
         for m, panel in zip(self.maps, p.panels):
@@ -183,8 +188,21 @@ class PanelsView(BaseView):
 
 
 class CausalMaskView(PanelsView):
+    """M | S + M | P; where M's cells are too small for its "0" / "−∞" (19 tokens on a 1280×720 projector),
+    M is folded into S + M, whose hatch marks the same cells and whose title says so: M without its glyphs
+    repeated that hatch, and three maps left S + M and P ~180 px wide with ~9 px labels."""
+
     title = "Causal mask"
     needs_model = False
+
+    def _build(self) -> None:
+        super()._build()
+        self.mask_folded = False
+        self._fold = (0.0, 0.0)  # (canvas width, M's cell px) when M was folded: when to bring it back
+        self._all_panels = None
+        self._refold = QTimer(self)  # owned: a pending refold dies with the view
+        self._refold.setSingleShot(True)
+        self._refold.timeout.connect(self._apply_fold)
 
     def _from_trace(self, trace):
         from attnviz.lessons.figure_data import mask_panels
@@ -194,6 +212,47 @@ class CausalMaskView(PanelsView):
         except (KeyError, AttnvizError) as exc:
             set_title(self.header, f"no mask to show: {exc}", self.style)
             return None
+
+    def set_panels(self, panels) -> None:
+        self._all_panels = panels
+        super().set_panels(self._fitted(panels))
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # a view going away (the lesson's next scene): no refold, and its maps' view boxes silent, so their
+        # axes are not asked to lay out while the scene is being deleted (they read the dead scene)
+        self._refold.stop()
+        for m in self.maps:
+            m.vb.blockSignals(True)
+        super().closeEvent(event)
+
+    def _apply_fold(self) -> None:
+        if self.isVisible():
+            super().set_panels(self._fitted(self._all_panels))
+
+    def _fitted(self, p):
+        """``p`` as drawn: without M while it is folded (S + M's title names the hatch M)."""
+        if p is None or not self.mask_folded or len(p.panels) < 3:
+            return p
+        sm = replace(p.panels[1], title=p.panels[1].title + " (M: −∞, hatched)")
+        return replace(p, panels=[sm] + list(p.panels[2:]))
+
+    def _show_legible_cell_text(self) -> None:
+        super()._show_legible_cell_text()
+        if self._all_panels is None or self.canvas.width() <= 0 or not self.isVisible():
+            return  # (a view being closed: its maps are going, and an export keeps M)
+        floor_px = floor_pt(self.style, self) * 96.0 / 72.0
+        if not self.mask_folded and self._texts:
+            if not any(t.isVisible() for t in self._texts):  # M's glyphs too small: fold M
+                rows = self._texts[0].data(0) or 1
+                self._fold = (float(self.canvas.width()), self.maps[0].vb.sceneBoundingRect().height() / rows)
+                self.mask_folded = True
+                self._refold.start(0)  # not inside the resize that measured it
+        elif self.mask_folded:
+            width, cell = self._fold
+            # M's cells grow with the width: back once its glyphs would reach the floor (a larger window)
+            if width > 0 and cell * self.canvas.width() / width * MAX_H >= floor_px:
+                self.mask_folded = False
+                self._refold.start(0)
 
 
 class WhatIfView(PanelsView):
