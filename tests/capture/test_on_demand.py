@@ -159,3 +159,28 @@ def test_kernel_lse_equals_chunked_fallback(causal, mask):
     if causal:
         s = s.masked_fill(torch.ones(70, 70, dtype=torch.bool).triu(1), float("-inf"))
     assert (torch.logsumexp(s, -1) - lse).abs().max() <= 2e-6
+
+
+@pytest.mark.skipif(not kernel_available(), reason="this torch has no CPU flash kernel with log-sum-exp")
+def test_kernel_reads_grouped_keys_without_copies(monkeypatch):
+    """Grouped-query attention goes to the kernel with H_kv heads (no repeat copy) when the kernel maps heads as
+    repeat_interleave does, and gives what the repeated call gives; a kernel that does not keeps the copy."""
+    import attnviz.capture.attention_kernel as ak
+
+    g = torch.Generator().manual_seed(3)
+    q, k, v = torch.randn(1, 9, 40, 16, generator=g), torch.randn(1, 3, 40, 16, generator=g), \
+        torch.randn(1, 3, 40, 16, generator=g)
+    want = attention_with_lse(q, k.repeat_interleave(3, 1), v.repeat_interleave(3, 1), 0.25, True)
+    assert ak._kernel_takes_gqa(ak._kernel())  # this torch's kernel reads H_kv heads itself
+    copies = []
+    real = ak._repeat_kv
+    monkeypatch.setattr(ak, "_repeat_kv", lambda t, n: copies.append(n) or real(t, n))
+    got = attention_with_lse(q, k, v, 0.25, True)
+    assert copies == [] and torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    # a kernel that cannot: the copies are made, same answer
+    monkeypatch.setattr(ak, "_GQA", [False])
+    again = attention_with_lse(q, k, v, 0.25, True)
+    assert copies == [3, 3] and torch.equal(again[0], want[0])
+    # negative control: another head mapping (query head h reads kv head h % 3) is another attention
+    tiled = attention_with_lse(q, k.repeat(1, 3, 1, 1), v.repeat(1, 3, 1, 1), 0.25, True)
+    assert (tiled[1] - want[1]).abs().max() > 1e-3
