@@ -25,8 +25,8 @@ import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
 from attnviz.analysis.rotary import rotary_parts
-from attnviz.analysis.steps_inputs import (as_f64, bias_row, check_block, head_slice, kv_input, query_heads_sharing,
-                                          read_mask_rows, require_qkv, soft_cap, token_labels)
+from attnviz.analysis.steps_inputs import (as_f64, bias_row, block_f64, check_block, head_slice, kv_input,
+                                          query_heads_sharing, read_mask_rows, require_qkv, soft_cap, token_labels)
 from attnviz.errors import InputError
 
 __all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain", "softmax"]
@@ -158,7 +158,9 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     qk_norm = bool(described.qk_norm) and prefix + "q_pre_rope" in trace
     q_pre, k_pre = q_i, k
     if qk_norm:  # the model's per-head norm sits between projection and rotation: its output from the trace
-        q_pre, k_pre = as_f64(trace, prefix + "q_pre_rope")[head, query], as_f64(trace, prefix + "k_pre_rope")[kv_head]
+        # one query's row and one key head: never every head's (T, dh) in float64 (a long trace recomputes them)
+        q_pre = block_f64(trace, prefix + "q_pre_rope", head, query)  # (dh,)
+        k_pre = block_f64(trace, prefix + "k_pre_rope", kv_head, slice(None))  # (Tk, dh)
     rot = rotary_parts(trace, prefix, q_pre, k_pre, query)
     if rot is not None:
         extra.update(q_proj_i=q_i, q_pre_rope_i=q_pre, k_pre_rope=k_pre, rope_cos_i=rot.cos_i, rope_sin_i=rot.sin_i,
@@ -285,7 +287,8 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
         from attnviz.analysis.rotary import rotate
 
         if described.qk_norm:  # the model's per-head norm output, from the trace
-            Q, K = as_f64(trace, prefix + "q_pre_rope")[:, a:b], as_f64(trace, prefix + "k_pre_rope")
+            Q = block_f64(trace, prefix + "q_pre_rope", slice(None), slice(a, b))  # (H, Tq, dh): the window's rows
+            K = block_f64(trace, prefix + "k_pre_rope", slice(None), slice(None))  # (H_kv, Tk, dh): every key
         cos, sin = as_f64(trace, prefix + "rope_cos"), as_f64(trace, prefix + "rope_sin")
         extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
         Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])

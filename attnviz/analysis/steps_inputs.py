@@ -12,7 +12,7 @@ import numpy as np
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
-__all__ = ["PARTS", "NEEDS", "as_f64", "require_qkv", "query_heads_sharing", "soft_cap", "bias_row", "check_block",
+__all__ = ["PARTS", "NEEDS", "as_f64", "block_f64", "require_qkv", "query_heads_sharing", "soft_cap", "bias_row", "check_block",
            "kv_input", "token_labels", "head_slice", "read_mask_rows"]
 
 PARTS = ("self", "cross", "enc")
@@ -21,6 +21,23 @@ PARTS = ("self", "cross", "enc")
 def as_f64(trace, key: str) -> np.ndarray:
     """The trace's array ``key`` as float64 (the steps recompute in double precision)."""
     return np.asarray(trace[key], dtype=np.float64)
+
+
+def block_f64(trace, key: str, heads, rows) -> np.ndarray:
+    """``trace[key][heads, rows]`` of a per-head (H, T, dh) array as float64, reading only those positions.
+
+    A stored or memory-mapped array is sliced. q or k before the rotation, which a long trace does not store
+    but recomputes by undoing the rotation (``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`), is
+    undone for these rows alone with the rule's own function: the walkthrough of one query or the matrix form
+    of a window never rebuilds every position (16,384 of them) to show a few.
+    """
+    pending = trace.deferred.get(key) if key not in trace.arrays else None
+    if pending is not None and getattr(pending, "kind", None) == "unrotated":
+        from attnviz.capture.recomputed import KINDS
+
+        rotated, cos, sin = pending.sources  # (H, T, dh), (T, d_rot), (T, d_rot)
+        return np.asarray(KINDS["unrotated"][0](rotated[heads, rows], cos[rows], sin[rows]), dtype=np.float64)
+    return np.asarray(trace[key][heads, rows], dtype=np.float64)
 
 
 NEEDS = ("x", "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "z", "probs")

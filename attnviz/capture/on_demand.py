@@ -32,6 +32,10 @@ ROW_CHUNK_CELLS = 1 << 22
 # a causal or windowed block is cut into row chunks of at least this many rows (and about an eighth of its
 # columns), so a block across the diagonal skips most of its blocked half
 _MIN_ROWS = 32
+# ... and of at least this many cells: each chunk costs ~0.3 ms of Python and NumPy calls besides its product,
+# so a 256 x 256 tile across the diagonal cut into 8 chunks of 32 rows cost 3.3 ms CPU (a 256 x 256 x 64
+# product alone is ~0.4 ms); in 2 chunks of 128 rows it skips a quarter of its cells instead of 7/16
+_MIN_CHUNK_CELLS = 1 << 15
 # float32's unit round-off: a float32 dot product of length d is off by at most d·_DOT_ERR·|q|·|k|
 _DOT_ERR = 2.0 ** -24
 # a weight whose float32 dot error bound could move it by more than this is recomputed in float64
@@ -223,7 +227,7 @@ class OnDemandProbs:
         groups = [(int(g), np.flatnonzero(kv == g)) for g in np.unique(kv)]
         step = max(1, ROW_CHUNK_CELLS // max(1, len(hs) * len(cs)))
         if self.rule.causal or self.rule.window is not None:
-            step = min(step, max(_MIN_ROWS, len(cs) // 8))  # a block across the diagonal skips ~7/16 of itself
+            step = min(step, max(_MIN_ROWS, len(cs) // 8, _MIN_CHUNK_CELLS // max(1, len(hs) * len(cs))))
         chunks = []  # (first row, rows, [a, b) of the live columns) of each chunk with something to compute
         for r0 in range(0, len(rs), step):
             r = rs[r0:r0 + step]
@@ -238,13 +242,15 @@ class OnDemandProbs:
 
     def _fill(self, out, hs, r0: int, r: np.ndarray, c: np.ndarray, a: int, groups) -> None:
         """Write rows r × columns c (from column index ``a`` of the block) into ``out`` (h, r, c)."""
-        lse = np.asarray(self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
+        run = len(r) and int(r[-1]) - int(r[0]) + 1 == len(r)  # one ascending range of rows: slice, then pick heads
+        rows = slice(int(r[0]), int(r[-1]) + 1) if run else None
+        lse = np.asarray(self.lse[:, rows][hs] if run else self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
         for g, at in groups:
             keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
-            top_q = max(float(self._norms("q", int(h))[r].max()) for h in hs[at])
+            top_q = max(float(self._norms("q", int(h))[rows if run else r].max()) for h in hs[at])
             top_k = float(_rows_of(self._norms("k", g)[None], 0, c).max())
-            p = self._chunk(self.q[hs[at][:, None], r[None, :]], keys, hs[at], r, c, lse[at], self.shape[2],
-                            top_q * top_k)
+            q = self.q[:, rows][hs[at]] if run else self.q[hs[at][:, None], r[None, :]]  # (h, r, dh)
+            p = self._chunk(q, keys, hs[at], r, c, lse[at], self.shape[2], top_q * top_k)
             out[at, r0:r0 + len(r), a:a + len(c)] = p
 
     def _norms(self, which: str, head: int) -> np.ndarray:

@@ -50,10 +50,24 @@ def _all_probs(trace, s: SelectionState) -> FigureData:
 
 
 def _rollout(trace, s: SelectionState) -> FigureData:
+    """The trace's rollout (T, T), or computed one layer at a time (never every layer's maps at once). Above
+    ``LONG_ROLLOUT_T`` tokens the (T, T) product is not built: the selected query's row alone (``rollout_row``,
+    streamed over row blocks of every layer, as the Rollout view shows a long input), (1, T)."""
+    from attnviz.analysis import rollout_row as long_rollout
     from attnviz.analysis.rollout import compute_rollout
+    from attnviz.analysis.rollout_maps import default_query
 
-    r = trace["rollout"] if "rollout" in trace else compute_rollout(trace.all_probs())
-    return FigureData({"rollout": np.asarray(r, dtype=np.float32)}, list(trace.tokens), list(trace.tokens), "rollout")
+    tokens = list(trace.tokens)
+    if "rollout" in trace:
+        r = trace["rollout"]
+    elif trace.probs_shape(0, "self")[-1] > long_rollout.LONG_ROLLOUT_T:
+        q = default_query(trace) if s.query is None else int(s.query)
+        row = long_rollout.rollout_row(trace, q)  # (T,) float64; InputError for a query out of range
+        return FigureData({"rollout_row": row[None].astype(np.float32), "rollout_query": np.array(q)},
+                          [f"{tokens[q]} [{q}]" if q < len(tokens) else str(q)], tokens, "rollout_row")
+    else:
+        r = compute_rollout(trace)  # ProbLayers: one layer's (H, T, T) at a time
+    return FigureData({"rollout": np.asarray(r, dtype=np.float32)}, tokens, tokens, "rollout")
 
 
 def _steps(trace, s: SelectionState) -> FigureData:

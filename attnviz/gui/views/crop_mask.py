@@ -41,11 +41,11 @@ class CropHatch:
     cells change. ``heatmap``: the :class:`~attnviz.gui.widgets.heatmap.LabelledHeatmap` drawn on."""
 
     def __init__(self, heatmap):
-        self.heatmap, self._key = heatmap, None
+        self.heatmap, self._key, self._legend = heatmap, None, None
 
     def forget(self) -> None:
         """The next :meth:`show` draws again (another map)."""
-        self._key = None
+        self._key = self._legend = None
 
     def show(self, masked: np.ndarray, bounds: tuple[int, int, int, int]) -> None:
         some = bool(masked.any())
@@ -54,4 +54,6 @@ class CropHatch:
             return
         self._key = key
         self.heatmap.hatch.set_path(crop_mask_path(masked, bounds))
-        self.heatmap.bar.set_masked_legend(some)
+        if some != self._legend:  # the bar repaints (2 ms) only when its "masked" entry comes or goes, not a pan
+            self._legend = some
+            self.heatmap.bar.set_masked_legend(some)

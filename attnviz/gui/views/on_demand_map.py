@@ -66,6 +66,7 @@ class OnDemandMap:
         self.overview_rows = 0  # overview rows filled so far (the rest are drawn as not yet computed)
         self.budget = budget_bytes
         self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+        self._tile_bytes = 0  # bytes of the tiles kept (summing them on every store cost ~0.3 ms a tile)
         self._lock = threading.Lock()
         # the levels above the overview's, pooled from it band by band as it fills (a frame only crops them)
         self._coarser = {lvl: np.zeros((-(-self.overview.shape[0] // (1 << (lvl - self.overview_level))),
@@ -125,12 +126,14 @@ class OnDemandMap:
         cols = slice(j * n * f, min((j + 1) * n * f, self.tk))
         pooled = block_max(self.block(rows, cols), f, f)  # (≤n, ≤n)
         with self._lock:
+            old = self._tiles.pop(key, None)
             self._tiles[key] = pooled
+            self._tile_bytes += pooled.nbytes - (old.nbytes if old is not None else 0)
             if len(self.done_at) > 16384:
                 self.done_at.clear()
             self.done_at[key] = time.perf_counter()
-            while len(self._tiles) > 1 and sum(t.nbytes for t in self._tiles.values()) > self.budget:
-                self._tiles.popitem(last=False)  # least recently drawn first
+            while len(self._tiles) > 1 and self._tile_bytes > self.budget:
+                self._tile_bytes -= self._tiles.popitem(last=False)[1].nbytes  # least recently drawn first
         return pooled
 
     def fill_tiles(self, keys: list[tuple[int, int, int]]):
@@ -173,6 +176,9 @@ class OnDemandMap:
         pending = np.ones(image.shape, bool)
         n = tile_cells(level)
         with self._lock:
+            # a zoom in: the tiles of the coarser levels drawn before stand in (scaled up) until this level's come
+            for coarser in range(self.overview_level - 1, level, -1):
+                self._paste_coarser(image, coarser, level, r0, r1, c0, c1)
             for i in range(r0 // n, -(-r1 // n)):
                 for j in range(c0 // n, -(-c1 // n)):
                     t = self._tiles.get((level, i, j))
@@ -196,6 +202,28 @@ class OnDemandMap:
                                               min(cols_l, c1 + n)) if key not in shown]
         self.last_ring = sorted(ring, key=near)
         return PyramidView(image, level, *bounds), pending, missing
+
+    def _paste_coarser(self, image: np.ndarray, coarser: int, level: int, r0: int, r1: int, c0: int,
+                       c1: int) -> None:
+        """Draw the computed tiles of level ``coarser`` over the crop [r0, r1) × [c0, c1) of the finer ``level``
+        (``image``), each cell repeated over the 2^Δ × 2^Δ cells it pools: the maximum of a smaller block than
+        the overview's, shown until this level's own tiles come (caller holds the lock)."""
+        g, n = 1 << (coarser - level), tile_cells(coarser)  # finer cells per coarser cell; cells a coarser tile
+        R0, R1, C0, C1 = r0 // g, -(-r1 // g), c0 // g, -(-c1 // g)  # the crop in cells of the coarser level
+        for i in range(R0 // n, -(-R1 // n)):
+            for j in range(C0 // n, -(-C1 // n)):
+                t = self._tiles.get((coarser, i, j))
+                if t is None:
+                    continue
+                a0, a1 = max(R0, i * n), min(R1, i * n + t.shape[0])  # coarser cells of the tile in the crop
+                b0, b1 = max(C0, j * n), min(C1, j * n + t.shape[1])
+                if a1 <= a0 or b1 <= b0:
+                    continue
+                part = t[a0 - i * n:a1 - i * n, b0 - j * n:b1 - j * n]
+                big = np.repeat(np.repeat(part, g, axis=0), g, axis=1)  # (Δrows·g, Δcols·g) finer cells
+                y0, x0 = max(a0 * g, r0), max(b0 * g, c0)  # the finer cells covered, inside the crop
+                y1, x1 = min(a1 * g, r1), min(b1 * g, c1)
+                image[y0 - r0:y1 - r0, x0 - c0:x1 - c0] = big[y0 - a0 * g:y1 - a0 * g, x0 - b0 * g:x1 - b0 * g]
 
     def _from_overview(self, level: int, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """Cells [r0, r1) × [c0, c1) of a level at or above the overview's, NaN where rows are not filled yet."""
