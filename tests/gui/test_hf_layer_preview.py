@@ -108,3 +108,18 @@ def _recording(fn, into):
         into.append(text)
         return fn(text)
     return set_text
+
+
+def test_a_new_run_drops_the_last_runs_preview(make_window, qtbot, llama_folder):
+    """A run that sends no preview (an input above the preview's size) must not leave the last run's layer on
+    screen, titled as this forward's: the new run takes it down as it starts (it showed for a 4-minute 8k run)."""
+    from attnviz.capture.preview import LayerPreview
+
+    win, head_map = _ready(make_window, qtbot, llama_folder)
+    stale = ["old"] * 5
+    head_map.show_preview(LayerPreview(0, 4, np.full((4, 5, 5), 0.2, np.float32), stale), head=0)
+    assert "forward running" in head_map.heatmap.title.text  # the control: a preview on screen
+    with qtbot.waitSignal(win.trace_shown, timeout=60000):
+        win.run_text("the cat sat")
+        assert head_map.preview is None and "forward running" not in head_map.heatmap.title.text
+        assert head_map.heatmap.title.text.startswith(f"Layer {win.selection.layer} · head")

@@ -108,6 +108,12 @@ class HeadMapView(BaseView):
                                f"layer {preview.layer + 1} of {preview.n_layers}")
         self.heatmap.set_highlight(None, None)
 
+    def drop_preview(self) -> None:
+        """A new run started: the last run's layer preview is not of this input (a long one sends none)."""
+        if self.preview is not None:
+            self.preview = None
+            self._load_layer()
+
     def _selection_changed(self, state, changed) -> None:
         if self.preview is not None:  # the preview names one layer and head: anything else is the trace's
             self.preview = None

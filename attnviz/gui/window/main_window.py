@@ -271,6 +271,7 @@ class MainWindow(QMainWindow):
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:
         if self.loaded is not None and self.loaded.config.kind != "vit":
+            self._head_maps(lambda view: view.drop_preview())
             self.lane.submit("trace", run_input_job, self.loaded, text=text, target=self.input_panel.target,
                              preview_layer=self._preview_layer())
 
@@ -279,6 +280,7 @@ class MainWindow(QMainWindow):
             return
         if isinstance(image, str):
             self.settings.add_recent("images", image)
+        self._head_maps(lambda view: view.drop_preview())
         self.lane.submit("trace", run_input_job, self.loaded, image=image, preview_layer=self._preview_layer())
 
     def _preview_layer(self) -> int | None:
@@ -292,11 +294,14 @@ class MainWindow(QMainWindow):
         from attnviz.capture.preview import LayerPreview  # numpy: not imported while the window builds
 
         if isinstance(item, LayerPreview) and item.layer == self.selection.layer:
-            from attnviz.gui.views.head_map_view import HeadMapView
+            self._head_maps(lambda view: view.show_preview(item, self.selection.head))
 
-            for view in self.views_area.views:
-                if isinstance(view, HeadMapView):
-                    view.show_preview(item, self.selection.head)
+    def _head_maps(self, do) -> None:
+        from attnviz.gui.views.head_map_view import HeadMapView  # not imported while the window builds
+
+        for view in self.views_area.views:
+            if isinstance(view, HeadMapView):
+                do(view)
 
     def _lane_result(self, kind: str, value) -> None:
         if kind == "load":
