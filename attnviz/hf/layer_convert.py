@@ -51,6 +51,18 @@ def _malloc_trim():
 
 
 _TRIM = _malloc_trim()
+# resident growth since the last trim worth handing back: a trim after every layer made the next layer fault its
+# pages in again (1.33x the forward's CPU at 4,096 tokens against 1.17x without trims, which grew the peak by 1 GiB)
+TRIM_STEP = 256 << 20
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory (Linux's /proc/self/statm; None elsewhere)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class LayerConverter:
@@ -73,6 +85,7 @@ class LayerConverter:
         self.readings: list = []  # alive until every tensor is converted (conv keys by address)
         self.masks, self.outside, self.by_tensor, self.on_demand = [], {}, {}, {}
         self.blocks = None
+        self._trimmed_at = None  # resident bytes right after the last malloc_trim (see TRIM_STEP)
         self.calls: list = []  # the recorder's live list
         self.T = None
 
@@ -155,7 +168,10 @@ class LayerConverter:
         if _TRIM is not None and self.spill is not None and self.spill.files:
             # a layer's tensors (tens of MB each at 8,192 tokens) freed between the small ones kept stay
             # resident as free holes of the allocator's arenas unless given back: the peak grew layer by layer
-            _TRIM(0)
+            rss = resident_bytes()
+            if rss is None or self._trimmed_at is None or rss - self._trimmed_at >= TRIM_STEP:
+                _TRIM(0)
+                self._trimmed_at = resident_bytes()
 
     def _forget(self, tensors) -> None:
         """Drop conversions of tensors let go of: their addresses may be reused by later tensors."""

@@ -149,3 +149,22 @@ def test_long_capture_prediction_is_the_last_positions(model, monkeypatch):
     assert got.shape == want[-1].shape
     assert np.abs(got - want[-1]).max() <= 1e-6
     assert np.abs(got - want[-2]).max() > 1e-4
+
+
+@pytest.mark.parametrize("growth, trims", [(0, 1), (1 << 30, 3)])
+def test_memory_is_handed_back_only_when_it_has_grown(monkeypatch, growth, trims):
+    """A spilled capture trims the allocator once, then again only after the resident size has grown by the
+    step (a trim after every layer made each next layer fault its pages in again); a process that grows by a
+    GiB a layer is trimmed after every layer (3 of 3: the control)."""
+    import attnviz.hf.layer_convert as lc
+
+    calls, rss = [], [0]
+
+    def grow():
+        rss[0] += growth
+        return rss[0]
+    monkeypatch.setattr(lc, "_TRIM", lambda pad: calls.append(pad))
+    monkeypatch.setattr(lc, "resident_bytes", grow)
+    trace = _capture(_model(), True, monkeypatch)
+    trace.close()
+    assert len(calls) == trims
