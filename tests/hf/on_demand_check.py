@@ -41,3 +41,20 @@ def assert_blocks_equal(fast, ref, tol: float = TOL) -> None:
         np.testing.assert_allclose(fast.probs(i, heads=[H - 1, 0], rows=slice(1, T, 2), cols=[T - 1, 0]),
                                    want[[H - 1, 0]][:, 1::2][:, :, [T - 1, 0]], rtol=0, atol=tol)
         np.testing.assert_array_equal(np.isneginf(fast[f"L{i}.mask"]), want[0] == 0)
+
+
+def assert_auto_goes_on_demand(model, T: int, monkeypatch, tol: float = TOL):
+    """A 2-layer ``model``'s capture with attention="auto" above the full-map length keeps no (H, T, T) and its
+    last 20 rows equal the model's own eager probabilities; returns the capture and those probabilities."""
+    import attnviz.hf.capture as cap
+
+    ids = torch.randint(3, 64, (1, T), generator=torch.Generator().manual_seed(3))
+    monkeypatch.setattr(cap, "MAX_FULL_T", T - 1)  # above the full-map length: on demand, not refused
+    trace = capture_hf(model, {"input_ids": ids}, [f"t{i}" for i in range(T)])  # attention="auto"
+    assert "L1.probs" in trace.deferred and not [k for k in trace.arrays if k.endswith(".probs")]
+    with torch.no_grad():
+        want = model(input_ids=ids, output_attentions=True).attentions
+    for i in range(2):
+        np.testing.assert_allclose(trace.probs(i, rows=slice(T - 20, T)), want[i][0, :, T - 20:].numpy(),
+                                   rtol=0, atol=tol)
+    return trace, want

@@ -12,7 +12,7 @@ import torch
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs, ScoreRule
 from attnviz.hf.capture import capture_hf
 
-from .on_demand_check import MPT, TOL, Pairs, assert_blocks_equal
+from .on_demand_check import MPT, TOL, Pairs, assert_auto_goes_on_demand, assert_blocks_equal
 from .tiny_models import tokens_of
 
 NAMES = MPT
@@ -91,22 +91,12 @@ def test_short_inputs_keep_the_models_own_maps_and_their_arrays(pair):
 
 
 def test_long_inputs_go_on_demand_by_themselves(monkeypatch):
-    import attnviz.hf.capture as cap
-
     tf = pytest.importorskip("transformers")
     T = ON_DEMAND_T + 20
     torch.manual_seed(0)
     model = tf.MptForCausalLM(tf.MptConfig(vocab_size=64, d_model=32, n_layers=2, n_heads=4, max_seq_len=512,
                                            attn_implementation="eager")).eval()
-    ids = torch.randint(3, 64, (1, T), generator=torch.Generator().manual_seed(3))
-    monkeypatch.setattr(cap, "MAX_FULL_T", T - 1)  # above the full-map length: on demand, not refused
-    trace = capture_hf(model, {"input_ids": ids}, [f"t{i}" for i in range(T)])  # attention="auto"
-    assert "L1.probs" in trace.deferred and not [k for k in trace.arrays if k.endswith(".probs")]
-    with torch.no_grad():
-        want = model(input_ids=ids, output_attentions=True).attentions
-    for i in range(2):
-        np.testing.assert_allclose(trace.probs(i, rows=slice(T - 20, T)), want[i][0, :, T - 20:].numpy(),
-                                   rtol=0, atol=TOL)
+    assert_auto_goes_on_demand(model, T, monkeypatch)
 
 
 def test_mpts_length_is_its_max_seq_len():

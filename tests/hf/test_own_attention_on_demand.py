@@ -15,6 +15,7 @@ import torch
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs, ScoreRule
 from attnviz.hf.capture import capture_hf
 
+from .on_demand_check import assert_auto_goes_on_demand
 from .tiny_models import build, captured_pairs, tokens_of
 
 TOL = 1e-6
@@ -88,8 +89,6 @@ def test_the_output_check_catches_a_wrong_normaliser(pair):
 
 @pytest.mark.parametrize("name", ["bloom", "gpt_neo", "falcon_alibi"])
 def test_long_inputs_go_on_demand_by_themselves_and_are_not_refused(monkeypatch, name, tmp_path):
-    import attnviz.hf.capture as cap
-
     model, _ = build(name)
     T = ON_DEMAND_T + 20
     if name == "gpt_neo":  # learned positions: the same tiny model with a table long enough for the input
@@ -99,15 +98,7 @@ def test_long_inputs_go_on_demand_by_themselves_and_are_not_refused(monkeypatch,
             vocab_size=64, hidden_size=32, num_layers=2, num_heads=4, attention_types=[[["global", "local"], 1]],
             window_size=4, max_position_embeddings=512)).eval()
         model.set_attn_implementation("eager")
-    ids = torch.randint(3, 64, (1, T), generator=torch.Generator().manual_seed(3))
-    monkeypatch.setattr(cap, "MAX_FULL_T", T - 1)  # above the full-map length: on demand, not refused
-    trace = capture_hf(model, {"input_ids": ids}, [f"t{i}" for i in range(T)])  # attention="auto"
-    assert "L1.probs" in trace.deferred and not [k for k in trace.arrays if k.endswith(".probs")]
-    with torch.no_grad():
-        want = model(input_ids=ids, output_attentions=True).attentions
-    for i in range(2):
-        np.testing.assert_allclose(trace.probs(i, rows=slice(T - 20, T)), want[i][0, :, T - 20:].numpy(),
-                                   rtol=0, atol=TOL)
+    trace, want = assert_auto_goes_on_demand(model, T, monkeypatch, TOL)
     if name == "falcon_alibi":  # Falcon computes ALiBi in bfloat16: positions above 256 are rounded
         from attnviz.capture import Trace
 
