@@ -25,8 +25,10 @@ import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
 from attnviz.analysis.rotary import rotary_parts
-from attnviz.analysis.steps_inputs import (as_f64, bias_row, block_f64, check_block, head_slice, kv_input,
-                                          query_heads_sharing, read_mask_rows, require_qkv, soft_cap, token_labels)
+from attnviz.analysis.steps_inputs import (as_f64, bias_row, block_f64, check_block, head_slice, kv_key, out_rows,
+                                          position_rows, project_rows, query_heads_sharing, read_mask_rows,
+                                          require_qkv, soft_cap, token_labels)
+from attnviz.analysis.steps_rows import scored_rows
 from attnviz.errors import InputError
 
 __all__ = ["SixSteps", "MatrixForm", "compute_six_steps", "compute_matrix_form", "to_plain", "softmax"]
@@ -138,22 +140,23 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     """
     prefix = check_block(trace, part, layer, head)
     require_qkv(trace, prefix)
-    x = as_f64(trace, prefix + "x")  # (Tq, D)
-    if not 0 <= query < x.shape[0]:
-        raise InputError(f"query {query} is out of range: the input has {x.shape[0]} positions (0..{x.shape[0] - 1})")
+    n_q = trace.shape(prefix + "x")[0]  # x (Tq, D) itself is read a row block at a time, never whole in float64
+    if not 0 <= query < n_q:
+        raise InputError(f"query {query} is out of range: the input has {n_q} positions (0..{n_q - 1})")
     described = trace.description
     group = described.kv_group
     kv_head = head // group
     W_Q, b_Q = head_slice(trace, prefix, "q", head)
     W_K, b_K = head_slice(trace, prefix, "k", kv_head)
     W_V, b_V = head_slice(trace, prefix, "v", kv_head)
-    x_i = x[query]
+    x_i = position_rows(trace, prefix + "x", query, query + 1)[0]  # (D,)
     q_i = x_i @ W_Q + b_Q  # (dh,)
-    x_kv = kv_input(trace, prefix, part)
-    if x_kv is not None:
-        k, v, source = x_kv @ W_K + b_K, x_kv @ W_V + b_V, "recomputed"  # (Tk, dh)
-    else:
-        k, v, source = as_f64(trace, prefix + "k")[kv_head], as_f64(trace, prefix + "v")[kv_head], "trace"
+    kv = kv_key(trace, prefix, part)
+    if kv is not None:  # every key's k and v (Tk, dh): O(T · d_head), from x a row block at a time
+        k, v, source = project_rows(trace, kv, W_K, b_K), project_rows(trace, kv, W_V, b_V), "recomputed"
+    else:  # the key head's rows alone, not every head's in float64
+        k, v, source = (block_f64(trace, prefix + "k", kv_head, slice(None)),
+                        block_f64(trace, prefix + "v", kv_head, slice(None)), "trace")
     extra = {"kv_group": group, "heads_sharing_kv": query_heads_sharing(trace, kv_head)}
     qk_norm = bool(described.qk_norm) and prefix + "q_pre_rope" in trace
     q_pre, k_pre = q_i, k
@@ -193,7 +196,7 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     return SixSteps(
         part=part, layer=layer, head=head, kv_head=kv_head, query=query,
         # a cross-attention row looks at the source of the word being produced there: "→ un"
-        query_token=token_labels(row_labels(trace, part), x.shape[0])[query],
+        query_token=token_labels(row_labels(trace, part), n_q)[query],
         key_tokens=token_labels(trace.key_tokens(part), k.shape[0]),
         kv_source=source, x_i=x_i, W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K, b_V=b_V,
         q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,
@@ -256,27 +259,28 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
 
     ``window`` (a, b): only queries a…b−1, and the keys at the same positions (cross-attention: the first
     b − a source positions), are returned, for a long input whose (T, T) maps cannot be shown or held. Each
-    row's softmax (and so P, Z and out) is still over every key: the scores of the window's rows against all
-    keys are computed, O((b − a) · T), and then cut to the window's columns.
+    row's softmax (and so P, Z and out) is still over every key: the window's rows are scored against every
+    key a block of keys at a time (:func:`attnviz.analysis.steps_rows.scored_rows`), O((b − a) · T) work but
+    O((b − a) · block) memory, and only the window's rows of X (and of the model's out) are read. Every array
+    returned is the window's own (none is a view that keeps a (T, ·) array alive).
     """
     prefix = check_block(trace, part, layer)
     require_qkv(trace, prefix)
     described = trace.description
     H, dh, group = described.n_heads, int(described.d_head), described.kv_group
-    X_all = as_f64(trace, prefix + "x")
-    n_q = X_all.shape[0]
+    n_q = trace.shape(prefix + "x")[0]
     a, b = (0, n_q) if window is None else (max(0, int(window[0])), min(n_q, int(window[1])))
-    X = X_all[a:b]
+    X = position_rows(trace, prefix + "x", a, b)  # (Tq, D): the window's rows alone
     Tq = b - a
 
     def heads(m: np.ndarray) -> np.ndarray:
         return m.reshape(m.shape[0], -1, dh).transpose(1, 0, 2)  # (T, heads·dh) → (heads, T, dh)
 
     Q = heads(X @ as_f64(trace, prefix + "W_q") + as_f64(trace, prefix + "b_q"))  # (H, Tq, dh)
-    x_kv = kv_input(trace, prefix, part)
-    if x_kv is not None:
-        K = heads(x_kv @ as_f64(trace, prefix + "W_k") + as_f64(trace, prefix + "b_k"))  # (H_kv, Tk, dh)
-        V = heads(x_kv @ as_f64(trace, prefix + "W_v") + as_f64(trace, prefix + "b_v"))
+    kv = kv_key(trace, prefix, part)
+    if kv is not None:  # every key's k and v: O(T · H_kv · d_head), from X a row block at a time
+        K = heads(project_rows(trace, kv, as_f64(trace, prefix + "W_k"), as_f64(trace, prefix + "b_k")))  # (H_kv, Tk, dh)
+        V = heads(project_rows(trace, kv, as_f64(trace, prefix + "W_v"), as_f64(trace, prefix + "b_v")))
         source = "recomputed"
     else:
         K, V, source = as_f64(trace, prefix + "k"), as_f64(trace, prefix + "v"), "trace"
@@ -289,43 +293,31 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
         if described.qk_norm:  # the model's per-head norm output, from the trace
             Q = block_f64(trace, prefix + "q_pre_rope", slice(None), slice(a, b))  # (H, Tq, dh): the window's rows
             K = block_f64(trace, prefix + "k_pre_rope", slice(None), slice(None))  # (H_kv, Tk, dh): every key
-        cos, sin = as_f64(trace, prefix + "rope_cos"), as_f64(trace, prefix + "rope_sin")
+        cos, sin = trace[prefix + "rope_cos"], trace[prefix + "rope_sin"]  # (T, d_rot)
         extra.update(Q_pre=Q, K_pre=np.repeat(K[:, ka:kb], group, axis=0), rotary_dims=cos.shape[-1])
-        Q, K = rotate(Q, cos[a:b], sin[a:b]), rotate(K, cos[:n_k], sin[:n_k])
-    K = np.repeat(K, group, axis=0)  # (H, Tk, dh): query head h reads kv head h // group
-    V = np.repeat(V, group, axis=0)
+        Q = rotate(Q, np.asarray(cos[a:b], np.float64), np.asarray(sin[a:b], np.float64))
+        K = rotate(K, np.asarray(cos[:n_k], np.float64), np.asarray(sin[:n_k], np.float64))
     scale = trace.attention_scale(prefix)
-    cut = (lambda m: m[..., ka:kb].copy()) if (ka, kb) != (0, n_k) else (lambda m: m)  # noqa: E731 - shown columns
-    s = Q @ K.transpose(0, 2, 1)  # (H, Tq, Tk): the window's rows against every key
-    QK = cut(s)
-    s = s * scale
-    scaled = cut(s)
     cap = trace.softcap(prefix)
-    if cap:
-        s = soft_cap(s, cap)
-        extra.update(softcap=cap, capped=cut(s))
     mask_rows = read_mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
-    if prefix + "bias" in trace:
-        bias_rows = np.broadcast_to(np.asarray(trace[prefix + "bias"][:, a:b], dtype=np.float64), (H, Tq, n_k))
-        extra["bias"] = cut(bias_rows)
-        s = s + bias_rows
-    s = s + mask_rows[None]
-    masked = cut(s)
-    P_rows = softmax(s)  # over every key
-    del s
-    Z = P_rows @ V  # (H, Tq, dh)
-    P = cut(P_rows)
-    del P_rows
+    bias = trace[prefix + "bias"] if prefix + "bias" in trace else None  # (H or 1, Tq_all, Tk), read per key block
+    rows = scored_rows(Q, K, V, scale, cap, mask_rows, None if bias is None else (bias, a, b), (ka, kb))
+    if cap:
+        extra["softcap"], extra["capped"] = cap, rows.capped
+    if bias is not None:
+        extra["bias"] = rows.bias
+    Z = rows.Z  # (H, Tq, dh): P over every key times V
     # a head ablated by the what-if lab is scaled after z was recorded; a trace that stores the gate
     # (``head_gate``, (H,)) is reproduced exactly
     gate = as_f64(trace, prefix + "head_gate") if prefix + "head_gate" in trace else np.ones(H)
     concat = (Z * gate[:, None, None]).transpose(1, 0, 2).reshape(Tq, H * dh)  # (Tq, H·dh), head-major
     W_O, b_O = as_f64(trace, prefix + "W_o"), as_f64(trace, prefix + "b_o")
     out = concat @ W_O + b_O
-    out_trace = np.asarray(trace[prefix + "out"][a:b], dtype=np.float64)
+    out_trace = out_rows(trace, prefix, a, b)
     return MatrixForm(
-        part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q, K=K[:, ka:kb], V=V[:, ka:kb], QK=QK,
-        scaled=scaled, mask=mask_rows[:, ka:kb], masked=masked, P=P, Z=Z, concat=concat, W_O=W_O, b_O=b_O, out=out,
-        out_trace=out_trace, max_error=float(np.max(np.abs(out - out_trace))),
+        part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q,
+        K=np.repeat(K[:, ka:kb], group, axis=0), V=np.repeat(V[:, ka:kb], group, axis=0),  # per query head
+        QK=rows.QK, scaled=rows.scaled, mask=mask_rows[:, ka:kb].copy(), masked=rows.masked, P=rows.P, Z=Z,
+        concat=concat, W_O=W_O, b_O=b_O, out=out, out_trace=out_trace, max_error=float(np.max(np.abs(out - out_trace))),
         rows=(a, b), cols=(ka, kb), n_queries=n_q, n_keys=n_k, **extra,
     )

@@ -13,9 +13,16 @@ from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
 __all__ = ["PARTS", "NEEDS", "as_f64", "block_f64", "require_qkv", "query_heads_sharing", "soft_cap", "bias_row", "check_block",
-           "kv_input", "token_labels", "head_slice", "read_mask_rows"]
+           "kv_key", "token_labels", "head_slice", "read_mask_rows", "position_rows", "project_rows", "out_rows",
+           "PROJECT_ROWS"]
 
 PARTS = ("self", "cross", "enc")
+# positions projected at a time (x W + b over every key): (PROJECT_ROWS, D) float64 of x at once, never the
+# whole (T, D) (at 8,190 tokens and d 576 one float64 copy of x is 38 MB, and the matrix form made two)
+PROJECT_ROWS = 1024
+# where the positions lie in each ingredient of a recomputed array (attnviz.capture.recomputed.KINDS, same
+# order): 0 / 1 the axis of positions, None an ingredient without one (a weight)
+_POSITION_AXES = {"unrotated": (1, 0, 0), "projected": (0, None, None), "mid_stream": (0, 1, None, None)}
 
 
 def as_f64(trace, key: str) -> np.ndarray:
@@ -38,6 +45,56 @@ def block_f64(trace, key: str, heads, rows) -> np.ndarray:
         rotated, cos, sin = pending.sources  # (H, T, dh), (T, d_rot), (T, d_rot)
         return np.asarray(KINDS["unrotated"][0](rotated[heads, rows], cos[rows], sin[rows]), dtype=np.float64)
     return np.asarray(trace[key][heads, rows], dtype=np.float64)
+
+
+def position_rows(trace, key: str, a: int, b: int) -> np.ndarray:
+    """Positions [a, b) of array ``key`` as float64: rows of a (T, D) array, axis 1 of a per-head (H, T, dh).
+
+    A stored or memory-mapped array is sliced (only those pages are read). An array a long trace keeps as a
+    rule (``h``, ``v``, q/k before the rotation: :mod:`attnviz.capture.recomputed`) is computed for these
+    positions alone with the rule's own function, from its ingredients cut to them: the matrix form of a
+    128-position window never builds the whole (T, D) stream (and its float32 temporaries) to show 128 rows.
+    """
+    pending = trace.deferred.get(key) if key not in trace.arrays else None
+    kind = getattr(pending, "kind", None)
+    if kind in _POSITION_AXES:
+        from attnviz.capture.recomputed import KINDS
+
+        cut = [src if axis is None else (src[a:b] if axis == 0 else src[:, a:b])
+               for src, axis in zip(pending.sources, _POSITION_AXES[kind])]
+        extra = [pending.d_head] if kind == "projected" else []
+        return np.asarray(KINDS[kind][0](*cut, *extra), dtype=np.float64)
+    arr = trace[key]
+    return np.asarray(arr[a:b] if arr.ndim < 3 else arr[:, a:b], dtype=np.float64)
+
+
+def project_rows(trace, key: str, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``trace[key] W + b`` (T, n) in float64 for every position of the (T, D) input ``key``, computed
+    PROJECT_ROWS positions at a time: the keys and values of every position (T × d_head per head) without a
+    float64 copy of the whole input (T × d_model)."""
+    n = trace.shape(key)[0]
+    out = np.empty((n, W.shape[1]))
+    for r0 in range(0, n, PROJECT_ROWS):
+        out[r0:r0 + PROJECT_ROWS] = position_rows(trace, key, r0, min(n, r0 + PROJECT_ROWS)) @ W + b
+    return out
+
+
+def out_rows(trace, prefix: str, a: int, b: int) -> np.ndarray:
+    """Rows [a, b) of the attention output the model produced (``out``, (T, D)) as float64.
+
+    A long trace keeps z, not out, and :class:`~attnviz.capture.trace.Trace` derives out = concat(z) W_O + b_O
+    for every position when asked; here the same product (in float32, with the what-if lab's head gate, as
+    the trace computes it) for the rows asked alone."""
+    key = prefix + "out"
+    arrays = trace.arrays
+    if key in arrays or key in trace.deferred or not all(prefix + n in arrays for n in ("z", "W_o", "b_o")):
+        return np.asarray(trace[key][a:b], dtype=np.float64)
+    z = np.asarray(arrays[prefix + "z"][:, a:b], dtype=np.float32)  # (H, b − a, dh)
+    if prefix + "head_gate" in arrays:  # heads ablated by the what-if lab
+        z = z * arrays[prefix + "head_gate"].astype(np.float32)[:, None, None]
+    merged = z.transpose(1, 0, 2).reshape(z.shape[1], -1)  # (b − a, H·dh), heads concatenated
+    out = merged @ arrays[prefix + "W_o"].astype(np.float32) + arrays[prefix + "b_o"].astype(np.float32)
+    return out.astype(np.float64)
 
 
 NEEDS = ("x", "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "z", "probs")
@@ -90,12 +147,12 @@ def check_block(trace, part: str, layer: int, head: int | None = None) -> str:
     return layer_prefix(layer, part)
 
 
-def kv_input(trace, prefix: str, part: str) -> np.ndarray | None:
-    """Input rows of the keys/values: the block input for self-attention. Cross-attention reads the
-    encoder output, which a trace holds only when it recorded ``x_kv``; otherwise None."""
+def kv_key(trace, prefix: str, part: str) -> str | None:
+    """The key of the keys'/values' input rows: the block input for self-attention. Cross-attention reads
+    the encoder output, which a trace holds only when it recorded ``x_kv``; otherwise None."""
     if part != "cross":
-        return as_f64(trace, prefix + "x")
-    return as_f64(trace, prefix + "x_kv") if prefix + "x_kv" in trace else None
+        return prefix + "x"
+    return prefix + "x_kv" if prefix + "x_kv" in trace else None
 
 
 def token_labels(tokens, n: int) -> list[str]:

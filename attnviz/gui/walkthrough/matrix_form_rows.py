@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.analysis.model_labels import norm_label
+from attnviz.analysis.steps_inputs import position_rows
 from attnviz.capture.trace import layer_prefix
 from attnviz.gui.style import head_colour
 
@@ -22,11 +23,12 @@ SQUARE_SIDE = 180
 PRESENTED_SIDE = 320
 
 
-def _stream_in(trace, layer: int, part: str) -> np.ndarray | None:
-    """The residual stream entering the block: the embeddings for layer 0, else the previous block's output."""
+def _stream_in(trace, layer: int, part: str, a: int, b: int) -> np.ndarray | None:
+    """Rows [a, b) of the residual stream entering the block (float64): the embeddings for layer 0, else the
+    previous block's output."""
     base = "enc." if part == "enc" else ""
     key = f"{base}emb.sum" if layer == 0 else f"{base}L{layer - 1}.resid"
-    return trace[key] if key in trace else None  # float64 once cut to the rows shown
+    return position_rows(trace, key, a, b) if key in trace else None
 
 
 def _has(trace, key: str) -> bool:
@@ -191,13 +193,13 @@ class MatrixFormRows:
         t, f, layer, part, q_tok, hl = c.t, c.f, c.layer, c.part, c.q_tok, c.hl
         base = "enc." if part == "enc" else ""
         h_key, r_key = f"{base}L{layer}.h", f"{base}L{layer}.resid"
-        stream = _stream_in(t, layer, part)
+        a, b = f.rows or (0, f.X.shape[0])  # a long input: the window's rows
+        stream = _stream_in(t, layer, part, a, b)
         if part == "cross" or h_key not in t or stream is None:
             self.board.add_note("the residual stream and MLP are shown with the self-attention of this layer")
             return
-        a, b = f.rows or (0, f.X.shape[0])  # a long input: the window's rows
-        h, resid = np.asarray(t[h_key][a:b], dtype=np.float64), np.asarray(t[r_key][a:b], dtype=np.float64)
-        stream = stream[a:b]
+        # the window's rows alone: a long trace's h is a rule over the stream and z, computed for these rows
+        h, resid = position_rows(t, h_key, a, b), position_rows(t, r_key, a, b)
         Tq, D = h.shape
         pre = t.description.norm_placement == "pre"
         ln = norm_label(t.description)
@@ -205,7 +207,6 @@ class MatrixFormRows:
         after = "cross-attention + MLP" if cross else "MLP"
         labels = q_tok if large else None
         sub = f"{Tq} × {D}"
-        stream = np.asarray(stream, dtype=np.float64)
         stream_grid = self._grid("stream", stream, "R (residual stream in)", subtitle=sub, row_labels=q_tok,
                                  highlight_rows=hl)
         out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,

@@ -1,0 +1,108 @@
+"""The matrix form's attention rows for a window of queries, scored against every key a block of keys at a time.
+
+:func:`attnviz.analysis.steps.compute_matrix_form` shows queries a…b−1 against the keys at the same positions,
+but each row's softmax (and so P, Z = P V and the layer's output) runs over every key. Scoring the window's
+rows against all T keys at once held (H, b − a, T) float64 arrays five or six times over (scores, scaled,
+masked, the softmax's temporaries: about 380 MB at 8,190 tokens, 9 heads and a 128-row window). Here the keys
+come in blocks of about :data:`KEY_BLOCK_CELLS` cells and the softmax is done in two passes: the rows' maxima
+first, then exp(masked − max) summed and multiplied into V block by block; the shown columns keep every stage
+(Q Kᵀ, scaled, capped, masked, P). The arithmetic is the one of :func:`attnviz.analysis.steps.softmax`
+(−inf entries give 0, a fully masked row is all 0), in float64; only the order of the sums differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.analysis.steps_inputs import soft_cap
+
+__all__ = ["ScoredRows", "scored_rows", "KEY_BLOCK_CELLS"]
+
+# (heads × rows × keys) float64 cells of each stage computed at a time: 8 MB (910 keys for 9 heads × 128 rows)
+KEY_BLOCK_CELLS = 1 << 20
+
+
+@dataclass
+class ScoredRows:
+    """The shown columns' stages (H, Tq, c) and every row's output Z (H, Tq, dh)."""
+
+    QK: np.ndarray
+    scaled: np.ndarray
+    capped: np.ndarray | None
+    bias: np.ndarray | None
+    masked: np.ndarray
+    P: np.ndarray
+    Z: np.ndarray
+
+
+def _blocks(n: int, shown: tuple[int, int], step: int) -> list[tuple[int, int]]:
+    """[c0, c1) key blocks covering 0…n: the shown columns as one block, the rest in blocks of ``step``."""
+    ka, kb = shown
+    out = [(c, min(c + step, ka)) for c in range(0, ka, step)] + [(ka, kb)]
+    return out + [(c, min(c + step, n)) for c in range(kb, n, step)]
+
+
+def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: float | None, mask: np.ndarray,
+                bias, shown: tuple[int, int]) -> ScoredRows:
+    """Attention of the query rows ``Q`` over every key, with the stages of the ``shown`` key columns.
+
+    Parameters
+    ----------
+    Q : (H, Tq, dh) float64, after the rotation where the model rotates.
+    K, V : (H_kv, Tk, dh) float64; query head h reads key/value head h // (H / H_kv).
+    scale, cap : the model's score scale and soft-cap (None: none).
+    mask : (Tq, Tk) additive mask rows (0 or −inf).
+    bias : None, or (array, a, b): an additive (H or 1, ·, Tk) bias whose rows a…b−1 are these queries'
+        (read a key block at a time).
+    shown : [ka, kb) the key columns whose stages are returned.
+
+    Returns
+    -------
+    ScoredRows: QK, scaled, capped (None without a cap), bias (None without one), masked and P of the shown
+    columns, each (H, Tq, kb − ka); Z (H, Tq, dh) = softmax over every key times V.
+    """
+    H, Tq, dh = Q.shape
+    n_kv, n_k = K.shape[0], K.shape[1]
+    group = H // n_kv
+    Qg = np.ascontiguousarray(Q).reshape(n_kv, group * Tq, dh)  # query heads grouped by the key head they read
+    step = max(1, KEY_BLOCK_CELLS // max(1, H * Tq))
+    blocks = _blocks(n_k, shown, step)
+
+    def stages(c0: int, c1: int) -> dict:
+        qk = (Qg @ K[:, c0:c1].transpose(0, 2, 1)).reshape(H, Tq, c1 - c0)  # (H_kv, group·Tq, c) → (H, Tq, c)
+        scaled = qk * scale
+        capped = soft_cap(scaled, cap)
+        got = {"QK": qk, "scaled": scaled, "capped": capped if cap else None, "bias": None}
+        s = capped
+        if bias is not None:
+            arr, a, b = bias
+            got["bias"] = np.broadcast_to(np.asarray(arr[:, a:b, c0:c1], dtype=np.float64), (H, Tq, c1 - c0))
+            s = s + got["bias"]
+        got["masked"] = s + mask[None, :, c0:c1]
+        return got
+
+    top = np.full((H, Tq), -np.inf)
+    kept = None
+    for c0, c1 in blocks:  # pass 1: each row's maximum over every key
+        got = stages(c0, c1)
+        if c1 > c0:
+            top = np.maximum(top, got["masked"].max(axis=-1))
+        if (c0, c1) == shown:
+            kept = got
+    top = np.where(np.isfinite(top), top, 0.0)[..., None]  # a fully masked row: avoid inf − inf
+    total = np.zeros((H, Tq, 1))
+    zsum = np.zeros((n_kv, group * Tq, dh))
+    e_shown = None
+    for c0, c1 in blocks:  # pass 2: exp(masked − max), its sum and its product with V, a key block at a time
+        got = kept if (c0, c1) == shown else stages(c0, c1)
+        e = np.exp(got["masked"] - top)  # (H, Tq, c)
+        total += e.sum(axis=-1, keepdims=True)
+        zsum += e.reshape(n_kv, group * Tq, c1 - c0) @ V[:, c0:c1]
+        if (c0, c1) == shown:
+            e_shown = e
+    P = np.divide(e_shown, total, out=np.zeros_like(e_shown), where=total > 0)
+    Z = np.divide(zsum.reshape(H, Tq, dh), total, out=np.zeros((H, Tq, dh)), where=total > 0)
+    return ScoredRows(QK=kept["QK"], scaled=kept["scaled"], capped=kept["capped"],
+                      bias=None if kept["bias"] is None else kept["bias"].copy(), masked=kept["masked"], P=P, Z=Z)
