@@ -55,12 +55,21 @@ def to_plain(value):
     return value
 
 
-def softmax(masked: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis; −inf entries get exactly 0, a fully masked row is all 0."""
+def softmax(masked: np.ndarray, sink=None) -> np.ndarray:
+    """Softmax over the last axis; −inf entries get exactly 0, a fully masked row is all 0.
+
+    ``sink`` (a scalar, or one per row shaped like ``masked[..., :1]``): a learned attention sink (GPT-OSS),
+    one more logit in each row's normaliser whose weight goes nowhere, so the row sums to less than 1
+    (transformers' ``eager_attention_forward`` of GPT-OSS: softmax over [scores, sink], the sink's column dropped).
+    """
     top = np.max(masked, axis=-1, keepdims=True)
+    if sink is not None:
+        top = np.maximum(top, sink)
     top = np.where(np.isfinite(top), top, 0.0)  # fully masked row: avoid inf - inf
     e = np.exp(masked - top)
     total = e.sum(axis=-1, keepdims=True)
+    if sink is not None:
+        total = total + np.exp(sink - top)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
 
@@ -115,6 +124,7 @@ class SixSteps:
     capped: np.ndarray | None = None  # (Tk,) softcap·tanh(scaled / softcap)
     bias: np.ndarray | None = None  # (Tk,) additive bias row (relative / ALiBi)
     sliding_window: int | None = None
+    sink: float | None = None  # the head's learned attention sink (GPT-OSS): a logit only in the normaliser
     # a long input's steps show a window of keys (analysis.steps_window.key_window): the first one's
     # position and how many keys the softmax ran over (None: every key is shown)
     key_offset: int = 0
@@ -188,7 +198,11 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
     windows = described.sliding_window
     if windows and part == "self" and layer < len(windows):
         extra["sliding_window"] = windows[layer]
-    weights = softmax(masked)
+    sink = None
+    if prefix + "sinks" in trace:  # GPT-OSS: the head's learned sink enters the normaliser
+        sink = float(np.asarray(trace[prefix + "sinks"], dtype=np.float64)[head])
+        extra["sink"] = sink
+    weights = softmax(masked, sink)
     weighted = weights[:, None] * v  # (Tk, dh)
     z_i = weighted.sum(axis=0)
     z_trace = np.asarray(trace[prefix + "z"][head, query], dtype=np.float64)  # (dh,): one row, not all of z
@@ -237,6 +251,7 @@ class MatrixForm:
     softcap: float | None = None
     capped: np.ndarray | None = None  # (H, Tq, Tk) softcap·tanh(scaled / softcap)
     bias: np.ndarray | None = None  # (H, Tq, Tk) additive bias (relative / ALiBi)
+    sinks: np.ndarray | None = None  # (H,) learned attention sinks (GPT-OSS): logits only in each row's normaliser
     # the positions shown: queries rows[0]…rows[1]−1 and keys cols[0]…cols[1]−1 of n_queries × n_keys (a long
     # input's window; the softmax and Z, out are over every key). None: all of them
     rows: tuple[int, int] | None = None
@@ -301,7 +316,10 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     cap = trace.softcap(prefix)
     mask_rows = read_mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
     bias = trace[prefix + "bias"] if prefix + "bias" in trace else None  # (H or 1, Tq_all, Tk), read per key block
-    rows = scored_rows(Q, K, V, scale, cap, mask_rows, None if bias is None else (bias, a, b), (ka, kb))
+    sinks = as_f64(trace, prefix + "sinks") if prefix + "sinks" in trace else None  # (H,) GPT-OSS
+    rows = scored_rows(Q, K, V, scale, cap, mask_rows, None if bias is None else (bias, a, b), (ka, kb), sinks)
+    if sinks is not None:
+        extra["sinks"] = sinks
     if cap:
         extra["softcap"], extra["capped"] = cap, rows.capped
     if bias is not None:

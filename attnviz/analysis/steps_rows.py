@@ -20,8 +20,8 @@ from attnviz.analysis.steps_inputs import soft_cap
 
 __all__ = ["ScoredRows", "scored_rows", "KEY_BLOCK_CELLS"]
 
-# (heads × rows × keys) float64 cells of each stage computed at a time: 8 MB (910 keys for 9 heads × 128 rows)
-KEY_BLOCK_CELLS = 1 << 20
+# (heads × rows × keys) float64 cells of each stage computed at a time: 2 MB (227 keys for 9 heads × 128 rows)
+KEY_BLOCK_CELLS = 1 << 18
 
 
 @dataclass
@@ -45,7 +45,7 @@ def _blocks(n: int, shown: tuple[int, int], step: int) -> list[tuple[int, int]]:
 
 
 def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: float | None, mask: np.ndarray,
-                bias, shown: tuple[int, int]) -> ScoredRows:
+                bias, shown: tuple[int, int], sinks: np.ndarray | None = None) -> ScoredRows:
     """Attention of the query rows ``Q`` over every key, with the stages of the ``shown`` key columns.
 
     Parameters
@@ -57,6 +57,8 @@ def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: 
     bias : None, or (array, a, b): an additive (H or 1, ·, Tk) bias whose rows a…b−1 are these queries'
         (read a key block at a time).
     shown : [ka, kb) the key columns whose stages are returned.
+    sinks : None, or (H,) learned attention sinks (GPT-OSS): one more logit per head in every row's
+        normaliser, as in :func:`attnviz.analysis.steps.softmax`.
 
     Returns
     -------
@@ -91,8 +93,11 @@ def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: 
             top = np.maximum(top, got["masked"].max(axis=-1))
         if (c0, c1) == shown:
             kept = got
+    sink = None if sinks is None else np.asarray(sinks, dtype=np.float64)[:, None, None]  # (H, 1, 1)
+    if sink is not None:
+        top = np.maximum(top, sink[..., 0])
     top = np.where(np.isfinite(top), top, 0.0)[..., None]  # a fully masked row: avoid inf − inf
-    total = np.zeros((H, Tq, 1))
+    total = np.zeros((H, Tq, 1)) if sink is None else np.exp(sink - top)  # the sink: only in the normaliser
     zsum = np.zeros((n_kv, group * Tq, dh))
     e_shown = None
     for c0, c1 in blocks:  # pass 2: exp(masked − max), its sum and its product with V, a key block at a time

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-__all__ = ["ProjectionReading", "read_projections", "rotate", "weight_xw", "is_linear"]
+__all__ = ["ProjectionReading", "read_projections", "rotate", "rope_readings", "weight_xw", "is_linear"]
 
 _SEPARATE = {"q": ("q_proj", "query", "q_lin", "q", "Wq", "query_proj"),
              "k": ("k_proj", "key", "k_lin", "k", "Wk", "key_proj"),
@@ -64,6 +64,24 @@ def rotate(t: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
     half = d // 2
     turned = torch.cat((-rot[..., half:], rot[..., :half]), dim=-1)
     return torch.cat((rot * cos + turned * sin, rest), dim=-1)
+
+
+def rope_readings(rope, dh: int) -> list:
+    """The ways a call's rotary tables (cos, sin) may be applied, as (cos, sin) in :func:`rotate`'s convention.
+
+    transformers' ``rotate_half`` tables are (T, d_rot), each frequency twice (cos = [c, c]). GPT-OSS's are
+    half-width, (T, dh/2), one column per frequency, and its ``_apply_rotary_emb`` splits x into halves
+    [x1, x2] and returns [x1·c − x2·s, x2·c + x1·s]: that is :func:`rotate` with the tables [c, c] and [s, s]
+    (the same products and sums, so the same rounding). Tables of half the head width are also what a
+    ``rotate_half`` model rotating half its dimensions passes (GPT-NeoX's ``rotary_pct`` 0.5), so both
+    readings are offered, that one first, and the call's own keys decide (:func:`_check_qkv`)."""
+    if rope is None:
+        return [None]
+    cos, sin = rope
+    out = [rope]
+    if 2 * cos.shape[-1] == dh:
+        out.append((torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)))
+    return out
 
 
 def _heads(t: torch.Tensor, dh: int) -> torch.Tensor:
@@ -186,12 +204,19 @@ def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
             t = t.transpose(0, 1) if t.dim() == 3 and t.shape[1] == outs[p].shape[0] else _heads(t, outs[p].shape[-1])
             r.qk_norm = True
         pre[p] = t
-    turned = {}
-    for p, pick in (("q", tq), ("k", tk)):
-        rows = pre[p][:, pick]
-        turned[p] = rotate(rows, call.rope[0][0][pick], call.rope[1][0][pick]) if call.rope is not None else rows
-    if not _close(turned["k"], k[:, tk]):
+    for tables in rope_readings(call.rope, q.shape[-1]):
+        turned = {}
+        for p, pick in (("q", tq), ("k", tk)):
+            rows = pre[p][:, pick]
+            turned[p] = rotate(rows, tables[0][0][pick], tables[1][0][pick]) if tables is not None else rows
+        if _close(turned["k"], k[:, tk]):
+            break
+    else:
         return False
+    if tables is not call.rope:
+        # GPT-OSS's half-width tables, widened: the trace keeps them in the one convention every reader of
+        # ``rope_cos``/``rope_sin`` uses (the walkthrough's rotation, undoing it for q and k before it)
+        call.rope = tables
     want = q[:, tq]
     if not _close(turned["q"], want):  # a constant factor folded into q after the projection (OPT)
         denom = float((turned["q"].double() ** 2).sum())

@@ -200,7 +200,12 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
         total = (f"the weights are positive and sum to 1 (Σ = {steps.weights.sum():.6f})" if not n_all else
                  f"the weights are positive and sum to 1 over all {n_all:,} keys; the {len(keys)} shown have "
                  f"Σ = {steps.weights.sum():.6f}")
-        board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / Σ_l exp(s_l)",
+        sink = getattr(steps, "sink", None)
+        if sink is not None:  # GPT-OSS: the head's learned sink takes a share of each row's weight
+            total = (f"the head's learned sink ({format_number(sink, 3)}) is one more term of the normaliser, so the "
+                     f"weights sum to less than 1 (Σ = {steps.weights.sum():.6f}{' shown' if n_all else ''})")
+        board.add_heading("Step 4 · softmax:  w_j = exp(s_j) / " + ("(Σ_l exp(s_l) + exp(sink))" if sink is not None
+                                                                     else "Σ_l exp(s_l)"),
                           f"{total}; {keys[top]!r} gets the most{' of them' if n_all else ''}: "
                           f"{format_number(steps.weights[top], 3)}")
         # what the softmax reads: the scores after scaling (and soft-cap, bias and mask when the model has them)
