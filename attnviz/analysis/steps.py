@@ -25,9 +25,9 @@ import numpy as np
 
 from attnviz.analysis.decoder_positions import row_labels
 from attnviz.analysis.rotary import rotary_parts
-from attnviz.analysis.steps_inputs import (as_f64, bias_row, block_f64, check_block, head_slice, kv_key, out_rows,
-                                          position_rows, project_rows, query_heads_sharing, read_mask_rows,
-                                          require_qkv, soft_cap, token_labels)
+from attnviz.analysis.steps_inputs import (as_f64, bias_row, block_f64, check_block, head_slice, kv_key, mask_blocks,
+                                          out_rows, position_rows, project_rows, query_heads_sharing, require_qkv,
+                                          soft_cap, token_labels)
 from attnviz.analysis.steps_rows import scored_rows
 from attnviz.errors import InputError
 
@@ -314,10 +314,10 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
         K = rotate(K, np.asarray(cos[:n_k], np.float64), np.asarray(sin[:n_k], np.float64))
     scale = trace.attention_scale(prefix)
     cap = trace.softcap(prefix)
-    mask_rows = read_mask_rows(trace, prefix + "mask", a, b)  # (Tq, Tk)
+    mask = mask_blocks(trace, prefix + "mask", a, b)  # (c0, c1) → (Tq, c1 − c0): a key block of the rows' mask
     bias = trace[prefix + "bias"] if prefix + "bias" in trace else None  # (H or 1, Tq_all, Tk), read per key block
     sinks = as_f64(trace, prefix + "sinks") if prefix + "sinks" in trace else None  # (H,) GPT-OSS
-    rows = scored_rows(Q, K, V, scale, cap, mask_rows, None if bias is None else (bias, a, b), (ka, kb), sinks)
+    rows = scored_rows(Q, K, V, scale, cap, mask, None if bias is None else (bias, a, b), (ka, kb), sinks)
     if sinks is not None:
         extra["sinks"] = sinks
     if cap:
@@ -335,7 +335,7 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     return MatrixForm(
         part=part, layer=layer, scale=scale, kv_source=source, X=X, Q=Q,
         K=np.repeat(K[:, ka:kb], group, axis=0), V=np.repeat(V[:, ka:kb], group, axis=0),  # per query head
-        QK=rows.QK, scaled=rows.scaled, mask=mask_rows[:, ka:kb].copy(), masked=rows.masked, P=rows.P, Z=Z,
+        QK=rows.QK, scaled=rows.scaled, mask=np.array(mask(ka, kb)), masked=rows.masked, P=rows.P, Z=Z,
         concat=concat, W_O=W_O, b_O=b_O, out=out, out_trace=out_trace, max_error=float(np.max(np.abs(out - out_trace))),
         rows=(a, b), cols=(ka, kb), n_queries=n_q, n_keys=n_k, **extra,
     )

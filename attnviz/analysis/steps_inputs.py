@@ -13,7 +13,7 @@ from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
 __all__ = ["PARTS", "NEEDS", "as_f64", "block_f64", "require_qkv", "query_heads_sharing", "soft_cap", "bias_row", "check_block",
-           "kv_key", "token_labels", "head_slice", "read_mask_rows", "position_rows", "project_rows", "out_rows",
+           "kv_key", "token_labels", "head_slice", "read_mask_rows", "mask_blocks", "position_rows", "project_rows", "out_rows",
            "PROJECT_ROWS"]
 
 PARTS = ("self", "cross", "enc")
@@ -165,6 +165,17 @@ def head_slice(trace, prefix: str, name: str, head: int) -> tuple[np.ndarray, np
     dh = int(trace.description.d_head)
     cols = slice(head * dh, (head + 1) * dh)
     return as_f64(trace, f"{prefix}W_{name}")[:, cols], as_f64(trace, f"{prefix}b_{name}")[cols]
+
+
+def mask_blocks(trace, key: str, a: int, b: int):
+    """A function (c0, c1) → rows [a, b) × keys [c0, c1) of a (Tq, Tk) additive mask, float64: a stored mask
+    sliced, a long input's deferred mask asked for that block alone (its ``block(rows, cols)``), else its
+    rows read once (:func:`read_mask_rows`) and sliced."""
+    pending = trace.deferred.get(key) if key not in trace.arrays else None
+    if pending is not None and hasattr(pending, "block"):
+        return lambda c0, c1: np.asarray(pending.block(rows=slice(a, b), cols=slice(c0, c1)), dtype=np.float64)
+    rows = read_mask_rows(trace, key, a, b)  # (b − a, Tk)
+    return lambda c0, c1: rows[:, c0:c1]
 
 
 def read_mask_rows(trace, key: str, a: int, b: int) -> np.ndarray:

@@ -53,7 +53,7 @@ def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: 
     Q : (H, Tq, dh) float64, after the rotation where the model rotates.
     K, V : (H_kv, Tk, dh) float64; query head h reads key/value head h // (H / H_kv).
     scale, cap : the model's score scale and soft-cap (None: none).
-    mask : (Tq, Tk) additive mask rows (0 or −inf).
+    mask : a function (c0, c1) → (Tq, c1 − c0) float64, the rows' additive mask (0 or −inf) over keys c0…c1−1.
     bias : None, or (array, a, b): an additive (H or 1, ·, Tk) bias whose rows a…b−1 are these queries'
         (read a key block at a time).
     shown : [ka, kb) the key columns whose stages are returned.
@@ -72,27 +72,44 @@ def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: 
     step = max(1, KEY_BLOCK_CELLS // max(1, H * Tq))
     blocks = _blocks(n_k, shown, step)
 
+    def bias_block(c0: int, c1: int) -> np.ndarray:
+        arr, a, b = bias
+        return np.broadcast_to(np.asarray(arr[:, a:b, c0:c1], dtype=np.float64), (H, Tq, c1 - c0))
+
     def stages(c0: int, c1: int) -> dict:
+        """Every stage of the shown columns (each its own array: they are on screen)."""
         qk = (Qg @ K[:, c0:c1].transpose(0, 2, 1)).reshape(H, Tq, c1 - c0)  # (H_kv, group·Tq, c) → (H, Tq, c)
         scaled = qk * scale
         capped = soft_cap(scaled, cap)
         got = {"QK": qk, "scaled": scaled, "capped": capped if cap else None, "bias": None}
         s = capped
         if bias is not None:
-            arr, a, b = bias
-            got["bias"] = np.broadcast_to(np.asarray(arr[:, a:b, c0:c1], dtype=np.float64), (H, Tq, c1 - c0))
+            got["bias"] = bias_block(c0, c1)
             s = s + got["bias"]
-        got["masked"] = s + mask[None, :, c0:c1]
+        got["masked"] = s + mask(c0, c1)[None]
         return got
+
+    def masked(c0: int, c1: int) -> np.ndarray:
+        """The masked scores of keys c0…c1−1 alone, the same operations in place (one array a block)."""
+        s = (Qg @ K[:, c0:c1].transpose(0, 2, 1)).reshape(H, Tq, c1 - c0)
+        s *= scale
+        s = soft_cap(s, cap)
+        if bias is not None:
+            s += bias_block(c0, c1)
+        s += mask(c0, c1)[None]
+        return s
 
     top = np.full((H, Tq), -np.inf)
     kept = None
     for c0, c1 in blocks:  # pass 1: each row's maximum over every key
-        got = stages(c0, c1)
-        if c1 > c0:
-            top = np.maximum(top, got["masked"].max(axis=-1))
         if (c0, c1) == shown:
-            kept = got
+            kept = stages(c0, c1)
+            m = kept["masked"]
+        else:
+            m = masked(c0, c1)
+        if c1 > c0:
+            top = np.maximum(top, m.max(axis=-1))
+        del m
     sink = None if sinks is None else np.asarray(sinks, dtype=np.float64)[:, None, None]  # (H, 1, 1)
     if sink is not None:
         top = np.maximum(top, sink[..., 0])
@@ -101,12 +118,15 @@ def scored_rows(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float, cap: 
     zsum = np.zeros((n_kv, group * Tq, dh))
     e_shown = None
     for c0, c1 in blocks:  # pass 2: exp(masked − max), its sum and its product with V, a key block at a time
-        got = kept if (c0, c1) == shown else stages(c0, c1)
-        e = np.exp(got["masked"] - top)  # (H, Tq, c)
+        if (c0, c1) == shown:
+            e = e_shown = np.exp(kept["masked"] - top)  # (H, Tq, c)
+        else:
+            e = masked(c0, c1)
+            e -= top
+            np.exp(e, out=e)
         total += e.sum(axis=-1, keepdims=True)
         zsum += e.reshape(n_kv, group * Tq, c1 - c0) @ V[:, c0:c1]
-        if (c0, c1) == shown:
-            e_shown = e
+        del e
     P = np.divide(e_shown, total, out=np.zeros_like(e_shown), where=total > 0)
     Z = np.divide(zsum.reshape(H, Tq, dh), total, out=np.zeros((H, Tq, dh)), where=total > 0)
     return ScoredRows(QK=kept["QK"], scaled=kept["scaled"], capped=kept["capped"],
