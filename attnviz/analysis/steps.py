@@ -294,7 +294,8 @@ def compute_matrix_form(trace, layer: int, part: str = "self", window: tuple[int
     Q = heads(X @ as_f64(trace, prefix + "W_q") + as_f64(trace, prefix + "b_q"))  # (H, Tq, dh)
     kv = kv_key(trace, prefix, part)
     if kv is not None:  # every key's k and v: O(T · H_kv · d_head), from X a row block at a time
-        K = heads(project_rows(trace, kv, as_f64(trace, prefix + "W_k"), as_f64(trace, prefix + "b_k")))  # (H_kv, Tk, dh)
+        # (Tk, H_kv·dh) → (H_kv, Tk, dh)
+        K = heads(project_rows(trace, kv, as_f64(trace, prefix + "W_k"), as_f64(trace, prefix + "b_k")))
         V = heads(project_rows(trace, kv, as_f64(trace, prefix + "W_v"), as_f64(trace, prefix + "b_v")))
         source = "recomputed"
     else:

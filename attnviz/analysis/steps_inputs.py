@@ -13,8 +13,8 @@ from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
 
 __all__ = ["PARTS", "NEEDS", "as_f64", "block_f64", "require_qkv", "query_heads_sharing", "soft_cap", "bias_row", "check_block",
-           "kv_key", "token_labels", "head_slice", "read_mask_rows", "mask_blocks", "position_rows", "project_rows", "out_rows",
-           "PROJECT_ROWS"]
+           "kv_key", "token_labels", "head_slice", "read_mask_rows", "mask_blocks", "position_rows", "project_rows",
+           "out_rows", "PROJECT_ROWS"]
 
 PARTS = ("self", "cross", "enc")
 # positions projected at a time (x W + b over every key): (PROJECT_ROWS, D) float64 of x at once, never the

@@ -42,5 +42,6 @@ def key_window(steps, size: int = STEP_KEYS):
     centre = steps.query if steps.part != "cross" else n - 1
     a, b = position_window(n, min(centre, n - 1), size)
     # copies: a view would keep every key's (Tk, dh) arrays alive as long as the window is on screen
-    cut = {name: np.array(np.asarray(getattr(steps, name))[a:b]) for name in _PER_KEY if getattr(steps, name) is not None}
+    cut = {name: np.array(np.asarray(getattr(steps, name))[a:b])
+           for name in _PER_KEY if getattr(steps, name) is not None}
     return dataclasses.replace(steps, key_tokens=list(steps.key_tokens[a:b]), key_offset=a, n_keys=n, **cut)
