@@ -100,3 +100,34 @@ def test_rope_readings_match_transformers_gpt_oss_rotation():
     torch.testing.assert_close(rotate_t(x[0], readings[1][0][0], readings[1][1][0]), want, atol=1e-6, rtol=0)
     # negative control: the tables as given, in rotate_half's convention, turn other dimensions
     assert float((rotate_t(x[0], cos[0], sin[0]) - want).abs().max()) > 1e-2
+
+
+@pytest.mark.parametrize("leaf", ["h", "v", "q_pre_rope", "x"])
+def test_position_rows_of_a_long_captures_arrays_are_their_rows(leaf, monkeypatch):
+    """A capture that keeps h, v and q before the rotation as rules (and its arrays on disk): the walkthrough's
+    row reader computes a rule for the rows asked alone, equal to those rows of the whole array."""
+    import transformers as tf
+
+    from attnviz.analysis.steps_inputs import position_rows
+    from attnviz.capture import spill
+    from attnviz.capture.recomputed import Recomputed
+
+    torch.manual_seed(0)
+    model = tf.LlamaForCausalLM(tf.LlamaConfig(vocab_size=97, hidden_size=48, intermediate_size=64, num_hidden_layers=2,
+                                               num_attention_heads=6, num_key_value_heads=2,
+                                               max_position_embeddings=128)).eval()
+    ids = torch.randint(0, 97, (1, 40), generator=torch.Generator().manual_seed(5))
+    monkeypatch.setattr(spill, "SPILL_BUDGET", 0)
+    monkeypatch.setattr(spill, "SPILL_MIN_BYTES", 1)
+    trace = capture_hf(model, {"input_ids": ids}, [str(i) for i in range(40)], attention="on_demand")
+    key = f"L1.{leaf}"
+    if leaf == "x":  # stored, on disk
+        assert isinstance(trace.arrays[key], np.memmap)
+    else:  # a rule: computed for the rows asked alone
+        assert key not in trace.arrays and isinstance(trace.deferred[key], Recomputed)
+    whole = np.asarray(trace[key], np.float64)
+    rows = position_rows(trace, key, 11, 17)
+    want = whole[11:17] if whole.ndim == 2 else whole[:, 11:17]
+    np.testing.assert_allclose(rows, want, atol=1e-6 * np.abs(whole).max(), rtol=0)
+    other = whole[12:18] if whole.ndim == 2 else whole[:, 12:18]  # negative control: the next rows differ
+    assert np.abs(rows - other).max() > 1e-3 * np.abs(whole).max()
