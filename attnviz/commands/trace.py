@@ -62,5 +62,6 @@ def run(args) -> int:
     notice = trace.description.notice
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)
-    print(f"wrote {out} ({len(trace.tokens)} tokens, {trace.n_layers} layers × {trace.n_heads} heads)")
+    print(f"wrote {out} ({len(trace.tokens)} tokens, {trace.n_layers} layers × {trace.n_heads} heads, "
+          f"run in {loaded.dtype})")
     return 0

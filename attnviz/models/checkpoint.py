@@ -61,6 +61,13 @@ class LoadedModel:
     def n_params(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 
+    @property
+    def dtype(self) -> str:
+        """The dtype the weights run in now ("float32", "float16", "bfloat16"): read from the parameters, so a
+        float16 checkpoint that fell back to float32 on this device says float32."""
+        first = next(iter(self.model.parameters()), None)
+        return str(first.dtype).replace("torch.", "") if first is not None else "float32"
+
 
 def resolve_model_path(name_or_dir: str | os.PathLike) -> Path:
     """A directory as given, or the bundled model of that name; clear error otherwise."""

@@ -6,7 +6,7 @@ __all__ = ["describe_loaded", "refuse_target"]
 
 
 def describe_loaded(loaded, source: str) -> dict:
-    """Name, source, kind, task, parameter count, layers, heads, labels and held-out metrics of a model."""
+    """Name, source, kind, task, parameter count and dtype, layers, heads, labels and held-out metrics of a model."""
     cfg = loaded.config
     seq2seq = cfg.kind == "encoder-decoder"
     return {
@@ -15,6 +15,7 @@ def describe_loaded(loaded, source: str) -> dict:
         "kind": cfg.kind,
         "task": loaded.task,
         "n_params": loaded.n_params,
+        "dtype": loaded.dtype,  # what the weights run in (a float16/bfloat16 checkpoint runs in its own)
         # an encoder–decoder's n_layers counts its encoder; the trace's n_layers is the decoder's
         "n_layers": cfg.dec_layers if seq2seq else cfg.n_layers,
         "n_enc_layers": cfg.n_layers if seq2seq else 0,

@@ -57,3 +57,32 @@ def test_unknown_dtype_is_one_line(half_folder):
 
     with pytest.raises(AttnvizError, match="unknown dtype"):
         load_hf_model(half_folder, device="cpu", dtype="float8")
+
+
+def test_the_dtype_it_runs_in_is_said(half_folder, monkeypatch):
+    """``describe()`` and the CLI's line name the dtype the weights run in; a float32 run of the same checkpoint
+    says float32 (the control: the word comes from the parameters, not from the checkpoint's config)."""
+    import attnviz
+    from attnviz.cli import main
+
+    assert attnviz.load(str(half_folder)).describe()["dtype"] == "float16"
+    assert attnviz.load(str(half_folder), dtype="float32").describe()["dtype"] == "float32"
+    out = half_folder.parent / "t.npz"
+    lines = []
+    monkeypatch.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+    assert main(["trace", "--model", str(half_folder), "--text", "3 7 11", "-o", str(out)]) == 0
+    assert any("run in float16" in line for line in lines), lines
+
+
+def test_the_model_panel_says_the_dtype_and_escapes_the_name(half_folder, qtbot):
+    from attnviz.gui.panels.model_panel import ModelPanel
+    from attnviz.hf.loader import load_hf_model
+
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    loaded = load_hf_model(half_folder, device="cpu")
+    loaded.info["name"] = "<i>x</i>"  # a folder's name is the user's text
+    panel.show_loaded(loaded)
+    assert "parameters in float16" in panel.details.text() and "&lt;i&gt;" in panel.details.text()
+    panel.show_loaded(load_hf_model(half_folder, device="cpu", dtype="float32"))
+    assert "parameters in float32" in panel.details.text()

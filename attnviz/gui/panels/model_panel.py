@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -149,8 +151,10 @@ class ModelPanel(QWidget):
 
     def show_loaded(self, loaded) -> None:
         """Details of the loaded model (a LoadedModel) under the list."""
-        self.details.setText(f"<b>{loaded.name}</b> · task {loaded.task or '—'} · {loaded.n_params:,} parameters"
-                             f" · on {loaded.device}<br><small>{loaded.path or ''}</small>")
+        # a folder's name and path are the user's text: escaped, never read as rich text
+        self.details.setText(f"<b>{escape(loaded.name)}</b> · task {escape(loaded.task or '—')} · "
+                             f"{loaded.n_params:,} parameters in {loaded.dtype} · on {loaded.device}"
+                             f"<br><small>{escape(str(loaded.path or ''))}</small>")
 
     def set_recent(self, paths: list[str]) -> None:
         self.recent_menu.clear()
