@@ -78,6 +78,7 @@ class OnDemandMap:
         self.last_missing: list[tuple[int, int, int]] = []
         self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
         self.done_at: dict[tuple[int, int, int], float] = {}
+        self.done_in_view: set[tuple[int, int, int]] = set()  # tiles stored while the view showed them
         # the tiles the view wants now, in the order to compute them (visible ones nearest the centre first,
         # then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
         # shows and its visible tiles come next, whatever was asked before (see :meth:`want`, :meth:`pump`)
@@ -137,7 +138,10 @@ class OnDemandMap:
             self._tile_bytes += pooled.nbytes - (old.nbytes if old is not None else 0)
             if len(self.done_at) > 16384:
                 self.done_at.clear()
+                self.done_in_view.clear()
             self.done_at[key] = time.perf_counter()
+            if key in self.visible:
+                self.done_in_view.add(key)
             while len(self._tiles) > 1 and self._tile_bytes > self.budget:
                 self._tile_bytes -= self._tiles.popitem(last=False)[1].nbytes  # least recently drawn first
         return pooled
