@@ -76,3 +76,30 @@ def test_a_pump_that_ended_or_was_closed_is_started_again():
     od.cancel()
     _, _, other = od.view(6000, 6600, 5000, 5600, 800, 800)
     assert not od.want(other)  # a cancelled map (new head, layer or trace) starts nothing
+
+
+def test_overview_bands_hold_off_while_visible_tiles_wait():
+    _, od = _map()
+    _, _, seen = od.view(1100, 1700, 1100, 1700, 800, 800)
+    ring = od.last_ring
+    od.want([], ring)  # control: only the ring wanted (nothing on screen waits): the overview runs
+    assert od.tiles_idle.is_set()
+    od.want(seen, ring)
+    assert not od.tiles_idle.is_set()  # visible tiles wait: a band holds off for them
+    pump = od.pump()
+    for _ in seen:
+        assert not od.tiles_idle.is_set()
+        next(pump)
+    assert od.tiles_idle.is_set() and od.wanted  # the visible ones are done; the ring is still to come
+    pump.close()
+
+    class Recorder:  # stands in for the event: records that every band asked first
+        asked = 0
+
+        def wait(self, timeout):
+            self.asked += 1
+            return True
+
+    od.tiles_idle = rec = Recorder()
+    bands = sum(1 for _ in od.fill_overview(band_rows=2048))
+    assert bands == rec.asked == -(-8192 // 2048)

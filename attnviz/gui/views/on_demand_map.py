@@ -38,6 +38,7 @@ MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramid
 # 4,096 rows in 1,000 px needing no tiles (at 16,384 tokens a level-2 or -3 view asked 30-130 tiles a
 # frame: its last tiles came ~330 ms after the frame, p95)
 OVERVIEW_SIDE = 4 * MAX_PX
+OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 
@@ -85,6 +86,10 @@ class OnDemandMap:
         self._wanted: list[tuple[int, int, int]] = []
         self.visible: frozenset = frozenset()  # the visible tiles of the last :meth:`want` (their arrival redraws)
         self._pumping = False  # a :meth:`pump` is running (or asked to run) and will read ``_wanted``
+        # set while no visible tile waits: the overview's bands (another lane, ~30 ms CPU each at 16,384 keys)
+        # hold off for visible tiles on a two-core machine, up to OVERVIEW_YIELD_S a band so it always fills
+        self.tiles_idle = threading.Event()
+        self.tiles_idle.set()
 
     # -- computing ------------------------------------------------------------------------------
     @property
@@ -104,6 +109,7 @@ class OnDemandMap:
         f = 1 << self.overview_level
         step = max(1, band_rows // f)  # overview rows per band
         while not self.overview_done and not self.cancelled:
+            self.tiles_idle.wait(OVERVIEW_YIELD_S)  # visible tiles first (set at once when none waits)
             o0 = self.overview_rows
             o1 = min(o0 + step, self.overview.shape[0])
             band = self.block(slice(o0 * f, min(o1 * f, self.tq)), slice(None))  # (rows, Tk)
@@ -169,6 +175,7 @@ class OnDemandMap:
         with self._lock:
             self._wanted = [k for k in dict.fromkeys([*visible, *ahead]) if k not in self._tiles]
             self.visible = frozenset(visible)
+            self._note_visible_waiting()
             start = bool(self._wanted) and not self._pumping and not self.cancelled
             self._pumping = self._pumping or start
         return start
@@ -194,10 +201,20 @@ class OnDemandMap:
                         return
                     key = self._wanted.pop(0)
                 self.tile(key)
+                with self._lock:
+                    self._note_visible_waiting()
                 yield key
         finally:  # closed by its lane (job dropped) or an error: a later want() must start a new pump
             with self._lock:
                 self._pumping = False
+                self.tiles_idle.set()
+
+    def _note_visible_waiting(self) -> None:
+        """Clear ``tiles_idle`` while a visible tile is still wanted, set it otherwise (caller holds the lock)."""
+        if not self.cancelled and any(k in self.visible for k in self._wanted):
+            self.tiles_idle.clear()
+        else:
+            self.tiles_idle.set()
 
     # -- drawing --------------------------------------------------------------------------------
     def level_for(self, rows: float, cols: float, px_h: int, px_w: int) -> int:
@@ -306,3 +323,4 @@ class OnDemandMap:
     def cancel(self) -> None:
         """Stop running fills at their next step (a new trace, layer or head)."""
         self.cancelled = True
+        self.tiles_idle.set()  # an overview band waiting for tiles ends now
