@@ -9,6 +9,7 @@ same checks.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from attnviz.bench.on_demand_traces import on_demand_trace
 from attnviz.gui.views.heatmap_data import block_max
@@ -17,17 +18,21 @@ from attnviz.gui.views.on_demand_map import OnDemandMap, tile_cells
 T = 16384  # four times the overview's 4,096 cells a side: levels 0 and 1 come in tiles
 
 
-def _map():
-    trace = on_demand_trace(T, n_layers=1, n_heads=1, d_head=8)
-    return trace, OnDemandMap(trace, 0, "self", 0)
+@pytest.fixture(scope="module")
+def trace():
+    return on_demand_trace(T, n_layers=1, n_heads=1, d_head=8)  # its rows' log-sum-exps: once for the file
+
+
+def _map(trace):
+    return OnDemandMap(trace, 0, "self", 0)  # an empty tile cache
 
 
 def _requests(od):
-    """Two views one after another: a wide level-1 view (many tiles), then a jump and zoom to level 0 far away."""
-    _, _, wide = od.view(2000, 5000, 1000, 4000, 1600, 1600)
+    """Two views one after another: a level-1 view (1,000 rows in 600 px: ~20 tiles), then a jump and zoom to level 0 far away."""
+    _, _, wide = od.view(2000, 3000, 1000, 2000, 600, 600)
     wide_ring = list(od.last_ring)
     _, _, near = od.view(14000, 14200, 12000, 12200, 800, 800)
-    assert {k[0] for k in wide} == {1} and {k[0] for k in near} == {0} and len(wide) > 20 and near
+    assert {k[0] for k in wide} == {1} and {k[0] for k in near} == {0} and len(wide) > 8 and near
     return wide, wide_ring, near
 
 
@@ -54,8 +59,8 @@ def _check(order, wide, near, after):
     assert set(order) == set(wide[:after]) | set(near), "what the new view does not show is dropped"
 
 
-def test_visible_tiles_of_a_new_view_come_next_and_stale_ones_are_dropped():
-    _, od = _map()
+def test_visible_tiles_of_a_new_view_come_next_and_stale_ones_are_dropped(trace):
+    od = _map(trace)
     wide, wide_ring, near = _requests(od)
     order = _pump_order(od, wide, wide_ring, near, after=2)
     _check(order, wide, near, after=2)
@@ -63,8 +68,8 @@ def test_visible_tiles_of_a_new_view_come_next_and_stale_ones_are_dropped():
     assert od.wanted == [] and od.want(wide[-1:])
 
 
-def test_control_first_in_first_out_fails_the_ordering_checks():
-    _, od = _map()
+def test_control_first_in_first_out_fails_the_ordering_checks(trace):
+    od = _map(trace)
     wide, wide_ring, near = _requests(od)
     order = _fifo_order(od, wide, wide_ring, near, after=2)
     try:
@@ -74,9 +79,9 @@ def test_control_first_in_first_out_fails_the_ordering_checks():
     raise AssertionError("first-in first-out passed the ordering checks: they test nothing")
 
 
-def test_pumped_tiles_are_the_exact_maxima_of_the_map():
+def test_pumped_tiles_are_the_exact_maxima_of_the_map(trace):
     """What the pump computes and the view draws equals a float64 recomputation of the causal softmax."""
-    trace, od = _map()
+    od = _map(trace)
     wide, wide_ring, near = _requests(od)
     _pump_order(od, wide, wide_ring, near, after=1)
     q, k = trace.arrays["L0.q"][0].astype(np.float64), trace.arrays["L0.k"][0].astype(np.float64)
@@ -93,8 +98,8 @@ def test_pumped_tiles_are_the_exact_maxima_of_the_map():
     assert not pending.any() and not np.isnan(tile.image).any()
 
 
-def test_a_cancelled_map_stops_its_pump_and_starts_none():
-    _, od = _map()
+def test_a_cancelled_map_stops_its_pump_and_starts_none(trace):
+    od = _map(trace)
     wide, wide_ring, _ = _requests(od)
     assert od.want(wide, wide_ring)
     pump = od.pump()

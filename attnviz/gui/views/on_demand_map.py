@@ -1,7 +1,8 @@
 """One head's map of a long input, asked of the trace block by block: never the whole T×T.
 
-Numpy only (no Qt: the head map runs :meth:`OnDemandMap.fill_overview` and :meth:`OnDemandMap.fill_tiles`
-as generators on the views' lane and redraws on each item they yield). Every value comes from
+Numpy only (no Qt: the head map runs :meth:`OnDemandMap.fill_overview` on the views' lane and
+:meth:`OnDemandMap.pump` on the tiles' lane, as generators, and redraws on each item they yield; each drawn view
+replaces the tiles wanted with :meth:`OnDemandMap.want`, visible ones first). Every value comes from
 ``Trace.probs(layer, part, heads, rows, cols)``, which a long trace recomputes exactly from q, k and each
 row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the block's maximum (the same rule as
 :class:`attnviz.analysis.pyramid.MaxPyramid`, so a one-token diagonal survives every zoom):
@@ -153,7 +154,8 @@ class OnDemandMap:
         return pooled
 
     def fill_tiles(self, keys: list[tuple[int, int, int]]):
-        """Generator: compute ``keys`` in order (the view asks centre-first), yielding each key done."""
+        """Generator: compute ``keys`` in order, yielding each key done (scripts and tests; the view asks
+        through :meth:`want` and :meth:`pump`, whose list a newer view replaces)."""
         for key in keys:
             if self.cancelled:
                 return
