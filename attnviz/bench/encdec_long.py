@@ -8,10 +8,12 @@ too); the capture is :func:`attnviz.hf.encdec_capture.capture_encdec` with atten
 warm (one run of each first), runs interleaved, median of ``repeat``; wall and CPU time. Figures are printed, never
 asserted.
 
-Where capture cannot reach the forward's speed, and why: T5 builds its relative position bias as a dense
-(1, H, T, T) float map in the model itself, and the recording hands it to the CPU flash kernel as an additive mask
-(the kernel then reads T×T per head instead of applying a rule); the SDPA forward pays the same map, so the ratio
-shows only the kernel's slower masked path and the extra per-layer reads (q, k, streams) the trace keeps.
+What the ratio measures: capture time over the same model's SDPA forward, per family and length. T5 builds its relative position bias as a dense (1, H, T, T) float map in the model itself, which
+both the forward and the capture pay; the capture hands the kernel one contiguous copy of it per stack, the
+decoder's causal rule folded in (``hf.attention_record._dense_bias_mask``: a strided bias halved the CPU kernel's
+speed), where the model's own SDPA path copies it in every layer. What remains above 1× is the trace's own work:
+the per-layer reads it keeps (q, k, each row's log-sum-exp, the streams), the projection checks and the fixed cost
+per capture (the recorder's walk over the modules, the next-token softmax), which weighs most at short inputs.
 """
 
 from __future__ import annotations

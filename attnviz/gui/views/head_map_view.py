@@ -61,7 +61,6 @@ class HeadMapView(BaseView):
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
         self._hatch = CropHatch(self.heatmap)  # a long map's masked cells in the crop on screen
-        self._tiles_asked = None  # (map, tiles) of the tile request running on the tiles' lane
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
         self.preview = None  # the LayerPreview on screen while a forward runs (None: the trace is shown)
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
@@ -221,18 +220,13 @@ class HeadMapView(BaseView):
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
-        todo = missing + od.last_ring
-        if todo and (od, todo) != self._tiles_asked:  # latest wins: a pan past these tiles replaces the request
-            # the visible tiles first, nearest the centre first, then the ring around them (prefetched for
-            # the next pan frames); a redraw per visible tile, and one at the end: a tile a replaced job
-            # computed is in the cache by then. The same request is not sent again while it runs (a pan
-            # inside one tile asks for the same ring every frame)
-            visible, asked = set(missing), (od, todo)
-            self._tiles_asked = asked
-            tiles_lane().submit(("head-map-tiles", id(self)), od.fill_tiles, todo, owner=self,
-                                on_progress=lambda key, od=od: key in visible and self._on_demand_arrived(od),
-                                on_result=lambda _none, od=od: self._on_demand_arrived(od),
-                                on_finished=lambda asked=asked: self._tiles_finished(asked))
+        # the visible tiles first, nearest the centre first, then the ring around them (prefetched for the
+        # next pan frames); this replaces what the last view wanted, so a running pump computes this view's
+        # visible tiles next (after at most the tile it is on). A redraw per visible tile, and one at the end
+        if od.want(missing, od.last_ring):
+            tiles_lane().submit(("head-map-tiles", id(self), id(od)), od.pump, owner=self,
+                                on_progress=lambda key, od=od: key in od.visible and self._on_demand_arrived(od),
+                                on_result=lambda _none, od=od: self._on_demand_arrived(od))
         unknown = np.isnan(tile.image)
         zero = tile.image == 0  # exp(−∞ − lse) = 0: masked (a pooled cell: its whole block is)
         self.tile = tile
@@ -250,10 +244,6 @@ class HeadMapView(BaseView):
         finally:
             self._rendering = False
         self._label(tile.level)
-
-    def _tiles_finished(self, asked) -> None:
-        if self._tiles_asked is asked:
-            self._tiles_asked = None
 
     def _set_grid_labels(self) -> None:
         """Image patches: when the labels do not all fit, the first patch of each grid row (and the

@@ -1,7 +1,8 @@
 """One head's map of a long input, asked of the trace block by block: never the whole T×T.
 
-Numpy only (no Qt: the head map runs :meth:`OnDemandMap.fill_overview` and :meth:`OnDemandMap.fill_tiles`
-as generators on the views' lane and redraws on each item they yield). Every value comes from
+Numpy only (no Qt: the head map runs :meth:`OnDemandMap.fill_overview` on the views' lane and
+:meth:`OnDemandMap.pump` on the tiles' lane, as generators, and redraws on each item they yield; each drawn view
+replaces the tiles wanted with :meth:`OnDemandMap.want`, visible ones first). Every value comes from
 ``Trace.probs(layer, part, heads, rows, cols)``, which a long trace recomputes exactly from q, k and each
 row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the block's maximum (the same rule as
 :class:`attnviz.analysis.pyramid.MaxPyramid`, so a one-token diagonal survives every zoom):
@@ -38,6 +39,7 @@ MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramid
 # 4,096 rows in 1,000 px needing no tiles (at 16,384 tokens a level-2 or -3 view asked 30-130 tiles a
 # frame: its last tiles came ~330 ms after the frame, p95)
 OVERVIEW_SIDE = 4 * MAX_PX
+OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 
@@ -78,6 +80,17 @@ class OnDemandMap:
         self.last_missing: list[tuple[int, int, int]] = []
         self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
         self.done_at: dict[tuple[int, int, int], float] = {}
+        self.done_in_view: set[tuple[int, int, int]] = set()  # tiles stored while the view showed them
+        # the tiles the view wants now, in the order to compute them (visible ones nearest the centre first,
+        # then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
+        # shows and its visible tiles come next, whatever was asked before (see :meth:`want`, :meth:`pump`)
+        self._wanted: list[tuple[int, int, int]] = []
+        self.visible: frozenset = frozenset()  # the visible tiles of the last :meth:`want` (their arrival redraws)
+        self._pumping = False  # a :meth:`pump` is running (or asked to run) and will read ``_wanted``
+        # set while no visible tile waits: the overview's bands (another lane, ~30 ms CPU each at 16,384 keys)
+        # hold off for visible tiles on a two-core machine, up to OVERVIEW_YIELD_S a band so it always fills
+        self.tiles_idle = threading.Event()
+        self.tiles_idle.set()
 
     # -- computing ------------------------------------------------------------------------------
     @property
@@ -97,6 +110,7 @@ class OnDemandMap:
         f = 1 << self.overview_level
         step = max(1, band_rows // f)  # overview rows per band
         while not self.overview_done and not self.cancelled:
+            self.tiles_idle.wait(OVERVIEW_YIELD_S)  # visible tiles first (set at once when none waits)
             o0 = self.overview_rows
             o1 = min(o0 + step, self.overview.shape[0])
             band = self.block(slice(o0 * f, min(o1 * f, self.tq)), slice(None))  # (rows, Tk)
@@ -131,13 +145,17 @@ class OnDemandMap:
             self._tile_bytes += pooled.nbytes - (old.nbytes if old is not None else 0)
             if len(self.done_at) > 16384:
                 self.done_at.clear()
+                self.done_in_view.clear()
             self.done_at[key] = time.perf_counter()
+            if key in self.visible:
+                self.done_in_view.add(key)
             while len(self._tiles) > 1 and self._tile_bytes > self.budget:
                 self._tile_bytes -= self._tiles.popitem(last=False)[1].nbytes  # least recently drawn first
         return pooled
 
     def fill_tiles(self, keys: list[tuple[int, int, int]]):
-        """Generator: compute ``keys`` in order (the view asks centre-first), yielding each key done."""
+        """Generator: compute ``keys`` in order, yielding each key done (scripts and tests; the view asks
+        through :meth:`want` and :meth:`pump`, whose list a newer view replaces)."""
         for key in keys:
             if self.cancelled:
                 return
@@ -146,6 +164,59 @@ class OnDemandMap:
                     continue
             self.tile(key)
             yield key
+
+    def want(self, visible: list[tuple[int, int, int]], ahead: list[tuple[int, int, int]] = ()) -> bool:
+        """Replace the tiles wanted: ``visible`` (in order) first, then ``ahead`` (prefetched for the next
+        frames). Tiles wanted before and not listed now (panned past, another zoom level) are dropped.
+
+        Returns True when no :meth:`pump` is running to compute them: the caller starts one (on the tiles'
+        lane). A running pump takes the new list at its next tile, with no new job: a lane job per frame
+        waited for the GUI thread to start it (the old job's end is delivered there), which left the
+        worker idle about half of a zoom (at 16,384 tokens: visible tiles ready 105-155 ms, p95).
+        """
+        with self._lock:
+            self._wanted = [k for k in dict.fromkeys([*visible, *ahead]) if k not in self._tiles]
+            self.visible = frozenset(visible)
+            self._note_visible_waiting()
+            start = bool(self._wanted) and not self._pumping and not self.cancelled
+            self._pumping = self._pumping or start
+        return start
+
+    @property
+    def wanted(self) -> list[tuple[int, int, int]]:
+        """The tiles still to compute, in the order :meth:`pump` takes them."""
+        with self._lock:
+            return list(self._wanted)
+
+    def pump(self):
+        """Generator (one lane job): compute the first wanted tile, again and again, yielding each key done,
+        until none is wanted or the map is cancelled. The list is read afresh before every tile, so a new
+        view's visible tiles come after at most the one tile being computed (a tile is ≤ 256 × 256 weights:
+        about 1-5 ms)."""
+        try:
+            while True:
+                with self._lock:
+                    while self._wanted and self._wanted[0] in self._tiles:
+                        self._wanted.pop(0)
+                    if self.cancelled or not self._wanted:
+                        self._pumping = False  # under the lock: a want() from now on starts a new pump
+                        return
+                    key = self._wanted.pop(0)
+                self.tile(key)
+                with self._lock:
+                    self._note_visible_waiting()
+                yield key
+        finally:  # closed by its lane (job dropped) or an error: a later want() must start a new pump
+            with self._lock:
+                self._pumping = False
+                self.tiles_idle.set()
+
+    def _note_visible_waiting(self) -> None:
+        """Clear ``tiles_idle`` while a visible tile is still wanted, set it otherwise (caller holds the lock)."""
+        if not self.cancelled and any(k in self.visible for k in self._wanted):
+            self.tiles_idle.clear()
+        else:
+            self.tiles_idle.set()
 
     # -- drawing --------------------------------------------------------------------------------
     def level_for(self, rows: float, cols: float, px_h: int, px_w: int) -> int:
@@ -254,3 +325,4 @@ class OnDemandMap:
     def cancel(self) -> None:
         """Stop running fills at their next step (a new trace, layer or head)."""
         self.cancelled = True
+        self.tiles_idle.set()  # an overview band waiting for tiles ends now

@@ -8,6 +8,7 @@ import numpy as np
 from typing import Callable
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QGraphicsItem
 from PySide6.QtGui import QColor, QFontMetricsF, QPen
@@ -127,9 +128,18 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
 
     def _min_factor(self) -> float:
         # the smallest label a back row reads (widgets/legible.py): exports scale 5 pt up to 12 px
-        views = self.scene().views() if self.scene() is not None else []
-        floor = floor_pt(self.style, views[0] if views else None)
+        floor = floor_pt(self.style, self._first_view())
         return min(1.0, max(self.MIN_FACTOR, floor / self.style.font_pt()))
+
+    def _first_view(self):
+        """The first view of the axis' scene, or None when there is none alive: a view box's range can change
+        while the figure is being deleted, and the scene (or its view) read then was already gone
+        (RuntimeError: "Internal C++ object already deleted"). The floor then is a 1080-line screen's."""
+        scene = self.scene()
+        if scene is None or not shiboken6.isValid(scene):
+            return None
+        views = scene.views()
+        return views[0] if views and shiboken6.isValid(views[0]) else None
 
     def _texts(self) -> tuple[list[str], float]:
         """Elided labels and the widest one's width at the style's full size, cached until labels or
