@@ -331,8 +331,15 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         """The curves of the model the window has loaded (its ``loaded``; none for a model without a
         recorded history), until a run of this tab starts."""
         loaded = getattr(self.window(), "loaded", None)
-        if loaded is None:
-            return
+        if loaded is not None:
+            self.show_loaded(loaded)
+
+    def show_loaded(self, loaded) -> None:
+        """The loaded model's recorded curves, and its own task in the form (an induction model offers
+        "induction", not the first task of the list), until a run of this tab starts."""
+        task = getattr(loaded, "task", None)
+        if not self.running and not self.steps and task and self.task_box.findText(str(task)) >= 0:
+            self.task_box.setCurrentText(str(task))
         info = getattr(loaded, "info", None) or {}
         history = info.get("history") if isinstance(info.get("history"), dict) else None
         self.show_model_history(history, str(getattr(loaded, "name", "") or ""))
