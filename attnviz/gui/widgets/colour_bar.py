@@ -55,6 +55,9 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        # a shorter bar wraps the label onto more lines: the width that makes room for them follows (it was
+        # set for the lines at the old height, and the extra lines were drawn over the tick labels)
+        self._update_width()
         self.update()  # the device-coordinate cache was drawn at the old size
 
     def set_levels(self, lo: float, hi: float) -> None:
@@ -93,8 +96,9 @@ class ColourBarItem(pg.GraphicsWidget):
             return
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        w = self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4
-        self.setFixedWidth(math.ceil(w))
+        w = math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4)
+        if w != round(self.width()) or w != round(self.minimumWidth()):
+            self.setFixedWidth(w)
 
     def _label_lines(self) -> list[str]:
         """The label in lines: what the values are, then how they map to colours ("a · b" → two
