@@ -50,6 +50,7 @@ class ColourBarItem(pg.GraphicsWidget):
         self.label = label
         self.show_masked = False
         self.diverging = False  # signed data: the style's diverging map, centred on 0 by the caller's levels
+        self.peers = [self]  # the bars that share this one's width (share_width)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
         self._update_width()
 
@@ -94,11 +95,25 @@ class ColourBarItem(pg.GraphicsWidget):
         if not self.style.colour_bar:  # hidden items still take layout space: collapse instead
             self.setFixedWidth(0)
             return
+        w = max(bar._natural_width() for bar in self.peers)
+        for bar in self.peers:
+            if w != round(bar.width()) or w != round(bar.minimumWidth()):
+                bar.setFixedWidth(w)
+
+    def _natural_width(self) -> int:
+        """The width the ticks and the label's lines need at the bar's present height."""
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        w = math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4)
-        if w != round(self.width()) or w != round(self.minimumWidth()):
-            self.setFixedWidth(w)
+        return math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4)
+
+    @staticmethod
+    def share_width(bars) -> None:
+        """Keep ``bars`` as wide as the widest of them, now and whenever one is resized or relabelled (the
+        pictures beside them stay in aligned columns)."""
+        bars = list(bars)
+        for bar in bars:
+            bar.peers = bars
+        bars[0]._update_width()
 
     def _label_lines(self) -> list[str]:
         """The label in lines: what the values are, then how they map to colours ("a · b" → two
