@@ -56,6 +56,21 @@ def _head_map_problems(win, what: str) -> list[str]:
     return out
 
 
+def model_list_problems(panel, what: str) -> list[str]:
+    """Every cell of the model list's shown columns whole (the held-out metric was cut at both sizes)."""
+    tree, header = panel.tree, panel.tree.header()
+    fm, out = tree.fontMetrics(), []
+    right = tree.viewport().width()
+    for col in (c for c in range(tree.columnCount()) if not tree.isColumnHidden(c)):
+        end = header.sectionViewportPosition(col) + header.sectionSize(col)
+        for i in range(tree.topLevelItemCount()):
+            text = tree.topLevelItem(i).text(col)
+            # the cell's text and its margins must fit the section, and the section the list
+            if fm.horizontalAdvance(text) + 6 > header.sectionSize(col) or (text and end > right):
+                out.append(f"{what}: the model list cuts {text!r} (column {tree.headerItem().text(col)!r})")
+    return out
+
+
 def _texts(win) -> list[str]:
     """Every text the window shows now: labels, the views' scene texts, the walkthrough grids' titles."""
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
@@ -122,6 +137,7 @@ def _audit_bundled_switches(make_window, qtbot, size, monkeypatch) -> list[str]:
         problems += _tab_bar_problems(win, f"{w}×{h} {what}")
         problems += _head_map_problems(win, f"{folder.name} {w}×{h}")
         problems += _label_problems(win, folder.name, win.trace.meta)
+        problems += model_list_problems(win.model_panel, f"{w}×{h} {what}")
     return problems
 
 
@@ -169,3 +185,25 @@ def test_the_grid_audit_sees_a_thinned_row_axis(qapp):
         assert any("names every" in p for p in grid_problems(grid, 1.0, None, "control"))
     finally:
         grid.close()
+
+
+def test_the_model_list_audit_sees_a_cut_cell(qtbot):
+    """Negative control for ``model_list_problems``: a held-out metric in words in a 270 px list, its columns
+    never refitted, is reported; the same list refitted is not."""
+    from attnviz.gui.panels.model_panel import ModelPanel
+
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    entry = {"name": "masked-lm", "task": "masked-lm", "params": 127_000, "architecture": "encoder, 2 layers",
+             "metrics": "hidden word guessed right (top-1 at [MASK]) 69.3%", "path": "/x"}
+    panel.resize(270, 300)
+    panel.show()
+    panel.set_catalogue([entry])
+    QApplication.processEvents()
+    assert not model_list_problems(panel, "refitted")
+    panel.fit_columns = lambda: None  # the list as it was before: never refitted
+    panel.tree.topLevelItem(0).setText(2, entry["metrics"])  # and the words in the cell
+    for col in range(4):
+        panel.tree.setColumnHidden(col, False)
+    QApplication.processEvents()
+    assert model_list_problems(panel, "words")

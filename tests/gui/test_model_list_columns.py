@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
@@ -32,3 +33,35 @@ def test_columns_whole_or_hidden(qtbot, tmp_path, width):
     assert right <= tree.viewport().width(), f"columns end at {right} px of {tree.viewport().width()}"
     if width >= 1400:
         assert shown == [0, 1, 2, 3]  # room for all: nothing hidden
+
+
+@pytest.mark.parametrize("width", [270, 400])
+def test_bundled_models_held_out_column_is_whole(qtbot, monkeypatch, width):
+    """The bundled models' real metrics ("hidden word guessed right (top-1 at [MASK]) …") at a 1280×720 list
+    (~270 px) and a 1920×1080 one: the held-out column fits (its score alone when the words do not); the
+    control: the words are cut at these widths (what the list showed before)."""
+    from pathlib import Path
+
+    from attnviz.gui.panels.model_catalogue import scan_bundled
+    from attnviz.gui.panels.model_panel import ModelPanel
+
+    assets = Path(__file__).resolve().parents[2] / "assets"
+    if not (assets / "models" / "masked-lm" / "config.json").exists():
+        pytest.skip("the bundled models are not built (make assets)")
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(assets))
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, 400)
+    panel.show()
+    panel.set_catalogue(scan_bundled())
+    for _ in range(3):
+        QApplication.processEvents()
+    tree, header = panel.tree, panel.tree.header()
+    words = max(tree.fontMetrics().horizontalAdvance(tree.topLevelItem(i).data(2, Qt.ItemDataRole.UserRole + 1))
+                for i in range(tree.topLevelItemCount()))
+    assert header.sectionSize(0) + words > tree.viewport().width()  # control: the words would be cut
+    for i in range(tree.topLevelItemCount()):
+        text = tree.topLevelItem(i).text(2)
+        assert tree.fontMetrics().horizontalAdvance(text) <= header.sectionSize(2), f"{text!r} cut"
+    right = header.sectionViewportPosition(2) + header.sectionSize(2)
+    assert right <= tree.viewport().width(), f"the held-out column ends at {right} px of {tree.viewport().width()}"

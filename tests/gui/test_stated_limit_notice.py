@@ -25,6 +25,8 @@ def test_beyond_the_stated_length_is_a_visible_notice(make_window, qtbot, tmp_pa
         win.run_text(TEXT)
     text, level = got.args
     assert "computes attention in its own code" in text and f"up to {n:,} tokens" in text
+    assert f"shorten the input to {n:,} tokens or fewer" in text  # what to do about it (issue 36)
+    assert "views are empty until an input runs" in text  # why the views show nothing
     assert "Traceback" not in text and "\n" not in text and level in ("warning", "error")
     assert win.notice.isVisible()
     assert win.trace is None  # the views show nothing rather than the earlier input's maps

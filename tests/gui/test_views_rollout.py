@@ -217,3 +217,26 @@ def test_the_title_states_the_models_own_rollout_versus_raw(qtbot):
     view2, _ = make(qtbot, digits)
     qtbot.waitUntil(lambda: "get its information" in view2.title_item.text, timeout=10000)
     assert "held out" not in view2.title_item.text
+
+
+def test_a_strips_message_wraps_inside_the_strip(qtbot):
+    """A text model without gradients (charlm in the app): the gradient strip's note is wrapped inside the
+    strip, left of the colour bar (on one line it ran under the bar's ticks, issue 36); the control: the
+    note on one line is wider than the strip."""
+    from PySide6.QtGui import QFontMetricsF
+
+    trace = sample_trace("decoder", T=12)
+    view, sel = make(qtbot, trace)
+    view.resize(620, 700)
+    qtbot.waitUntil(lambda: bool(view.strips["grad"].message), timeout=5000)
+    for _ in range(5):
+        QApplication.processEvents()
+    strip = view.strips["grad"]
+    width = strip.size().width()
+    fm = QFontMetricsF(strip._font)
+    assert strip._label_w() + fm.horizontalAdvance(strip.message) > width  # control: one line does not fit
+    rect = strip.message_rect(width)
+    assert rect.right() <= width + 0.5, f"the note ends at {rect.right():.0f} px of a {width:.0f} px strip"
+    assert strip.size().height() >= rect.height(), "the strip is shorter than its wrapped note"
+    bar = view.bar.mapRectToScene(view.bar.boundingRect())
+    assert strip.mapRectToScene(rect).right() <= bar.left() + 0.5, "the note runs under the colour bar"

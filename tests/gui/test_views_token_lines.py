@@ -178,3 +178,23 @@ def test_long_inputs_draw_the_strongest_lines_and_say_so(qtbot):
     for h, rows in per_head.items():
         mine = rows[rows[:, 0] == 7]
         assert len(mine) == int((trace["L0.probs"][h, 7] >= MIN_WEIGHT).sum())
+
+
+def test_the_heads_legend_never_covers_the_query_and_key_headings(qtbot):
+    """Eight heads in a dock of the 1920×1080 window (~620 px): the legend is wider than the gap between
+    "query" and "key" (the control: centred in the headings' row it covered them, issue 36), so it takes rows
+    of its own under them; the token rows start below it, and every entry is inside the figure."""
+    trace = sample_trace("encoder", T=9, n_heads=8)
+    view, sel = make(qtbot, trace)
+    view.resize(620, 600)
+    QApplication.processEvents()
+    item = view.lines
+    assert item.heads == list(range(8))
+    lx, rx, text_w, top, step = item._geometry()
+    legend = item.legend_rects()
+    assert len(legend) == 8
+    assert sum(r.width() for r in legend) > rx - lx  # control: the headings' row has no room for it
+    for rect in legend:
+        assert not any(rect.intersects(h) for h in item.heading_rects()), "a legend entry covers a heading"
+        assert rect.bottom() <= top + 0.5, "the legend runs into the token rows"
+        assert 0 <= rect.left() and rect.right() <= item.boundingRect().width() + 0.5

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
-
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -17,6 +17,7 @@ __all__ = ["ModelPanel"]
 COLUMNS = ("Model (task)", "Params", "Held-out", "Architecture")
 SHOWN_METRICS = 1  # the table shows the first metric (whole, in a 1920×1080 window); the tooltip has them all
 _PATH = Qt.ItemDataRole.UserRole
+_WORDS, _SCORE = Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2  # the held-out cell's two forms
 
 
 class ModelPanel(QWidget):
@@ -39,6 +40,8 @@ class ModelPanel(QWidget):
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setToolTip("Double-click (or Enter) to load a model")
         self.tree.itemActivated.connect(self._activated)
+        # the list's own width changes without the panel's (a scroll bar, the first layout after a catalogue)
+        self.tree.viewport().installEventFilter(self)
         self.tree.itemClicked.connect(self._activated)
         self._placeholder = QTreeWidgetItem(["looking for models…"])
         self._placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
@@ -97,6 +100,8 @@ class ModelPanel(QWidget):
             metrics = ", ".join(e["metrics"].split(", ")[:SHOWN_METRICS])
             item = QTreeWidgetItem([name, format_count(e["params"]), metrics, e["architecture"]])
             item.setData(0, _PATH, e["name"])
+            item.setData(2, _WORDS, metrics)
+            item.setData(2, _SCORE, score_only(metrics))
             tip = e.get("error") or "\n".join(x for x in (
                 f"{e['name']} — task {e['task'] or '?'}", e.get("description", ""), e["architecture"],
                 f"held-out: {e['metrics']}", e["path"]) if x)
@@ -113,18 +118,35 @@ class ModelPanel(QWidget):
         """Every column whole or hidden, never cut: the list drops Architecture, then Params, when it is too
         narrow for them (a 1280×720 window's model list); a row's tooltip still says everything."""
         width = self.tree.viewport().width()
-        header = self.tree.header()
-        need = [max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(len(COLUMNS))]
-        shown = list(range(len(COLUMNS)))
-        for col in (3, 1):  # the least needed first; the name and the held-out score always stay
-            if sum(need[c] for c in shown) > width:
-                shown.remove(col)
+        shown = self._fit(width, _WORDS)
+        if sum(self._need(c) for c in shown) > width:  # the metric in words is too wide: its score alone
+            shown = self._fit(width, _SCORE)
         for col in range(len(COLUMNS)):
             self.tree.setColumnHidden(col, col not in shown)
+
+    def _fit(self, width: int, form) -> list[int]:
+        """The held-out cells in ``form`` (words or score), and the columns that fit ``width`` with them."""
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(2, form) is not None:
+                item.setText(2, item.data(2, form))
+        shown = list(range(len(COLUMNS)))
+        for col in (3, 1):  # the least needed first; the name and the held-out score always stay
+            if sum(self._need(c) for c in shown) > width:
+                shown.remove(col)
+        return shown
+
+    def _need(self, col: int) -> int:
+        return max(self.tree.sizeHintForColumn(col), self.tree.header().sectionSizeHint(col))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and obj is self.tree.viewport():
+            self.fit_columns()
+        return super().eventFilter(obj, event)
 
     def names(self) -> list[str]:
         """Names of the listed (loadable) models, in order."""
@@ -182,6 +204,13 @@ class ModelPanel(QWidget):
         value = item.data(0, _PATH)
         if value and value != self._current:
             self.model_requested.emit(str(value))
+
+
+def score_only(metric: str) -> str:
+    """The figure that ends a held-out metric in words ("accuracy 98.6%" -> "98.6%"), for a list too narrow
+    for the words (the row's tooltip keeps them); the words themselves when no figure ends them."""
+    m = re.search(r"(-?[\d.]+\s*%?)\s*$", metric)
+    return m.group(1).strip() if m else metric
 
 
 def _listed_name(name_or_dir, names: list[str]):

@@ -23,11 +23,14 @@ from attnviz.gui.panels.attention_timeline import AttentionTimeline
 from attnviz.gui.panels.compact_layout import is_compact
 from attnviz.gui.panels.training_form import TrainingFormMixin, task_defaults
 from attnviz.gui.stepped_build import SteppedBuild
+from attnviz.gui.style import ViewStyle
+from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.workers import TrainingWorker, run_job
 from attnviz.tasks.metric_names import format_metrics
 
 __all__ = ["TrainingPanel", "default_run_dir", "task_defaults", "REDRAW_MS"]
 
+LOSS_TITLE, ACC_TITLE = "training loss (cross-entropy, nats)", "batch accuracy"
 REDRAW_MS = 250  # live curves: four updates a second read as "live" and leave the GUI thread free
 
 
@@ -80,9 +83,16 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         yield
         self.plots = pg.GraphicsLayoutWidget(self)  # a child: a panel deleted half-built takes it along
         # one above the other in a column beside the replay: each curve gets the column's width
-        self.loss_plot = self.plots.addPlot(row=0, col=0, title="training loss (cross-entropy, nats)")
+        # titles that wrap in a narrow column (a plot's own title is one line 30 px tall and claims its
+        # text's width: with the form shown at 1280×720 it was cut to "training loss (", the axes with it)
+        self.loss_title, self.acc_title = make_title(), make_title()
+        self.plots.addItem(self.loss_title, row=0, col=0)
+        self.loss_plot = self.plots.addPlot(row=1, col=0)
         yield  # a pyqtgraph PlotItem with its context menu is ~20 ms: one per step
-        self.acc_plot = self.plots.addPlot(row=1, col=0, title="batch accuracy")
+        self.plots.addItem(self.acc_title, row=2, col=0)
+        self.acc_plot = self.plots.addPlot(row=3, col=0)
+        for item, text in ((self.loss_title, LOSS_TITLE), (self.acc_title, ACC_TITLE)):
+            set_title(item, text, style or ViewStyle())
         self._set_up_plots()
         yield
         self.timeline = AttentionTimeline(style=style, parent=self)
@@ -194,7 +204,8 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
                 axis.setPen(pg.mkPen(style.foreground))
                 axis.setTextPen(pg.mkPen(style.foreground))
                 axis.setStyle(tickFont=style.font())
-            plot.titleLabel.setText(plot.titleLabel.text, color=style.foreground, size=f"{style.font_pt(1.2):.0f}pt")
+        for item, text in ((self.loss_title, LOSS_TITLE), (self.acc_title, ACC_TITLE)):
+            set_title(item, text, style)
 
     def _error(self, message: str) -> None:
         self.notice.emit(message, "error")
@@ -331,8 +342,15 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         """The curves of the model the window has loaded (its ``loaded``; none for a model without a
         recorded history), until a run of this tab starts."""
         loaded = getattr(self.window(), "loaded", None)
-        if loaded is None:
-            return
+        if loaded is not None:
+            self.show_loaded(loaded)
+
+    def show_loaded(self, loaded) -> None:
+        """The loaded model's recorded curves, and its own task in the form (an induction model offers
+        "induction", not the first task of the list), until a run of this tab starts."""
+        task = getattr(loaded, "task", None)
+        if not self.running and not self.steps and task and self.task_box.findText(str(task)) >= 0:
+            self.task_box.setCurrentText(str(task))
         info = getattr(loaded, "info", None) or {}
         history = info.get("history") if isinstance(info.get("history"), dict) else None
         self.show_model_history(history, str(getattr(loaded, "name", "") or ""))

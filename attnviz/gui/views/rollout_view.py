@@ -304,10 +304,7 @@ class RolloutView(BaseView):
             heat.shape_rc = S
         # every bar (drawn or not) as wide as the widest: each picture sits against its bar, and per map the
         # tick numbers differ in width ("0.512", "0.09"), which moved the pictures out of their columns
-        bars = [self.spacer_bar, *self.bars.values()]
-        width = max(bar.maximumWidth() for bar in bars)
-        for bar in bars:
-            bar.setFixedWidth(width)
+        ColourBarItem.share_width([self.spacer_bar, *self.bars.values()])
         self._apply_opacity()
 
     def _draw_strips(self, mode: str, part: str) -> None:

@@ -22,6 +22,7 @@ from attnviz.gui.widgets.token_axis import display_token
 
 __all__ = ["TokenLinesItem", "MAX_TOKENS", "MIN_WEIGHT", "FADE", "MAX_LINES"]
 
+LEGEND_ROW = 1.3  # a legend row's height, in text lines
 MAX_TOKENS = 200  # beyond this the lines are an unreadable solid block
 MIN_WEIGHT = 1.0 / 255  # lines fainter than one alpha step are invisible: not drawn
 ALPHA_STEPS = 32  # lines are batched by quantised opacity: one drawLines call per (step, head)
@@ -99,9 +100,30 @@ class TokenLinesItem(pg.GraphicsWidget):
             f = round(f - 0.04, 2)
         return max(lo, f)
 
+    def _top(self, fm) -> float:
+        """Where the token rows start: under the "query"/"key" headings and the legend's rows."""
+        return fm.height() * (2.2 + LEGEND_ROW * len(self._legend_rows(fm)))
+
+    def _legend_rows(self, fm) -> list[list[tuple[int, str, float]]]:
+        """The shown heads' legend, (head, text, width) per entry, in rows as wide as the figure: on its own
+        rows under the headings (between them it ran over "query" and "key" once the heads outgrew the gap)."""
+        if not self.heads or self.weights is None:
+            return []
+        sw = fm.height() * 1.4
+        room = max(self.boundingRect().width() - 8, 1.0)
+        rows, row = [], []
+        for h in self.heads:
+            text = f"head {h}"
+            w = sw + 4 + fm.horizontalAdvance(text) + 12
+            if row and sum(e[2] for e in row) + w > room:
+                rows.append(row)
+                row = []
+            row.append((h, text, w))
+        return rows + [row]
+
     def _step(self, fm) -> float:
         r = self.boundingRect()
-        top = fm.height() * 2.2
+        top = self._top(fm)
         n = max(len(self.left), len(self.right), 1)
         return min(max(r.height() - top - 4, 10) / n, fm.height() * 2.2)
 
@@ -117,8 +139,7 @@ class TokenLinesItem(pg.GraphicsWidget):
         gap = float(np.clip(r.width() - room - 2 * text_w - 40, 80, 420 * self.style.font_scale))
         x0 = room + (r.width() - room - 2 * text_w - gap) / 2
         lx, rx = x0 + text_w, x0 + text_w + gap
-        top = fm.height() * 2.2
-        return lx, rx, text_w, top, self._step(fm)
+        return lx, rx, text_w, self._top(fm), self._step(fm)
 
     def lane_offsets(self, step: float) -> dict[int, float]:
         """Vertical offset of each shown head's line ends within a token's row (0 for one head)."""
@@ -190,7 +211,7 @@ class TokenLinesItem(pg.GraphicsWidget):
         p.setPen(QPen(fg))
         p.drawText(QRectF(lx - text_w, 0, text_w, fm.height() * 1.6), int(Qt.AlignRight | Qt.AlignVCenter), "query")
         p.drawText(QRectF(rx, 0, text_w, fm.height() * 1.6), int(Qt.AlignLeft | Qt.AlignVCenter), "key")
-        self._paint_legend(p, lx, rx, fm)
+        self._paint_legend(p, fm)
         if self.weights is not None:
             self._paint_lines(p, lx, rx, top, step)
         self._paint_grid_rows(p, lx, rx, text_w, top, step, fg)
@@ -221,23 +242,39 @@ class TokenLinesItem(pg.GraphicsWidget):
             p.setPen(QPen(QColor(colour), width * max(1.0, self.style.line_width * 0.6)))
             p.drawRect(cell)
 
-    def _paint_legend(self, p, lx, rx, fm) -> None:
-        """The shown heads' colours between the column headings (the figure has no check boxes)."""
-        if not self.heads or self.weights is None:
-            return
+    def _paint_legend(self, p, fm) -> None:
+        """The shown heads' colours, centred under the column headings (the figure has no check boxes)."""
         p.setFont(self.style.font(0.9))
-        items = [(h, f"head {h}") for h in self.heads]
         sw = fm.height() * 1.4
-        widths = [sw + 4 + fm.horizontalAdvance(t) + 12 for _, t in items]
-        x = (lx + rx) / 2 - sum(widths) / 2
-        y = fm.height() * 0.8
-        for (h, text), w in zip(items, widths):
+        entries = [e for row in self._legend_rows(fm) for e in row]
+        for (h, text, w), rect in zip(entries, self.legend_rects()):
+            x, y = rect.left(), rect.center().y()
             p.setPen(QPen(QColor(head_colour(h)), 3 * max(1.0, self.style.line_width)))
             p.drawLine(QPointF(x, y), QPointF(x + sw, y))
             p.setPen(QPen(QColor(self.style.foreground)))
             p.drawText(QRectF(x + sw + 4, y - fm.height() / 2, w, fm.height()), int(Qt.AlignLeft | Qt.AlignVCenter),
                        text)
-            x += w
+
+    def legend_rects(self) -> list[QRectF]:
+        """Where each legend entry is drawn (item coordinates), for the layout checks."""
+        fm = self.style.metrics()
+        lx, rx, *_ = self._geometry()
+        out = []
+        for i, row in enumerate(self._legend_rows(fm)):
+            x = (lx + rx) / 2 - sum(e[2] for e in row) / 2
+            x = min(max(x, 4.0), max(self.boundingRect().width() - 4 - sum(e[2] for e in row), 4.0))
+            y = fm.height() * (1.6 + LEGEND_ROW * i)
+            for _h, _text, w in row:
+                out.append(QRectF(x, y, w, fm.height() * LEGEND_ROW))
+                x += w
+        return out
+
+    def heading_rects(self) -> list[QRectF]:
+        """Where "query" and "key" are drawn (item coordinates)."""
+        lx, rx, text_w, *_ = self._geometry()
+        fm = self.style.metrics()
+        return [QRectF(lx - fm.horizontalAdvance("query"), 0, fm.horizontalAdvance("query"), fm.height() * 1.6),
+                QRectF(rx, 0, fm.horizontalAdvance("key"), fm.height() * 1.6)]
 
     def drawn_lines(self) -> tuple[dict[int, np.ndarray], float]:
         """The lines painted now: head → (N, 4) rows as in :meth:`lines`, and the weight below which

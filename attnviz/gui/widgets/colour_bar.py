@@ -50,11 +50,17 @@ class ColourBarItem(pg.GraphicsWidget):
         self.label = label
         self.show_masked = False
         self.diverging = False  # signed data: the style's diverging map, centred on 0 by the caller's levels
+        self.peers = [self]  # the bars that share this one's width (share_width)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
         self._update_width()
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        # a shorter bar wraps the label onto more lines: the width that makes room for them follows (it was
+        # set for the lines at the old height, and the extra lines were drawn over the tick labels)
+        # only ever wider here: a narrower bar can make its map taller, the label fewer lines and the bar
+        # narrower again, and back (a layout that never settled hung the window on a DeBERTa map)
+        self._update_width(grow_only=True)
         self.update()  # the device-coordinate cache was drawn at the old size
 
     def set_levels(self, lo: float, hi: float) -> None:
@@ -87,14 +93,31 @@ class ColourBarItem(pg.GraphicsWidget):
         texts = [format_level(lo), format_level(hi)] + [format_level(t) for t in nice_ticks(lo, hi)]
         return texts + (["masked"] if self.show_masked else [])
 
-    def _update_width(self) -> None:
+    def _update_width(self, grow_only: bool = False) -> None:
         if not self.style.colour_bar:  # hidden items still take layout space: collapse instead
             self.setFixedWidth(0)
             return
+        w = max(bar._natural_width() for bar in self.peers)
+        for bar in self.peers:
+            if grow_only and w <= round(bar.minimumWidth()):
+                continue
+            if w != round(bar.width()) or w != round(bar.minimumWidth()):
+                bar.setFixedWidth(w)
+
+    def _natural_width(self) -> int:
+        """The width the ticks and the label's lines need at the bar's present height."""
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        w = self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4
-        self.setFixedWidth(math.ceil(w))
+        return math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4)
+
+    @staticmethod
+    def share_width(bars) -> None:
+        """Keep ``bars`` as wide as the widest of them, now and whenever one is resized or relabelled (the
+        pictures beside them stay in aligned columns)."""
+        bars = list(bars)
+        for bar in bars:
+            bar.peers = bars
+        bars[0]._update_width()
 
     def _label_lines(self) -> list[str]:
         """The label in lines: what the values are, then how they map to colours ("a · b" → two

@@ -86,11 +86,21 @@ class TokenStripItem(pg.GraphicsWidget):
                 x, y = x0, y + h + gap
             self._boxes.append(QRectF(x, y, w, h))
             x += w + gap
+        if self.message:  # wrapped to the strip's width (on one line it ran under the colour bar beside it)
+            h = max(h, self.message_rect(width).height())
         height = math.ceil(y + h + 4)
         if abs(self.preferredHeight() - height) > 0.5:
             self.setPreferredHeight(height)
             self.setMinimumHeight(height)
             self.setMaximumHeight(height)
+
+    def message_rect(self, width: float) -> QRectF:
+        """Where the message goes (its top at 0): right of the label, wrapped to ``width``."""
+        x0 = self._label_w()
+        fm = QFontMetricsF(self._font)
+        room = max(width - x0 - 8, 40.0)
+        text = fm.boundingRect(QRectF(0, 0, room, 10_000), int(Qt.AlignLeft | Qt.TextWordWrap), self.message)
+        return QRectF(x0, 0, room, max(text.height(), fm.height()))
 
     def paint(self, p, *args):
         st = self.style
@@ -104,8 +114,9 @@ class TokenStripItem(pg.GraphicsWidget):
         p.setFont(self._font)
         fm = QFontMetricsF(self._font)
         if self.message:
-            p.drawText(QRectF(self._label_w(), first.top(), 2000, first.height()),
-                       int(Qt.AlignLeft | Qt.AlignVCenter), self.message)
+            rect = self.message_rect(max(self.size().width(), self._label_w() + 200))
+            p.drawText(rect.translated(0, first.top()), int(Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap),
+                       self.message)
             return
         lut = colour_lut(st)
         for i, (tok, box) in enumerate(zip(self.tokens, self._boxes)):

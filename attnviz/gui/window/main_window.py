@@ -33,6 +33,7 @@ from attnviz.gui.settings import AppSettings
 from attnviz.gui.window import figure_actions
 from attnviz.gui.window.actions import build_actions, follow_system_scheme
 from attnviz.gui.window.compare_pin import ComparePin
+from attnviz.gui.window.refusal_notice import refusal_notice
 from attnviz.gui.window.drop import accept_drag, handle_drop
 from attnviz.gui.window.model_loading import APP_TITLE, FALLBACK_TEXT, ModelLoading
 from attnviz.gui.window.pages import Pages
@@ -319,7 +320,7 @@ class MainWindow(QMainWindow):
         elif kind == "trace" and self.input_panel.mode == "text":
             # the box shows the new text: the views would show another input's figures, so clear them
             # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
-            self.clear_shown(message)
+            self.clear_shown(refusal_notice(message, cleared=True))
         else:
             if kind == "trace":  # the picture on screen stays, and so does its caption
                 self.input_panel.image.reject_pending()
