@@ -4,7 +4,9 @@ A long input at full depth keeps per layer x, q, k, v, z, the residual stream â€
 16,384 tokens on a 30-layer, d 576 model: ~9 GB). Above a memory budget each large array is written as it is
 produced, with plain writes (the data then sits in the page cache, which is not this process's resident
 memory), and opened again read-only with ``np.load(mmap_mode="r")``: the trace holds a memory map, and only
-the pages a view reads become resident. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
+the pages a view reads become resident. A capture hands each layer's arrays over with ``keep(into=...)``: the
+writes run on one background thread (:mod:`attnviz.capture.spill_writer`, a bounded queue) while the model
+computes the next layers, and :meth:`SpillStore.flush` waits for them before the trace is finished. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
 ``Trace.probs`` and every other reader do not care where an array lives.
 
 The folder is removed when its :class:`SpillStore` is garbage-collected or closed (``weakref.finalize``); maps
