@@ -20,8 +20,13 @@ __all__ = ["attention_with_lse", "chunked_attention", "kernel_available", "CHUNK
 CHUNK_CELLS = 1 << 24
 
 
+_KERNEL: list = []  # [the kernel or None] once looked up: torch.ops' attribute lookup cost ~0.1 ms every call
+
+
 def _kernel():
-    return cpu_flash_attention()
+    if not _KERNEL:
+        _KERNEL.append(cpu_flash_attention())
+    return _KERNEL[0]
 
 
 _GQA: list = []  # [bool] once probed: whether the kernel itself maps query head h to key/value head h // groups

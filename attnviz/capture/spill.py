@@ -4,7 +4,9 @@ A long input at full depth keeps per layer x, q, k, v, z, the residual stream â€
 16,384 tokens on a 30-layer, d 576 model: ~9 GB). Above a memory budget each large array is written as it is
 produced, with plain writes (the data then sits in the page cache, which is not this process's resident
 memory), and opened again read-only with ``np.load(mmap_mode="r")``: the trace holds a memory map, and only
-the pages a view reads become resident. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
+the pages a view reads become resident. A capture hands each layer's arrays over with ``keep(into=...)``: the
+writes run on one background thread (:mod:`attnviz.capture.spill_writer`, a bounded queue) while the model
+computes the next layers, and :meth:`SpillStore.flush` waits for them before the trace is finished. The arrays are ordinary read-only ``np.ndarray`` s (``np.memmap``), so
 ``Trace.probs`` and every other reader do not care where an array lives.
 
 The folder is removed when its :class:`SpillStore` is garbage-collected or closed (``weakref.finalize``); maps
@@ -25,6 +27,8 @@ import weakref
 import numpy as np
 
 from attnviz.capture.finite import all_finite
+from attnviz.capture.spill_writer import SpillWriter, write_failed
+from attnviz.errors import AttnvizError
 
 __all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
 
@@ -157,6 +161,7 @@ class SpillStore:
         # array, kept alive so its id stays its own; its map; found finite), so each is written once
         self._shared: dict[int, tuple] = {}
         self._close = weakref.finalize(self, _remove, self.folder)
+        self.writer = SpillWriter(self.folder)  # keep(into=...) writes on its thread
 
     # -- writing -----------------------------------------------------------------------------------
     def _path(self, key: str) -> str:
@@ -168,14 +173,24 @@ class SpillStore:
     def spill(self, key: str, arr: np.ndarray) -> np.ndarray:
         """Write ``arr`` to disk and return a read-only memory map of it (C order, same dtype and shape)."""
         path = self._path(key)
-        with open(path, "wb") as fh:  # plain writes: page cache, not this process's resident memory
-            _write_npy(fh, np.asanyarray(arr))
-        return np.load(path, mmap_mode="r", allow_pickle=False)
+        try:
+            with open(path, "wb") as fh:  # plain writes: page cache, not this process's resident memory
+                _write_npy(fh, np.asanyarray(arr))
+            return np.load(path, mmap_mode="r", allow_pickle=False)
+        except OSError as exc:  # a full disk, the folder removed: the capture stops with a message
+            raise AttnvizError(write_failed(self.folder, exc)) from exc
 
-    def keep(self, arrays: dict, shared=()) -> dict:
+    def keep(self, arrays: dict, shared=(), into: dict | None = None) -> dict:
         """``arrays`` with each large array kept in memory while the budget lasts, spilled after; the arrays
-        named in ``shared`` are remembered, so the same array handed over again is not written again."""
+        named in ``shared`` are remembered, so the same array handed over again is not written again.
+
+        With ``into`` (the trace's array dict) the result goes into it and the arrays to spill are written on
+        the store's writer thread (:mod:`attnviz.capture.spill_writer`): each entry of ``into`` stays the array
+        in memory until its file is written, then becomes the read-only map. :meth:`flush` waits for the
+        writes (and raises AttnvizError when one failed). ``shared`` arrays are written at once (their map is
+        handed to later layers)."""
         out, done, done_finite = {}, {}, {}  # done: one file per distinct array (a layer may name one array twice)
+        later: dict[int, list] = {}  # id â†’ [array, its keys] to write on the writer thread
         for key, arr in arrays.items():
             size = getattr(arr, "nbytes", 0)
             seen = self._shared.get(id(arr))
@@ -185,6 +200,9 @@ class SpillStore:
                     self.finite.add(key)
             elif size < self.min_bytes or isinstance(arr, np.memmap):
                 out[key] = arr
+            elif id(arr) in later:
+                out[key] = arr
+                later[id(arr)][1].append(key)
             elif id(arr) in done:
                 out[key] = done[id(arr)]
                 if done[id(arr)] is not arr and done_finite.get(id(arr)):
@@ -192,6 +210,9 @@ class SpillStore:
             elif self.held + size <= self.budget:
                 self.held += size
                 out[key] = done[id(arr)] = arr
+            elif into is not None and key not in shared:
+                self._path(key)  # named now: the trace's writers and the trim see it spilled
+                out[key], later[id(arr)] = arr, [arr, [key]]
             else:
                 if arr.dtype.kind == "f" and all_finite(arr):
                     self.finite.add(key)
@@ -199,7 +220,28 @@ class SpillStore:
                 out[key] = done[id(arr)] = self.spill(key, arr)
             if key in shared and id(arr) not in self._shared:
                 self._shared[id(arr)] = (arr, out[key], key in self.finite)
+        if into is None:
+            return out
+        into.update(out)
+        for arr, keys in later.values():
+            self.writer.put(arr.nbytes, self._job(arr, keys, into))
         return out
+
+    def _job(self, arr: np.ndarray, keys: list, into: dict):
+        """Write ``arr`` (file of ``keys[0]``), then put its map in ``into`` under every key still holding it."""
+        def job():
+            finite = arr.dtype.kind == "f" and all_finite(arr)
+            mapped = self.spill(keys[0], arr)
+            for key in keys:
+                if finite:
+                    self.finite.add(key)
+                if into.get(key) is arr:  # replaced by nobody since: the copy in memory can go
+                    into[key] = mapped
+        return job
+
+    def flush(self) -> None:
+        """Wait for the writer thread's writes; raises AttnvizError when one failed."""
+        self.writer.flush()
 
     def copy_in(self, key: str, stream) -> np.ndarray:
         """A ``.npy`` read from a binary ``stream`` (a member of a saved trace), copied to disk in chunks and

@@ -52,6 +52,7 @@ import torch
 from torch import nn
 
 from attnviz.capture.attention_kernel import attention_with_lse
+from attnviz.hf.module_plan import module_plan
 from attnviz.hf.private_names import attn_implementation
 from attnviz.hf.score_rule import tensor_key
 
@@ -262,8 +263,9 @@ class AttentionRecorder:
         self.model, self.keep, self.keep_grad, self.probs_dtype = model, keep, keep_grad, probs_dtype
         self.fast, self.name = fast, ATTN_FAST if fast else ATTN_NAME
         self.calls: list[AttentionCall] = []
-        self.names = {id(m): n for n, m in model.named_modules()}
-        self.modules = [m for m in model.modules() if is_attention_module(m)]
+        self.plan = module_plan(model)  # one walk over the modules per model, not per capture
+        self.names = self.plan.names
+        self.modules = self.plan.select(model, "attention", is_attention_module)
         self._pending: dict[int, AttentionCall] = {}
         self._handles: list = []
         self._before = None
@@ -277,7 +279,7 @@ class AttentionRecorder:
             self._before = attn_implementation(self.model.config)
             if self._before != self.name:
                 self.model.set_attn_implementation(self.name)
-            self._training = [m for m in self.model.modules() if m.training]
+            self._training = [m for m in self.plan.modules(self.model) if m.training]
             for m in self._training:
                 m.training = False
             for m in self.modules:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from attnviz.hf.module_plan import module_plan
 from attnviz.hf.projections import _OUT, is_linear
 
 __all__ = ["BlockRecorder", "H_INPUTS"]
@@ -72,7 +73,7 @@ class BlockRecorder:
         self.out_modules: dict[int, nn.Module] = {}  # id(attention module) → its outside output projection
         self._attention_calls = attention_calls
         self._handles = []
-        parents = {id(c): m for m in model.modules() for c in m.children()}
+        parents = module_plan(model).parents(model)
         try:
             blocks = {}
             for attn in attention_modules:

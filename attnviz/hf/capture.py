@@ -269,6 +269,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         elif pred is not None:
             pred = pred.full() if isinstance(pred, DeferredPrediction) else pred
             arrays["prediction"] = pred.astype(dtype, copy=False)
+    if spill is not None:
+        spill.flush()  # the layers' writes (on the store's writer thread) done: arrays are their maps
     grid = list(cfg.grid) if cfg.kind == "vit" else None
     if generic and windows:  # positions inside one window
         side = int(round(T_run ** 0.5))

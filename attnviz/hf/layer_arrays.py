@@ -16,7 +16,7 @@ from attnviz.capture.on_demand import register as register_on_demand
 from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
 from attnviz.capture.recomputed import describe as describe_recomputed
 from attnviz.hf.attention_record import blocked_map, split_mask
-from attnviz.hf.projections import ProjectionReading
+from attnviz.hf.projections import ProjectionReading, sample_rows
 from attnviz.hf.score_rule import rule_of
 
 __all__ = ["call_arrays", "on_demand_arrays", "LayerFacts", "RECOMPUTE"]
@@ -51,7 +51,7 @@ def _h_matches(block: dict, out: torch.Tensor | None) -> bool:
     if h is None or stream is None or out is None or h.shape != stream.shape:
         return False
     T = h.shape[1]
-    pick = torch.tensor(sorted({0, T // 2, T - 1}))  # three positions: a wrong R_mid is wrong everywhere
+    pick = sample_rows(T)  # three positions: a wrong R_mid is wrong everywhere
     want = stream[0, pick].float() + out[pick].float()
     tol = 1e-4 * max(1.0, float(want.abs().max()))
     return bool((h[0, pick].float() - want).abs().max() <= tol)
@@ -148,7 +148,7 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
         if block.get("h") is not None and (post_ln or _h_matches(block, reading.out)):
             out[p + "h"] = conv(block["h"][0])
     if call.lse is not None and RECOMPUTE and on_demand is not None and kept is not None:
-        _as_rules(i, out, block, kept, on_demand.setdefault("recomputed", {}))
+        _as_rules(i, out, block, kept, on_demand.setdefault("recomputed", {}), reading.weights)
     return out, facts
 
 
@@ -159,7 +159,7 @@ def _rows_agree(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())))
 
 
-def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict) -> None:
+def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, weights: dict | None = None) -> None:
     """Move ``q_pre_rope``, ``k_pre_rope``, ``v`` and ``h`` of layer ``i`` out of ``out`` into ``rules``
     (``meta["recomputed"]``) where each one's rule reproduces it at three positions (first, middle, last);
     float32 arrays only (a float16 array recomputed would differ from the model's by its rounding)."""
@@ -200,7 +200,11 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict) ->
                 raise ValueError("the block's stream is not the previous layer's output")
             # the same sum in torch: NumPy's BLAS threads woken between torch's took ~19 ms a layer here
             z = torch.from_numpy(np.ascontiguousarray(out[p + "z"][:, pick].transpose(1, 0, 2))).flatten(1)
-            w, b = (torch.from_numpy(np.array(out[p + n])) for n in ("W_o", "b_o"))  # copies: the views are read-only
+            if weights is not None and "W_o" in weights and "b_o" in weights:  # the same weights as tensors: no copy
+                w, b = weights["W_o"].float(), weights["b_o"].float()
+            else:
+                # copies: the views are read-only
+                w, b = (torch.from_numpy(np.array(out[p + n])) for n in ("W_o", "b_o"))
             attn = z @ w + b  # (3, H·dh) · (H·dh, D)
             return rows + attn.numpy()
         move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid)

@@ -131,7 +131,7 @@ class LayerConverter:
         shared = [k for k in layer if k.rpartition(".")[2] in _SHARED_LEAVES]
         rest = {k: a for k, a in layer.items() if k not in own}
         self.arrays.update(own)
-        self.arrays.update(self.spill.keep(rest, shared=shared))
+        self.spill.keep(rest, shared=shared, into=self.arrays)  # written on the store's writer thread
 
     # -- layer by layer (long captures) ------------------------------------------------------------
     def finish_block(self, rec: dict) -> None:

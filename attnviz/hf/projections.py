@@ -14,12 +14,13 @@ A model that multiplies q by a constant after the projection (OPT: ``q_proj(x) *
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-__all__ = ["ProjectionReading", "read_projections", "rotate", "rope_readings", "weight_xw", "is_linear"]
+__all__ = ["ProjectionReading", "read_projections", "rotate", "rope_readings", "weight_xw", "is_linear", "sample_rows"]
 
 _SEPARATE = {"q": ("q_proj", "query", "q_lin", "q", "Wq", "query_proj"),
              "k": ("k_proj", "key", "k_lin", "k", "Wk", "key_proj"),
@@ -95,12 +96,15 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     if not a.numel():
         return True
     a, b = a.float(), b.float()
-    finite = torch.isfinite(a) & torch.isfinite(b)
-    if not torch.equal(finite, torch.isfinite(a)) or not torch.equal(finite, torch.isfinite(b)):
+    finite = torch.isfinite(a)
+    if not torch.equal(finite, torch.isfinite(b)):
         return False
-    a, b = a[finite], b[finite]
-    tol = 1e-4 * max(1.0, float(b.abs().max())) if b.numel() else 1e-4
-    return bool((a - b).abs().max() <= tol) if b.numel() else True
+    if not bool(finite.all()):  # (every entry finite is the rule: one check per layer's reading, no copies)
+        a, b = a[finite], b[finite]
+        if not b.numel():
+            return True
+    tol = 1e-4 * max(1.0, float(b.abs().max()))
+    return bool((a - b).abs().max() <= tol)
 
 
 def _columns(call, H: int, Hkv: int, dh: int):
@@ -185,10 +189,15 @@ def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None)
     return r
 
 
+@functools.lru_cache(maxsize=64)
 def _sample(T: int) -> torch.Tensor:
     """The positions a reading is checked at: first, middle, last. A column layout or a rotation that is
-    wrong is wrong at every position, and checking three keeps the check off the capture's time."""
+    wrong is wrong at every position, and checking three keeps the check off the capture's time. Kept per T
+    (every layer of a capture asks for the same three; read only, as an index)."""
     return torch.tensor(sorted({0, T // 2, T - 1}))
+
+
+sample_rows = _sample  # the same three positions for the checks of other modules (hf/layer_arrays.py)
 
 
 def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
