@@ -87,7 +87,7 @@ def _rotary_lines(s) -> list[str]:
              f"        after rotation:  q_i = {_vec(s.q_i)}",
              "        keys before rotation, then after (each turned by its own position j):"]
     for j, tok in enumerate(s.key_tokens):
-        lines.append(f"  {j:>3}  {tok} k = {_vec(s.k_pre_rope[j])} → {_vec(s.k[j])}")
+        lines.append(f"  {s.key_offset + j:>3}  {tok} k = {_vec(s.k_pre_rope[j])} → {_vec(s.k[j])}")
     return lines
 
 
@@ -115,6 +115,9 @@ def format_steps(s, model_name: str) -> str:
         *([f"vectors longer than {VEC_HEAD} show their first {VEC_HEAD} numbers: --json prints every number"]
           if max(d_model, d_head) > VEC_HEAD else []),
         *([] if bias else ["this head's projections have no bias terms"]),
+        *([f"keys {s.key_offset}–{s.key_offset + len(s.key_tokens) - 1} of {s.n_keys} shown (the window around the "
+           f"query); the softmax and z_i run over all {s.n_keys}; --json prints every key"]
+          if s.n_keys and s.n_keys > len(s.key_tokens) else []),
         "",
         f"x_i (input row {s.query}) = {_vec(s.x_i)}",
         "",
@@ -125,7 +128,7 @@ def format_steps(s, model_name: str) -> str:
            if s.kv_source == "trace" else "") + ("  (k_j after rotation)" if rotary else ""),
     ]
     for j, tok in enumerate(s.key_tokens):
-        lines.append(f"  {j:>3}  {tok:<{width}} k = {_vec(s.k[j])}   v = {_vec(s.v[j])}")
+        lines.append(f"  {s.key_offset + j:>3}  {tok:<{width}} k = {_vec(s.k[j])}   v = {_vec(s.v[j])}")
     cols = [("score", s.scores)]
     if rotary:
         cols += [("by distance", s.scores_by_distance)]
@@ -149,11 +152,11 @@ def format_steps(s, model_name: str) -> str:
               f"  {'j':>3}  {'key':<{width}}" + (f" {'j − i':>6}" if rotary else "")
               + "".join(f" {name:>11}" for name, _ in cols)]
     for j, tok in enumerate(s.key_tokens):
-        lines.append(f"  {j:>3}  {tok:<{width}}" + (f" {int(s.distance[j]):>6}" if rotary else "")
+        lines.append(f"  {s.key_offset + j:>3}  {tok:<{width}}" + (f" {int(s.distance[j]):>6}" if rotary else "")
                      + "".join(f" {_num(float(vals[j])):>11}" for _, vals in cols))
     lines += ["", "step 5  weighted_j = w_j · v_j"]
     for j, tok in enumerate(s.key_tokens):
-        lines.append(f"  {j:>3}  {tok:<{width}} {_vec(s.weighted[j])}")
+        lines.append(f"  {s.key_offset + j:>3}  {tok:<{width}} {_vec(s.weighted[j])}")
     lines += [
         "",
         f"step 6  z_i = Σ_j weighted_j = {_vec(s.z_i)}",
@@ -189,5 +192,8 @@ def run(args) -> int:
                **steps.to_json()}
         print(json.dumps(doc))
     else:
-        print(format_steps(steps, loaded.name))
+        from attnviz.analysis.steps_window import key_window
+
+        # a long input's per-key rows cut to the window the app's walkthrough shows (8,190 keys are 5 MB of text)
+        print(format_steps(key_window(steps), loaded.name))
     return 0

@@ -47,3 +47,23 @@ def test_steps_on_falcon_read_by_hooks_recomputes_with_its_rotation(folders, cap
     code = main(["steps", "--model", str(folders["falcon"]), "--text", "the cat sat on the mat", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["max_error"] < 1e-4 and doc["rotary_error"] < 1e-6
+
+
+def test_steps_on_a_long_input_prints_the_window_and_json_every_key(tmp_path, capsys):
+    """Beyond STEP_KEYS keys the table shows the app's window around the query, numbered by position, and says
+    so; --json keeps every key (the control: the same run's JSON has all of them)."""
+    from attnviz.analysis.steps_window import STEP_KEYS
+
+    folder = make_model("bert", tmp_path / "bert", max_pos=256)
+    text = " ".join(["the cat sat on the mat"] * 30)
+    args = ["steps", "--model", str(folder), "--text", text, "--layer", "0", "--head", "0", "--query", "100"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("  ") and " k = " in line and " v = " in line]
+    assert len(rows) == STEP_KEYS
+    first = 100 - STEP_KEYS // 2
+    assert rows[0].split()[0] == str(first) and rows[-1].split()[0] == str(first + STEP_KEYS - 1)
+    assert f"keys {first}–{first + STEP_KEYS - 1} of " in out and "--json prints every key" in out
+    assert main(args + ["--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["key_tokens"]) > STEP_KEYS
