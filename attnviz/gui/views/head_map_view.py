@@ -185,6 +185,27 @@ class HeadMapView(BaseView):
         self.heatmap.set_veiled_row(end_row(self.trace, r.part))
         self._draw_marks()
 
+    def ensure_current(self) -> None:
+        """Finish pending work now, on this thread (an exported figure is complete): besides the base's, a long
+        map's overview and the tiles its view shows. The lane fills the overview band by band for the screen;
+        a file written before it finished said "computing overview: 256 of 8,190 rows" and was grey below."""
+        super().ensure_current()
+        if self.on_demand is None or self.res is None:
+            return
+        if not self.on_demand.overview_done:
+            r = self.res  # the lane may be mid-band on the old map: a fresh one filled here, the old cancelled
+            self._drop_on_demand()
+            self.on_demand = OnDemandMap(self.trace, r.layer, r.part, r.head)
+            for _rows in self.on_demand.fill_overview():
+                pass
+            self._draw_head()
+        od = self.on_demand
+        shown = [key for key in od.wanted if key in od.visible]
+        for key in shown:  # a zoomed view's own tiles (the screen gets them from the tiles' lane)
+            od.tile(key)
+        if shown:
+            self._draw_head()
+
     def _start_on_demand(self) -> None:
         """A new head (or layer): its overview is filled band by band on the views' lane."""
         from attnviz.gui.workers import views_lane
