@@ -112,6 +112,8 @@ def test_every_head_on_the_page_is_whole_and_numbered(qtbot, traces, name, prese
     view = _view(qtbot, traces[name], PRESENTED if presenting else DOCKED, presenting)
     what = f"{name} {'presented' if presenting else 'docked'}"
     assert view.page_text(), f"{what}: {L} × {H} heads shown on one page"  # paged, not shrunk
+    title = view.title_item.text
+    assert view.page_text() in title and "▲" not in title, f"{what}: title {title!r}"  # a slide cannot page
     problems = page_problems(view, what)
     view.turn_page("down")  # a later page, and one of later heads where there is one
     view.turn_page("right")

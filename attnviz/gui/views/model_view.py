@@ -296,7 +296,9 @@ class ModelView(GridPages, BaseView):
             last_part, notes = self._title_notes
             notes = notes if last_part == r.part else ""
         page = self.page_text()
-        page = f" — {page} (▲▼◀▶ for the rest)" if page else ""
+        # the page's range only: the ▲▼◀▶ buttons and keys page on screen; a slide cannot (an exported title
+        # that offered them misled), and the extra words wrapped the presented title at 1280×720
+        page = f" — {page}" if page else ""
         set_title(self.title_item, f"All heads · {r.part_name}{page}{notes}", self.style)
 
     # -- interaction ---------------------------------------------------------------------------
