@@ -42,6 +42,11 @@ class ModelPanel(QWidget):
         self.tree.itemActivated.connect(self._activated)
         # the list's own width changes without the panel's (a scroll bar, the first layout after a catalogue)
         self.tree.viewport().installEventFilter(self)
+        # columns are fitted, never scrolled: a horizontal bar that came and went with the columns changed the
+        # viewport's height, so the vertical bar, so its width, and the refit chose the other columns, for ever
+        # (63,000 refits in 40 s, the window never drew a trace)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._fitted_width, self._refit = None, True
         self.tree.itemClicked.connect(self._activated)
         self._placeholder = QTreeWidgetItem(["looking for models…"])
         self._placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
@@ -112,12 +117,16 @@ class ModelPanel(QWidget):
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.tree.addTopLevelItem(item)
         self.set_current(self._current)
+        self._refit = True  # new rows: fitted again even at the same width
         self.fit_columns()
 
     def fit_columns(self) -> None:
         """Every column whole or hidden, never cut: the list drops Architecture, then Params, when it is too
         narrow for them (a 1280×720 window's model list); a row's tooltip still says everything."""
         width = self.tree.viewport().width()
+        if width == self._fitted_width and not self._refit:
+            return  # a resize of the same width (or one the last fit caused): nothing changes
+        self._fitted_width, self._refit = width, False
         shown = self._fit(width, _WORDS)
         if sum(self._need(c) for c in shown) > width:  # the metric in words is too wide: its score alone
             shown = self._fit(width, _SCORE)
