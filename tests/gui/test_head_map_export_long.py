@@ -27,8 +27,9 @@ def test_an_exported_long_map_has_its_whole_overview(qapp):
         assert "computing overview" not in view.heatmap.title.text
         t = view.tile
         f = 1 << t.level
-        expected = indices(reference_blocks(np.concatenate([trace.probs(0, "self", heads=[1], rows=slice(r, r + 512))[0] for r in range(0, T, 512)]).astype(np.float64), f, t.row0, t.row1, t.col0,
-                                            t.col1), view.vmax)
+        whole = np.concatenate([trace.probs(0, "self", heads=[1], rows=slice(r, r + 512))[0]
+                                for r in range(0, T, 512)]).astype(np.float64)  # (T, T), in row blocks
+        expected = indices(reference_blocks(whole, f, t.row0, t.row1, t.col0, t.col1), view.vmax)
         shown = view.image_data != 255  # masked cells are drawn apart (hatched)
         np.testing.assert_array_equal(view.image_data[shown], expected[shown])
         assert (view.image_data[-1] != 255).any()  # the last rows are drawn, not left grey (the bug's picture)
