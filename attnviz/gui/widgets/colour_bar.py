@@ -56,11 +56,9 @@ class ColourBarItem(pg.GraphicsWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        # a shorter bar wraps the label onto more lines: the width that makes room for them follows (it was
-        # set for the lines at the old height, and the extra lines were drawn over the tick labels)
-        # only ever wider here: a narrower bar can make its map taller, the label fewer lines and the bar
-        # narrower again, and back (a layout that never settled hung the window on a DeBERTa map)
-        self._update_width(grow_only=True)
+        # not re-widened here: a width set from inside a resize (for the label's extra lines on a shorter bar)
+        # moved an exported figure's maps after its axes were placed (row labels over their matrix), and a
+        # narrowing one never settled; so a short bar's wrapped label can still reach its ticks (MPT), open
         self.update()  # the device-coordinate cache was drawn at the old size
 
     def set_levels(self, lo: float, hi: float) -> None:
@@ -93,14 +91,12 @@ class ColourBarItem(pg.GraphicsWidget):
         texts = [format_level(lo), format_level(hi)] + [format_level(t) for t in nice_ticks(lo, hi)]
         return texts + (["masked"] if self.show_masked else [])
 
-    def _update_width(self, grow_only: bool = False) -> None:
+    def _update_width(self) -> None:
         if not self.style.colour_bar:  # hidden items still take layout space: collapse instead
             self.setFixedWidth(0)
             return
         w = max(bar._natural_width() for bar in self.peers)
         for bar in self.peers:
-            if grow_only and w <= round(bar.minimumWidth()):
-                continue
             if w != round(bar.width()) or w != round(bar.minimumWidth()):
                 bar.setFixedWidth(w)
 
