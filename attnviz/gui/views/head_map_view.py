@@ -186,24 +186,17 @@ class HeadMapView(BaseView):
         self._draw_marks()
 
     def ensure_current(self) -> None:
-        """Finish pending work now, on this thread (an exported figure is complete): besides the base's, a long
-        map's overview and the tiles its view shows. The lane fills the overview band by band for the screen;
-        a file written before it finished said "computing overview: 256 of 8,190 rows" and was grey below."""
+        """Finish pending work on this thread (an export is complete): a long map's overview and shown tiles too
+        (a file written before the lane's fill said "computing overview: 256 of 8,190 rows")."""
         super().ensure_current()
-        if self.on_demand is None or self.res is None:
-            return
-        if not self.on_demand.overview_done:
+        if self.on_demand is not None and self.res is not None and not self.on_demand.overview_done:
             r = self.res  # the lane may be mid-band on the old map: a fresh one filled here, the old cancelled
             self._drop_on_demand()
             self.on_demand = OnDemandMap(self.trace, r.layer, r.part, r.head)
             for _rows in self.on_demand.fill_overview():
                 pass
             self._draw_head()
-        od = self.on_demand
-        shown = [key for key in od.wanted if key in od.visible]
-        for key in shown:  # a zoomed view's own tiles (the screen gets them from the tiles' lane)
-            od.tile(key)
-        if shown:
+        if self.on_demand is not None and self.on_demand.compute_shown():
             self._draw_head()
 
     def _start_on_demand(self) -> None:

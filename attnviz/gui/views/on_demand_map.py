@@ -165,6 +165,13 @@ class OnDemandMap:
             self.tile(key)
             yield key
 
+    def compute_shown(self) -> bool:
+        """The wanted tiles that are in view, computed now on this thread (an export); True if there were any."""
+        shown = [key for key in self.wanted if key in self.visible]
+        for key in shown:
+            self.tile(key)
+        return bool(shown)
+
     def want(self, visible: list[tuple[int, int, int]], ahead: list[tuple[int, int, int]] = ()) -> bool:
         """Replace the tiles wanted: ``visible`` (in order) first, then ``ahead`` (prefetched for the next
         frames). Tiles wanted before and not listed now (panned past, another zoom level) are dropped.
