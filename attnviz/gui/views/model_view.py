@@ -306,7 +306,7 @@ class ModelView(GridPages, BaseView):
         self._set_caption(" — ".join(t for t in (self.page_note(), notes) if t))
 
     def _set_caption(self, text: str) -> None:
-        set_title(self.caption, text, self.style, 0.9)
+        set_title(self.caption, text, self.style, 1.0)  # the base size: the audit holds every label to 12 px
         self.caption.setVisible(bool(text))
 
     def _after_relayout(self) -> None:
