@@ -32,12 +32,12 @@ def traces(tmp_path_factory):
     return {name: real_sizes.trace_of(real_sizes.build(name, root / name)) for name in real_sizes.SHAPES}
 
 
-def _view(qtbot, trace, size, presenting: bool):
+def _view(qtbot, trace, size, presenting: bool, lines: int = 1080):
     from attnviz.gui.panels.appearance import compose_style
     from attnviz.gui.views.model_view import ModelView
     from attnviz.selection import Selection
 
-    style = compose_style("light", presenting, "viridis", lines=1080 if presenting else None)
+    style = compose_style("light", presenting, "viridis", lines=lines if presenting else None)
     view = ModelView(selection=Selection(), style=style)
     qtbot.addWidget(view)
     view.resize(*size)
@@ -112,8 +112,8 @@ def test_every_head_on_the_page_is_whole_and_numbered(qtbot, traces, name, prese
     view = _view(qtbot, traces[name], PRESENTED if presenting else DOCKED, presenting)
     what = f"{name} {'presented' if presenting else 'docked'}"
     assert view.page_text(), f"{what}: {L} × {H} heads shown on one page"  # paged, not shrunk
-    title = view.title_item.text
-    assert view.page_text() in title and "▲" not in title, f"{what}: title {title!r}"  # a slide cannot page
+    title, caption = view.title_item.text, view.caption.text
+    assert view.page_text() in caption and "▲" not in title + caption, f"{what}: {title!r} / {caption!r}"
     problems = page_problems(view, what)
     view.turn_page("down")  # a later page, and one of later heads where there is one
     view.turn_page("right")
@@ -136,3 +136,87 @@ def test_a_small_grid_is_one_whole_page(qtbot, assets):
                  DOCKED, False)
     assert view.page_text() == "" and len(view.grid.drawn()) == view._grid_shape[0] * view._grid_shape[1]
     assert page_problems(view, "tiny-decoder") == []
+
+
+def _lines(label) -> int:
+    """Lines a title or caption item is drawn in (its text wrapped to the width it has)."""
+    doc = label.item.document()
+    doc.setTextWidth(label.item.textWidth())
+    n, block = 0, doc.begin()
+    while block.isValid():
+        n += block.layout().lineCount()
+        block = block.next()
+    return n
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1080", "720"])
+@pytest.mark.parametrize("name", list(real_sizes.SHAPES))
+def test_presented_title_is_one_line_with_the_detail_in_a_caption(qtbot, traces, name, size):
+    """F5 fills the screen with the figure: the title is one line ("All heads · self-attention"), which page
+    and what the numbers are go in a caption of at most two lines (the title holding all of it wrapped to
+    7 lines at 1280×720). The caption's text is measured as drawn, in the figure's width."""
+    view = _view(qtbot, traces[name], size, True, lines=size[1])
+    what = f"{name} presented at {size[0]}×{size[1]}"
+    assert view.page_text() and view.page_text() in view.caption.text, what
+    assert "entropy" in view.caption.text and "entropy" not in view.title_item.text, what
+    assert _lines(view.title_item) == 1, f"{what}: title in {_lines(view.title_item)} lines"
+    assert 1 <= _lines(view.caption) <= 2, f"{what}: caption in {_lines(view.caption)} lines"
+    assert not page_problems(view, what)  # the caption's height came out of the grid's, not over it
+
+
+def _exported_caption(view, size=(1920, 1080)) -> str:
+    """The caption as the export draws it: render_figure into an image, the caption read while laid out."""
+    seen = []
+    set_caption = view._set_caption
+    view._set_caption = lambda text: (seen.append(text), set_caption(text))
+    image = QImage(*size, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        view.render_figure(painter, QRectF(0, 0, *size), 1.8)
+    finally:
+        painter.end()
+        del view._set_caption
+    return next((t for t in seen if "this slide" in t), seen[0] if seen else "")
+
+
+def _named(text: str, word: str, n: int) -> set[int]:
+    """Every index named after ``word`` in ``text`` ("layers 0–4 and 10–29" → {0..4, 10..29}), of ``n``."""
+    import re
+
+    out = set()
+    for chunk in re.findall(rf"{word} ([0-9–]+(?: and [0-9–]+)*)", text):
+        for span in chunk.split(" and "):
+            a, _, b = span.partition("–")
+            out.update(range(int(a), int(b or a) + 1))
+    return out & set(range(n))
+
+
+@pytest.mark.parametrize("name", list(real_sizes.SHAPES))
+def test_an_exported_page_says_which_heads_it_shows_and_where_the_rest_are(qtbot, traces, name):
+    """A slide cannot page: its caption names the layers and heads on it and those off it (together every
+    layer and head), says how to get the others (--layer/--head, or the app), and offers no page keys as
+    its own; the window's caption is its own again after the export."""
+    L, H, _ = real_sizes.SHAPES[name]
+    view = _view(qtbot, traces[name], DOCKED, False)
+    on_screen = view.caption.text
+    caption = _exported_caption(view)
+    shown, off = caption.split("; not on it: ")[0], caption.partition("; not on it: ")[2]
+    assert shown.startswith("this slide: ") and off, f"{name}: {caption!r}"
+    for word, n in (("layers", L), ("heads", H)):
+        on, rest = _named(shown, word, n), _named(off.split(" (export")[0], word, n)
+        if not rest:  # every one of them is on the slide: the caption says so by not listing any
+            assert on in (set(), set(range(n))), f"{name}: {word} {sorted(on)} shown, none said to be off"
+            continue
+        assert on and not on & rest and on | rest == set(range(n)), f"{name}: {word}: {caption!r}"
+    assert "--layer" in off and "in the app" in off, caption
+    assert view.caption.text == on_screen and "this slide" not in on_screen  # the window's own caption
+
+
+def test_an_exported_single_page_has_no_page_note(qtbot, assets):
+    """Negative control: a 2 × 4 model's slide is the whole grid; its caption is the legend alone."""
+    from attnviz.runtime import load_model, run_trace
+
+    view = _view(qtbot, run_trace(load_model("tiny-decoder", device="cpu"), text="the cat sat on the mat"),
+                 DOCKED, False)
+    caption = _exported_caption(view)
+    assert caption.startswith("under each: entropy") and "slide" not in caption, caption

@@ -7,6 +7,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
 from PySide6.QtCore import QRect  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget  # noqa: E402
 
@@ -72,3 +73,70 @@ def test_page_down_is_offered_only_where_it_steps():
 
     assert not can_step(Replay()) and can_step(Steps())
     assert "Page Down" not in leave_text(can_step(Replay())) and "Page Down" in leave_text(can_step(Steps()))
+
+
+def _drawn_in(win, rect) -> bool:
+    """Whether anything is drawn in ``rect`` of ``win`` (its pixels there are not all one colour)."""
+    from attnviz.gui.panels.presentation_hint import _pixels
+    from PySide6.QtGui import QImage
+
+    image = win.grab(rect).toImage().convertToFormat(QImage.Format.Format_RGB32)
+    p = _pixels(image)
+    return bool((p != p[0, 0]).any())
+
+
+def test_the_hint_covers_nothing_of_the_walkthroughs_query_row(qtbot):
+    """The walkthrough presented at 1280×720 (issue 36: the hint covered the right end of the query row,
+    "because it was tired", for its ~4 s): the hint goes where nothing is drawn. Control: the corner the
+    widget boxes alone chose (top right: the notice line fills the bottom) covers drawn pixels of the query
+    row's chips, and the check sees them."""
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.gui.panels.presentation_hint import PresentationHint, leave_text
+    from attnviz.gui.walkthrough.walkthrough_widget import WalkthroughWidget
+    from attnviz.io import bundled_models
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    if "coref" not in bundled_models():
+        pytest.skip("the bundled models are not built (make assets)")
+    trace = run_trace(load_model("coref", device="cpu"), text="the animal did not cross the street because it was tired")
+    win = WalkthroughWidget(selection=Selection(), style=compose_style("light", True, "viridis", lines=720))
+    qtbot.addWidget(win)
+    win.resize(1280, 720)
+    win.show()
+    win.set_trace(trace)
+    # the app's notice line across the bottom of the window, as on screen when the walkthrough opens
+    notice = QLabel("The walkthrough opens on layer 0 · head 2, where the row of 'it' mixes several values", win)
+    notice.setStyleSheet("background: #dde8f4")
+    notice.setGeometry(0, 694, 1280, 26)
+    notice.show()
+    for _ in range(5):
+        QApplication.processEvents()
+    strip = win.tokens
+    chips = [QRect(strip.mapTo(win, b.topLeft().toPoint()), b.size().toSize()) for b in strip._boxes]
+    hint = PresentationHint(win)
+    hint.flash(leave_text(True))
+    QApplication.processEvents()
+    spot = hint.geometry()
+    hint.hide()
+    assert not _drawn_in(win, spot), f"the hint at {spot.getRect()} covers something drawn"
+    assert not any(spot.intersects(c) for c in chips)
+    old = hint.least_covered_corner()
+    covered = [c for c in chips if old.intersects(c)]
+    assert covered and _drawn_in(win, old), (old.getRect(), "the control: the corner rule covered chips")
+
+
+def test_free_spot_finds_only_one_coloured_room():
+    """free_spot on synthetic pixels: a spot free of a drawn mark is found nearest the top right; none in a
+    window drawn all over (the fallback then takes the least covered corner)."""
+    import numpy as np
+
+    from attnviz.gui.panels.presentation_hint import free_spot
+
+    p = np.zeros((200, 400), np.uint32)
+    p[0:60, 300:400] = 7  # a drawn block top right
+    x, y = free_spot(p, 1, 100, 30, 12)
+    assert not (p[y - 4:y + 34, x - 4:x + 104] != 0).any() and x + 100 <= 388 and y >= 12
+    assert y > 60 or x + 104 <= 300  # beside or under the block, not on it
+    noise = np.arange(200 * 400, dtype=np.uint32).reshape(200, 400)
+    assert free_spot(noise, 1, 100, 30, 12) is None

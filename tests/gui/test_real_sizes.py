@@ -76,7 +76,7 @@ def test_all_heads_pages_keep_every_head_legible(qtbot, traces, name):
         * view.notes.font.pointSizeF() / view.style.font_pt(1.0)
     assert widest < PITCH_X * tile_px, f"{name}: notes {widest:.0f} px wide under tiles {PITCH_X * tile_px:.0f} px apart"
     rows, cols = view.page_shape()
-    assert rows < L and view.page_text() in view.title_item.text  # the title says which page
+    assert rows < L and view.page_text() in view.caption.text  # the caption says which page
     # every layer reachable page by page; the selected head's page follows the selection
     seen = set()
     while True:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QWidget
 
-__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step"]
+__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step", "free_spot"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
 
@@ -52,9 +53,21 @@ class PresentationHint(QLabel):
         self._place_timer.start(100)
 
     def place(self) -> None:
-        """In the corner of the window where the hint covers the least of the figure (its titles, axes,
-        maps, tab rows and controls): a fixed top-right corner covered the walkthrough's tab row for its
-        first seconds, and centred at the bottom the x-axis labels and the caption."""
+        """Where the hint covers nothing the window draws: the free spot (one colour under it, found in an
+        image of the window without the hint) nearest a corner. Only where there is none, the corner that
+        covers the least of the figure's titles, axes, maps, tab rows and controls. (A fixed top-right corner
+        covered the walkthrough's tab row; the least-covered corner of widget boxes still covered its query
+        row for ~4 s, the token strip's box spanning the width while its chips end earlier.)"""
+        win = self.parentWidget()
+        m = 12
+        w, h = self.width(), self.height()
+        free = self._free_spot(win, w, h, m)
+        best = QRect(free, self.size()) if free is not None else self.least_covered_corner()
+        self.move(max(0, best.x()), max(0, best.y()))
+
+    def least_covered_corner(self) -> QRect:
+        """The corner of the window whose rectangle for the hint covers the least of the widgets' and
+        figure items' boxes (:func:`occupied_rects`)."""
         win = self.parentWidget()
         m = 12
         w, h = self.width(), self.height()
@@ -62,10 +75,64 @@ class PresentationHint(QLabel):
                    QRect(m, m, w, h), QRect(m, win.height() - h - m, w, h)]
         taken = occupied_rects(win, exclude=self)
         cover = {id(r): sum(_area(r.intersected(t)) for t in taken) for r in corners}
-        best = min(corners, key=lambda r: cover[id(r)])
         # (every corner covered: the least covered one. The status line was tried: shown for the hint's
         # seconds, it shrank the presented figure under the legible floor while it was up)
-        self.move(max(0, best.x()), max(0, best.y()))
+        return min(corners, key=lambda r: cover[id(r)])
+
+    def _free_spot(self, win: QWidget, w: int, h: int, margin: int) -> QPoint | None:
+        """The top-left corner of a ``w`` × ``h`` spot ``margin`` inside ``win`` where nothing is drawn (see
+        :func:`free_spot`), nearest a corner of the window (top right first), or None when there is none."""
+        shown = self.isVisible()
+        self.hide()  # the image is of what the hint would cover
+        try:
+            image = win.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+        finally:
+            if shown:
+                self.show()
+        spot = free_spot(_pixels(image), int(round(image.width() / max(win.width(), 1))) or 1, w, h, margin)
+        return None if spot is None else QPoint(*spot)
+
+
+def _pixels(image: QImage):
+    """(rows, columns) uint32 colours of an RGB32 image (a copy: the image's buffer is not kept)."""
+    import numpy as np
+
+    row = image.bytesPerLine() // 4
+    buf = np.frombuffer(image.constBits(), np.uint32, count=image.height() * row)
+    return buf.reshape(image.height(), row)[:, :image.width()].copy()  # (H, W)
+
+
+def free_spot(pixels, ratio: int, w: int, h: int, margin: int, clear: int = 4) -> tuple[int, int] | None:
+    """(x, y) in logical pixels of a ``w`` × ``h`` spot at least ``margin`` inside the window and ``clear``
+    from anything drawn, where ``pixels`` (device pixels, ``ratio`` per logical one) are all one colour; of
+    all such spots the one nearest a window corner (top right, bottom right, top left, bottom left on a tie)."""
+    import numpy as np
+
+    p = pixels[::ratio, ::ratio]  # (H, W) logical pixels
+    H, W = p.shape
+    bw, bh = w + 2 * clear, h + 2 * clear  # the spot with its clearance
+    if W < w + 2 * margin or H < h + 2 * margin:
+        return None
+    # a pixel unlike its right or lower neighbour is an edge of something drawn; a box with no edge in it
+    # is one colour (background) throughout
+    edge = np.zeros((H, W), bool)
+    edge[:, :-1] |= p[:, :-1] != p[:, 1:]
+    edge[:-1, :] |= p[:-1, :] != p[1:, :]
+    edge[:, -1] = edge[-1, :] = False
+    sat = np.zeros((H + 1, W + 1), np.int64)  # summed-area table of the edges
+    sat[1:, 1:] = edge.cumsum(0).cumsum(1)
+    count = sat[bh:, bw:] - sat[:-bh, bw:] - sat[bh:, :-bw] + sat[:-bh, :-bw]  # (H - bh + 1, W - bw + 1)
+    ys, xs = np.nonzero(count == 0)  # top-left corners of the free boxes
+    xs, ys = xs + clear, ys + clear  # of the spots in them
+    inside = (xs >= margin) & (ys >= margin) & (xs + w <= W - margin) & (ys + h <= H - margin)
+    xs, ys = xs[inside], ys[inside]
+    if not len(xs):
+        return None
+    corners = [(W - margin - w, margin), (W - margin - w, H - margin - h), (margin, margin), (margin, H - margin - h)]
+    dist = np.stack([np.hypot(xs - cx, ys - cy) for cx, cy in corners])  # (4, n)
+    best = np.unravel_index(np.argmin(dist), dist.shape)[1]
+    return int(xs[best]), int(ys[best])
+
 
 def _area(r: QRect) -> int:
     return max(0, r.width()) * max(0, r.height()) if r.isValid() else 0

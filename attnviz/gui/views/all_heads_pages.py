@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF
 
 from attnviz.gui.views.grid_notes import DOC_MARGIN
+from attnviz.gui.widgets.legible import is_exporting
 
 __all__ = ["GridPages", "PITCH_X", "PITCH_Y", "MIN_TILE_PX", "NOTE_Y", "NOTE_MIN_PT"]
 
@@ -20,6 +21,12 @@ PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height hold
 MIN_TILE_PX = 44.0
 NOTE_Y = 1.06  # a note's anchor under its tile's top, in tile units (under the selection frame)
 NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
+
+
+def _spans(every: range, shown: range) -> str:
+    """The indices of ``every`` not in ``shown`` (a contiguous page) as "0–4 and 10–29"."""
+    spans = [(every.start, shown.start - 1), (shown.stop, every.stop - 1)]
+    return " and ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans if b >= a)
 
 
 class GridPages:
@@ -45,7 +52,8 @@ class GridPages:
         unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X, (DOC_MARGIN + metrics.height()) / (PITCH_Y - NOTE_Y))
         spacing = self.figure.layout.horizontalSpacing()
         avail_w = fw - self.left.width() - self.bar.width() - 4 * spacing - 2
-        avail_h = fh - self.title_item.height() - self.top.height() - 4 * spacing - 2
+        caption = self.caption.height() if self.caption.isVisible() else 0.0
+        avail_h = fh - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
         cols = int((avail_w / unit - 1.12) // PITCH_X) + 1
         rows = int((avail_h / unit - 1.5) // PITCH_Y) + 1
         return max(1, min(L, rows)), max(1, min(H, cols))
@@ -61,6 +69,21 @@ class GridPages:
         if cols < H:
             parts.append(f"heads {h0}–{h0 + cols - 1} of {H}")
         return " · ".join(parts)
+
+    def page_note(self) -> str:
+        """The caption's words on the page: on screen which page (the ▲▼◀▶ buttons beside the figure turn
+        it); in an export, which a slide cannot page, which heads the slide shows and where the others are."""
+        page = self.page_text()
+        if not page or not is_exporting():
+            return page
+        L, H = self._grid_shape
+        rows, cols = self.page_shape()
+        l0, h0 = self._page
+        off = [f"layers {_spans(range(L), range(l0, l0 + rows))}" if rows < L else "",
+               f"heads {_spans(range(H), range(h0, h0 + cols))}" if cols < H else ""]
+        flag = " and ".join(f for f, n in (("--layer", rows < L), ("--head", cols < H)) if n)
+        return (f"this slide: {page}; not on it: {' · '.join(o for o in off if o)} (export again with {flag} "
+                f"in them, or page with ▲▼◀▶ in the app)")
 
     def turn_page(self, direction: str) -> None:
         """Show the next page of layers ("down"), heads ("right"), or the previous ones."""

@@ -69,6 +69,10 @@ class ModelView(GridPages, BaseView):
         self.spare = pg.GraphicsWidget()
         self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.figure.addItem(self.spare, row=2, col=3)
+        # the title names the figure in one line; which page and what the numbers are go in a caption under
+        # it (one title holding both wrapped to 7 lines at 1280×720 presenting)
+        self.caption = make_title()
+        self.figure.addItem(self.caption, row=3, col=0, colspan=4)
         self.left.link_view(self.vb)
         self.top.link_view(self.vb)
         # the axes name the page's layers and heads only: a click gives the index on the page
@@ -140,6 +144,7 @@ class ModelView(GridPages, BaseView):
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
             set_title(self.title_item, "no input yet", self.style)
+            self._set_caption("")
             return
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
@@ -152,6 +157,7 @@ class ModelView(GridPages, BaseView):
             self._ensure_grid(0, 0)
             self._draw_marks()  # no tiles: no selection frame either
             set_title(self.title_item, refused, self.style)
+            self._set_caption("")
             return
         self._pooled = None
         if layer_prefix(0, part) + "probs" not in trace.arrays and _weights_in(trace, part) > ON_DEMAND_INLINE:
@@ -185,6 +191,7 @@ class ModelView(GridPages, BaseView):
         self._draw_marks()
         set_title(self.title_item, f"All heads · computing every head's map from q and k "
                                    f"({_weights_in(trace, part):,} weights)…", self.style)
+        self._set_caption("")
 
         def ready(result) -> None:
             if isinstance(result, Exception):
@@ -287,19 +294,31 @@ class ModelView(GridPages, BaseView):
     def _set_title(self) -> None:
         r, s = self.res, self.stats
         if s is not None:
-            notes = " — under each: entropy (nats)" + (
+            notes = "under each: entropy (nats)" + (
                 f" · mean attention distance ({s.distance_unit})" if s.distance is not None else "")
             self._title_notes = (r.part, notes)
         else:
-            # while a keystroke's statistics are computed, keep the legend of the last ones: a title
-            # that lost and regained its second line re-laid out (and redrew) the whole grid twice
+            # while a keystroke's statistics are computed, keep the legend of the last ones: a caption
+            # that lost and regained its line re-laid out (and redrew) the whole grid twice
             last_part, notes = self._title_notes
             notes = notes if last_part == r.part else ""
-        page = self.page_text()
-        # the page's range only: the ▲▼◀▶ buttons and keys page on screen; a slide cannot (an exported title
-        # that offered them misled), and the extra words wrapped the presented title at 1280×720
-        page = f" — {page}" if page else ""
-        set_title(self.title_item, f"All heads · {r.part_name}{page}{notes}", self.style)
+        set_title(self.title_item, f"All heads · {r.part_name}", self.style)
+        self._set_caption(" — ".join(t for t in (self.page_note(), notes) if t))
+
+    def _set_caption(self, text: str) -> None:
+        set_title(self.caption, text, self.style, 1.0)  # the base size: the audit holds every label to 12 px
+        self.caption.setVisible(bool(text))
+
+    def _after_relayout(self) -> None:
+        # an export is laid out within exporting(): its caption says where the heads off the slide are,
+        # and the window's caption comes back when it is laid out for the screen again
+        if self.res is None or self.thumbs is None:
+            return
+        before = self.caption.text
+        self._set_title()
+        if self.caption.text != before:  # its height changed after the layout was made: make it again
+            self.figure.layout.invalidate()
+            self.figure.layout.activate()
 
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["floor_pt", "exporting", "EXPORT_FLOOR_PT", "DOCKED_FLOOR_PT", "PRESENTED_FLOOR_PT"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "EXPORT_FLOOR_PT", "DOCKED_FLOOR_PT", "PRESENTED_FLOOR_PT"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
@@ -37,6 +37,12 @@ def exporting():
         yield
     finally:
         _exports[0] -= 1
+
+
+def is_exporting() -> bool:
+    """True while a figure is laid out for a file (within :func:`exporting`): what a slide cannot do, e.g.
+    page with ▲▼◀▶, its text must not offer."""
+    return bool(_exports[0])
 
 
 def floor_pt(style, widget=None) -> float:
