@@ -62,8 +62,30 @@ const st = {view: M.view, part: 0, layer: 0, head: 0, scale: "fixed", heads: nul
 const part = () => M.parts[st.part];
 const entry = () => part().layers[st.layer];
 function fmt(v) { return v === 0 || Math.abs(v) >= 1e-4 ? v.toFixed(6) : v.toExponential(3).replace(/e([+-])(\d)$/, (m, sign, d) => `e${sign}0${d}`); }
-// byte-level BPE writes a space as Ġ (GPT-2) or ▁ (SentencePiece) and a newline as Ċ: shown as what they are
-function plain(t) { return t.replace(/[\u0120\u2581]/g, " ").replace(/\u010a/g, "\n"); }
+// as attnviz/text/token_display.py: byte-level BPE spells each byte as one character (a space Ġ, a newline Ċ,
+// "’" as âĢĻ), SentencePiece writes a space as ▁; a label shows the text they stand for
+function plain(t) {
+  const cs = Array.from(t), B = byteOf();
+  if (!/^[\x00-\x7f]*$/.test(t) && cs.every((c) => B.has(c))) {
+    const raw = Uint8Array.from(cs, (c) => B.get(c));
+    try { return new TextDecoder("utf-8", {fatal: true}).decode(raw); } catch (e) {
+      if (cs.some((c) => c.codePointAt(0) >= 0x100 && c.codePointAt(0) < 0x144))  // part of a character
+        return Array.from(raw, (b) => b < 0x80 ? String.fromCharCode(b) : `<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`).join("");
+    }
+  }
+  return t.replace(/[\u0120\u2581]/g, " ").replace(/\u010a/g, "\n");
+}
+function byteOf() {  // GPT-2's byte-to-character table, inverted: the 68 unprintable bytes moved to U+0100 on
+  if (!plain.table) {
+    const kept = [], table = new Map();
+    for (let b = 0; b < 256; b++) if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174) kept.push(b);
+    kept.forEach((b) => table.set(String.fromCharCode(b), b));
+    let n = 0;
+    for (let b = 0; b < 256; b++) if (!kept.includes(b)) table.set(String.fromCharCode(256 + n++), b);
+    plain.table = table;
+  }
+  return plain.table;
+}
 function tok(t) {
   const p = plain(t);
   return ({" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"})[p] ?? p.replace(/^ +(?=\S)/, "").replace(/\n/g, "⏎").replace(/\t/g, "⇥");

@@ -1,7 +1,11 @@
 """A token's display text: what every label of a token shows (app, HTML page, CLI, exported figures). Qt-free.
 
-Byte-level BPE tokenizers write a leading space as ``Ġ`` (GPT-2, Llama 3) or ``▁`` (SentencePiece) and a newline
-as ``Ċ``; a label shows what they stand for. Whitespace is then made visible, so a token that is only a space or a
+Byte-level BPE tokenizers (GPT-2, Llama 3, Qwen, SmolLM) write each byte of the text as one printable character
+(a leading space as ``Ġ``, a newline as ``Ċ``, the three bytes of "’" as ``âĢĻ``); SentencePiece writes a space as
+``▁``. A label shows the text they stand for: a token made only of the byte alphabet, with a character beyond ASCII,
+whose bytes are valid UTF-8 reads as that text; one that holds part of a character (a multi-byte character split
+between tokens) shows its bytes as ``<0xE2>``, the way SentencePiece's byte tokens are written. Latin-1 text that is
+not valid UTF-8 as bytes (WordPiece's "é") is left as it is. Whitespace is then made visible, so a token that is only a space or a
 newline does not look like nothing, and the space that starts a word is left out of the word's label (the hover
 names the raw token where it differs, :func:`differs_from_raw`). The interactive HTML page runs the same rules in
 its script (``tok`` in :mod:`attnviz.export.html_script`); ``tests/export/test_token_display.py`` checks that the
@@ -15,13 +19,41 @@ import re
 __all__ = ["display_token", "plain_token", "differs_from_raw"]
 
 _BYTE_LEVEL = str.maketrans({"\u0120": " ", "\u2581": " ", "\u010a": "\n"})  # Ġ, ▁ → space; Ċ → newline
+
+
+def _byte_alphabet() -> dict[str, int]:
+    """GPT-2's byte-to-character table, inverted: printable bytes stand for themselves, the other 68 are moved to
+    U+0100 onwards (so a space is ``Ġ``)."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    moved = [b for b in range(256) if b not in kept]
+    return {**{chr(b): b for b in kept}, **{chr(256 + n): b for n, b in enumerate(moved)}}
+
+
+_BYTE_OF = _byte_alphabet()
+_MOVED = range(0x100, 0x100 + 68)  # characters only the byte alphabet uses: a token holding one is byte-level
+
+
+def _byte_text(token: str) -> str | None:
+    """The text a byte-level token's bytes spell, or None where the token is not (only) byte-level."""
+    if token.isascii() or any(c not in _BYTE_OF for c in token):
+        return None
+    raw = bytes(_BYTE_OF[c] for c in token)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        if not any(ord(c) in _MOVED for c in token):
+            return None  # Latin-1 text ("é"), not bytes
+        return "".join(chr(b) if b < 0x80 else f"<0x{b:02X}>" for b in raw)  # part of a character
 _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}
 _LEADING_SPACES = re.compile(r"^ +(?=\S)")
 
 
 def plain_token(token) -> str:
-    """The text a token stands for: byte-level BPE's space and newline markers as the characters."""
-    return str(token).translate(_BYTE_LEVEL)
+    """The text a token stands for: byte-level BPE's bytes as the characters they spell, SentencePiece's ``▁`` as
+    a space."""
+    token = str(token)
+    text = _byte_text(token)
+    return token.translate(_BYTE_LEVEL) if text is None else text
 
 
 def display_token(token) -> str:
@@ -31,6 +63,8 @@ def display_token(token) -> str:
     --------
     >>> display_token("Ġassigned"), display_token("Ċ"), display_token(" "), display_token("a\\tb")
     ('assigned', '⏎', '␣', 'a⇥b')
+    >>> display_token("âĢĻ"), display_token("ĠâĢľ"), display_token("âĢ"), display_token("é")
+    ('’', '“', '<0xE2><0x80>', 'é')
     """
     text = plain_token(token)
     if text in _VISIBLE:

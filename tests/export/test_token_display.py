@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from attnviz.text.token_display import differs_from_raw, display_token
+from attnviz.text.token_display import differs_from_raw, display_token, plain_token
 
 TOKENS = ["Ġassigned", "Ċ", "ĊĊ", "▁the", "Ġ", "▁", " ", "", "\t", "\n", "a\tb", "line\nnext", "cat", "[CLS]",
-          "<|endoftext|>", "  two", "Ġ Ġx", "é", "3,4"]
+          "<|endoftext|>", "  two", "Ġ Ġx", "é", "3,4",
+          # byte-level pieces of characters beyond ASCII (GPT-2, Llama 3, Qwen): whole and split between tokens
+          "âĢĻ", "ĠâĢľ", "ä¸Ń", "Ã©", "ðŁĺĢ", "âĢ", "ðŁĺ", "Ġâ", "café", "Ģ"]
 
 
 def test_byte_level_markers_read_as_what_they_stand_for():
@@ -23,6 +25,30 @@ def test_byte_level_markers_read_as_what_they_stand_for():
     assert display_token("Ċ") == "⏎" and display_token("Ġ") == "␣" and display_token("") == "∅"
     assert display_token("cat") == "cat" and display_token("[CLS]") == "[CLS]"  # control: nothing to read
     assert differs_from_raw("Ġassigned") and not differs_from_raw("cat") and not differs_from_raw(" ")
+
+
+def test_byte_level_characters_read_as_the_text_they_spell():
+    """A curly quote in a document is three byte-level characters (âĢĻ); a label shows ’, a split character its
+    bytes, and text that is not bytes (WordPiece's "é", "café") stays as it is (the control)."""
+    assert [display_token(t) for t in ("âĢĻ", "ĠâĢľ", "ä¸Ń", "Ã©", "ðŁĺĢ")] == ["’", "“", "中", "é", "😀"]
+    assert display_token("âĢ") == "<0xE2><0x80>" and display_token("Ġâ") == "<0xE2>"
+    assert display_token("é") == "é" and display_token("café") == "café" and not differs_from_raw("é")
+    assert differs_from_raw("âĢĻ")
+
+
+def test_byte_level_reading_matches_the_tokenizer_s_own_decoding():
+    """Independent recomputation: the `tokenizers` library's own ByteLevel decoder gives the same text for every
+    piece of a sentence with curly quotes, accents, CJK and an emoji; its pre-tokenizer's table, not ours."""
+    from tokenizers import decoders, pre_tokenizers
+
+    text = "He said “it’s fine” — café 中文 😀 ok"
+    pieces = [p for p, _ in pre_tokenizers.ByteLevel(add_prefix_space=False).pre_tokenize_str(text)]
+    assert any(not p.isascii() for p in pieces)
+    dec = decoders.ByteLevel()
+    assert [plain_token(p) for p in pieces] == [dec.decode([p]) for p in pieces]
+    # control: the old reading (only Ġ and Ċ) differs on the same pieces
+    old = [p.replace("Ġ", " ").replace("Ċ", "\n") for p in pieces]
+    assert old != [dec.decode([p]) for p in pieces]
 
 
 def _script_functions() -> str:
