@@ -9,16 +9,20 @@ all label rows with :func:`row_labels`, so they cannot disagree.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from attnviz.capture.trace import layer_prefix
 
 __all__ = ["PRODUCED_ARROW", "END", "END_ROW", "produces_tokens", "produced_tokens", "row_labels", "end_row",
-           "attended_source", "position_distribution"]
+           "last_word_row", "attended_source", "position_distribution"]
 
 PRODUCED_ARROW = "→"
 END = "(end)"  # the last position: decoding stopped, nothing was written after it
 END_ROW = f"{END}: nothing written"  # that position's row label: it reads as no output word
+# a marker rather than a word: attnviz's "[EOS]", Hugging Face's "</s>", "<pad>", "<|endoftext|>"
+_MARKER = re.compile(r"^(\[[A-Z]+\]|<[^<>\s]*>)$")
 
 
 def produces_tokens(trace) -> bool:
@@ -42,6 +46,15 @@ def row_labels(trace, part: str = "self") -> list[str]:
     if part == "cross" and produces_tokens(trace):
         return [f"{PRODUCED_ARROW} {t}" if t is not None else END_ROW for t in produced_tokens(trace)]
     return [str(t) for t in trace.query_tokens(part)]
+
+
+def last_word_row(trace) -> int:
+    """The last decoder position that wrote a word: the one before the position that wrote [EOS] (a
+    marker: its cross-attention row has no source word to align with) and before the (end) position that
+    wrote nothing. The last position that wrote anything when the output holds no word."""
+    made = produced_tokens(trace)
+    words = [i for i, t in enumerate(made) if t is not None and not _MARKER.match(t.strip())]
+    return words[-1] if words else max(len(made) - 2, 0)
 
 
 def end_row(trace, part: str = "self") -> int | None:

@@ -6,7 +6,8 @@ The app (the attention views on a model's first trace, the walkthrough the first
 
 * **part** — cross-attention for an encoder–decoder (the alignment of a translation), else self-attention.
 * **query** — never a row that produces nothing: an encoder–decoder's decoder position i writes token i + 1,
-  so the last one (after [EOS]) wrote nothing and the default is the one that wrote the last token; a vision
+  so the last one (after [EOS]) wrote nothing, the one before it only [EOS], and the default is the one
+  that wrote the last word; a vision
   classifier opens on [CLS] (token 0, the token its classifier reads); else the token where the task reads
   its answer (``meta["query_index"]``, "it" for coref), else "it", else the last token (what a decoder
   predicts from). The attention views select that query only when the task names one; otherwise no row is
@@ -47,13 +48,13 @@ def vision_has_cls(trace, part: str = "self") -> bool:
 def default_query(trace, part: str = "self") -> int:
     """The query row the walkthrough opens on for ``part`` (see the module docstring); never a row that
     produced nothing, never past the end."""
-    from attnviz.analysis.decoder_positions import produces_tokens
+    from attnviz.analysis.decoder_positions import last_word_row, produces_tokens
 
     n_q = len(trace.query_tokens(part))  # from the tokens: a probabilities-only trace has no x
     if part != "enc" and produces_tokens(trace):
-        # decoder position i produces token i + 1: the last position (after [EOS]) produced nothing,
-        # so open on the one that wrote the last token, as the prediction panel does
-        return max(n_q - 2, 0)
+        # decoder position i produces token i + 1: the last position (after [EOS]) produced nothing and
+        # the one before it only the end marker, so open on the one that wrote the last word
+        return min(last_word_row(trace), max(n_q - 2, 0))
     if part != "self":
         return n_q - 1
     if vision_has_cls(trace, part):

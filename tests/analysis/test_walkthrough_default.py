@@ -62,16 +62,35 @@ def test_lesson_and_lecture_pack_use_it(trace, tmp_path, monkeypatch):
     assert walk and set(walk) == {want}
 
 
-def test_an_encoder_decoder_opens_on_the_position_that_wrote_the_last_token():
-    """Decoder position i produces token i + 1: the last position (after [EOS]) produced nothing, so the
-    walkthrough of translate's cross- and decoder self-attention opens on the one before it."""
+def test_an_encoder_decoder_opens_on_the_position_that_wrote_the_last_word():
+    """Decoder position i produces token i + 1: the last position (after [EOS]) produced nothing and the
+    one before it only [EOS] (issue 36: the walkthrough opened on "→ [EOS]" beside "(end): nothing
+    written"), so translate's cross- and decoder self-attention open on the one that wrote the last word."""
     from attnviz.runtime import load_model, run_trace
 
     t = run_trace(load_model("translate", device="cpu"), text="the cat sees the dog", rollout=False)
-    n_dec = len(t.tokens)
+    tokens = [str(x) for x in t.tokens]
+    assert tokens[-1] == "[EOS]"  # the output ends with the marker (else the case is not the one tested)
     for part in ("cross", "self"):
-        assert walkthrough_default(t, part)[2] == n_dec - 2
+        q = walkthrough_default(t, part)[2]
+        assert tokens[q + 1] not in ("[EOS]", "[BOS]", "[PAD]") and q == len(tokens) - 3
     assert walkthrough_default(t, "enc")[2] == len(t.src_tokens) - 1
+
+
+def test_the_last_word_row_skips_markers_only():
+    """Negative control of the rule above: an output without the end marker keeps its last writing row;
+    Hugging Face's markers ("</s>") count as markers too."""
+    import types
+
+    from attnviz.analysis.decoder_positions import last_word_row
+
+    def fake(tokens):
+        return types.SimpleNamespace(tokens=tokens, kind="encoder-decoder")
+
+    assert last_word_row(fake(["[BOS]", "lo", "vidas", "[EOS]"])) == 1  # wrote "vidas"
+    assert last_word_row(fake(["[BOS]", "lo", "vidas"])) == 1  # no [EOS]: the last position wrote nothing
+    assert last_word_row(fake(["<pad>", "▁la", "▁vida", "</s>"])) == 1
+    assert last_word_row(fake(["[BOS]", "[EOS]"])) == 0  # no word at all: the last that wrote anything
 
 
 def test_a_part_the_model_lacks_is_a_one_line_error(trace):
@@ -119,7 +138,8 @@ def test_translate_opens_on_cross_attention_at_a_row_that_wrote_something():
         d = default_selection(t, page)
         assert d["part"] == "cross"
     q = default_selection(t, "walkthrough")["query"]
-    assert row_labels(t, "cross")[q] != END_ROW and q == len(t.tokens) - 2
+    assert row_labels(t, "cross")[q] != END_ROW and q == len(t.tokens) - 3
+    assert row_labels(t, "cross")[q] != "→ [EOS]" and row_labels(t, "cross")[q + 1] == "→ [EOS]"
 
 
 def test_the_attention_head_is_the_focus_else_the_sharpest():

@@ -383,3 +383,25 @@ def test_the_mean_patterns_position_labels_are_every_fifth_when_crowded(qtbot):
         shown[side] = [list(ax.visible_indices()) for ax in (heat.left, heat.bottom)]
     assert all(v == list(range(0, 24, 5)) for v in shown[260]), shown[260]
     assert all(v == list(range(24)) for v in shown[1400]), shown[1400]
+
+
+def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080_dock(qtbot, induction_trace):
+    """Issue 36: in the app at 1920×1080 (the right group's dock, ~650 × 770 px) the table showed 2 rows
+    under a horizontal scroll bar, squeezed by the figure above and the top-inputs list beside it."""
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(650, 770)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    for _ in range(10):
+        QApplication.processEvents()
+    table = view.table
+    n = table.rowCount()
+    assert n == 4  # induction: 2 layers × 2 heads
+    shown = table.viewport().height() // table.rowHeight(0)
+    assert shown >= n, f"{shown} of {n} rows shown whole"
+    assert not table.horizontalScrollBar().isVisible(), "the table scrolls sideways"
+    # negative control: the same measure in a dock far too small for the table does see the fault
+    view.resize(300, 300)
+    for _ in range(10):
+        QApplication.processEvents()
+    assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n

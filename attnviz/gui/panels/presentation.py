@@ -31,6 +31,12 @@ def presentation_mode(win) -> "PresentationMode":
     return mode
 
 
+def _arrangement(win):
+    from attnviz.gui.panels.compact_layout import CompactArrangement  # (it reads this mode by attribute)
+
+    return CompactArrangement.of(win)
+
+
 def enter_presentation(win, widget: QWidget | None = None) -> None:
     """Show ``widget`` (or the current figure) alone, full screen, in the presentation style."""
     presentation_mode(win).enter(widget)
@@ -57,6 +63,7 @@ class PresentationMode(QObject):
         self.figure: QWidget | None = None
         self._hidden: list[QWidget] = []
         self._views_front: list[QWidget] = []  # the views' docks in front of their tab groups
+        self._pinned = None  # the compact layout's pinned view before presenting (a folded figure pins itself)
         self._was_full_screen = False
         self._was_maximized = False
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
@@ -90,6 +97,7 @@ class PresentationMode(QObject):
             self._geometry = win.saveGeometry()  # size and place: showNormal alone does not bring them back
             area = win.views_area
             self._views_front = [d for n, d in area.docks.items() if area.on_screen(n)]
+            self._pinned = _arrangement(win).pinned
             win.set_presentation(True)  # large type and thick lines in every view and panel
             chrome = [d for d in win.docks.values()] + [win.menuBar(), win.statusBar(), win.tabs.tabBar(),
                                                         win.part_bar]
@@ -125,6 +133,9 @@ class PresentationMode(QObject):
             if shiboken6.isValid(dock):
                 dock.raise_()
         self._views_front = []
+        # presenting a view a compact window had folded brought it forward as if asked for from the Views
+        # menu (pinned): the compact layout then put it in front again once the window was back at its size
+        _arrangement(win).pinned = self._pinned
         self.active = False
         for sc in self._shortcuts:
             sc.setEnabled(False)

@@ -54,12 +54,13 @@ class DatasetControls:
         tops_lay.setContentsMargins(0, 0, 0, 0)
         tops_lay.addWidget(self.top_label)
         tops_lay.addWidget(self.top_list, 1)
-        # the table and the top inputs side by side, under the figure (controls, not part of an export)
-        self.below = QSplitter(Qt.Orientation.Horizontal)
+        # the table over the top inputs, under the figure (controls, not part of an export): side by side,
+        # the table had 3/5 of a ~650 px dock at 1920×1080 and scrolled sideways through its ten columns
+        self.below = QSplitter(Qt.Orientation.Vertical)
         self.below.addWidget(self.table)
         self.below.addWidget(tops)
-        self.below.setStretchFactor(0, 3)
-        self.below.setStretchFactor(1, 2)
+        self.below.setStretchFactor(0, 1)
+        self.below.setStretchFactor(1, 1)
 
     @staticmethod
     def _score_table() -> QTableWidget:

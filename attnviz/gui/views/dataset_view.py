@@ -30,6 +30,8 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
+BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
+TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
 
 
 class DatasetView(BaseView):
@@ -68,6 +70,12 @@ class DatasetView(BaseView):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         lay.insertWidget(1, self.splitter, 1)
+        # Qt split by size hints (the figure's is large): 2 table rows at 1920×1080. Until the user drags
+        # a handle, the splits follow the view's height (BELOW_SHARE under the figure, the table its rows)
+        self._user_split = False
+        self.below = parts.below
+        for sp in (self.splitter, parts.below):
+            sp.splitterMoved.connect(self._split_by_user)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""
         self.result = None
@@ -83,6 +91,28 @@ class DatasetView(BaseView):
         self.message = ""
         self._set_message("")
         show_maps((self.grid, self.pattern), False)
+
+    def _split_by_user(self, *_args) -> None:
+        self._user_split = True
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.split_below()
+
+    def split_below(self) -> None:
+        """The figure gets 1 − BELOW_SHARE of the splitter; below it the table gets the height of its rows
+        (header and up to TABLE_ROWS rows, at most two thirds of that part) and the top inputs the rest."""
+        if self._user_split:
+            return
+        h = self.splitter.height()
+        below = int(h * BELOW_SHARE)
+        self.splitter.setSizes([h - below, below])
+        t = self.table
+        rows = min(max(t.rowCount(), 1), TABLE_ROWS)
+        want = t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize() \
+            + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
+        table_h = min(want, below * 2 // 3)
+        self.below.setSizes([table_h, below - table_h])
 
     def figure_size(self) -> QSize:
         return QSize(1200, 650)
@@ -332,6 +362,7 @@ class DatasetView(BaseView):
 
     def _fill_table(self) -> None:
         fill_score_table(self.table, self.result)
+        self.split_below()  # the table's rows decide its share
 
     def _selection_changed(self, state, changed) -> None:
         if self.result is not None and changed & {"layer", "head", "part"}:

@@ -270,7 +270,9 @@ class Pages:
 
             note = open_walkthrough(self.state.selection, self.state.shown.trace)
             if note:
-                self.win.notify(note, "info")
+                # the status line, not the notice strip: the walkthrough's own heading says it where the
+                # reader looks, and the strip floated over the walkthrough's bottom rows at both sizes
+                self.win.statusBar().showMessage(note, 12000)
         model, trace, given = self._walkthrough_fed
         loaded, shown = self.state.model.loaded, self.state.shown.trace
         if loaded is not None and loaded is not model:
