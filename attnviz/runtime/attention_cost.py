@@ -3,8 +3,9 @@
 Two ways to compute softmax(q·kᵀ·scale + causal mask)·v with the model's own head count and head size:
 *eager* materialises the (H, T, T) scores and probabilities, as a textbook (and ``output_attentions``)
 does; *tiled* is PyTorch's ``scaled_dot_product_attention``, whose flash kernel works in blocks with a
-running log-sum-exp and never holds T×T. Time is the median wall time of ``repeat`` calls on this
-machine; memory is the peak of the bytes of tensors alive at once that the call's torch operations
+running log-sum-exp and never holds T×T. Time is the shortest wall time of ``repeat`` calls on this
+machine (other programs only ever add time: a median of three on a busy machine once drew T = 256 slower
+than 512); memory is the peak of the bytes of tensors alive at once that the call's torch operations
 return, counted as they run (so both are what the code did, never a formula). Qt-free; torch on demand.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -85,7 +85,8 @@ def _release(live, n: int) -> None:
 
 @dataclass
 class AttentionCost:
-    """Measured points: per length, milliseconds and peak tensor bytes of each path (NaN where not run)."""
+    """Measured points: per length, milliseconds (the fastest of the timed calls) and peak tensor bytes of
+    each path (NaN where not run)."""
 
     lengths: list[int]
     n_heads: int
@@ -113,7 +114,7 @@ def measure_attention_cost(n_heads: int, d_head: int, lengths=DEFAULT_LENGTHS, r
     Parameters
     ----------
     n_heads, d_head : the model's query heads and head size (one layer, batch of one, float32).
-    lengths : input lengths T. repeat : timed calls per point (median).
+    lengths : input lengths T. repeat : timed calls per point (the shortest is kept).
 
     Raises
     ------
@@ -179,7 +180,7 @@ def _measure(n_heads: int, d_head: int, lengths: list[int], repeat: int, seed: i
                     start = time.perf_counter()
                     fn(q, k, v)
                     times.append((time.perf_counter() - start) * 1000)
-            ms[name].append(statistics.median(times))
+            ms[name].append(min(times))
     return ms, used, notes
 
 
