@@ -159,6 +159,7 @@ def measure_long_html(T: int = 3000, n_layers: int = 6, n_heads: int = 8, repeat
             f"{key} html build median (s)": float(np.median(builds)),
             f"{key} html build peak allocated (MB)": max(peaks) / 1e6,
             f"{key} bytes the page keeps (MB, raw maps before deflate)": meta["raw_bytes"] / 1e6,
+            f"{key} page size (MB, as written)": len(page.encode("utf-8")) / 1e6,
             f"{key} html file (MB)": len(page.encode("utf-8")) / 1e6,
             f"{key} one layer's full float32 maps, for scale (MB)": n_heads * T * T * 4 / 1e6,
             f"{key} stored as": f"{meta['precision']}, each cell the largest of {P['row_step']}×{P['col_step']} "
@@ -170,7 +171,8 @@ def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int =
     """The page of a ``T``-token input into a random GPT-2 (``n_layers`` × ``n_heads``) captured as the CLI
     captures a Hugging Face model (on demand: q, k and each row's log-sum-exp, no (H, T, T) map), built as
     ``attnviz export --view head-map -o x.html`` builds it, still picture included: build wall and CPU time,
-    peak memory allocated while building (tracemalloc), and the bytes the page keeps. Printed, never asserted."""
+    peak memory allocated while building (tracemalloc), the bytes the page keeps and the page's size. Printed,
+    never asserted."""
     import torch
     import transformers as tf
 
@@ -200,6 +202,7 @@ def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int =
     return {f"{key} html build (s, wall)": wall, f"{key} html build (s, CPU)": cpu,
             f"{key} html build peak allocated (MB)": peak / 1e6,
             f"{key} bytes the page keeps (MB, raw maps before deflate)": meta["raw_bytes"] / 1e6,
+            f"{key} page size (MB, as written)": len(page.encode("utf-8")) / 1e6,
             f"{key} one layer's full float32 maps, for scale (MB)": n_heads * T * T * 4 / 1e6,
             f"{key} the trace keeps per layer": kept,
             f"{key} still picture": "drawn from the max-pooled overview" if meta["pooled"] and with_picture

@@ -149,15 +149,31 @@ def _paint_title(painter: QPainter, opts: ExportOptions) -> QFont:
     return font
 
 
-def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
+CAPTION_MIN_PX = 12  # a caption shrinks to fit its band, never below this (then it is cut, as before)
+
+
+def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
+    """The caption band and the font its text fits in: one line at 55 % of the band, smaller until the wrapped
+    lines fit (a two-line measured caption at the band's one-line size was cut at its top and bottom)."""
     w, h = opts.width, opts.height
     bottom = _band_height(opts.caption, opts, 0.05)
-    if bottom:
-        font.setPixelSize(max(8, int(bottom * 0.55)))
-        font.setBold(False)
+    rect = QRectF(0, h - bottom, w, bottom)
+    font = QFont(font)
+    font.setBold(False)
+    font.setPixelSize(max(8, int(bottom * 0.55)))
+    flags = int(Qt.AlignCenter | Qt.TextWordWrap)
+    while (font.pixelSize() > CAPTION_MIN_PX
+           and QFontMetricsF(font).boundingRect(rect, flags, opts.caption).height() > bottom):
+        font.setPixelSize(font.pixelSize() - 1)
+    return rect, font
+
+
+def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
+    if _band_height(opts.caption, opts, 0.05):
+        rect, font = caption_layout(opts, font)
         painter.setFont(font)
         painter.setPen(QColor(60, 60, 60))
-        painter.drawText(QRectF(0, h - bottom, w, bottom), Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
+        painter.drawText(rect, Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
 
 
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:

@@ -46,6 +46,13 @@ def compute_scene_figure(scene, bench):
         from attnviz.gui.views.lesson_views import figure_panels
 
         panels = figure_panels(spec.name, bench, scene, trace, state)
+    if spec.name == "attention-cost":
+        # measured here, on the caller's worker thread: the view then draws these points at once (the lesson
+        # stage builds it on the GUI thread, which froze for the measurement's seconds); the caption's claim
+        # waits for and reads the same points
+        from attnviz.runtime.attention_cost import shared_attention_cost, trace_attention_shape
+
+        shared_attention_cost(*trace_attention_shape(trace))
     return spec, trace, state, panels
 
 

@@ -46,3 +46,77 @@ def test_the_figure_exports_with_measured_points(tmp_path, capsys):
     out = tmp_path / "cost.png"
     assert main(["export", "--model", "charlm", "--text", "a b c", "--view", "attention-cost", "-o", str(out)]) == 0
     assert out.is_file() and out.stat().st_size > 0
+
+
+# -- the claim on injected measurements (no machine in the loop: the points are given, nothing is timed) --------
+
+T = [256, 512, 1024, 2048]
+
+
+def _fake(eager_bytes, tiled_bytes, machine="test-cpu, 2 cores"):
+    """A measurement as measure_attention_cost returns it, with made-up points (time is never judged)."""
+    return attention_cost.AttentionCost(list(T), 4, 16, {"eager": [1.0, 2.0, 3.0, 4.0], "tiled": [1.0] * 4},
+                                        {"eager": [float(b) for b in eager_bytes],
+                                         "tiled": [float(b) for b in tiled_bytes]}, machine)
+
+
+def _inject(monkeypatch, cost):
+    """Every measurement of this test returns ``cost``; the shared points start empty."""
+    monkeypatch.setattr(attention_cost, "measure_attention_cost", lambda *a, **k: cost)
+    monkeypatch.setattr(attention_cost, "_SHARED", {"key": None, "cost": None})
+
+
+def test_judge_cost_on_injected_points():
+    from attnviz.lessons.claims_cost import judge_cost
+
+    t = np.array(T, float)
+    held = judge_cost(_fake(40 * t ** 2, 3000 * t), model="charlm")
+    assert held.ok and held.values["eager_exp"] == pytest.approx(2) and held.values["tiled_exp"] == pytest.approx(1)
+    assert held.values["eager_mb"] == pytest.approx(40 * 2048 ** 2 / 1e6)  # the longest length's own point
+    assert "charlm" in held.line and "test-cpu" in held.line
+    # negative controls: eager memory growing linearly (a path that never built T×T) fails, and so does a
+    # tiled path that grows like T²
+    assert not judge_cost(_fake(40 * t, 3000 * t)).ok
+    assert not judge_cost(_fake(40 * t ** 2, 3000 * t ** 2)).ok
+
+
+def test_the_scene_caption_names_model_machine_and_the_injected_points(monkeypatch):
+    from attnviz.lessons.claims import format_caption
+
+    t = np.array(T, float)
+    _inject(monkeypatch, _fake(40 * t ** 2, 3000 * t, machine="a test machine"))
+    res = evaluate_claim(_scene(), Workbench())
+    assert res.ok, res.line
+    caption = format_caption(_scene().caption, res)
+    assert "charlm" in caption and "4 heads × 16" in caption and "a test machine" in caption
+    assert "T^2.00" in caption and "T^1.00" in caption and f"{40 * 2048 ** 2 / 1e6:.0f} MB" in caption
+    # the control: the same scene with linearly growing eager memory is refused
+    _inject(monkeypatch, _fake(40 * t, 3000 * t))
+    assert not evaluate_claim(_scene(), Workbench()).ok
+
+
+def test_figure_and_caption_share_one_measurement(monkeypatch):
+    """The scene's figure and its caption read the same points (they differed by ~10 % of the time when each
+    measured); the Measure button (fresh) and another path measure again."""
+    calls = []
+    monkeypatch.setattr(attention_cost, "measure_attention_cost", lambda *a, **k: calls.append(a) or object())
+    monkeypatch.setattr(attention_cost, "_SHARED", {"key": None, "cost": None})
+    first = attention_cost.shared_attention_cost(4, 16)
+    assert attention_cost.shared_attention_cost(4, 16) is first and len(calls) == 1
+    assert attention_cost.shared_attention_cost(4, 16, fresh=True) is not first and len(calls) == 2
+    attention_cost.shared_attention_cost(8, 16)  # another shape
+    monkeypatch.setitem(attention_cost.PATHS, "tiled", attention_cost._eager)
+    attention_cost.shared_attention_cost(8, 16)  # another path
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize("suffix", ["png", "pdf"])
+def test_the_figure_exports_the_injected_points(tmp_path, monkeypatch, suffix):
+    from attnviz.cli import main
+
+    t = np.array(T, float)
+    _inject(monkeypatch, _fake(40 * t ** 2, 3000 * t))
+    out = tmp_path / f"cost.{suffix}"
+    assert main(["export", "--model", "charlm", "--text", "a b c", "--view", "attention-cost", "-o", str(out)]) == 0
+    head = out.read_bytes()[:8]
+    assert head.startswith(b"%PDF") if suffix == "pdf" else head == b"\x89PNG\r\n\x1a\n"

@@ -2,8 +2,9 @@
 
 Two log–log plots, eager (the (H, T, T) scores materialised) against tiled (PyTorch's SDPA kernel), at
 the shown model's head count and head size, measured on this machine by
-:func:`attnviz.runtime.attention_cost.measure_attention_cost` when asked (the Measure button; an export
-or a lesson scene measures before it draws). The title says on what machine and model shape.
+:func:`attnviz.runtime.attention_cost.shared_attention_cost` when asked (the Measure button measures again;
+an export or a lesson scene measures before it draws, a lesson scene on its worker thread, and its caption's
+claim reads the same points). The title names the model and its shape, the notes line the machine.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QPushButton
 
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.widgets.plot_style import plain_axes
+from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["AttentionCostView"]
 
 COLOURS = {"eager": "#d55e00", "tiled": "#0072b2"}  # Okabe–Ito vermillion and blue
 NAMES = {"eager": "eager: T×T scores materialised", "tiled": "tiled: SDPA kernel, never T×T"}
+AXES = {"ms": "time (ms, fastest of the timed calls)", "bytes": "peak tensor memory (MB)"}
 
 
 def _log_ticks(plot, lengths, values) -> None:
@@ -27,6 +29,10 @@ def _log_ticks(plot, lengths, values) -> None:
     import math
 
     plot.getAxis("bottom").setTicks([[(math.log10(t), f"{t:,}") for t in lengths]])
+    # room beyond the first and last length: pyqtgraph drops a tick label that would overhang the axis's end
+    # ("2,048" was missing on the slide)
+    span = math.log10(max(lengths) / min(lengths)) or 1.0
+    plot.setXRange(math.log10(min(lengths)) - 0.06 * span, math.log10(max(lengths)) + 0.06 * span, padding=0)
     shown = [v for v in values if v == v and v > 0]
     if shown:
         lo, hi = math.floor(math.log10(min(shown))), math.ceil(math.log10(max(shown)))
@@ -41,30 +47,32 @@ class AttentionCostView(BaseView):
         self.figure.addItem(self.title_item, row=0, col=0)
         row = self.figure.addLayout(row=1, col=0)
         self.plots = {}
-        for i, (key, label) in enumerate((("ms", "time (ms)"), ("bytes", "peak tensor memory (MB)"))):
+        self.legends = {}
+        for i, key in enumerate(AXES):
             plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
             plot.setMouseEnabled(False, False)
             plot.hideButtons()
             plot.setLogMode(True, True)
-            plot.setLabel("bottom", "input length T (tokens)")
-            plot.setLabel("left", label)
+            legend = plot.addLegend(offset=(10, 10))
             # scaled with an export like the rest of the figure (pyqtgraph's legend ignores transformations)
-            plot.addLegend(offset=(10, 10)).setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
+            legend.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
             row.addItem(plot, row=0, col=i)
-            self.plots[key] = plot
+            self.plots[key], self.legends[key] = plot, legend
         self.notes = make_title()
         self.figure.addItem(self.notes, row=2, col=0)
         self.cost = None
         self._shape = None  # (heads, head size) the points were measured for
         self.button = QPushButton("Measure")
-        self.button.setToolTip("Time and memory of this model's attention at T = 256 … 2,048 on this machine")
+        self.button.setToolTip("Time and memory of attention at this model's shape, T = 256 … 2,048, on this "
+                               "machine (measured again on every press)")
         self.button.clicked.connect(self.measure)
         self.controls.addWidget(self.button)
         self.controls.addStretch(1)
 
     def _model_shape(self):
-        d_head = self.trace.description.d_head or self.trace["L0.q"].shape[-1]
-        return self.trace.n_heads, int(d_head)
+        from attnviz.runtime.attention_cost import trace_attention_shape
+
+        return trace_attention_shape(self.trace)
 
     def _trace_changed(self) -> None:
         if self.trace is not None and self._shape != self._model_shape():
@@ -74,12 +82,14 @@ class AttentionCostView(BaseView):
     def _selection_changed(self, state, changed) -> None:
         pass  # one measurement per model shape: the selected layer or head does not change it
 
-    def _measure_now(self):
-        from attnviz.lessons.claims_cost import DEFAULT_LENGTHS
-        from attnviz.runtime.attention_cost import measure_attention_cost
+    def _measure_now(self, fresh: bool = False):
+        from attnviz.runtime.attention_cost import shared_attention_cost
 
         heads, d_head = self._model_shape()
-        return measure_attention_cost(heads, d_head, DEFAULT_LENGTHS, repeat=3)
+        return shared_attention_cost(heads, d_head, fresh=fresh)
+
+    def _style_changed(self) -> None:
+        self._draw()
 
     def measure(self) -> None:
         """Measure on a background worker (torch there, never on the GUI thread); drawn when it is back."""
@@ -90,7 +100,7 @@ class AttentionCostView(BaseView):
         self.button.setEnabled(False)
         set_title(self.title_item, "measuring eager and tiled attention at T = 256 … 2,048 …", self.style)
         shape = self._model_shape()
-        background_lane().submit(("attention-cost", id(self)), self._measure_now, owner=self,
+        background_lane().submit(("attention-cost", id(self)), lambda: self._measure_now(fresh=True), owner=self,
                                  on_result=lambda cost: self._measured(cost, shape),
                                  on_error=lambda message: self._failed(message))
 
@@ -111,16 +121,22 @@ class AttentionCostView(BaseView):
             self._draw()
 
     def _draw(self) -> None:
-        for plot in self.plots.values():
+        st = self.style
+        for key, plot in self.plots.items():
             plot.clear()
+            style_plot(plot, st, bottom="input length T (tokens)", left=AXES[key])
+            self.legends[key].setLabelTextColor(st.foreground)
+            self.legends[key].setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
         if self.trace is None:
             set_title(self.title_item, "no input yet", self.style)
             set_title(self.notes, "", self.style, 0.9)
             return
         heads, d_head = self._model_shape()
+        model_name = self.trace.description.model_name
+        model = f"{model_name}'s shape: " if model_name else ""
         if self.cost is None:
-            set_title(self.title_item, f"Attention cost against T ({heads} heads × {d_head}): press Measure — "
-                                       "measured on this machine, never estimated", self.style)
+            set_title(self.title_item, f"Attention cost against T ({model}{heads} heads × {d_head}): press Measure "
+                                       "— measured on this machine, never estimated", self.style)
             set_title(self.notes, "", self.style, 0.9)
             return
         from attnviz.runtime.attention_cost import growth_exponent
@@ -132,11 +148,12 @@ class AttentionCostView(BaseView):
                 pairs = [(t, v / 1e6 if key == "bytes" else v) for t, v in zip(c.lengths, getattr(c, key)[name])
                          if v == v and v > 0]  # NaN: not run (log axes need v > 0)
                 if pairs:
-                    plot.plot([t for t, _ in pairs], [v for _, v in pairs], pen=pg.mkPen(colour, width=2),
-                              symbol="o", symbolBrush=colour, symbolPen=colour, name=NAMES[name])
+                    plot.plot([t for t, _ in pairs], [v for _, v in pairs], pen=pg.mkPen(colour, width=2 * st.line_width),
+                              symbol="o", symbolSize=8 * max(1.0, st.font_scale), symbolBrush=colour,
+                              symbolPen=colour, name=NAMES[name])
         eager, tiled = (growth_exponent(c.lengths, c.bytes[n]) for n in ("eager", "tiled"))
-        set_title(self.title_item, f"Attention time and memory against T · {heads} heads × {d_head}, one layer, "
-                                   f"float32 · memory grows as T^{eager:.2f} (eager) vs T^{tiled:.2f} (tiled)",
+        set_title(self.title_item, f"Attention time and memory against T · {model}{heads} heads × {d_head}, one "
+                                   f"layer, float32 · memory grows as T^{eager:.2f} (eager) vs T^{tiled:.2f} (tiled)",
                   self.style)
         set_title(self.notes, f"measured on {c.machine}" + ("; " + "; ".join(c.notes) if c.notes else ""),
                   self.style, 0.9)
