@@ -269,9 +269,9 @@ def _figure_only(view) -> None:
         view.set_controls_visible(False)
 
 
-def start_lesson(win, lesson, measure_n: int = CAPTION_N) -> LessonStage:
-    """Present ``lesson`` in ``win``: a page of its own, shown by presentation mode; leaving
-    presentation mode (Esc) removes the page and returns to the app as it was."""
+def start_lesson(win, lesson, measure_n: int = CAPTION_N, first: int = 0) -> LessonStage:
+    """Present ``lesson`` in ``win`` from scene ``first`` (0-based): a page of its own, shown by presentation
+    mode; leaving presentation mode (Esc) removes the page and returns to the app as it was."""
     from attnviz.gui.panels.presentation import enter_presentation, presentation_mode
 
     stage = LessonStage(lesson, parent=win, measure_n=measure_n)
@@ -294,5 +294,5 @@ def start_lesson(win, lesson, measure_n: int = CAPTION_N) -> LessonStage:
 
     enter_presentation(win, stage)
     mode.changed.connect(finished)
-    stage.show_scene(0)
+    stage.show_scene(min(max(int(first), 0), len(lesson.scenes) - 1))
     return stage

@@ -65,3 +65,32 @@ def test_a_restyle_draws_again_in_the_new_style(view):
     label = view.legends["bytes"].items[0][1]
     assert label.opts["color"] in ("#ffffff", "#fff") or "255, 255, 255" in str(label.opts["color"])
     assert view.plots["bytes"].getAxis("left").labelStyle.get("color") == "#ffffff"
+
+
+def test_the_lesson_menu_opens_the_cost_slide_itself(make_window, qtbot, monkeypatch):
+    """A lecturer finds the T² slide from the Lesson menu: it starts the attention lesson on that slide, not on
+    scene 1 sixteen Page Downs away (control: Start lesson opens on the first scene)."""
+    from pathlib import Path
+
+    from PySide6.QtCore import Qt
+
+    from attnviz.gui.window.scene_actions import start_lesson
+
+    t = np.array(T, float)
+    monkeypatch.setattr(attention_cost, "measure_attention_cost", lambda *a, **k: _cost(40 * t ** 2, 3000 * t))
+    monkeypatch.setattr(attention_cost, "_SHARED", {"key": None, "cost": None})
+    win = make_window(model="tiny-encoder", text="the cat sat")
+    qtbot.waitUntil(lambda: win.trace is not None, timeout=90_000)
+    bundled = Path(__file__).resolve().parents[2] / "assets"
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(bundled))  # the lesson's models are the bundled ones
+    win.actions_["attention_cost"].trigger()
+    stage = win.state.lesson.stage
+    qtbot.waitUntil(lambda: stage.view is not None, timeout=120_000)
+    assert stage.scene.view == "attention-cost" and type(stage.view).__name__ == "AttentionCostView"
+    assert stage.index > 0
+    with qtbot.waitSignal(stage.closed, timeout=30_000):
+        qtbot.keyClick(win, Qt.Key.Key_Escape)
+    first = start_lesson(win, "attention")  # Lesson ▸ Start lesson “attention”
+    assert first.index == 0 and first.scene.view != "attention-cost"
+    with qtbot.waitSignal(first.closed, timeout=30_000):
+        qtbot.keyClick(win, Qt.Key.Key_Escape)

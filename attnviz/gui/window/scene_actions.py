@@ -183,8 +183,9 @@ def apply_pending_walkthrough(win) -> None:
         _restore_walkthrough(win, scene)
 
 
-def start_lesson(win, name: str = "attention"):
-    """Lesson ▸ Start: the lesson in presentation mode, a scene at a time; Esc comes back to the app."""
+def start_lesson(win, name: str = "attention", view: str | None = None):
+    """Lesson ▸ Start: the lesson in presentation mode, a scene at a time; Esc comes back to the app. ``view``:
+    start on the lesson's first scene showing that figure (Lesson ▸ Attention's cost starts on its T² slide)."""
     from attnviz.gui.lesson_mode import start_lesson as present_lesson
     from attnviz.lessons.lesson import load_lesson
 
@@ -193,7 +194,8 @@ def start_lesson(win, name: str = "attention"):
     except AttnvizError as exc:
         win.notify(str(exc), "error")
         return None
-    stage = present_lesson(win, lesson)
+    first = next((i for i, scene in enumerate(lesson.scenes) if scene.view == view), 0) if view else 0
+    stage = present_lesson(win, lesson, first=first)
     state = win.state.lesson
     state.stage = stage
     stage.closed.connect(lambda: state.update(stage=None))
@@ -228,6 +230,12 @@ def install_scene_actions(win) -> dict:
         act.triggered.connect(lambda _=False, n=name: start_lesson(win, n))
         lesson_menu.addAction(act)
         acts[f"lesson_{name}"] = act
+    cost = QAction("Attention's cost against length (T², measured on this machine)", win)
+    cost.setStatusTip("The attention lesson's slide of time and memory against T: the full T×T matrix against the "
+                      "tiled path, measured when shown; Page Up for the rest of the lesson")
+    cost.triggered.connect(lambda: start_lesson(win, "attention", view="attention-cost"))
+    lesson_menu.addAction(cost)
+    acts["attention_cost"] = cost
     open_file = QAction("Start lesson from a file…", win)
     open_file.triggered.connect(lambda: _lesson_from_file(win))
     lesson_menu.addAction(open_file)
