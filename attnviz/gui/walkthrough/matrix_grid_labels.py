@@ -34,9 +34,10 @@ class MatrixGridLabels:
     def row_floor_pt(self) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
         on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) at least the docked 12 px
-        for up to 24 tokens, even on a small screen (the floor in proportion is 8 px at 720 lines, issue 36)."""
+        for up to 12 tokens, even on a small screen (the floor in proportion is 8 px at 720 lines, issue 36).
+        More rows keep the floor: 24 rows at 12 px took half a 720-line screen and pushed the maps off it."""
         floor = floor_pt(self.style, self)
-        if self.compact and self.row_labels and self.values.shape[0] <= 24 and not is_exporting():
+        if self.compact and self.row_labels and self.values.shape[0] <= 12 and not is_exporting():
             floor = max(floor, DOCKED_FLOOR_PT)
         return floor
 
