@@ -100,15 +100,17 @@ class CellImageItem(pg.ImageItem):
 class LabelledHeatmap(pg.GraphicsLayout):
     """Title, left/bottom token axes, a ViewBox with the image, and a colour bar on the right."""
 
-    def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None):
+    def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None,
+                 max_cell_aspect: float | None = None):
         """lock_aspect: square cells, the matrix anchored top-left so the axes touch it (the column
-        labels then go on top, since the spare room is on the right or at the bottom)."""
+        labels then go on top, since the spare room is on the right or at the bottom).
+        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map)."""
         super().__init__()
         self.style = style or ViewStyle()
         self.lock_aspect = lock_aspect
         # cells at most this much wider than tall (None: as wide as the room): the map is centred in a
         # narrower box instead (a head map presented on a 16:9 screen was drawn 1.8 : 1, see setGeometry)
-        self.max_cell_aspect: float | None = None
+        self.max_cell_aspect = max_cell_aspect
         top_axis = lock_aspect if top_axis is None else top_axis
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
         self.image_bounds = (0, 0, 0, 0)  # (row0, row1, col0, col1): the data cells the image covers
