@@ -4,7 +4,6 @@ wrapped its label onto more lines than its width had room for, and drew them ove
 from __future__ import annotations
 
 import pyqtgraph as pg
-import pytest
 from PySide6.QtWidgets import QApplication
 
 LABEL = "attention weight · shared scale across the layer's heads"
@@ -32,8 +31,6 @@ def _overlap(bar) -> float:
     return ticks_right - label_left
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 36): re-widening the bar inside its resize moved an exported "
-                   "figure's maps after their axes were placed (test_lesson_panels_export), so it was taken out")
 def test_a_shortened_bar_makes_room_for_its_wrapped_label(qtbot):
     widget, bar = _shown_bar(qtbot, 600)
     tall = len(bar._label_lines())

@@ -129,9 +129,6 @@ def matrix_form_label_problems(view, what: str) -> list[str]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 1 open: at 1280×720 the live lesson's X/Q/K/V name their "
-                                       "rows in ~8 px (the presenting floor in proportion); raising it to 12 px "
-                                       "took the T×T maps' height (10 px labels) or made the scene scroll")
 def test_live_lesson_matrix_form_names_rows_at_12px_at_720(make_window, qtbot, monkeypatch):
     """The live lesson's "All queries at once" at 1280×720: every row label at least 12 px (MIN_PX, not the
     presenting floor in proportion), X/Q/K/V and the maps alike."""

@@ -102,7 +102,7 @@ def test_matrix_form_leaves_out_biases_a_model_does_not_have(tmp_path, qtbot):
 
 
 def test_matrix_form_of_a_long_input_is_computed_off_the_gui_thread(tmp_path, qtbot):
-    from attnviz.gui.walkthrough.matrix_form_widget import SYNC_LIMIT
+    from attnviz.gui.walkthrough.matrix_form_widget import NAMED_ROWS, SYNC_LIMIT
 
     d = model_dir(tmp_path / "long", max_len=SYNC_LIMIT + 40)
     trace = make_trace(d, " ".join([TEXT] * 15))
@@ -111,7 +111,8 @@ def test_matrix_form_of_a_long_input_is_computed_off_the_gui_thread(tmp_path, qt
     w.set_trace(trace)
     assert w.form is None  # returned at once, matrices still coming
     qtbot.waitUntil(lambda: w.form is not None, timeout=20000)
-    assert w.grids["P"].values.shape == (len(trace.tokens),) * 2 and not w.grids["P"].numbers_shown
+    # one head's part shows NAMED_ROWS positions around the query, each row's softmax over every key
+    assert w.form.n_queries == len(trace.tokens) and w.grids["P"].values.shape == (NAMED_ROWS,) * 2
 
 
 def test_sandbox_seed_003_numbers_and_cell_errors(qtbot):

@@ -41,7 +41,7 @@ class HeadMapView(BaseView):
     title = "Head map"
 
     def _build(self) -> None:
-        self.heatmap = LabelledHeatmap(self.style)
+        self.heatmap = LabelledHeatmap(self.style, max_cell_aspect=1.0)  # square cells (F5 drew them 1.8 : 1)
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
         self.heatmap.image.on_click = self._click

@@ -113,7 +113,8 @@ class PanelsView(BaseView):
         # a map without a bar keeps the bar's width empty: side by side, the maps are drawn the same size
         # (the mask M took the bars' width and came out three times the area of S + M and P)
         shown = list(zip(self.maps, p.panels))
-        bar_w = max((m.bar.width() for m, panel in shown if m.bar.isVisible()), default=0.0)
+        # the bars' widths at their present height (a bar's width follows its height in the layout's pass)
+        bar_w = max((m.bar.width_at(m.bar.height()) for m, panel in shown if m.bar.isVisible()), default=0.0)
         for m, panel in shown:
             if not m.bar.isVisible() and bar_w > 0:
                 m.bar.setVisible(True)  # drawn empty (its style has no colour bar), taking the width

@@ -21,6 +21,7 @@ import shiboken6
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
 
 from attnviz.analysis.model_labels import norm_label
+from attnviz.analysis.steps_window import position_window
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
@@ -28,13 +29,17 @@ from attnviz.gui.walkthrough.matrix_form_rows import PRESENTED_SIDE, SQUARE_SIDE
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE", "WINDOW_ABOVE",
-           "WINDOW_TOKENS"]
+           "WINDOW_TOKENS", "NAMED_ROWS"]
 
 SYNC_LIMIT = 128  # above this many tokens the matrices are computed off the GUI thread
 # a longer input shows WINDOW_TOKENS positions around the selected query (its T×T maps could not be shown
 # or held: 16,384 tokens are 2 GB a map in float64); the heading says which
 WINDOW_ABOVE = 256
 WINDOW_TOKENS = 128
+# one head's part (its T×T maps, a row per token): every row named up to this many tokens; a longer input shows
+# this many positions around the selected query (at 48 tokens a 1920×1080 dock named every 7th row and drew
+# the maps ~96 px), the note says which
+NAMED_ROWS = 24
 SECTIONS = {  # name → what the chooser says
     "head": "one head: X → Q, K, V → P",
     "output": "one head: Z = P V → A",
@@ -59,13 +64,20 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             self.section_box.addItem(text, name)
         self.section_box.setToolTip("which part of the layer to show; one part at a time keeps every "
                                     "matrix large enough for a slide")
-        self.section_box.currentIndexChanged.connect(lambda _i: self._draw())
+        self.section_box.currentIndexChanged.connect(lambda _i: self._section_changed())
         controls = QHBoxLayout()
         controls.addWidget(QLabel("show:"))
         controls.addWidget(self.section_box)
         controls.addStretch(1)
         self._lay_out(controls)
         self.slider = _SectionStep(self.section_box)  # what presentation mode's Page Down/Up step
+
+    def _section_changed(self) -> None:
+        # one head's parts show a window of a longer input's rows (NAMED_ROWS): computed anew when that differs
+        if self.trace is not None and self._form_key is not None and self._form_key[3] != self._window()[1]:
+            self._update()
+        else:
+            self._draw()
 
     def set_step(self, index: int) -> None:
         """Show part ``index`` of :data:`SECTIONS` (clamped): the clicker walks through the layer."""
@@ -110,11 +122,8 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             return
         part, layer, _ = self._where()
         from attnviz.analysis.steps import compute_matrix_form
-        from attnviz.analysis.steps_window import position_window
 
-        T = self.trace[layer_prefix(layer, part) + "x"].shape[0]
-        window = position_window(T, self.state.query if self.state.query is not None else T - 1, WINDOW_TOKENS) \
-            if T > WINDOW_ABOVE else None
+        T, window = self._window()
         key = (id(self.trace), part, layer, window)
         if key == self._form_key and self.form is not None:
             self._draw()
@@ -133,6 +142,17 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         self._pending = run_job(compute_matrix_form, self.trace, layer, part, window,
                                 on_result=lambda form, k=key: self._form_ready(k, form),
                                 on_error=self._show_message, owner=self)
+
+    def _window(self) -> tuple[int, tuple[int, int] | None]:
+        """The input's length and the positions [a, b) shown around the selected query (None: all of them)."""
+        part, layer, _ = self._where()
+        T = self.trace[layer_prefix(layer, part) + "x"].shape[0]
+        query = self.state.query if self.state.query is not None else T - 1
+        if T > WINDOW_ABOVE:
+            return T, position_window(T, query, WINDOW_TOKENS)
+        if T > NAMED_ROWS and self.section in ("head", "output"):
+            return T, position_window(T, query, NAMED_ROWS)  # a row per token, each named
+        return T, None
 
     def _form_ready(self, key, form) -> None:
         if key != self._form_key:
@@ -182,7 +202,8 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         section = self.section
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
         if f.windowed:  # said first: every matrix below is this window's
-            self.board.add_note(f"a long input: queries {a}–{b - 1} and keys {ka}–{kb - 1} of {f.n_queries:,} "
+            why = "a long input" if f.n_queries > WINDOW_ABOVE else f"{b - a} rows, each named"
+            self.board.add_note(f"{why}: queries {a}–{b - 1} and keys {ka}–{kb - 1} of {f.n_queries:,} "
                                 f"(around the selected query) are shown; each row's softmax, Z and A are over all "
                                 f"{f.n_keys:,} keys", 1.2)
         if section == "block":

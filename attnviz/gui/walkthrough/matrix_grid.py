@@ -172,7 +172,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
                 # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
                 # T×T maps below: 21 full lines took the height the maps are shown for
                 small = QFont(self._fonts()[2])
-                small.setPointSizeF(floor_pt(self.style, self))
+                small.setPointSizeF(self.row_floor_pt())
                 line = max(QFontMetricsF(small).height() * 0.8 + 0.25, 0 if self.compact else line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
@@ -231,7 +231,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
         small = QFont(self._fonts()[2])
-        small.setPointSizeF(floor_pt(self.style, self))
+        small.setPointSizeF(self.row_floor_pt())
         line = QFontMetricsF(small).height()  # a line of the smallest legible label
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
@@ -250,10 +250,14 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
-    def _margins(self) -> tuple[float, float, float]:
+    def _margins(self, upright: QFont | None = None) -> tuple[float, float, float]:
+        """Room for the labels, title and legend around the cells; upright column labels take the room they
+        need in the font they are drawn in (``upright``: in that font instead)."""
         left, top, bottom = self._memoized("margins", self._measure_margins)
         if self._subtitle_below():
             top += QFontMetricsF(self._fonts()[2]).height()
+        if self.values.size and self._show_col_labels() and self._rotated_cols():
+            top -= self._upright_room_saved(upright if upright is not None else self.col_label_font())
         return left, top, bottom
 
     def _measure_margins(self) -> tuple[float, float, float]:
@@ -263,7 +267,8 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         top = QFontMetricsF(title_font).height() * 1.2
         if self._show_col_labels():
             # token names stand upright above the columns when they are wider than a cell could be
-            top += self._label_width(self.col_labels, fl) + 6 if self._rotated_cols() else fl.height() * 1.1
+            # upright labels end 4 px above the cells (matrix_grid_paint)
+            top += self._label_width(self.col_labels, fl) + 4 if self._rotated_cols() else fl.height() * 1.1
         bottom = fl.height() * 1.4  # the one-line legend
         return left, top, bottom
 
@@ -319,13 +324,14 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         y = top + max(0.0, (self.height() - top - bottom - rows * shared) / 2)
         return QRectF(area.left(), y, area.width(), shared * rows), cw, shared
 
-    def _natural_cells(self, aspect: bool = True) -> tuple[QRectF, float, float]:
+    def _natural_cells(self, aspect: bool = True, upright: QFont | None = None) -> tuple[QRectF, float, float]:
         """The cells this grid would have alone.
 
         Numbers at their normal size when they fit (enlarged up to MAX_ZOOM when there is room), smaller
         down to MIN_ZOOM, else a heatmap (square cells; a one- or two-column vector keeps wide cells).
+        ``upright``: with room for upright column labels in this font (:meth:`_margins`).
         """
-        left, top, bottom = self._margins()
+        left, top, bottom = self._margins(upright)
         rows, cols = self.values.shape
         avail_w, avail_h = max(self.width() - left - 8, 1), max(self.height() - top - bottom, 1)
         pcw, pch = self._preferred_cell()

@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attnviz.gui.widgets.legible import floor_pt
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, floor_pt, is_exporting
 
 __all__ = ["MatrixGridLabels"]
 
@@ -31,10 +31,50 @@ class MatrixGridLabels:
         height from the T×T maps)."""
         return self._fitted_font(self._cells()[2] if self.values.size else None, 0.8)
 
+    def row_floor_pt(self) -> float:
+        """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
+        on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) at least the docked 12 px
+        for up to 12 tokens, even on a small screen (the floor in proportion is 8 px at 720 lines, issue 36).
+        More rows keep the floor: 24 rows at 12 px took half a 720-line screen and pushed the maps off it."""
+        floor = floor_pt(self.style, self)
+        if self.compact and self.row_labels and self.values.shape[0] <= 12 and not is_exporting():
+            floor = max(floor, DOCKED_FLOOR_PT)
+        return floor
+
     def col_label_font(self) -> QFont:
         """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""
         rotated = self.values.size and self._show_col_labels() and self._rotated_cols()
-        return self._fitted_font(self._cells()[1] if rotated else None, 0.9)
+        return self._upright_font() if rotated else self._fitted_font(None, 0.9)
+
+    def _upright_font(self) -> QFont:
+        """The upright labels' font: the largest (label font down to the floor) that fits the columns the cells
+        have once the room above them is this font's. Room measured at the full label font while the labels
+        were drawn smaller left ~50 px of a 1280×720 lesson's T×T maps empty (X, Q, K, V got 8 px rows)."""
+        size = (self.width(), self.height())
+        memo = self._memo.get("upright")
+        if memo is None or memo[0] != size:
+            font = QFont(self._fonts()[2])
+            floor = floor_pt(self.style, self)
+
+            def fits(pt: float) -> bool:
+                font.setPointSizeF(pt)
+                return self._fitted_font(self._natural_cells(upright=font)[1], 0.9).pointSizeF() >= pt - 1e-6
+
+            # smaller type leaves the cells more height, so wider square columns: the largest size that fits them
+            hi, lo = font.pointSizeF(), font.pointSizeF()
+            while lo > floor and not fits(lo):  # down in 10 % steps to one that fits (or the floor)
+                hi, lo = lo, max(floor, lo * 0.9)
+            for _ in range(5 if hi > lo else 0):  # then between it and the last that did not
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+            font.setPointSizeF(lo)
+            memo = self._memo["upright"] = (size, font)
+        return memo[1]
+
+    def _upright_room_saved(self, font: QFont) -> float:
+        """How much less room upright column labels take in ``font`` than in the label font."""
+        full = self._memoized("upright_full", lambda: self._label_width(self.col_labels, QFontMetricsF(self._fonts()[2])))
+        return max(0.0, full - self._label_width(self.col_labels, QFontMetricsF(font)))
 
     def _fitted_font(self, cell: float | None, share: float) -> QFont:
         """The label font, shrunk (down to the floor) until a line of it takes at most ``cell`` / ``share``."""

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
 from PySide6.QtGui import QColor, QLinearGradient, QPen
 
 from attnviz.gui.style import ViewStyle, colour_lut
@@ -52,14 +52,31 @@ class ColourBarItem(pg.GraphicsWidget):
         self.diverging = False  # signed data: the style's diverging map, centred on 0 by the caller's levels
         self.peers = [self]  # the bars that share this one's width (share_width)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see TokenAxisItem
+        # the width follows the height (a shorter bar wraps its label onto more lines) in the layout's own
+        # pass: the grid layout asks sizeHint for the width at the height it gives the bar, before it places
+        # the maps beside it. Re-widened from resizeEvent instead, it moved an exported figure's maps after
+        # their axes were placed (row labels over their matrix), and a narrowing one never settled
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setWidthForHeight(True)
+        self.setSizePolicy(policy)
         self._update_width()
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        # not re-widened here: a width set from inside a resize (for the label's extra lines on a shorter bar)
-        # moved an exported figure's maps after its axes were placed (row labels over their matrix), and a
-        # narrowing one never settled; so a short bar's wrapped label can still reach its ticks (MPT), open
         self.update()  # the device-coordinate cache was drawn at the old size
+
+    def sizeHint(self, which, constraint=QSizeF()):
+        hint = super().sizeHint(which, constraint)
+        if not self.style.colour_bar:
+            return hint
+        if constraint.height() <= 0 and which == Qt.SizeHint.MaximumSize:
+            return hint  # bounded by the width at the height the layout gives (the grid asks again)
+        height = constraint.height() if constraint.height() > 0 else self.height()
+        return QSizeF(self.width_at(height), hint.height())
+
+    def width_at(self, height: float) -> int:
+        """The width this bar and the bars sharing its width (share_width) need at ``height``."""
+        return max(bar._natural_width(height) for bar in self.peers)
 
     def set_levels(self, lo: float, hi: float) -> None:
         self.levels = (float(lo), float(hi))
@@ -95,16 +112,16 @@ class ColourBarItem(pg.GraphicsWidget):
         if not self.style.colour_bar:  # hidden items still take layout space: collapse instead
             self.setFixedWidth(0)
             return
-        w = max(bar._natural_width() for bar in self.peers)
-        for bar in self.peers:
-            if w != round(bar.width()) or w != round(bar.minimumWidth()):
-                bar.setFixedWidth(w)
+        for bar in self.peers:  # a width fixed earlier (no colour bar, a lesson's empty bar) is let go
+            bar.setMinimumWidth(-1)
+            bar.setMaximumWidth(-1)
+            bar.updateGeometry()  # the layout asks sizeHint again (width_at)
 
-    def _natural_width(self) -> int:
-        """The width the ticks and the label's lines need at the bar's present height."""
+    def _natural_width(self, height: float | None = None) -> int:
+        """The width the ticks and the label's lines need at ``height`` (default: the bar's present height)."""
         fm = self.style.metrics()
         text_w = max(fm.horizontalAdvance(t) for t in self._texts())
-        return math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines()) + 4)
+        return math.ceil(self._bar_w() + 6 + text_w + 6 + fm.height() * len(self._label_lines(height)) + 4)
 
     @staticmethod
     def share_width(bars) -> None:
@@ -115,12 +132,13 @@ class ColourBarItem(pg.GraphicsWidget):
             bar.peers = bars
         bars[0]._update_width()
 
-    def _label_lines(self) -> list[str]:
+    def _label_lines(self, height: float | None = None) -> list[str]:
         """The label in lines: what the values are, then how they map to colours ("a · b" → two
         lines), so a short bar in a small dock still states its scale in full; a part longer than the
         bar is wrapped at its spaces (a short grid's "previous-token score" was elided)."""
         parts = [part for part in self.label.split(" · ") if part] if self.label else []
-        room = self._bar_rect().height() if self.height() > 0 else 0.0
+        height = self.height() if height is None else height
+        room = self._bar_rect(height).height() if height > 0 else 0.0
         if room <= 0:
             return parts
         fm = self.style.metrics()
@@ -137,10 +155,10 @@ class ColourBarItem(pg.GraphicsWidget):
             lines.append(line)
         return lines
 
-    def _bar_rect(self) -> QRectF:
+    def _bar_rect(self, height: float | None = None) -> QRectF:
         fm = self.style.metrics()
         top = fm.height() / 2 + 2
-        bottom = self.height() - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
+        bottom = (self.height() if height is None else height) - fm.height() / 2 - 2 - (fm.height() * 1.6 if self.show_masked else 0)
         return QRectF(2, top, self._bar_w(), max(bottom - top, 1))
 
     def _bar_w(self) -> float:

@@ -100,12 +100,17 @@ class CellImageItem(pg.ImageItem):
 class LabelledHeatmap(pg.GraphicsLayout):
     """Title, left/bottom token axes, a ViewBox with the image, and a colour bar on the right."""
 
-    def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None):
+    def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None,
+                 max_cell_aspect: float | None = None):
         """lock_aspect: square cells, the matrix anchored top-left so the axes touch it (the column
-        labels then go on top, since the spare room is on the right or at the bottom)."""
+        labels then go on top, since the spare room is on the right or at the bottom).
+        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map)."""
         super().__init__()
         self.style = style or ViewStyle()
         self.lock_aspect = lock_aspect
+        # cells at most this much wider than tall (None: as wide as the room): the map is centred in a
+        # narrower box instead (a head map presented on a 16:9 screen was drawn 1.8 : 1, see setGeometry)
+        self.max_cell_aspect = max_cell_aspect
         top_axis = lock_aspect if top_axis is None else top_axis
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
         self.image_bounds = (0, 0, 0, 0)  # (row0, row1, col0, col1): the data cells the image covers
@@ -169,6 +174,8 @@ class LabelledHeatmap(pg.GraphicsLayout):
         if self.image.shape_rc == (rows, cols):
             return False
         self.image.shape_rc = (rows, cols)
+        if self.max_cell_aspect and getattr(self, "_given", None) is not None:
+            self.setGeometry(self._given)  # another shape, another box: now (a posted relayout moved the map later)
         if self.lock_aspect:
             self._size_square()
             self._fit_square()
@@ -209,6 +216,21 @@ class LabelledHeatmap(pg.GraphicsLayout):
             self.bottom._update_size()
         if self.lock_aspect:
             self._size_square()
+
+    def setGeometry(self, rect) -> None:
+        """The box the parent layout gives, narrowed (and centred) so cells are at most ``max_cell_aspect``
+        wide per unit of height: decided here, in the layout's own pass, so nothing moves after it."""
+        rect = self._given = QRectF(rect)
+        rows, cols = self.image.shape_rc if hasattr(self, "image") else (0, 0)
+        if rows and cols and self.max_cell_aspect and not self.lock_aspect:
+            lay = self.layout
+            left, top, right, bottom = lay.getContentsMargins()
+            fixed_w = left + right + self.left.width() + self.bar.width() + 2 * lay.horizontalSpacing()
+            fixed_h = top + bottom + self.title.height() + self.bottom.height() + 2 * lay.verticalSpacing()
+            most = fixed_w + self.max_cell_aspect * max(rect.height() - fixed_h, 1.0) * cols / rows
+            if rect.width() > most + 1:
+                rect = QRectF(rect.x() + (rect.width() - most) / 2, rect.y(), most, rect.height())
+        super().setGeometry(rect)
 
     def _size_square(self) -> None:
         """Square cells: the width the matrix cannot use goes to an empty column right of the colour
