@@ -18,7 +18,8 @@ and came later with the ring is printed apart) (the centre tile of a frame: the 
 asked for; a zoom step at a coarse level asks for many, each covering a 512 × 512 block, so its last ones
 come later). After the visible tiles the view asks for the ring of tiles around them (prefetched for the
 next frames): a tile a frame never lacked is not in the latency figures, so the share of tiled frames that
-lacked none is printed beside them. The overview is filled beforehand and timed on its own.
+lacked none is printed beside them. The overview is filled beforehand and timed on its own; each path starts
+with no tiles computed.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _paths(T: int, n: int) -> dict[str, list[tuple[float, float]]]:
     return {"drag": drag, "jump": jump, "zoom": zoom}
 
 
-def _block_times(trace, T: int, n: int = 7) -> dict:
+def _block_times(trace, T: int, layer: int, head: int, n: int = 7) -> dict:
     """Median wall and CPU ms of blocks asked of the trace itself: a 512 × 512 tile across the diagonal, one
     below it, and a 256-row band of every key (an overview step), in the middle of the map."""
     mid = T // 2
@@ -73,11 +74,11 @@ def _block_times(trace, T: int, n: int = 7) -> dict:
              f"256-row band x {T:,} keys": (slice(mid, mid + 256), slice(None))}
     out = {}
     for name, (rows, cols) in cases.items():
-        trace.probs(0, heads=0, rows=rows, cols=cols)  # warm (row norms, caches)
+        trace.probs(layer, heads=head, rows=rows, cols=cols)  # warm (row norms, caches)
         wall, cpu = [], []
         for _ in range(n):
             t0, c0 = time.perf_counter(), time.thread_time()
-            trace.probs(0, heads=0, rows=rows, cols=cols)
+            trace.probs(layer, heads=head, rows=rows, cols=cols)
             wall.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.thread_time() - c0) * 1000)
         out[f"{name}: median ms (wall)"] = statistics.median(wall)
@@ -86,13 +87,15 @@ def _block_times(trace, T: int, n: int = 7) -> dict:
 
 
 def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, size=(1000, 800),
-                       d_head: int = 64) -> dict:
+                       d_head: int = 64, trace=None, layer: int = 0, head: int = 0) -> dict:
     """Tile latency (median, p95), overview fill time and frames per second of the head map at ``T``.
 
     Parameters
     ----------
     T : tokens. n_tiles : tiles timed alone (spread over the tiled levels). n_frames : frames of each path.
     size : the view's size in pixels. d_head : head size of the random q and k.
+    trace, layer, head : a model's own long trace (e.g. ``attnviz.open_trace`` of a saved one) and the map of it
+        to show instead of the random one (``T`` and ``d_head`` are then the trace's).
     """
     import numpy as np
 
@@ -100,8 +103,11 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
     from attnviz.bench.screen import use_headless_screen
     from attnviz.gui.views.on_demand_map import OnDemandMap, tile_cells
 
-    trace = capture_format_trace(T, n_heads=1, d_head=d_head)
-    od = OnDemandMap(trace, 0, "self", 0)
+    if trace is None:
+        trace = capture_format_trace(T, n_heads=1, d_head=d_head)
+    else:
+        T, d_head = trace.probs_shape(layer, "self")[1], trace[f"L{layer}.q"].shape[-1]
+    od = OnDemandMap(trace, layer, "self", head)
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in od.fill_overview():
         pass
@@ -116,7 +122,7 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         od.tile((level, i, j))
         alone.setdefault(level, []).append((time.perf_counter() - start) * 1000)
     every = [t for ts in alone.values() for t in ts]
-    blocks = _block_times(trace, T)
+    blocks = _block_times(trace, T, layer, head)
 
     use_headless_screen()
     from PySide6.QtWidgets import QApplication
@@ -125,14 +131,24 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
     from attnviz.selection import Selection
 
     app = QApplication.instance() or QApplication([])
-    view = HeadMapView(selection=Selection())
+    selection = Selection()
+    selection.update(layer=layer, head=head)
+    view = HeadMapView(selection=selection)
     view.resize(*size)
     view.show()
     view.set_trace(trace)
     view.on_demand.cancel()  # the frames are timed on their own; the overview was timed above
-    shown = OnDemandMap(trace, 0, "self", 0)  # an empty tile cache over the overview filled above
-    shown.overview, shown.overview_rows = od.overview, od.overview_rows
-    view.on_demand = shown
+
+    def fresh_map() -> OnDemandMap:
+        """An empty tile cache over the overview filled above (and its coarser levels)."""
+        if view.on_demand is not None:
+            view.on_demand.cancel()  # its pump stops at its next tile
+        m = OnDemandMap(trace, layer, "self", head)
+        m.overview, m.overview_rows, m._coarser = od.overview, od.overview_rows, od._coarser
+        view.on_demand = m
+        return m
+
+    shown = fresh_map()
     view.heatmap.vb.setRange(xRange=(0, T), yRange=(0, T), padding=0)
     app.processEvents()
     vb, canvas = view.heatmap.vb, view.canvas.viewport()
@@ -152,8 +168,9 @@ def measure_long_views(T: int = 16384, n_tiles: int = 24, n_frames: int = 40, si
         wall, cpu = [], []
         asked: dict = {}  # tile -> when a frame first lacked it
         first: dict = {}  # the tile nearest the centre of a frame that lacked tiles -> when
-        shown.done_at.clear()
-        shown.done_in_view.clear()
+        # each path starts from no tiles: a path's frames never find the tiles an earlier path computed
+        # (the drag ends near the zoom's centre at 8,192 tokens)
+        shown = fresh_map()
         complete = 0  # frames whose visible tiles were all computed already (prefetched or from before)
         for centre, half in frames:
             start, c_start = time.perf_counter(), time.thread_time()

@@ -234,10 +234,10 @@ class HeadMapView(BaseView):
 
         od = self.on_demand
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
-        # the visible tiles first, nearest the centre first, then the ring around them (prefetched for the
-        # next pan frames); this replaces what the last view wanted, so a running pump computes this view's
+        # the visible tiles first, nearest the centre first, then the finer level's under them when a zoom in is
+        # near and the ring around them (prefetched for the next zoom and pan frames); this replaces what the last view wanted, so a running pump computes this view's
         # visible tiles next (after at most the tile it is on). A redraw per visible tile, and one at the end
-        if od.want(missing, od.last_ring):
+        if od.want(missing, od.last_zoom_ahead + od.last_ring):
             tiles_lane().submit(("head-map-tiles", id(self), id(od)), od.pump, owner=self,
                                 on_progress=lambda key, od=od: key in od.visible and self._on_demand_arrived(od),
                                 on_result=lambda _none, od=od: self._on_demand_arrived(od))

@@ -10,7 +10,9 @@ row's log-sum-exp. Level ℓ has one cell per 2^ℓ × 2^ℓ block holding the b
 * the *overview* is level ``overview_level`` (at most ``OVERVIEW_SIDE`` cells a side), filled in bands of rows;
   the coarser levels are pooled from it;
 * finer levels come in tiles of ``tile_cells(level)`` cells a side computed from the block of the map they cover, kept in
-  a small least-recently-used cache; until a tile arrives its cells show the overview's (coarser) maximum.
+  a small least-recently-used cache (:class:`~attnviz.gui.views.tile_cache.TileCache`, which also keeps the finer
+  levels' tiles of each block computed and pools a tile from finer ones it holds); until a tile arrives its cells
+  show the overview's (coarser) maximum.
 
 A cell whose value is exactly 0 is drawn as masked: exp(−∞ − lse) is 0 and every unmasked weight of a
 float32 softmax is positive unless it underflows (s − lse < −103), which the hover says.
@@ -21,18 +23,15 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
 
 import numpy as np
 
 from attnviz.analysis.pyramid import PyramidView
 from attnviz.gui.views.heatmap_data import MAX_PX, block_max
+from attnviz.gui.views.tile_cache import TILE, TileCache, tile_cells, tile_span
 
 __all__ = ["OnDemandMap", "TILE", "MIN_SIDE", "tile_cells"]
 
-TILE = 256  # map rows (and columns) a side of one computed tile at the finest levels: 65,536 weights
-# (a 512-row tile cost 18 ms median, 35 ms p95 on a busy machine; the tile nearest the centre comes first)
-MIN_TILE_CELLS = 64  # cells a side of a tile at coarse levels (level 3: a 512 × 512 block)
 MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramids)
 # the overview's longest side: 4,096 cells (64 MB a head, its coarser levels 22 MB more) rather than one
 # screen's 1,024 costs the same to fill (every weight is computed either way) and leaves a zoom down to
@@ -42,11 +41,9 @@ OVERVIEW_SIDE = 4 * MAX_PX
 OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
-
-
-def tile_cells(level: int) -> int:
-    """Cells a side of a tile of ``level``: TILE map rows at fine levels, so a tile costs about the same."""
-    return max(TILE >> level, MIN_TILE_CELLS)
+# a view within this factor of the next finer level's zoom (a wheel notch is ×1.35) asks, after its own visible
+# tiles, for the finer level's tiles under it: a zoom in finds them computed rather than asking for all at once
+ZOOM_AHEAD = 1.5
 
 
 def _level_at_most(n: int, side: int) -> int:
@@ -66,9 +63,7 @@ class OnDemandMap:
         f = 1 << self.overview_level
         self.overview = np.zeros((-(-self.tq // f), -(-self.tk // f)), np.float32)  # (Tq/F, Tk/F)
         self.overview_rows = 0  # overview rows filled so far (the rest are drawn as not yet computed)
-        self.budget = budget_bytes
-        self._tiles: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
-        self._tile_bytes = 0  # bytes of the tiles kept (summing them on every store cost ~0.3 ms a tile)
+        self._tiles = TileCache(self.tq, self.tk, budget_bytes)  # (level, i, j) -> pooled tile
         self._lock = threading.Lock()
         # the levels above the overview's, pooled from it band by band as it fills (a frame only crops them)
         self._coarser = {lvl: np.zeros((-(-self.overview.shape[0] // (1 << (lvl - self.overview_level))),
@@ -79,6 +74,7 @@ class OnDemandMap:
         # and when each tile was stored (perf_counter seconds)
         self.last_missing: list[tuple[int, int, int]] = []
         self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
+        self.last_zoom_ahead: list[tuple[int, int, int]] = []  # the finer level's tiles under it (ZOOM_AHEAD)
         self.done_at: dict[tuple[int, int, int], float] = {}
         self.done_in_view: set[tuple[int, int, int]] = set()  # tiles stored while the view showed them
         # the tiles the view wants now, in the order to compute them (visible ones nearest the centre first,
@@ -133,24 +129,26 @@ class OnDemandMap:
                     if (level, i, j) not in self._tiles]
 
     def tile(self, key: tuple[int, int, int]) -> np.ndarray:
-        """Tile ``key`` computed now (on the calling thread) from the block of the map it covers."""
-        level, i, j = key
-        f, n = 1 << level, tile_cells(level)
-        rows = slice(i * n * f, min((i + 1) * n * f, self.tq))
-        cols = slice(j * n * f, min((j + 1) * n * f, self.tk))
-        pooled = block_max(self.block(rows, cols), f, f)  # (≤n, ≤n)
+        """Tile ``key`` now (on the calling thread): pooled from finer tiles kept (a zoom out), else computed from
+        the block of the map it covers, whose finer levels' tiles are kept too (a zoom in finds them)."""
         with self._lock:
-            old = self._tiles.pop(key, None)
-            self._tiles[key] = pooled
-            self._tile_bytes += pooled.nbytes - (old.nbytes if old is not None else 0)
+            pooled = self._tiles.from_finer(key)
+            if pooled is not None:
+                self._tiles.put(key, pooled)
+        if pooled is None:
+            level, i, j = key
+            span = tile_span(level)  # map rows a side
+            block = self.block(slice(i * span, min((i + 1) * span, self.tq)),
+                               slice(j * span, min((j + 1) * span, self.tk)))  # (≤span, ≤span) exact weights
+            with self._lock:
+                pooled = self._tiles.put_block(key, block)  # (≤n, ≤n)
+        with self._lock:
             if len(self.done_at) > 16384:
                 self.done_at.clear()
                 self.done_in_view.clear()
             self.done_at[key] = time.perf_counter()
             if key in self.visible:
                 self.done_in_view.add(key)
-            while len(self._tiles) > 1 and self._tile_bytes > self.budget:
-                self._tile_bytes -= self._tiles.popitem(last=False)[1].nbytes  # least recently drawn first
         return pooled
 
     def fill_tiles(self, keys: list[tuple[int, int, int]]):
@@ -182,7 +180,9 @@ class OnDemandMap:
         worker idle about half of a zoom (at 16,384 tokens: visible tiles ready 105-155 ms, p95).
         """
         with self._lock:
-            self._wanted = [k for k in dict.fromkeys([*visible, *ahead]) if k not in self._tiles]
+            # visible tiles that kept finer tiles cover first: pooled from them, no probability computed
+            cheap = [k for k in visible if self._tiles.covering(k) is not None]
+            self._wanted = [k for k in dict.fromkeys([*cheap, *visible, *ahead]) if k not in self._tiles]
             self.visible = frozenset(visible)
             self._note_visible_waiting()
             start = bool(self._wanted) and not self._pumping and not self.cancelled
@@ -247,7 +247,10 @@ class OnDemandMap:
         f = 1 << level
         r0, c0, r1, c1 = row0 // f, col0 // f, -(-row1 // f), -(-col1 // f)  # cells of this level
         bounds = (r0 * f, min(r1 * f, self.tq), c0 * f, min(c1 * f, self.tk))
+        per_px = max((row1 - row0) / max(px_h, 1), (col1 - col0) / max(px_w, 1))
+        self.last_zoom_ahead = self._zoom_ahead(level, per_px, row0, row1, col0, col1)
         if level >= self.overview_level:
+            self.last_missing, self.last_ring = [], []
             image, pending = self._from_overview(level, r0, r1, c0, c1), None
             return PyramidView(image, level, *bounds), pending, []
         image = self._overview_under(level, r0, r1, c0, c1)  # placeholders: the coarser maximum
@@ -280,6 +283,17 @@ class OnDemandMap:
                                               min(cols_l, c1 + n)) if key not in shown]
         self.last_ring = sorted(ring, key=near)
         return PyramidView(image, level, *bounds), pending, missing
+
+    def _zoom_ahead(self, level: int, per_px: float, row0: int, row1: int, col0: int, col1: int) -> list:
+        """Tiles of level ``level`` − 1 not computed yet under data rows [row0, row1) × [col0, col1), nearest the
+        centre first, when the view is within ZOOM_AHEAD of that level's zoom (else none)."""
+        if level == 0 or level > self.overview_level or per_px > ZOOM_AHEAD * (1 << (level - 1)):
+            return []
+        f, n = 1 << (level - 1), tile_cells(level - 1)
+        r0, r1, c0, c1 = row0 // f, -(-row1 // f), col0 // f, -(-col1 // f)  # cells of the finer level
+        mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
+        return sorted(self.tiles_for(level - 1, r0, r1, c0, c1),
+                      key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
 
     def _paste_coarser(self, image: np.ndarray, coarser: int, level: int, r0: int, r1: int, c0: int,
                        c1: int) -> None:
