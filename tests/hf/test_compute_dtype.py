@@ -1,0 +1,168 @@
+"""The model's own precision end to end (issue 34, :mod:`attnviz.capture.compute_dtype`): a float16 or bfloat16
+checkpoint of tiny random Llama, Qwen2 and GPT-2 models runs in its dtype, the trace keeps its arrays in it
+(bfloat16 as float32: every value exact) and ``Trace.probs`` returns float16 blocks for float16 and float32 for
+bfloat16.
+
+References, independent of attnviz's capture: the model's own eager attention in the same dtype, and a float64
+causal softmax of the q and k the model hands its attention function (recorded by an attention function of this
+test's own that runs SDPA). Measured here (60 tokens, 2 layers, queries sharpened to scores of a few units):
+a short input (eager) equals the eager attention exactly. A long one (on demand: float32 from the half q and k,
+as torch's CPU SDPA kernel computes) is, for float16, the float64 reference rounded to float16 in ≥ 97 % of the
+cells and one float16 unit from it in the rest; for bfloat16 within 6.6e-5 (relative) of it. Both come from the
+kernel's log-sum-exp, which for half inputs is off by up to ~8e-5 (torch 2.13; 3e-7 for float32). Against the
+model's eager attention in the same dtype the gap is at most 2.44e-4 (float16) / 1.77e-3 (bfloat16): the eager
+kernel's own rounding of scores and weights, as large as a float32 run of the same weights shows (3.0e-4 /
+2.2e-3). Controls: the float32 run's q and k miss the bounds (≤ 92 % of cells equal; ≥ 3.3e-3 relative), and
+the eager probabilities of a bfloat16 model are bfloat16 values (a float32 run's are not).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.hf.capture import capture_hf
+from attnviz.hf.loader import load_hf_model
+
+from .factories import hf, make_model, save_quietly
+
+FAMILIES = ("llama", "qwen2", "gpt2")
+T = 60
+# a long input's probabilities (float32 from the half q and k, as the SDPA kernel) against the model's own eager
+# attention in the same dtype, whose scores and weights are rounded to that dtype: measured here at most
+EAGER_GAP_16, EAGER_GAP_BF16 = 2.5e-4, 1.8e-3  # measured 2.44e-4, 1.77e-3 (a float32 run: 3.0e-4, 2.2e-3)
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """family → dtype → a checkpoint saved in that dtype (its config says so: "auto" loads it in it)."""
+    root = tmp_path_factory.mktemp("compute_dtype")
+    out = {}
+    for family in FAMILIES:
+        src = make_model(family, root / family, max_pos=128)
+        for dtype in ("float16", "bfloat16"):
+            dst = root / f"{family}_{dtype}"
+            save_quietly(_sharpen(load_hf_model(src, device="cpu", dtype=dtype).model), dst)
+            for f in src.iterdir():
+                if not (dst / f.name).exists():
+                    shutil.copy(f, dst / f.name)
+            out.setdefault(family, {})[dtype] = dst
+    return out
+
+
+def _sharpen(model):
+    """Queries 6× larger (scores of a few units, as trained models have): then rounding q to float16 moves a
+    weight by several float16 units, which the controls need to be visible."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("q_proj.weight"):
+                p.mul_(6)
+            elif name.endswith("c_attn.weight"):  # GPT-2: [q | k | v] columns
+                p[:, : p.shape[1] // 3].mul_(6)
+    return model
+
+
+def _ids():
+    return torch.randint(3, 150, (1, T), generator=torch.Generator().manual_seed(1))
+
+
+def _recorded_qk(model, ids):
+    """[(q, k, scaling)] per layer as the model hands them to its attention function (its own projections,
+    rotary and dtype), run through SDPA; then the model's attention is put back."""
+    tf = hf()
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    seen = []
+
+    def record(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        seen.append((query[0].detach().clone(), key[0].detach().clone(), scaling))
+        return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout,
+                                      **kwargs)
+
+    tf.AttentionInterface.register("test_compute_dtype_record", record)
+    before = model.config._attn_implementation
+    model.set_attn_implementation("test_compute_dtype_record")
+    try:
+        with torch.no_grad():
+            model(input_ids=ids)
+    finally:
+        model.set_attn_implementation(before)
+    return seen
+
+
+def _softmax64(q, k, scaling):
+    """(H, T, T) float64 causal softmax of q (H, T, d) against k (H_kv, T, d) as the tensors hold them."""
+    q, k = q.double().numpy(), k.double().numpy()
+    k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)  # query head h reads key head h // group
+    d = q.shape[-1]
+    s = q @ k.transpose(0, 2, 1) * (d ** -0.5 if scaling is None else float(scaling))
+    s[:, np.triu(np.ones((T, T), bool), 1)] = -np.inf
+    s -= s.max(-1, keepdims=True)
+    p = np.exp(s)
+    return p / p.sum(-1, keepdims=True)
+
+
+def _eager(model, ids):
+    before = model.config._attn_implementation
+    model.set_attn_implementation("eager")
+    try:
+        with torch.no_grad():
+            return [a[0].float().numpy() for a in model(input_ids=ids, output_attentions=True).attentions]
+    finally:
+        model.set_attn_implementation(before)
+
+
+def _rel(a, b, live):
+    """Largest relative difference of ``a`` from ``b`` over the cells ``live``."""
+    return float((np.abs(a.astype(np.float64) - b)[:, live] / b[:, live]).max())
+
+
+def _ulps16(a, b):
+    """Distance in float16 units between float16 ``a`` and float64 ``b`` rounded to float16."""
+    ia = a.astype(np.float16).view(np.int16).astype(np.int64)
+    ib = b.astype(np.float16).view(np.int16).astype(np.int64)
+    return np.abs(ia - ib)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_probabilities_come_in_the_model_precision(folders, family, dtype):
+    loaded = load_hf_model(folders[family][dtype], device="cpu")  # "auto": the checkpoint's own
+    model, ids = loaded.model, _ids()
+    assert loaded.dtype == dtype
+    tokens = [str(i) for i in range(T)]
+    eager = capture_hf(model, {"input_ids": ids}, tokens, attention="eager")
+    lazy = capture_hf(model, {"input_ids": ids}, tokens, attention="on_demand")
+    want = np.float16 if dtype == "float16" else np.float32
+    for trace in (eager, lazy):
+        assert trace.meta["compute_dtype"] == dtype and trace.probs_dtype == want
+        assert trace.meta["precision"] == ("float16" if dtype == "float16" else "float32")
+        assert trace["L0.q"].dtype == want and trace["L0.k"].dtype == want  # stored as computed
+        assert all(trace.probs(i).dtype == want for i in range(trace.n_layers))
+        assert trace.probs(1, heads=[0, 2], rows=slice(5, 9), cols=[0, 3]).dtype == want  # blocks too
+    if dtype == "bfloat16":  # bfloat16 kept as float32: the low 16 bits of every value are 0 (exact upcast)
+        assert not np.any(np.ascontiguousarray(lazy["L0.q"]).view(np.uint32) & 0xFFFF)
+    own = _eager(model, ids)
+    refs = [_softmax64(q, k, sc) for q, k, sc in _recorded_qk(model, ids)]
+    with torch.no_grad():
+        f32 = load_hf_model(folders[family][dtype], device="cpu", dtype="float32").model
+        refs32 = [_softmax64(q, k, sc) for q, k, sc in _recorded_qk(f32, ids)]  # same weights, float32 q and k
+    for i in range(eager.n_layers):
+        np.testing.assert_array_equal(eager.probs(i), own[i][0] if own[i].ndim == 4 else own[i])  # exactly eager's
+        got, live = lazy.probs(i), np.tril(np.ones((T, T), bool))  # the causal cells
+        gap = float(np.abs(got.astype(np.float64) - own[i]).max())
+        assert gap <= (EAGER_GAP_16 if dtype == "float16" else EAGER_GAP_BF16), gap
+        if dtype == "float16":  # the float64 reference rounded once to float16, up to one unit (the kernel's lse)
+            units, units32 = _ulps16(got, refs[i])[:, live], _ulps16(got, refs32[i])[:, live]
+            assert int(units.max()) <= 1 and float((units == 0).mean()) >= 0.95
+            assert float((units32 == 0).mean()) < 0.95  # control: float32 q and k are another computation
+        else:  # float32, within the kernel's log-sum-exp error of the float64 reference
+            assert _rel(got, refs[i], live) <= 1e-4
+            assert _rel(got, refs32[i], live) > 1e-4  # control
+    if dtype == "bfloat16":  # the eager attention's own bfloat16 values, kept exactly in float32
+        assert not np.any(eager.probs(0).view(np.uint32) & 0xFFFF)
+        f32_own = _eager(f32, ids)[0]
+        assert np.any(np.ascontiguousarray(f32_own).view(np.uint32) & 0xFFFF)  # control: float32 values are not
