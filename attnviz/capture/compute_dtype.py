@@ -10,7 +10,10 @@ dtype=)`` choose another; a device without a kernel in that dtype runs float32 a
   the probabilities the model's eager attention computed (softmax in float32, rounded to float16 by the model).
   A long one (on demand) recomputes them the way torch's CPU SDPA kernel computes them: q·kᵀ, the softmax and
   its log-sum-exp in float32 from the float16 q and k (the kernel returns its log-sum-exp in float32 and its
-  output rounded to float16: checked on torch 2.13), rounded once to float16 at the end.
+  output rounded to float16: checked on torch 2.13), rounded once to float16 at the end. For half-precision
+  inputs that kernel's log-sum-exp is off by up to ~8e-5 (its fast exponential; 3e-7 for float32 inputs), so a
+  long input's weights are within that (relative) of a float64 computation from the same q and k: one float16
+  unit at most, a few percent of cells rounded the other way (figures: ``tests/hf/test_compute_dtype.py``).
 * **bfloat16 model**: NumPy has no bfloat16, so the arrays are **float32** holding every bfloat16 value exactly
   (the upcast adds nothing and loses nothing), and probabilities are float32: a short input's are the eager
   attention's own bfloat16-rounded values, a long input's the float32 computation of the SDPA kernel (as for
@@ -46,5 +49,5 @@ def array_bytes(compute: str | None) -> int:
 def kept_in_words(compute: str | None) -> str:
     """One line saying the dtype of the trace's arrays when it is not the model's own ("" when it is)."""
     if compute == "bfloat16":
-        return "arrays kept in float32 (NumPy has no bfloat16; every bfloat16 value is exact in float32)"
+        return "arrays kept in float32 (NumPy has no bfloat16; the values are exact)"
     return ""
