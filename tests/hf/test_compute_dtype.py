@@ -218,3 +218,44 @@ def test_where_the_dtype_is_said_bfloat16_says_its_arrays_are_float32(folders, m
         assert (said in lines[-1]) == (dtype == "bfloat16"), lines[-1]
         assert (said in panel.details.text()) == (dtype == "bfloat16")
         assert f"run in {dtype}" in lines[-1]
+
+
+@pytest.mark.parametrize("asked, runs", [("auto", "float32"), ("float32", "float32"), ("float16", "float16"),
+                                         ("bfloat16", "bfloat16")])
+def test_cli_dtype_end_to_end(folders, asked, runs, capsys):
+    """``--dtype`` on a float32 checkpoint: the trace file says the dtype the model ran in and its probabilities
+    come back in that precision after reopening; "auto" keeps the checkpoint's float32 (the control)."""
+    from attnviz.capture.trace import Trace
+    from attnviz.cli import main
+
+    folder = folders["qwen2"]["float16"].parent / "qwen2"  # the float32 checkpoint
+    out = folder.parent / f"cli_{asked}.npz"
+    assert main(["trace", "--model", str(folder), "--dtype", asked, "--text", "the cat sat on the mat",
+                 "-o", str(out)]) == 0
+    assert f"run in {runs}" in capsys.readouterr().out
+    trace = Trace.load(out)
+    assert trace.meta["compute_dtype"] == runs
+    assert trace.probs(0).dtype == (np.float16 if runs == "float16" else np.float32)
+    assert trace["L0.q"].dtype == (np.float16 if runs == "float16" else np.float32)
+
+
+def test_cli_unknown_dtype_is_one_line(folders, capsys):
+    from attnviz.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["trace", "--model", str(folders["llama"]["float16"]), "--dtype", "float8", "--text", "a", "-o", "x.npz"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "float8" in err[-1] and "invalid choice" in err[-1]
+
+
+def test_python_load_dtype_end_to_end(folders):
+    """``attnviz.load(folder, dtype=...)``: the Traced's probabilities in that precision; the float32 checkpoint
+    loaded with "auto" stays float32 (control)."""
+    import attnviz
+
+    folder = folders["gpt2"]["float16"].parent / "gpt2"  # the float32 checkpoint
+    for asked, want in (("float16", np.float16), ("bfloat16", np.float32), ("auto", np.float32)):
+        t = attnviz.load(str(folder), dtype=asked).trace("the cat sat on the mat")
+        assert t.probs(0).dtype == want and t.probs(1, heads=0, rows=[1]).dtype == want
+        assert t.trace.meta["compute_dtype"] == ("float32" if asked == "auto" else asked)
