@@ -99,6 +99,8 @@ class Trace:
         pending = self.deferred.get(key)
         if _recomputed(pending):  # recomputed from what is kept (long inputs: kept only if small)
             value = pending.full()
+            if hasattr(pending, "block"):  # probabilities: in the model's precision, as probs() gives them
+                value = value.astype(self.probs_dtype, copy=False)
             if value.size <= KEEP_WHOLE_CELLS:
                 self.arrays.setdefault(key, value)
             return self.arrays.get(key, value)

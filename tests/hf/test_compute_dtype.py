@@ -145,6 +145,7 @@ def test_probabilities_come_in_the_model_precision(folders, family, dtype):
         assert trace["L0.q"].dtype == want and trace["L0.k"].dtype == want  # stored as computed
         assert all(trace.probs(i).dtype == want for i in range(trace.n_layers))
         assert trace.probs(1, heads=[0, 2], rows=slice(5, 9), cols=[0, 3]).dtype == want  # blocks too
+        assert trace["L1.probs"].dtype == want  # the whole array read by its name too
     if dtype == "bfloat16":  # bfloat16 kept as float32: the low 16 bits of every value are 0 (exact upcast)
         assert not np.any(np.ascontiguousarray(lazy["L0.q"]).view(np.uint32) & 0xFFFF)
     own = _eager(model, ids)
