@@ -105,7 +105,8 @@ class Traced:
         return name in self.arrays
 
     def probs(self, layer: int, part: str = "self", heads=None, rows=None, cols=None) -> np.ndarray:
-        """Attention weights (heads, queries, keys) of one layer, float32 (an absent part says so).
+        """Attention weights (heads, queries, keys) of one layer (an absent part says so), in the model's
+        precision: float16 for a float16 model, else float32 (:mod:`attnviz.capture.compute_dtype`).
 
         ``heads``, ``rows`` and ``cols`` pick a block (None, an int, a slice or a list of indices): at long
         lengths ask for the block you need, the whole (H, T, T) is built only when none is given.

@@ -58,6 +58,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from attnviz.capture.compute_dtype import COMPUTE_DTYPES
 from attnviz.errors import InputError
 
 __all__ = ["TraceDescription", "KINDS", "PRECISIONS", "MAX_META_KEYS"]
@@ -94,6 +95,8 @@ class TraceDescription:
     causal: bool | None = _fact("queries see only earlier keys")
     grid: tuple[int, int] | None = _fact("rows × columns of image patches (vit)")
     precision: str | None = _fact("dtype of the stored arrays: float32 or float16")
+    compute_dtype: str | None = _fact("the dtype the model's weights ran in (float32, float16, bfloat16): "
+                                      "probabilities come in its precision (attnviz.capture.compute_dtype)")
     config: dict = field(default_factory=dict, metadata={
         "what": "the model's configuration (ModelConfig.to_dict, with its real activation and norm names)"})
     source: str | None = _fact("None: attnviz's own model; huggingface, attentions or transformerlens")
@@ -220,6 +223,8 @@ class TraceDescription:
             raise InputError(f"{where}: unknown kind {self.kind!r} (one of {', '.join(KINDS)})")
         if self.precision is not None and self.precision not in PRECISIONS:
             raise InputError(f"{where}: unknown precision {self.precision!r}")
+        if self.compute_dtype is not None and self.compute_dtype not in COMPUTE_DTYPES:
+            raise InputError(f"{where}: unknown compute_dtype {self.compute_dtype!r}")
         if self.n_heads < 1 or self.n_kv_heads is not None and (self.n_kv_heads < 1 or self.n_heads % self.n_kv_heads):
             raise InputError(f"{where}: {self.n_heads} query heads cannot share {self.n_kv_heads} key/value heads")
         group = meta.get("kv_group")
@@ -315,7 +320,7 @@ def _windows(value, name, where):
 _CHECKS = {
     "kind": _str, "n_layers": _int(), "n_heads": _int(1), "n_enc_layers": _int(), "n_kv_heads": _int(1),
     "d_head": _int(1), "scale": _float, "layer_scales": _floats, "softcap": _float_or_floats,
-    "sliding_window": _windows, "causal": _bool, "grid": _ints(2), "precision": _str,
+    "sliding_window": _windows, "causal": _bool, "grid": _ints(2), "precision": _str, "compute_dtype": _str,
     "config": _of(dict, "an object"), "source": _str, "hf_architecture": _str, "hf_family": _str,
     "prefix_tokens": _int(), "emb_sum": _str, "qkv_available": _bool, "position": _str,
     "rotary": _of(dict, "an object"), "qk_norm": _bool, "additive_bias": _bool, "missing": _strs,

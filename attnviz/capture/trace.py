@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.capture.compute_dtype import probs_dtype
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.recomputed import attach as attach_recomputed
@@ -98,6 +99,8 @@ class Trace:
         pending = self.deferred.get(key)
         if _recomputed(pending):  # recomputed from what is kept (long inputs: kept only if small)
             value = pending.full()
+            if hasattr(pending, "block"):  # probabilities: in the model's precision, as probs() gives them
+                value = value.astype(self.probs_dtype, copy=False)
             if value.size <= KEEP_WHOLE_CELLS:
                 self.arrays.setdefault(key, value)
             return self.arrays.get(key, value)
@@ -250,23 +253,33 @@ class Trace:
         return tuple(int(n) for n in self.shape(layer_prefix(layer, part) + "probs"))
 
     def probs(self, layer: int, part: str = "self", heads=None, rows=None, cols=None) -> np.ndarray:
-        """Attention probabilities of one layer as float32, shaped (heads, rows, cols).
+        """Attention probabilities of one layer, shaped (heads, rows, cols), in the model's precision.
 
         ``heads``, ``rows`` and ``cols`` each take None (all), an int (kept as an axis of length 1), a
         slice or a sequence of indices; the whole (H, Tq, Tk) is built only when all three are None.
+        The dtype is :attr:`probs_dtype`: float16 for a model that computed in float16, else float32
+        (the rule: :mod:`attnviz.capture.compute_dtype`).
         """
         key = layer_prefix(layer, part) + "probs"
         picks = (_pick(heads), _pick(rows), _pick(cols))
         pending = self.deferred.get(key)
+        dtype = self.probs_dtype
         if key not in self.arrays and pending is not None and hasattr(pending, "block"):
-            return pending.block(*picks)  # exact, from q, k and each row's log-sum-exp: never the whole T×T
+            # exact, from q, k and each row's log-sum-exp (float32): never the whole T×T; rounded once
+            return pending.block(*picks).astype(dtype, copy=False)
         if all(p is None for p in picks):
-            return np.asarray(self[key], dtype=np.float32)
+            return np.asarray(self[key], dtype=dtype)
         block = self[key]
         for axis, p in enumerate(picks):
             if p is not None:
                 block = block[(slice(None),) * axis + (p,)]
-        return np.asarray(block, dtype=np.float32)
+        return np.asarray(block, dtype=dtype)
+
+    @property
+    def probs_dtype(self) -> np.dtype:
+        """The dtype of :meth:`probs` blocks: the precision the model computed in (float16 or float32; a
+        bfloat16 model's are float32, NumPy having no bfloat16)."""
+        return probs_dtype(self.meta.get("compute_dtype"))
 
     def pooled_probs(self, layer: int, part: str = "self", head: int = 0, max_rows: int = 1024,
                      max_cols: int = 1024, chunk_rows: int = 256) -> tuple[np.ndarray, int, int]:

@@ -26,6 +26,8 @@ __all__ = ["write_trace_file", "read_trace_file", "FORMAT_VERSION", "LOAD_SPILL_
 FORMAT_VERSION = 1
 # read_trace_file maps members at least this large from a temporary folder instead of memory
 LOAD_SPILL_BYTES = 1 << 23
+# write_trace_file hands a member's data to the zip in pieces of this many bytes
+_WRITE_BYTES = 1 << 22
 
 
 def write_trace_file(path: str | os.PathLike, arrays: dict, tokens: list[str], meta: dict) -> None:
@@ -47,7 +49,7 @@ def write_trace_file(path: str | os.PathLike, arrays: dict, tokens: list[str], m
                                                    compresslevel=1 if mapped else None) as zf:
             for key, value in payload.items():
                 with zf.open(key + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, _own_map(value), allow_pickle=False)
+                    _write_member(member, _own_map(value))
 
     write_atomic(path, write)
 
@@ -84,6 +86,20 @@ def read_trace_file(path: str | os.PathLike) -> tuple[list[str], dict, dict, Spi
             store.close()
         raise
     return tokens, meta, arrays, store
+
+
+def _write_member(member, arr: np.ndarray) -> None:
+    """One ``.npy`` member, the bytes ``np.lib.format.write_array`` writes. A contiguous numeric array goes in
+    slices of :data:`_WRITE_BYTES` handed over as views: write_array's own loop copies 16 MiB pieces through a
+    buffer and ``tobytes`` (and deflate's output is as large), ~60 MiB more resident per member while saving."""
+    if not (arr.flags.c_contiguous and arr.dtype.kind in "biufc" and arr.ndim):
+        np.lib.format.write_array(member, arr, allow_pickle=False)
+        return
+    np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(arr))
+    flat = arr.reshape(-1)  # (n,) a view: the array is contiguous
+    step = max(1, _WRITE_BYTES // arr.itemsize)
+    for i in range(0, flat.size, step):
+        member.write(memoryview(flat[i:i + step]).cast("B"))
 
 
 def _own_map(value):

@@ -170,7 +170,8 @@ def _compared(args, loaded, trace):
     from attnviz.analysis.trace_compare import pair_traces
     from attnviz.runtime import load_model, run_trace
 
-    other_model = load_model(args.compare, device=args.device) if args.compare is not None else loaded
+    other_model = (load_model(args.compare, device=args.device, dtype=args.dtype) if args.compare is not None
+                   else loaded)  # the --dtype asked, for both models
     text = args.compare_text if args.compare_text is not None else args.text
     other = run_trace(other_model, text=text, image=None if args.compare_text else args.image,
                       truncate=args.truncate, target_text=args.target)

@@ -62,6 +62,9 @@ def run(args) -> int:
     notice = trace.description.notice
     if notice:
         print(f"attnviz: note: {notice}", file=sys.stderr)
+    from attnviz.capture.compute_dtype import kept_in_words
+
+    kept = kept_in_words(loaded.dtype)  # bfloat16: the arrays are float32 (NumPy has none)
     print(f"wrote {out} ({len(trace.tokens)} tokens, {trace.n_layers} layers × {trace.n_heads} heads, "
-          f"run in {loaded.dtype})")
+          f"run in {loaded.dtype}{'; ' + kept if kept else ''})")
     return 0

@@ -28,6 +28,7 @@ from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
 from attnviz.hf.block_record import BlockRecorder
 from attnviz.hf.describe import EMB_SUM, describe_model, head_of, trace_description
+from attnviz.hf.dtype_support import compute_dtype_of, stored_precision
 from attnviz.hf.embeddings import embedding_arrays, embedding_hooks
 from attnviz.hf.families import family_of
 from attnviz.hf.layer_convert import LayerConverter
@@ -280,11 +281,13 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         tokens, grid = [str(i) for i in range(T_run)], None
     n_prefix = len(family.prefix) if family is not None else (1 if grid else 0)
     described = trace_description(hf_cfg, cfg, facts, probs_list, generic)
+    compute = compute_dtype_of(model)  # probabilities come back in its precision (attnviz.capture.compute_dtype)
     if described.missing:
         notices.append(f"{arch}: not captured: " + "; ".join(described.missing))
     description = dataclasses.replace(
         described, kind=cfg.kind, causal=cfg.kind == "decoder", n_layers=len(probs_list), n_enc_layers=0,
-        d_head=cfg.head_dim, grid=tuple(grid) if grid else None, precision=np.dtype(dtype).name,
+        d_head=cfg.head_dim, grid=tuple(grid) if grid else None, precision=stored_precision(dtype, compute),
+        compute_dtype=compute,
         source="huggingface", hf_architecture=arch, hf_family=family.name if family else hf_cfg.model_type,
         prefix_tokens=n_prefix, on_demand=on_demand.get("on_demand") or None,
         recomputed=on_demand.get("recomputed") or None,

@@ -10,7 +10,7 @@ notice saying so goes into ``LoadedModel.info["notice"]``, which every trace of 
 
 from __future__ import annotations
 
-__all__ = ["run_in_supported_dtype", "unsupported_op"]
+__all__ = ["run_in_supported_dtype", "unsupported_op", "compute_dtype_of", "stored_precision"]
 
 _DTYPE_WORDS = {"float16": ("'Half'", "float16", "Half"), "bfloat16": ("'BFloat16'", "bfloat16", "BFloat16")}
 
@@ -64,3 +64,18 @@ def run_in_supported_dtype(model, vision: bool = False, seq2seq: bool = False) -
         return (f"the {name} weights run in float32: {device} has no {name} kernel for an op of this model "
                 f"({op[:120]})")
     return None
+
+
+def compute_dtype_of(model) -> str:
+    """The dtype ``model``'s weights run in, as a name ("float32", "float16", "bfloat16"): a trace records it as
+    ``meta["compute_dtype"]`` and returns probabilities in its precision (:mod:`attnviz.capture.compute_dtype`)."""
+    first = next(iter(model.parameters()), None)
+    return "float32" if first is None else str(first.dtype).replace("torch.", "")
+
+
+def stored_precision(dtype, compute: str) -> str:
+    """The ``precision`` fact of a capture storing ``dtype`` from a model computing in ``compute``: a float16
+    model's tensors are kept as they are (float32 would add nothing), so its arrays are float16 whatever asked."""
+    import numpy as np
+
+    return "float16" if compute == "float16" else np.dtype(dtype).name

@@ -21,6 +21,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
+from attnviz.hf.dtype_support import compute_dtype_of, stored_precision
 from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
@@ -191,7 +192,8 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     description = TraceDescription(
         kind="encoder-decoder", config=true_config(model.config, cfg), scale=float(scales.pop()), causal=True,
         n_layers=cfg.dec_layers, n_enc_layers=cfg.n_layers, n_heads=cfg.n_heads, n_kv_heads=kv_heads,
-        d_head=cfg.head_dim, precision=np.dtype(dtype).name, source="huggingface", hf_architecture=arch,
+        d_head=cfg.head_dim, precision=stored_precision(dtype, compute_dtype_of(model)),
+        compute_dtype=compute_dtype_of(model), source="huggingface", hf_architecture=arch,
         hf_family=str(getattr(model.config, "model_type", "")), qkv_available=not unread, prefix_tokens=0,
         position=cfg.pos, missing=tuple(missing), on_demand=on_demand or None,
         # T5: softmax(q kᵀ·scale + mask + bias)

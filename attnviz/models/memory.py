@@ -98,7 +98,7 @@ def position_table_elements(cfg) -> int:
 
 def activation_bytes(n_layers: int, n_heads: int, d_model: int, mlp_ratio: float, tokens: int, batch: int = 1,
                      grad: bool = False, out_features: int = 0, on_demand: bool = False,
-                     spill_budget: int | None = None) -> int:
+                     spill_budget: int | None = None, element_bytes: int = FLOAT_BYTES) -> int:
     """One captured forward pass at ``tokens`` positions: what every layer keeps for the Trace.
 
     Per layer and input: q, k, v, the attention output, the residual streams and norms (~10·T·D), the MLP's
@@ -108,16 +108,18 @@ def activation_bytes(n_layers: int, n_heads: int, d_model: int, mlp_ratio: float
     (Hugging Face models from ``attnviz.capture.on_demand.ON_DEMAND_T`` tokens): no T² term.
     ``spill_budget``: bytes of layer arrays such a capture keeps in memory before it writes them to disk
     (``attnviz.capture.spill``): then only that and the layers being computed are resident.
+    ``element_bytes``: bytes of one kept number (2 for a float16 model's arrays:
+    ``attnviz.capture.compute_dtype.array_bytes``; default float32).
     """
     t = tokens
     per_layer = (10 + 2 * mlp_ratio) * t * d_model + (0 if on_demand else 4 * n_heads * t * t)
     layers = n_layers * per_layer
     if on_demand and spill_budget is not None:
-        layers = min(layers, spill_budget / FLOAT_BYTES + 2 * per_layer)
+        layers = min(layers, spill_budget / element_bytes + 2 * per_layer)
     # such a capture asks a language model for the last position's logits (an MLM's rows are computed when shown)
     out_rows = 1 if on_demand and spill_budget is not None else t
     total = batch * (layers + out_rows * out_features)
-    return int(FLOAT_BYTES * total * (2 if grad else 1))
+    return int(element_bytes * total * (2 if grad else 1))
 
 
 @dataclass(frozen=True)
@@ -149,13 +151,14 @@ def _tokens(cfg) -> int:
 
 def estimate_memory(cfg, tokens: int | None = None, batch: int = 1, grad: bool = False,
                     copies: int = 2, on_demand: bool = False, weight_bytes: int | None = None,
-                    spill_budget: int | None = None) -> MemoryEstimate:
+                    spill_budget: int | None = None, element_bytes: int = FLOAT_BYTES) -> MemoryEstimate:
     """The memory of ``cfg``'s model running one input of ``tokens`` positions (default: its full length).
 
     ``copies``: how many times the parameters are held (2 while loading: the module and the weights file
     read in; 1 once loaded; 0: already loaded, not part of the new need). ``on_demand``: see
     :func:`activation_bytes`. ``weight_bytes``: the real bytes of the parameters when known (a float16
-    checkpoint holds 2 per parameter; default float32).
+    checkpoint holds 2 per parameter; default float32). ``element_bytes``: of one number the capture keeps
+    (:func:`activation_bytes`).
     """
     t = _tokens(cfg) if tokens is None else max(1, min(int(tokens), _tokens(cfg)))
     n_params = count_parameters(cfg)
@@ -163,14 +166,15 @@ def estimate_memory(cfg, tokens: int | None = None, batch: int = 1, grad: bool =
     out = {"vit": cfg.n_classes, "encoder-decoder": cfg.tgt_vocab, "decoder": cfg.vocab_size}.get(
         cfg.kind, cfg.vocab_size if cfg.head == "mlm" else 0)
     acts = activation_bytes(layers, cfg.n_heads, cfg.d_model, cfg.mlp_ratio, t, batch, grad, out, on_demand,
-                            spill_budget)
+                            spill_budget, element_bytes)
     size = FLOAT_BYTES * n_params if weight_bytes is None else int(weight_bytes)
     return MemoryEstimate(n_params, copies * size, FLOAT_BYTES * position_table_elements(cfg), acts, t, size)
 
 
 def check_config_memory(cfg, tokens: int | None = None, what: str = "this model", available: int | None = None,
                         grad: bool = False, copies: int = 2, on_demand: bool = False,
-                        weight_bytes: int | None = None, spill_budget: int | None = None) -> MemoryEstimate:
+                        weight_bytes: int | None = None, spill_budget: int | None = None,
+                        element_bytes: int = FLOAT_BYTES) -> MemoryEstimate:
     """Refuse (ModelLoadError, one line) a config whose model cannot fit in the memory available now.
 
     Default ``tokens``: a short input (``LOAD_CHECK_TOKENS``, or the model's full length when shorter): a
@@ -179,7 +183,7 @@ def check_config_memory(cfg, tokens: int | None = None, what: str = "this model"
     """
     t = min(_tokens(cfg), LOAD_CHECK_TOKENS) if tokens is None else tokens
     est = estimate_memory(cfg, t, grad=grad, copies=copies, on_demand=on_demand, weight_bytes=weight_bytes,
-                          spill_budget=spill_budget)
+                          spill_budget=spill_budget, element_bytes=element_bytes)
     free = available_memory() if available is None else available
     if free is not None and est.total > SHARE_OF_FREE * free:
         raise ModelLoadError(f"{what} needs about {_gb(est.total)} ({est.describe()}) but only {_gb(free)} of "

@@ -63,6 +63,7 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
     if isinstance(loaded.config, ModelConfig) and n > LOAD_CHECK_TOKENS:
         # a Hugging Face decoder/encoder captures long inputs on demand (q, k, lse: no T×T); real weight bytes
         from attnviz.capture import spill
+        from attnviz.capture.compute_dtype import array_bytes
         from attnviz.capture.on_demand import ON_DEMAND_T
 
         hf = loaded.info.get("source") == "huggingface" and not prep.src_tokens
@@ -71,7 +72,8 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
         try:
             check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0,
                                 on_demand=hf and not grad and n >= ON_DEMAND_T, weight_bytes=weight_bytes,
-                                spill_budget=spill.SPILL_BUDGET)  # layers beyond it go to disk
+                                spill_budget=spill.SPILL_BUDGET,  # layers beyond it go to disk
+                                element_bytes=array_bytes(getattr(loaded, "dtype", None)))  # float16 model: 2
         except ModelLoadError as exc:
             raise InputError(str(exc)) from None
 

@@ -182,9 +182,13 @@ class ModelPanel(QWidget):
 
     def show_loaded(self, loaded) -> None:
         """Details of the loaded model (a LoadedModel) under the list."""
+        from attnviz.capture.compute_dtype import kept_in_words
+
+        kept = kept_in_words(loaded.dtype)  # bfloat16: the trace's arrays are float32 (NumPy has none)
         # a folder's name and path are the user's text: escaped, never read as rich text
         self.details.setText(f"<b>{escape(loaded.name)}</b> · task {escape(loaded.task or '—')} · "
                              f"{loaded.n_params:,} parameters in {loaded.dtype} · on {loaded.device}"
+                             f"{' · ' + kept if kept else ''}"
                              f"<br><small>{escape(str(loaded.path or ''))}</small>")
 
     def set_recent(self, paths: list[str]) -> None:
