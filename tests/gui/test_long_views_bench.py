@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+import os
 
 
-def test_head_map_rows_run_and_are_named(qapp):
+def test_head_map_rows_run_and_are_named(qapp, monkeypatch):
+    """The bench names a 1920×1080 offscreen screen in ``os.environ``; the test restores it for later tests."""
     from attnviz.bench.long_views import measure_long_views
 
-    rows = measure_long_views(T=8192, n_tiles=4, n_frames=6, size=(900, 800), d_head=16)  # above the overview's 4,096
+    before = os.environ.get("QT_QPA_PLATFORM")
+    with monkeypatch.context() as env:
+        env.setenv("QT_QPA_PLATFORM", before or "offscreen")  # recorded here, so leaving the block restores it
+        rows = measure_long_views(T=8192, n_tiles=4, n_frames=6, size=(900, 800), d_head=16)  # above the overview's 4,096
+    assert os.environ.get("QT_QPA_PLATFORM") == before  # nothing leaks to later tests
     for path in ("drag", "jump", "zoom"):
         assert rows[f"{path}: frames"] > 0
         assert math.isfinite(rows[f"{path}: frames per second (median wall)"])

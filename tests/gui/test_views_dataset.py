@@ -282,10 +282,17 @@ def test_cross_attention_names_the_scores_that_apply(qtbot):
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
         pass
     assert set(view.result.parts) == {"self", "enc", "cross"}
+    assert view.part == "self" and view.score == "previous_token"  # control: defined there, kept
     sel.update(part="cross")
-    view.score_box.setCurrentIndex(view.score_box.findData("previous_token"))
-    assert "not defined for cross-attention" in view.grid.title.text and "sink" in view.grid.title.text
+    # the default score is not defined for cross-attention: a defined one is chosen, and the title says so
+    # (it stayed on previous-token, a hatched grid under a title listing the others)
+    assert view.score == "first_token" and view.score in view.result.score_names("cross")
+    title = view.grid.title.text
+    assert "previous-token score: not defined for cross-attention" in title.lower() and "sink" in title, title
+    view.score_box.setCurrentIndex(view.score_box.findData("previous_token"))  # asked for again: the same
+    assert view.score == "first_token" and "not defined for cross-attention" in view.grid.title.text
     view.score_box.setCurrentIndex(view.score_box.findData("entropy"))
+    assert "not defined" not in view.grid.title.text  # the user's own pick: the note is gone
     ent = view.result.scores["cross"]["entropy"]
     np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))
 

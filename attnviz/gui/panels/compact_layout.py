@@ -175,10 +175,7 @@ class CompactArrangement(QObject):
         for in_left, room in ((True, area.width() * share), (False, area.width() * (1 - share))):
             names = [n for n, d in area.docks.items() if (n in area.left_group) == in_left
                      and not d.isFloating() and (not d.isHidden() or n in area.folded)]
-            shown = [area.docks[n].width() for n in names if area.docks[n].isVisible()]
-            # the group's front dock spans its row: the width Qt settled on (a neighbour's minimum may win
-            # over the split asked for); a dock just shown again can report a stale, smaller width
-            room = max(shown) if shown else room
+            room = _group_room(area, names, room)
             # who keeps a tab first: the group's first view (the head map, the whole model), the tab in front
             # (folding never changes what is on screen), the view asked for from the menu; then lecture order
             first = [n for n in names if n == names[0] or area.on_screen(n) or n == pinned]
@@ -246,6 +243,24 @@ def arrange_for_size(win) -> CompactArrangement:
 def views_share(win) -> float:
     """The head map group's share of the views' width for this window (see :data:`HEAD_MAP_SHARE`)."""
     return HEAD_MAP_SHARE if is_compact(win.height()) else WIDE_SHARE
+
+
+def _group_room(area, names: list[str], asked: float) -> float:
+    """The width a group's tab row has: its tab bar's, the width Qt settled on (a neighbour's minimum, the
+    Data set view's at 1280×720, may win over the split asked for).
+
+    Not the group's widest dock: a dock behind a tab keeps the width it had when last in front, so after
+    the other group widened the row was measured ~120 px too wide and scrolled (masked-lm at 1280×720)."""
+    titles = {area.docks[n].windowTitle() for n in names}
+    bars = [b for b in area.findChildren(QTabBar) if b.isVisible() and b.count()
+            and any(b.tabText(i) in titles for i in range(b.count()))]
+    if bars:
+        return float(max(b.width() for b in bars))
+    # no row of tabs yet (one view in the group): the dock in front, else any shown one (a dock just shown
+    # again can report a stale, smaller width)
+    front = [area.docks[n].width() for n in names if area.on_screen(n)]
+    shown = [area.docks[n].width() for n in names if area.docks[n].isVisible()]
+    return float(max(front or shown)) if (front or shown) else asked
 
 
 def _tab_padding(area) -> float:

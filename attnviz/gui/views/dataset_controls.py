@@ -12,7 +12,7 @@ from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
 from attnviz.gui.views.dataset_sources import SOURCES
 from attnviz.gui.widgets.flow_row import FlowRow
 
-__all__ = ["DatasetControls", "DEFAULT_INPUTS", "SHORT"]
+__all__ = ["DatasetControls", "DEFAULT_INPUTS", "SHORT", "choose_defined_score"]
 
 DEFAULT_INPUTS = 200
 # the table's column headers (the full names are their tooltips)
@@ -73,3 +73,17 @@ class DatasetControls:
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().setVisible(False)
         return table
+
+
+def choose_defined_score(box: QComboBox, defined: list[str]) -> str | None:
+    """Switch ``box`` to the first score in ``defined`` when its own is not among them (previous-token on
+    cross-attention: a grid of hatched cells and a title about the scores it could show instead).
+
+    Returns the score it was on (None: unchanged). The box's signal is blocked: the caller is drawing."""
+    now = box.currentData()
+    if not defined or now in defined:
+        return None
+    was = box.blockSignals(True)
+    box.setCurrentIndex(box.findData(defined[0]))
+    box.blockSignals(was)
+    return now

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QListWidgetItem, QSplitter
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls
+from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_sources import SOURCE_INDEX, ask_for_source, source_words
@@ -293,6 +293,9 @@ class DatasetView(BaseView):
         if self.result is None:
             return
         self._name_induction()
+        was = choose_defined_score(self.score_box, self.result.score_names(self.part))
+        if was is not None:  # said in the title while the chosen score is shown (the user's pick clears it)
+            self._chosen_for = (self._label(was), self.score, self.part)
         values = self.score_table()
         L, H = values.shape
         show_maps((self.grid, self.pattern), True)
@@ -332,7 +335,11 @@ class DatasetView(BaseView):
                                 + (f": choose {', '.join(defined)}" if defined else ""))
             self._show_head()
             return
-        self.grid.set_title(f"{self._label(self.score).capitalize()} per head ({where}) · "
+        chosen = getattr(self, "_chosen_for", None)
+        instead = f"{chosen[0].capitalize()}: not defined for {where}; shown: " \
+            if chosen and chosen[1:] == (self.score, self.part) else ""
+        name = self._label(self.score)
+        self.grid.set_title(instead + f"{name if instead else name.capitalize()} per head ({where}) · "
                             + (f"{model} · " if model else "") + data + how
                             + ("; hatched: not defined" if undefined.any() else ""))
         self._show_head()

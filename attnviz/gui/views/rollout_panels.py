@@ -33,6 +33,7 @@ class PanelGrid(pg.GraphicsLayout):
         self.cols = 2
         self.image_size: tuple[int, int] | None = None  # (rows, columns) of the picture in pixels
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.layout.setContentsMargins(0, 0, 0, 0)  # the figure's own margins frame it already
         self.gutters = []
         for col in (0, self.cols + 1):
             gutter = QGraphicsWidget()

@@ -100,6 +100,10 @@ class RolloutView(BaseView):
             cell.addItem(label, row=0, col=0, colspan=2)
             cell.addItem(vb, row=1, col=0)
             cell.layout.setRowStretchFactor(1, 1)
+            # no margins inside a cell (pyqtgraph's 9 px on every side): the grid's spacing keeps the cells
+            # apart, and the margins took 18 px of every row's height from a map ~100 px tall at 1280×720
+            cell.layout.setContentsMargins(0, 0, 0, 0)
+            cell.layout.setVerticalSpacing(2)
             if name == "input":
                 self.input_panel = (label, vb, picture)
                 # an invisible bar as wide as the maps' keeps the four images in two aligned columns
