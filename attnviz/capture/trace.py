@@ -321,10 +321,15 @@ class Trace:
         # deferred arrays are computed for the file, except those recomputed from what is kept (probabilities
         # from q, k and lse; attnviz.capture.recomputed): their ingredients and rules are in the file already and
         # Trace.load attaches them again
-        # the scores (q·kᵀ·scale, (H, T, T)) and the attention output (z W_O + b_O) are never written: Trace
-        # recomputes both from q, k and z, W_O after Trace.load (a file that holds them, saved before, still opens)
+        # the scores (q·kᵀ·scale, (H, T, T)) are never written, nor an attention output the trace did not keep:
+        # Trace recomputes them from q, k (z, W_O) after Trace.load; a file saved before with scores still opens,
+        # and saved again it drops them
         return {key: self[key] for key in self.keys()
-                if key in self.arrays or not _recomputed(self.deferred.get(key))}
+                if (key in self.arrays or not _recomputed(self.deferred.get(key))) and not self._derivable_scores(key)}
+
+    def _derivable_scores(self, key: str) -> bool:
+        stem, _, leaf = key.rpartition(".")
+        return leaf == "logits" and f"{stem}.q" in self.arrays and f"{stem}.k" in self.arrays
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Trace":

@@ -222,7 +222,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None
             with recorder, BlockRecorder(model, recorder.modules, recorder.calls, post_h,
-                                         on_end=layers_out.finish_block) as blocks, \
+                                         on_end=layers_out.finish_block, plan=recorder.plan) as blocks, \
                     embedding_hooks(model, family, emb):
                 layers_out.blocks, layers_out.calls = blocks, recorder.calls
                 out = model(**inputs, **(_long_input_kwargs(model, head) if spill is not None else {}))
