@@ -21,8 +21,10 @@ def add_parser(sub) -> None:
                     "(heads, T, T) array is written: each layer keeps q (after rotation), k, each row's "
                     "log-sum-exp (lse) and the rule of what the model adds to the scores (mask, window, "
                     "soft-cap, bias); its probabilities are recomputed exactly when they are read. Arrays that "
-                    "are functions of others kept (v, q and k before rotation, the mid-block stream, the "
-                    "attention output) are stored as rules. Weights: each layer's W_Q, W_K, W_V, W_O once.",
+                    "are functions of others kept are recomputed when read, not stored: the attention output "
+                    "and, in float32, v, q and k before rotation and the mid-block stream (where the rule "
+                    "reproduces them). "
+                    "The scores q·kᵀ·scale are never stored. Weights: each layer's W_Q, W_K, W_V, W_O once.",
         epilog=examples(
             "attnviz trace --model coref --text \"The animal didn't cross the street because it was too tired\" "
             "-o t.npz",
