@@ -15,7 +15,7 @@ import torch
 from attnviz.capture.on_demand import register as register_on_demand
 from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
 from attnviz.capture.recomputed import describe as describe_recomputed
-from attnviz.capture.weights import parameter_view
+from attnviz.capture.weights import converted_once, parameter_view
 from attnviz.hf.attention_record import blocked_map, split_mask
 from attnviz.hf.projections import ProjectionReading, sample_rows
 from attnviz.hf.score_rule import rule_of
@@ -67,12 +67,17 @@ def _shared(masks: list, m: np.ndarray) -> np.ndarray:
     return same
 
 
-def _weight(conv, w: torch.Tensor) -> np.ndarray:
+def _weight(owner, name: str, w: torch.Tensor) -> np.ndarray:
     """A weight in the dtype the model holds it: a CPU float32/float16 parameter is read in place (a read-only
-    view, :mod:`attnviz.capture.weights`: every trace of the model shares it, none holds a copy), others (bfloat16:
-    NumPy has none; another device) converted to float32."""
+    view, :mod:`attnviz.capture.weights`: every trace of the model shares it, none holds a copy); others (bfloat16:
+    NumPy has none; another device) converted to float32 once per model, shared by its traces."""
     view = parameter_view(w)
-    return view if view is not None else conv(w, np.float32)
+    if view is not None:
+        return view
+    # cached only for a view of one of the module's own parameters (a bias made of zeros per call is not one)
+    base = w.untyped_storage().data_ptr()
+    own = any(prm.untyped_storage().data_ptr() == base for prm in owner.parameters())
+    return converted_once(owner if own else None, name, w)
 
 
 def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_dtype, rules: dict,
@@ -130,7 +135,7 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
             b = bias[0]  # (1 | H, Tq, Tk)
             out[p + "bias"] = conv(b)
             facts.bias = True
-    out.update({p + name: _weight(conv, w) for name, w in reading.weights.items()})
+    out.update({p + name: _weight(call.module, name, w) for name, w in reading.weights.items()})
     # a layer recorded on the fastest kernel keeps no attention output: Trace recomputes it from z, W_O and b_O
     # (keeping the model's own tensor alive made the capture fault in ~8 % more fresh pages than it keeps)
     derived_out = call.lse is not None and "W_o" in reading.weights and "b_o" in reading.weights

@@ -108,3 +108,26 @@ def test_a_saved_trace_reopens_in_a_fresh_process_with_the_same_walkthrough(atte
     other_path = tmp_path / "other.npz"
     capture_hf(other, inputs, tokens, attention=attention).save(other_path)
     assert _max_diff(live, _in_fresh_process(other_path, layer, head, query)) > 1e-3
+
+
+def test_bfloat16_weights_are_converted_once_per_model_not_per_trace():
+    """NumPy has no bfloat16: such weights are float32 copies, made once per model and shared by its traces until a
+    weight changes in place (control: after a change the trace reads the new values)."""
+    import torch
+
+    model, inputs = build("llama")
+    model = model.to(torch.bfloat16)
+    tokens = tokens_of(inputs, model)
+    t1 = capture_hf(model, inputs, tokens)
+    t2 = capture_hf(model, {"input_ids": inputs["input_ids"].flip(-1)}, tokens)
+    for k in _weight_keys(t1):
+        assert t1.arrays[k].dtype == np.float32 and not t1.arrays[k].flags.writeable
+        assert np.shares_memory(t1.arrays[k], t2.arrays[k]), k
+    q_proj = model.model.layers[1].self_attn.q_proj
+    np.testing.assert_array_equal(t1.arrays["L1.W_q"], q_proj.weight.detach().float().numpy().T)
+    with torch.no_grad():
+        q_proj.weight.mul_(2.0)  # a fine-tuning step changes the weight in place
+    t3 = capture_hf(model, inputs, tokens)
+    assert not np.shares_memory(t3.arrays["L1.W_q"], t1.arrays["L1.W_q"])
+    np.testing.assert_array_equal(t3.arrays["L1.W_q"], 2.0 * t1.arrays["L1.W_q"])
+    assert np.shares_memory(t3.arrays["L0.W_q"], t1.arrays["L0.W_q"])  # the unchanged layer still shared
