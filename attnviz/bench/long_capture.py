@@ -64,10 +64,20 @@ def _runs(model, T: int, layers=None):
     return sdpa, capture
 
 
-def _timed(fn) -> tuple[float, float]:
-    w0, c0 = time.perf_counter(), time.process_time()
+def _minor_faults() -> int:
+    """This process's minor page faults so far (first touches of fresh pages; 0 where ``resource`` is missing)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _timed(fn) -> tuple[float, float, int]:
+    """(wall s, CPU s, minor page faults) of one call."""
+    f0, w0, c0 = _minor_faults(), time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - w0, time.process_time() - c0
+    return time.perf_counter() - w0, time.process_time() - c0, _minor_faults() - f0
 
 
 def _time_rows(model, T: int, repeat: int) -> dict:
@@ -77,8 +87,9 @@ def _time_rows(model, T: int, repeat: int) -> dict:
     for _ in range(repeat):
         for name, fn in (("sdpa", sdpa), ("capture", capture)):
             got[name].append(_timed(fn))
-    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in got.items()}
+    med = {k: tuple(statistics.median(run[j] for run in v) for j in range(3)) for k, v in got.items()}
     return {
+        f"T={T}: minor page faults SDPA forward / capture (median)": f"{med['sdpa'][2]:,.0f} / {med['capture'][2]:,.0f}",
         f"T={T}: SDPA forward (last logits) wall s": med["sdpa"][0],
         f"T={T}: SDPA forward CPU s": med["sdpa"][1],
         f"T={T}: capture wall s": med["capture"][0],
@@ -129,6 +140,8 @@ def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096
             f"T={mem_T}: capture adds MiB (peak - forward's peak)": added / 2**20,
             f"T={mem_T}: trace keeps MiB": cap["trace_bytes"] / 2**20,
             f"T={mem_T}: added / kept": added / max(1, cap["trace_bytes"]),
+            f"T={mem_T}: minor page faults SDPA forward / capture (fresh child, first call)":
+                f"{fwd.get('faults', 0):,} / {cap.get('faults', 0):,}",
         })
     for T_long in _long_lengths(long_T):
         for dtype in ("float32", "float16"):
@@ -174,11 +187,11 @@ def _child(spec: dict) -> dict:
             fh.write("5")
     except OSError:
         pass
-    t0, c0 = time.perf_counter(), time.process_time()
+    f0, t0, c0 = _minor_faults(), time.perf_counter(), time.process_time()
     result = capture() if spec["mode"] == "capture" else sdpa()
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    seconds, cpu, faults = time.perf_counter() - t0, time.process_time() - c0, _minor_faults() - f0
     hwm = _rss("VmHWM:")
-    got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu,
+    got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu, "faults": faults,
            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0,
            "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0,
            "spilled_files": len(result.spill.files) if getattr(result, "spill", None) is not None else 0}

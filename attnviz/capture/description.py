@@ -16,16 +16,19 @@ key                             shape                   what
 ``L{i}.q``                      (H, T, dh)              queries (after rotation in rotary models)
 ``L{i}.k`` / ``L{i}.v``         (H_kv, T, dh)           keys, values
 ``L{i}.logits``                 (H, T, T)               q·kᵀ·scale before the mask (soft-capped models:
-                                                        c·tanh(q·kᵀ·scale / c)); recomputed from q, k when
-                                                        not stored (T > LARGE_T)
+                                                        c·tanh(q·kᵀ·scale / c)); never stored: recomputed
+                                                        from q, k when asked (old files' copies are read)
 ``L{i}.mask``                   (T, T)                  additive mask: 0 or −inf
 ``L{i}.bias``                   (H or 1, T, T)          an additive position bias inside the model's scores
 ``L{i}.probs``                  (H, T, T)               softmax(logits + bias + mask); rows sum to 1
 ``L{i}.q_pre_rope`` …           (H, T, dh), (T, d_rot)  rotary models: q and k before rotation
                                                         (``k_pre_rope``) and the model's ``rope_cos``/``sin``
 ``L{i}.z``                      (H, T, dh)              probs · v per head
-``L{i}.out``                    (T, D)                  concat(z) · W_O + b_O (recomputed when not stored)
-``L{i}.W_q`` … ``L{i}.b_o``     (D, H·dh) …             the weights in ``x W + b`` orientation
+``L{i}.out``                    (T, D)                  concat(z) · W_O + b_O (recomputed when not stored:
+                                                        long inputs, layers on demand)
+``L{i}.W_q`` … ``L{i}.b_o``     (D, H·dh) …             the weights in ``x W + b`` orientation: read-only
+                                                        views of the loaded model's parameters, shared by
+                                                        its traces (attnviz.capture.weights)
 ``L{i}.h``                      (T, D)                  residual stream after the attention sub-layer
 ``L{i}.resid``                  (T, D)                  residual stream after block i
 ``L{i}.grad``                   (H, T, T)               d(target logit)/d(probs), captured with ``grad``

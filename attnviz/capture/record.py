@@ -11,13 +11,14 @@ from torch import nn
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
+from attnviz.capture.weights import parameter_view, shared_zeros
 from attnviz.models.attention import Attention
 from attnviz.models.registry import attention_layers
 
 __all__ = ["capture", "recording", "LARGE_T"]
 
-# LARGE_T (capture/trace.py): above it the trace keeps float16 arrays and recomputes logits from q·kᵀ on
-# demand, so L=12, H=12, T=1024 stays well under half a gigabyte.
+# LARGE_T (capture/trace.py): above it the trace keeps float16 arrays and recomputes the attention output from z
+# on demand, so L=12, H=12, T=1024 stays well under half a gigabyte; the scores are recomputed at every length.
 
 
 @contextmanager
@@ -70,14 +71,17 @@ def _attention_arrays(attn: Attention, prefix: str, dtype, keep_derived: bool) -
         out[prefix + "x_kv"] = _np(rec["x_kv"][0], dtype)  # (T_enc, D)
     if attn.head_gate is not None:  # what-if ablation: out = concat(gate_h · z_h) W_O + b
         out[prefix + "head_gate"] = _np(attn.head_gate, np.float32)
-    if keep_derived:  # for long inputs Trace recomputes these on demand
-        out[prefix + "logits"] = _np(rec["logits"][0], dtype)
+    # the scores q·kᵀ·scale (H, Tq, Tk) are never stored: Trace recomputes them from q and k when asked (as big
+    # as the probabilities, they doubled a short trace's T×T bytes)
+    if keep_derived:  # for long inputs Trace recomputes this on demand
         out[prefix + "out"] = _np(rec["out"][0], dtype)  # (Tq, D)
     # weights in the "x @ W + b" orientation the lectures use (Q = X W_Q)
+    # read-only views of the model's own parameters (attnviz.capture.weights): no trace copies them, at any precision
     for name, lin in (("q", attn.q_proj), ("k", attn.k_proj), ("v", attn.v_proj), ("o", attn.o_proj)):
-        out[f"{prefix}W_{name}"] = _np(lin.weight.T, dtype)
-        bias = lin.bias if lin.bias is not None else torch.zeros(lin.out_features)
-        out[f"{prefix}b_{name}"] = _np(bias, dtype)
+        w = parameter_view(lin.weight.T)
+        out[f"{prefix}W_{name}"] = w if w is not None else _np(lin.weight.T, np.float32)
+        b = parameter_view(lin.bias) if lin.bias is not None else shared_zeros(lin.out_features)
+        out[f"{prefix}b_{name}"] = b if b is not None else _np(lin.bias, np.float32)
     return out
 
 

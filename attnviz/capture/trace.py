@@ -334,19 +334,15 @@ class Trace:
         # deferred arrays are computed for the file, except those recomputed from what is kept (probabilities
         # from q, k and lse; attnviz.capture.recomputed): their ingredients and rules are in the file already and
         # Trace.load attaches them again
-        payload = {key: self[key] for key in self.keys()
-                   if key in self.arrays or not _recomputed(self.deferred.get(key))}
-        if len(self.tokens) <= LARGE_T:  # derived arrays kept in memory only on demand go into the file
-            for key in list(payload):
-                stem, _, leaf = key.rpartition(".")
-                for derived, source in self._DERIVED.items():
-                    name = f"{stem}.{derived}"
-                    if leaf == source and name not in payload and name in self:
-                        try:
-                            payload[name] = self[name]
-                        except KeyError:  # out needs W_o, which a partial trace may lack
-                            pass
-        return payload
+        # the scores (q·kᵀ·scale, (H, T, T)) are never written, nor an attention output the trace did not keep:
+        # Trace recomputes them from q, k (z, W_O) after Trace.load; a file saved before with scores still opens,
+        # and saved again it drops them
+        return {key: self[key] for key in self.keys()
+                if (key in self.arrays or not _recomputed(self.deferred.get(key))) and not self._derivable_scores(key)}
+
+    def _derivable_scores(self, key: str) -> bool:
+        stem, _, leaf = key.rpartition(".")
+        return leaf == "logits" and f"{stem}.q" in self.arrays and f"{stem}.k" in self.arrays
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Trace":

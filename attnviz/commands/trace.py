@@ -12,10 +12,19 @@ from attnviz.errors import AttnvizError
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "trace", help="capture every intermediate of one forward pass into an .npz",
-        description="Run one input through a model on the explicit attention path and write every intermediate "
-                    "(q, k, v, logits, mask, probabilities, outputs, embeddings, prediction) to an .npz file "
-                    "that attnviz.capture.Trace.load reads.",
+        "trace", help="capture one forward pass into an .npz (what recomputes attention, not always T×T maps)",
+        description="Run one input through a model and write its Trace to an .npz file that attnviz.open_trace "
+                    "reads. What a layer stores depends on the input's length. Shorter than 256 tokens (and "
+                    "attnviz's own models, and --grad): the model's eager attention runs and each layer keeps x, "
+                    "q, k, v, the mask, the attention probabilities as the model computed them, z and the "
+                    "outputs. From 256 tokens a Hugging Face model runs on its fastest attention kernel and no "
+                    "(heads, T, T) array is written: each layer keeps q (after rotation), k, each row's "
+                    "log-sum-exp (lse) and the rule of what the model adds to the scores (mask, window, "
+                    "soft-cap, bias); its probabilities are recomputed exactly when they are read. Arrays that "
+                    "are functions of others kept are recomputed when read, not stored: the attention output "
+                    "and, in float32, v, q and k before rotation and the mid-block stream (where the rule "
+                    "reproduces them). "
+                    "The scores q·kᵀ·scale are never stored. Weights: each layer's W_Q, W_K, W_V, W_O once.",
         epilog=examples(
             "attnviz trace --model coref --text \"The animal didn't cross the street because it was too tired\" "
             "-o t.npz",
@@ -32,7 +41,8 @@ def add_parser(sub) -> None:
     p.add_argument("--truncate", action="store_true", help="cut text longer than the model's positions")
     p.add_argument("--layers", metavar="I,J,…", type=_layer_list,
                    help="Hugging Face decoders and encoders: keep only these layers in full (x, q, k, v, z, …); "
-                        "the others keep their attention probabilities (default: every layer in full)")
+                        "the others keep what gives their attention: the probabilities below 256 tokens, "
+                        "q, k and lse from 256 (default: every layer in full)")
     add_force_arg(p)
     p.set_defaults(run=run)
 

@@ -64,16 +64,19 @@ class BlockRecorder:
     post_h : (path relative to a block, "in" | "out") of a post-LN family's stream after attention, or None.
     on_end : called with a block's record as soon as the block has run (a long capture converts that
         block's calls then and lets go of their tensors: :mod:`attnviz.hf.layer_convert`).
+    plan : the model's :class:`~attnviz.hf.module_plan.ModulePlan` checked in this capture already (default: looked up).
     """
 
-    def __init__(self, model: nn.Module, attention_modules, attention_calls: list, post_h=None, on_end=None):
+    def __init__(self, model: nn.Module, attention_modules, attention_calls: list, post_h=None, on_end=None,
+                 plan=None):
         self.calls: list[dict] = []
         self.on_end = on_end
         self.outputs: dict[int, list] = {}  # id(attention module) → [(input, output)] per call
         self.out_modules: dict[int, nn.Module] = {}  # id(attention module) → its outside output projection
         self._attention_calls = attention_calls
         self._handles = []
-        parents = module_plan(model).parents(model)
+        # the attention recorder's plan when it hands it over (its fingerprint walk is ~5 ms on a 30-layer model)
+        parents = (plan or module_plan(model)).parents(model)
         try:
             blocks = {}
             for attn in attention_modules:

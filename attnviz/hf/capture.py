@@ -203,11 +203,13 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     generic = bool(recorder.modules)
     if preview is not None:
         recorder.on_call = _layer_reporter(preview, preview_layers, tokens, cfg.n_layers)
-    own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
-                               probs_dtype=torch.float16 if dtype == np.float16 else None)
-    own_fast = fast and not generic and on_demand_possible(own.modules)  # Falcon, Bloom, GPT-Neo: q, k, lse, rule
-    if own_fast:
-        own = OwnAttentionFastRecorder(model, keep=_wanted(layers))
+    own, own_fast = None, False
+    if not generic:  # (its walk over every module is ~10 ms a capture: only for the families that need it)
+        own = OwnAttentionRecorder(model, keep=_wanted(layers), keep_grad=grad,
+                                   probs_dtype=torch.float16 if dtype == np.float16 else None)
+        own_fast = fast and on_demand_possible(own.modules)  # Falcon, Bloom, GPT-Neo: q, k, lse, rule
+        if own_fast:
+            own = OwnAttentionFastRecorder(model, keep=_wanted(layers))
     calls, blocks, emb, windows = [], None, {}, None
     if not generic and not own_fast and T > MAX_FULL_T:  # before the forward: (H, T, T) maps would not fit
         why = "terms attnviz cannot recompute from q and k" if own.modules else "attnviz reads only the maps it returns"
@@ -221,7 +223,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None
             with recorder, BlockRecorder(model, recorder.modules, recorder.calls, post_h,
-                                         on_end=layers_out.finish_block) as blocks, \
+                                         on_end=layers_out.finish_block, plan=recorder.plan) as blocks, \
                     embedding_hooks(model, family, emb):
                 layers_out.blocks, layers_out.calls = blocks, recorder.calls
                 out = model(**inputs, **(_long_input_kwargs(model, head) if spill is not None else {}))
@@ -229,7 +231,7 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
             if windows:
                 notices.append(windows)
             logits, probs_list = getattr(out, "logits", None), [c.probs for c in calls]
-        elif own.modules:  # Falcon, Bloom, GPT-Neo, DeBERTa-v2: read by hooks on their public submodules
+        elif own is not None and own.modules:  # Falcon, Bloom, GPT-Neo, DeBERTa-v2: read by hooks on their public submodules
             with own, BlockRecorder(model, own.modules, own.calls) as blocks, embedding_hooks(model, family, emb):
                 if own_fast:  # the model's own forward, no maps returned; each call's lse from q, k and its rule
                     with eager_attention(model):

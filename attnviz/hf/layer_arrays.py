@@ -15,6 +15,7 @@ import torch
 from attnviz.capture.on_demand import register as register_on_demand
 from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
 from attnviz.capture.recomputed import describe as describe_recomputed
+from attnviz.capture.weights import converted_once, parameter_view
 from attnviz.hf.attention_record import blocked_map, split_mask
 from attnviz.hf.projections import ProjectionReading, sample_rows
 from attnviz.hf.score_rule import rule_of
@@ -66,15 +67,17 @@ def _shared(masks: list, m: np.ndarray) -> np.ndarray:
     return same
 
 
-def _weight(conv, w: torch.Tensor) -> np.ndarray:
+def _weight(owner, name: str, w: torch.Tensor) -> np.ndarray:
     """A weight in the dtype the model holds it: a CPU float32/float16 parameter is read in place (a read-only
-    view, so no trace holds its own copy of the model's weights, at any precision), others converted once."""
-    own = {torch.float32: np.float32, torch.float16: np.float16}.get(w.dtype)
-    arr = conv(w, own) if own is not None else conv(w, np.float32)
-    if w.device.type == "cpu" and own is not None and arr.base is not None:
-        arr = arr.view()
-        arr.flags.writeable = False  # a view of the model's own parameter: nothing may write through it
-    return arr
+    view, :mod:`attnviz.capture.weights`: every trace of the model shares it, none holds a copy); others (bfloat16:
+    NumPy has none; another device) converted to float32 once per model, shared by its traces."""
+    view = parameter_view(w)
+    if view is not None:
+        return view
+    # cached only for a view of one of the module's own parameters (a bias made of zeros per call is not one)
+    base = w.untyped_storage().data_ptr()
+    own = any(prm.untyped_storage().data_ptr() == base for prm in owner.parameters())
+    return converted_once(owner if own else None, name, w)
 
 
 def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_dtype, rules: dict,
@@ -132,8 +135,11 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
             b = bias[0]  # (1 | H, Tq, Tk)
             out[p + "bias"] = conv(b)
             facts.bias = True
-    out.update({p + name: _weight(conv, w) for name, w in reading.weights.items()})
-    if reading.out is not None and keep_out:
+    out.update({p + name: _weight(call.module, name, w) for name, w in reading.weights.items()})
+    # a layer recorded on the fastest kernel keeps no attention output: Trace recomputes it from z, W_O and b_O
+    # (keeping the model's own tensor alive made the capture fault in ~8 % more fresh pages than it keeps)
+    derived_out = call.lse is not None and "W_o" in reading.weights and "b_o" in reading.weights
+    if reading.out is not None and keep_out and not derived_out:
         out[p + "out"] = conv(reading.out)
     if reading.q_pre_rope is not None:
         out[p + "q_pre_rope"], out[p + "k_pre_rope"] = conv(reading.q_pre_rope), conv(reading.k_pre_rope)

@@ -14,6 +14,7 @@ def test_long_section_runs_and_names_its_rows():
     for key in ("T=260: capture / SDPA forward (wall)", "T=260: capture / SDPA forward (CPU time)"):
         assert isinstance(rows[key], float)
     assert "SmolLM2-shaped" in rows["decoder"]
+    assert " / " in rows["T=260: minor page faults SDPA forward / capture (median)"]  # printed beside the times
 
 
 def test_memory_and_full_depth_rows_print_for_float32_and_float16_weights():
@@ -25,6 +26,7 @@ def test_memory_and_full_depth_rows_print_for_float32_and_float16_weights():
     rows = measure_long_capture(1, lengths=(), mem_T=300, long_T=(300,), sizes=tiny)
     assert isinstance(rows["T=300: capture peak over weights MiB"], float)
     assert isinstance(rows["T=300: added / kept"], float)
+    assert " / " in rows["T=300: minor page faults SDPA forward / capture (fresh child, first call)"]
     for dtype in ("float32", "float16"):  # the same rows with the model's weights in half precision
         name = f"T=300 full depth, {dtype} weights"
         assert isinstance(rows[f"{name}: capture peak over weights MiB (goal <= 2048)"], float)

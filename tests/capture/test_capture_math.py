@@ -50,7 +50,7 @@ def test_intermediates_follow_the_equations(case):
         k_rep = np.stack([t["k"][h // group] for h in range(H)])  # (H, Tk, dh)
         v_rep = np.stack([t["v"][h // group] for h in range(H)])
         logits = np.einsum("hqd,hkd->hqk", q, k_rep) * trace.meta["scale"]
-        np.testing.assert_allclose(logits, t["logits"], atol=2e-5)
+        np.testing.assert_allclose(logits, trace[prefix + "logits"], atol=2e-5)  # recomputed, not stored
         mask = t["mask"]
         assert set(np.unique(mask)) <= {0.0, -np.inf}
         probs = _softmax(logits + mask)

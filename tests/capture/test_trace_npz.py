@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from attnviz.capture import Trace, capture
-from attnviz.capture.record import LARGE_T
+from attnviz.capture.record import LARGE_T, recording
 from attnviz.errors import InputError
+from attnviz.models.attention import Attention
 
 from tests.models.tiny import build_tiny, make_inputs
 
@@ -35,16 +37,25 @@ def test_npz_round_trip(tmp_path, precision):
 
 
 @pytest.mark.parametrize("precision", ["float32", "float16"])
-def test_logits_recomputed_on_demand_equal_the_stored_ones(precision):
+def test_logits_are_not_stored_and_recomputed_equal_the_models_own(precision):
+    """The scores (H, T, T) are not kept beside the probabilities; recomputed from q and k they equal the scores
+    the model computed (read from its own record, not from the trace)."""
     model = build_tiny("decoder", n_kv_heads=2)
     inputs, tokens = make_inputs(model)
     trace = capture(model, inputs, tokens, precision=precision)
-    stored = {k: trace.arrays.pop(k).astype(np.float32) for k in list(trace.keys()) if k.endswith(".logits")}
-    assert len(stored) == trace.n_layers
-    for key, value in stored.items():
+    assert not [k for k in trace.arrays if k.endswith(".logits")]
+    layers = [m for m in model.modules() if isinstance(m, Attention)]
+    with recording(model), torch.no_grad():  # the model's own explicit path, its record read directly
+        model(**inputs)
+        own = [m.record["logits"][0].float().numpy() for m in layers]
+    assert len(own) == trace.n_layers
+    tol = 1e-5 if precision == "float32" else 3e-2
+    for i, want in enumerate(own):
+        key = f"L{i}.logits"
         assert key in trace and key not in trace.arrays
-        tol = 1e-5 if precision == "float32" else 3e-2
-        np.testing.assert_allclose(trace[key], value, atol=tol, rtol=tol)
+        np.testing.assert_allclose(trace[key], want, atol=tol, rtol=tol)
+    # control: another layer's scores are not these
+    assert np.abs(trace["L0.logits"] - own[1]).max() > 10 * tol
 
 
 def test_long_inputs_are_stored_in_float16_without_logits(tmp_path):

@@ -81,3 +81,18 @@ def test_unknown_subcommand_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["frobnicate"])
     assert exc.value.code == 2
+
+
+def test_trace_help_says_what_a_long_input_stores(capsys, monkeypatch):
+    """The help names what is stored at each length (q, k and lse from the on-demand length; probabilities below
+    it), at the length the capture really switches at."""
+    from attnviz.capture.on_demand import ON_DEMAND_T
+
+    monkeypatch.setenv("COLUMNS", "2000")  # one line: no word cut at a hyphen
+    with pytest.raises(SystemExit):
+        main(["trace", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"From {ON_DEMAND_T} tokens" in text and f"Shorter than {ON_DEMAND_T} tokens" in text
+    assert "log-sum-exp (lse)" in text and "q (after rotation), k" in text
+    assert "probabilities are recomputed exactly when they are read" in text
+    assert "(q, k, v, logits" not in text and "scores q·kᵀ·scale are never stored" in text
