@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "saved_traces"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.npz"))
 
 
-ADDED_SINCE_FIXTURES = {"recomputed"}
+ADDED_SINCE_FIXTURES = {"recomputed", "compute_dtype"}  # issue 34: rules kept; the dtype the weights ran in
 
 
 def _stated(meta: dict) -> dict:
