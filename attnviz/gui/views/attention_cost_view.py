@@ -114,7 +114,7 @@ class AttentionCostView(BaseView):
         for plot in self.plots.values():
             plot.clear()
         if self.trace is None:
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             set_title(self.notes, "", self.style, 0.9)
             return
         heads, d_head = self._model_shape()
