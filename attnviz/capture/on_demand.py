@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.capture.blas_threads import one_blas_thread
+from attnviz.capture.file_rows import Rows
 
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
            "ON_DEMAND_T", "row_lse"]
@@ -180,14 +181,6 @@ def _bf16(x) -> np.ndarray:
     return bits.view(np.float32)
 
 
-def _rows_of(k: np.ndarray, head: int, cols: np.ndarray) -> np.ndarray:
-    """(c, dh) rows ``cols`` of key head ``head``: a view (no copy, nothing read ahead of a memory map) when
-    the columns are one ascending range."""
-    if len(cols) and int(cols[-1]) - int(cols[0]) + 1 == len(cols):
-        return k[head, int(cols[0]):int(cols[-1]) + 1]
-    return k[head, cols]
-
-
 def _row_norms(x) -> np.ndarray:
     """(..., r) float32 Euclidean norms of the last axis of ``x`` (..., r, dh), rounded up by 1e-6 so they
     bound the norms float64 would give."""
@@ -212,6 +205,7 @@ class OnDemandProbs:
 
     def __init__(self, q: np.ndarray, k: np.ndarray, lse: np.ndarray, rule: ScoreRule):
         self.q, self.k, self.lse, self.rule = q, k, lse, rule  # (H, Tq, dh), (H_kv, Tk, dh), (H, Tq)
+        self._q_rows, self._k_rows = Rows(q), Rows(k)  # a long trace's maps are read from their files
         self.group = q.shape[0] // k.shape[0]
         self.shape = (q.shape[0], q.shape[1], k.shape[1])
         self.dtype = np.dtype(np.float32)
@@ -254,8 +248,8 @@ class OnDemandProbs:
         rows = slice(int(r[0]), int(r[-1]) + 1) if run else None
         lse = np.asarray(self.lse[:, rows][hs] if run else self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
         for g, at in groups:
-            keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
-            q = self.q[:, rows][hs[at]] if run else self.q[hs[at][:, None], r[None, :]]  # (h, r, dh)
+            keys = self._k_rows.rows(g, c)  # (c, dh) of key head g
+            q = self._q_rows.block(hs[at], r)  # (h, r, dh)
             top_q = float(_row_norms(q).max())  # from the rows read: q's other rows stay unread
             top_k = float(self._key_norms(g, c).max())
             p = self._chunk(q, keys, hs[at], r, c, lse[at], self.shape[2], top_q * top_k)
@@ -276,8 +270,9 @@ class OnDemandProbs:
         for p in pieces:
             a = int(p) * _NORM_PIECE
             if np.isnan(got[a]):
-                got[a:a + _NORM_PIECE] = _row_norms(self.k[head, a:a + _NORM_PIECE])  # (piece, dh) → (piece,)
-        return _rows_of(got[None], 0, cols)
+                piece = self._k_rows.rows(head, np.arange(a, min(a + _NORM_PIECE, len(got))))  # (piece, dh)
+                got[a:a + _NORM_PIECE] = _row_norms(piece)
+        return got[int(cols[0]):int(cols[-1]) + 1] if ranged else got[cols]
 
     def _chunk(self, q: np.ndarray, keys: np.ndarray, hs, r, c, lse: np.ndarray, tk: int,
                qk_top: float) -> np.ndarray:

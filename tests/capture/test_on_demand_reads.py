@@ -69,3 +69,52 @@ def test_control_the_recorder_sees_a_whole_read(layer):
     assert rq.read.all()  # every row asked: every row read
     with pytest.raises(AssertionError, match="read whole"):
         np.asarray(rq)
+
+
+_RSS_SCRIPT = r"""
+import sys, numpy as np
+from attnviz.capture.on_demand import OnDemandProbs, ScoreRule
+
+def rss_file():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssFile:"):
+            return int(line.split()[1]) * 1024
+
+H, HKV, T, DH = 9, 3, 16384, 64
+rng = np.random.default_rng(0)
+rule = ScoreRule(scale=DH ** -0.5, causal=True)
+for name, shape in (("q", (H, T, DH)), ("k", (HKV, T, DH)), ("w", (H, T, DH))):
+    a = np.lib.format.open_memmap(f"{sys.argv[1]}/{name}.npy", mode="w+", dtype=np.float32, shape=shape)
+    a[:] = rng.standard_normal(shape, dtype=np.float32)
+    a.flush()
+    del a
+q, k, w = (np.load(f"{sys.argv[1]}/{n}.npy", mmap_mode="r") for n in "qkw")
+rows = np.unique(np.linspace(0, T - 1, 64).astype(int))
+OnDemandProbs(w, k, np.zeros((H, T), np.float32), rule).block(rows=rows[:2], cols=slice(0, 8))  # warm up k's pages
+before = rss_file()
+got = OnDemandProbs(q, k[:, :], np.zeros((H, T), np.float32), rule).block(rows=rows, cols=slice(0, 8))
+after = rss_file()
+control = np.asarray(q[np.arange(H)[:, None], rows[None, :]])  # the same rows through the map
+mapped = rss_file()
+want = OnDemandProbs(np.load(f"{sys.argv[1]}/q.npy"), np.load(f"{sys.argv[1]}/k.npy"), np.zeros((H, T), np.float32),
+                     rule).block(rows=rows, cols=slice(0, 8))
+print(after - before, mapped - after, int(np.array_equal(got, want)))
+"""
+
+
+def test_a_mapped_trace_is_read_from_its_file_not_its_map(tmp_path):
+    """64 sample rows of a 16,384-token memory-mapped q leave no page of it resident (RssFile, a fresh process);
+    the control reads the same rows through the map: at least one 4 KiB page per row is resident after."""
+    import os
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs /proc (Linux)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(tmp_path)], capture_output=True, text=True,
+                         env=env, timeout=300, check=True).stdout.split()
+    by_file, by_map, equal = (int(x) for x in out)
+    assert equal == 1  # the same numbers as from arrays in memory
+    assert by_map >= 64 * 9 * 4096  # the control: the map keeps the pages it touched
+    assert by_file < 512 * 1024, f"{by_file / 2**20:.1f} MiB of q resident after the block"
