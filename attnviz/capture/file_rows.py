@@ -23,6 +23,8 @@ def _file_position(arr) -> tuple[str, int] | None:
     """(path, byte position of ``arr[0, 0, 0]``) of a C-contiguous read-only map of a file, else None."""
     mm = getattr(arr, "_mmap", None)
     path = getattr(arr, "filename", None)
+    if not hasattr(os, "pread"):  # Windows: read through the map
+        return None
     if mm is None or path is None or arr.ndim != 3 or not arr.flags.c_contiguous or arr.flags.writeable:
         return None
     try:
@@ -41,6 +43,18 @@ def _runs(rows: np.ndarray) -> list[tuple[int, int, int]]:
     starts = np.concatenate([[0], cut])
     ends = np.concatenate([cut, [len(rows)]])
     return [(int(a), int(rows[a]), int(b - a)) for a, b in zip(starts, ends)]
+
+
+def _read_into(fd: int, dest: np.ndarray, pos: int) -> bool:
+    """Fill the C-contiguous ``dest`` with the file's bytes from ``pos``; False on a short read."""
+    view = memoryview(dest).cast("B")
+    if hasattr(os, "preadv"):  # straight into the array
+        return os.preadv(fd, [view], pos) == view.nbytes
+    data = os.pread(fd, view.nbytes, pos)  # macOS builds without preadv: one copy more
+    if len(data) != view.nbytes:
+        return False
+    view[:] = data
+    return True
 
 
 class Rows:
@@ -84,8 +98,7 @@ class Rows:
             for i, h in enumerate(heads):
                 for at, r0, n in _runs(rows):
                     pos = first + (int(h) * t + r0) * row_bytes
-                    view = memoryview(out[i, at:at + n]).cast("B")
-                    if os.preadv(fd, [view], pos) != n * row_bytes:
+                    if not _read_into(fd, out[i, at:at + n], pos):
                         return None  # a short read (a truncated file): the map says what is there
         finally:
             os.close(fd)

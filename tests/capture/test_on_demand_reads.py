@@ -118,3 +118,26 @@ def test_a_mapped_trace_is_read_from_its_file_not_its_map(tmp_path):
     assert equal == 1  # the same numbers as from arrays in memory
     assert by_map >= 64 * 9 * 4096  # the control: the map keeps the pages it touched
     assert by_file < 512 * 1024, f"{by_file / 2**20:.1f} MiB of q resident after the block"
+
+
+@pytest.mark.parametrize("preadv", [True, False])
+def test_rows_read_from_the_file_equal_the_array(tmp_path, monkeypatch, preadv):
+    import os
+
+    from attnviz.capture.file_rows import Rows
+
+    if not preadv:
+        monkeypatch.delattr(os, "preadv", raising=False)  # a build without it reads with pread
+    arr = np.random.default_rng(1).standard_normal((3, 500, 8)).astype(np.float32)
+    np.save(tmp_path / "a.npy", arr)
+    mapped = np.load(tmp_path / "a.npy", mmap_mode="r")
+    for view, want in ((mapped, arr), (mapped[1:], arr[1:])):  # a view of the map reads from its own place
+        rows = Rows(view)
+        assert rows._file is not None
+        for heads, idx in (([0], np.arange(10, 60)), ([1, 0], np.array([0, 3, 4, 5, 499])), ([1], np.array([7]))):
+            np.testing.assert_array_equal(rows.block(heads, idx), want[heads][:, idx])
+        np.testing.assert_array_equal(rows.rows(1, np.arange(100, 200)), want[1, 100:200])
+    gone = Rows(mapped)
+    os.remove(tmp_path / "a.npy")  # the spill folder removed: the map still reads (control: same numbers)
+    np.testing.assert_array_equal(gone.block([2], np.array([1, 2, 9])), arr[2][[1, 2, 9]][None])
+    assert gone._file is None
