@@ -16,16 +16,16 @@ import os
 
 import numpy as np
 
-__all__ = ["Rows"]
+__all__ = ["Rows", "positions"]
 
 
 def _file_position(arr) -> tuple[str, int] | None:
-    """(path, byte position of ``arr[0, 0, 0]``) of a C-contiguous read-only map of a file, else None."""
+    """(path, byte position of the first element) of a C-contiguous read-only map of a file, else None."""
     mm = getattr(arr, "_mmap", None)
     path = getattr(arr, "filename", None)
     if not hasattr(os, "pread"):  # Windows: read through the map
         return None
-    if mm is None or path is None or arr.ndim != 3 or not arr.flags.c_contiguous or arr.flags.writeable:
+    if mm is None or path is None or arr.ndim not in (2, 3) or not arr.flags.c_contiguous or arr.flags.writeable:
         return None
     try:
         first = np.frombuffer(mm, np.uint8, count=1).ctypes.data  # where the map starts in this process
@@ -103,3 +103,23 @@ class Rows:
         finally:
             os.close(fd)
         return out
+
+
+def positions(arr, a: int, b: int) -> np.ndarray:
+    """Positions [a, b) of a (T, D) array (rows) or a per-head (H, T, d) one (axis 1), read from the file when
+    ``arr`` maps one (nothing of it stays resident), else sliced."""
+    if arr.ndim == 3:
+        return Rows(arr).block(np.arange(arr.shape[0]), np.arange(a, min(b, arr.shape[1])))
+    at = _file_position(arr)
+    if at is None:
+        return np.asarray(arr[a:b])
+    out = np.empty((max(0, min(b, arr.shape[0]) - a), arr.shape[1]), arr.dtype)  # (b − a, D)
+    try:
+        fd = os.open(at[0], os.O_RDONLY)
+    except OSError:  # the file is gone: the map still reads
+        return np.asarray(arr[a:b])
+    try:
+        done = _read_into(fd, out, at[1] + a * arr.shape[1] * arr.dtype.itemsize)
+    finally:
+        os.close(fd)
+    return out if done else np.asarray(arr[a:b])

@@ -141,3 +141,17 @@ def test_rows_read_from_the_file_equal_the_array(tmp_path, monkeypatch, preadv):
     os.remove(tmp_path / "a.npy")  # the spill folder removed: the map still reads (control: same numbers)
     np.testing.assert_array_equal(gone.block([2], np.array([1, 2, 9])), arr[2][[1, 2, 9]][None])
     assert gone._file is None
+
+
+def test_positions_read_from_the_file_equal_the_slice(tmp_path):
+    from attnviz.capture.file_rows import positions
+
+    rng = np.random.default_rng(2)
+    for name, arr in (("x", rng.standard_normal((300, 12)).astype(np.float32)),
+                      ("z", rng.standard_normal((3, 300, 4)).astype(np.float32))):
+        np.save(tmp_path / f"{name}.npy", arr)
+        mapped = np.load(tmp_path / f"{name}.npy", mmap_mode="r")
+        for a, b in ((0, 300), (17, 42), (290, 400)):
+            want = arr[a:b] if arr.ndim == 2 else arr[:, a:b]
+            np.testing.assert_array_equal(positions(mapped, a, b), want)
+            np.testing.assert_array_equal(positions(arr, a, b), want)  # the control: an array in memory
