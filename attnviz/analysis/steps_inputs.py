@@ -64,8 +64,9 @@ def position_rows(trace, key: str, a: int, b: int) -> np.ndarray:
                for src, axis in zip(pending.sources, _POSITION_AXES[kind])]
         extra = [pending.d_head] if kind == "projected" else []
         return np.asarray(KINDS[kind][0](*cut, *extra), dtype=np.float64)
-    arr = trace[key]
-    return np.asarray(arr[a:b] if arr.ndim < 3 else arr[:, a:b], dtype=np.float64)
+    from attnviz.capture.file_rows import positions
+
+    return np.asarray(positions(trace[key], a, b), dtype=np.float64)  # a long trace's map: read from its file
 
 
 def project_rows(trace, key: str, W: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.capture.blas_threads import one_blas_thread
+from attnviz.capture.file_rows import Rows
 
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
            "ON_DEMAND_T", "row_lse"]
@@ -40,6 +41,7 @@ _MIN_CHUNK_CELLS = 1 << 15
 _DOT_ERR = 2.0 ** -24
 # a weight whose float32 dot error bound could move it by more than this is recomputed in float64
 _DOT_TOL = 1e-7
+_NORM_PIECE = 1024  # key rows whose norms are computed together (bounds an error estimate; read only when used)
 
 
 def t5_buckets(rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int) -> np.ndarray:
@@ -179,12 +181,11 @@ def _bf16(x) -> np.ndarray:
     return bits.view(np.float32)
 
 
-def _rows_of(k: np.ndarray, head: int, cols: np.ndarray) -> np.ndarray:
-    """(c, dh) rows ``cols`` of key head ``head``: a view (no copy, nothing read ahead of a memory map) when
-    the columns are one ascending range."""
-    if len(cols) and int(cols[-1]) - int(cols[0]) + 1 == len(cols):
-        return k[head, int(cols[0]):int(cols[-1]) + 1]
-    return k[head, cols]
+def _row_norms(x) -> np.ndarray:
+    """(..., r) float32 Euclidean norms of the last axis of ``x`` (..., r, dh), rounded up by 1e-6 so they
+    bound the norms float64 would give."""
+    part = np.asarray(x, np.float32)
+    return np.sqrt(np.einsum("...d,...d->...", part, part)) * np.float32(1 + 1e-6)
 
 
 def _index(sel, n: int) -> np.ndarray:
@@ -204,10 +205,11 @@ class OnDemandProbs:
 
     def __init__(self, q: np.ndarray, k: np.ndarray, lse: np.ndarray, rule: ScoreRule):
         self.q, self.k, self.lse, self.rule = q, k, lse, rule  # (H, Tq, dh), (H_kv, Tk, dh), (H, Tq)
+        self._q_rows, self._k_rows = Rows(q), Rows(k)  # a long trace's maps are read from their files
         self.group = q.shape[0] // k.shape[0]
         self.shape = (q.shape[0], q.shape[1], k.shape[1])
         self.dtype = np.dtype(np.float32)
-        self._norm_cache: dict[tuple[str, int], np.ndarray] = {}  # ("q"|"k", head) -> (T,) row norms
+        self._norm_cache: dict[int, np.ndarray] = {}  # key head -> (Tk,) row norms, NaN where not yet read
 
     def block(self, heads=None, rows=None, cols=None) -> np.ndarray:
         """Exact probabilities of one block, float32 (h, r, c), computed in row chunks.
@@ -246,24 +248,31 @@ class OnDemandProbs:
         rows = slice(int(r[0]), int(r[-1]) + 1) if run else None
         lse = np.asarray(self.lse[:, rows][hs] if run else self.lse[hs[:, None], r[None, :]], np.float64)  # (h, r)
         for g, at in groups:
-            keys = _rows_of(self.k, g, c)  # (c, dh) of key head g: a view when the columns are a range
-            top_q = max(float(self._norms("q", int(h))[rows if run else r].max()) for h in hs[at])
-            top_k = float(_rows_of(self._norms("k", g)[None], 0, c).max())
-            q = self.q[:, rows][hs[at]] if run else self.q[hs[at][:, None], r[None, :]]  # (h, r, dh)
+            keys = self._k_rows.rows(g, c)  # (c, dh) of key head g
+            q = self._q_rows.block(hs[at], r)  # (h, r, dh)
+            top_q = float(_row_norms(q).max())  # from the rows read: q's other rows stay unread
+            top_k = float(self._key_norms(g, c).max())
             p = self._chunk(q, keys, hs[at], r, c, lse[at], self.shape[2], top_q * top_k)
             out[at, r0:r0 + len(r), a:a + len(c)] = p
 
-    def _norms(self, which: str, head: int) -> np.ndarray:
-        """(T,) float32 Euclidean norms of q's (query head) or k's (key head) rows, computed once per head."""
-        got = self._norm_cache.get((which, head))
+    def _key_norms(self, head: int, cols: np.ndarray) -> np.ndarray:
+        """(c,) float32 norms of key head ``head``'s rows ``cols``, rounded up; computed once per piece of
+        ``_NORM_PIECE`` rows and only for the pieces ``cols`` touch (a memory-mapped k is never read whole
+        for a block that needs a few of its rows)."""
+        got = self._norm_cache.get(head)
         if got is None:
-            x = (self.q if which == "q" else self.k)[head]  # (T, dh)
-            got = np.empty(x.shape[0], np.float32)
-            for r0 in range(0, x.shape[0], 4096):  # a memory-mapped array is read a piece at a time
-                part = np.asarray(x[r0:r0 + 4096], np.float32)
-                got[r0:r0 + 4096] = np.sqrt(np.einsum("td,td->t", part, part)) * (1 + 1e-6)  # rounded up
-            self._norm_cache[(which, head)] = got
-        return got
+            got = self._norm_cache[head] = np.full(self.k.shape[1], np.nan, np.float32)
+        if not len(cols):
+            return np.zeros(0, np.float32)
+        ranged = int(cols[-1]) - int(cols[0]) + 1 == len(cols)
+        pieces = range(int(cols[0]) // _NORM_PIECE, int(cols[-1]) // _NORM_PIECE + 1) if ranged else \
+            np.unique(np.asarray(cols) // _NORM_PIECE)
+        for p in pieces:
+            a = int(p) * _NORM_PIECE
+            if np.isnan(got[a]):
+                piece = self._k_rows.rows(head, np.arange(a, min(a + _NORM_PIECE, len(got))))  # (piece, dh)
+                got[a:a + _NORM_PIECE] = _row_norms(piece)
+        return got[int(cols[0]):int(cols[-1]) + 1] if ranged else got[cols]
 
     def _chunk(self, q: np.ndarray, keys: np.ndarray, hs, r, c, lse: np.ndarray, tk: int,
                qk_top: float) -> np.ndarray:

@@ -186,7 +186,10 @@ class InputPanel(QWidget):
         """File ▸ Open text…: choose a UTF-8 file whose whole text becomes the input (a long document)."""
         from PySide6.QtWidgets import QFileDialog
 
-        path, _ = QFileDialog.getOpenFileName(self, "Open text", "", "Text files (*.txt *.md);;All files (*)")
+        from attnviz.text.text_file import MAX_TEXT_FILE_BYTES
+
+        caption = f"Open text (UTF-8, at most {MAX_TEXT_FILE_BYTES // (1024 * 1024)} MB)"  # the bound, said before
+        path, _ = QFileDialog.getOpenFileName(self, caption, "", "Text files (*.txt *.md);;All files (*)")
         if path:
             self.open_text_file(path)
 

@@ -89,6 +89,7 @@ class ViewsArea(QMainWindow):
         self.folded: list[str] = []  # docks closed while the window is compact (see fold)
         self._selection = self._style = None
         self._trace = None
+        self._empty_reason: str | None = None  # why no trace is shown (None: no input has run yet)
         self._unelide_timer = QTimer(self)  # owned, like the timers below
         self._unelide_timer.setSingleShot(True)
         self._unelide_timer.timeout.connect(self._unelide_tabs)
@@ -173,9 +174,9 @@ class ViewsArea(QMainWindow):
         old.deleteLater()
         self._built[name] = view
         self.views.append(view)
-        if self._trace is not None:
+        if self._trace is not None or self._empty_reason:
             if self.on_screen(name) or not self.window().isVisible():
-                view.set_trace(self._trace)
+                view.set_trace(self._trace, self._empty_reason)
             else:
                 self._dirty.add(name)
         self.view_built.emit(view)
@@ -346,19 +347,21 @@ class ViewsArea(QMainWindow):
             return
         if name in self._dirty:
             self._dirty.discard(name)
-            self._built[name].set_trace(self._trace)
+            self._built[name].set_trace(self._trace, self._empty_reason)
 
     def visible_views(self) -> list:
         return [v for n, v in self._built.items() if self._visible.get(n, False) and v.isVisible()]
 
-    def set_trace(self, trace) -> None:
-        """Give ``trace`` to every view on screen now, and to the others when they are shown (or built)."""
+    def set_trace(self, trace, empty_reason: str | None = None) -> None:
+        """Give ``trace`` to every view on screen now, and to the others when they are shown (or built);
+        with None, ``empty_reason`` is what the views say about why they are empty (an input refused)."""
         self._trace = trace
+        self._empty_reason = empty_reason if trace is None else None
         never_shown = not self.window().isVisible()  # tests and export: update everything
         for name, view in self._built.items():
             if never_shown or (self._visible.get(name, False) and view.isVisible()):
                 self._dirty.discard(name)
-                view.set_trace(trace)
+                view.set_trace(trace, self._empty_reason)
             else:
                 if view.trace is not None and view.trace is not trace:
                     view.set_trace(None)  # a hidden dock never holds another model's or input's figure

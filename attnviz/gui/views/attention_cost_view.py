@@ -128,7 +128,7 @@ class AttentionCostView(BaseView):
             self.legends[key].setLabelTextColor(st.foreground)
             self.legends[key].setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
         if self.trace is None:
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             set_title(self.notes, "", self.style, 0.9)
             return
         heads, d_head = self._model_shape()

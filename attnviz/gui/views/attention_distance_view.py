@@ -57,7 +57,7 @@ class AttentionDistanceView(BaseView):
         self.scatter.clear()
         self.marker.clear()
         if self.trace is None:
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             return
         self.res = resolve(self.trace, self.state)
         part = "self" if self.res.part == "cross" else self.res.part

@@ -76,6 +76,9 @@ class BaseView(QWidget):
 
     title = "view"
     tab_title: str | None = None  # a shorter name for the dock's tab and menu entry (default: title)
+    # why no trace is shown: the refusal of the last input (set with the trace by whoever clears the view);
+    # None: no input has run yet
+    empty_reason: str | None = None
 
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
         super().__init__(parent)
@@ -124,10 +127,26 @@ class BaseView(QWidget):
     def set_hover_text(self, text: str) -> None:
         self.status.setText(text or " ")
 
-    def set_trace(self, trace) -> None:
-        """Show ``trace`` (an :class:`attnviz.capture.Trace`) or clear the view with None."""
+    @property
+    def empty_text(self) -> str:
+        """What an empty view says: why nothing is shown (an input refused), else "no input yet"."""
+        return f"nothing shown — {self.empty_reason}" if self.empty_reason else "no input yet"
+
+    def set_trace(self, trace, empty_reason: str | None = None) -> None:
+        """Show ``trace`` (an :class:`attnviz.capture.Trace`) or clear the view with None; ``empty_reason``
+        (with None): why nothing is shown, e.g. the refusal of the input that was to replace it."""
         self.trace = trace
+        self.empty_reason = empty_reason if trace is None else None
         self._trace_changed()
+        if trace is None and self.empty_reason:
+            self._say_why_empty()
+
+    def _say_why_empty(self) -> None:
+        """Put :attr:`empty_text` in a map view's title: the views drawn on a ``heatmap`` whose own code sets
+        their empty title (the head map's) say why they are empty too. The other views say it themselves."""
+        heatmap = getattr(self, "heatmap", None)
+        if heatmap is not None and hasattr(heatmap, "set_title"):
+            heatmap.set_title(self.empty_text)
 
     def set_selection(self, selection: Selection) -> None:
         """Follow ``selection`` from now on (and stop following the previous one)."""

@@ -57,7 +57,7 @@ class MaskedLMView(BaseView):
         self.grid.clear()
         self.plots = []
         if self.trace is None:
-            set_title(self.title_item, "no input yet", st)
+            set_title(self.title_item, self.empty_text, st)
             set_title(self.notes, "", st)
             return
         tokens = list(self.trace.tokens)

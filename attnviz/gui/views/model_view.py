@@ -143,7 +143,7 @@ class ModelView(GridPages, BaseView):
             self._hold(False)
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             self._set_caption("")
             return
         self.res = r = resolve(self.trace, self.state)

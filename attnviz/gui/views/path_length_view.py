@@ -69,7 +69,7 @@ class PathLengthView(BaseView):
             plot.clear()
         s = self.summary
         if s is None:
-            set_title(self.title_item, self.error or "no input yet", st)
+            set_title(self.title_item, self.error or self.empty_text, st)
             set_title(self.notes, "", st)
             return
         d = s["distances"]

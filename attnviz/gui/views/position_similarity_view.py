@@ -36,7 +36,7 @@ class PositionSimilarityView(BaseView):
         self.similarity = None
         if self.trace is None or "emb.pos" not in self.trace:
             self._blank()
-            self.heatmap.set_title("no input yet" if self.trace is None else
+            self.heatmap.set_title(self.empty_text if self.trace is None else
                                    "This model's recording has no position embeddings")
             return
         pos = np.asarray(self.trace["emb.pos"], dtype=np.float64)  # (T, D)

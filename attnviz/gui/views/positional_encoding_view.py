@@ -61,7 +61,7 @@ class PositionalEncodingView(BaseView):
             self.heatmap.image.clear()
             for item in self.input_marks:
                 item.setVisible(False)
-            self.heatmap.set_title("no input yet" if self.trace is None else
+            self.heatmap.set_title(self.empty_text if self.trace is None else
                                    "This model's recording has no position encodings")
             return
         self.pos, self.n_input, self.whole = positional_table(self.trace)  # (max_len or T, D)

@@ -180,7 +180,7 @@ class RolloutView(BaseView):
     def _trace_changed(self) -> None:
         if self.trace is None:
             self.maps = None
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             return
         self.res = resolve(self.trace, self.state)
         n = self.trace.layers_in(self.res.part)

@@ -70,7 +70,7 @@ class ScaleReasonView(BaseView):
             plot.clear()
         d = self.data
         if d is None:
-            set_title(self.title_item, "no input yet" if self.trace is None else "", st)
+            set_title(self.title_item, self.empty_text if self.trace is None else "", st)
             set_title(self.notes, "", st)
             return
         x = np.log2(d["d_ks"])

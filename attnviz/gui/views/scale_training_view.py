@@ -66,7 +66,7 @@ class ScaleTrainingView(BaseView):
             plot.clear()
         s = self.summary
         if s is None:
-            set_title(self.title_item, self.error or "no input yet", st)
+            set_title(self.title_item, self.error or self.empty_text, st)
             set_title(self.notes, "", st)
             return
         thick, thin = max(2.5, st.line_width * 1.8), max(1.0, st.line_width * 0.6)

@@ -69,7 +69,7 @@ class TokenEmbeddingView(BaseView):
         self.labels, self.placements, self.groups = [], [], []
         self.leaders.setData([], [])
         if self.trace is None:
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             return
         if self.key not in self.trace:
             set_title(self.title_item, f"This model's recording has no {self.source.currentText()} vectors",

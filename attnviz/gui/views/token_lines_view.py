@@ -83,7 +83,7 @@ class TokenLinesView(BaseView):
     def _trace_changed(self) -> None:
         if self.trace is None:
             self.lines.set_data([], [], None)
-            set_title(self.title_item, "no input yet", self.style)
+            set_title(self.title_item, self.empty_text, self.style)
             return
         self._make_head_boxes(self.trace.n_heads)
         self.res = resolve(self.trace, self.state)

@@ -170,7 +170,8 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
     def _draw(self) -> None:
         if self.trace is None or self.form is None:
             if self.trace is None:
-                self._show_message("load a model and run an input to see its matrices")
+                self._show_message(self.empty_text if self.empty_reason
+                                   else "load a model and run an input to see its matrices")
             return
         t, f = self.trace, self.form
         part, layer, head = self._where()

@@ -55,9 +55,10 @@ class WalkthroughPage(SteppedBuild, QTabWidget):
         self.setTabToolTip(2, "type a toy X and weights; every step is recomputed as you type")
         self.setTabToolTip(3, "switch the scale, the mask, positions or heads and re-run the model")
 
-    def set_trace(self, trace) -> None:
+    def set_trace(self, trace, empty_reason: str | None = None) -> None:
+        """Show ``trace`` on every tab, or nothing (with ``empty_reason``: why, e.g. an input was refused)."""
         for w in (self.steps, self.matrix, self.whatif):
-            w.set_trace(trace)
+            w.set_trace(trace, empty_reason)
 
     def set_model(self, loaded) -> None:
         self.whatif.set_model(loaded)

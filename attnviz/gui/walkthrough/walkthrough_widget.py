@@ -211,7 +211,8 @@ class WalkthroughWidget(WalkthroughView):
             self.board.clear()
             self.grids = {}
             self.board.add_heading("Self-attention step by step",
-                                   self.message or "load a model and run an input to see its numbers")
+                                   self.message or (self.empty_text if self.empty_reason
+                                                     else "load a model and run an input to see its numbers"))
             self.board.finish()
             return
         key = self.selection.state.key if self.selection is not None else None

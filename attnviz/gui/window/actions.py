@@ -44,6 +44,12 @@ STANDARD_KEYS = {
 THEME_LABELS = {"system": "Follow system", "light": "Light", "dark": "Dark"}
 
 
+def _text_file_mb() -> int:
+    from attnviz.text.text_file import MAX_TEXT_FILE_BYTES  # light: os, pathlib and the errors
+
+    return MAX_TEXT_FILE_BYTES // (1024 * 1024)
+
+
 def _action(win, text: str, slot, key: str | None = None, tip: str = "", checkable: bool = False) -> QAction:
     act = QAction(text, win)
     standard = QKeySequence.keyBindings(STANDARD_KEYS[key]) if key in STANDARD_KEYS else []
@@ -69,7 +75,8 @@ def build_actions(win) -> dict[str, QAction]:
     acts["open_model"] = _action(win, "Open &model folder…", win.open_model_dialog, "open_model",
                                  "Load a model directory (config.json + model.safetensors)")
     acts["open_text"] = _action(win, "Open &text…", win.input_panel.open_text_dialog, None,
-                                "Run the model on the whole text of a UTF-8 file (a long document)")
+                                f"Run the model on the whole text of a UTF-8 file of at most {_text_file_mb()} MB "
+                                "(a long document)")
     acts["open_image"] = _action(win, "Open &image…", win.input_panel.image.open_dialog, "open_image",
                                  "Give an image to the vision model")
     acts["export"] = _action(win, "&Export figure…", win.export_figure, "export",

@@ -224,9 +224,10 @@ class MainWindow(QMainWindow):
         """Show a trace made elsewhere (a saved .npz: ``attnviz FILE``) as if the model had just run it."""
         self.shown_trace.show_trace(trace, source, strip)
 
-    def clear_shown(self, message: str | None = None, level: str = "warning") -> None:
-        """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""
-        self.shown_trace.clear(message, level)
+    def clear_shown(self, message: str | None = None, level: str = "warning", empty_reason: str | None = None) -> None:
+        """Show nothing in every view and panel (hidden ones too); with ``message``, say why in a notice,
+        with ``empty_reason``, in the views."""
+        self.shown_trace.clear(message, level, empty_reason)
 
     def restyle(self) -> None:
         self.pages.restyle()
@@ -320,7 +321,8 @@ class MainWindow(QMainWindow):
         elif kind == "trace" and self.input_panel.mode == "text":
             # the box shows the new text: the views would show another input's figures, so clear them
             # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
-            self.clear_shown(refusal_notice(message, cleared=True))
+            self.clear_shown(refusal_notice(message, cleared=True),
+                             empty_reason=f"the input was refused: {refusal_notice(message, cleared=False)}")
         else:
             if kind == "trace":  # the picture on screen stays, and so does its caption
                 self.input_panel.image.reject_pending()

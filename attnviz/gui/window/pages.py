@@ -104,7 +104,7 @@ class Pages:
             source = self.state.shown.source
             self._walkthrough_input = (None, source) if "image" in value else (source, None)
         elif self.walkthrough is not None:  # nothing shown: nor here
-            self.walkthrough.set_trace(None)
+            self.walkthrough.set_trace(None, self.state.shown.empty_reason)
             self._walkthrough_fed = (self._walkthrough_fed[0], None, self._walkthrough_fed[2])
 
     @property
@@ -282,6 +282,8 @@ class Pages:
             self.walkthrough.set_input(text=text, image=image)
         if shown is not None and shown is not trace:
             self.walkthrough.set_trace(shown)
+        elif shown is None and self.state.shown.empty_reason and trace is None:  # built after a refusal
+            self.walkthrough.set_trace(None, self.state.shown.empty_reason)
         self._walkthrough_fed = (loaded, shown, self._walkthrough_input)
 
     def make_style(self):

@@ -44,7 +44,7 @@ class ShownTrace:
         """Show a :class:`~attnviz.gui.panels.model_jobs.RunResult` in every view and panel."""
         win, shown, model, selection = self.win, self.state.shown, self.state.model, self.state.selection
         previous, trace = shown.trace, res.trace
-        shown.update(source=res.source, trace=trace)  # the source first: the trace's listeners read it
+        shown.update(source=res.source, empty_reason=None, trace=trace)  # the source first: the trace's listeners read it
         win.views_area.set_trace(trace)
         win.part_bar.set_trace(trace)
         changes = trace_defaults(previous, trace, selection.query, model.new_model,
@@ -77,11 +77,13 @@ class ShownTrace:
 
         self.show_run(RunResult(trace, strip, source, 0.0))
 
-    def clear(self, message: str | None = None, level: str = "warning") -> None:
-        """Show nothing in every view and panel (hidden ones too); with ``message``, say why."""
+    def clear(self, message: str | None = None, level: str = "warning", empty_reason: str | None = None) -> None:
+        """Show nothing in every view and panel (hidden ones too); with ``message``, say why in a notice,
+        with ``empty_reason``, in the views themselves (instead of "no input yet")."""
         win = self.win
+        self.state.shown.empty_reason = empty_reason  # before the trace: its listeners read it
         self.state.shown.trace = None  # the walkthrough follows through the state
-        win.views_area.set_trace(None)
+        win.views_area.set_trace(None, empty_reason)
         win.prediction_panel.set_trace(None)
         win.input_panel.clear_strip()
         if message:

@@ -88,6 +88,7 @@ class ShownState(Evented):
     trace: Any = None  # attnviz.capture.Trace
     pinned: Any = None  # a Trace the user pinned: the Compare view draws it beside ``trace``
     source: Any = None  # the input of ``trace`` (text or image): set before ``trace``, for the walkthrough
+    empty_reason: str | None = None  # with no trace: why (an input refused), set before ``trace``; None: none ran
 
 
 @dataclass(eq=False)
