@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["display_token", "plain_token", "differs_from_raw"]
+__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_labels"]
 
 _BYTE_LEVEL = str.maketrans({"\u0120": " ", "\u2581": " ", "\u010a": "\n"})  # Ġ, ▁ → space; Ċ → newline
 
@@ -77,3 +77,9 @@ def differs_from_raw(token) -> bool:
     hover should name the raw token too."""
     token = str(token)
     return plain_token(token) != token or bool(_LEADING_SPACES.match(token))
+
+
+def numbered_labels(tokens) -> list[str]:
+    """Labels that name each token's position too ("4,100 the"): a long map's axis draws every n-th token, and
+    a word alone does not say where in a document of thousands of tokens its row is."""
+    return [f"{i:,} {display_token(t)}" for i, t in enumerate(tokens)]

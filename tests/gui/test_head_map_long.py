@@ -149,3 +149,17 @@ def test_a_layer_switch_draws_the_new_layers_blocks(qtbot):
     masked = np.isneginf(trace["L1.mask"]).astype(np.float64)
     expected[reference_blocks(1 - masked, f, t.row0, t.row1, t.col0, t.col1) == 0] = 255
     np.testing.assert_array_equal(view.image_data, expected)
+
+
+def test_a_long_maps_axes_name_positions(view, trace):
+    """Every n-th token is drawn on a long map's axes: each label says which position it is ("1,234 tok");
+    a short map's labels are the tokens alone (the control)."""
+    left = view.heatmap.left.labels
+    assert len(left) == T and left[0].startswith("0 ") and left[1234].startswith("1,234 ")
+    from attnviz.text.token_display import display_token
+
+    assert left[1234] == f"1,234 {display_token(trace.tokens[1234])}"
+    short = HeadMapView(selection=Selection())
+    short.set_trace(synthetic_trace(12, n_layers=1, n_heads=2, causal=True))
+    assert not any(lab[:1].isdigit() and " " in lab for lab in short.heatmap.left.labels)
+    short.deleteLater()

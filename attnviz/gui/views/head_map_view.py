@@ -16,8 +16,15 @@ from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
+from attnviz.text.token_display import numbered_labels
 
 __all__ = ["HeadMapView"]
+
+
+def _axis_labels(r, long: bool) -> tuple[list, list]:
+    """Query and key labels; a pooled long map's name their positions (its axes draw every n-th token)."""
+    q, k = r.query_tokens, r.key_tokens
+    return (numbered_labels(q), numbered_labels(k)) if long else (q, k)
 
 
 class HeadMapView(BaseView):
@@ -161,7 +168,7 @@ class HeadMapView(BaseView):
             self._mask_id = id(mask) if mask is not None else None
             self.masked = masked_cells(self.trace, r.prefix)
             self.heatmap.set_mask(self.masked)
-        self.heatmap.set_labels(r.query_tokens, r.key_tokens)
+        self.heatmap.set_labels(*_axis_labels(r, max(tq, tk) > MAX_PX))
         self._set_grid_labels()
         if max(tq, tk) > MAX_PX:
             self._pyramids = HeadPyramids(self.probs, self.masked, like=previous)
@@ -178,7 +185,7 @@ class HeadMapView(BaseView):
         self.probs, self.masked, self._mask_id = None, None, None
         self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, hatched per crop
         self._hatch.forget()
-        self.heatmap.set_labels(r.query_tokens, r.key_tokens)
+        self.heatmap.set_labels(*_axis_labels(r, True))
         self._set_grid_labels()
         self._start_on_demand()
         self._draw_head()
