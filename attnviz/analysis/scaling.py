@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["random_spread", "softmax_stats", "random_rows", "head_scores", "scale_reason", "D_KS"]
+__all__ = ["random_spread", "softmax_stats", "random_rows", "head_scores", "scale_reason", "D_KS", "MAX_KEYS"]
 
 
 def random_spread(d_ks, n: int = 4000, seed: int = 0) -> dict[int, tuple[float, float]]:
@@ -43,9 +43,16 @@ def softmax_stats(scores: np.ndarray, valid: np.ndarray | None = None) -> tuple[
 
 
 def random_rows(d_k: int, T: int, n: int = 2000, seed: int = 0) -> dict[str, tuple[float, float]]:
-    """Softmax over ``T`` keys of random q·k at ``d_k``: {"scaled": stats, "raw": stats} (softmax_stats)."""
+    """Softmax over ``T`` keys of random q·k at ``d_k``: {"scaled": stats, "raw": stats} (softmax_stats).
+
+    The keys are drawn a block of rows at a time (the same stream as one (n, T, d_k) draw): whole, they were
+    2 MB per key at d_k 512, a gigabyte at 512 keys."""
     rng = np.random.default_rng(seed)
-    dots = np.einsum("nd,ntd->nt", rng.standard_normal((n, d_k)), rng.standard_normal((n, T, d_k)))
+    queries = rng.standard_normal((n, d_k))
+    block = max(1, _RANDOM_BLOCK_CELLS // max(1, T * d_k))
+    dots = np.concatenate([np.einsum("nd,ntd->nt", queries[i:i + block],
+                                     rng.standard_normal((min(block, n - i), T, d_k)))
+                           for i in range(0, n, block)])  # (n, T)
     return {"scaled": softmax_stats(dots / np.sqrt(d_k)), "raw": softmax_stats(dots)}
 
 
@@ -62,6 +69,11 @@ def head_scores(q: np.ndarray, k: np.ndarray, mask: np.ndarray, head: int) -> tu
 
 
 D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the d_k axis of the figure
+# random keys are drawn this many numbers at a time (float64: 32 MiB)
+_RANDOM_BLOCK_CELLS = 1 << 22
+# the figure scores the head's own keys whole (T × T, float64) and a softmax over T random keys per d_k:
+# beyond this many keys it is refused in one line rather than take gigabytes and minutes
+MAX_KEYS = 2048
 
 
 def scale_reason(trace, layer: int, head: int, part: str = "self", seed: int = 0, n: int = 2000) -> dict:
@@ -74,7 +86,13 @@ def scale_reason(trace, layer: int, head: int, part: str = "self", seed: int = 0
     """
     from attnviz.capture.trace import layer_prefix
 
+    from attnviz.errors import InputError
+
     pre = layer_prefix(layer, part)
+    n_keys = trace.probs_shape(layer, part)[-1]
+    if n_keys > MAX_KEYS:
+        raise InputError(f"the √d_k figure works on inputs of up to {MAX_KEYS:,} keys (this one has {n_keys:,}): "
+                         "shorten the input, or read the head's scale in the walkthrough")
     q = np.asarray(trace[pre + "q"], np.float64)  # (H, Tq, d)
     k = np.asarray(trace[pre + "k"], np.float64)  # (H_kv, Tk, d)
     mask = np.asarray(trace[pre + "mask"], np.float64).reshape(q.shape[1], k.shape[1])

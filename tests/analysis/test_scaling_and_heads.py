@@ -32,6 +32,35 @@ def test_softmax_stats_equal_the_explicit_jacobian():
     assert top == pytest.approx(np.mean(tops)) and grad == pytest.approx(np.mean(norms))
 
 
+def test_random_rows_in_blocks_equal_one_whole_draw(monkeypatch):
+    """The random keys are drawn a block of rows at a time (memory); the numbers are those of one whole draw,
+    recomputed here independently (control: another seed differs)."""
+    from attnviz.analysis import scaling
+
+    monkeypatch.setattr(scaling, "_RANDOM_BLOCK_CELLS", 7 * 16 * 5)  # 5 rows a block: blocks and a remainder
+    d_k, T, n = 16, 7, 23
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((n, d_k)), rng.standard_normal((n, T, d_k))
+    dots = np.einsum("nd,ntd->nt", q, k)
+    want = {"scaled": softmax_stats(dots / 4.0), "raw": softmax_stats(dots)}
+    assert scaling.random_rows(d_k, T, n=n, seed=3) == want
+    assert scaling.random_rows(d_k, T, n=n, seed=4) != want
+
+
+def test_scale_reason_states_its_length_limit(monkeypatch):
+    """Beyond MAX_KEYS keys the figure is refused in one line (not gigabytes of T × T float64); control: the
+    same trace under the limit is drawn."""
+    from attnviz.analysis import scaling
+    from attnviz.errors import AttnvizError
+    from attnviz.runtime import load_model, run_trace
+
+    trace = run_trace(load_model("coref", device="cpu"), text=TIRED, rollout=False)
+    assert scale_reason(trace, 0, 3, n=40)["keys"] == len(trace.tokens)
+    monkeypatch.setattr(scaling, "MAX_KEYS", len(trace.tokens) - 1)
+    with pytest.raises(AttnvizError, match="shorten the input"):
+        scale_reason(trace, 0, 3, n=40)
+
+
 def test_head_tv_by_hand():
     a = np.array([[1.0, 0.0], [0.5, 0.5]])
     b = np.array([[0.0, 1.0], [0.5, 0.5]])

@@ -48,3 +48,20 @@ def test_the_dk_axis_labels_do_not_run_together(qapp, size):
         every = sorted(labelled + [(v, str(round(2 ** v))) for v, _ in minor])
         assert _collisions(every, px_per_unit, fm)
     view.close()
+
+
+def test_a_trace_beyond_the_figures_length_says_so(qapp, monkeypatch):
+    """Beyond its stated length the √d_k view says in its title why it draws nothing (control: under it, the
+    figure's own title)."""
+    from attnviz.analysis import scaling
+    from attnviz.bench.traces import sample_trace
+    from attnviz.figures.registry import make_figure
+    from attnviz.selection import SelectionState
+
+    trace = sample_trace("encoder", T=8, n_layers=2, n_heads=4)
+    view, _ = make_figure("scale-reason", trace, SelectionState(layer=0, head=0), None, None)
+    view.ensure_current()
+    assert "shorten" not in view.title_item.text and view.data is not None
+    monkeypatch.setattr(scaling, "MAX_KEYS", 7)
+    view._recompute()
+    assert view.data is None and "shorten the input" in view.title_item.text

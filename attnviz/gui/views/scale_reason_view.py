@@ -13,6 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from attnviz.analysis.trace_parts import resolve
+from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
@@ -58,6 +59,10 @@ class ScaleReasonView(BaseView):
                 self.data = scale_reason(self.trace, res.layer, res.head, res.part)
             except KeyError as exc:
                 set_title(self.title_item, f"this trace has no queries and keys to show ({exc})", self.style)
+                return
+            except AttnvizError as exc:  # a stated limit (the input's length), said in one line
+                self._draw()
+                set_title(self.title_item, str(exc), self.style)
                 return
         self._draw()
 
