@@ -118,6 +118,8 @@ def test_a_refused_text_clears_the_views_and_they_say_why(make_window, qtbot, tm
     for where, said in _empty_texts(win).items():
         assert "refused" in said and f"up to {n:,} tokens" in said, f"{where} says {said!r}"
         assert "no input yet" not in said and "load a model" not in said
+    said = win.prediction_panel.title.text()  # the prediction panel too, not "run a model"
+    assert "refused" in said and "run a model" not in said, said
     # the control: a text within the length after the refusal is shown, and no view speaks of the refusal
     with qtbot.waitSignal(win.trace_shown, timeout=60000):
         win.run_text("the dog sat")
@@ -137,3 +139,4 @@ def test_a_model_switch_clears_the_views_without_a_refusal(make_window, qtbot, t
     head_map = _view(win, "HeadMapView")
     assert head_map.trace is None and head_map.empty_reason is None
     assert head_map.heatmap.title.text == "no input yet"
+    assert win.prediction_panel.title.text() == "Prediction: run a model"

@@ -164,11 +164,12 @@ class PredictionPanel(QWidget):
         self._row_job = None  # the lane job computing a deferred row, until it is shown
         self.clear()
 
-    def clear(self) -> None:
+    def clear(self, reason: str | None = None) -> None:
+        """Show no prediction; ``reason`` says why (a refused input) instead of asking for a run."""
         self._cancel_row()
         self.mode = "none"
         self._trace = None
-        self.title.setText("Prediction: run a model")
+        self.title.setText(f"Prediction: nothing shown — {reason}" if reason else "Prediction: run a model")
         self.output.hide()
         self.bars.set_entries([])
         self.step_button.hide()
@@ -195,10 +196,10 @@ class PredictionPanel(QWidget):
         if self._trace is not None and self.mode in ("per-token", "decoder-position"):
             self.set_trace(self._trace)
 
-    def set_trace(self, trace) -> None:
-        """Show the prediction held by ``trace``; None clears the panel."""
+    def set_trace(self, trace, empty_reason: str | None = None) -> None:
+        """Show the prediction held by ``trace``; None clears the panel (saying ``empty_reason`` when given)."""
         if trace is None:
-            self.clear()
+            self.clear(empty_reason)
             return
         self._trace = trace
         self._cancel_row()  # a row of the previous trace or query still on its way is not shown

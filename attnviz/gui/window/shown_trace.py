@@ -84,7 +84,7 @@ class ShownTrace:
         self.state.shown.empty_reason = empty_reason  # before the trace: its listeners read it
         self.state.shown.trace = None  # the walkthrough follows through the state
         win.views_area.set_trace(None, empty_reason)
-        win.prediction_panel.set_trace(None)
+        win.prediction_panel.set_trace(None, empty_reason)
         win.input_panel.clear_strip()
         if message:
             win.notify(message, level)
