@@ -167,8 +167,9 @@ def measure_long_html(T: int = 3000, n_layers: int = 6, n_heads: int = 8, repeat
 
 
 def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int = 8, d_model: int = 64,
-                                with_picture: bool = True) -> dict:
-    """The page of a ``T``-token input into a random GPT-2 (``n_layers`` × ``n_heads``) captured as the CLI
+                                with_picture: bool = True, dtype: str = "float32") -> dict:
+    """The page of a ``T``-token input into a random GPT-2 (``n_layers`` × ``n_heads``, weights in ``dtype``:
+    a float16 model's trace keeps float16 arrays) captured as the CLI
     captures a Hugging Face model (on demand: q, k and each row's log-sum-exp, no (H, T, T) map), built as
     ``attnviz export --view head-map -o x.html`` builds it, still picture included: build wall and CPU time,
     peak memory allocated while building (tracemalloc), the bytes the page keeps and the page's size. Printed,
@@ -186,6 +187,7 @@ def measure_long_html_on_demand(T: int = 3000, n_layers: int = 6, n_heads: int =
     torch.manual_seed(0)
     model = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=1000, n_embd=d_model, n_layer=n_layers, n_head=n_heads,
                                              n_positions=max(T, 1024), bos_token_id=0, eos_token_id=0)).eval()
+    model = model.to(getattr(torch, dtype))
     ids = torch.randint(0, 1000, (1, T))
     trace = capture_hf(model, {"input_ids": ids}, [f"t{i}" for i in range(T)], meta={"model_name": "random GPT-2"})
     style, state = export_style(), SelectionState()

@@ -16,7 +16,8 @@ heads, intermediate 1,536, vocabulary 49,152, tied embeddings, rotary). Figures 
    temporary folder and memory-mapped: :mod:`attnviz.capture.spill`): each a fresh child's peak resident memory
    (VmHWM, /proc/self/status) absolute and over the weights' bytes (the goal: weights + 2 GB), the capture's wall
    time against the same child's SDPA forward afterwards, and what went to disk; the same with float16 weights.
-   These take minutes each on two cores: ``ATTNVIZ_BENCH_LONG_T`` (comma-separated lengths, "" for none) sets them.
+   These take minutes each on two cores, so they run only when asked: ``attnviz bench --only long --long-T
+   8192,16384`` (or ``ATTNVIZ_BENCH_LONG_T``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import time
 
-__all__ = ["measure_long_capture", "SMOLLM2"]
+__all__ = ["iter_long_capture", "measure_long_capture", "SMOLLM2"]
 
 SMOLLM2 = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
                num_key_value_heads=3, max_position_embeddings=32768, tie_word_embeddings=True, rope_theta=100000.0)
@@ -110,59 +111,79 @@ def _long_lengths(long_T) -> tuple[int, ...]:
     if long_T is not None:
         return tuple(long_T) if isinstance(long_T, (tuple, list)) else ((int(long_T),) if long_T else ())
     env = os.environ.get("ATTNVIZ_BENCH_LONG_T")
-    if env is None:
-        return (8192, 16384)
+    if not env:  # minutes each: asked for (``bench --long-T 8192,16384``), never by default
+        return ()
     return tuple(int(x) for x in env.split(",") if x.strip())
+
+
+def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T=None,
+                      sizes: dict | None = None):
+    """The section's figures (module docstring), one group at a time as each is measured (the CLI prints each
+    group at once: a full-depth length takes minutes). ``sizes``/``lengths`` smaller in tests; ``long_T`` the
+    full-depth lengths (default: ``ATTNVIZ_BENCH_LONG_T`` or none; 0 or () for none)."""
+    import torch
+
+    sizes = {**SMOLLM2, **(sizes or {})}
+    model = _model(sizes)
+    yield {"decoder": f"SmolLM2-shaped random Llama {sizes['num_hidden_layers']}L d{sizes['hidden_size']} "
+                      f"{sizes['num_attention_heads']}/{sizes['num_key_value_heads']} heads, SDPA",
+           "torch threads": torch.get_num_threads(),
+           "parameters": sum(p.numel() for p in model.parameters()),
+           "goal": "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights "
+                   "+ 2 GB"}
+    for T in lengths:
+        yield _time_rows(model, T, repeat)
+    del model
+    if mem_T:
+        yield _memory_rows(sizes, mem_T)
+    for T_long in _long_lengths(long_T):
+        for dtype in ("float32", "float16"):
+            yield _full_depth_rows(sizes, T_long, dtype)
 
 
 def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T=None,
                          sizes: dict | None = None) -> dict:
-    """The section's figures (module docstring); ``sizes``/``lengths`` smaller in tests; ``long_T`` the
-    full-depth lengths (default: ``ATTNVIZ_BENCH_LONG_T`` or 8,192 and 16,384; 0 for none)."""
-    import torch
-
-    sizes = {**SMOLLM2, **(sizes or {})}
-    rows = {"decoder": f"SmolLM2-shaped random Llama {sizes['num_hidden_layers']}L d{sizes['hidden_size']} "
-                       f"{sizes['num_attention_heads']}/{sizes['num_key_value_heads']} heads, SDPA",
-            "torch threads": torch.get_num_threads()}
-    model = _model(sizes)
-    rows["parameters"] = sum(p.numel() for p in model.parameters())
-    for T in lengths:
-        rows.update(_time_rows(model, T, repeat))
-    del model
-    if mem_T:
-        base = {"sizes": sizes, "T": mem_T, "dtype": "float32", "layers": None}
-        fwd, cap = child({**base, "mode": "sdpa"}), child({**base, "mode": "capture"})
-        added = cap["peak"] - fwd["peak"]
-        rows.update({
-            f"T={mem_T}: SDPA forward peak over weights MiB": fwd["peak"] / 2**20,
-            f"T={mem_T}: capture peak over weights MiB": cap["peak"] / 2**20,
-            f"T={mem_T}: capture adds MiB (peak - forward's peak)": added / 2**20,
-            f"T={mem_T}: trace keeps MiB": cap["trace_bytes"] / 2**20,
-            f"T={mem_T}: added / kept": added / max(1, cap["trace_bytes"]),
-            f"T={mem_T}: minor page faults SDPA forward / capture (fresh child, first call)":
-                f"{fwd.get('faults', 0):,} / {cap.get('faults', 0):,}",
-        })
-    for T_long in _long_lengths(long_T):
-        for dtype in ("float32", "float16"):
-            cap = child({"sizes": sizes, "T": T_long, "dtype": dtype, "layers": None, "mode": "capture",
-                         "then_sdpa": True})
-            name = f"T={T_long} full depth, {dtype} weights"
-            rows.update({
-                f"{name}: weights MiB": cap["weight_bytes"] / 2**20,
-                f"{name}: capture peak resident (VmHWM) MiB": cap["hwm"] / 2**20,
-                f"{name}: capture peak over weights MiB (goal <= 2048)": (cap["hwm"] - cap["weight_bytes"]) / 2**20,
-                f"{name}: capture wall s / CPU s": f"{cap['seconds']:.1f} / {cap['cpu']:.1f}",
-                f"{name}: SDPA forward wall s / CPU s (same child, after)": f"{cap['sdpa_seconds']:.1f} / "
-                                                                             f"{cap['sdpa_cpu']:.1f}",
-                f"{name}: capture / SDPA forward (wall; CPU)": f"{cap['seconds'] / cap['sdpa_seconds']:.3f}; "
-                                                              f"{cap['cpu'] / cap['sdpa_cpu']:.3f}",
-                f"{name}: trace keeps MiB (in memory + memory-mapped)": cap["trace_bytes"] / 2**20,
-                f"{name}: written to the trace's folder MiB": cap["spilled_bytes"] / 2**20,
-                f"{name}: files in the trace's folder (one open map each)": cap.get("spilled_files", 0),
-            })
-    rows["goal"] = "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights + 2 GB"
+    """All of :func:`iter_long_capture`'s figures in one dict."""
+    rows: dict = {}
+    for group in iter_long_capture(repeat, lengths, mem_T, long_T, sizes):
+        rows.update(group)
     return rows
+
+
+def _memory_rows(sizes: dict, mem_T: int) -> dict:
+    base = {"sizes": sizes, "T": mem_T, "dtype": "float32", "layers": None}
+    fwd, cap = child({**base, "mode": "sdpa"}), child({**base, "mode": "capture"})
+    added = cap["peak"] - fwd["peak"]
+    beyond_weights = cap["trace_bytes"] - cap.get("weight_view_bytes", 0)
+    return {
+        f"T={mem_T}: SDPA forward peak over weights MiB": fwd["peak"] / 2**20,
+        f"T={mem_T}: capture peak over weights MiB": cap["peak"] / 2**20,
+        f"T={mem_T}: capture adds MiB (peak - forward's peak)": added / 2**20,
+        f"T={mem_T}: trace keeps MiB (of which views of the model's weights)":
+            f"{cap['trace_bytes'] / 2**20:.4g} ({cap.get('weight_view_bytes', 0) / 2**20:.4g})",
+        f"T={mem_T}: added / kept": added / max(1, cap["trace_bytes"]),
+        f"T={mem_T}: added / kept beyond the weight views": added / max(1, beyond_weights),
+        f"T={mem_T}: minor page faults SDPA forward / capture (fresh child, first call)":
+            f"{fwd.get('faults', 0):,} / {cap.get('faults', 0):,}",
+    }
+
+
+def _full_depth_rows(sizes: dict, T_long: int, dtype: str) -> dict:
+    cap = child({"sizes": sizes, "T": T_long, "dtype": dtype, "layers": None, "mode": "capture", "then_sdpa": True})
+    name = f"T={T_long} full depth, {dtype} weights"
+    return {
+        f"{name}: weights MiB": cap["weight_bytes"] / 2**20,
+        f"{name}: capture peak resident (VmHWM) MiB": cap["hwm"] / 2**20,
+        f"{name}: capture peak over weights MiB (goal <= 2048)": (cap["hwm"] - cap["weight_bytes"]) / 2**20,
+        f"{name}: capture wall s / CPU s": f"{cap['seconds']:.1f} / {cap['cpu']:.1f}",
+        f"{name}: SDPA forward wall s / CPU s (same child, after)": f"{cap['sdpa_seconds']:.1f} / "
+                                                                     f"{cap['sdpa_cpu']:.1f}",
+        f"{name}: capture / SDPA forward (wall; CPU)": f"{cap['seconds'] / cap['sdpa_seconds']:.3f}; "
+                                                      f"{cap['cpu'] / cap['sdpa_cpu']:.3f}",
+        f"{name}: trace keeps MiB (in memory + memory-mapped)": cap["trace_bytes"] / 2**20,
+        f"{name}: written to the trace's folder MiB": cap["spilled_bytes"] / 2**20,
+        f"{name}: files in the trace's folder (one open map each)": cap.get("spilled_files", 0),
+    }
 
 
 def _rss(field: str) -> int:
@@ -171,6 +192,16 @@ def _rss(field: str) -> int:
             if line.startswith(field):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def _weight_view_bytes(trace, model) -> int:
+    """Bytes of the trace's arrays that are views of the model's own parameters (kept, but not added memory)."""
+    import numpy as np
+    import torch
+
+    params = [p.detach().numpy() for p in model.parameters() if p.dtype != torch.bfloat16]
+    arrays = {id(a): a for a in trace.arrays.values()}.values()
+    return sum(a.nbytes for a in arrays if any(np.may_share_memory(a, p) for p in params))
 
 
 def _child(spec: dict) -> dict:
@@ -193,6 +224,7 @@ def _child(spec: dict) -> dict:
     hwm = _rss("VmHWM:")
     got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu, "faults": faults,
            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0,
+           "weight_view_bytes": _weight_view_bytes(result, model) if spec["mode"] == "capture" else 0,
            "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0,
            "spilled_files": len(result.spill.files) if getattr(result, "spill", None) is not None else 0}
     if spec.get("then_sdpa"):  # the model's own forward in the same process, for the time ratio

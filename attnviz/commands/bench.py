@@ -24,6 +24,10 @@ def add_parser(sub) -> None:
     p.add_argument("--repeat", type=int_range(1, 1000), default=5,
                    help="timed repetitions per figure, 1..1000 (median reported; default 5); for gui and startup: app "
                         "launches (startup: per configuration)")
+    p.add_argument("--long-T", default="", metavar="LENGTHS",
+                   help="section long: also capture these lengths at full depth, float32 and float16 weights, each in a "
+                        "fresh process (peak memory over the weights, time against the SDPA forward), e.g. 8192,16384;"
+                        " minutes each, so none by default")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(run=run)
 
@@ -35,18 +39,43 @@ def run(args) -> int:
     unknown = [s for s in wanted if s not in SECTIONS]
     if unknown:
         raise AttnvizError(f"unknown bench section {unknown[0]!r}: choose from {', '.join(SECTIONS)}")
+    long_T = _lengths(args.long_T)
     results: dict[str, dict] = {}
     for section in wanted:
-        results[section] = _SECTION_RUNNERS[section](args.repeat)
-        if not args.json:
-            _print_section(section, results[section])
+        runner = _SECTION_RUNNERS[section]
+        got = runner(args.repeat, long_T) if section == "long" else runner(args.repeat)
+        results[section] = _collect_section(section, got, show=not args.json)
     if args.json:
         print(json.dumps(results, indent=1))
     return 0
 
 
-def _print_section(name: str, figures: dict) -> None:
-    print(f"[{name}]")
+def _lengths(text: str) -> tuple[int, ...]:
+    from attnviz.errors import AttnvizError
+
+    try:
+        lengths = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise AttnvizError(f"--long-T takes comma-separated token counts, e.g. 8192,16384 (got {text!r})") from None
+    if any(not 2 <= n <= 1_048_576 for n in lengths):
+        raise AttnvizError(f"--long-T lengths must be 2..1,048,576 tokens (got {text!r})")
+    return lengths
+
+
+def _collect_section(name: str, got, show: bool) -> dict:
+    """A section's figures: a dict, or groups of them as each is measured (printed at once, so a section that
+    runs for many minutes shows its rows as it goes)."""
+    if show:
+        print(f"[{name}]", flush=True)
+    figures: dict = {}
+    for group in ([got] if isinstance(got, dict) else got):
+        figures.update(group)
+        if show:
+            _print_rows(group)
+    return figures
+
+
+def _print_rows(figures: dict) -> None:
     for key, value in figures.items():
         print(f"  {key:<48} {value:.4g}" if isinstance(value, float) else f"  {key:<48} {value}")
     sys.stdout.flush()
@@ -114,12 +143,14 @@ def _export_gui(repeat: int) -> dict:
     return measure_export_stalls()
 
 
-def _hf(repeat: int) -> dict:
+def _hf(repeat: int):
     from attnviz.bench.hf import measure_hf_overhead
     from attnviz.bench.hf_decoder import measure_decoder_capture
     from attnviz.bench.hf_encdec import measure_encdec_capture
 
-    return {**measure_hf_overhead(), **measure_decoder_capture(), **measure_encdec_capture()}
+    yield measure_hf_overhead()
+    yield measure_decoder_capture()
+    yield measure_encdec_capture()
 
 
 def _longmap(repeat: int) -> dict:
@@ -128,19 +159,20 @@ def _longmap(repeat: int) -> dict:
     return measure_long_map()
 
 
-def _long(repeat: int) -> dict:
-    # the capture's rows (wall, CPU, memory against the SDPA forward) and the head map of a 16,384-token
-    # input asked for in blocks (tile latency, pan fps, overview fill): one group
-    from attnviz.bench.long_capture import measure_long_capture
+def _long(repeat: int, long_T: tuple[int, ...] = ()):
+    # the capture's rows (wall, CPU, memory against the SDPA forward), the head map of a 16,384-token input asked
+    # for in blocks (tile latency, pan fps, overview fill), the 3,000-token HTML page, T5 and BART: each group
+    # printed as soon as it is measured
+    from attnviz.bench.encdec_long import measure_encdec_long
+    from attnviz.bench.html import measure_long_html_on_demand
+    from attnviz.bench.long_capture import iter_long_capture
     from attnviz.bench.long_views import measure_long_views
 
-    from attnviz.bench.html import measure_long_html_on_demand
-
-    views = {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
-    html = {f"html page: {k}": v for k, v in measure_long_html_on_demand().items()}
-    from attnviz.bench.encdec_long import measure_encdec_long  # T5 and BART against their SDPA forward
-
-    return {**measure_long_capture(min(repeat, 3)), **views, **html, **measure_encdec_long(min(repeat, 3))}
+    yield from iter_long_capture(min(repeat, 3), long_T=long_T or 0)
+    yield {f"head map: {k}": v for k, v in measure_long_views().items()}  # its T and goal are its own
+    for dtype in ("float32", "float16"):
+        yield {f"html page, {dtype} weights: {k}": v for k, v in measure_long_html_on_demand(dtype=dtype).items()}
+    yield measure_encdec_long(min(repeat, 3))
 
 
 def _heads(repeat: int) -> dict:
