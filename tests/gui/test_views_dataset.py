@@ -53,7 +53,7 @@ def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induct
     res = view.result
     assert view.grid.image.isVisible() and view.pattern.bar.isVisible()
     # every cell carries its number: the grid's bar (its label ran over its ticks) gives way to the title
-    assert not view.grid.bar.isVisible() and "colour: fixed scale 0–1" in view.grid.title.text
+    assert not view.grid.bar.isVisible() and "colour: fixed scale 0–1" in view.caption.text
     assert view.ran_on is not None and view.ran_on != threading.main_thread().name
     assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
     view.score_box.setCurrentIndex(view.score_box.findData("induction"))
@@ -62,7 +62,7 @@ def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induct
     # the grid shows the scores; a share on a fixed 0–1 scale (a faint head never looks like a strong one)
     np.testing.assert_array_equal(view.grid.indices, want)
     assert view.grid.bar.levels == (0.0, 1.0) and "fixed scale 0–1" in view.grid.bar.label
-    assert "Induction score" in view.grid.title.text and "repeated random sequences" in view.grid.title.text
+    assert "Induction score" in view.grid.title.text and "repeated random sequences" in view.caption.text
     # click the strongest induction head's cell: every view follows
     layer, head = np.unravel_index(np.argmax(ind), ind.shape)
     pos = view.widget_pos(view.grid.vb, head + 0.5, layer + 0.5)
@@ -115,7 +115,7 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     view, _ = make(qtbot, DatasetView, trace)
     # no data set to run: a visible notice, and the scores of the input on screen
     qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
-    assert "no built-in task" in view.grid.title.text and "the current input only" in view.grid.title.text
+    assert "no built-in task" in view.caption.text and "the current input only" in view.caption.text
     assert view.result.n_inputs == 1
     P = np.stack([trace.probs(i) for i in range(trace.n_layers)]).astype(np.float64)  # (L, H, T, T)
     T = P.shape[-1]
@@ -227,7 +227,7 @@ def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_
     good.write_text("abcabc\nxyzxyz\nqq\n", encoding="utf-8")
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
         view.set_data_source("corpus", str(good))
-    assert view.result.n_inputs == 3 and "3 inputs" in view.grid.title.text
+    assert view.result.n_inputs == 3 and "3 inputs" in view.caption.text
     assert len(view._cell_labels) == 4  # 2 layers × 2 heads, each value written in its cell
     kept = {i: t for i, t in view.result.inputs.items() if i < 3}  # the file's lines keep their order
     assert kept and all(t == ["abcabc", "xyzxyz", "qq"][i] for i, t in kept.items())
@@ -287,128 +287,11 @@ def test_cross_attention_names_the_scores_that_apply(qtbot):
     # the default score is not defined for cross-attention: a defined one is chosen, and the title says so
     # (it stayed on previous-token, a hatched grid under a title listing the others)
     assert view.score == "first_token" and view.score in view.result.score_names("cross")
-    title = view.grid.title.text
-    assert "previous-token score: not defined for cross-attention" in title.lower() and "sink" in title, title
+    title, caption = view.grid.title.text, view.caption.text
+    assert "previous-token score is not defined for cross-attention" in caption.lower() and "is shown" in caption and "sink" in title, caption
     view.score_box.setCurrentIndex(view.score_box.findData("previous_token"))  # asked for again: the same
-    assert view.score == "first_token" and "not defined for cross-attention" in view.grid.title.text
+    assert view.score == "first_token" and "not defined for cross-attention" in view.caption.text
     view.score_box.setCurrentIndex(view.score_box.findData("entropy"))
-    assert "not defined" not in view.grid.title.text  # the user's own pick: the note is gone
+    assert "not defined" not in view.caption.text + view.grid.title.text  # the user's own pick: the note is gone
     ent = view.result.scores["cross"]["entropy"]
     np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))
-
-
-def test_dataset_controls_never_widen_the_window_past_a_laptop_screen(qtbot, qapp):
-    """Its dock is tabbed with the other views beside the head map: with the app's large type its
-    controls (long score and source names) once asked for 971 px, and the window for 1769."""
-    font = qapp.font()
-    big = type(font)(font)
-    big.setPointSizeF(font.pointSizeF() * 1.5)  # presentation-sized type, the worst case
-    qapp.setFont(big)
-    try:
-        view = DatasetView(selection=Selection())
-        qtbot.addWidget(view)
-        view.show()
-        assert view.minimumSizeHint().width() <= 600
-        assert view.score_box.sizeHint().width() > view.score_box.minimumWidth()  # wide when there is room
-    finally:
-        qapp.setFont(font)
-
-
-def _label_boxes(view):
-    """Scene rectangles of the visible cell numbers, and of their cells."""
-    vb = view.grid.vb
-    out = []
-    for item in view._cell_labels:
-        if item.isVisible():
-            text = item.textItem.mapRectToScene(item.textItem.boundingRect())
-            pos = item.pos()
-            cell = vb.mapViewToScene(pg_rect(pos.x() - 0.5, pos.y() - 0.5)).boundingRect()
-            out.append((text, cell))
-    return out
-
-
-def pg_rect(x, y):
-    from PySide6.QtCore import QRectF
-
-    return QRectF(x, y, 1.0, 1.0)
-
-
-def test_cell_numbers_fit_their_cells_or_are_hidden(qtbot, induction_trace):
-    view, _ = make(qtbot, DatasetView, induction_trace)
-    with qtbot.waitSignal(view.scores_ready, timeout=120000):
-        pass
-    assert len(view._cell_labels) == 4
-    QApplication.processEvents()
-    boxes = _label_boxes(view)
-    assert len(boxes) == 4  # a wide view writes every value, each inside its own cell
-    for text, cell in boxes:
-        # the painted text (its item's margins trimmed) lies within its cell
-        assert cell.adjusted(-6, -6, 6, 6).contains(text), (text, cell)
-    # cells narrower than "0.00" (a narrow dock, many heads; here: the full-width grid zoomed out) would let the
-    # numbers spill over their neighbours: hidden instead, and back when the cells are wide again
-    vb = view.grid.vb
-    (x0, x1), (y0, y1) = vb.viewRange()
-    vb.setRange(xRange=(0, 400), yRange=(y0, y1), padding=0)
-    qtbot.waitUntil(lambda: not any(i.isVisible() for i in view._cell_labels), timeout=5000)
-    vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
-    qtbot.waitUntil(lambda: all(i.isVisible() for i in view._cell_labels), timeout=5000)
-
-
-def test_controls_show_their_whole_text_in_a_half_window_dock(qtbot, induction_trace):
-    """At 1280×720 the dock is ~390 px wide: the combos were cut to "previous-t" and "held-out in" (issue 36
-    finding 10); the controls row now wraps and every combo shows its whole current text."""
-    from PySide6.QtGui import QFontMetrics
-
-    view, _ = make(qtbot, DatasetView, induction_trace)
-    view.resize(390, 480)
-    qtbot.wait(50)
-    for box in (view.score_box, view.source_box):
-        text_w = QFontMetrics(box.font()).horizontalAdvance(box.currentText())
-        assert box.isVisible() and box.width() >= text_w + 20, (box.currentText(), box.width(), text_w)
-        assert box.geometry().right() <= view.width()  # inside the dock, not past its edge
-
-
-def test_the_mean_patterns_position_labels_are_every_fifth_when_crowded(qtbot):
-    """24 key positions on a small square map collided; crowded, every 5th position is drawn at full size
-    (the control: a large map names all 24)."""
-    import pyqtgraph as pg
-
-    from attnviz.gui.views.dataset_widgets import draw_mean_pattern
-    from attnviz.gui.widgets.heatmap import LabelledHeatmap
-
-    mean = np.random.default_rng(0).dirichlet(np.ones(24), size=24)
-    shown = {}
-    for side in (260, 1400):
-        heat = LabelledHeatmap(lock_aspect=True)
-        view = pg.GraphicsLayoutWidget()
-        qtbot.addWidget(view)
-        view.ci.addItem(heat)
-        view.resize(side, side)
-        view.show()
-        draw_mean_pattern(heat, mean, 1, 0)
-        qtbot.wait(50)
-        shown[side] = [list(ax.visible_indices()) for ax in (heat.left, heat.bottom)]
-    assert all(v == list(range(0, 24, 5)) for v in shown[260]), shown[260]
-    assert all(v == list(range(24)) for v in shown[1400]), shown[1400]
-
-
-def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080_dock(qtbot, induction_trace):
-    """Issue 36: in the app at 1920×1080 (the right group's dock, ~650 × 770 px) the table showed 2 rows
-    under a horizontal scroll bar, squeezed by the figure above and the top-inputs list beside it."""
-    view, _ = make(qtbot, DatasetView, induction_trace)
-    view.resize(650, 770)
-    with qtbot.waitSignal(view.scores_ready, timeout=120000):
-        pass
-    for _ in range(10):
-        QApplication.processEvents()
-    table = view.table
-    n = table.rowCount()
-    assert n == 4  # induction: 2 layers × 2 heads
-    shown = table.viewport().height() // table.rowHeight(0)
-    assert shown >= n, f"{shown} of {n} rows shown whole"
-    assert not table.horizontalScrollBar().isVisible(), "the table scrolls sideways"
-    # negative control: the same measure in a dock far too small for the table does see the fault
-    view.resize(300, 300)
-    for _ in range(10):
-        QApplication.processEvents()
-    assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n

@@ -44,6 +44,13 @@ class DatasetControls:
         for caption, widget in (("colour by:", self.score_box), ("data:", self.source_box), ("inputs:", self.n_box)):
             self.row.add_labelled(caption, widget)
         self.row.add(self.run_button)
+        # a narrow dock (1280×720: ~274 px) shows the figure alone, the table and top inputs when asked (under a
+        # 221 px figure the grid and the mean map were both cut); hidden where the table has room anyway
+        self.table_button = QPushButton("Table")
+        self.table_button.setCheckable(True)
+        self.table_button.setToolTip("show every head's scores as a sortable table and the inputs where the "
+                                     "selected head fires most (this narrow dock shows the figure alone until asked)")
+        self.row.add(self.table_button)
         self.table = self._score_table()
         self.top_label = QLabel("inputs where the head fires most")
         self.top_label.setWordWrap(True)

@@ -13,25 +13,26 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QListWidgetItem, QSplitter
+from PySide6.QtWidgets import QListWidgetItem
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
+from attnviz.gui.views.dataset_split import DatasetSplit
+from attnviz.gui.views.dataset_titles import grid_words
 from attnviz.gui.views.dataset_sources import SOURCE_INDEX, ask_for_source, source_words
-from attnviz.gui.views.dataset_widgets import (PART_TITLES, SHARE_SCORES, CellLabels, draw_mean_pattern,
+from attnviz.gui.views.dataset_widgets import (SHARE_SCORES, CellLabels, draw_mean_pattern,
                                                fill_score_table, fill_top_inputs, show_maps)
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
+from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.runtime.model_copies import model_stamp
 
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
-BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
-TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
 
 
 class DatasetView(BaseView):
@@ -46,6 +47,10 @@ class DatasetView(BaseView):
         self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
         self.figure.addItem(self.grid, row=0, col=0)
         self.figure.addItem(self.pattern, row=1, col=0)  # the dock's width: beside the grid, 14 rows got ~100 px
+        # the grid's title names the score in one line; the model, the data and the colour scale go in a caption
+        # under the figure (one long title wrapped to six lines in a 1280×720 dock and pushed both maps out of view)
+        self.caption = make_title()
+        self.figure.addItem(self.caption, row=2, col=0)
         for row, stretch in ((0, 2), (1, 5)):
             self.figure.layout.setRowStretchFactor(row, stretch)
         self.grid.image.on_click = self._grid_clicked
@@ -53,6 +58,7 @@ class DatasetView(BaseView):
         parts = DatasetControls()
         self.score_box, self.n_box, self.source_box = parts.score_box, parts.n_box, parts.source_box
         self.run_button, self.table = parts.run_button, parts.table
+        self.table_button = parts.table_button
         self.top_label, self.top_list = parts.top_label, parts.top_list
         self.score_box.currentIndexChanged.connect(lambda *_: self._draw())
         self.source_box.activated.connect(self._source_picked)
@@ -61,21 +67,12 @@ class DatasetView(BaseView):
         self.table.cellClicked.connect(self._row_clicked)
         self.top_list.itemClicked.connect(self._input_clicked)
         self.controls.addWidget(parts.row, 1)
-        # figure on top; below it the table and the selected head's top inputs side by side
+        # figure on top (scrolling in a narrow dock); below it the table over the selected head's top inputs
+        self.split = DatasetSplit(self.canvas, parts.below, self.table, self.table_button)
+        self.splitter, self.below = self.split.splitter, parts.below
         lay = self.layout()
         lay.removeWidget(self.canvas)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.canvas)
-        self.splitter.addWidget(parts.below)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 1)
         lay.insertWidget(1, self.splitter, 1)
-        # Qt split by size hints (the figure's is large): 2 table rows at 1920×1080. Until the user drags
-        # a handle, the splits follow the view's height (BELOW_SHARE under the figure, the table its rows)
-        self._user_split = False
-        self.below = parts.below
-        for sp in (self.splitter, parts.below):
-            sp.splitterMoved.connect(self._split_by_user)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""
         self.result = None
@@ -92,27 +89,18 @@ class DatasetView(BaseView):
         self._set_message("")
         show_maps((self.grid, self.pattern), False)
 
-    def _split_by_user(self, *_args) -> None:
-        self._user_split = True
-
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.split_below()
 
     def split_below(self) -> None:
-        """The figure gets 1 − BELOW_SHARE of the splitter; below it the table gets the height of its rows
-        (header and up to TABLE_ROWS rows, at most two thirds of that part) and the top inputs the rest."""
-        if self._user_split:
-            return
-        h = self.splitter.height()
-        below = int(h * BELOW_SHARE)
-        self.splitter.setSizes([h - below, below])
-        t = self.table
-        rows = min(max(t.rowCount(), 1), TABLE_ROWS)
-        want = t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize() \
-            + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
-        table_h = min(want, below * 2 // 3)
-        self.below.setSizes([table_h, below - table_h])
+        """Share the view's height between the figure and the table (:class:`DatasetSplit`)."""
+        known = self.result is not None and self.score in self.result.scores.get(self.part, {})
+        self.split.arrange(self.width(), self.result.scores[self.part][self.score].shape[0] if known else 1)
+
+    @property
+    def narrow(self) -> bool:
+        return self.split.narrow
 
     def figure_size(self) -> QSize:
         return QSize(1200, 650)
@@ -260,12 +248,18 @@ class DatasetView(BaseView):
     def _set_message(self, text: str) -> None:
         self.message = text
         self.grid.set_title(text or "Scores of every head over a data set")
+        self._set_caption("")
+
+    def _set_caption(self, text: str) -> None:
+        set_title(self.caption, text, self.style, 1.0)  # the base size: the audit holds every label to 12 px
+        self.caption.setVisible(bool(text))
 
     def _clear(self) -> None:
         self._cell_labels.clear()
         self.grid.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_title("")
+        self._set_caption("")
         self.table.setRowCount(0)
         self.top_list.clear()
         show_maps((self.grid, self.pattern), False)
@@ -298,6 +292,7 @@ class DatasetView(BaseView):
             self._chosen_for = (self._label(was), self.score, self.part)
         values = self.score_table()
         L, H = values.shape
+        self.split_below()  # a narrow view's figure is as tall as this model's grid needs
         show_maps((self.grid, self.pattern), True)
         undefined = ~np.isfinite(values)
         finite = values[~undefined]
@@ -320,28 +315,11 @@ class DatasetView(BaseView):
         self.grid.bar.set_style(self.style if not written else replace(self.style, colour_bar=False))
         self.grid.bar.setVisible(not written)
         how = how.replace(" · ", " · colour: ", 1) if written else ""
-        counts = self.result.counts[self.part].get(self.score)
-        n_used = int(counts.max()) if counts is not None and counts.size else 0
-        data = (f"{n_used} repeated random sequences" if self.score == "induction" and self.result.meta.get("n_repeated")
-                else f"{self.result.n_inputs} {'held-out ' if self.data_source is None else ''}inputs")
-        if self.result.meta.get("note") == "the current input only":
-            data = f"the current input only ({self.failure})"
-        two = len(self.result.parts) > 1  # beside the encoder's, "self-attention" says too little:
-        where = "decoder self-attention" if self.part == "self" and two else PART_TITLES.get(self.part, self.part)
-        model = self.result.meta.get("model") or ""
-        if undefined.all():  # e.g. previous-token on cross-attention: say which scores apply
-            defined = [self._label(n) for n in self.result.score_names(self.part)]
-            self.grid.set_title(f"{self._label(self.score).capitalize()} is not defined for {where}"
-                                + (f": choose {', '.join(defined)}" if defined else ""))
-            self._show_head()
-            return
-        chosen = getattr(self, "_chosen_for", None)
-        instead = f"{chosen[0].capitalize()}: not defined for {where}; shown: " \
-            if chosen and chosen[1:] == (self.score, self.part) else ""
-        name = self._label(self.score)
-        self.grid.set_title(instead + f"{name if instead else name.capitalize()} per head ({where}) · "
-                            + (f"{model} · " if model else "") + data + how
-                            + ("; hatched: not defined" if undefined.any() else ""))
+        title, caption = grid_words(self.result, self.score, self.part, self._label, held_out=self.data_source is None,
+                                    failure=self.failure, chosen_for=getattr(self, "_chosen_for", None), how=how,
+                                    undefined=undefined)
+        self.grid.set_title(title)
+        self._set_caption(caption)
         self._show_head()
 
     def _label_cells(self, values: np.ndarray, lo: float, hi: float) -> None:

@@ -1,0 +1,72 @@
+"""How the data-set view shares its height: the figure (in a scroll area) over the table and the top inputs.
+
+A wide view splits its height (:data:`BELOW_SHARE` under the figure, the table the height of its rows); a narrow
+one (the right group's dock at 1280×720, ~274 px) shows the figure alone, at least as tall as its two maps need
+(it scrolls rather than shrinks), and the table and the top inputs when its Table button is pressed. Until the
+user drags a handle the split follows the view's size.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
+
+__all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX"]
+
+BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
+TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
+NARROW_WIDTH = 440  # px: a view narrower than this shows the figure alone, the table on its button
+# px: a narrow view's figure is at least this tall (it scrolls): two titles, the caption and a mean map ~200 px
+# square; the grid adds NARROW_ROW_PX a layer (in 221 px the grid was a strip and the map 40 px)
+NARROW_FIGURE_PX, NARROW_ROW_PX = 470, 22
+
+
+class DatasetSplit:
+    """The figure's scroll area over ``below`` (the table over the top inputs) in one vertical splitter."""
+
+    def __init__(self, canvas: QWidget, below: QSplitter, table: QTableWidget, button: QPushButton):
+        self.canvas, self.below, self.table, self.button = canvas, below, table, button
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(canvas)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.scroll)
+        self.splitter.addWidget(below)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        # Qt split by size hints (the figure's is large): 2 table rows at 1920×1080
+        self.user_split = False
+        for sp in (self.splitter, below):
+            sp.splitterMoved.connect(self._split_by_user)
+        self.width, self.layers = 0, 1
+        button.toggled.connect(self._button_toggled)
+
+    def _split_by_user(self, *_args) -> None:
+        self.user_split = True
+
+    def _button_toggled(self, _on: bool) -> None:
+        self.user_split = False
+        self.arrange(self.width, self.layers)
+
+    @property
+    def narrow(self) -> bool:
+        """Whether the view is too narrow for the figure and the table one above the other."""
+        return 0 < self.width < NARROW_WIDTH
+
+    def arrange(self, width: int, layers: int) -> None:
+        """Split for a view ``width`` px wide whose grid has ``layers`` rows."""
+        self.width, self.layers = width, max(1, layers)
+        self.button.setVisible(self.narrow)
+        self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers if self.narrow else 0)
+        if self.user_split:
+            return
+        h = self.splitter.height()
+        below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
+        self.splitter.setSizes([h - below, below])
+        t = self.table
+        rows = min(max(t.rowCount(), 1), TABLE_ROWS)
+        want = t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize() \
+            + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
+        table_h = min(want, below * 2 // 3)
+        self.below.setSizes([table_h, below - table_h])

@@ -1,0 +1,188 @@
+"""The data-set view's layout in the docks it gets: a narrow one (the right group at 1280×720, ~274 px wide:
+the figure legible, the table on its button — issue 36: a six-line title and the table left the grid a strip
+and the mean map 40 px), a half-window one and the 1920×1080 one; controls, cell numbers, position labels."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from attnviz.gui.views.dataset_view import DatasetView  # noqa: E402
+from attnviz.selection import Selection  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def induction_trace():
+    from attnviz.runtime import load_model, run_trace
+
+    return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")
+
+
+def make(qtbot, cls, trace):
+    sel = Selection()
+    view = cls(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1300, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_trace(trace)
+    return view, sel
+
+
+def settle(n=20):
+    for _ in range(n):
+        QApplication.processEvents()
+
+
+def on_screen(view, item):
+    """The item's size in the canvas's pixels."""
+    return view.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect()
+
+
+def test_a_narrow_dock_shows_the_grid_and_mean_map_legibly_and_the_table_on_its_button(qtbot, induction_trace):
+    view = DatasetView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(274, 494)  # the Data set dock at 1280×720
+    view.show()
+    qtbot.waitExposed(view)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        view.set_trace(induction_trace)
+    settle()
+    L, _ = view.score_table().shape
+    grid, mean = on_screen(view, view.grid.image), on_screen(view, view.pattern.image)
+    assert grid.height() / L >= 20, f"grid rows {grid.height() / L:.0f} px"
+    assert min(mean.width(), mean.height()) >= 80, f"mean map {mean.width()}×{mean.height()} px"
+    assert view.table_button.isVisible() and view.splitter.sizes()[1] == 0  # the figure alone
+    # the long facts (model, data, colour scale) are a caption under the figure, the title names the score
+    assert "inputs" in view.caption.text and "inputs" not in view.grid.title.text
+    # control: asked for, the table gets its room; a wide dock shows it without the button
+    view.table_button.setChecked(True)
+    settle()
+    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
+    view.table_button.setChecked(False)
+    view.resize(650, 770)
+    settle()
+    assert not view.table_button.isVisible() and view.splitter.sizes()[1] > 0
+    assert view.canvas.minimumHeight() == 0  # the wide view's figure fills its part, no scrolling
+
+
+def test_dataset_controls_never_widen_the_window_past_a_laptop_screen(qtbot, qapp):
+    """Its dock is tabbed with the other views beside the head map: with the app's large type its
+    controls (long score and source names) once asked for 971 px, and the window for 1769."""
+    font = qapp.font()
+    big = type(font)(font)
+    big.setPointSizeF(font.pointSizeF() * 1.5)  # presentation-sized type, the worst case
+    qapp.setFont(big)
+    try:
+        view = DatasetView(selection=Selection())
+        qtbot.addWidget(view)
+        view.show()
+        assert view.minimumSizeHint().width() <= 600
+        assert view.score_box.sizeHint().width() > view.score_box.minimumWidth()  # wide when there is room
+    finally:
+        qapp.setFont(font)
+
+
+def _label_boxes(view):
+    """Scene rectangles of the visible cell numbers, and of their cells."""
+    vb = view.grid.vb
+    out = []
+    for item in view._cell_labels:
+        if item.isVisible():
+            text = item.textItem.mapRectToScene(item.textItem.boundingRect())
+            pos = item.pos()
+            cell = vb.mapViewToScene(pg_rect(pos.x() - 0.5, pos.y() - 0.5)).boundingRect()
+            out.append((text, cell))
+    return out
+
+
+def pg_rect(x, y):
+    from PySide6.QtCore import QRectF
+
+    return QRectF(x, y, 1.0, 1.0)
+
+
+def test_cell_numbers_fit_their_cells_or_are_hidden(qtbot, induction_trace):
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    assert len(view._cell_labels) == 4
+    QApplication.processEvents()
+    boxes = _label_boxes(view)
+    assert len(boxes) == 4  # a wide view writes every value, each inside its own cell
+    for text, cell in boxes:
+        # the painted text (its item's margins trimmed) lies within its cell
+        assert cell.adjusted(-6, -6, 6, 6).contains(text), (text, cell)
+    # cells narrower than "0.00" (a narrow dock, many heads; here: the full-width grid zoomed out) would let the
+    # numbers spill over their neighbours: hidden instead, and back when the cells are wide again
+    vb = view.grid.vb
+    (x0, x1), (y0, y1) = vb.viewRange()
+    vb.setRange(xRange=(0, 400), yRange=(y0, y1), padding=0)
+    qtbot.waitUntil(lambda: not any(i.isVisible() for i in view._cell_labels), timeout=5000)
+    vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+    qtbot.waitUntil(lambda: all(i.isVisible() for i in view._cell_labels), timeout=5000)
+
+
+def test_controls_show_their_whole_text_in_a_half_window_dock(qtbot, induction_trace):
+    """At 1280×720 the dock is ~390 px wide: the combos were cut to "previous-t" and "held-out in" (issue 36
+    finding 10); the controls row now wraps and every combo shows its whole current text."""
+    from PySide6.QtGui import QFontMetrics
+
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(390, 480)
+    qtbot.wait(50)
+    for box in (view.score_box, view.source_box):
+        text_w = QFontMetrics(box.font()).horizontalAdvance(box.currentText())
+        assert box.isVisible() and box.width() >= text_w + 20, (box.currentText(), box.width(), text_w)
+        assert box.geometry().right() <= view.width()  # inside the dock, not past its edge
+
+
+def test_the_mean_patterns_position_labels_are_every_fifth_when_crowded(qtbot):
+    """24 key positions on a small square map collided; crowded, every 5th position is drawn at full size
+    (the control: a large map names all 24)."""
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.dataset_widgets import draw_mean_pattern
+    from attnviz.gui.widgets.heatmap import LabelledHeatmap
+
+    mean = np.random.default_rng(0).dirichlet(np.ones(24), size=24)
+    shown = {}
+    for side in (260, 1400):
+        heat = LabelledHeatmap(lock_aspect=True)
+        view = pg.GraphicsLayoutWidget()
+        qtbot.addWidget(view)
+        view.ci.addItem(heat)
+        view.resize(side, side)
+        view.show()
+        draw_mean_pattern(heat, mean, 1, 0)
+        qtbot.wait(50)
+        shown[side] = [list(ax.visible_indices()) for ax in (heat.left, heat.bottom)]
+    assert all(v == list(range(0, 24, 5)) for v in shown[260]), shown[260]
+    assert all(v == list(range(24)) for v in shown[1400]), shown[1400]
+
+
+def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080_dock(qtbot, induction_trace):
+    """Issue 36: in the app at 1920×1080 (the right group's dock, ~650 × 770 px) the table showed 2 rows
+    under a horizontal scroll bar, squeezed by the figure above and the top-inputs list beside it."""
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(650, 770)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    for _ in range(10):
+        QApplication.processEvents()
+    table = view.table
+    n = table.rowCount()
+    assert n == 4  # induction: 2 layers × 2 heads
+    shown = table.viewport().height() // table.rowHeight(0)
+    assert shown >= n, f"{shown} of {n} rows shown whole"
+    assert not table.horizontalScrollBar().isVisible(), "the table scrolls sideways"
+    # negative control: the same measure in a dock far too small for the table does see the fault
+    view.resize(300, 300)
+    for _ in range(10):
+        QApplication.processEvents()
+    assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n
