@@ -116,7 +116,7 @@ def _long_lengths(long_T) -> tuple[int, ...]:
     return tuple(int(x) for x in env.split(",") if x.strip())
 
 
-def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T=None,
+def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T=(512, 4096), long_T=None,
                       sizes: dict | None = None):
     """The section's figures (module docstring), one group at a time as each is measured (the CLI prints each
     group at once: a full-depth length takes minutes). ``sizes``/``lengths`` smaller in tests; ``long_T`` the
@@ -134,14 +134,14 @@ def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, l
     for T in lengths:
         yield _time_rows(model, T, repeat)
     del model
-    if mem_T:
-        yield _memory_rows(sizes, mem_T)
+    for T in (mem_T if isinstance(mem_T, (tuple, list)) else (mem_T,) if mem_T else ()):
+        yield _memory_rows(sizes, T)
     for T_long in _long_lengths(long_T):
         for dtype in ("float32", "float16"):
             yield _full_depth_rows(sizes, T_long, dtype)
 
 
-def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T: int = 4096, long_T=None,
+def measure_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T=(512, 4096), long_T=None,
                          sizes: dict | None = None) -> dict:
     """All of :func:`iter_long_capture`'s figures in one dict."""
     rows: dict = {}
@@ -236,4 +236,5 @@ def _child(spec: dict) -> dict:
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as the attnviz command sets it (attnviz.cli), before torch
     print(json.dumps(_child(json.loads(sys.argv[1]))))
