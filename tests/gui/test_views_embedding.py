@@ -7,10 +7,12 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
+from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 import pytest  # noqa: E402
 
 from attnviz.gui.style import PRESETS  # noqa: E402
+from attnviz.gui.views.filter_pca_view import NOISE_GREY  # noqa: E402
 from attnviz.gui.views import (AttentionDistanceView, FilterPCAView, PositionalEncodingView,  # noqa: E402
                                PositionSimilarityView, TokenEmbeddingView)
 from attnviz.bench.traces import sample_trace  # noqa: E402
@@ -57,16 +59,42 @@ def test_filter_pca_from_a_weight(qtbot):
     np.testing.assert_allclose(view.ratio, (s ** 2 / (s ** 2).sum())[:28], rtol=1e-8)
     assert view.components.shape == (28, 4, 4, 3)
     # white-noise filters: no component beats a random split of the variance, every one is marked noise
-    assert len(view.captions) == 28 and view.captions[0].textItem.toPlainText() == f"PC1 {view.ratio[0]:.1%} noise"
-    assert "PC1–28" in view.title_item.text
+    grey = [c.textItem.defaultTextColor().name() == NOISE_GREY for c in view.captions]
+    assert len(view.captions) == 28 and view.captions[0].textItem.toPlainText() == f"PC1\n{view.ratio[0]:.1%}"
+    assert all(grey) and "Grey: PC1–28" in view.note_item.text
     # two strong directions plus a little noise: PC1 and PC2 are structure, the rest noise
     basis = rng.standard_normal((2, 48))
     structured = (rng.standard_normal((40, 2)) * [5.0, 3.0]) @ basis + 0.01 * rng.standard_normal((40, 48))
     view.set_filters(structured.reshape(40, 3, 4, 4))
-    texts = [c.textItem.toPlainText() for c in view.captions]
-    assert not texts[0].endswith("noise") and not texts[1].endswith("noise") and texts[2].endswith("noise")
-    assert "PC3–28" in view.title_item.text
+    grey = [c.textItem.defaultTextColor().name() == NOISE_GREY for c in view.captions]
+    assert grey[:3] == [False, False, True] and all(grey[2:])
+    assert "Grey: PC3–28" in view.note_item.text
     shot(view, "filter_pca")
+
+
+def test_filter_tiles_stay_legible_in_a_narrow_dock(qtbot):
+    """Issue 36: at 1280×720 the dock is ~270 px wide; seven tiles a row drew 30-px tiles under captions that ran
+    into each other. Fewer a row, each at least as wide as its caption, the figure scrolling."""
+    from PySide6.QtGui import QFontMetricsF
+
+    trace = sample_trace("vit")
+    view, _ = make(qtbot, FilterPCAView, trace)
+    view.set_filters(np.random.default_rng(1).standard_normal((64, 1, 4, 4)))
+    view.resize(270, 470)
+    for _ in range(10):
+        QApplication.processEvents()
+    caption_px = QFontMetricsF(view.style.font(1.0)).horizontalAdvance(view.captions[0].textItem.toPlainText()
+                                                                          .split("\n")[1])
+    tile = view.canvas.mapFromScene(view.vb.mapViewToScene(QRectF(0, 0, 4, 4))).boundingRect()
+    assert view.cols < 7 and tile.width() >= max(caption_px, 40), (view.cols, tile.width(), caption_px)
+    assert view.scroll.verticalScrollBar().maximum() > 0  # the rows scroll rather than shrink
+    pitch = view.canvas.mapFromScene(view.vb.mapViewToScene(QRectF(0, 0, 5, 1))).boundingRect().width()  # P + gap
+    assert pitch * view.cols <= view.scroll.viewport().width()  # no tile cut at the right
+    # control: a wide dock gets the paper's seven a row, no scrolling
+    view.resize(1100, 800)
+    for _ in range(10):
+        QApplication.processEvents()
+    assert view.cols == 7 and view.scroll.verticalScrollBar().maximum() == 0
 
 
 def test_position_similarity_text_and_vit(qtbot):

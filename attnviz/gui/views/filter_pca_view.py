@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QFrame, QScrollArea
 
 from attnviz.analysis import compute_filter_pca
 from attnviz.errors import AttnvizError
@@ -21,7 +23,9 @@ __all__ = ["FilterPCAView", "FILTER_KEY"]
 
 FILTER_KEY = "emb.patch_weight"
 N_COMPONENTS = 28
-COLS = 7
+COLS = 7  # tiles a row at most (the ViT paper's figure)
+MIN_TILE_PX = 56  # a tile is at least this wide, and as wide as its caption: fewer a row in a narrow dock
+NOISE_GREY = "#888888"
 
 
 def component_tiles(components: np.ndarray, lut: np.ndarray) -> np.ndarray:
@@ -57,9 +61,55 @@ class FilterPCAView(BaseView):
         self.vb.addItem(self.image)
         self.figure.addItem(self.title_item, row=0, col=0)
         self.figure.addItem(self.vb, row=1, col=0)
+        # which components are noise, under the tiles (in the title it wrapped to seven lines in a narrow dock)
+        self.note_item = make_title()
+        self.figure.addItem(self.note_item, row=2, col=0)
         self.captions: list[pg.TextItem] = []
         self.filters: np.ndarray | None = None
         self.components = self.ratio = None
+        # a narrow dock (1280×720: ~270 px) gets fewer tiles a row, each legible, and scrolls rather than shrinking
+        # them (seven a row drew 30-px tiles under overlapping captions)
+        self.cols, self._width = COLS, 0.0  # tiles a row; the width they were laid out for
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.layout().replaceWidget(self.canvas, self.scroll)
+        self.scroll.setWidget(self.canvas)
+
+    def _cell_px(self) -> float:
+        """Pixels a tile (with its gap) needs: its caption's width, at least MIN_TILE_PX."""
+        return max(MIN_TILE_PX, QFontMetricsF(self.style.font(1.0)).horizontalAdvance("100.0%") + 12)
+
+    def _cols_for(self, width: float) -> int:
+        return max(2, min(COLS, int((width - 24) // self._cell_px()))) if width > 0 else COLS
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_columns(self.scroll.viewport().width())
+
+    def _after_relayout(self) -> None:  # an export: as many a row as its width holds
+        self._fit_columns(self.figure.geometry().width(), screen=False)
+
+    def _fit_columns(self, width: float, screen: bool = True) -> None:
+        cols = self._cols_for(width)
+        if cols != self.cols or abs(width - self._width) > 8:
+            self.cols, self._width = cols, width
+            self._draw()
+        elif screen:
+            self._fit_height()
+
+    def _pitch_px(self) -> float:
+        """Pixels from one tile's left edge to the next's at the width laid out for."""
+        return max(self._cell_px(), (self._width - 24) / self.cols) if self._width > 0 else self._cell_px()
+
+    def _fit_height(self) -> None:
+        """The canvas as tall as its rows need at their width, captions included (the dock then scrolls: in a
+        short one the tiles shrank with the height and their captions ran into the next row)."""
+        n = len(self.ratio) if self.ratio is not None else 0
+        rows = -(-n // self.cols) if n else 0
+        line = QFontMetricsF(self.style.font(1.0)).height()
+        title = self.title_item.boundingRect().height() + self.note_item.boundingRect().height()
+        self.canvas.setMinimumHeight(int(rows * (self._pitch_px() + 2.9 * line) + title + 2 * line) if n else 0)
 
     def set_filters(self, weight) -> None:
         """Use this (D, C, P, P) patch-embedding weight (e.g. ``model.embed.proj.weight``)."""
@@ -89,10 +139,13 @@ class FilterPCAView(BaseView):
         tiles = component_tiles(self.components, colour_lut(self.style, diverging=True))
         P = tiles.shape[1]
         gap = max(1, P // 4)
-        cap_h = P * 0.55  # room under each tile for its caption
+        cols = self.cols
+        # room under each tile for its two-line caption: in tile units at the tile's width on screen
+        line = QFontMetricsF(self.style.font(1.0)).height()
+        cap_h = 2.8 * line * (P + gap) / self._pitch_px()  # two lines and a gap above the next row
         rows = []
-        for start in range(0, len(tiles), COLS):
-            rows.append(tile_mosaic(tiles[start:start + COLS], COLS, gap))
+        for start in range(0, len(tiles), cols):
+            rows.append(tile_mosaic(tiles[start:start + cols], cols, gap))
         pad = np.zeros((int(np.ceil(cap_h)), rows[0].shape[1], 4), np.uint8)
         mosaic = np.concatenate([np.concatenate([r, pad]) for r in rows])
         self.image.setImage(mosaic, autoLevels=False, levels=None)
@@ -109,21 +162,25 @@ class FilterPCAView(BaseView):
         noise = [i for i, (share, b) in enumerate(zip(self.ratio, stick)) if share < b]
         first_noise = noise[0] if noise else None
         for i, share in enumerate(self.ratio):
-            r, c = divmod(i, COLS)
+            r, c = divmod(i, cols)
             is_noise = first_noise is not None and i >= first_noise
-            colour = self.style.foreground if not is_noise else "#888888"
-            item = pg.TextItem(f"PC{i + 1} {share:.1%}" + (" noise" if is_noise else ""), color=colour, anchor=(0.5, 0))
-            item.setFont(self.style.font(0.8))
+            colour = self.style.foreground if not is_noise else NOISE_GREY
+            item = pg.TextItem(f"PC{i + 1}\n{share:.1%}", color=colour, anchor=(0.5, 0))
+            item.setFont(self.style.font(1.0))
             item.setPos(c * (P + gap) + P / 2, r * row_h + P + 0.5)
             self.vb.addItem(item)
             self.captions.append(item)
         self.vb.autoRange(padding=0.02)
         total = float(np.sum(self.ratio))
-        said = (f"; PC{first_noise + 1}–{len(self.ratio)} (grey) explain less than a random split of the variance "
+        said = (f"Grey: PC{first_noise + 1}–{len(self.ratio)} explain less than a random split of the variance "
                 f"would (broken stick), ≤ {max(self.ratio[first_noise:]):.2%} each: noise, not structure"
-                if first_noise is not None else "")
-        set_title(self.title_item, f"First {len(self.ratio)} principal components of the patch-embedding filters"
-                  f" ({self.filters.shape[0]} filters, {total:.1%} of their variance){said}", self.style)
+                if first_noise is not None else "Every component explains more than a random split of the variance "
+                                               "would (broken stick)")
+        set_title(self.title_item, f"First {len(self.ratio)} principal components of the {self.filters.shape[0]} "
+                  f"patch-embedding filters ({total:.1%} of their variance)", self.style)
+        set_title(self.note_item, said, self.style, 1.0)
+        self.note_item.setVisible(True)
+        self._fit_height()
 
     def _clear(self, message: str) -> None:
         self.components = self.ratio = None
@@ -132,3 +189,5 @@ class FilterPCAView(BaseView):
             self.vb.removeItem(c)
         self.captions = []
         set_title(self.title_item, message, self.style)
+        set_title(self.note_item, "", self.style, 1.0)
+        self.note_item.setVisible(False)
