@@ -16,7 +16,7 @@ from pathlib import Path
 
 from attnviz.errors import AttnvizError
 
-__all__ = ["add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
+__all__ = ["add_dtype_arg", "add_model_args", "add_input_args", "check_writable", "check_output", "load_from_args",
            "int_range", "float_range", "index", "positive_int", "dpi", "size", "seed", "write_guard",
            "model_folder", "examples", "HELP_FORMATTER", "MAX_INDEX", "fill_example_input", "check_pack_output",
            "add_force_arg", "guarded_outputs", "read_text_arg"]
@@ -106,6 +106,11 @@ def add_model_args(p) -> None:
                    help="where the model runs: auto (default: a GPU if there is one), cpu, cuda[:N] or mps")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read .bin/.pt weights with torch.load(weights_only=True) (refused otherwise)")
+    add_dtype_arg(p)
+
+
+def add_dtype_arg(p) -> None:
+    """``--dtype``: one spelling for every command that loads a model (``trace``, ``export``, ``gui``...)."""
     p.add_argument("--dtype", default="auto", choices=("auto", "float32", "float16", "bfloat16"),
                    help="precision the model runs in: auto (default: the checkpoint's own, float16/bfloat16 or "
                         "float32), or float32/float16/bfloat16 (Hugging Face folders; attnviz's own models are float32)")

@@ -7,7 +7,7 @@ import sys
 
 
 def add_parser(sub) -> None:
-    from attnviz.commands.common import HELP_FORMATTER, examples
+    from attnviz.commands.common import HELP_FORMATTER, add_dtype_arg, examples
 
     p = sub.add_parser(
         "gui", help="open the desktop app (default)",
@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
                     "`attnviz` with no command does the same.",
         epilog=examples("attnviz", "attnviz path/to/model-folder photo.png",
                         "attnviz gui --model translate --text \"the big dog sees a small cat\"",
-                        "attnviz gui --model shapes --image photo.png --presentation"),
+                        "attnviz gui --model shapes --image photo.png --presentation",
+                        "attnviz gui path/to/fp16-model --dtype float32"),
         formatter_class=HELP_FORMATTER)
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="model folders, images or traces saved by `attnviz trace` to open (what the desktop "
@@ -26,6 +27,7 @@ def add_parser(sub) -> None:
     p.add_argument("--image", metavar="FILE", help="image to show first")
     p.add_argument("--presentation", action="store_true", help="large fonts and thick lines for a lecture hall")
     p.add_argument("--scene", metavar="FILE", help="open a saved scene (also: attnviz FILE.json)")
+    add_dtype_arg(p)  # every model the app opens this session runs in it
     p.set_defaults(run=run)
 
 

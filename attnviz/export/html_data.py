@@ -38,7 +38,8 @@ __all__ = ["HtmlData", "build_html_data", "stored_values", "decoded_values", "er
 PRECISIONS = ("auto", "fp16", "uint8")
 FP16_BUDGET = 8 * 2**20  # raw bytes of fp16 maps still stored as fp16 by "auto" (6×12 heads at ~240 tokens)
 MAX_BYTES = 24 * 2**20  # raw bytes of all maps at most: the file stays ≤ ~32 MB
-# a pooled map's side at most: the head map is ≤ 640 CSS px, 1,280 device px at 200 %; finer only costs bytes
+# a pooled map's side at most: the head map fills the window (~760 CSS px on 1,920×1,080), 1,520 device px
+# at 200 % are then pooled on the page from these; finer only costs bytes
 MAX_SIDE = 1024
 MIN_SIDE = 128  # coarser than this a map says little: layers are left out instead
 # the app's token-lines limit (gui/views/token_lines_item.MAX_TOKENS; a test checks they agree): beyond it

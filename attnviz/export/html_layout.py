@@ -8,7 +8,8 @@ from __future__ import annotations
 __all__ = ["LAYOUT", "page_height", "map_side", "grid_page"]
 
 LAYOUT = {
-    "map_min": 360, "map_max": 640, "map_cell": 12,  # head map side: 12 px a token, within 360..640
+    "map_min": 360, "map_max": 640, "map_cell": 12,  # head map side: 12 px a token, within 360..640; a
+    # long map in a browser window larger than that takes the window's room (the script's windowRoom)
     "map_left": 110, "map_top": 12, "map_bottom": 110, "map_right": 150,  # labels, colour bar
     # all heads: tiles of at least grid_min px (grid_min_notes with a 12 px number line under each), a page of
     # heads within grid_width and of layers within grid_height; ▲▼◀▶ page through a larger model (30 × 9 heads)

@@ -10,13 +10,26 @@ VIEWS_SCRIPT = r"""
 // -- head map ---------------------------------------------------------------------------------
 function mapGeometry(P) {
   const nq = P.rows, nk = P.cols, n = Math.max(nq, nk), dpr = window.devicePixelRatio || 1;
-  const side = Math.min(LAY.map_max, Math.max(LAY.map_min, LAY.map_cell * n));
+  const room = windowRoom(), side = Math.max(LAY.map_min, Math.min(LAY.map_cell * n, Math.max(LAY.map_max, room)));
   const pool = Math.max(1, Math.ceil(n / Math.floor(side * dpr)));  // never more cells than device pixels
   const dq = Math.ceil(nq / pool), dk = Math.ceil(nk / pool);
   return {nq, nk, pool, dq, dk, cell: side / Math.max(dq, dk), left: LAY.map_left, top: LAY.map_top,
-          rq: pool * P.row_step, rk: pool * P.col_step};
+          rq: pool * P.row_step, rk: pool * P.col_step, room};
 }
-function drawHeadMap() {
+function windowRoom() {  // the map's side that fits the browser window beside its labels and colour bar,
+  // and under the page's header (scrolled to the top): a 1,920×1,080 window draws a long map larger than
+  // map_max; a notebook's iframe is sized for map_max (html_layout.page_height), so there it stays map_max
+  if (window.self !== window.top) return LAY.map_max;
+  const r = $("map").getBoundingClientRect(), top = r.top + window.scrollY, left = r.left + window.scrollX;
+  return Math.floor(Math.min(window.innerWidth - left - LAY.map_left - LAY.map_right - 24,
+                             window.innerHeight - top - LAY.map_top - LAY.map_bottom));
+}
+let resizing = null;  // a window resize redraws the head map at its new size, once the drag settles
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => { if (st.view === "head-map") { st.hover = null; drawHeadMap(); } }, 100);
+});
+function drawHeadMap(again) {
   const P = part(), E = entry(), h = st.head, g = mapGeometry(P);
   Object.assign(G, g);
   const cv = $("map"), W = g.left + g.dk * g.cell + LAY.map_right, H = g.top + g.dq * g.cell + LAY.map_bottom;
@@ -42,6 +55,8 @@ function drawHeadMap() {
   cv.setAttribute("aria-label", `Head map of layer ${E.layer}, head ${h}, ${P.name}: ${P.queries.length} queries by ` +
     `${P.keys.length} keys. Left and right arrows change the head, up and down the layer; with Shift they move a cell cursor.`);
   drawPicture();
+  // the title above may have wrapped to another line and moved the map: sized once more for the room left
+  if (!again && windowRoom() !== g.room) drawHeadMap(true);
 }
 function cellText(i, j) {  // drawn cell (i, j): one weight, or the largest of a block with its positions
   const P = part(), E = entry(), g = G;

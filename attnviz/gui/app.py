@@ -56,7 +56,8 @@ def run_app(args) -> int:
     apply_theme(app, settings.theme)
     win = MainWindow(settings, model=getattr(args, "model", None), text=getattr(args, "text", None),
                      image=getattr(args, "image", None),
-                     presentation=True if getattr(args, "presentation", False) else None)
+                     presentation=True if getattr(args, "presentation", False) else None,
+                     dtype=getattr(args, "dtype", "auto"))
     if getattr(args, "scene", None):
         from attnviz.gui.window.scene_actions import open_scene_at_start
 

@@ -57,6 +57,17 @@ def _eager_probs(model, ids, layer: int):
     return out.attentions[layer][0].double().numpy()
 
 
+class _Page:
+    """The page opened in a context of its own window size, its script errors recorded, nothing fetched."""
+
+    def __init__(self, page, path):
+        self.page, self.errors = page, []
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.route(lambda u: not u.startswith("file:") and not u.startswith("about:"), lambda route: route.abort())
+        page.goto(path.as_uri())
+        page.wait_for_function("window.attnviz && window.attnviz.painted", timeout=30000)
+
+
 def _pool(p, rq: int, rk: int) -> np.ndarray:
     """(H, T, T) → (H, ⌈T/rq⌉, ⌈T/rk⌉): each block's largest weight."""
     H, tq, tk = p.shape
@@ -66,7 +77,11 @@ def _pool(p, rq: int, rk: int) -> np.ndarray:
     return padded.reshape(H, q, rq, k, rk).max(axis=(2, 4))
 
 
-def test_a_rigged_column_and_the_stored_values_of_an_on_demand_page(open_page, tmp_path, rigged, lut):
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_a_rigged_column_and_the_stored_values_of_an_on_demand_page(context_with, tmp_path, rigged, lut, size):
+    """At both window sizes: the map is as large as the window lets it be (larger than map_max on 1,920×1,080,
+    map_max where the window is smaller), and still max-pooled: the column of ~1.0 in every pooled row."""
+    from attnviz.export.html_layout import LAYOUT
     from attnviz.export.html_page import html_page
     from attnviz.hf.capture import capture_hf
 
@@ -77,10 +92,19 @@ def test_a_rigged_column_and_the_stored_values_of_an_on_demand_page(open_page, t
     assert meta["pooled"]
     path = tmp_path / "long.html"
     path.write_text(page, encoding="utf-8")
-    o = open_page(path)
+    o = _Page(context_with(viewport={"width": size[0], "height": size[1]}).new_page(), path)
     G = o.page.evaluate("window.attnviz.geometry()")
     rq, rk, dq, dk = G["rq"], G["rk"], G["dq"], G["dk"]
     assert rq > 1 and rk > 1
+    side = G["cell"] * max(dq, dk)
+    box = o.page.evaluate("(() => { const r = document.getElementById('map').getBoundingClientRect();"
+                          " return [r.left + window.scrollX, r.top + window.scrollY]; })()")
+    room = min(size[0] - box[0] - LAYOUT["map_left"] - LAYOUT["map_right"] - 24,
+               size[1] - box[1] - LAYOUT["map_top"] - LAYOUT["map_bottom"])
+    if room > LAYOUT["map_max"]:  # 1,920×1,080: the map takes the window's room (it was capped at 640 px)
+        assert LAYOUT["map_max"] < side <= room and side > room - 2, (side, room)
+    else:  # 1,280×720: no more room than map_max; the map keeps map_max
+        assert side == pytest.approx(LAYOUT["map_max"]), (side, room)
 
     truth = _pool(_eager_probs(model, ids, 0), rq, rk)  # (H, dq, dk)
     assert truth[0, J // rq + 1:, J // rk].min() > 0.999  # the rig works: a column of ~1.0
@@ -109,3 +133,4 @@ def test_a_rigged_column_and_the_stored_values_of_an_on_demand_page(open_page, t
         return out; }})()""")
     assert [rgb for dc, *rgb in colours if dc == 0] == [one] * (len(colours) // 2)  # every pooled row from J on
     assert [rgb for dc, *rgb in colours if dc == 4] != [one] * (len(colours) // 2)  # control: 4 blocks on, not 1.0
+    assert o.errors == []  # no script error

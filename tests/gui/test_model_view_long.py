@@ -45,3 +45,43 @@ def test_stats_of_another_input_differ():  # negative control: the comparison ab
     a = summarize_stats(on_demand_trace(600, n_layers=1, n_heads=2, d_head=8, seed=0, allow_full=True))
     b = summarize_stats(on_demand_trace(600, n_layers=1, n_heads=2, d_head=8, seed=1, allow_full=True))
     assert np.abs(a.entropy - b.entropy).max() > 1e-3
+
+
+def test_a_long_grid_says_how_many_heads_are_done(qtbot, monkeypatch):
+    """While every head's map is recomputed the title counts the heads done (after each layer), then the grid's
+    own title replaces it."""
+    from attnviz.gui.views import model_view
+
+    titles = []
+    real = model_view.set_title
+    monkeypatch.setattr(model_view, "set_title", lambda item, text, *a, **k: (titles.append(text), real(item, text, *a, **k)))
+    view = model_view.ModelView(selection=Selection())
+    qtbot.addWidget(view)
+    view.show()
+    view.set_trace(on_demand_trace(3000, n_layers=3, n_heads=2, d_head=8))
+    qtbot.waitUntil(lambda: view.stats is not None, timeout=600_000)
+    counts = [t.split(": ")[-1] for t in titles if "heads done" in t]
+    assert counts == ["2 of 6 heads done…", "4 of 6 heads done…", "6 of 6 heads done…"], titles
+    assert "heads done" not in titles[-1]  # the finished grid's title
+
+
+def test_a_dropped_grid_stops_computing():
+    """The progress hook stops the pooling between layers (a new trace or model drops the job): later layers
+    are never recomputed; without the stop every layer is (the control)."""
+    from attnviz.gui.views.model_summary import pool_maps
+
+    trace = on_demand_trace(3000, n_layers=3, n_heads=2, d_head=8)
+    asked = []
+    probs = trace.probs
+    trace.probs = lambda layer, *a, **k: (asked.append(layer), probs(layer, *a, **k))[1]
+
+    def stop(done, n):
+        raise InterruptedError("superseded")
+    try:
+        pool_maps(trace, progress=stop)
+    except InterruptedError:
+        pass
+    assert set(asked) == {0}
+    asked.clear()
+    pool_maps(trace, progress=lambda d, n: None)
+    assert set(asked) == {0, 1, 2}

@@ -86,3 +86,36 @@ def test_the_model_panel_says_the_dtype_and_escapes_the_name(half_folder, qtbot)
     assert "parameters in float16" in panel.details.text() and "&lt;i&gt;" in panel.details.text()
     panel.show_loaded(load_hf_model(half_folder, device="cpu", dtype="float32"))
     assert "parameters in float32" in panel.details.text()
+
+
+def test_gui_takes_dtype_like_the_other_commands(half_folder, capsys):
+    """``attnviz gui --dtype`` is parsed by the same helper as ``trace``/``export``, and the app's model load
+    runs in it; without it the checkpoint's own float16 (the control)."""
+    from attnviz.cli import build_parser
+    from attnviz.gui.panels.model_jobs import load_model_job
+
+    parser = build_parser()
+    for cmd in ("gui", "trace"):
+        extra = [] if cmd == "gui" else ["--model", "x", "--text", "y", "-o", "t.npz"]
+        assert parser.parse_args([cmd, *extra, "--dtype", "bfloat16"]).dtype == "bfloat16"
+        assert parser.parse_args([cmd, *extra]).dtype == "auto"
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args([cmd, *extra, "--dtype", "float8"])
+        assert exc.value.code == 2
+    capsys.readouterr()
+    assert load_model_job(str(half_folder), "cpu", "float32").loaded.dtype == "float32"
+    assert load_model_job(str(half_folder), "cpu").loaded.dtype == "float16"
+
+
+def test_the_window_loads_in_the_dtype_asked(half_folder, qtbot, tmp_path, monkeypatch):
+    """The window hands its ``dtype`` to every model load it queues (a switch of model too)."""
+    from attnviz.gui.settings import AppSettings
+    from attnviz.gui.window.main_window import MainWindow
+
+    monkeypatch.setenv("ATTNVIZ_SETTINGS", str(tmp_path / "s.ini"))
+    asked = []
+    win = MainWindow(AppSettings(), autostart=False, dtype="float32")
+    qtbot.addWidget(win)
+    monkeypatch.setattr(win.lane, "submit", lambda kind, fn, *a, **k: asked.append((kind, a)))
+    win.load_model(str(half_folder))
+    assert asked == [("load", (str(half_folder), win.model_panel.device, "float32"))]

@@ -37,8 +37,9 @@ class RunResult:
 DEFAULT_MODEL = "coref"
 
 
-def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
-    """Load ``ref`` (bundled name or directory; None: the default bundled model) and its example."""
+def load_model_job(ref: str | None, device: str = "auto", dtype: str = "auto") -> LoadResult:
+    """Load ``ref`` (bundled name or directory; None: the default bundled model) and its example, in
+    ``dtype`` (``attnviz gui --dtype``; "auto": the checkpoint's own)."""
     from attnviz.device import available_devices
     from attnviz.errors import ModelLoadError
     from attnviz.io import bundled_models
@@ -50,7 +51,7 @@ def load_model_job(ref: str | None, device: str = "auto") -> LoadResult:
         if not names:
             raise ModelLoadError("no bundled models are installed: open a model folder (File → Open model folder)")
         ref = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
-    loaded = load_model(ref, device=device)
+    loaded = load_model(ref, device=device, dtype=dtype)
     _use_threads_for(loaded)
     try:
         task = task_of(loaded)

@@ -236,16 +236,19 @@ class BaseView(QWidget):
         self._after_relayout()
 
     # -- background work -----------------------------------------------------------------------
-    def run_in_background(self, fn: Callable[[], object], done: Callable[[object], None]) -> None:
+    def run_in_background(self, fn: Callable[[], object], done: Callable[[object], None],
+                          progress: Callable[[object], None] | None = None) -> None:
         """Run ``fn()`` (numpy only, no Qt) on the views' lane; ``done(result)`` runs later on the GUI
         thread unless newer work of this view was started meanwhile (latest wins) or the view was
-        deleted. An exception is passed as the result."""
+        deleted. An exception is passed as the result. ``progress(item)``: on the GUI thread for each
+        ``lane.report_progress(item)`` that ``fn`` makes (dropped with the job)."""
 
         def delivered(result):
             self._work = None
             done(result)
 
-        job = views_lane().submit(("view", id(self)), _call, fn, on_result=delivered, owner=self)
+        job = views_lane().submit(("view", id(self)), _call, fn, on_result=delivered, on_progress=progress,
+                                  owner=self)
         self._work = (job, fn, done)
 
     @property

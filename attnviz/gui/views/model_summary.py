@@ -95,9 +95,10 @@ class PooledMaps:
     pool: tuple[int, int]
 
 
-def pool_maps(trace, part: str = "self", thumb_px: int = 64) -> PooledMaps:
+def pool_maps(trace, part: str = "self", thumb_px: int = 64, progress=None) -> PooledMaps:
     """Block-max pool every layer and head of ``part`` to at most ``thumb_px`` a side, streamed over row blocks
-    (a long input's maps are recomputed block by block, never whole)."""
+    (a long input's maps are recomputed block by block, never whole). ``progress(layers_done, layers)`` after
+    each layer (a long input's grid takes minutes: the view says how far it is)."""
     L, H = n_layers_of(trace, part), trace.n_heads
     _, tq, tk = trace.probs_shape(0, part)  # (H, Tq, Tk)
     kr, kc = pool_factor(tq, thumb_px), pool_factor(tk, thumb_px)
@@ -107,6 +108,8 @@ def pool_maps(trace, part: str = "self", thumb_px: int = 64) -> PooledMaps:
         for r0 in range(0, tq, step):  # (H, r, Tk) → (H, r / kr, s), all heads at once
             pooled[layer, :, r0 // kr: -(-min(tq, r0 + step) // kr)] = block_max(
                 trace.probs(layer, part, rows=slice(r0, r0 + step)), kr, kc)
+        if progress is not None:
+            progress(layer + 1, L)
     return PooledMaps(pooled, _pooled_masked(trace, _prefix(part, 0), kr, kc, step), (kr, kc))
 
 

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
                                QToolButton)
 
+from attnviz.gui.lane import report_progress
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
@@ -189,9 +190,14 @@ class ModelView(GridPages, BaseView):
         self.thumbs = self.stats = None
         self._ensure_grid(0, 0)
         self._draw_marks()
-        set_title(self.title_item, f"All heads · computing every head's map from q and k "
-                                   f"({_weights_in(trace, part):,} weights)…", self.style)
+        words = f"All heads · computing every head's map from q and k ({_weights_in(trace, part):,} weights)"
+        set_title(self.title_item, words + "…", self.style)
         self._set_caption("")
+
+        def progress(item) -> None:  # (layers done, layers): how many of the heads are drawn so far
+            if self._work is not None:
+                set_title(self.title_item, f"{words}: {item[0] * trace.n_heads:,} of {item[1] * trace.n_heads:,} "
+                                           f"heads done…", self.style)
 
         def ready(result) -> None:
             if isinstance(result, Exception):
@@ -204,7 +210,13 @@ class ModelView(GridPages, BaseView):
             self._set_title()
             self._draw_marks()
 
-        self.run_in_background(lambda: (pool_maps(trace, part), summarize_stats(trace, part)), ready)
+        def work():
+            def tick(done: int, n: int) -> None:  # a newer trace or model dropped this job: stop computing it
+                if not report_progress((done, n)):
+                    raise InterruptedError("superseded")
+            return pool_maps(trace, part, progress=tick), summarize_stats(trace, part)
+
+        self.run_in_background(work, ready, progress)
 
     def _draw_thumbs(self) -> None:
         """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""

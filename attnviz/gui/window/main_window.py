@@ -60,8 +60,10 @@ class MainWindow(QMainWindow):
     notice_shown = Signal(str, str)  # text, level
 
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, text: str | None = None,
-                 image: str | None = None, presentation: bool | None = None, autostart: bool = True):
+                 image: str | None = None, presentation: bool | None = None, autostart: bool = True,
+                 dtype: str = "auto"):
         super().__init__()
+        self.dtype = dtype  # `attnviz gui --dtype`: every model loaded this session runs in it
         self.autostart = autostart  # start() after the first paint (tests may start by hand)
         self._painted = False
         self.settings = settings or AppSettings()

@@ -35,7 +35,8 @@ class ModelLoading:
         self.state.model.loads_asked += 1  # a model asked for: the first one is no longer held back
         self.win.statusBar().showMessage(f"loading {ref or 'the default model'}…")
         # a new model makes waiting (and running) traces of the old one stale
-        self.win.lane.submit("load", load_model_job, ref, self.win.model_panel.device, supersedes=("trace",))
+        self.win.lane.submit("load", load_model_job, ref, self.win.model_panel.device,
+                            getattr(self.win, "dtype", "auto"), supersedes=("trace",))
 
     def open_model_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self.win, "Open a model folder (config.json + model.safetensors)")
