@@ -136,3 +136,11 @@ def make_window(qapp, qtbot, assets):
 
 def rgb_image(size: int = 16, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, (size, size, 3), dtype=np.uint8)
+
+
+# the data-set views' tests (tests/gui/test_views_dataset*.py): the induction model on a repeated word
+@pytest.fixture(scope="module")
+def induction_trace():
+    from attnviz.runtime import load_model, run_trace
+
+    return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")

@@ -16,26 +16,9 @@ from attnviz.gui.views.dataset_view import DatasetView  # noqa: E402
 from attnviz.gui.views.heatmap_data import quantize  # noqa: E402
 from attnviz.gui.views.qk_embedding_view import QKEmbeddingView  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
+from dataset_views import make  # noqa: E402
 
 SHOTS = "/tmp/attnviz-shots"
-
-
-@pytest.fixture(scope="module")
-def induction_trace():
-    from attnviz.runtime import load_model, run_trace
-
-    return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")
-
-
-def make(qtbot, cls, trace):
-    sel = Selection()
-    view = cls(selection=sel)
-    qtbot.addWidget(view)
-    view.resize(1300, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(trace)
-    return view, sel
 
 
 def shot(view, name):

@@ -14,24 +14,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from attnviz.gui.views.dataset_view import DatasetView  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def induction_trace():
-    from attnviz.runtime import load_model, run_trace
-
-    return run_trace(load_model("induction", device="cpu"), text="dragonflydragonfly")
-
-
-def make(qtbot, cls, trace):
-    sel = Selection()
-    view = cls(selection=sel)
-    qtbot.addWidget(view)
-    view.resize(1300, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(trace)
-    return view, sel
+from dataset_views import make  # noqa: E402
 
 
 def settle(n=20):
