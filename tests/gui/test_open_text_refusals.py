@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from attnviz.text.text_file import MAX_TEXT_FILE_BYTES
+from deberta_window import open_deberta
 
 
 def _ready(make_window, qtbot):
@@ -88,12 +89,9 @@ def test_a_refused_text_clears_the_views_and_they_say_why(make_window, qtbot, tm
     """DeBERTa beyond its stated length (its full maps kept up to MAX_FULL_T tokens, lowered here)."""
     pytest.importorskip("transformers")
     import attnviz.hf.capture as cap
-    from tests.hf.factories import TEXT, make_model
+    from tests.hf.factories import TEXT
 
-    folder = make_model("deberta-v2", tmp_path / "deberta", max_pos=64)
-    win = make_window(start=False, model=str(folder), text="the cat sat")
-    with qtbot.waitSignal(win.trace_shown, timeout=90000):
-        win.start()
+    win = open_deberta(make_window, qtbot, tmp_path)
     qtbot.waitUntil(lambda: win.walkthrough is not None, timeout=60000)
     for name in ("TokenLinesView", "ModelView"):
         win.views_area.build(name)

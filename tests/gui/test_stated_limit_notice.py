@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hf.factories import TEXT, make_model
+from deberta_window import open_deberta
+from tests.hf.factories import TEXT
 
 
 def test_beyond_the_stated_length_is_a_visible_notice(make_window, qtbot, tmp_path, monkeypatch):
     pytest.importorskip("transformers")
     import attnviz.hf.capture as cap
 
-    folder = make_model("deberta-v2", tmp_path / "deberta", max_pos=64)
-    win = make_window(start=False, model=str(folder), text="the cat sat")
-    with qtbot.waitSignal(win.trace_shown, timeout=90000):
-        win.start()
+    win = open_deberta(make_window, qtbot, tmp_path)
     before = win.trace
     n = len(before.tokens)
     monkeypatch.setattr(cap, "MAX_FULL_T", n)  # the shown input fits; the longer one below does not
