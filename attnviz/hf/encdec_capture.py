@@ -26,6 +26,7 @@ from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
 from attnviz.hf.loader import quiet_transformers
+from attnviz.hf.check_memo import CheckMemo
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy
 
@@ -43,12 +44,13 @@ class _BiasRecorder(AttentionRecorder):
 
 
 def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: bool, masks: list,
-                 masks_by_tensor: dict, on_demand: dict, table: RelativeTable | None, qk_dtype) -> dict:
+                 masks_by_tensor: dict, on_demand: dict, table: RelativeTable | None, qk_dtype,
+                 memo: CheckMemo | None = None) -> dict:
     """The arrays of one call under ``prefix`` (``enc.L{i}.``, ``L{i}.``, ``L{i}.cross.``): the generic
     capture's per-call arrays (:func:`attnviz.hf.layer_arrays.call_arrays`, keyed ``L0.``, renamed here),
     plus T5's ``position_bias`` added to the bias (eager), or its bucket table in the score rule (fast: the
     layer's rule goes into ``on_demand``, the trace's ``meta["on_demand"]``)."""
-    reading = read_projections(call, None, None)
+    reading = read_projections(call, None, None, memo)  # checked once per kind of layer (hf/check_memo.py)
     if reading.missing:  # never shown half-read: these families are tested whole
         raise ModelLoadError(f"{type(call.module).__name__}: attnviz could not read {'; '.join(reading.missing)}; "
                              "this version of transformers lays the model out differently")
@@ -56,7 +58,7 @@ def _call_arrays(call, prefix: str, conv: TensorsToNumpy, keep_out: bool, grad: 
     rel = seed_rule(call, masks_by_tensor, table) if fast else None
     rules: dict = {}
     arrays, _ = call_arrays(0, call, reading, None, conv, keep_out, False, masks, masks_by_tensor, qk_dtype=qk_dtype,
-                            on_demand=rules)
+                            on_demand=rules, memo=memo)
     out = {prefix + k[len("L0."):]: v for k, v in arrays.items()}
     if fast:
         facts = rules["on_demand"]["L0."]
@@ -155,6 +157,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     masks, masks_by_tensor = [], {}  # one array per distinct mask, each mask tensor split once
     on_demand: dict[str, dict] = {}  # prefix → score rule facts of each fast-recorded call
     tables = {"enc": relative_table(model.get_encoder()), "self": relative_table(model.get_decoder()), "cross": None}
+    memo = CheckMemo()
     with torch.no_grad():
         for part, calls in parts.items():
             if part in unread:  # probabilities only, as the model returns them
@@ -165,7 +168,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                 continue
             for i, call in enumerate(calls):
                 arrays.update(_call_arrays(call, layer_prefix(i, part), conv, not large, grad, masks,
-                                           masks_by_tensor, on_demand, tables[part], qk_dtype))
+                                           masks_by_tensor, on_demand, tables[part], qk_dtype, memo))
         for part, base in (("enc", "enc."), ("self", "")):
             layers = streams.layer_records(part)
             if not layers:  # a stack laid out otherwise: no streams, no embeddings (said below)

@@ -17,6 +17,7 @@ from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
 from attnviz.capture.recomputed import describe as describe_recomputed
 from attnviz.capture.weights import converted_once, parameter_view
 from attnviz.hf.attention_record import blocked_map, split_mask
+from attnviz.hf.check_memo import CheckMemo, kind_of
 from attnviz.hf.projections import ProjectionReading, sample_rows
 from attnviz.hf.score_rule import rule_of
 
@@ -46,11 +47,21 @@ def _heads_first(t: torch.Tensor) -> torch.Tensor:
     return t.transpose(0, 1)  # (T, H, dh) → (H, T, dh)
 
 
-def _h_matches(block: dict, out: torch.Tensor | None) -> bool:
-    """A pre-LN block's R_mid is shown only if it is R + A (Llama, GPT-2, OPT, ViT …)."""
+def _h_matches(block: dict, out: torch.Tensor | None, memo: CheckMemo | None = None, kind=None) -> bool:
+    """A pre-LN block's R_mid is shown only if it is R + A (Llama, GPT-2, OPT, ViT …); checked on the first
+    layer of each kind (``memo``)."""
     h, stream = block.get("h"), block.get("stream")
     if h is None or stream is None or out is None or h.shape != stream.shape:
         return False
+    if memo is not None and memo.get(kind, "h") is not None:
+        return True
+    ok = _h_checked(h, stream, out)
+    if ok and memo is not None:
+        memo.remember(kind, "h", True)
+    return ok
+
+
+def _h_checked(h: torch.Tensor, stream: torch.Tensor, out: torch.Tensor) -> bool:
     T = h.shape[1]
     pick = sample_rows(T)  # three positions: a wrong R_mid is wrong everywhere
     want = stream[0, pick].float() + out[pick].float()
@@ -93,7 +104,8 @@ def on_demand_arrays(prefix: str, call, q: torch.Tensor, scale: float, conv, qk_
 
 def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, conv, keep_out: bool,
                 post_ln: bool, masks: list, masks_by_tensor: dict, qk_dtype=None,
-                on_demand: dict | None = None, kept: dict | None = None) -> tuple[dict, LayerFacts]:
+                on_demand: dict | None = None, kept: dict | None = None,
+                memo: CheckMemo | None = None) -> tuple[dict, LayerFacts]:
     """Arrays ``L{i}.*`` of one kept call (batch row 0) and its :class:`LayerFacts`.
 
     ``conv`` converts each distinct live tensor once: the caller keeps ``call`` and ``reading`` alive until
@@ -101,7 +113,8 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
     reading (the calls hold the tensors, so their ids stay theirs while the capture converts). A fast-recorded
     call (``call.lse``) keeps no probabilities or mask: its rule goes into ``on_demand`` (the trace's
     ``meta["on_demand"]``), and arrays that are functions of others it keeps go in as rules
-    (``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`); ``kept`` the arrays of earlier layers."""
+    (``meta["recomputed"]``, :mod:`attnviz.capture.recomputed`); ``kept`` the arrays of earlier layers.; ``memo``
+    the capture's checks passed per kind of layer (:mod:`attnviz.hf.check_memo`)."""
     p = f"L{i}."
     facts = LayerFacts(call, reading)
     q = call.query[0]
@@ -151,10 +164,12 @@ def call_arrays(i: int, call, reading: ProjectionReading, block: dict | None, co
     if block is not None:
         if block.get("resid") is not None:
             out[p + "resid"] = conv(block["resid"][0])
-        if block.get("h") is not None and (post_ln or _h_matches(block, reading.out)):
+        kind = kind_of(call) if memo is not None else None
+        if block.get("h") is not None and (post_ln or _h_matches(block, reading.out, memo, kind)):
             out[p + "h"] = conv(block["h"][0])
     if call.lse is not None and RECOMPUTE and on_demand is not None and kept is not None:
-        _as_rules(i, out, block, kept, on_demand.setdefault("recomputed", {}), reading.weights)
+        _as_rules(i, out, block, kept, on_demand.setdefault("recomputed", {}), reading.weights, memo,
+                  kind_of(call) if memo is not None else None)
     return out, facts
 
 
@@ -165,25 +180,32 @@ def _rows_agree(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())))
 
 
-def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, weights: dict | None = None) -> None:
+def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, weights: dict | None = None,
+              memo: CheckMemo | None = None, kind=None) -> None:
     """Move ``q_pre_rope``, ``k_pre_rope``, ``v`` and ``h`` of layer ``i`` out of ``out`` into ``rules``
-    (``meta["recomputed"]``) where each one's rule reproduces it at three positions (first, middle, last);
-    float32 arrays only (a float16 array recomputed would differ from the model's by its rounding)."""
+    (``meta["recomputed"]``) where each one's rule reproduces it at three positions (first, middle, last) on
+    the first layer of its kind (``memo``; later layers of that kind follow it unchecked); float32 arrays
+    only (a float16 array recomputed would differ from the model's by its rounding)."""
     p = f"L{i}."
 
     def have(*names):
         return all(p + n in out and out[p + n].dtype == np.float32 for n in names)
 
-    def move(name: str, kind: str, sources: list[str], check, **extra) -> None:
+    def move(name: str, rule: str, sources: list[str], check, memo_name: str | None = None, **extra) -> None:
         arr = out[p + name]
-        T = arr.shape[-2]
-        pick = np.array(sorted({0, T // 2, T - 1}))
-        try:
-            ok = _rows_agree(check(pick), np.asarray(arr[..., pick, :]))
-        except (ValueError, IndexError, KeyError):  # ingredients of another form (a model's own rotary layout)
-            ok = False
+        check_name = "rule " + (memo_name or name)
+        ok = memo is not None and memo.get(kind, check_name) is not None
+        if not ok:
+            T = arr.shape[-2]
+            pick = np.array(sorted({0, T // 2, T - 1}))
+            try:
+                ok = _rows_agree(check(pick), np.asarray(arr[..., pick, :]))
+            except (ValueError, IndexError, KeyError):  # ingredients of another form (a model's own rotary layout)
+                ok = False
+            if ok and memo is not None:
+                memo.remember(kind, check_name, True)
         if ok:
-            rules[p + name] = describe_recomputed(kind, sources, arr.shape, arr.dtype, **extra)
+            rules[p + name] = describe_recomputed(rule, sources, arr.shape, arr.dtype, **extra)
             del out[p + name]
 
     unrotate = RECOMPUTE_KINDS["unrotated"][0]
@@ -213,4 +235,5 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, we
                 w, b = (torch.from_numpy(np.array(out[p + n])) for n in ("W_o", "b_o"))
             attn = z @ w + b  # (3, H·dh) · (H·dh, D)
             return rows + attn.numpy()
-        move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid)
+        # the first layer's stream is the embeddings', later ones the previous layer's output: each checked once
+        move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid, memo_name="h" if i else "h0")

@@ -19,6 +19,7 @@ import numpy as np
 
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.spill import SpillStore
+from attnviz.hf.check_memo import CheckMemo
 from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
 from attnviz.hf.projections import read_projections
 
@@ -88,6 +89,7 @@ class LayerConverter:
         self._trimmed_at = None  # resident bytes right after the last malloc_trim (see TRIM_STEP)
         self.calls: list = []  # the recorder's live list
         self.T = None
+        self.memo = CheckMemo()  # each structural check once per kind of layer (attnviz.hf.check_memo)
 
     def convert(self, i: int, call) -> None:
         """Arrays ``L{i}.*`` of one call and its layer facts (None for a layer kept as probabilities only)."""
@@ -108,12 +110,12 @@ class LayerConverter:
         self.outside[id(call.module)] += 1
         seen = blocks.outputs.get(id(call.module), []) if blocks is not None else []
         reading = read_projections(call, seen[k] if k < len(seen) else None,
-                                   blocks.out_modules.get(id(call.module)) if blocks is not None else None)
+                                   blocks.out_modules.get(id(call.module)) if blocks is not None else None, self.memo)
         block = blocks.block_of_call(call.index) if blocks is not None else None
         layer, fact = call_arrays(i, call, reading, block, self.conv,
                                   keep_out=T_run <= LARGE_T, post_ln=self.post_ln, masks=self.masks,
                                   masks_by_tensor=self.by_tensor, qk_dtype=self.qk_dtype, on_demand=self.on_demand,
-                                  kept=self.arrays)
+                                  kept=self.arrays, memo=self.memo)
         self.facts[i] = fact
         if self.spill is None:
             self.readings.append(reading)

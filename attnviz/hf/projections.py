@@ -6,7 +6,8 @@ gives them, the Q/K/V projections (separate, or fused in one matrix with a known
 output projection, and *checks* each reading against the call itself: the value projection must give
 the values the function received, the query projection (after the module's per-head norm and rotation,
 both read from the call) the queries, the output projection's input must be z. A reading that does not
-check out is dropped and named as missing, never shown.
+check out is dropped and named as missing, never shown. A capture checks the first layer of each kind of
+layer and reads that kind's other layers the same way (:mod:`attnviz.hf.check_memo`).
 
 A model that multiplies q by a constant after the projection (OPT: ``q_proj(x) * scaling`` and then
 ``scaling=1.0`` in the call) is read as q = x W_Q + b_Q with that constant in the scale: the same scores.
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import nn
+
+from attnviz.hf.check_memo import CheckMemo, kind_of
 
 __all__ = ["ProjectionReading", "read_projections", "rotate", "rope_readings", "weight_xw", "is_linear", "sample_rows"]
 
@@ -42,6 +45,7 @@ class ProjectionReading:
     q_pre_rope: torch.Tensor | None = None  # (H, Tq, dh) entering the rotation (after a per-head norm)
     k_pre_rope: torch.Tensor | None = None
     q_factor: float = 1.0  # query = factor · rotate(q_pre_rope)
+    rope_reading: int = 0  # which of rope_readings(call.rope) the keys matched
     out: torch.Tensor | None = None  # (Tq, D) the output projection's result
     qk_norm: bool = False
     missing: list[str] = field(default_factory=list)
@@ -146,7 +150,8 @@ def _out_module(call):
     return None, None
 
 
-def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None) -> ProjectionReading:
+def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None,
+                     memo: CheckMemo | None = None) -> ProjectionReading:
     """Read and check the projections of one call.
 
     Parameters
@@ -154,8 +159,11 @@ def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None)
     call : a kept AttentionCall.
     out_seen, out_module : (input, output) and module of an output projection outside the attention
         module (BERT's ``attention.output.dense``), or None.
+    memo : the capture's record of checks passed per kind of layer (:mod:`attnviz.hf.check_memo`): a reading
+        that passed on the first layer of this call's kind is read the same way here without checking again.
     """
     r = ProjectionReading()
+    kind = kind_of(call) if memo is not None else None
     q, k, v = call.query[0], call.key[0], call.value[0]
     H, Hkv, dh = q.shape[0], k.shape[0], q.shape[-1]
     cols = _columns(call, H, Hkv, dh)
@@ -170,7 +178,14 @@ def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None)
                 W, b, O = W[:, idx], b[idx], O[:, idx]
             r.weights[f"W_{p}"], r.weights[f"b_{p}"] = W, b
             outs[p] = _heads(O, dh)
-        ok = _check_qkv(r, call, outs, q, k, v)
+        plan = memo.get(kind, "qkv") if memo is not None else None
+        if plan is not None:
+            _apply_qkv(r, call, outs, plan)
+            ok = True
+        else:
+            ok = _check_qkv(r, call, outs, q, k, v)
+            if ok and memo is not None and r.q_factor == 1.0:  # a folded constant is checked in every layer
+                memo.remember(kind, "qkv", r.rope_reading)
         if not ok:
             r.weights.clear()
             r.q_proj = r.k_proj = r.q_pre_rope = r.k_pre_rope = None
@@ -180,10 +195,13 @@ def read_projections(call, out_seen: tuple | None, out_module: nn.Module | None)
         module, seen = out_module, out_seen
     z = call.z[0].reshape(call.z.shape[1], -1)  # (Tq, H·dh)
     pick = _sample(z.shape[0])
-    if module is None or seen is None or seen[0] is None or seen[0].shape[-2:] != z.shape \
-            or not _close(seen[0][0][pick], z[pick]):
+    found = module is not None and seen is not None and seen[0] is not None and seen[0].shape[-2:] == z.shape
+    checked = found and memo is not None and memo.get(kind, "out") is not None
+    if not found or not (checked or _close(seen[0][0][pick], z[pick])):
         r.missing.append("W_O (output projection not found)")
     else:
+        if memo is not None:
+            memo.remember(kind, "out", True)
         r.weights["W_o"], r.weights["b_o"] = weight_xw(module)
         r.out = seen[1][0]
     return r
@@ -200,10 +218,8 @@ def _sample(T: int) -> torch.Tensor:
 sample_rows = _sample  # the same three positions for the checks of other modules (hf/layer_arrays.py)
 
 
-def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
-    tq, tk = _sample(q.shape[1]), _sample(k.shape[1])
-    if not _close(outs["v"][:, tk], v[:, tk]):
-        return False
+def _pre_rope(r: ProjectionReading, call, outs: dict) -> dict:
+    """{"q"|"k": (heads, T, dh)} entering the rotation: the projections' outputs, or a per-head norm's after them."""
     r.q_proj, r.k_proj = outs["q"], outs["k"]
     pre = {}
     for p, t in (("q", outs["q"]), ("k", outs["k"])):
@@ -213,7 +229,27 @@ def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
             t = t.transpose(0, 1) if t.dim() == 3 and t.shape[1] == outs[p].shape[0] else _heads(t, outs[p].shape[-1])
             r.qk_norm = True
         pre[p] = t
-    for tables in rope_readings(call.rope, q.shape[-1]):
+    return pre
+
+
+def _apply_qkv(r: ProjectionReading, call, outs: dict, reading: int) -> None:
+    """The reading :func:`_check_qkv` found on the first layer of this call's kind (``reading``: which of
+    :func:`rope_readings` matched), applied without the checks."""
+    pre = _pre_rope(r, call, outs)
+    tables = rope_readings(call.rope, call.query.shape[-1])[reading]
+    r.rope_reading = reading
+    if tables is not call.rope:  # the widened half-width tables (see _check_qkv)
+        call.rope = tables
+    if call.rope is not None:
+        r.q_pre_rope, r.k_pre_rope = pre["q"], pre["k"]
+
+
+def _check_qkv(r: ProjectionReading, call, outs: dict, q, k, v) -> bool:
+    tq, tk = _sample(q.shape[1]), _sample(k.shape[1])
+    if not _close(outs["v"][:, tk], v[:, tk]):
+        return False
+    pre = _pre_rope(r, call, outs)
+    for r.rope_reading, tables in enumerate(rope_readings(call.rope, q.shape[-1])):
         turned = {}
         for p, pick in (("q", tq), ("k", tk)):
             rows = pre[p][:, pick]
