@@ -19,6 +19,7 @@ import numpy as np
 
 from attnviz.capture.blas_threads import one_blas_thread
 from attnviz.capture.file_rows import Rows
+from attnviz.capture.t5_buckets import t5_buckets
 
 __all__ = ["ScoreRule", "OnDemandProbs", "OnDemandMask", "attach", "register", "t5_buckets", "ROW_CHUNK_CELLS",
            "ON_DEMAND_T", "row_lse"]
@@ -42,25 +43,6 @@ _DOT_ERR = 2.0 ** -24
 # a weight whose float32 dot error bound could move it by more than this is recomputed in float64
 _DOT_TOL = 1e-7
 _NORM_PIECE = 1024  # key rows whose norms are computed together (bounds an error estimate; read only when used)
-
-
-def t5_buckets(rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int) -> np.ndarray:
-    """T5's relative-position bucket of ``rel`` = key position − query position (its own rule, in NumPy)."""
-    rel = np.asarray(rel, dtype=np.int64)
-    buckets = np.zeros(rel.shape, np.int64)
-    if bidirectional:
-        num_buckets //= 2
-        buckets += (rel > 0).astype(np.int64) * num_buckets
-        rel = np.abs(rel)
-    else:
-        rel = -np.minimum(rel, 0)
-    max_exact = num_buckets // 2
-    small = rel < max_exact
-    with np.errstate(divide="ignore"):
-        large = max_exact + (np.log(np.maximum(rel, 1) / max_exact) / np.log(max_distance / max_exact)
-                             * (num_buckets - max_exact)).astype(np.float32).astype(np.int64)
-    large = np.minimum(large, num_buckets - 1)
-    return buckets + np.where(small, rel, large)
 
 
 @dataclass
