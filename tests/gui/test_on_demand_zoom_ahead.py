@@ -126,3 +126,19 @@ def test_a_redraw_for_tiles_that_came_keeps_the_zooms_anchor():
     assert np.allclose(od.anchor, anchor) and od.last_zoom_ahead == ahead
     od.view(zoomed[0], zoomed[1], zoomed[2] + 500, zoomed[3] + 500, PX, PX)  # control: a pan (columns only)
     assert np.allclose(od.anchor, ((zoomed[0] + zoomed[1]) / 2, (zoomed[2] + zoomed[3]) / 2 + 500))
+
+
+def test_a_wheel_zooms_visible_tiles_come_nearest_the_pointer_first():
+    trace = on_demand_trace(16384, n_layers=1, n_heads=1, d_head=8)
+    missing, _ = _first_finer_frame(OnDemandMap(trace, 0, "self", 0), per_frame=0)  # nothing computed ahead
+    s = tile_cells(1) * 2  # map rows a level-1 tile covers
+    assert missing[0] == (1, 8000 // s, 6200 // s)  # under the pointer: it stays on screen as the zoom goes on
+    # control: the same view drawn first (no zoom before it) starts from its middle
+    fresh = OnDemandMap(trace, 0, "self", 0)
+    start, anchor = (4000.0, 9000.0, 2000.0, 7000.0), (8000.0, 6200.0)
+    view = next(v for v in (_about(start, anchor, NOTCH ** -k) for k in range(12))
+                if fresh.view(*v, PX, PX)[0].level == 1)
+    first = OnDemandMap(trace, 0, "self", 0)
+    _, _, missing_first = first.view(*view, PX, PX)
+    middle = ((view[0] + view[1]) / 2 // s, (view[2] + view[3]) / 2 // s)
+    assert missing_first[0] == (1, *map(int, middle)) and missing_first[0] != missing[0]

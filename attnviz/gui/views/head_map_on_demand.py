@@ -72,9 +72,10 @@ class OnDemandHeadMap:
     def frame(self, y0: float, y1: float, x0: float, x1: float, px_h: int, px_w: int) -> PyramidView:
         """The crop of map rows [y0, y1) × columns [x0, x1) for a px_w × px_h view, its missing tiles asked for.
 
-        The visible tiles come first, nearest the centre, then the finer level's under them when a zoom in is
-        near and the ring around them (prefetched for the next zoom and pan frames); this replaces what the last
-        frame wanted, so a running pump computes this frame's visible tiles next (after at most the tile it is on).
+        The visible tiles come first, nearest the point a zoom keeps fixed (the middle of a pan), then the finer
+        level's tiles that zoom shows first and the ring around the view (prefetched for the next zoom and pan
+        frames); this replaces what the last frame wanted, so a running pump computes this frame's visible tiles
+        next (after at most the tile it is on).
         ``filling`` says what is still being computed.
         """
         from attnviz.gui.workers import tiles_lane

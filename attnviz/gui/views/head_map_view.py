@@ -324,7 +324,8 @@ class HeadMapView(BaseView):
         else:
             detail, pooled = " · full zoom: exact values", ""
         label = f"attention weight · {note}{detail}"
-        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{self.long.filling if self.on_demand else ''}"
+        filling = self.long.filling if self.on_demand else ""
+        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{filling}"
         if (self.vmax, label, title) != self._labelled:  # a pan within one level changes neither
             self._labelled = (self.vmax, label, title)
             self.heatmap.set_levels(0.0, self.vmax, label)

@@ -73,8 +73,8 @@ class OnDemandMap:
                                         -(-self.overview.shape[1] // (1 << (lvl - self.overview_level)))),
                                        np.float32) for lvl in range(self.overview_level + 1, self.top_level + 1)}
         self.cancelled = False
-        # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
-        # and when each tile was stored (perf_counter seconds)
+        # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the zoom's fixed point
+        # first) and when each tile was stored (perf_counter seconds)
         self.last_missing: list[tuple[int, int, int]] = []
         self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
         self.last_zoom_ahead: list[tuple[int, int, int]] = []  # the finer level's tiles a zoom in shows first
@@ -82,8 +82,8 @@ class OnDemandMap:
         self.anchor: tuple[float, float] | None = None  # (row, col) the last zoom kept fixed (zoom_ahead.py)
         self.done_at: dict[tuple[int, int, int], float] = {}
         self.done_in_view: set[tuple[int, int, int]] = set()  # tiles stored while the view showed them
-        # the tiles the view wants now, in the order to compute them (visible ones nearest the centre first,
-        # then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
+        # the tiles the view wants now, in the order to compute them (visible ones nearest the zoom's fixed point
+        # first, then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
         # shows and its visible tiles come next, whatever was asked before (see :meth:`want`, :meth:`pump`)
         self._wanted: list[tuple[int, int, int]] = []
         self.visible: frozenset = frozenset()  # the visible tiles of the last :meth:`want` (their arrival redraws)
@@ -242,7 +242,8 @@ class OnDemandMap:
         data rows [row0, row1) × columns [col0, col1), widened to whole cells of that level.
 
         ``image`` is float32 with NaN where nothing is computed yet; ``pending`` is True where a cell shows a
-        coarser level's maximum until its tile arrives; ``missing`` lists those tiles, nearest the centre first.
+        coarser level's maximum until its tile arrives; ``missing`` lists those tiles, nearest the point the zoom
+        keeps fixed first (:attr:`anchor`: a wheel zoom's pointer; the middle of a pan or a first view).
         """
         asked = (float(row0), float(row1), float(col0), float(col1))
         if asked != self._drawn or self.anchor is None:  # a redraw for tiles that came keeps the zoom's anchor
@@ -280,7 +281,8 @@ class OnDemandMap:
                     image[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = t[a0 - i * n:a1 - i * n, b0 - j * n:b1 - j * n]
                     pending[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = False
         missing = self.tiles_for(level, r0, r1, c0, c1)
-        mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
+        # nearest the point a wheel zoom keeps fixed first (the middle for a pan): the tiles that stay on screen
+        mid_r, mid_c = self.anchor[0] / f / n, self.anchor[1] / f / n  # in tiles of this level
         near = lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2  # noqa: E731
         missing.sort(key=near)
         self.last_missing = missing
