@@ -1,9 +1,12 @@
-"""A zoom in on the long head map computes, while the view is still drawn from a coarser level, the finer level's
-tiles that zoom shows first: around the point the zoom keeps fixed (a wheel zoom's pointer), from the moment the
-coarser level is drawn. Checked on the geometry (zoom_ahead.py, against a zoom built about a known point) and on a
-zoom path that computes a fixed number of tiles between frames (a busy machine): its first frame at the finer level
-lacks no tile. Controls: a pan or a zoom out has no fixed point (the middle is used); the previous rule (every tile
-under the view, nearest its middle, from 1.5× the finer level's zoom) leaves that frame lacking tiles."""
+"""A zoom in on the long head map computes, while the view is still drawn from a coarser level, the first tiled
+level's tiles that zoom shows first: around the point the zoom keeps fixed (a wheel zoom's pointer), from up to two
+levels above it (the level above the overview's zooms in through the overview to the first tiled level).
+
+Checked on the geometry (zoom_ahead.py, against a zoom built about a known point) and on a zoom path that computes
+a fixed number of tiles between frames (a busy machine): its first frame at the finer level lacks no tile.
+Controls: a pan or a zoom out has no fixed point (the middle is used); the previous rule (every tile under the view,
+nearest its middle, from 1.5× the finer level's zoom) leaves that frame lacking tiles; a view three levels above
+the first tiled one asks for none."""
 
 from __future__ import annotations
 
@@ -142,3 +145,22 @@ def test_a_wheel_zooms_visible_tiles_come_nearest_the_pointer_first():
     _, _, missing_first = first.view(*view, PX, PX)
     middle = ((view[0] + view[1]) / 2 // s, (view[2] + view[3]) / 2 // s)
     assert missing_first[0] == (1, *map(int, middle)) and missing_first[0] != missing[0]
+
+
+def test_a_view_above_the_overviews_level_asks_for_the_first_tiled_levels_tiles_two_levels_ahead():
+    trace = on_demand_trace(16384, n_layers=1, n_heads=1, d_head=8)
+    od = OnDemandMap(trace, 0, "self", 0)  # overview level 2: level 3 zooms in through it to level 1, in tiles
+    start, anchor = (4000.0, 9000.0, 2000.0, 7000.0), (8000.0, 6200.0)
+    od.view(*start, PX, PX)
+    tile, _, missing = od.view(*_about(start, anchor, 1 / NOTCH), PX, PX)  # 4.6 rows a pixel: level 3
+    assert tile.level == 3 and missing == []
+    ahead = od.last_zoom_ahead
+    r0, r1, c0, c1 = _about(start, anchor, 2 / 6.25)  # the view where the zoom reaches 2 rows a pixel (level 1)
+    s = tile_cells(1) * 2
+    window = {(1, i, j) for i in range(int(r0) // s, -(-int(np.ceil(r1)) // s))
+              for j in range(int(c0) // s, -(-int(np.ceil(c1)) // s))}
+    assert ahead and set(ahead) == window and ahead[0] == (1, 8000 // s, 6200 // s)
+    # control: three levels above the first tiled one (a zoomed-out view) asks for none
+    od.view(0.0, 16384.0, 0.0, 16384.0, PX, PX)
+    assert od.view(0.0, 6000.0, 0.0, 6000.0, PX, PX)[0].level == 3 and od.last_zoom_ahead  # level 3: some
+    assert od.view(0.0, 12000.0, 0.0, 12000.0, PX, PX)[0].level == 4 and od.last_zoom_ahead == []

@@ -42,11 +42,13 @@ OVERVIEW_SIDE = 4 * MAX_PX
 OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
-# a view within this factor of the next finer level's zoom asks, after its own visible tiles, for the finer level's
-# tiles a zoom in about the pointer shows first (zoom_ahead.py): a zoom in finds them computed rather than asking
-# for all at once. 2: from the moment a level is drawn (at 1.5, ~1 wheel notch of ×1.35 before the finer level, the
-# 16,384-token zoom path's first level-1 frame lacked 15 visible tiles on a busy machine: the last came 80 ms later)
-ZOOM_AHEAD = 2.0
+# a view asks, after its own visible tiles, for the tiles of the first finer level drawn from tiles that a zoom in
+# about the pointer shows first (zoom_ahead.py), when that level is at most this many levels finer: a zoom in finds
+# them computed rather than asking for all at once. 2: from the level above the overview's, whose zoom in goes
+# through the overview (no tiles) to the first tiled level. Before, from 1.5× that level's zoom (~1 wheel notch of
+# ×1.35): the 16,384-token zoom path's first level-1 frame lacked 15 visible tiles on a busy machine (the last came
+# 80 ms later)
+ZOOM_LEVELS_AHEAD = 2
 
 
 def _level_at_most(n: int, side: int) -> int:
@@ -295,19 +297,20 @@ class OnDemandMap:
         return PyramidView(image, level, *bounds), pending, missing
 
     def _zoom_ahead(self, level: int, per_px: float, asked: tuple) -> list:
-        """Tiles of level ``level`` − 1 not computed yet that a zoom about :attr:`anchor` shows first (the view
-        ``asked`` scaled to that level's zoom, which stays the same window all along such a zoom), nearest the
-        anchor first; none when the view is farther than ZOOM_AHEAD from that level or it needs no tiles."""
-        if level == 0 or level > self.overview_level or per_px > ZOOM_AHEAD * (1 << (level - 1)):
+        """Tiles not computed yet of the first level finer than ``level`` drawn from tiles, that a zoom about
+        :attr:`anchor` shows first (the view ``asked`` scaled to that level's zoom, which stays the same window all
+        along such a zoom), nearest the anchor first; none when that level is more than ZOOM_LEVELS_AHEAD finer."""
+        target = min(level - 1, self.overview_level - 1)  # the overview's level and those above need no tiles
+        if target < 0 or level - target > ZOOM_LEVELS_AHEAD:
             return []
-        f, n = 1 << (level - 1), tile_cells(level - 1)
+        f, n = 1 << target, tile_cells(target)
         y0, y1, x0, x1 = next_level_window(asked, self.anchor, per_px, f)
-        r0, r1 = max(0, int(np.floor(y0))) // f, -(-min(self.tq, int(np.ceil(y1))) // f)  # cells of the finer level
+        r0, r1 = max(0, int(np.floor(y0))) // f, -(-min(self.tq, int(np.ceil(y1))) // f)  # cells of that level
         c0, c1 = max(0, int(np.floor(x0))) // f, -(-min(self.tk, int(np.ceil(x1))) // f)
         if r1 <= r0 or c1 <= c0:
             return []
-        mid_r, mid_c = self.anchor[0] / f / n, self.anchor[1] / f / n  # the anchor in tiles of the finer level
-        return sorted(self.tiles_for(level - 1, r0, r1, c0, c1),
+        mid_r, mid_c = self.anchor[0] / f / n, self.anchor[1] / f / n  # the anchor in tiles of that level
+        return sorted(self.tiles_for(target, r0, r1, c0, c1),
                       key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
 
     def _paste_coarser(self, image: np.ndarray, coarser: int, level: int, r0: int, r1: int, c0: int,
