@@ -165,21 +165,3 @@ def test_a_head_change_draws_the_new_heads_tiles_never_the_old_ones(qtbot, trace
     assert np.abs(view.tile.image - head0).max() > 1e-3  # control: head 0's tiles would differ
     assert tile_cells(0) == 256
 
-
-def test_a_view_near_the_next_finer_zoom_asks_for_that_levels_tiles_under_it_after_its_own():
-    big = on_demand_trace(16384, n_layers=1, n_heads=1, d_head=8)
-    od = OnDemandMap(big, 0, "self", 0)  # overview level 2: levels 0 and 1 in tiles
-    r0, c0 = 6000, 5000
-    image, _, missing = od.view(r0, r0 + 2200, c0, c0 + 2200, 800, 800)  # 2.75 rows a pixel: level 2, near 1
-    assert image.level == 2 and not missing
-    ahead = od.last_zoom_ahead
-    s = tile_span(1)
-    under = {(1, i, j) for i in range(r0 // s, -(-(r0 + 2200) // s)) for j in range(c0 // s, -(-(c0 + 2200) // s))}
-    assert ahead and set(ahead) == under  # every level-1 tile under the view, none outside
-    mid = ((r0 + 1100) / s, (c0 + 1100) / s)
-    assert ahead[0] == min(under, key=lambda k: (k[1] + 0.5 - mid[0]) ** 2 + (k[2] + 0.5 - mid[1]) ** 2)
-    od.view(r0, r0 + 3000, c0, c0 + 3000, 800, 800)  # control: 3.75 rows a pixel, farther than ZOOM_AHEAD
-    assert od.last_zoom_ahead == []
-    _, _, missing = od.view(r0, r0 + 1000, c0, c0 + 1000, 800, 800)  # level 1: its own tiles, then level 0's
-    od.want(missing, od.last_zoom_ahead + od.last_ring)
-    assert od.wanted[:len(missing)] == missing

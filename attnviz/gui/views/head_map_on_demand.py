@@ -1,113 +1,107 @@
-"""The head map's long maps asked for in blocks: a mixin of :class:`HeadMapView` (split from it to keep each file
-small). An :class:`OnDemandMap` fills a max-pooled overview band by band on the views' lane and computes the
-visible tiles on the tiles' lane; this part starts, cancels and draws them."""
+"""The head map's long map asked for in blocks: a component :class:`HeadMapView` holds (composition, not a mixin).
+
+:class:`OnDemandHeadMap` owns one :class:`OnDemandMap` at a time and everything about computing it: the overview
+filled band by band on the views' lane, the tiles a drawn view wants computed on the tiles' lane, cancelling both
+when the head, layer or trace changes, one redraw for whatever arrived together, and the title's note of what is
+still being computed. The view draws what :meth:`OnDemandHeadMap.frame` returns; it asks no lane itself.
+"""
 
 from __future__ import annotations
 
-import numpy as np
-from PySide6.QtCore import QTimer
+from typing import Callable
 
-from attnviz.analysis.decoder_positions import end_row
-from attnviz.gui.views.heatmap_data import quantize
+from PySide6.QtCore import QObject, QTimer
+
+from attnviz.analysis.pyramid import PyramidView
 from attnviz.gui.views.on_demand_map import OnDemandMap
-from attnviz.text.token_display import numbered_labels
 
-__all__ = ["OnDemandLoading", "axis_labels"]
-
-
-def axis_labels(r, long: bool) -> tuple[list, list]:
-    """Query and key labels; a pooled long map's name their positions (its axes draw every n-th token)."""
-    q, k = r.query_tokens, r.key_tokens
-    return (numbered_labels(q), numbered_labels(k)) if long else (q, k)
+__all__ = ["OnDemandHeadMap"]
 
 
-class OnDemandLoading:
-    """The on-demand half of :class:`HeadMapView` (uses its ``trace``, ``res``, ``heatmap``, ``on_demand``,
-    ``_hatch``, ``scale_box``, ``vmax``, ``_draw_head``, ``_draw_tile``, ``_draw_marks``, ``_label`` and
-    ``_set_grid_labels``)."""
+class OnDemandHeadMap:
+    """Overview and tiles of the long head map on screen.
 
-    def _load_on_demand(self, tq: int, tk: int) -> None:
-        r = self.res
-        self.probs, self.masked, self._mask_id = None, None, None
-        self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, hatched per crop
-        self._hatch.forget()
-        self.heatmap.set_labels(*axis_labels(r, True))
-        self._set_grid_labels()
-        self._start_on_demand()
-        self._draw_head()
-        self.heatmap.set_veiled_row(end_row(self.trace, r.part))
-        self._draw_marks()
+    Parameters
+    ----------
+    owner : the view: the lanes' jobs belong to it and its timer context ends the redraws with it.
+    redraw : called on the GUI thread once for the bands and visible tiles that arrived together (the view
+        redraws what it shows; never called for a map that is no longer current).
+    """
 
-    def ensure_current(self) -> None:
-        """Finish pending work on this thread (an export is complete): a long map's overview and shown tiles too
-        (a file written before the lane's fill said "computing overview: 256 of 8,190 rows")."""
-        super().ensure_current()
-        if self.on_demand is not None and self.res is not None and not self.on_demand.overview_done:
-            r = self.res  # the lane may be mid-band on the old map: a fresh one filled here, the old cancelled
-            self._drop_on_demand()
-            self.on_demand = OnDemandMap(self.trace, r.layer, r.part, r.head)
-            for _rows in self.on_demand.fill_overview():
-                pass
-            self._draw_head()
-        if self.on_demand is not None and self.on_demand.compute_shown():
-            self._draw_head()
+    def __init__(self, owner: QObject, redraw: Callable[[], None]):
+        self.owner = owner
+        self._redraw = redraw
+        self.map: OnDemandMap | None = None  # the current map (None: the view shows no long on-demand map)
+        self.filling = ""  # what the title says is still being computed (" · computing overview: …")
+        self._queued = False  # a redraw for computed bands or tiles is on its way
 
-    def _start_on_demand(self) -> None:
-        """A new head (or layer): its overview is filled band by band on the views' lane."""
+    def start(self, trace, layer: int, part: str, head: int) -> OnDemandMap:
+        """A new head (or layer): the old map's fills stop; the new overview is filled on the views' lane."""
         from attnviz.gui.workers import views_lane
 
-        self._drop_on_demand()
-        r = self.res
-        self.on_demand = od = OnDemandMap(self.trace, r.layer, r.part, r.head)
-        views_lane().submit(("head-map-overview", id(self)), od.fill_overview, owner=self,
-                            on_progress=lambda _rows, od=od: self._on_demand_arrived(od))
+        self.drop()
+        self.map = od = OnDemandMap(trace, layer, part, head)
+        views_lane().submit(("head-map-overview", id(self.owner)), od.fill_overview, owner=self.owner,
+                            on_progress=lambda _rows, od=od: self._arrived(od))
+        return od
 
-    def _drop_on_demand(self) -> None:
-        if self.on_demand is not None:
-            self.on_demand.cancel()
-            self.on_demand = None
+    def drop(self) -> None:
+        """No long map on screen any more (a short map, a preview, a new trace): its fills stop at their next step."""
+        if self.map is not None:
+            self.map.cancel()
+            self.map = None
 
-    def _on_demand_arrived(self, od: OnDemandMap) -> None:
-        """A band of the overview or a tile is computed (GUI thread): redraw what is visible, once for all
-        that arrived together (a zoom step asks for dozens of tiles; a redraw each cost the pan its frames)."""
-        if od is self.on_demand and not self._redraw_queued:
-            self._redraw_queued = True
-            QTimer.singleShot(0, self, self._redraw_arrived)  # the view as context: never after it is gone
+    def fill_now(self) -> bool:
+        """Fill the overview on this thread if it is not complete (an export: a file written before the lane's
+        fill said "computing overview: 256 of 8,190 rows"). True when it was filled here (the caller redraws,
+        which asks for the tiles that view shows; :meth:`compute_shown` then computes them)."""
+        od = self.map
+        if od is None or od.overview_done:
+            return False
+        # the lane may be mid-band on this map: a fresh one is filled here and the old one cancelled
+        self.drop()
+        self.map = od = OnDemandMap(od.trace, od.layer, od.part, od.head)
+        for _rows in od.fill_overview():
+            pass
+        return True
 
-    def _redraw_arrived(self) -> None:
-        self._redraw_queued = False
-        if self.on_demand is not None and self.res is not None and not self._rendering:
-            if self.scale_box.mode == "per-map":
-                self._draw_head()
-            else:
-                self._draw_tile()
+    def compute_shown(self) -> bool:
+        """The tiles the last drawn frame shows and lacks, computed on this thread; True if there were any."""
+        return self.map is not None and self.map.compute_shown()
 
-    def _draw_on_demand(self, y0, y1, x0, x1, px_h, px_w) -> None:
+    def frame(self, y0: float, y1: float, x0: float, x1: float, px_h: int, px_w: int) -> PyramidView:
+        """The crop of map rows [y0, y1) × columns [x0, x1) for a px_w × px_h view, its missing tiles asked for.
+
+        The visible tiles come first, nearest the point a zoom keeps fixed (the middle of a pan), then the finer
+        level's tiles that zoom shows first and the ring around the view (prefetched for the next zoom and pan
+        frames); this replaces what the last frame wanted, so a running pump computes this frame's visible tiles
+        next (after at most the tile it is on).
+        ``filling`` says what is still being computed.
+        """
         from attnviz.gui.workers import tiles_lane
 
-        od = self.on_demand
+        od = self.map
         tile, pending, missing = od.view(y0, y1, x0, x1, px_h, px_w)
-        # the visible tiles first, nearest the centre first, then the finer level's under them when a zoom in is
-        # near and the ring around them (prefetched for the next zoom and pan frames); this replaces what the last view wanted, so a running pump computes this view's
-        # visible tiles next (after at most the tile it is on). A redraw per visible tile, and one at the end
         if od.want(missing, od.last_zoom_ahead + od.last_ring):
-            tiles_lane().submit(("head-map-tiles", id(self), id(od)), od.pump, owner=self,
-                                on_progress=lambda key, od=od: key in od.visible and self._on_demand_arrived(od),
-                                on_result=lambda _none, od=od: self._on_demand_arrived(od))
-        unknown = np.isnan(tile.image)
-        zero = tile.image == 0  # exp(−∞ − lse) = 0: masked (a pooled cell: its whole block is)
-        self.tile = tile
-        self.image_data = quantize(tile.image, self.vmax, unknown | zero)  # both grey; only masked is hatched
-        self._hatch.show(zero, (tile.row0, tile.row1, tile.col0, tile.col1))  # masked: grey and hatched
+            tiles_lane().submit(("head-map-tiles", id(self.owner), id(od)), od.pump, owner=self.owner,
+                                on_progress=lambda key, od=od: key in od.visible and self._arrived(od),
+                                on_result=lambda _none, od=od: self._arrived(od))
         if not od.overview_done:
-            self._filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
+            self.filling = f" · computing overview: {od.overview_rows * (1 << od.overview_level):,} of {od.tq:,} rows"
         elif pending is not None and pending.any():
-            self._filling = f" · refining: {len(missing)} tiles to compute"
+            self.filling = f" · refining: {len(missing)} tiles to compute"
         else:
-            self._filling = ""
-        self._rendering = True
-        try:
-            self.heatmap.set_image(self.image_data, (od.tq, od.tk), (tile.row0, tile.row1, tile.col0, tile.col1))
-        finally:
-            self._rendering = False
-        self._label(tile.level)
+            self.filling = ""
+        return tile
+
+    def _arrived(self, od: OnDemandMap) -> None:
+        """A band of the overview or a tile is computed (GUI thread): one redraw for all that arrived together
+        (a zoom step asks for dozens of tiles; a redraw each cost the pan its frames)."""
+        if od is self.map and not self._queued:
+            self._queued = True
+            QTimer.singleShot(0, self.owner, self._redraw_arrived)  # the view as context: never after it is gone
+
+    def _redraw_arrived(self) -> None:
+        self._queued = False
+        if self.map is not None:
+            self._redraw()

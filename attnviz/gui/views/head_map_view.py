@@ -10,21 +10,28 @@ from PySide6.QtWidgets import QLabel
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.crop_mask import CropHatch
-from attnviz.gui.views.head_map_on_demand import OnDemandLoading, axis_labels as _axis_labels
+from attnviz.gui.views.head_map_on_demand import OnDemandHeadMap
 from attnviz.gui.views.head_pyramids import HeadPyramids
 from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
+from attnviz.text.token_display import numbered_labels
 
 if TYPE_CHECKING:
     from attnviz.gui.views.on_demand_map import OnDemandMap
 
-__all__ = ["HeadMapView"]
+__all__ = ["HeadMapView", "axis_labels"]
 
 
-class HeadMapView(OnDemandLoading, BaseView):
+def axis_labels(r, long: bool) -> tuple[list, list]:
+    """Query and key labels; a pooled long map's name their positions (its axes draw every n-th token)."""
+    q, k = r.query_tokens, r.key_tokens
+    return (numbered_labels(q), numbered_labels(k)) if long else (q, k)
+
+
+class HeadMapView(BaseView):
     """Rows are queries, columns keys (decoder rows × encoder columns for cross-attention).
 
     Masked cells (−∞ before the softmax) are drawn grey and hatched, never as 0. Above ``MAX_PX``
@@ -35,8 +42,8 @@ class HeadMapView(OnDemandLoading, BaseView):
     Clicking a cell selects its query and key.
 
     A long map whose probabilities the trace recomputes on demand (not held as an array) is never asked
-    for whole: an :class:`OnDemandMap` fills a max-pooled overview band by band and computes the visible
-    tiles at the zoomed resolution, both on the views' lane; the hover asks the trace for its one cell.
+    for whole: the view's :class:`OnDemandHeadMap` (``long``) fills a max-pooled overview band by band and
+    computes the visible tiles at the zoomed resolution on the lanes; the hover asks the trace for its one cell.
 
     Colour scale (stated on the colour bar): fixed 0–1 by default, so heads, layers and models compare
     honestly; or this head's maximum; or the largest weight of every layer and head (the model grid's).
@@ -45,6 +52,8 @@ class HeadMapView(OnDemandLoading, BaseView):
     title = "Head map"
 
     def _build(self) -> None:
+        # a long map the trace does not hold, asked for in blocks (its overview, tiles, lanes and redraws)
+        self.long = OnDemandHeadMap(self, self._redraw_arrived)
         self.heatmap = LabelledHeatmap(self.style, max_cell_aspect=1.0)  # square cells (F5 drew them 1.8 : 1)
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover
@@ -57,11 +66,8 @@ class HeadMapView(OnDemandLoading, BaseView):
         self.image_data: np.ndarray | None = None  # the uint8 indices on screen
         self.vmax = 1.0
         self._pyramids: HeadPyramids | None = None  # long maps only (above MAX_PX tokens)
-        self.on_demand: OnDemandMap | None = None  # long maps the trace does not hold: asked for in blocks
-        self._filling = ""  # what the title says is still being computed
         self.tile = None  # the PyramidView on screen (long maps): its level and the data cells it covers
         self._rendering = False
-        self._redraw_queued = False  # a redraw for computed bands or tiles is on its way
         self._labelled = None  # (top, bar label, title) drawn last
         self._mask_id = None
         self._hatch = CropHatch(self.heatmap)  # a long map's masked cells in the crop on screen
@@ -76,6 +82,16 @@ class HeadMapView(OnDemandLoading, BaseView):
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)
 
+    @property
+    def on_demand(self) -> OnDemandMap | None:
+        """The long map on screen asked for in blocks (None for a map the trace holds): ``long.map``. Scripts and
+        the bench may set one whose overview they filled (its tiles are then asked as the view's own)."""
+        return self.long.map
+
+    @on_demand.setter
+    def on_demand(self, od: OnDemandMap | None) -> None:
+        self.long.map = od
+
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
         self._mask_id = None
@@ -88,7 +104,7 @@ class HeadMapView(OnDemandLoading, BaseView):
         if self._pyramids is not None:
             self._pyramids.cancel()
             self._pyramids = None
-        self._drop_on_demand()
+        self.long.drop()
         self.preview, self.tile, self.res = preview, None, None
         probs = preview.probs
         head = min(max(int(head), 0), probs.shape[0] - 1)
@@ -130,7 +146,7 @@ class HeadMapView(OnDemandLoading, BaseView):
         old_head = self.res.head if self.res else None
         self.res = resolve(self.trace, state)
         if self.on_demand is not None and self.res.head != old_head:
-            self._start_on_demand()
+            self.long.start(self.trace, self.res.layer, self.res.part, self.res.head)
         if self.res.head != old_head:
             self._draw_head()
         self._draw_marks()
@@ -140,7 +156,7 @@ class HeadMapView(OnDemandLoading, BaseView):
         if previous is not None:
             previous.cancel()
             self._pyramids = None
-        self._drop_on_demand()
+        self.long.drop()
         self.tile = None
         if self.trace is None:
             self.res = self.probs = None
@@ -156,7 +172,7 @@ class HeadMapView(OnDemandLoading, BaseView):
         self.res = r = resolve(self.trace, self.state)
         _, tq, tk = self.trace.probs_shape(r.layer, r.part)
         if max(tq, tk) > MAX_PX and r.prefix + "probs" not in self.trace.arrays:
-            self._load_on_demand(tq, tk)  # recomputed in blocks: never the whole (H, T, T)
+            self._load_long()  # recomputed in blocks: never the whole (H, T, T)
             return
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs
         mask = self.trace.get(r.prefix + "mask")
@@ -165,7 +181,7 @@ class HeadMapView(OnDemandLoading, BaseView):
             self._mask_id = id(mask) if mask is not None else None
             self.masked = masked_cells(self.trace, r.prefix)
             self.heatmap.set_mask(self.masked)
-        self.heatmap.set_labels(*_axis_labels(r, max(tq, tk) > MAX_PX))
+        self.heatmap.set_labels(*axis_labels(r, max(tq, tk) > MAX_PX))
         self._set_grid_labels()
         if max(tq, tk) > MAX_PX:
             self._pyramids = HeadPyramids(self.probs, self.masked, like=previous)
@@ -175,6 +191,27 @@ class HeadMapView(OnDemandLoading, BaseView):
         self._draw_marks()
         if self._pyramids is not None:
             self._pyramids.prefetch(first=r.head)
+
+    def _load_long(self) -> None:
+        """A long map the trace recomputes in blocks: its overview starts filling and the view draws it as it comes."""
+        r = self.res
+        self.probs, self.masked, self._mask_id = None, None, None
+        self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, hatched per crop
+        self._hatch.forget()
+        self.heatmap.set_labels(*axis_labels(r, True))
+        self._set_grid_labels()
+        self.long.start(self.trace, r.layer, r.part, r.head)
+        self._draw_head()
+        self.heatmap.set_veiled_row(end_row(self.trace, r.part))
+        self._draw_marks()
+
+    def ensure_current(self) -> None:
+        """Finish pending work on this thread (an export is complete): a long map's overview and shown tiles too."""
+        super().ensure_current()
+        if self.res is not None and self.long.fill_now():
+            self._draw_head()  # asks for the tiles this view shows
+        if self.long.compute_shown():
+            self._draw_head()
 
     def _set_grid_labels(self) -> None:
         """Image patches: when the labels do not all fit, the first patch of each grid row (and the
@@ -231,7 +268,7 @@ class HeadMapView(OnDemandLoading, BaseView):
         ratio = self.canvas.devicePixelRatioF()  # a high-density screen shows more values per logical pixel
         px_w, px_h = max(int(vb.width() * ratio), 1), max(int(vb.height() * ratio), 1)
         if self.on_demand is not None:
-            self._draw_on_demand(y0, y1, x0, x1, px_h, px_w)
+            self._draw_long(self.long.frame(y0, y1, x0, x1, px_h, px_w))
             return
         pyr = self._pyramids.get(self.res.head)
         tile = pyr.view(y0, y1, x0, x1, px_h, px_w)
@@ -247,6 +284,29 @@ class HeadMapView(OnDemandLoading, BaseView):
         finally:
             self._rendering = False
         self._label(tile.level)
+
+    def _draw_long(self, tile) -> None:
+        """Draw the crop of a long on-demand map (a PyramidView, NaN where nothing is computed yet)."""
+        unknown = np.isnan(tile.image)
+        zero = tile.image == 0  # exp(−∞ − lse) = 0: masked (a pooled cell: its whole block is)
+        self.tile = tile
+        self.image_data = quantize(tile.image, self.vmax, unknown | zero)  # both grey; only masked is hatched
+        self._hatch.show(zero, (tile.row0, tile.row1, tile.col0, tile.col1))  # masked: grey and hatched
+        self._rendering = True
+        try:
+            self.heatmap.set_image(self.image_data, (self.on_demand.tq, self.on_demand.tk),
+                                   (tile.row0, tile.row1, tile.col0, tile.col1))
+        finally:
+            self._rendering = False
+        self._label(tile.level)
+
+    def _redraw_arrived(self) -> None:
+        """Bands or visible tiles of the long map arrived (GUI thread, once for all that came together)."""
+        if self.res is not None and not self._rendering:
+            if self.scale_box.mode == "per-map":
+                self._draw_head()
+            else:
+                self._draw_tile()
 
     def _label(self, level: int) -> None:
         """Title and colour bar: which head, which scale, and whether a drawn cell is one value or a
@@ -264,7 +324,8 @@ class HeadMapView(OnDemandLoading, BaseView):
         else:
             detail, pooled = " · full zoom: exact values", ""
         label = f"attention weight · {note}{detail}"
-        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{self._filling if self.on_demand else ''}"
+        filling = self.long.filling if self.on_demand else ""
+        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{filling}"
         if (self.vmax, label, title) != self._labelled:  # a pan within one level changes neither
             self._labelled = (self.vmax, label, title)
             self.heatmap.set_levels(0.0, self.vmax, label)

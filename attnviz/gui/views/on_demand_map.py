@@ -29,6 +29,7 @@ import numpy as np
 from attnviz.analysis.pyramid import PyramidView
 from attnviz.gui.views.heatmap_data import MAX_PX, block_max
 from attnviz.gui.views.tile_cache import TILE, TileCache, tile_cells, tile_span
+from attnviz.gui.views.zoom_ahead import next_level_window, zoom_anchor
 
 __all__ = ["OnDemandMap", "TILE", "MIN_SIDE", "tile_cells"]
 
@@ -41,9 +42,13 @@ OVERVIEW_SIDE = 4 * MAX_PX
 OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
-# a view within this factor of the next finer level's zoom (a wheel notch is ×1.35) asks, after its own visible
-# tiles, for the finer level's tiles under it: a zoom in finds them computed rather than asking for all at once
-ZOOM_AHEAD = 1.5
+# a view asks, after its own visible tiles, for the tiles of the first finer level drawn from tiles that a zoom in
+# about the pointer shows first (zoom_ahead.py), when that level is at most this many levels finer: a zoom in finds
+# them computed rather than asking for all at once. 2: from the level above the overview's, whose zoom in goes
+# through the overview (no tiles) to the first tiled level. Before, from 1.5× that level's zoom (~1 wheel notch of
+# ×1.35): the 16,384-token zoom path's first level-1 frame lacked 15 visible tiles on a busy machine (the last came
+# 80 ms later)
+ZOOM_LEVELS_AHEAD = 2
 
 
 def _level_at_most(n: int, side: int) -> int:
@@ -70,15 +75,17 @@ class OnDemandMap:
                                         -(-self.overview.shape[1] // (1 << (lvl - self.overview_level)))),
                                        np.float32) for lvl in range(self.overview_level + 1, self.top_level + 1)}
         self.cancelled = False
-        # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the centre first)
-        # and when each tile was stored (perf_counter seconds)
+        # for the benchmarks' tile latency: the tiles the last drawn view lacked (nearest the zoom's fixed point
+        # first) and when each tile was stored (perf_counter seconds)
         self.last_missing: list[tuple[int, int, int]] = []
         self.last_ring: list[tuple[int, int, int]] = []  # not computed tiles around the last drawn view
-        self.last_zoom_ahead: list[tuple[int, int, int]] = []  # the finer level's tiles under it (ZOOM_AHEAD)
+        self.last_zoom_ahead: list[tuple[int, int, int]] = []  # the finer level's tiles a zoom in shows first
+        self._drawn: tuple | None = None  # (row0, row1, col0, col1) of the last view asked for
+        self.anchor: tuple[float, float] | None = None  # (row, col) the last zoom kept fixed (zoom_ahead.py)
         self.done_at: dict[tuple[int, int, int], float] = {}
         self.done_in_view: set[tuple[int, int, int]] = set()  # tiles stored while the view showed them
-        # the tiles the view wants now, in the order to compute them (visible ones nearest the centre first,
-        # then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
+        # the tiles the view wants now, in the order to compute them (visible ones nearest the zoom's fixed point
+        # first, then the ring): replaced whole by each drawn view, so a pan or zoom step drops what it no longer
         # shows and its visible tiles come next, whatever was asked before (see :meth:`want`, :meth:`pump`)
         self._wanted: list[tuple[int, int, int]] = []
         self.visible: frozenset = frozenset()  # the visible tiles of the last :meth:`want` (their arrival redraws)
@@ -237,8 +244,12 @@ class OnDemandMap:
         data rows [row0, row1) × columns [col0, col1), widened to whole cells of that level.
 
         ``image`` is float32 with NaN where nothing is computed yet; ``pending`` is True where a cell shows a
-        coarser level's maximum until its tile arrives; ``missing`` lists those tiles, nearest the centre first.
+        coarser level's maximum until its tile arrives; ``missing`` lists those tiles, nearest the point the zoom
+        keeps fixed first (:attr:`anchor`: a wheel zoom's pointer; the middle of a pan or a first view).
         """
+        asked = (float(row0), float(row1), float(col0), float(col1))
+        if asked != self._drawn or self.anchor is None:  # a redraw for tiles that came keeps the zoom's anchor
+            self.anchor, self._drawn = zoom_anchor(self._drawn, asked), asked
         row0, row1 = max(0, int(np.floor(row0))), min(self.tq, int(np.ceil(row1)))
         col0, col1 = max(0, int(np.floor(col0))), min(self.tk, int(np.ceil(col1)))
         if row1 <= row0 or col1 <= col0:
@@ -248,7 +259,7 @@ class OnDemandMap:
         r0, c0, r1, c1 = row0 // f, col0 // f, -(-row1 // f), -(-col1 // f)  # cells of this level
         bounds = (r0 * f, min(r1 * f, self.tq), c0 * f, min(c1 * f, self.tk))
         per_px = max((row1 - row0) / max(px_h, 1), (col1 - col0) / max(px_w, 1))
-        self.last_zoom_ahead = self._zoom_ahead(level, per_px, row0, row1, col0, col1)
+        self.last_zoom_ahead = self._zoom_ahead(level, per_px, asked)
         if level >= self.overview_level:
             self.last_missing, self.last_ring = [], []
             image, pending = self._from_overview(level, r0, r1, c0, c1), None
@@ -272,7 +283,8 @@ class OnDemandMap:
                     image[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = t[a0 - i * n:a1 - i * n, b0 - j * n:b1 - j * n]
                     pending[a0 - r0:a1 - r0, b0 - c0:b1 - c0] = False
         missing = self.tiles_for(level, r0, r1, c0, c1)
-        mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
+        # nearest the point a wheel zoom keeps fixed first (the middle for a pan): the tiles that stay on screen
+        mid_r, mid_c = self.anchor[0] / f / n, self.anchor[1] / f / n  # in tiles of this level
         near = lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2  # noqa: E731
         missing.sort(key=near)
         self.last_missing = missing
@@ -284,15 +296,21 @@ class OnDemandMap:
         self.last_ring = sorted(ring, key=near)
         return PyramidView(image, level, *bounds), pending, missing
 
-    def _zoom_ahead(self, level: int, per_px: float, row0: int, row1: int, col0: int, col1: int) -> list:
-        """Tiles of level ``level`` − 1 not computed yet under data rows [row0, row1) × [col0, col1), nearest the
-        centre first, when the view is within ZOOM_AHEAD of that level's zoom (else none)."""
-        if level == 0 or level > self.overview_level or per_px > ZOOM_AHEAD * (1 << (level - 1)):
+    def _zoom_ahead(self, level: int, per_px: float, asked: tuple) -> list:
+        """Tiles not computed yet of the first level finer than ``level`` drawn from tiles, that a zoom about
+        :attr:`anchor` shows first (the view ``asked`` scaled to that level's zoom, which stays the same window all
+        along such a zoom), nearest the anchor first; none when that level is more than ZOOM_LEVELS_AHEAD finer."""
+        target = min(level - 1, self.overview_level - 1)  # the overview's level and those above need no tiles
+        if target < 0 or level - target > ZOOM_LEVELS_AHEAD:
             return []
-        f, n = 1 << (level - 1), tile_cells(level - 1)
-        r0, r1, c0, c1 = row0 // f, -(-row1 // f), col0 // f, -(-col1 // f)  # cells of the finer level
-        mid_r, mid_c = (r0 + r1) / 2 / n, (c0 + c1) / 2 / n
-        return sorted(self.tiles_for(level - 1, r0, r1, c0, c1),
+        f, n = 1 << target, tile_cells(target)
+        y0, y1, x0, x1 = next_level_window(asked, self.anchor, per_px, f)
+        r0, r1 = max(0, int(np.floor(y0))) // f, -(-min(self.tq, int(np.ceil(y1))) // f)  # cells of that level
+        c0, c1 = max(0, int(np.floor(x0))) // f, -(-min(self.tk, int(np.ceil(x1))) // f)
+        if r1 <= r0 or c1 <= c0:
+            return []
+        mid_r, mid_c = self.anchor[0] / f / n, self.anchor[1] / f / n  # the anchor in tiles of that level
+        return sorted(self.tiles_for(target, r0, r1, c0, c1),
                       key=lambda k: (k[1] + 0.5 - mid_r) ** 2 + (k[2] + 0.5 - mid_c) ** 2)
 
     def _paste_coarser(self, image: np.ndarray, coarser: int, level: int, r0: int, r1: int, c0: int,
