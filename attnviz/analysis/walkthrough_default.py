@@ -155,7 +155,12 @@ def open_walkthrough(selection, trace) -> str | None:
         return None
     if (there["layer"], there["head"]) == (s.layer, s.head):
         return None  # only the query row was chosen (the attention views single none out)
-    token = trace.query_tokens(there["part"])[there["query"]]
+    from attnviz.analysis.decoder_positions import row_labels
+    from attnviz.text.token_display import display_token
+
+    # the row as the walkthrough's picker and `steps` name it ("→ vidas" for the decoder position that
+    # wrote "vidas", "cat" for a BPE "Ġcat"), not the raw token the position read
+    token = display_token(row_labels(trace, there["part"])[there["query"]])
     return (f"The walkthrough opens on {_at(there)}, where the row of {token!r} mixes several values; "
             f"the Attention tab keeps {_at(here)} and shows it again when you switch back.")
 

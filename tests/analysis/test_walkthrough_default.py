@@ -197,3 +197,21 @@ def test_the_pack_of_a_translation_opens_its_walkthrough_figures_where_the_app_d
     att = default_selection(t, "attention")
     assert [(s.layer, s.head) for name, s in seen if name == "head-map" and s.part == "cross"] == [
         (att["layer"], att["head"])]
+
+
+def test_the_walkthrough_notice_names_the_row_as_the_walkthrough_does():
+    """The status line said "the row of 'na'" for the row the walkthrough's picker and `steps` call
+    "→ vidas" (the decoder position that read 'na' and wrote 'vidas'): one row, two names."""
+    from attnviz.analysis.decoder_positions import row_labels
+    from attnviz.analysis.walkthrough_default import default_selection, open_walkthrough
+    from attnviz.selection import Selection
+
+    t = _example_trace("translate")
+    selection = Selection()
+    selection.update(**default_selection(t, "attention"))
+    said = open_walkthrough(selection, t)
+    q = selection.query
+    assert said is not None and (selection.layer, selection.head) != tuple(
+        default_selection(t, "attention")[k] for k in ("layer", "head"))
+    assert f"the row of {row_labels(t, 'cross')[q]!r}" in said
+    assert f"the row of {str(t.query_tokens('cross')[q])!r}" not in said  # control: not the token it read

@@ -37,6 +37,25 @@ def _arrangement(win):
     return CompactArrangement.of(win)
 
 
+def _dock_sizes(win) -> list:
+    """(main window, dock, width, height) of every dock on screen: the window's panels and the views in
+    front of their groups (a tabbed dock's size is its group's)."""
+    area = win.views_area
+    got = [(win, d) for d in win.docks.values() if d.isVisible() and not d.isFloating()]
+    got += [(area, d) for n, d in area.docks.items() if area.on_screen(n) and not d.isFloating()]
+    return [(owner, d, d.width(), d.height()) for owner, d in got]
+
+
+def _resize_docks(win, sizes) -> None:
+    """Give the docks recorded by :func:`_dock_sizes` their sizes back (docks since closed are skipped)."""
+    for owner in (win, win.views_area):
+        mine = [(d, w, h) for o, d, w, h in sizes or () if o is owner and shiboken6.isValid(d) and d.isVisible()]
+        if mine:
+            docks = [d for d, _, _ in mine]
+            owner.resizeDocks(docks, [w for _, w, _ in mine], Qt.Orientation.Horizontal)
+            owner.resizeDocks(docks, [h for _, _, h in mine], Qt.Orientation.Vertical)
+
+
 def enter_presentation(win, widget: QWidget | None = None) -> None:
     """Show ``widget`` (or the current figure) alone, full screen, in the presentation style."""
     presentation_mode(win).enter(widget)
@@ -64,6 +83,7 @@ class PresentationMode(QObject):
         self._hidden: list[QWidget] = []
         self._views_front: list[QWidget] = []  # the views' docks in front of their tab groups
         self._pinned = None  # the compact layout's pinned view before presenting (a folded figure pins itself)
+        self._dock_sizes = None  # (owner, dock, width, height) of the docks on screen before presenting
         self._was_full_screen = False
         self._was_maximized = False
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
@@ -97,6 +117,7 @@ class PresentationMode(QObject):
             self._geometry = win.saveGeometry()  # size and place: showNormal alone does not bring them back
             area = win.views_area
             self._views_front = [d for n, d in area.docks.items() if area.on_screen(n)]
+            self._dock_sizes = _dock_sizes(win)
             self._pinned = _arrangement(win).pinned
             win.set_presentation(True)  # large type and thick lines in every view and panel
             chrome = [d for d in win.docks.values()] + [win.menuBar(), win.statusBar(), win.tabs.tabBar(),
@@ -150,6 +171,11 @@ class PresentationMode(QObject):
                 geometry = self._geometry
                 win.restoreGeometry(geometry)
                 QTimer.singleShot(0, win, lambda: win.isFullScreen() or win.restoreGeometry(geometry))
+        # hiding the docks and reparenting the figure let Qt re-split the dock areas (786 | 644 px became
+        # 1069 | 359 px): give each dock the size it had, now and once the window is back at its size
+        sizes, self._dock_sizes = self._dock_sizes, None
+        _resize_docks(win, sizes)
+        QTimer.singleShot(0, win, lambda: win.isFullScreen() or _resize_docks(win, sizes))
         self._sync_action(False)
         self.changed.emit(False)
 

@@ -31,6 +31,9 @@ from attnviz.tasks.metric_names import format_metrics
 __all__ = ["TrainingPanel", "default_run_dir", "task_defaults", "REDRAW_MS"]
 
 LOSS_TITLE, ACC_TITLE = "training loss (cross-entropy, nats)", "batch accuracy"
+# a run saves this many checkpoints on its way (issue 36, finding 12): one cancelled part-way keeps the
+# model of its last one, which "Open trained model" opens (without them a cancel kept nothing to open)
+CHECKPOINTS = 10
 REDRAW_MS = 250  # live curves: four updates a second read as "live" and leave the GUI thread free
 
 
@@ -223,7 +226,8 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         self.out_dir = Path(self.out_edit.text()).expanduser() if self.out_edit.text().strip() else default_run_dir(task)
         kwargs = {"task": task, "steps": self.steps_box.value(), "lr": self.lr_box.value(),
                   "batch_size": self.batch_box.value(), "device": self.device_box.currentText(),
-                  "seed": self.seed_box.value(), "out_dir": str(self.out_dir)}
+                  "seed": self.seed_box.value(), "out_dir": str(self.out_dir),
+                  "checkpoint_every": max(1, self.steps_box.value() // CHECKPOINTS)}
         self.steps, self.loss, self.acc = [], [], []
         self._last = None
         self._loss_top = 0.0

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QGraphicsRectItem, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
-                               QToolButton)
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolButton
 
 from attnviz.gui.lane import report_progress
 from attnviz.gui.style import colour_lut
@@ -19,6 +18,7 @@ from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.all_heads_pages import (MIN_TILE_PX, NOTE_MIN_PT, NOTE_Y, PITCH_X, PITCH_Y,  # noqa: F401
                                              GridPages)
 from attnviz.gui.views.grid_notes import GridNotes
+from attnviz.gui.views.heads_table import HeadsTable
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
 from attnviz.gui.views.model_summary import (HeadStats, colour_thumbnails, pool_maps, summarize_stats,
@@ -94,12 +94,7 @@ class ModelView(GridPages, BaseView):
         self.res = None
         self._part = None
         self._title_notes: tuple[str | None, str] = (None, "")  # (part, legend) of the last statistics
-        self.table = QTableWidget(0, 5, self)
-        self.table.setHorizontalHeaderLabels(["layer", "head", "entropy (nats)", "mean distance", "max weight"])
-        self.table.setSortingEnabled(True)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.cellClicked.connect(self._table_clicked)
+        self.table = HeadsTable(self, self._select)
         self.table.hide()
         self.layout().insertWidget(2, self.table, 1)
         self.table_button = QToolButton(text="Table", checkable=True)
@@ -363,26 +358,7 @@ class ModelView(GridPages, BaseView):
             self.table_button.setChecked(on)
 
     def _fill_table(self) -> None:
-        self.table.setSortingEnabled(False)
-        if self.thumbs is None:
-            self.table.setRowCount(0)
-            return
-        L, H = self.thumbs.max_weight.shape
-        self.table.setRowCount(L * H)
-        s = self.stats
-        for i, (layer, h) in enumerate(np.ndindex(L, H)):
-            values = [layer, h, None if s is None else float(s.entropy[layer, h]),
-                      None if s is None or s.distance is None else float(s.distance[layer, h]),
-                      float(self.thumbs.max_weight[layer, h])]
-            for j, v in enumerate(values):
-                item = QTableWidgetItem()
-                item.setData(Qt.DisplayRole, "…" if v is None else (round(v, 4) if isinstance(v, float) else v))
-                item.setData(Qt.UserRole, (layer, h))
-                self.table.setItem(i, j, item)
-        self.table.setSortingEnabled(True)
-
-    def _table_clicked(self, row: int, col: int) -> None:
-        self._select(*self.table.item(row, col).data(Qt.UserRole))
+        self.table.fill(None if self.thumbs is None else self.thumbs.max_weight, self.stats)
 
     # -- style ---------------------------------------------------------------------------------
     def _style_changed(self) -> None:

@@ -4,8 +4,8 @@ The window assembles components that each own one job and share the window's sta
 loaded model, the shown and pinned trace, the selection, the pages, the lesson — evented models they read,
 write and subscribe to): start-up (:mod:`.startup_steps`), model loading (:mod:`.model_loading`), the shown
 trace (:mod:`.shown_trace`), the pages and looks (:mod:`.pages`), pin and compare (:mod:`.compare_pin`),
-menus (:mod:`.actions`), scenes and lessons (:mod:`.scene_actions`), figures (:mod:`.figure_actions`) and
-drops (:mod:`.drop`).
+menus (:mod:`.actions`), scenes and lessons (:mod:`.scene_actions`), figures (:mod:`.figure_actions`),
+drops (:mod:`.drop`) and the runs on the model lane (:mod:`.runs`).
 
 Start-up is staged so the window paints first: the constructor builds only plain Qt widgets; then
 ``start()`` loads torch and the model on the model lane and the views' Qt-free dependencies on a worker,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from attnviz.gui.dialogs.notice_bar import NoticeBar
 from attnviz.gui.panels.appearance import placeholder_page
 from attnviz.gui.panels.input_panel import InputPanel
-from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.prediction_panel import PredictionPanel
@@ -33,10 +32,10 @@ from attnviz.gui.settings import AppSettings
 from attnviz.gui.window import figure_actions
 from attnviz.gui.window.actions import build_actions, follow_system_scheme
 from attnviz.gui.window.compare_pin import ComparePin
-from attnviz.gui.window.refusal_notice import refusal_notice
 from attnviz.gui.window.drop import accept_drag, handle_drop
 from attnviz.gui.window.model_loading import APP_TITLE, FALLBACK_TEXT, ModelLoading
 from attnviz.gui.window.pages import Pages
+from attnviz.gui.window.runs import Runs
 from attnviz.gui.window.scene_actions import install_scene_actions
 from attnviz.gui.window.shown_trace import ShownTrace
 from attnviz.gui.window.startup_steps import StartupSteps
@@ -83,10 +82,7 @@ class MainWindow(QMainWindow):
         self.setDockNestingEnabled(True)
 
         self.lane = Lane(self)  # one model job at a time: torch modules are not re-entrant
-        self.lane.result.connect(self._lane_result)
-        self.lane.error.connect(self._lane_error)
-        self.lane.progress.connect(self._lane_progress)
-        self.lane.busy_changed.connect(self._busy)
+        self.runs = Runs(self)  # what goes to the lane and what comes back
         self.warmed_up.connect(self.build_remaining_views)  # start-up is over: hidden views, in idle time
         self._build_body()
         self.compare_pin = ComparePin(self)  # View ▸ Pin this trace: the Compare view follows state.shown.pinned
@@ -274,64 +270,12 @@ class MainWindow(QMainWindow):
 
     # -- runs ----------------------------------------------------------------------------------------
     def run_text(self, text: str) -> None:
-        if self.loaded is not None and self.loaded.config.kind != "vit":
-            self._head_maps(lambda view: view.drop_preview())
-            self.lane.submit("trace", run_input_job, self.loaded, text=text, target=self.input_panel.target,
-                             preview_layer=self._preview_layer())
+        """The input panel's text: run it (see :class:`~attnviz.gui.window.runs.Runs`)."""
+        self.runs.run_text(text)
 
     def run_image(self, image) -> None:
-        if self.loaded is None:
-            return
-        if isinstance(image, str):
-            self.settings.add_recent("images", image)
-        self._head_maps(lambda view: view.drop_preview())
-        self.lane.submit("trace", run_input_job, self.loaded, image=image, preview_layer=self._preview_layer())
-
-    def _preview_layer(self) -> int | None:
-        """The selected layer, drawn by the head map while a Hugging Face model's forward still runs."""
-        return self.selection.layer if self.loaded.info.get("source") == "huggingface" else None
-
-    def _lane_progress(self, kind, item) -> None:
-        # the lane drops the items of a superseded run (new input, new model): this one is current
-        if kind != "trace":
-            return
-        from attnviz.capture.preview import LayerPreview  # numpy: not imported while the window builds
-
-        if isinstance(item, LayerPreview) and item.layer == self.selection.layer:
-            self._head_maps(lambda view: view.show_preview(item, self.selection.head))
-
-    def _head_maps(self, do) -> None:
-        from attnviz.gui.views.head_map_view import HeadMapView  # not imported while the window builds
-
-        for view in self.views_area.views:
-            if isinstance(view, HeadMapView):
-                do(view)
-
-    def _lane_result(self, kind: str, value) -> None:
-        if kind == "load":
-            self.model_loading.model_loaded(value)
-        elif kind == "trace":
-            self.shown_trace.show_run(value)
-
-    def _lane_error(self, kind: str, message: str) -> None:
-        self.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
-        if kind == "load":
-            self.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
-            self.model_panel.set_current(self.model_ref)
-            if self.loaded is None:
-                self.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
-        elif kind == "trace" and self.input_panel.mode == "text":
-            # the box shows the new text: the views would show another input's figures, so clear them
-            # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
-            self.clear_shown(refusal_notice(message, cleared=True),
-                             empty_reason=f"the input was refused: {refusal_notice(message, cleared=False)}")
-        else:
-            if kind == "trace":  # the picture on screen stays, and so does its caption
-                self.input_panel.image.reject_pending()
-            self.notify(message, "warning")
-
-    def _busy(self, busy: bool) -> None:
-        self.busy_label.setText("running…" if busy else "")
+        """The input panel's image (a path or a PIL image): run it."""
+        self.runs.run_image(image)
 
     def _step(self, token: str) -> None:
         kind = self.loaded.tokenizer.kind if self.loaded is not None and self.loaded.tokenizer else "char"

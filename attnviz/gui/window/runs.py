@@ -1,0 +1,95 @@
+"""The window's runs on the model lane: an input's run (text or image) goes out, its layer previews and
+its result or error come back.
+
+A component of :class:`attnviz.gui.window.main_window.MainWindow` (split from it along this seam: what is
+sent to the lane and what the lane sends back). It reads the window's loaded model, selection and input
+panel, hands a loaded model to ``model_loading`` and a trace to ``shown_trace``, and shows a failure as a
+notice, never a traceback.
+"""
+
+from __future__ import annotations
+
+from attnviz.gui.panels.model_jobs import run_input_job
+from attnviz.gui.window.refusal_notice import refusal_notice
+
+__all__ = ["Runs"]
+
+
+class Runs:
+    """Sends the window's input runs to its lane and routes what comes back."""
+
+    def __init__(self, win):
+        self.win = win
+        lane = win.lane
+        lane.result.connect(self.result)
+        lane.error.connect(self.error)
+        lane.progress.connect(self.progress)
+        lane.busy_changed.connect(self.busy)
+
+    # -- out -----------------------------------------------------------------------------------------
+    def run_text(self, text: str) -> None:
+        win = self.win
+        if win.loaded is not None and win.loaded.config.kind != "vit":
+            self.head_maps(lambda view: view.drop_preview())
+            win.lane.submit("trace", run_input_job, win.loaded, text=text, target=win.input_panel.target,
+                            preview_layer=self.preview_layer())
+
+    def run_image(self, image) -> None:
+        win = self.win
+        if win.loaded is None:
+            return
+        if isinstance(image, str):
+            win.settings.add_recent("images", image)
+        self.head_maps(lambda view: view.drop_preview())
+        win.lane.submit("trace", run_input_job, win.loaded, image=image, preview_layer=self.preview_layer())
+
+    def preview_layer(self) -> int | None:
+        """The selected layer, drawn by the head map while a Hugging Face model's forward still runs."""
+        win = self.win
+        return win.selection.layer if win.loaded.info.get("source") == "huggingface" else None
+
+    # -- back ----------------------------------------------------------------------------------------
+    def progress(self, kind, item) -> None:
+        # the lane drops the items of a superseded run (new input, new model): this one is current
+        if kind != "trace":
+            return
+        from attnviz.capture.preview import LayerPreview  # numpy: not imported while the window builds
+
+        selection = self.win.selection
+        if isinstance(item, LayerPreview) and item.layer == selection.layer:
+            self.head_maps(lambda view: view.show_preview(item, selection.head))
+
+    def head_maps(self, do) -> None:
+        """Call ``do(view)`` for every head map view of the window."""
+        from attnviz.gui.views.head_map_view import HeadMapView  # not imported while the window builds
+
+        for view in self.win.views_area.views:
+            if isinstance(view, HeadMapView):
+                do(view)
+
+    def result(self, kind: str, value) -> None:
+        if kind == "load":
+            self.win.model_loading.model_loaded(value)
+        elif kind == "trace":
+            self.win.shown_trace.show_run(value)
+
+    def error(self, kind: str, message: str) -> None:
+        win = self.win
+        win.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
+        if kind == "load":
+            win.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
+            win.model_panel.set_current(win.model_ref)
+            if win.loaded is None:
+                win.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
+        elif kind == "trace" and win.input_panel.mode == "text":
+            # the box shows the new text: the views would show another input's figures, so clear them
+            # (an image that cannot be decoded never replaces the picture on screen: that trace stays)
+            win.clear_shown(refusal_notice(message, cleared=True),
+                            empty_reason=f"the input was refused: {refusal_notice(message, cleared=False)}")
+        else:
+            if kind == "trace":  # the picture on screen stays, and so does its caption
+                win.input_panel.image.reject_pending()
+            win.notify(message, "warning")
+
+    def busy(self, busy: bool) -> None:
+        self.win.busy_label.setText("running…" if busy else "")
