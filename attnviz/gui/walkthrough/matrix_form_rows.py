@@ -12,6 +12,8 @@ from attnviz.analysis.model_labels import norm_label
 from attnviz.analysis.steps_inputs import position_rows
 from attnviz.capture.trace import layer_prefix
 from attnviz.gui.style import head_colour
+from attnviz.gui.walkthrough.figure import group_rows
+from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 
 __all__ = ["MatrixFormRows", "GQA_BESIDE", "SQUARE_SIDE", "PRESENTED_SIDE"]
 
@@ -85,20 +87,24 @@ class MatrixFormRows:
         square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side())
         masked = bool(np.isneginf(f.mask).any())
         # scaling and masking in one step: a third T×T map would not leave each one room on a slide
-        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        maps = [self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square)]
         if masked:
-            row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
-                    + (" + B" if f.bias is not None else "") + " + M =",
-                    (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
-                                + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
-                                **square), 4)]
+            ops = [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
+                   + (" + B" if f.bias is not None else "") + " + M ="]
+            maps.append(self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
+                                   + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
+                                   **square))
         else:
-            row += [f"× {f.scale:.4g} =",
-                    (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
+            ops = [f"× {f.scale:.4g} ="]
+            maps.append(self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square))
         # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
-        row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
-        # the T×T maps take the spare height; smaller operators leave them the width
-        self.board.add_row(row, stretch=1, op_factor=1.0, equal=True)
+        ops.append("softmax →")
+        maps.append(self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square))
+        # one line when the figure is wide enough for every column named, else P under the scaled map (a
+        # 1280×720 dock scrolled sideways); the maps keep equal widths either way and take the spare height
+        self.maps_row = WrappingMapsRow(maps, [self.board.label(op, 1.0, bold=True) for op in ops])
+        group_rows(maps)
+        self.board.add_row([self.maps_row], stretch=1)
         self._modest(first)
 
     def _output_rows(self, c: "_Context") -> None:
