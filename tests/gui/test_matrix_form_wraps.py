@@ -104,3 +104,20 @@ def test_presented_upright_labels_without_the_12px_rule_are_smaller(qtbot, trace
     monkeypatch.setattr(MatrixGridLabels, "col_floor_pt", lambda self: floor_pt(self.style, self))
     w = _shown(qtbot, trace24, (1280, 720), style=PRESETS["presentation"])
     assert any("labels are" in p for p in _problems(w, "F5 1280×720"))
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_the_overview_fits_a_1280x720_dock_with_every_row_named(qtbot, kind):
+    """"overview: everything at once": the Q Kᵀ … P V = Z row and the block's row wrap as the one-head maps do (they
+    scrolled sideways by 55–900 px), and Z_0 beside A's stacked title names every row (it named every other)."""
+    from layout_audit import grid_problems
+
+    trace = sample_trace(kind, T=12, n_heads=4, d_model=64)
+    w = _shown(qtbot, trace, DOCK_720)
+    w.set_section("all")
+    for _ in range(10):
+        QApplication.processEvents()
+    assert w.scroll.horizontalScrollBar().maximum() == 0
+    assert w.maps_row.wrapped
+    problems = [p for g in w.grids.values() if g.row_labels for p in grid_problems(g, 1.0, 12.0, g.name)]
+    assert not problems, problems

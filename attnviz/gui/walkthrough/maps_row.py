@@ -1,10 +1,11 @@
-"""A row of equal T×T maps with operators between them that wraps onto two lines when the figure is narrow.
+"""A row of maps with operators between them that wraps onto more lines when the figure is narrow.
 
 The matrix form's one-head part shows Q Kᵀ, scaled and P side by side. With every one of 24 columns named
 upright at 12 px the three need ~1,400 px; a 1280×720 window's Walkthrough dock is ~990 px wide and scrolled
 sideways (K and V of the row above cut until scrolled). Narrower than one line needs, the row puts its last map
 on a second line under the one before it, its operator ("softmax →") in the operator column: every map keeps
 the same column width (drawn to scale: equal widths for equal columns) and the figure never scrolls sideways.
+The overview's Q Kᵀ … P V = Z row wraps the same way.
 The choice follows the row's own width, so the window, F5 and an export (laid out at the slide's size) each
 get the arrangement that fits them.
 """
@@ -20,11 +21,12 @@ SPACING = 12  # px between maps and operators, as the board's rows (figure.Figur
 
 
 class WrappingMapsRow(QWidget):
-    """``maps`` (grids of one shape) with ``ops[i]`` between ``maps[i]`` and ``maps[i + 1]``.
+    """``maps`` with ``ops[i]`` between ``maps[i]`` and ``maps[i + 1]``, on as few lines as the width allows.
 
-    One line when the row is at least as wide as one line's minimum, else two: the maps but the last on the
-    first line, the last under the one before it, its operator in the column of the operator above (a grid
-    layout: the maps' columns are equally wide in either arrangement).
+    One line when the row is at least as wide as one line's minimum. Otherwise ``k`` maps on the first line
+    (the most that fit) and ``k - 1`` on each line after it, indented by one map: a line starts with the operator
+    that led to its first map, in the operator column of the line above (Q Kᵀ × 0.25 = scaled / softmax → P, P
+    under the scaled map). A grid layout: every map column is equally wide in any arrangement.
     """
 
     def __init__(self, maps: list[QWidget], ops: list[QLabel], parent=None):
@@ -38,32 +40,54 @@ class WrappingMapsRow(QWidget):
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setSpacing(SPACING)
-        # the widget's minimum is the wrapped one (minimumSizeHint), not the current line's: a one-line
+        # the widget's minimum is the narrowest arrangement's (minimumSizeHint), not the current one's: a one-line
         # minimum would hold the row at ~1,400 px and the scroll area would scroll sideways
         self._grid.setSizeConstraint(QLayout.SetNoConstraint)
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
-        self.wrapped: bool | None = None
-        self._arrange(False)
+        self.per_line: int | None = None  # maps on the first line (len(maps): one line)
+        self._arrange(len(self.maps))
 
-    # -- the two arrangements ------------------------------------------------------------------------------
+    @property
+    def wrapped(self) -> bool:
+        """Whether the maps take more than one line."""
+        return self.per_line is not None and self.per_line < len(self.maps)
+
+    # -- the arrangements ------------------------------------------------------------------------------------
     def one_line_width(self) -> int:
         """Pixels one line needs: every map at its minimum (every column named) and the operators."""
         maps = sum(m.minimumSizeHint().width() for m in self.maps)
         return maps + sum(op.width() for op in self.ops) + SPACING * (len(self.maps) + len(self.ops) - 1)
 
-    def _wrapped_width(self) -> int:
-        """Pixels the two-line arrangement needs: the first line (all maps but the last)."""
-        n = len(self.maps) - 1
-        cols = max(m.minimumSizeHint().width() for m in self.maps)  # the last map shares a column above it
-        ops = [op.width() for op in self.ops[:-1]]
-        if n > 1:  # the last operator shares the column of the one before the last map's column
-            ops[n - 2] = max(ops[n - 2], self.ops[-1].width())
-        return n * cols + sum(ops) + SPACING * (2 * n - 2)
+    def _width(self, k: int) -> int:
+        """Pixels ``k`` maps a line need (k < len(maps)): equal map columns, each operator column as wide as
+        the widest operator placed in it."""
+        if k >= len(self.maps):
+            return self.one_line_width()
+        cols = max(m.minimumSizeHint().width() for m in self.maps)
+        ops = [0] * (k - 1)
+        for i in range(1, len(self.maps)):  # map i's operator stands in the column left of it
+            c = (self._place(i, k)[1] - 1) // 2
+            ops[c] = max(ops[c], self.ops[i - 1].width())
+        return k * cols + sum(ops) + SPACING * (2 * k - 2)
 
-    def _arrange(self, wrap: bool) -> None:
-        if wrap == self.wrapped:
+    def _place(self, i: int, k: int) -> tuple[int, int]:
+        """(line, column) of map ``i`` with ``k`` maps on the first line (its operator: one column left)."""
+        if i < k:
+            return 0, 2 * i
+        j = i - k  # maps after the first line, k - 1 a line from column 2
+        return 1 + j // (k - 1), 2 + 2 * (j % (k - 1))
+
+    def _fitting(self, width: int) -> int:
+        """The most maps a line that fit ``width`` (at least 2: narrower still, the figure scrolls)."""
+        for k in range(len(self.maps), 2, -1):
+            if width >= self._width(k):
+                return k
+        return 2
+
+    def _arrange(self, k: int) -> None:
+        if k == self.per_line:
             return
-        self.wrapped = wrap
+        self.per_line = k
         g = self._grid
         for w in self.maps + self.ops:
             g.removeWidget(w)
@@ -71,35 +95,34 @@ class WrappingMapsRow(QWidget):
             g.setColumnStretch(c, 0)
         for r in range(g.rowCount()):
             g.setRowStretch(r, 0)
-        n = len(self.maps)
-        last = n - 1 if wrap else n  # maps on the first line
-        for i in range(last):
-            g.addWidget(self.maps[i], 0, 2 * i)
-            g.setColumnStretch(2 * i, 1)
-            if i < n - 1 and (i < last - 1 or not wrap):
-                g.addWidget(self.ops[i], 0, 2 * i + 1, Qt.AlignVCenter)
-        if wrap:  # the last map under the one before it, its operator in the operator column to its left
-            g.addWidget(self.ops[-1], 1, 2 * (n - 2) - 1 if n > 2 else 0, Qt.AlignVCenter)
-            g.addWidget(self.maps[-1], 1, 2 * (n - 2))
-            g.setRowStretch(1, 1)
-        g.setRowStretch(0, 1)
+        for i, m in enumerate(self.maps):
+            line, col = self._place(i, k)
+            g.addWidget(m, line, col)
+            g.setColumnStretch(col, 1)
+            g.setRowStretch(line, 1)
+            if i:
+                g.addWidget(self.ops[i - 1], line, col - 1, Qt.AlignVCenter)
         self.updateGeometry()
 
     # -- sizes --------------------------------------------------------------------------------------------------
+    def _lines(self) -> int:
+        return self._place(len(self.maps) - 1, self.per_line)[0] + 1
+
     def minimumSizeHint(self) -> QSize:
         rows_h = max(m.minimumSizeHint().height() for m in self.maps)
-        return QSize(self._wrapped_width(), rows_h * (2 if self.wrapped else 1) + (SPACING if self.wrapped else 0))
+        lines = self._lines()
+        return QSize(self._width(2), rows_h * lines + SPACING * (lines - 1))
 
     def sizeHint(self) -> QSize:
-        hint = self._grid.sizeHint()
-        return QSize(max(hint.width(), self.minimumSizeHint().width()), max(hint.height(), self.minimumSizeHint().height()))
+        hint, low = self._grid.sizeHint(), self.minimumSizeHint()
+        return QSize(max(hint.width(), low.width()), max(hint.height(), low.height()))
 
     def hasHeightForWidth(self) -> bool:
         return False  # the board's scroll area fits the figure to the window; the height follows _arrange
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        before = self.wrapped
-        self._arrange(event.size().width() < self.one_line_width())
-        if self.wrapped != before:
+        before = self.per_line
+        self._arrange(self._fitting(event.size().width()))
+        if self.per_line != before:
             self._grid.activate()  # placed now: an export paints straight after laying the figure out

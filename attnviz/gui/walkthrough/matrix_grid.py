@@ -248,6 +248,12 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
                 cell_h = max(cell_h, col_w)
         if self.subtitle and width < self._title_width():
             top = self._measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
+        if self.row_labels and rows <= 24:
+            # the row's grids of the same tokens share the top and bottom of their cells (_cells): a taller title
+            # beside this one (A's stacked subtitle beside Z_0) took the height its named rows asked for
+            peers = [g for g in self.row_group if g is not self and g.values.shape[0] == rows and g.values.size]
+            top = max([top] + [g._margins()[1] for g in peers])
+            bottom = max([bottom] + [g._margins()[2] for g in peers])
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -366,6 +372,16 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # the minimum follows the width (a stacked subtitle, upright labels' font) and the row's peers (their
+        # tops): the layout caches it, so a change is told to it, for this grid and the peers that read it
+        hint = self.minimumSizeHint()
+        if hint != getattr(self, "_told_min", None):
+            self._told_min = hint
+            for g in [self] + [g for g in self.row_group if g is not self]:
+                g.updateGeometry()
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
