@@ -18,10 +18,9 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR
 from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
-from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
+from attnviz.gui.walkthrough.number_format import exact_number, format_number
 from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
@@ -187,22 +186,6 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         side = self.min_side
         width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
         return QSize(int(min(width, max(900, left + side + 8))), int(min(top + max(rows * ch, side) + bottom, 900)))
-
-    def _legend_texts(self) -> tuple[str, str]:
-        hi = format_number(self.vmax, 2)
-        return ("0" if self.kind == "prob" else MINUS + hi), hi
-
-    def _legend_width(self) -> float:
-        """Room for "−2.6   0   2.6" under the grid, so the end labels never overlap."""
-        return self._memoized("legend", self._measure_legend)
-
-    def _measure_legend(self) -> float:
-        fm = QFontMetricsF(self._fonts()[2])
-        lo, hi = self._legend_texts()
-        width = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + LEGEND_BAR + 12
-        if self.values.size and not np.isfinite(self.values).all():
-            width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
-        return width
 
     def _title_parts(self) -> tuple[float, float]:
         """Widths of the title (with its gap) and of the subtitle ("64 × 16")."""

@@ -12,8 +12,9 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
-from attnviz.gui.walkthrough.colour_scales import colours, paint_legend
+from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_legend
 from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+from attnviz.gui.walkthrough.number_format import MINUS, format_number
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
 __all__ = ["MatrixGridPainting", "LABEL_CHARS"]
@@ -23,6 +24,22 @@ LABEL_CHARS = 10  # token labels are cut to this many characters (the hover name
 
 class MatrixGridPainting:
     """The painting half of :class:`~attnviz.gui.walkthrough.matrix_grid.MatrixGrid`."""
+
+    def _legend_texts(self) -> tuple[str, str]:
+        hi = format_number(self.vmax, 2)
+        return ("0" if self.kind == "prob" else MINUS + hi), hi
+
+    def _legend_width(self) -> float:
+        """Room for "−2.6   0   2.6" under the grid, so the end labels never overlap."""
+        return self._memoized("legend", self._measure_legend)
+
+    def _measure_legend(self) -> float:
+        fm = QFontMetricsF(self._fonts()[2])
+        lo, hi = self._legend_texts()
+        width = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + LEGEND_BAR + 12
+        if self.values.size and not np.isfinite(self.values).all():
+            width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
+        return width
 
     def _rgb(self) -> np.ndarray:
         """(rows, cols, 3) uint8 colours of the cells."""
