@@ -47,3 +47,29 @@ def test_the_check_sees_cut_editors(qtbot):
     w.splitter.widget(0).widget().setMinimumWidth(900)
     QApplication.processEvents()
     assert _cut(w) > 0
+
+
+@pytest.mark.parametrize("size, stacked", [(DOCK_720, True), ((1500, 820), False)], ids=["1280x720", "1920x1080"])
+def test_whatif_maps_stack_rather_than_scroll_sideways(qtbot, size, stacked):
+    """What if ▸ induction (21 tokens): "attention as trained" and "with the switches", every token named, side by
+    side in a 1920×1080 dock; one above the other in a 1280×720 one, which scrolled sideways by 103 px."""
+    from layout_audit import grid_problems
+
+    from attnviz.gui.walkthrough import WhatIfPanel, sync_runner
+    from attnviz.runtime import load_model
+
+    panel = WhatIfPanel(run_async=sync_runner)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_model(load_model("induction", device="cpu"))
+    panel.set_input(text="blackhorseblackhorse")
+    panel.rerun()
+    qtbot.waitUntil(lambda: "P_after" in panel.grids, timeout=30_000)
+    for _ in range(10):
+        QApplication.processEvents()
+    assert panel.scroll.horizontalScrollBar().maximum() == 0
+    assert panel.maps_row.wrapped == stacked
+    problems = [p for n in ("P_before", "P_after") for p in grid_problems(panel.grids[n], 1.0, 12.0, n)]
+    assert not problems, problems

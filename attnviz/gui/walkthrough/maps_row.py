@@ -64,6 +64,8 @@ class WrappingMapsRow(QWidget):
         if k >= len(self.maps):
             return self.one_line_width()
         cols = max(m.minimumSizeHint().width() for m in self.maps)
+        if k == 1:  # one map a line, no operators (only blank ones allow it: _fewest)
+            return cols
         ops = [0] * (k - 1)
         for i in range(1, len(self.maps)):  # map i's operator stands in the column left of it
             c = (self._place(i, k)[1] - 1) // 2
@@ -74,15 +76,22 @@ class WrappingMapsRow(QWidget):
         """(line, column) of map ``i`` with ``k`` maps on the first line (its operator: one column left)."""
         if i < k:
             return 0, 2 * i
+        if k == 1:
+            return i, 0
         j = i - k  # maps after the first line, k - 1 a line from column 2
         return 1 + j // (k - 1), 2 + 2 * (j % (k - 1))
 
+    def _fewest(self) -> int:
+        """The fewest maps a line: 2, as an operator needs a map before it on its line; 1 when the operators
+        are only spaces (maps compared side by side, stacked when narrow)."""
+        return 1 if all(not op.text().strip() for op in self.ops) else 2
+
     def _fitting(self, width: int) -> int:
-        """The most maps a line that fit ``width`` (at least 2: narrower still, the figure scrolls)."""
-        for k in range(len(self.maps), 2, -1):
+        """The most maps a line that fit ``width`` (at least :meth:`_fewest`: narrower still, the figure scrolls)."""
+        for k in range(len(self.maps), self._fewest(), -1):
             if width >= self._width(k):
                 return k
-        return 2
+        return self._fewest()
 
     def _arrange(self, k: int) -> None:
         if k == self.per_line:
@@ -100,8 +109,10 @@ class WrappingMapsRow(QWidget):
             g.addWidget(m, line, col)
             g.setColumnStretch(col, 1)
             g.setRowStretch(line, 1)
-            if i:
+            if i and col:
                 g.addWidget(self.ops[i - 1], line, col - 1, Qt.AlignVCenter)
+            if i:
+                self.ops[i - 1].setVisible(bool(col))  # a blank operator at a line's start is not placed
         self.updateGeometry()
 
     # -- sizes --------------------------------------------------------------------------------------------------
@@ -111,7 +122,7 @@ class WrappingMapsRow(QWidget):
     def minimumSizeHint(self) -> QSize:
         rows_h = max(m.minimumSizeHint().height() for m in self.maps)
         lines = self._lines()
-        return QSize(self._width(2), rows_h * lines + SPACING * (lines - 1))
+        return QSize(self._width(self._fewest()), rows_h * lines + SPACING * (lines - 1))
 
     def sizeHint(self) -> QSize:
         hint, low = self._grid.sizeHint(), self.minimumSizeHint()
