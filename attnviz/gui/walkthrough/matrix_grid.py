@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
-from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
-from attnviz.gui.walkthrough.number_format import exact_number, format_number
+from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting, short_label
+from attnviz.gui.walkthrough.number_format import exact_number, format_number, widest_candidates
 from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
@@ -39,16 +39,6 @@ def visible_label(token) -> str:
     if text == " ":
         return "␣"
     return text if text.strip() else repr(text)
-
-
-def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
-    """Values whose labels are likely the longest: the largest and smallest magnitudes of each sign,
-    plus a strided sample (formatting every cell of a 64×64 matrix on each redraw is too slow)."""
-    flat = values.ravel()
-    if flat.size <= 4 * n:
-        return flat
-    order = np.argsort(np.abs(flat), kind="stable")
-    return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
 
 
 class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
@@ -147,13 +137,13 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         return self._font_cache[1]
 
     def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = LABEL_CHARS) -> float:
-        return max((fm.horizontalAdvance(s[:limit]) for s in labels), default=0.0)
+        return max((fm.horizontalAdvance(short_label(s, limit)) for s in labels), default=0.0)
 
     def _preferred_cell(self) -> tuple[float, float]:
         """Cell size at which every number fits."""
         def compute():
             fm = QFontMetricsF(self._fonts()[0])
-            texts = {format_number(v, self.digits) for v in _widest_candidates(self.values)} or {"0.00"}
+            texts = {format_number(v, self.digits) for v in widest_candidates(self.values)} or {"0.00"}
             longest = sorted(texts, key=len)[-6:]  # width follows length closely: measure the longest few
             widest = max(fm.horizontalAdvance(t) for t in longest)
             return max(widest + 12, fm.height() * 1.8), fm.height() + 10
@@ -269,8 +259,13 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         """Column labels written bottom-to-top: when one is wider than a preferred cell, or there are many."""
         def compute():
             fm = QFontMetricsF(self._fonts()[2])
-            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too
-            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > MIN_ZOOM * self._preferred_cell()[0]
+            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too; a T×T map's
+            # cells may be as narrow as its asked-for side allows (a heatmap): P of translate, whose long
+            # probabilities asked for wide cells, wrote its keys level and elided ("… … a … …") beside upright ones
+            cell = MIN_ZOOM * self._preferred_cell()[0]
+            if self.min_side and self.col_labels:
+                cell = min(cell, self.min_side / len(self.col_labels))
+            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > cell
 
         return self._memoized("rotated", compute)
 
