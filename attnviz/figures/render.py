@@ -145,8 +145,33 @@ def _paint_title(painter: QPainter, opts: ExportOptions) -> QFont:
             font.setPixelSize(font.pixelSize() - 1)
         painter.setFont(font)
         painter.setPen(QColor("black"))
-        painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
+        if not _draw_formula_title(painter, opts.title, font, QRectF(0, 0, w, top)):
+            painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
     return font
+
+
+def _draw_formula_title(painter: QPainter, title: str, font: QFont, rect: QRectF) -> bool:
+    """A title with indices ("concat · W_O", "Why divide by √d_k") drawn with real subscripts, as the figures
+    write them (the deck's pages printed the underscore); False (nothing drawn) for a title without any."""
+    from PySide6.QtGui import QTextDocument
+
+    from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+
+    if not has_subscripts(title):
+        return False
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    doc.setHtml(formula_html(title))
+    while font.pixelSize() > 8 and doc.idealWidth() > rect.width() * 0.96:  # as the plain title: fit the width
+        font.setPixelSize(font.pixelSize() - 1)
+        doc.setDefaultFont(font)
+    size = doc.size()
+    painter.save()
+    painter.translate(rect.left() + (rect.width() - doc.idealWidth()) / 2, rect.top() + (rect.height() - size.height()) / 2)
+    doc.drawContents(painter)
+    painter.restore()
+    return True
 
 
 CAPTION_MIN_PX = 12  # a caption shrinks to fit its band, never below this (then it is cut, as before)

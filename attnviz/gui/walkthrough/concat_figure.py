@@ -25,7 +25,7 @@ from attnviz.gui.style import ViewStyle, head_colour
 from attnviz.gui.walkthrough.colour_scales import colours
 from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.matrix_grid import visible_label
-from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS
+from attnviz.gui.walkthrough.matrix_grid_paint import short_label
 from attnviz.gui.walkthrough.number_format import format_number
 from attnviz.gui.widgets.legible import floor_pt
 
@@ -60,7 +60,7 @@ class ConcatFigure(QWidget):
         self.W_O, self.A = np.asarray(W_O, dtype=np.float64), np.asarray(A, dtype=np.float64)
         self.P = None if P is None else np.asarray(P, dtype=np.float64)
         self.b_O = None if b_O is None else np.asarray(b_O, dtype=np.float64).reshape(1, -1)
-        self.q_tok = [visible_label(t)[:LABEL_CHARS] for t in q_tok]
+        self.q_tok = [short_label(visible_label(t)) for t in q_tok]
         self.selected, self.query, self.ablated = selected, query, set(ablated)
         self.updateGeometry()
         self.update()

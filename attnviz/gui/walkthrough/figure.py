@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QS
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.widgets.legible import exporting
 
-__all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "style_label"]
+__all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "group_rows", "style_label"]
 
 
 def style_label(label: QLabel, style: ViewStyle, factor: float = 1.0, bold: bool = False) -> QLabel:
@@ -186,7 +186,7 @@ class FigureBoard(QWidget):
                 row.addWidget(w, factor * (20 if equal else max(1, round(w.sizeHint().width() / 20))))
             self.items.append(w)
         row.addStretch(0)
-        _group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])
+        group_rows([w for w in self.items[-len(items):] if hasattr(w, "row_group")])
         if stretch is None:  # rows share spare (or missing) height in proportion to what they ask for
             stretch = max([w.sizeHint().height() for w in self.items[-len(items):]] + [1])
         self._layout.addLayout(row, stretch)
@@ -215,7 +215,7 @@ def _wrapped_height(label: QLabel, width: int) -> int:
     return int(doc.size().height() + 4)
 
 
-def _group_rows(grids: list) -> None:
+def group_rows(grids: list) -> None:
     """Grids of one row whose rows are the same tokens (same count, labelled alike) line their rows up."""
     by_rows: dict = {}
     for g in grids:

@@ -12,6 +12,8 @@ from attnviz.analysis.model_labels import norm_label
 from attnviz.analysis.steps_inputs import position_rows
 from attnviz.capture.trace import layer_prefix
 from attnviz.gui.style import head_colour
+from attnviz.gui.walkthrough.figure import group_rows
+from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 
 __all__ = ["MatrixFormRows", "GQA_BESIDE", "SQUARE_SIDE", "PRESENTED_SIDE"]
 
@@ -85,20 +87,22 @@ class MatrixFormRows:
         square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side())
         masked = bool(np.isneginf(f.mask).any())
         # scaling and masking in one step: a third T×T map would not leave each one room on a slide
-        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 4)]
+        maps = [self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square)]
         if masked:
-            row += [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
-                    + (" + B" if f.bias is not None else "") + " + M =",
-                    (self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
-                                + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
-                                **square), 4)]
+            ops = [f"× {f.scale:.4g}" + (f", cap {f.softcap:g}" if f.softcap else "")
+                   + (" + B" if f.bias is not None else "") + " + M ="]
+            maps.append(self._grid("masked", f.masked[head], ("capped" if f.softcap else "scaled")
+                                   + (" + B" if f.bias is not None else "") + " + M", subtitle=f"{Tq} × {Tk}",
+                                   **square))
         else:
-            row += [f"× {f.scale:.4g} =",
-                    (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 4)]
+            ops = [f"× {f.scale:.4g} ="]
+            maps.append(self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square))
         # operators on one line ("× 0.25 =", "softmax →"): square cells leave them the width
-        row += ["softmax →", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 4)]
-        # the T×T maps take the spare height; smaller operators leave them the width
-        self.board.add_row(row, stretch=1, op_factor=1.0, equal=True)
+        ops.append("softmax →")
+        maps.append(self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square))
+        # one line when the figure is wide enough for every column named, else P under the scaled map (a
+        # 1280×720 dock scrolled sideways); the maps keep equal widths either way and take the spare height
+        self.maps_row = self._wrapping_row(maps, ops, stretch=1, op_factor=1.0)
         self._modest(first)
 
     def _output_rows(self, c: "_Context") -> None:
@@ -139,15 +143,18 @@ class MatrixFormRows:
         Tq, Tk, dh = f.X.shape[0], f.K.shape[1], f.Q.shape[2]
         self._qkv_row(c, large=False)
         square = dict(row_labels=c.q_tok, col_labels=c.k_tok, highlight_rows=c.hl)
-        row = [(self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square), 2),
-               f"× {f.scale:.4g}",
-               (self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square), 2)]
+        maps = [self._grid("QK", f.QK[head], "Q Kᵀ", subtitle=f"{Tq} × {Tk}", **square),
+                self._grid("scaled", f.scaled[head], "scaled", subtitle=f"{Tq} × {Tk}", **square)]
+        ops = [f"× {f.scale:.4g}"]
         if np.isneginf(f.mask).any():
-            row += ["+ M", (self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square), 2)]
-        row += ["softmax", (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square), 2),
-                "V =", (self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
-                                   highlight_rows=c.hl, frame_colour=head_colour(head)), 3)]
-        self.board.add_row(row, stretch=6)
+            ops.append("+ M")
+            maps.append(self._grid("masked", f.masked[head], "masked", subtitle=f"{Tq} × {Tk}", **square))
+        ops += ["softmax", "V ="]
+        maps += [self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", **square),
+                 self._grid("Z", f.Z[head], "Z = P V", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
+                            highlight_rows=c.hl, frame_colour=head_colour(head))]
+        # as many maps a line as fit with every column named (a 1280×720 dock scrolled sideways by 55–900 px)
+        self.maps_row = self._wrapping_row(maps, ops, stretch=6)
 
     def _concat_row(self, c: "_Context", H: int, dh: int) -> None:
         """All heads' Z concatenated × W_O = A, to scale (one column unit), each head's pattern above its Z."""
@@ -223,12 +230,19 @@ class MatrixFormRows:
                 self.board.add_row([stream_grid, "+", out_grid, "=", mid], stretch=3)
                 self.board.add_row([self._grid("h2", h, "R_mid", subtitle=sub, row_labels=q_tok, highlight_rows=hl),
                                     "+", mlp, "=", last], stretch=3)
-            else:
-                self.board.add_row([stream_grid, "+", out_grid, "=", mid, "+", mlp, "=", last], stretch=3)
+            else:  # the overview: one line when it fits, else wrapped (1,050 px at 12 tokens scrolled sideways)
+                self._wrapping_row([stream_grid, out_grid, mid, mlp, last], ["+", "=", "+", "="], stretch=3)
         else:
             self.board.add_note(f"Block (post-{ln}, as in the original transformer): X = R;  "
                                 f"R_mid = {ln}(R + A);  R_out = {ln}(R_mid + {after}(R_mid))", 1.4)
-            self.board.add_row([stream_grid, "+", out_grid, f"→ {ln} →", mid, f"→ + {after}, {ln} →", last], stretch=3)
+            self._wrapping_row([stream_grid, out_grid, mid, last], ["+", f"→ {ln} →", f"→ + {after}, {ln} →"], stretch=3)
+
+    def _wrapping_row(self, maps: list, ops: list[str], stretch: int, op_factor: float = 2.0):
+        """Grids of one shape with operators between them, on as many lines as the figure's width needs."""
+        row = WrappingMapsRow(maps, [self.board.label(op, op_factor, bold=True) for op in ops])
+        group_rows(maps)
+        self.board.add_row([row], stretch=stretch)
+        return row
 
 
 class _Context:

@@ -18,10 +18,9 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR
 from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
-from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting
-from attnviz.gui.walkthrough.number_format import MINUS, exact_number, format_number
+from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting, short_label
+from attnviz.gui.walkthrough.number_format import exact_number, format_number, widest_candidates
 from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
@@ -40,16 +39,6 @@ def visible_label(token) -> str:
     if text == " ":
         return "␣"
     return text if text.strip() else repr(text)
-
-
-def _widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
-    """Values whose labels are likely the longest: the largest and smallest magnitudes of each sign,
-    plus a strided sample (formatting every cell of a 64×64 matrix on each redraw is too slow)."""
-    flat = values.ravel()
-    if flat.size <= 4 * n:
-        return flat
-    order = np.argsort(np.abs(flat), kind="stable")
-    return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
 
 
 class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
@@ -148,13 +137,13 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         return self._font_cache[1]
 
     def _label_width(self, labels: list[str], fm: QFontMetricsF, limit: int = LABEL_CHARS) -> float:
-        return max((fm.horizontalAdvance(s[:limit]) for s in labels), default=0.0)
+        return max((fm.horizontalAdvance(short_label(s, limit)) for s in labels), default=0.0)
 
     def _preferred_cell(self) -> tuple[float, float]:
         """Cell size at which every number fits."""
         def compute():
             fm = QFontMetricsF(self._fonts()[0])
-            texts = {format_number(v, self.digits) for v in _widest_candidates(self.values)} or {"0.00"}
+            texts = {format_number(v, self.digits) for v in widest_candidates(self.values)} or {"0.00"}
             longest = sorted(texts, key=len)[-6:]  # width follows length closely: measure the longest few
             widest = max(fm.horizontalAdvance(t) for t in longest)
             return max(widest + 12, fm.height() * 1.8), fm.height() + 10
@@ -187,22 +176,6 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         side = self.min_side
         width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
         return QSize(int(min(width, max(900, left + side + 8))), int(min(top + max(rows * ch, side) + bottom, 900)))
-
-    def _legend_texts(self) -> tuple[str, str]:
-        hi = format_number(self.vmax, 2)
-        return ("0" if self.kind == "prob" else MINUS + hi), hi
-
-    def _legend_width(self) -> float:
-        """Room for "−2.6   0   2.6" under the grid, so the end labels never overlap."""
-        return self._memoized("legend", self._measure_legend)
-
-    def _measure_legend(self) -> float:
-        fm = QFontMetricsF(self._fonts()[2])
-        lo, hi = self._legend_texts()
-        width = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + LEGEND_BAR + 12
-        if self.values.size and not np.isfinite(self.values).all():
-            width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
-        return width
 
     def _title_parts(self) -> tuple[float, float]:
         """Widths of the title (with its gap) and of the subtitle ("64 × 16")."""
@@ -241,12 +214,19 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             # a line of the smallest legible label per column, so every token is named upright (a 1280×720
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
             # the scroll area gives the room
-            col_w = line * 0.9 + 0.25
+            small.setPointSizeF(self.col_floor_pt())
+            col_w = QFontMetricsF(small).height() * 0.9 + 0.25
             width = max(width, self._measure_margins()[0] + cols * col_w + 8)
             if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
                 cell_h = max(cell_h, col_w)
         if self.subtitle and width < self._title_width():
             top = self._measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
+        if self.row_labels and rows <= 24:
+            # the row's grids of the same tokens share the top and bottom of their cells (_cells): a taller title
+            # beside this one (A's stacked subtitle beside Z_0) took the height its named rows asked for
+            peers = [g for g in self.row_group if g is not self and g.values.shape[0] == rows and g.values.size]
+            top = max([top] + [g._margins()[1] for g in peers])
+            bottom = max([bottom] + [g._margins()[2] for g in peers])
         # min_side is asked for in sizeHint only: a small window shrinks the map rather than scrolling
         return QSize(math.ceil(width), math.ceil(top + min(rows, 40) * cell_h + bottom))
 
@@ -279,8 +259,13 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         """Column labels written bottom-to-top: when one is wider than a preferred cell, or there are many."""
         def compute():
             fm = QFontMetricsF(self._fonts()[2])
-            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too
-            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > MIN_ZOOM * self._preferred_cell()[0]
+            # the numbers may shrink to MIN_ZOOM of the preferred cell: a label must fit that too; a T×T map's
+            # cells may be as narrow as its asked-for side allows (a heatmap): P of translate, whose long
+            # probabilities asked for wide cells, wrote its keys level and elided ("… … a … …") beside upright ones
+            cell = MIN_ZOOM * self._preferred_cell()[0]
+            if self.min_side and self.col_labels:
+                cell = min(cell, self.min_side / len(self.col_labels))
+            return len(self.col_labels) > 24 or self._label_width(self.col_labels, fm) + 4 > cell
 
         return self._memoized("rotated", compute)
 
@@ -365,6 +350,16 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # the minimum follows the width (a stacked subtitle, upright labels' font) and the row's peers (their
+        # tops): the layout caches it, so a change is told to it, for this grid and the peers that read it
+        hint = self.minimumSizeHint()
+        if hint != getattr(self, "_told_min", None):
+            self._told_min = hint
+            for g in [self] + [g for g in self.row_group if g is not self]:
+                g.updateGeometry()
 
     # -- interaction ---------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:

@@ -41,6 +41,15 @@ class MatrixGridLabels:
             floor = max(floor, DOCKED_FLOOR_PT)
         return floor
 
+    def col_floor_pt(self) -> float:
+        """Points of the smallest upright column label: the legible floor; a T×T map (``min_side``) of up to 24
+        keys presented on screen at least the docked 12 px, as every column of the matrix form is named (at
+        1280×720, F5 drew them 8–11 px, the floor in proportion); the figure wraps its maps to make the room."""
+        floor = floor_pt(self.style, self)
+        if self.min_side and 0 < len(self.col_labels) <= 24 and not is_exporting():
+            floor = max(floor, DOCKED_FLOOR_PT)
+        return floor
+
     def col_label_font(self) -> QFont:
         """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""
         rotated = self.values.size and self._show_col_labels() and self._rotated_cols()
@@ -54,11 +63,11 @@ class MatrixGridLabels:
         memo = self._memo.get("upright")
         if memo is None or memo[0] != size:
             font = QFont(self._fonts()[2])
-            floor = floor_pt(self.style, self)
+            floor = self.col_floor_pt()
 
             def fits(pt: float) -> bool:
                 font.setPointSizeF(pt)
-                return self._fitted_font(self._natural_cells(upright=font)[1], 0.9).pointSizeF() >= pt - 1e-6
+                return self._fitted_font(self._natural_cells(upright=font)[1], 0.9, floor).pointSizeF() >= pt - 1e-6
 
             # smaller type leaves the cells more height, so wider square columns: the largest size that fits them
             hi, lo = font.pointSizeF(), font.pointSizeF()
@@ -76,13 +85,15 @@ class MatrixGridLabels:
         full = self._memoized("upright_full", lambda: self._label_width(self.col_labels, QFontMetricsF(self._fonts()[2])))
         return max(0.0, full - self._label_width(self.col_labels, QFontMetricsF(font)))
 
-    def _fitted_font(self, cell: float | None, share: float) -> QFont:
-        """The label font, shrunk (down to the floor) until a line of it takes at most ``cell`` / ``share``."""
+    def _fitted_font(self, cell: float | None, share: float, floor: float | None = None) -> QFont:
+        """The label font, shrunk (down to ``floor``, default the legible one) until a line of it takes at most
+        ``cell`` / ``share``."""
         font = QFont(self._fonts()[2])
         if cell is None:
             return font
         ch = cell / share * 0.8  # the loop below fits 0.8 × the line height to ch
-        floor = floor_pt(self.style, self)  # the smallest label a back row reads (widgets/legible.py)
+        if floor is None:
+            floor = floor_pt(self.style, self)  # the smallest label a back row reads (widgets/legible.py)
         for _ in range(6):  # font heights step with the hinting: a few rounds settle it
             need = QFontMetricsF(font).height() * 0.8
             if need <= ch or font.pointSizeF() <= floor:

@@ -12,17 +12,40 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
-from attnviz.gui.walkthrough.colour_scales import colours, paint_legend
+from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_legend
 from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+from attnviz.gui.walkthrough.number_format import MINUS, format_number
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 
-__all__ = ["MatrixGridPainting", "LABEL_CHARS"]
+__all__ = ["MatrixGridPainting", "LABEL_CHARS", "short_label"]
 
 LABEL_CHARS = 10  # token labels are cut to this many characters (the hover names the whole token)
 
 
+def short_label(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, the cut said with "…" (translate's "(end): nothing written" read
+    "(end): not")."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 class MatrixGridPainting:
     """The painting half of :class:`~attnviz.gui.walkthrough.matrix_grid.MatrixGrid`."""
+
+    def _legend_texts(self) -> tuple[str, str]:
+        hi = format_number(self.vmax, 2)
+        return ("0" if self.kind == "prob" else MINUS + hi), hi
+
+    def _legend_width(self) -> float:
+        """Room for "−2.6   0   2.6" under the grid, so the end labels never overlap."""
+        return self._memoized("legend", self._measure_legend)
+
+    def _measure_legend(self) -> float:
+        fm = QFontMetricsF(self._fonts()[2])
+        lo, hi = self._legend_texts()
+        width = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + LEGEND_BAR + 12
+        if self.values.size and not np.isfinite(self.values).all():
+            width += fm.height() + 20 + fm.horizontalAdvance(f"{MINUS}∞")
+        return width
 
     def _rgb(self) -> np.ndarray:
         """(rows, cols, 3) uint8 colours of the cells."""
@@ -133,7 +156,7 @@ class MatrixGridPainting:
                 if r in self.highlight_rows or (r % every == 0 and r not in near):
                     y = area.top() + r * ch + ch / 2
                     p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
-                               int(Qt.AlignRight | Qt.AlignVCenter), lab[:LABEL_CHARS])
+                               int(Qt.AlignRight | Qt.AlignVCenter), short_label(lab))
         p.setFont(font)
         if not self._show_col_labels():
             return
@@ -155,5 +178,5 @@ class MatrixGridPainting:
             # upright text reading bottom-to-top, its baseline centred on the column, ending above the cells
             p.translate(area.left() + c * cw + cw / 2 + fm.ascent() / 2 - fm.descent() / 2, area.top() - 4)
             p.rotate(-90)
-            p.drawText(QPointF(0, 0), lab[:LABEL_CHARS])
+            p.drawText(QPointF(0, 0), short_label(lab))
             p.restore()

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "exact_number", "format_vector", "dot_product_text", "product_text", "MINUS"]
+__all__ = ["format_number", "exact_number", "format_vector", "dot_product_text", "product_text", "MINUS", "widest_candidates"]
 
 MINUS = "\u2212"  # a real minus sign: "−0.42" reads better than "-0.42" on a projector
 
@@ -82,3 +82,13 @@ def product_text(x: float, factor: float) -> str:
     a, k = f"{x:.4f}", f"{factor:.6g}"
     r = float(a) * float(k)
     return f"{a.replace('-', MINUS)} × {k.replace('-', MINUS)} = {f'{r:.4f}'.replace('-', MINUS)}"
+
+
+def widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
+    """Values whose labels are likely the longest: the largest and smallest magnitudes of each sign,
+    plus a strided sample (formatting every cell of a 64×64 matrix on each redraw is too slow)."""
+    flat = values.ravel()
+    if flat.size <= 4 * n:
+        return flat
+    order = np.argsort(np.abs(flat), kind="stable")
+    return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])

@@ -87,7 +87,12 @@ class WalkthroughView(FigureHostMixin, BaseView):
             side_scroll.setWidgetResizable(True)
             side_scroll.setWidget(side)
             side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-            side_scroll.setMinimumWidth(side_width - 20)
+            # never narrower than the editors with a vertical scroll bar beside them: without a sideways scroll
+            # bar they were cut (the sandbox's scale box and attention line lost ~25 px in a 1280×720 window)
+            need = (side.minimumSizeHint().width() + side_scroll.verticalScrollBar().sizeHint().width()
+                    + 2 * side_scroll.frameWidth())
+            side_scroll.setMinimumWidth(max(side_width - 20, need))
+            side_width = max(side_width, need)
             self.splitter = QSplitter()
             self.splitter.addWidget(side_scroll)
             self.splitter.addWidget(scroll)

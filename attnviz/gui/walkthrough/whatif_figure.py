@@ -7,6 +7,8 @@ import math
 import numpy as np
 
 from attnviz.analysis.permutation import permutation_matrix
+from attnviz.gui.walkthrough.figure import group_rows
+from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 from attnviz.gui.walkthrough.number_format import format_number
 
 __all__ = ["draw_comparison", "draw_permutation", "shown_head", "masked_cells", "ablation_note"]
@@ -81,17 +83,20 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     n_layers, n_heads = c.before.n_layers, c.before.n_heads
     layer, head = shown_head(wi, min(layer, n_layers - 1), min(head, n_heads - 1))
     off = (layer, head) in wi.ablate
-    row = []
+    maps = []
     for name, tr, title in (("P_before", c.before, "attention as trained"), ("P_after", c.after, "with the switches")):
         p = tr.probs(layer)[head]
         labels = _labels(tr, p.shape[-1])
         if name == "P_after" and off:  # its weights are still computed, but z = 0: nothing of it reaches the output
             title = "switched off (z = 0)"
-        row.append((panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
+        maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
                                 col_labels=labels, min_side=300, masked=masked_cells(tr, layer, p.shape),
-                                frame_colour="#CC3311" if name == "P_after" and off else None), 2))
-        row.append("   ")
-    board.add_row(row[:-1], stretch=8)
+                                frame_colour="#CC3311" if name == "P_after" and off else None))
+    # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
+    # named (21 tokens scrolled sideways by 103 px)
+    panel.maps_row = WrappingMapsRow(maps, [board.label("   ")])
+    group_rows(maps)
+    board.add_row([panel.maps_row], stretch=8)
     if wi.ablate:
         board.add_note(ablation_note(c, layer, head))
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
