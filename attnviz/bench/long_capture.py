@@ -128,6 +128,11 @@ def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T=(512, 4096), l
     yield {"decoder": f"SmolLM2-shaped random Llama {sizes['num_hidden_layers']}L d{sizes['hidden_size']} "
                       f"{sizes['num_attention_heads']}/{sizes['num_key_value_heads']} heads, SDPA",
            "torch threads": torch.get_num_threads(),
+           # what the process runs under: the attnviz command sets both before torch loads (attnviz/cli.py); a
+           # script or notebook does not (passive OpenMP threads sleep between the capture's small steps and
+           # wake for the next product: 512 tokens measured 1.10x in a script with it, 1.04x without)
+           "OpenMP wait policy / huge pages (environment)": f"{os.environ.get('OMP_WAIT_POLICY', 'default')} / "
+                                                           f"{os.environ.get('THP_MEM_ALLOC_ENABLE', 'unset')}",
            "parameters": sum(p.numel() for p in model.parameters()),
            "goal": "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights "
                    "+ 2 GB"}

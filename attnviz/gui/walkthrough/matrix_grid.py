@@ -22,6 +22,7 @@ from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting, short_label
 from attnviz.gui.walkthrough.number_format import exact_number, format_number, widest_candidates
 from attnviz.gui.widgets.legible import floor_pt
+from attnviz.text.token_display import display_token
 
 __all__ = ["MatrixGrid", "KINDS", "visible_label"]
 
@@ -34,11 +35,11 @@ MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is wha
 
 
 def visible_label(token) -> str:
-    """A token as a label: a space as "␣", other blank tokens quoted, so no row is left unnamed."""
-    text = str(token)
-    if text == " ":
-        return "␣"
-    return text if text.strip() else repr(text)
+    """A token as a label, as every other view writes it (:func:`attnviz.text.token_display.display_token`:
+    byte-level BPE's "Ġcat" as "cat", a space as "␣"); a token that reads as nothing is quoted, so no row is
+    left unnamed."""
+    text = display_token(token)
+    return text if text.strip() else repr(str(token))
 
 
 class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.gui.style import ViewStyle
+from attnviz.gui.walkthrough.matrix_grid import visible_label
 
 __all__ = ["TokenStrip", "QUERY_COLOUR"]
 
@@ -123,7 +124,5 @@ class TokenStrip(QWidget):
 
 
 def _shown(token: str) -> str:
-    """Make spaces and empty tokens visible (character tokenizers)."""
-    if token == " ":
-        return "␣"
-    return token if token.strip() else repr(token)
+    """A token's chip text, as the walkthrough's matrices name it ("Ġcat" as "cat", a space as "␣")."""
+    return visible_label(token)

@@ -14,6 +14,7 @@ import numpy as np
 from attnviz.gui.walkthrough.figure import FigureBoard
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import dot_product_text, format_number, product_text
+from attnviz.text.token_display import display_token
 
 __all__ = ["step_names", "step_label", "build_step", "STEP_TITLES"]
 
@@ -112,13 +113,13 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     board.clear()
     board.context = context
     grids: dict[str, MatrixGrid] = {}
-    keys = steps.key_tokens
+    keys = [display_token(t) for t in steps.key_tokens]  # "Ġcat" as "cat", as every view writes it
     n_all = getattr(steps, "n_keys", None)  # a long input: the grids show a window of keys
     if n_all:
         a = steps.key_offset
         board.add_note(f"a long input: keys {a}–{a + len(keys) - 1} of {n_all:,} (around the query) are shown; "
                        f"the softmax and z_i are over all {n_all:,} keys")
-    qtok = steps.query_token
+    qtok = display_token(steps.query_token)
     j = _focus_key(steps, key)
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
     D = steps.x_i.shape[-1]
