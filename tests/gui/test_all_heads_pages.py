@@ -49,20 +49,25 @@ def _view(qtbot, trace, size, presenting: bool, lines: int = 1080):
     return view
 
 
-def _painted_scene_rect(item) -> QRectF:
-    """The scene rectangle of every pixel ``item`` paints (painted into an image of the scene, as on screen)."""
-    scene = item.scene().sceneRect()
-    image = QImage(int(scene.right()) + 1, int(scene.bottom()) + 1, QImage.Format.Format_ARGB32)
+def _painted_scene_rect(item, view_rect: QRectF) -> QRectF:
+    """The scene rectangle of every pixel ``item`` paints (painted into an image, as on screen). The image covers
+    the item's own bounding rectangle and the view with a margin (what it could paint over), not the whole scene
+    (a 32 × 32 grid's scene made a ~1 GB image: 50 s a check)."""
+    from PySide6.QtGui import QTransform
+
+    region = item.sceneBoundingRect().united(view_rect).adjusted(-50, -50, 50, 50).toAlignedRect()
+    image = QImage(region.width(), region.height(), QImage.Format.Format_ARGB32)
     image.fill(0)
     painter = QPainter(image)
-    painter.setWorldTransform(item.sceneTransform())  # what paint() is given in a scene
+    # what paint() is given in a scene, moved so the region's corner is the image's
+    painter.setWorldTransform(item.sceneTransform() * QTransform.fromTranslate(-region.left(), -region.top()))
     item.paint(painter, None, None)
     painter.end()
     alpha = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)[..., 3]
-    ys, xs = np.nonzero(alpha)  # (rows, columns) painted
+    xs, ys = np.flatnonzero(alpha.any(axis=0)), np.flatnonzero(alpha.any(axis=1))  # columns, rows painted
     if not len(xs):
         return QRectF()
-    return QRectF(xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min())
+    return QRectF(xs[0] + region.left(), ys[0] + region.top(), xs[-1] + 1 - xs[0], ys[-1] + 1 - ys[0])
 
 
 def page_problems(view, what: str) -> list[str]:
@@ -72,7 +77,7 @@ def page_problems(view, what: str) -> list[str]:
     out = []
     vb_rect = view.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
     for name, item in (("tiles", view.grid), ("numbers", view.notes)):
-        painted = _painted_scene_rect(item)
+        painted = _painted_scene_rect(item, vb_rect)
         if painted.isEmpty():
             out.append(f"{what}: no {name} painted")
         elif not vb_rect.contains(painted):
