@@ -8,6 +8,7 @@ from PySide6.QtTest import QTest
 
 from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
 from attnviz.gui.window.actions import fill_panels_menu, panel_actions
+from child_app import PREAMBLE, STARTED  # noqa: E402
 
 
 def _ready(make_window, qtbot):
@@ -126,29 +127,13 @@ def test_panels_menu_lists_every_view_and_reset_layout_brings_them_back(make_win
 
 # run in a fresh process, as the app runs: inside the test session's QApplication Qt happened to reuse
 # the tab bars and the leak did not show
-_CYCLES = """
-import sys, time
+_CYCLES = PREAMBLE + """
 from PySide6.QtWidgets import QTabBar
-from attnviz.gui.app import create_application
-from attnviz.gui.window.main_window import MainWindow
 from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
-from attnviz.gui.workers import wait_for_workers
-app = create_application()
-def pump(s):
-    end = time.time() + s
-    while time.time() < end:
-        app.processEvents()
-        time.sleep(0.02)
 win = MainWindow(autostart=False, model="tiny-encoder", text="the cat sat on the mat")
 win.resize(1200, 800)
 win.show()
-win.start()
-while win.trace is None or not win.views_area.views:
-    pump(0.1)
-wait_for_workers(60000)
-pump(0.5)
-area = win.views_area
-def bars():
+""" + STARTED + """def bars():
     return len([b for b in area.findChildren(QTabBar) if b.isVisible()])
 def front():
     return sorted(n for n in area.docks if area.on_screen(n))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-import attnviz.gui.window.main_window as main_window_module
+import attnviz.gui.window.runs as window_runs_module
 import attnviz.gui.window.model_loading as window_models_module
 from attnviz.gui.panels import model_jobs
 
@@ -31,9 +31,9 @@ def _recording(fn, idents: list, gate: threading.Event | None = None):
 def test_loading_and_running_a_model_happen_on_a_worker(make_window, qtbot, monkeypatch):
     gui_thread = threading.get_ident()
     loads, runs, gate = [], [], threading.Event()
-    # the window loads models in its model-loading component (gui/window/model_loading.py)
+    # the window loads models in its model-loading component (gui/window/model_loading.py) and runs inputs in gui/window/runs.py
     monkeypatch.setattr(window_models_module, "load_model_job", _recording(model_jobs.load_model_job, loads, gate))
-    monkeypatch.setattr(main_window_module, "run_input_job", _recording(model_jobs.run_input_job, runs))
+    monkeypatch.setattr(window_runs_module, "run_input_job", _recording(model_jobs.run_input_job, runs))
     win = make_window(start=False, model="tiny-encoder", text="the cat sat")
     win.start()
     # the load is held on the gate: the GUI thread got control back with the work still in flight
@@ -51,7 +51,7 @@ def test_a_superseded_run_is_never_shown(make_window, qtbot, monkeypatch):
     runs, gate = [], threading.Event()
     win = make_window(model="tiny-encoder", text="the cat sat")
     qtbot.waitUntil(lambda: win.trace is not None and not win.lane.busy, timeout=60000)
-    monkeypatch.setattr(main_window_module, "run_input_job", _recording(model_jobs.run_input_job, runs, gate))
+    monkeypatch.setattr(window_runs_module, "run_input_job", _recording(model_jobs.run_input_job, runs, gate))
     shown = []
     win.trace_shown.connect(lambda *a: shown.append(" ".join(win.trace.tokens)))
     win.run_text("the dog sat")  # starts and is held on the gate
@@ -69,7 +69,7 @@ def test_a_new_model_drops_runs_for_the_old_one(make_window, qtbot, monkeypatch)
     runs, gate = [], threading.Event()
     win = make_window(model="tiny-encoder", text="the cat sat")
     qtbot.waitUntil(lambda: win.trace is not None and not win.lane.busy, timeout=60000)
-    monkeypatch.setattr(main_window_module, "run_input_job", _recording(model_jobs.run_input_job, runs, gate))
+    monkeypatch.setattr(window_runs_module, "run_input_job", _recording(model_jobs.run_input_job, runs, gate))
     old = win.loaded
     win.run_text("the dog sat")  # held
     qtbot.waitUntil(lambda: len(runs) == 1, timeout=30000)

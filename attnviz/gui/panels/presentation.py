@@ -10,7 +10,7 @@ a lesson's scenes (:mod:`attnviz.gui.lesson_mode` presents its stage with the sa
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
@@ -54,6 +54,33 @@ def _resize_docks(win, sizes) -> None:
             docks = [d for d, _, _ in mine]
             owner.resizeDocks(docks, [w for _, w, _ in mine], Qt.Orientation.Horizontal)
             owner.resizeDocks(docks, [h for _, _, h in mine], Qt.Orientation.Vertical)
+
+
+class _DockSizesAfterResize(QObject):
+    """For ``SECONDS`` after leaving presentation: every resize of the window or of its views' dock area
+    re-applies the recorded dock sizes (after the layout pass that resize starts), then it removes itself."""
+
+    SECONDS = 3.0
+
+    def __init__(self, win, sizes):
+        super().__init__(win)
+        self._win, self._sizes = win, sizes
+        self._watched = [win, win.views_area]  # the views' own dock area is resized after the window
+        for w in self._watched:
+            w.installEventFilter(self)
+        QTimer.singleShot(int(self.SECONDS * 1000), self, self._done)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and any(obj is w for w in self._watched):
+            win, sizes = self._win, self._sizes
+            QTimer.singleShot(0, self, lambda: win.isFullScreen() or _resize_docks(win, sizes))
+        return False
+
+    def _done(self) -> None:
+        for w in self._watched:
+            if shiboken6.isValid(w):
+                w.removeEventFilter(self)
+        self.deleteLater()
 
 
 def enter_presentation(win, widget: QWidget | None = None) -> None:
@@ -176,6 +203,9 @@ class PresentationMode(QObject):
         sizes, self._dock_sizes = self._dock_sizes, None
         _resize_docks(win, sizes)
         QTimer.singleShot(0, win, lambda: win.isFullScreen() or _resize_docks(win, sizes))
+        # the window's own resize can land later still (a busy machine: the split drifted 55 px after both):
+        # each resize of the next seconds gives the docks their sizes again once its layout pass has run
+        _DockSizesAfterResize(win, sizes)
         self._sync_action(False)
         self.changed.emit(False)
 
