@@ -88,7 +88,8 @@ function byteOf() {  // GPT-2's byte-to-character table, inverted: the 68 unprin
 }
 function tok(t) {
   const p = plain(t);
-  return ({" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"})[p] ?? p.replace(/^ +(?=\S)/, "").replace(/\n/g, "⏎").replace(/\t/g, "⇥");
+  return ({" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"})[p] ?? p.replace(/^ +(?=\S)/, "").replace(/\n/g, "⏎").replace(/\t/g, "⇥")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `<0x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}>`);
 }
 // the raw token on hover wherever the label differs from it by more than making whitespace visible
 function tokHover(t) { return plain(t) === t && !/^ +\S/.test(t) ? tok(t) : `${tok(t)} (token “${t}”)`; }

@@ -46,6 +46,9 @@ def _byte_text(token: str) -> str | None:
         return "".join(chr(b) if b < 0x80 else f"<0x{b:02X}>" for b in raw)  # part of a character
 _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}
 _LEADING_SPACES = re.compile(r"^ +(?=\S)")
+# control characters other than newline and tab (C0, DEL, C1): a font draws them as nothing or a box. Byte-level
+# BPE spells the bytes 0x00–0x1F as single tokens ("Ĕ" is 0x14), which a model's top predictions often are
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plain_token(token) -> str:
@@ -65,11 +68,14 @@ def display_token(token) -> str:
     ('assigned', '⏎', '␣', 'a⇥b')
     >>> display_token("âĢĻ"), display_token("ĠâĢľ"), display_token("âĢ"), display_token("é")
     ('’', '“', '<0xE2><0x80>', 'é')
+    >>> display_token("Ĕ"), display_token("\\r")
+    ('<0x14>', '<0x0D>')
     """
     text = plain_token(token)
     if text in _VISIBLE:
         return _VISIBLE[text]
-    return _LEADING_SPACES.sub("", text).replace("\n", "⏎").replace("\t", "⇥")
+    text = _LEADING_SPACES.sub("", text).replace("\n", "⏎").replace("\t", "⇥")
+    return _CONTROL.sub(lambda m: f"<0x{ord(m.group()):02X}>", text)
 
 
 def differs_from_raw(token) -> bool:

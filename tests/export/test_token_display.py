@@ -17,7 +17,9 @@ from attnviz.text.token_display import differs_from_raw, display_token, plain_to
 TOKENS = ["Ġassigned", "Ċ", "ĊĊ", "▁the", "Ġ", "▁", " ", "", "\t", "\n", "a\tb", "line\nnext", "cat", "[CLS]",
           "<|endoftext|>", "  two", "Ġ Ġx", "é", "3,4",
           # byte-level pieces of characters beyond ASCII (GPT-2, Llama 3, Qwen): whole and split between tokens
-          "âĢĻ", "ĠâĢľ", "ä¸Ń", "Ã©", "ðŁĺĢ", "âĢ", "ðŁĺ", "Ġâ", "café", "Ģ"]
+          "âĢĻ", "ĠâĢľ", "ä¸Ń", "Ã©", "ðŁĺĢ", "âĢ", "ðŁĺ", "Ġâ", "café", "Ģ",
+          # bytes below 0x20 as byte-level tokens (a random model's top predictions), control characters as text
+          "Ĕ", "Č", "ĠĔ", "\r", "a\x7fb", "\x85"]
 
 
 def test_byte_level_markers_read_as_what_they_stand_for():
@@ -34,6 +36,16 @@ def test_byte_level_characters_read_as_the_text_they_spell():
     assert display_token("âĢ") == "<0xE2><0x80>" and display_token("Ġâ") == "<0xE2>"
     assert display_token("é") == "é" and display_token("café") == "café" and not differs_from_raw("é")
     assert differs_from_raw("âĢĻ")
+
+
+def test_control_characters_are_named_not_drawn_as_nothing():
+    """Byte-level BPE spells the bytes 0x00–0x1F as single tokens (Ĕ is 0x14): a label showed the raw control
+    character, which a font draws as an empty box. Every control character other than newline and tab reads as
+    its byte; the control: printable text and the visible whitespace marks stay as they were."""
+    assert display_token("Ĕ") == "<0x14>" and display_token("Č") == "<0x0C>" and display_token("ĠĔ") == "<0x14>"
+    assert display_token("\r") == "<0x0D>" and display_token("a\x7fb") == "a<0x7F>b" and display_token("\x85") == "<0x85>"
+    assert display_token("Ċ") == "⏎" and display_token("a\tb") == "a⇥b" and display_token("Ġcat") == "cat"
+    assert not any(ch.isprintable() is False for t in TOKENS for ch in display_token(t))
 
 
 def test_byte_level_reading_matches_the_tokenizer_s_own_decoding():
