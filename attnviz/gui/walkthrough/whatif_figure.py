@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from attnviz.analysis.permutation import permutation_matrix
 from attnviz.gui.walkthrough.figure import group_rows
@@ -57,6 +59,25 @@ def ablation_note(c, layer: int, head: int) -> str:
     return text + f"; the attention that moved most: L{li} h{hi} (max |ΔP| = {moved[li, hi]:.2f})"
 
 
+def _pair(board, grids: list) -> QWidget:
+    """Two grids of one shape with "→" between them, each as wide as the wider one needs at least (a grid's
+    minimum covers its title: "entropy, switched" asked for more than "entropy", which then lost its numbers)."""
+    low = max(g.minimumSizeHint().width() for g in grids)
+    pair = QWidget()
+    row = QHBoxLayout(pair)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(12)
+    arrow = board.label("→", 2.0, bold=True)
+    arrow.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+    arrow.setMinimumWidth(arrow.sizeHint().width())
+    for i, g in enumerate(grids):
+        g.setMinimumWidth(low)
+        if i:
+            row.addWidget(arrow, 0, Qt.AlignVCenter)
+        row.addWidget(g, 1)
+    return pair
+
+
 def draw_comparison(panel, c, layer: int, head: int) -> None:
     """Predictions, the selected head's attention and the entropies, as trained and with the switches."""
     board = panel.board
@@ -78,8 +99,11 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
                        subtitle=f"nats, ≤ {top:.2f}")
            for name, e, title in (("H_before", c.entropy_before, "entropy"),
                                   ("H_after", c.entropy_after, "entropy, switched"))]
-    board.add_row([_top(panel, "top_before", c.top_before, "as trained"), "→",
-                   _top(panel, "top_after", c.top_after, "switched"), ent[0], "→", ent[1]], stretch=3)
+    tops = [_top(panel, "top_before", c.top_before, "as trained"), _top(panel, "top_after", c.top_after, "switched")]
+    # two pairs side by side, or the entropies under the predictions when the figure is narrow (a 1280×720
+    # window: the four in one line squeezed "entropy" below its numbers while "entropy, switched" showed them)
+    panel.first_row = WrappingMapsRow([_pair(board, tops), _pair(board, ent)], [board.label("   ")])
+    board.add_row([panel.first_row], stretch=3)
     n_layers, n_heads = c.before.n_layers, c.before.n_heads
     layer, head = shown_head(wi, min(layer, n_layers - 1), min(head, n_heads - 1))
     off = (layer, head) in wi.ablate
