@@ -140,3 +140,48 @@ def test_free_spot_finds_only_one_coloured_room():
     assert y > 60 or x + 104 <= 300  # beside or under the block, not on it
     noise = np.arange(200 * 400, dtype=np.uint32).reshape(200, 400)
     assert free_spot(noise, 1, 100, 30, 12) is None
+
+
+class _Ink(QWidget):
+    """A widget drawn all over (a stripe every 5 px): no spot in it is free."""
+
+    def paintEvent(self, event):
+        from PySide6.QtGui import QPainter
+
+        p = QPainter(self)
+        for y in range(0, self.height(), 5):
+            p.drawLine(0, y, self.width(), y)
+
+
+def test_where_only_a_two_line_hint_fits_it_takes_two_lines_and_covers_nothing(qtbot):
+    """The matrix form presented at 1280×720 fills the window: no room for the ~580 px one-line hint, which then
+    took the least covered corner over the colour bars; a 450 × 90 gap top right holds the same words on two
+    lines. Control: with a wide gap the hint keeps one line."""
+    from attnviz.gui.panels.presentation_hint import LEAVE_TEXT, PresentationHint, two_lines
+
+    def window(gap_w):
+        return _window_with(qtbot, [(_Ink, (0, 0, 1280 - gap_w, 720)), (_Ink, (1280 - gap_w, 90, gap_w, 630))])
+
+    win = window(450)
+    hint = PresentationHint(win)
+    hint.flash(LEAVE_TEXT)
+    QApplication.processEvents()
+    assert hint.text() == two_lines(LEAVE_TEXT) and hint.text().count("\n") == 1
+    spot = hint.geometry()
+    assert spot.left() >= 1280 - 450 and spot.bottom() < 90, spot.getRect()
+    hint.hide()
+    assert not _drawn_in(win, spot)
+    wide = window(900)
+    hint = PresentationHint(wide)
+    hint.flash(LEAVE_TEXT)
+    QApplication.processEvents()
+    assert hint.text() == LEAVE_TEXT and hint.geometry().bottom() < 90
+
+
+def test_two_lines_splits_the_hint_evenly():
+    from attnviz.gui.panels.presentation_hint import LEAVE_TEXT, leave_text, two_lines
+
+    assert two_lines(LEAVE_TEXT) == ("Presenting · Esc or F5: back to the app\n"
+                                     "Page Down / Page Up: next / previous step")
+    assert two_lines(leave_text(False)) == "Presenting\nEsc or F5: back to the app"
+    assert two_lines("one part") == "one part"

@@ -9,7 +9,8 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QWidget
 
-__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step", "free_spot"]
+__all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step", "free_spot",
+           "two_lines"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
 
@@ -36,12 +37,14 @@ class PresentationHint(QLabel):
         self._place_timer = QTimer(self)  # once more after the figure has its full-screen layout
         self._place_timer.setSingleShot(True)
         self._place_timer.timeout.connect(self.place)
+        self._text = ""
         self.hide()
 
     def flash(self, text: str, ms: int = SHOWN_MS) -> None:
         if not shiboken6.isValid(self):
             return
         self.setText(text)
+        self._text = text
         font = self.parentWidget().font()  # the (presentation) application font, a step larger
         font.setPointSizeF(font.pointSizeF() * 1.1)
         self.setFont(font)
@@ -60,9 +63,19 @@ class PresentationHint(QLabel):
         row for ~4 s, the token strip's box spanning the width while its chips end earlier.)"""
         win = self.parentWidget()
         m = 12
-        w, h = self.width(), self.height()
-        free = self._free_spot(win, w, h, m)
-        best = QRect(free, self.size()) if free is not None else self.least_covered_corner()
+        pixels = self._window_pixels(win)
+        # one line, else the same words on two lines: a figure that fills the window (the matrix form at
+        # 1280×720) had no free spot for the ~580 px line, but one for a two-line box, above its maps
+        for text in dict.fromkeys([self._text, two_lines(self._text)]):
+            self.setText(text)
+            self.adjustSize()
+            free = free_spot(pixels[0], pixels[1], self.width(), self.height(), m)
+            if free is not None:
+                self.move(*free)
+                return
+        self.setText(self._text)
+        self.adjustSize()
+        best = self.least_covered_corner()
         self.move(max(0, best.x()), max(0, best.y()))
 
     def least_covered_corner(self) -> QRect:
@@ -79,9 +92,8 @@ class PresentationHint(QLabel):
         # seconds, it shrank the presented figure under the legible floor while it was up)
         return min(corners, key=lambda r: cover[id(r)])
 
-    def _free_spot(self, win: QWidget, w: int, h: int, margin: int) -> QPoint | None:
-        """The top-left corner of a ``w`` × ``h`` spot ``margin`` inside ``win`` where nothing is drawn (see
-        :func:`free_spot`), nearest a corner of the window (top right first), or None when there is none."""
+    def _window_pixels(self, win: QWidget):
+        """(pixels, device pixels per logical one) of an image of ``win`` without the hint, for :func:`free_spot`."""
         shown = self.isVisible()
         self.hide()  # the image is of what the hint would cover
         try:
@@ -89,8 +101,16 @@ class PresentationHint(QLabel):
         finally:
             if shown:
                 self.show()
-        spot = free_spot(_pixels(image), int(round(image.width() / max(win.width(), 1))) or 1, w, h, margin)
-        return None if spot is None else QPoint(*spot)
+        return _pixels(image), int(round(image.width() / max(win.width(), 1))) or 1
+
+
+def two_lines(text: str) -> str:
+    """The hint's parts (" · ") on two lines, split where the lines come out most even."""
+    parts = text.split(" · ")
+    if len(parts) < 2:
+        return text
+    cut = min(range(1, len(parts)), key=lambda i: abs(len(" · ".join(parts[:i])) - len(" · ".join(parts[i:]))))
+    return " · ".join(parts[:cut]) + "\n" + " · ".join(parts[cut:])
 
 
 def _pixels(image: QImage):
