@@ -9,10 +9,11 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
+from PySide6.QtWidgets import QLabel  # noqa: E402
+
+from walkthrough_fixtures import matrix_form_shown  # noqa: E402
 
 from attnviz.bench.traces import sample_trace  # noqa: E402
-from attnviz.selection import Selection, SelectionState  # noqa: E402
 
 # the Walkthrough dock's figure area in the app's window (measured on screen: 1920×1080 and 1280×720)
 DOCK_SIZES = [(1500, 820), (980, 470)]
@@ -24,18 +25,7 @@ def trace48():
 
 
 def _shown(qtbot, trace, size, section: str, query: int):
-    from attnviz.gui.walkthrough.matrix_form_widget import MatrixFormWidget
-
-    w = MatrixFormWidget(selection=Selection(SelectionState(layer=0, head=1, query=query)))
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    w.set_trace(trace)
-    w.set_section(section)
-    qtbot.waitUntil(lambda: w.form is not None and "P" in w.grids, timeout=30_000)
-    for _ in range(3):
-        QApplication.processEvents()
-    return w
+    return matrix_form_shown(qtbot, trace, size, query=query, section=section)
 
 
 def _problems(w, what: str) -> list[str]:

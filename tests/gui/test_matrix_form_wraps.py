@@ -13,8 +13,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from walkthrough_fixtures import matrix_form_shown  # noqa: E402
+
 from attnviz.bench.traces import sample_trace  # noqa: E402
-from attnviz.selection import Selection, SelectionState  # noqa: E402
 
 # the Walkthrough dock's figure area in the app's window (test_matrix_form_named_rows.DOCK_SIZES)
 DOCK_1080, DOCK_720 = (1500, 820), (980, 470)
@@ -24,23 +25,6 @@ MAPS = ("QK", "masked", "P")  # a decoder's three T×T maps
 @pytest.fixture(scope="module")
 def trace24():
     return sample_trace("decoder", T=24, n_heads=2, d_model=16)
-
-
-def _shown(qtbot, trace, size, style=None):
-    from attnviz.gui.walkthrough.matrix_form_widget import MatrixFormWidget
-
-    w = MatrixFormWidget(selection=Selection(SelectionState(layer=0, head=1, query=5)), style=style)
-    qtbot.addWidget(w)
-    if style is not None:
-        w.set_controls_visible(False)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    w.set_trace(trace)
-    qtbot.waitUntil(lambda: w.form is not None and "P" in w.grids, timeout=30_000)
-    for _ in range(5):
-        QApplication.processEvents()
-    return w
 
 
 def _problems(w, what: str) -> list[str]:
@@ -60,7 +44,7 @@ def _problems(w, what: str) -> list[str]:
 
 
 def test_the_maps_wrap_in_a_1280x720_dock_and_keep_every_column(qtbot, trace24):
-    w = _shown(qtbot, trace24, DOCK_720)
+    w = matrix_form_shown(qtbot, trace24, DOCK_720)
     assert not _problems(w, "docked 1280×720")
     assert w.maps_row.wrapped
     # P under the scaled map: the same column, the next line
@@ -74,7 +58,7 @@ def test_the_maps_wrap_in_a_1280x720_dock_and_keep_every_column(qtbot, trace24):
 
 
 def test_a_1920x1080_dock_keeps_one_line(qtbot, trace24):
-    w = _shown(qtbot, trace24, DOCK_1080)
+    w = matrix_form_shown(qtbot, trace24, DOCK_1080)
     assert not w.maps_row.wrapped
     assert not _problems(w, "docked 1920×1080")
     assert len({round(w.grids[n].mapTo(w, w.grids[n].rect().topLeft()).y()) for n in MAPS}) == 1
@@ -82,14 +66,14 @@ def test_a_1920x1080_dock_keeps_one_line(qtbot, trace24):
 
 def test_the_check_sees_sideways_scrolling(qtbot, trace24):
     """Negative control: a dock narrower than even two maps need scrolls sideways, and the check says so."""
-    w = _shown(qtbot, trace24, (560, 470))
+    w = matrix_form_shown(qtbot, trace24, (560, 470))
     assert any("sideways" in p for p in _problems(w, "560 px"))
 
 
 def test_presented_at_720_lines_names_every_column_at_12px(qtbot, trace24):
     from attnviz.gui.style import PRESETS
 
-    w = _shown(qtbot, trace24, (1280, 720), style=PRESETS["presentation"])
+    w = matrix_form_shown(qtbot, trace24, (1280, 720), style=PRESETS["presentation"])
     assert not _problems(w, "F5 1280×720")
     for n in MAPS:
         assert w.grids[n].col_label_stride() == 1
@@ -102,7 +86,7 @@ def test_presented_upright_labels_without_the_12px_rule_are_smaller(qtbot, trace
     from attnviz.gui.widgets.legible import floor_pt
 
     monkeypatch.setattr(MatrixGridLabels, "col_floor_pt", lambda self: floor_pt(self.style, self))
-    w = _shown(qtbot, trace24, (1280, 720), style=PRESETS["presentation"])
+    w = matrix_form_shown(qtbot, trace24, (1280, 720), style=PRESETS["presentation"])
     assert any("labels are" in p for p in _problems(w, "F5 1280×720"))
 
 
@@ -113,7 +97,7 @@ def test_the_overview_fits_a_1280x720_dock_with_every_row_named(qtbot, kind):
     from layout_audit import grid_problems
 
     trace = sample_trace(kind, T=12, n_heads=4, d_model=64)
-    w = _shown(qtbot, trace, DOCK_720)
+    w = matrix_form_shown(qtbot, trace, DOCK_720)
     w.set_section("all")
     for _ in range(10):
         QApplication.processEvents()

@@ -13,7 +13,7 @@ from attnviz.models.checkpoint import save_checkpoint  # noqa: E402
 from attnviz.runtime import load_model, run_trace  # noqa: E402
 from attnviz.text import Tokenizer  # noqa: E402
 
-__all__ = ["TEXT", "model_dir", "gqa_decoder", "make_trace", "show_widget", "svg_texts"]
+__all__ = ["TEXT", "model_dir", "gqa_decoder", "make_trace", "show_widget", "svg_texts", "matrix_form_shown"]
 
 TEXT = "the animal did not cross the street because it was tired"
 
@@ -53,3 +53,27 @@ def show_widget(qtbot, widget, size=(1400, 900)):
 def svg_texts(path) -> list[str]:
     root = ET.parse(path).getroot()
     return ["".join(el.itertext()).strip() for el in root.iter() if el.tag.endswith("text")]
+
+
+def matrix_form_shown(qtbot, trace, size, query: int = 5, section: str | None = None, style=None):
+    """A matrix form of ``trace`` (layer 0 · head 1, query ``query``) at ``size``, its section chosen, once its
+    maps are built; ``style``: presented (controls hidden, as F5 shows it)."""
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.gui.walkthrough.matrix_form_widget import MatrixFormWidget
+    from attnviz.selection import Selection, SelectionState
+
+    w = MatrixFormWidget(selection=Selection(SelectionState(layer=0, head=1, query=query)), style=style)
+    qtbot.addWidget(w)
+    if style is not None:
+        w.set_controls_visible(False)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_trace(trace)
+    if section is not None:
+        w.set_section(section)
+    qtbot.waitUntil(lambda: w.form is not None and "P" in w.grids, timeout=30_000)
+    for _ in range(5):
+        QApplication.processEvents()
+    return w
