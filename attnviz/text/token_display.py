@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_labels"]
+__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_labels", "merge_step_label"]
 
 _BYTE_LEVEL = str.maketrans({"\u0120": " ", "\u2581": " ", "\u010a": "\n"})  # Ġ, ▁ → space; Ċ → newline
 
@@ -89,3 +89,19 @@ def numbered_labels(tokens) -> list[str]:
     """Labels that name each token's position too ("4,100 the"): a long map's axis draws every n-th token, and
     a word alone does not say where in a document of thousands of tokens its row is."""
     return [f"{i:,} {display_token(t)}" for i, t in enumerate(tokens)]
+
+
+_MERGE_MARKS = str.maketrans({"\u0120": "␣", "\u2581": "␣", " ": "␣", "\u010a": "⏎", "\u0109": "⇥"})  # Ġ ▁ Ċ ĉ
+
+
+def merge_step_label(step: str) -> str:
+    """A BPE merge step as the token strip shows it: byte-level BPE's and SentencePiece's markers of a space,
+    newline and tab made visible, the rest of the vocabulary's pieces as they are.
+
+    A merge's leading space is part of what was learned ("Ġ+be" joins a space to "be"), so it is shown as ␣
+    rather than dropped as a word's label drops it.
+
+    >>> merge_step_label("Ġ+be"), merge_step_label("Ġbe+cause"), merge_step_label("t+h")
+    ('␣+be', '␣be+cause', 't+h')
+    """
+    return step.translate(_MERGE_MARKS)

@@ -69,7 +69,7 @@ class TokenStripWidget(QWidget):
             if w is None:  # measured once per token: a keystroke re-laid 128 chips (~4 ms of text metrics)
                 texts = [fm.horizontalAdvance(shown_token(tok)), small.horizontalAdvance(str(self.data.ids[i]))]
                 if merges:
-                    texts.append(small.horizontalAdvance(" ".join(merges)))
+                    texts.append(small.horizontalAdvance(shown_merges(merges)))
                 w = self._widths[key] = max(texts) + 2 * self.PAD
             self._rects.append(QRectF(x, self.PAD / 2, w, height - self.PAD))
             x += w + 4
@@ -78,7 +78,7 @@ class TokenStripWidget(QWidget):
     def _tip(self, i: int) -> str:
         tip = f"position {i}: {self.data.tokens[i]!r} → id {self.data.ids[i]}"
         if self.data.merges and self.data.merges[i]:
-            tip += "\nBPE merges: " + " → ".join(self.data.merges[i])
+            tip += "\nBPE merges: " + shown_merges(self.data.merges[i], " → ")
         return tip
 
     def _small_font(self):
@@ -157,7 +157,7 @@ class TokenStripWidget(QWidget):
         p.drawText(QRectF(r.left(), y, r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter, str(self.data.ids[i]))
         if self.data.merges and self.data.merges[i]:
             p.drawText(QRectF(r.left(), y + sm.height(), r.width(), sm.height()), Qt.AlignmentFlag.AlignCenter,
-                       " ".join(self.data.merges[i]))
+                       shown_merges(self.data.merges[i]))
         p.end()
         return pix
 
@@ -199,6 +199,13 @@ def shown_token(token: str) -> str:
     from attnviz.text.token_display import display_token
 
     return display_token(token)
+
+
+def shown_merges(steps, sep: str = " ") -> str:
+    """A token's merge steps as the strip shows them (a byte-level model's "Ġ+be" as "␣+be")."""
+    from attnviz.text.token_display import merge_step_label
+
+    return sep.join(merge_step_label(s) for s in steps)
 
 
 class TokenStrip(QScrollArea):
