@@ -20,6 +20,7 @@ from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.step_panels import step_label, build_step, step_names
 from attnviz.gui.walkthrough.query_picker import TokenStrip
+from attnviz.gui.walkthrough.query_row import QueryRow
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.selection import Selection
 
@@ -67,14 +68,11 @@ class WalkthroughWidget(WalkthroughView):
         self.next_button.clicked.connect(lambda: self.set_step(self.slider.value() + 1))
         self.slider.valueChanged.connect(lambda _v: self._refresh_board())
 
-        top = QHBoxLayout()
         self.tokens = TokenStrip(self.style)
         self.tokens.clicked.connect(lambda i: self._select(query=i))
         self.gqa = GqaDiagram(self.style)
-        top.setContentsMargins(14, 6, 14, 0)
-        top.addWidget(self.tokens, 1)
-        top.addWidget(self.gqa)
-        self._lay_out(controls, top=top)
+        self.query_row = QueryRow(self.tokens, self.gqa)
+        self._lay_out(controls, top=self.query_row)
         self._sync_controls()
 
     # -- the view contract -------------------------------------------------------------------------
@@ -194,6 +192,7 @@ class WalkthroughWidget(WalkthroughView):
                 self.tokens.set_tokens(labels[a:b], query, offset=a, total=len(labels))
                 self.gqa.setVisible(t.n_kv_heads < t.n_heads)
                 self.gqa.set_heads(t.n_heads, t.n_kv_heads, head)
+                self.query_row.arrange()
             else:
                 self.tokens.set_tokens([], None)
                 self.gqa.setVisible(False)
