@@ -75,3 +75,19 @@ def test_mask_glyphs_under_the_floor_are_left_out(qapp, tmp_path):
 
 def test_mask_glyphs_large_enough_are_drawn(qapp, tmp_path):
     assert _mask_m_white(qapp, tmp_path, "drag") > 50  # control: 5 tokens, "0" and "−∞" legible and drawn
+
+
+@pytest.mark.parametrize("view, index", [("scale-reason", "d_k"), ("scale-training", "d_k"), ("path-length", "x_t")])
+def test_figure_indices_are_subscripts(qapp, tmp_path, view, index):
+    """The figures' own titles, notes and axis labels (deck pages 7–9 printed "√d_k", "d_k (log scale)", "∂ x_t")."""
+    from attnviz.figures.render import ExportOptions, export_widget
+    from attnviz.figures.scenes import build_scene_figure
+
+    figure, _sel, _cap, _ = build_scene_figure(_scene(view), measure=False)
+    try:
+        export_widget(figure, tmp_path / "f.svg", ExportOptions(width=1920, height=1080))
+    finally:
+        figure.close()
+    texts = _texts(tmp_path / "f.svg")
+    assert not any(index in t for t in texts), [t for t in texts if index in t]
+    assert any(t.strip() == index[-1] for t in texts), texts  # control: the index is drawn, as its own (smaller) text
