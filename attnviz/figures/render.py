@@ -175,6 +175,7 @@ def _draw_formula_title(painter: QPainter, title: str, font: QFont, rect: QRectF
 
 
 CAPTION_MIN_PX = 12  # a caption shrinks to fit its band, never below this (then it is cut, as before)
+CAPTION_SIDE = 0.02  # the caption's margin at each side, a share of the page's width
 
 
 def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
@@ -182,7 +183,8 @@ def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
     lines fit (a two-line measured caption at the band's one-line size was cut at its top and bottom)."""
     w, h = opts.width, opts.height
     bottom = _band_height(opts.caption, opts, 0.05)
-    rect = QRectF(0, h - bottom, w, bottom)
+    # a margin at each side (the deck's two-line captions ran from one edge of the page to the other)
+    rect = QRectF(w * CAPTION_SIDE, h - bottom, w * (1 - 2 * CAPTION_SIDE), bottom)
     font = QFont(font)
     font.setBold(False)
     font.setPixelSize(max(8, int(bottom * 0.55)))
