@@ -28,7 +28,8 @@ def map_side(rows: int, cols: int) -> float:
 
 
 def grid_page(layers: int, heads: int, notes: bool) -> dict:
-    """The all-heads grid's tile side, gap and page (as the script's ``gridPage``): tiles never smaller than
+    """The all-heads grid's tile side, gap and page (as the script's ``gridPage`` in a notebook's iframe; a browser
+    window of its own gives the script its room instead, at least ``grid_width`` wide): tiles never smaller than
     ``grid_min`` (``grid_min_notes`` when each carries its numbers), so a larger model pages rather than shrinks.
 
     Returns ``size``, ``gap`` (CSS px), ``heads_per_page`` and ``layers_per_page``.

@@ -27,7 +27,9 @@ function windowRoom() {  // the map's side that fits the browser window beside i
 let resizing = null;  // a window resize redraws the head map at its new size, once the drag settles
 window.addEventListener("resize", () => {
   clearTimeout(resizing);
-  resizing = setTimeout(() => { if (st.view === "head-map") { st.hover = null; drawHeadMap(); } }, 100);
+  resizing = setTimeout(() => {
+    if (st.view === "head-map") { st.hover = null; drawHeadMap(); } else if (st.view === "model") drawModel();
+  }, 100);
 });
 function drawHeadMap(again) {
   const P = part(), E = entry(), h = st.head, g = mapGeometry(P);
@@ -123,13 +125,25 @@ function hoverPicture(ev) {
   showCell([I.prefix + row * gw + c, st.hover ? st.hover[1] : 0]);
 }
 // -- all heads --------------------------------------------------------------------------------
+function gridRoom() {  // [width, height] for the tiles: the browser window's room beside and under the grid's labels
+  // (a 32 × 32-head page used ~45 % of a 1,920-wide window, and its last rows fell under a 720-line one), at least
+  // grid_width wide and a row high; a notebook's iframe is sized for grid_width × grid_height
+  // (html_layout.page_height), so there it stays that
+  if (window.self !== window.top) return [LAY.grid_width, LAY.grid_height];
+  const r = $("grid").getBoundingClientRect(), top = r.top + window.scrollY, left = r.left + window.scrollX;
+  return [Math.max(LAY.grid_width, Math.floor(window.innerWidth - left - LAY.grid_left - 24)),
+          Math.max(LAY.grid_min_notes + 20, Math.floor(window.innerHeight - top - LAY.grid_top - 24))];
+}
 function gridPage(P) {  // as html_layout.grid_page: tiles never shrink below a legible size; a larger model pages
   const L = P.layers.length, H = P.heads, notes = P.layers[0].entropy !== undefined, gap = notes ? 20 : 6;
-  const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(LAY.grid_max, Math.floor(LAY.grid_width / H) - gap));
-  const hp = Math.max(1, Math.min(H, Math.floor(LAY.grid_width / (size + gap))));
-  const lp = Math.max(1, Math.min(L, Math.floor(LAY.grid_height / (size + gap))));
+  const [rw, rh] = gridRoom();
+  const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(LAY.grid_max, Math.floor(rw / H) - gap));
+  const hp = Math.max(1, Math.min(H, Math.floor(rw / (size + gap))));
+  const lp = Math.max(1, Math.min(L, Math.floor(rh / (size + gap))));
   // the page holding the selected head: paging moves the selection a page, so the keyboard and the buttons agree
-  return {size, gap, notes, hp, lp, l0: Math.floor(st.layer / lp) * lp, h0: Math.floor(st.head / hp) * hp,
+  // the last page ends at the last layer and head, full (32 layers by 10 opened on the selected layer 31 alone with L30)
+  return {size, gap, notes, hp, lp, l0: Math.min(Math.floor(st.layer / lp) * lp, L - lp),
+    h0: Math.min(Math.floor(st.head / hp) * hp, H - hp),
     paged: lp < L || hp < H};
 }
 function drawModel() {

@@ -175,6 +175,7 @@ def _draw_formula_title(painter: QPainter, title: str, font: QFont, rect: QRectF
 
 
 CAPTION_MIN_PX = 12  # a caption shrinks to fit its band, never below this (then it is cut, as before)
+CAPTION_SIDE = 0.02  # the caption's margin at each side, a share of the page's width
 
 
 def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
@@ -182,7 +183,8 @@ def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
     lines fit (a two-line measured caption at the band's one-line size was cut at its top and bottom)."""
     w, h = opts.width, opts.height
     bottom = _band_height(opts.caption, opts, 0.05)
-    rect = QRectF(0, h - bottom, w, bottom)
+    # a margin at each side (the deck's two-line captions ran from one edge of the page to the other)
+    rect = QRectF(w * CAPTION_SIDE, h - bottom, w * (1 - 2 * CAPTION_SIDE), bottom)
     font = QFont(font)
     font.setBold(False)
     font.setPixelSize(max(8, int(bottom * 0.55)))
@@ -193,12 +195,38 @@ def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
     return rect, font
 
 
+def _draw_formula_caption(painter: QPainter, caption: str, font: QFont, rect: QRectF) -> bool:
+    """A caption with indices ("concat(Z)·W_O") wrapped and centred in ``rect`` with real subscripts, as the
+    title (the deck printed "W_O" with its underscore); False (nothing drawn) for a caption without any."""
+    from PySide6.QtGui import QTextDocument, QTextOption
+
+    from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+
+    if not has_subscripts(caption):
+        return False
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    option = QTextOption(Qt.AlignHCenter)
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    doc.setDefaultTextOption(option)
+    doc.setDefaultStyleSheet("body { color: #3c3c3c; }")
+    doc.setHtml(f"<body>{formula_html(caption)}</body>")
+    doc.setTextWidth(rect.width())
+    painter.save()
+    painter.translate(rect.left(), rect.top() + max(0.0, (rect.height() - doc.size().height()) / 2))
+    doc.drawContents(painter)
+    painter.restore()
+    return True
+
+
 def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
     if _band_height(opts.caption, opts, 0.05):
         rect, font = caption_layout(opts, font)
         painter.setFont(font)
         painter.setPen(QColor(60, 60, 60))
-        painter.drawText(rect, Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
+        if not _draw_formula_caption(painter, opts.caption, font, rect):
+            painter.drawText(rect, Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
 
 
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:

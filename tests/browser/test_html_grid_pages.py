@@ -4,6 +4,8 @@ stays within the layout's width, ▲▼◀▶ and the arrow keys turn pages, and
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from attnviz.bench.traces import sample_trace
@@ -40,10 +42,11 @@ def test_a_large_model_pages_rather_than_shrinks(open_page, tmp_path, lut, layer
     assert LAYOUT["grid_note_px"] >= 12
     assert g["layers_per_page"] < layers  # (30 × 9 and 32 × 32 do not fit one page)
     w, h = _grid_css(o)
-    assert w <= LAYOUT["grid_left"] + LAYOUT["grid_width"] and h <= LAYOUT["grid_top"] + LAYOUT["grid_height"]
+    # within the window it opens in (the grid takes the window's room: test_html_grid_width)
+    assert w <= o.page.evaluate("window.innerWidth") and h <= o.page.evaluate("window.innerHeight")
     assert o.page.is_visible("#grid-pages")
     title = o.page.inner_text("#title")
-    assert f"page: layers 0–{g['layers_per_page'] - 1}" in title
+    assert "page: layers 0–" in title  # as many a page as the window holds (test_html_grid_width)
     last = layers - 1
     assert o.page.evaluate(f"window.attnviz.thumbCenter({last}, 0)") is None  # not on the first page
     before = o.page.evaluate("document.getElementById('grid').toDataURL()")
@@ -60,12 +63,16 @@ def test_a_large_model_pages_rather_than_shrinks(open_page, tmp_path, lut, layer
 
 def test_the_arrow_keys_turn_the_page_with_the_selection(open_page, tmp_path, lut):
     o, g = _open(open_page, tmp_path, lut, 4, 32)
-    assert g["heads_per_page"] < 32
+    # a page as wide as the window holds (test_html_grid_width), named in the title
+    hp = int(re.search(r"heads 0–(\d+)", o.page.inner_text("#title")).group(1)) + 1
+    assert g["heads_per_page"] <= hp < 32
     o.page.focus("#grid")
-    for _ in range(g["heads_per_page"]):
+    for _ in range(hp):
         o.page.keyboard.press("ArrowRight")
-    assert o.page.evaluate("window.attnviz.head") == g["heads_per_page"]
-    assert f"heads {g['heads_per_page']}–" in o.page.inner_text("#title")
+    assert o.page.evaluate("window.attnviz.head") == hp
+    # the next page (the last one ends at the last head, full): the selection on it, head 0 not
+    assert f"heads {min(hp, 32 - hp)}–" in o.page.inner_text("#title")
+    assert o.page.evaluate(f"window.attnviz.thumbCenter(0, {hp})") is not None
     assert o.page.evaluate("window.attnviz.thumbCenter(0, 0)") is None
 
 

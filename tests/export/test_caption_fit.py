@@ -49,3 +49,14 @@ def test_a_short_caption_keeps_the_bands_size(blank):
     opts = ExportOptions(width=1920, height=1080, caption="short")
     _, font = render.caption_layout(opts, render.QFont())
     assert font.pixelSize() == int(round(1080 * 0.05) * 0.55)
+
+
+def test_a_long_caption_keeps_a_margin_at_each_side(blank):
+    """Issue 36: the deck's two-line captions ran from one edge of the page to the other (page 10 from x = 12 px)."""
+    opts = ExportOptions(width=1920, height=1080, caption=LONG)
+    img = render_image(blank, opts).convertToFormat(render.QImage.Format.Format_RGB32)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())[:, :img.width() * 4]
+    band = a.reshape(img.height(), img.width(), 4)[1080 - round(1080 * 0.05):, :, :3]
+    cols = np.flatnonzero((band.min(axis=2) < 128).any(axis=0))
+    assert cols.size > 1000  # control: the caption is there, wrapped over most of the width
+    assert cols.min() >= 0.02 * 1920 - 1 and cols.max() <= 0.98 * 1920 + 1, (cols.min(), cols.max())

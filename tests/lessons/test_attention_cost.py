@@ -89,7 +89,8 @@ def test_the_scene_caption_names_model_machine_and_the_injected_points(monkeypat
     assert res.ok, res.line
     caption = format_caption(_scene().caption, res)
     assert "charlm" in caption and "4 heads × 16" in caption and "a test machine" in caption
-    assert "T^2.00" in caption and "T^1.00" in caption and f"{40 * 2048 ** 2 / 1e6:.0f} MB" in caption
+    # the fitted exponents as a lecturer reads them (issue 36: "T^2.00" printed its caret on the slide)
+    assert "to the power 2.00" in caption and "to the power 1.00" in caption and "^" not in caption and f"{40 * 2048 ** 2 / 1e6:.0f} MB" in caption
     # the control: the same scene with linearly growing eager memory is refused
     _inject(monkeypatch, _fake(40 * t, 3000 * t))
     assert not evaluate_claim(_scene(), Workbench()).ok

@@ -70,6 +70,7 @@ class FilterPCAView(BaseView):
         # a narrow dock (1280×720: ~270 px) gets fewer tiles a row, each legible, and scrolls rather than shrinking
         # them (seven a row drew 30-px tiles under overlapping captions)
         self.cols, self._width = COLS, 0.0  # tiles a row; the width they were laid out for
+        self._room_h = 0.0  # an export's height for the tiles (0: the screen, which scrolls)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -85,10 +86,17 @@ class FilterPCAView(BaseView):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
+        self._room_h = 0.0
         self._fit_columns(self.scroll.viewport().width())
 
     def _after_relayout(self) -> None:  # an export: as many a row as its width holds
+        # the page's height bounds the tiles too (the screen scrolls instead): the captions' room is set for it
+        room = self.vb.geometry().height()
+        redraw = abs(room - self._room_h) > 8
+        self._room_h = room
         self._fit_columns(self.figure.geometry().width(), screen=False)
+        if redraw:
+            self._draw()
 
     def _fit_columns(self, width: float, screen: bool = True) -> None:
         cols = self._cols_for(width)
@@ -142,7 +150,13 @@ class FilterPCAView(BaseView):
         cols = self.cols
         # room under each tile for its two-line caption: in tile units at the tile's width on screen
         line = QFontMetricsF(self.style.font(1.0)).height()
-        cap_h = 2.8 * line * (P + gap) / self._pitch_px()  # two lines and a gap above the next row
+        pitch = self._pitch_px()
+        n_rows = -(-len(tiles) // cols)
+        if self._room_h > 0:  # an export whose height bounds the tiles: they shrink, the captions' lines do not
+            # (the deck's page 14 drew the room for a 170 px pitch under 120 px tiles: captions over the next row)
+            pitch = min(pitch, (0.96 * self._room_h / n_rows - 2.8 * line) * (P + gap) / P)  # a row: P units + captions
+            pitch = max(pitch, 8.0)
+        cap_h = 2.8 * line * (P + gap) / pitch  # two lines and a gap above the next row
         rows = []
         for start in range(0, len(tiles), cols):
             rows.append(tile_mosaic(tiles[start:start + cols], cols, gap))

@@ -178,8 +178,9 @@ class PanelsView(BaseView):
             vb = item.parentItem()  # the ViewBox's child group, then the ViewBox (in scene pixels)
             while vb is not None and not isinstance(vb, ViewBox):
                 vb = vb.parentItem()
-            rows = item.data(0) or 1
-            cell_px = vb.sceneBoundingRect().height() / rows if vb is not None else 0.0
+            # a cell is one data unit: its size on screen, whichever of the view box's sides the square fills (the
+            # box's height over the rows called the cells of a width-bound map twice their size: 8 px "−∞" in the deck)
+            cell_px = 1.0 / max(vb.viewPixelSize()) if vb is not None and min(vb.viewPixelSize()) > 0 else 0.0
             item.setVisible(cell_px * MAX_H >= floor_px)
 
     def figure_size(self):

@@ -17,6 +17,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.walkthrough.formula_text import subscripts_in_html  # √d_k drawn with its index below
 
 __all__ = ["ScaleReasonView"]
 
@@ -99,11 +100,11 @@ class ScaleReasonView(BaseView):
             plot.setYRange(0, top * 1.08 if key == "spread" else min(1.0, top * 1.15), padding=0)
             plot.setXRange(x[0] - 0.3, x[-1] + 0.3, padding=0)
             style_plot(plot, st, bottom="d_k (log scale)", left=label)
-        set_title(self.title_item,
+        set_title(self.title_item, subscripts_in_html(
                   f"Why divide by √d_k: <span style='color:{RAW}'>unscaled q·k</span> vs "
                   f"<span style='color:{SCALED}'>q·k / √d_k</span> — random vectors (lines), layer {d['layer']} head "
-                  f"{d['head']} on this input (points at its d_k = {d['d_k']})", st, 1.2)
-        set_title(self.notes,
+                  f"{d['head']} on this input (points at its d_k = {d['d_k']})"), st, 1.2)
+        set_title(self.notes, subscripts_in_html(
                   f"Random q, k with unit-variance components, softmax over {d['keys']} keys (this input's length). "
                   f"This head: std of q·k {d['head_spread_raw']:.2f} unscaled, {d['head_spread_scaled']:.2f} as run; "
                   f"top weight {d['head_top_scaled']:.2f} as run, {d['head_top_raw']:.2f} unscaled; gradient "
@@ -112,7 +113,7 @@ class ScaleReasonView(BaseView):
                   f"the scale: the scale-training figure)"
                   + (f"; this head's rows barely saturate unscaled (top weight +"
                      f"{d['head_top_raw'] - d['head_top_scaled']:.2f})" if d['head_top_raw'] - d['head_top_scaled'] < 0.1
-                     else "") + ".", st, 1.0)
+                     else "") + "."), st, 1.0)
 
     def figure_size(self):
         from PySide6.QtCore import QSize

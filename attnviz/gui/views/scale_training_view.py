@@ -16,6 +16,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.scale_reason_view import RAW, SCALED
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.walkthrough.formula_text import subscripts_in_html  # √d_k drawn with its index below
 
 __all__ = ["ScaleTrainingView"]
 
@@ -86,12 +87,12 @@ class ScaleTrainingView(BaseView):
             style_plot(plot, st, bottom="training step", left=dict(PLOTS)[key])
             plot.setTitle(row_label, color=st.foreground, size=f"{st.font_pt():.1f}pt")  # short: a long one widens the grid
         seeds = len(next(iter(s["groups"].values()))["seeds"])
-        set_title(self.title_item,
+        set_title(self.title_item, subscripts_in_html(
                   f"The same model trained <span style='color:{SCALED}'>with 1/√d_k</span> and "
                   f"<span style='color:{RAW}'>without</span> at d_k {s['d_head']}: {seeds} seeds each "
-                  f"(thin), their mean (thick)", st, 1.2)
-        set_title(self.notes, when_it_matters(s) + " Task: read the first of up to 32 letters at the last "
-                  "position (2 layers, 2 heads, d_model 64); validation sequences never trained on.", st, 1.0)
+                  f"(thin), their mean (thick)"), st, 1.2)
+        set_title(self.notes, subscripts_in_html(when_it_matters(s) + " Task: read the first of up to 32 letters at "
+                  "the last position (2 layers, 2 heads, d_model 64); validation sequences never trained on."), st, 1.0)
 
     def figure_size(self):
         from PySide6.QtCore import QSize

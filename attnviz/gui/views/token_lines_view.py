@@ -151,7 +151,9 @@ class TokenLinesView(BaseView):
         self.lines.update()
         if self.res is not None:
             heads = ", ".join(str(h) for h in self.lines.heads) or "none"
-            which = "all heads" if len(self.lines.heads) == len(self.head_boxes) > 1 else f"heads {heads}"
+            # one head is "head 0" ("heads 0" read as a count of none)
+            which = ("all heads" if len(self.lines.heads) == len(self.head_boxes) > 1
+                     else f"head {heads}" if len(self.lines.heads) == 1 else f"heads {heads}")
             cut = self.lines.drawn_lines()[1] if self.lines.weights is not None else 0.0
             omitted = f" · lines fainter than {cut:.3f} left out" if cut > 0 else ""
             title = (f"Layer {self.res.layer} · {which} · {self.res.part_name}"

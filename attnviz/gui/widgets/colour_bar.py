@@ -195,7 +195,10 @@ class ColourBarItem(pg.GraphicsWidget):
         lines = self._label_lines()
         if lines:
             p.save()
-            p.translate(r.width() - 2 - fm.height() * (len(lines) - 1), bar.center().y())
+            # beside its own ticks: a bar the layout made wider than it needs (the word-order slide's) drew its
+            # label at its far edge, next to the other panel's map
+            right = min(r.width(), self._natural_width())
+            p.translate(right - 2 - fm.height() * (len(lines) - 1), bar.center().y())
             p.rotate(-90)
             for i, line in enumerate(lines):  # rotated: later lines further right
                 p.drawText(QRectF(-bar.height() / 2, -fm.height() + i * fm.height(), bar.height(), fm.height()),
