@@ -19,7 +19,8 @@ import re
 from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
-           "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems"]
+           "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
+           "row_label_problems", "stage_text_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -177,4 +178,53 @@ def square_map_problems(widget, min_px: float, what: str) -> list[str]:
         px = pt_to_px(g.row_label_font().pointSizeF())
         if g.values.shape[0] <= 24 and px < min_px - 0.05:
             out.append(f"{what}: {g.title} row labels are {px:.1f} px")
+    return out
+
+
+def row_label_problems(widget, min_px: float, what: str) -> list[str]:
+    """Every part of a figure that names token rows (the walkthrough's grids: X, Q, K, V and the T×T maps; the
+    many-heads concat) names each of up to 24 rows, in at least ``min_px`` on screen; the concat figure's own
+    text (titles, shapes, legends) too."""
+    from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    out = []
+    for g in widget.findChildren(MatrixGrid):
+        if not (g.isVisibleTo(g.window()) and g.values.size and g.row_labels) or g.values.shape[0] > 24:
+            continue
+        out += _rows_named(g, g.title, g.values.shape[0], min_px, what)
+    for c in widget.findChildren(ConcatFigure):
+        if not (c.isVisibleTo(c.window()) and c.q_tok) or len(c.q_tok) > 24:
+            continue
+        out += _rows_named(c, "concat(Z)", len(c.q_tok), min_px, what)
+        for font in c._fonts():
+            px = pt_to_px(font.pointSizeF())
+            if px < min_px - 0.05:
+                out.append(f"{what}: the many-heads figure draws {px:.1f} px text")
+    return out
+
+
+def _rows_named(part, title: str, rows: int, min_px: float, what: str) -> list[str]:
+    px = pt_to_px(part.row_label_font().pointSizeF())
+    k = part.row_label_stride()
+    if px < min_px - 0.05 or k > 1:
+        return [f"{what}: {title} names its {rows} rows in {px:.1f} px" + (f" (every {k}th)" if k > 1 else "")]
+    return []
+
+
+def stage_text_problems(stage, min_px: float, what: str) -> list[str]:
+    """The live lesson's own lines (title, caption, footer, the typing line): at least ``min_px``, and none cut
+    (a wrapped label needing more height than it has)."""
+    out = []
+    for name in ("title", "caption", "footer", "input"):
+        w = getattr(stage, name, None)
+        if w is None or not w.isVisibleTo(stage):
+            continue
+        px = pt_to_px(w.font().pointSizeF())
+        if px < min_px - 0.05:
+            out.append(f"{what}: the lesson's {name} is {px:.1f} px")
+        text = w.text() if hasattr(w, "text") else ""
+        if text and hasattr(w, "wordWrap") and w.wordWrap() and w.heightForWidth(w.width()) > w.height() + 1:
+            out.append(f"{what}: the lesson's {name} is cut ({w.heightForWidth(w.width())} px of text in "
+                       f"{w.height()} px)")
     return out
