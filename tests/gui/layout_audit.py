@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
-           "row_label_problems", "stage_text_problems"]
+           "row_label_problems", "stage_text_problems", "bar_overflow_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -227,4 +227,25 @@ def stage_text_problems(stage, min_px: float, what: str) -> list[str]:
         if text and hasattr(w, "wordWrap") and w.wordWrap() and w.heightForWidth(w.width()) > w.height() + 1:
             out.append(f"{what}: the lesson's {name} is cut ({w.heightForWidth(w.width())} px of text in "
                        f"{w.height()} px)")
+    return out
+
+
+def bar_overflow_problems(view, what: str) -> list[str]:
+    """Every drawn colour bar of a figure's maps inside its map's box and the canvas: a bar wider than its map
+    drew its label over the next map's row labels, the last one's past the figure's edge (word order)."""
+    from attnviz.gui.widgets.colour_bar import ColourBarItem
+
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    out = []
+    for bar in [it for it in canvas.scene().items() if isinstance(it, ColourBarItem)]:
+        if not (bar.isVisible() and bar.style.colour_bar and bar.label):
+            continue
+        box, owner = bar.sceneBoundingRect(), bar.parentItem()
+        while owner is not None and not hasattr(owner, "bar"):
+            owner = owner.parentItem()
+        right = min(owner.sceneBoundingRect().right() if owner is not None else canvas.width(), canvas.width())
+        if box.right() > right + 1:
+            out.append(f"{what}: colour bar {bar.label!r} runs {box.right() - right:.0f} px past its map")
     return out
