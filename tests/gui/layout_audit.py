@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
-           "row_label_problems", "stage_text_problems", "bar_overflow_problems"]
+           "row_label_problems", "stage_text_problems", "bar_overflow_problems",
+           "axis_title_overlaps"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -248,4 +249,26 @@ def bar_overflow_problems(view, what: str) -> list[str]:
         right = min(owner.sceneBoundingRect().right() if owner is not None else canvas.width(), canvas.width())
         if box.right() > right + 1:
             out.append(f"{what}: colour bar {bar.label!r} runs {box.right() - right:.0f} px past its map")
+    return out
+
+
+def axis_title_overlaps(view, what: str) -> list[str]:
+    """Axis titles of a figure's plots drawn over each other: a rotated title longer than its short plot runs
+    into the row above or below ("attention entropy (nats)" over the next row's at 1280×720)."""
+    import pyqtgraph as pg
+
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    boxes = []
+    for ax in [it for it in canvas.scene().items() if isinstance(it, pg.AxisItem) and it.isVisible()]:
+        label = getattr(ax, "label", None)
+        if label is not None and label.isVisible() and label.toPlainText().strip():
+            boxes.append((label.toPlainText().strip(), label.sceneBoundingRect()))
+    out = []
+    for i, (a, ra) in enumerate(boxes):
+        for b, rb in boxes[i + 1:]:
+            inter = ra.intersected(rb)
+            if inter.width() > 3 and inter.height() > 3:
+                out.append(f"{what}: axis titles {a!r} and {b!r} overlap")
     return out

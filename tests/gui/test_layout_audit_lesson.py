@@ -19,8 +19,9 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from layout_audit import (MIN_PX, PRESENT_PX, bar_overflow_problems, presented_label_problems,  # noqa: E402
-                          row_label_problems, square_map_problems, stage_text_problems)
+from layout_audit import (MIN_PX, PRESENT_PX, axis_title_overlaps, bar_overflow_problems,  # noqa: E402
+                          presented_label_problems, row_label_problems, square_map_problems,
+                          stage_text_problems)
 from test_layout_audit import SIZES, _audit_widget, _bundled  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -71,7 +72,7 @@ def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
             problems += _audit_widget(stage.view, what, MIN_PX)  # 12 px at both sizes, not in proportion
             problems += row_label_problems(stage.view, MIN_PX, what)
             problems += stage_text_problems(stage, MIN_PX, what)
-            problems += bar_overflow_problems(stage.view, what)
+            problems += bar_overflow_problems(stage.view, what) + axis_title_overlaps(stage.view, what)
             # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
                                                  side_by_side=scene.view == "causal-mask")
