@@ -141,6 +141,7 @@ class LessonStage(QWidget):
         self.title.setText(self.scene.title)
         self.input.setVisible(self.scene.text is not None)
         self.input.setText(self.scene.text or "")
+        self.input.setCursorPosition(0)  # a sentence longer than the line shows its start, not its last words
         # one line beside the typing line at 1280×720 (two lines took the figure's height)
         self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
                             + ("Enter: run the sentence · " if self.scene.text is not None else "")

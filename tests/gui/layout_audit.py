@@ -225,6 +225,9 @@ def stage_text_problems(stage, min_px: float, what: str) -> list[str]:
         if px < min_px - 0.05:
             out.append(f"{what}: the lesson's {name} is {px:.1f} px")
         text = w.text() if hasattr(w, "text") else ""
+        if hasattr(w, "cursorPosition") and w.cursorPosition() > 0 and \
+                w.fontMetrics().horizontalAdvance(text) > w.width() - 12:
+            out.append(f"{what}: the lesson's typing line shows the end of {text[:30]!r}…, not its start")
         if text and hasattr(w, "wordWrap") and w.wordWrap() and w.heightForWidth(w.width()) > w.height() + 1:
             out.append(f"{what}: the lesson's {name} is cut ({w.heightForWidth(w.width())} px of text in "
                        f"{w.height()} px)")
