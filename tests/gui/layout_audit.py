@@ -86,13 +86,18 @@ def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list
 
 def _overlapping_titles(titles, what: str) -> list[str]:
     """Two titles (or captions) drawn over each other: their text boxes intersect by more than a sliver."""
-    out = []
     boxes = [(re.sub(r"<[^>]+>", " ", t.text).strip()[:30], t.item.sceneBoundingRect()) for t in titles]
+    return _overlaps(boxes, f"{what}: titles")
+
+
+def _overlaps(boxes, prefix: str) -> list[str]:
+    """Each pair of (text, scene rect) whose rects intersect by more than a sliver (3 px each way)."""
+    out = []
     for i, (a, ra) in enumerate(boxes):
         for b, rb in boxes[i + 1:]:
             inter = ra.intersected(rb)
             if inter.width() > 3 and inter.height() > 3:
-                out.append(f"{what}: titles {a!r} and {b!r} overlap")
+                out.append(f"{prefix} {a!r} and {b!r} overlap")
     return out
 
 
@@ -268,10 +273,4 @@ def axis_title_overlaps(view, what: str) -> list[str]:
         label = getattr(ax, "label", None)
         if label is not None and label.isVisible() and label.toPlainText().strip():
             boxes.append((label.toPlainText().strip(), label.sceneBoundingRect()))
-    out = []
-    for i, (a, ra) in enumerate(boxes):
-        for b, rb in boxes[i + 1:]:
-            inter = ra.intersected(rb)
-            if inter.width() > 3 and inter.height() > 3:
-                out.append(f"{what}: axis titles {a!r} and {b!r} overlap")
-    return out
+    return _overlaps(boxes, f"{what}: axis titles")
