@@ -21,10 +21,11 @@ from dataclasses import replace
 import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
 __all__ = ["LessonStage", "start_lesson"]
 
@@ -85,6 +86,9 @@ class LessonStage(QWidget):
         self._measure_bench = Workbench()  # the claims' models (the measuring lane only)
         self._figure_lane = Lane(self, threads=1)
         self._lane = Lane(self, threads=1)
+        # the lesson is projected to a hall: 12 px type at every screen size, not the presenting floor in
+        # proportion (8 px on a 1280×720 projector drew row labels nobody at the back could read, issue 36)
+        self.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)
         self.index = -1
         self.scene = None
         self.view = self.selection = self.trace = None
@@ -102,11 +106,18 @@ class LessonStage(QWidget):
         self.footer.setWordWrap(True)
         self.body = QVBoxLayout()
         lay = QVBoxLayout(self)
+        # every pixel of height to the figure: at 1280×720 the default margins and a line of its own for the
+        # footer left "All queries at once" 591 px, its T×T maps 155 px and a scroll bar (9 px too few)
+        lay.setContentsMargins(6, 2, 6, 2)
+        lay.setSpacing(3)
         lay.addWidget(self.title)
         lay.addLayout(self.body, 1)
         lay.addWidget(self.caption)
-        lay.addWidget(self.input)
-        lay.addWidget(self.footer)
+        bottom = QHBoxLayout()  # the typing line and the keys' reminder share a line
+        bottom.setSpacing(12)
+        bottom.addWidget(self.input, 1)
+        bottom.addWidget(self.footer, 2)
+        lay.addLayout(bottom)
 
     # -- navigation (presentation mode's Page Down / Page Up call step_by) ---------------------------
     def step_by(self, delta: int) -> None:
@@ -130,8 +141,11 @@ class LessonStage(QWidget):
         self.title.setText(self.scene.title)
         self.input.setVisible(self.scene.text is not None)
         self.input.setText(self.scene.text or "")
-        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down next · Page Up previous · "
-                            "type and press Enter · click tokens · Alt+arrows: layer/head · Esc: back to the app")
+        self.input.setCursorPosition(0)  # a sentence longer than the line shows its start, not its last words
+        # one line beside the typing line at 1280×720 (two lines took the figure's height)
+        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
+                            + ("Enter: run the sentence · " if self.scene.text is not None else "")
+                            + "Alt+arrows: layer / head · Esc: back to the app")
         self._drop_view()
         self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
                              if "{" in self.scene.caption else self.scene.caption)

@@ -19,7 +19,9 @@ import re
 from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
-           "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems"]
+           "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
+           "row_label_problems", "stage_text_problems", "bar_overflow_problems",
+           "axis_title_overlaps"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -84,13 +86,18 @@ def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list
 
 def _overlapping_titles(titles, what: str) -> list[str]:
     """Two titles (or captions) drawn over each other: their text boxes intersect by more than a sliver."""
-    out = []
     boxes = [(re.sub(r"<[^>]+>", " ", t.text).strip()[:30], t.item.sceneBoundingRect()) for t in titles]
+    return _overlaps(boxes, f"{what}: titles")
+
+
+def _overlaps(boxes, prefix: str) -> list[str]:
+    """Each pair of (text, scene rect) whose rects intersect by more than a sliver (3 px each way)."""
+    out = []
     for i, (a, ra) in enumerate(boxes):
         for b, rb in boxes[i + 1:]:
             inter = ra.intersected(rb)
             if inter.width() > 3 and inter.height() > 3:
-                out.append(f"{what}: titles {a!r} and {b!r} overlap")
+                out.append(f"{prefix} {a!r} and {b!r} overlap")
     return out
 
 
@@ -178,3 +185,92 @@ def square_map_problems(widget, min_px: float, what: str) -> list[str]:
         if g.values.shape[0] <= 24 and px < min_px - 0.05:
             out.append(f"{what}: {g.title} row labels are {px:.1f} px")
     return out
+
+
+def row_label_problems(widget, min_px: float, what: str) -> list[str]:
+    """Every part of a figure that names token rows (the walkthrough's grids: X, Q, K, V and the T×T maps; the
+    many-heads concat) names each of up to 24 rows, in at least ``min_px`` on screen; the concat figure's own
+    text (titles, shapes, legends) too."""
+    from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    out = []
+    for g in widget.findChildren(MatrixGrid):
+        if not (g.isVisibleTo(g.window()) and g.values.size and g.row_labels) or g.values.shape[0] > 24:
+            continue
+        out += _rows_named(g, g.title, g.values.shape[0], min_px, what)
+    for c in widget.findChildren(ConcatFigure):
+        if not (c.isVisibleTo(c.window()) and c.q_tok) or len(c.q_tok) > 24:
+            continue
+        out += _rows_named(c, "concat(Z)", len(c.q_tok), min_px, what)
+        for font in c._fonts():
+            px = pt_to_px(font.pointSizeF())
+            if px < min_px - 0.05:
+                out.append(f"{what}: the many-heads figure draws {px:.1f} px text")
+    return out
+
+
+def _rows_named(part, title: str, rows: int, min_px: float, what: str) -> list[str]:
+    px = pt_to_px(part.row_label_font().pointSizeF())
+    k = part.row_label_stride()
+    if px < min_px - 0.05 or k > 1:
+        return [f"{what}: {title} names its {rows} rows in {px:.1f} px" + (f" (every {k}th)" if k > 1 else "")]
+    return []
+
+
+def stage_text_problems(stage, min_px: float, what: str) -> list[str]:
+    """The live lesson's own lines (title, caption, footer, the typing line): at least ``min_px``, and none cut
+    (a wrapped label needing more height than it has)."""
+    out = []
+    for name in ("title", "caption", "footer", "input"):
+        w = getattr(stage, name, None)
+        if w is None or not w.isVisibleTo(stage):
+            continue
+        px = pt_to_px(w.font().pointSizeF())
+        if px < min_px - 0.05:
+            out.append(f"{what}: the lesson's {name} is {px:.1f} px")
+        text = w.text() if hasattr(w, "text") else ""
+        if hasattr(w, "cursorPosition") and w.cursorPosition() > 0 and \
+                w.fontMetrics().horizontalAdvance(text) > w.width() - 12:
+            out.append(f"{what}: the lesson's typing line shows the end of {text[:30]!r}…, not its start")
+        if text and hasattr(w, "wordWrap") and w.wordWrap() and w.heightForWidth(w.width()) > w.height() + 1:
+            out.append(f"{what}: the lesson's {name} is cut ({w.heightForWidth(w.width())} px of text in "
+                       f"{w.height()} px)")
+    return out
+
+
+def bar_overflow_problems(view, what: str) -> list[str]:
+    """Every drawn colour bar of a figure's maps inside its map's box and the canvas: a bar wider than its map
+    drew its label over the next map's row labels, the last one's past the figure's edge (word order)."""
+    from attnviz.gui.widgets.colour_bar import ColourBarItem
+
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    out = []
+    for bar in [it for it in canvas.scene().items() if isinstance(it, ColourBarItem)]:
+        if not (bar.isVisible() and bar.style.colour_bar and bar.label):
+            continue
+        box, owner = bar.sceneBoundingRect(), bar.parentItem()
+        while owner is not None and not hasattr(owner, "bar"):
+            owner = owner.parentItem()
+        right = min(owner.sceneBoundingRect().right() if owner is not None else canvas.width(), canvas.width())
+        if box.right() > right + 1:
+            out.append(f"{what}: colour bar {bar.label!r} runs {box.right() - right:.0f} px past its map")
+    return out
+
+
+def axis_title_overlaps(view, what: str) -> list[str]:
+    """Axis titles of a figure's plots drawn over each other: a rotated title longer than its short plot runs
+    into the row above or below ("attention entropy (nats)" over the next row's at 1280×720)."""
+    import pyqtgraph as pg
+
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    boxes = []
+    for ax in [it for it in canvas.scene().items() if isinstance(it, pg.AxisItem) and it.isVisible()]:
+        label = getattr(ax, "label", None)
+        if label is not None and label.isVisible() and label.toPlainText().strip():
+            boxes.append((label.toPlainText().strip(), label.sceneBoundingRect()))
+    return _overlaps(boxes, f"{what}: axis titles")

@@ -1,7 +1,8 @@
 """Layout audit of the live lesson in the app (issue 36, Deliver 4): Lesson ▸ Start in a window of a 1920×1080
 and a 1280×720 screen, every scene of the bundled ``attention`` lesson as the window presents it (its page, its
-style for that screen), audited as the standalone stage is in ``test_layout_audit``: titles, every token named,
-labels at least 12 px at 1080 lines (in proportion below), the T×T maps square with row labels for the back row.
+style for that screen): titles, every token named, nothing under 12 px at either size (text drawn by the figure,
+row and column labels, the lesson's title and caption; not the presenting floor in proportion, 8 px at 720
+lines, which let 8–10 px row labels pass), no caption cut, the T×T maps square with row labels for the back row.
 
 The offscreen screen is smaller than either size: the window is given the screen's size by hand after it goes
 full screen, and the style the window composes for a screen of that many lines (``Pages._screen_lines``).
@@ -18,7 +19,9 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from layout_audit import MIN_PX, PRESENT_PX, presented_label_problems, square_map_problems  # noqa: E402
+from layout_audit import (MIN_PX, PRESENT_PX, axis_title_overlaps, bar_overflow_problems,  # noqa: E402
+                          presented_label_problems, row_label_problems, square_map_problems,
+                          stage_text_problems)
 from test_layout_audit import SIZES, _audit_widget, _bundled  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -66,7 +69,10 @@ def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
             what = f"live lesson scene {i + 1} ({scene.view}) {w}×{h}"
             if stage.window() is not win or stage.width() < w * 0.9:
                 problems.append(f"{what}: the stage is {stage.width()} px wide in a {win.width()} px window")
-            problems += _audit_widget(stage.view, what, MIN_PX * h / 1080)
+            problems += _audit_widget(stage.view, what, MIN_PX)  # 12 px at both sizes, not in proportion
+            problems += row_label_problems(stage.view, MIN_PX, what)
+            problems += stage_text_problems(stage, MIN_PX, what)
+            problems += bar_overflow_problems(stage.view, what) + axis_title_overlaps(stage.view, what)
             # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
                                                  side_by_side=scene.view == "causal-mask")
@@ -111,24 +117,6 @@ def test_the_lesson_audit_sees_small_row_labels(qapp):
         holder.deleteLater()
 
 
-def matrix_form_label_problems(view, what: str) -> list[str]:
-    """Every token-named grid of the matrix form (X, Q, K, V and the T×T maps, up to 24 rows) names each row
-    in at least :data:`MIN_PX` (12 px) on screen, whatever the screen's size."""
-    from layout_audit import pt_to_px
-
-    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
-
-    out = []
-    for g in view.findChildren(MatrixGrid):
-        if not (g.isVisibleTo(g.window()) and g.values.size and g.row_labels) or g.values.shape[0] > 24:
-            continue
-        px = pt_to_px(g.row_label_font().pointSizeF())
-        if px < MIN_PX - 0.05 or g.row_label_stride() > 1:
-            k = g.row_label_stride()
-            out.append(f"{what}: {g.title} names its rows in {px:.1f} px" + (f" (every {k}th)" if k > 1 else ""))
-    return out
-
-
 def test_live_lesson_matrix_form_names_rows_at_12px_at_720(make_window, qtbot, monkeypatch):
     """The live lesson's "All queries at once" at 1280×720: every row label at least 12 px (MIN_PX, not the
     presenting floor in proportion), X/Q/K/V and the maps alike."""
@@ -148,15 +136,15 @@ def _matrix_form_scene_problems(make_window, qtbot, monkeypatch) -> list[str]:
     try:
         i = next(i for i, s in enumerate(stage.lesson.scenes) if s.view == "matrix-form")
         _show(stage, qtbot, i)
-        return matrix_form_label_problems(stage.view, "live lesson matrix form 1280×720")
+        return row_label_problems(stage.view, MIN_PX, "live lesson matrix form 1280×720")
     finally:
         leave_presentation(win)
         qtbot.waitUntil(lambda: win.tabs.indexOf(stage) < 0, timeout=10_000)
 
 
 def test_matrix_form_label_audit_sees_small_strip_labels(qapp):
-    """Negative control of matrix_form_label_problems: a 12-row strip squeezed to 100 px is reported, the
-    same strip given room is not."""
+    """Negative control of row_label_problems: a 12-row strip squeezed to 100 px is reported, the same strip
+    given room is not."""
     import numpy as np
 
     from PySide6.QtWidgets import QWidget
@@ -171,10 +159,15 @@ def test_matrix_form_label_audit_sees_small_strip_labels(qapp):
     try:
         grid.resize(300, 100)
         QApplication.processEvents()
-        assert matrix_form_label_problems(holder, "control"), "a squeezed strip passed"
+        assert row_label_problems(holder, MIN_PX, "control"), "a squeezed strip passed"
         grid.resize(300, 400)
         QApplication.processEvents()
-        assert matrix_form_label_problems(holder, "roomy") == []
+        assert row_label_problems(holder, MIN_PX, "roomy") == []
     finally:
         holder.close()
         holder.deleteLater()
+
+
+def matrix_form_label_problems(view, what: str) -> list[str]:
+    """:func:`row_label_problems` at :data:`MIN_PX` (the name the matrix-form tests import)."""
+    return row_label_problems(view, MIN_PX, what)

@@ -169,10 +169,21 @@ class PanelsView(BaseView):
             m._fit_square()
         self._show_legible_cell_text()
 
+    def _hold_bar_widths(self) -> None:
+        """Each drawn colour bar at the width its ticks and label need at its height: a bar asked for its width
+        while it was short (a two-row map's first pass) kept its many-line width (321 px for 176 at 1080 lines),
+        pushed its label over the next map's row labels and the last one's past the edge (word order)."""
+        for m in self.maps:
+            bar = m.bar
+            if m.isVisible() and bar.isVisible() and bar.style.colour_bar and bar.height() > 0:
+                if bar.width() > bar.width_at(bar.height()) + 1:
+                    bar.updateGeometry()  # asked again at the height it has now
+
     def _show_legible_cell_text(self) -> None:
         """Cell texts only where a glyph (half a cell high) reaches the smallest legible label: 19 tokens in a
         ~230 px map made 6 px "−∞" nobody could read; then the map's title and its hatch say what the cells
         hold. Drawn again as soon as the cells are large enough (a larger window, fewer tokens, an export)."""
+        self._hold_bar_widths()
         floor_px = floor_pt(self.style, self) * 96.0 / 72.0
         for item in self._texts:
             vb = item.parentItem()  # the ViewBox's child group, then the ViewBox (in scene pixels)

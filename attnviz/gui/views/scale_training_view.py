@@ -20,7 +20,9 @@ from attnviz.gui.walkthrough.formula_text import subscripts_in_html  # √d_k dr
 
 __all__ = ["ScaleTrainingView"]
 
-PLOTS = (("loss", "validation loss"), ("accuracy", "validation accuracy"), ("entropy", "attention entropy (nats)"))
+# "entropy of P": "attention entropy (nats)" was longer than its plot presented at 1280×720 (~80 px tall) and
+# ran into the next row's title
+PLOTS = (("loss", "validation loss"), ("accuracy", "validation accuracy"), ("entropy", "entropy of P (nats)"))
 ROWS = (("unit", "from unit-variance q, k"), ("small", "from small weights (std 0.02)"))
 
 

@@ -293,7 +293,8 @@ class ConcatFigure(QWidget):
         widths = {"Z": r[f"Z{H - 1}"].right() - z0.left() + r["op0"].width(), "W_O": r["W_O"].width() + r["op1"].width(),
                   "A": r["A"].width()}
         for name, bottom, left, text in ranges:  # wrapped to its block, so no legend runs into the next
-            static = QStaticText(formula_html(text))
+            # ... between its "name: range" parts, never inside one (a narrow Z block wrapped "P:" / "0…1")
+            static = QStaticText(formula_html(text.replace(": ", ":\u00a0")))
             static.setTextFormat(Qt.TextFormat.RichText)
             static.setTextWidth(max(widths[name], fl.horizontalAdvance("W_O: ±0.00") + 4))
             static.prepare(p.transform(), label_font)

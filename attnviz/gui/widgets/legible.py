@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "EXPORT_FLOOR_PT", "DOCKED_FLOOR_PT", "PRESENTED_FLOOR_PT"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "EXPORT_FLOOR_PT", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
+HELD_FLOOR = "legible_floor_pt"  # a widget property: the floor its figures keep whatever the screen's size
 PRESENTED_FLOOR_PT = 9.0  # 12 px at 96 dpi on a 1080-line screen
 FULL_HD_LINES = 1080.0
 
@@ -55,4 +56,15 @@ def floor_pt(style, widget=None) -> float:
         win = widget.window()
         if win is not None and win.height() > 0:
             lines = win.height()
-    return PRESENTED_FLOOR_PT * min(1.0, max(2.0 / 3.0, lines / FULL_HD_LINES))
+    return max(PRESENTED_FLOOR_PT * min(1.0, max(2.0 / 3.0, lines / FULL_HD_LINES)), held_floor_pt(widget))
+
+
+def held_floor_pt(widget) -> float:
+    """The floor a container holds its figures to on screen (its ``legible_floor_pt`` property, e.g. the live
+    lesson's 12 px at every screen size, issue 36), else 0; an export keeps its own floor."""
+    while widget is not None and not _exports[0]:
+        held = widget.property(HELD_FLOOR)
+        if held:
+            return float(held)
+        widget = widget.parentWidget()
+    return 0.0
