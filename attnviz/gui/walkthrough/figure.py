@@ -112,7 +112,9 @@ class FigureBoard(QWidget):
             item = self._layout.takeAt(0)
             w = item.widget()
             if w is not None:
-                w.setParent(None)
+                # hidden and left with its parent until deleted: a parentless widget can come back as a window of
+                # its own at the screen's corner while its deletion waits (seen where no event loop had started)
+                w.hide()
                 w.deleteLater()
             elif item.layout() is not None:
                 _drop_layout(item.layout())
@@ -236,7 +238,7 @@ def _drop_layout(layout) -> None:
     while layout.count():
         item = layout.takeAt(0)
         if item.widget() is not None:
-            item.widget().setParent(None)
+            item.widget().hide()
             item.widget().deleteLater()
         elif item.layout() is not None:
             _drop_layout(item.layout())
