@@ -155,7 +155,7 @@ def _draw_formula_title(painter: QPainter, title: str, font: QFont, rect: QRectF
     write them (the deck's pages printed the underscore); False (nothing drawn) for a title without any."""
     from PySide6.QtGui import QTextDocument
 
-    from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+    from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 
     if not has_subscripts(title):
         return False
@@ -200,7 +200,7 @@ def _draw_formula_caption(painter: QPainter, caption: str, font: QFont, rect: QR
     title (the deck printed "W_O" with its underscore); False (nothing drawn) for a caption without any."""
     from PySide6.QtGui import QTextDocument, QTextOption
 
-    from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+    from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 
     if not has_subscripts(caption):
         return False

@@ -17,7 +17,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
-from attnviz.gui.walkthrough.formula_text import subscripts_in_html  # √d_k drawn with its index below
+from attnviz.gui.widgets.formula_text import subscripts_in_html  # √d_k drawn with its index below
 
 __all__ = ["ScaleReasonView"]
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.gui.style import ViewStyle, head_colour
 from attnviz.gui.walkthrough.colour_scales import colours
-from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.matrix_grid import visible_label
 from attnviz.gui.walkthrough.matrix_grid_paint import short_label
 from attnviz.gui.walkthrough.number_format import format_number

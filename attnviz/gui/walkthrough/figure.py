@@ -121,7 +121,7 @@ class FigureBoard(QWidget):
         self.items = []
 
     def label(self, text: str, factor: float = 1.3, bold: bool = False, wrap: bool = False) -> QLabel:
-        from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+        from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 
         rich = has_subscripts(text)  # q_i, W_Q, √d_k with real subscripts on a slide
         lab = style_label(_Label(formula_html(text) if rich else text), self.style, factor, bold)

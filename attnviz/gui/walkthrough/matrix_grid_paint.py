@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
 from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_legend
-from attnviz.gui.walkthrough.formula_text import formula_html, has_subscripts
+from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.number_format import MINUS, format_number
 from attnviz.gui.widgets.hatch import draw_hatch, mask_path
 

@@ -48,7 +48,7 @@ def style_plot(plot: pg.PlotItem, style: ViewStyle, bottom: str = "", left: str 
     fm = style.metrics()
     plot.getAxis("bottom").setHeight(int(fm.height() * (2.8 if bottom else 1.6)) + 6)
     plot.getAxis("left").setWidth(int(fm.horizontalAdvance("−0.000") + fm.height() * (2.4 if left else 0.5)) + 8)
-    from attnviz.gui.walkthrough.formula_text import subscripts_in_html  # "d_k (log scale)" drawn as d with k below
+    from attnviz.gui.widgets.formula_text import subscripts_in_html  # "d_k (log scale)" drawn as d with k below
 
     if bottom:
         plot.setLabel("bottom", subscripts_in_html(bottom), **css)
