@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz.errors import InputError
-from attnviz.lessons.scene import Scene, _read_json, scene_from_dict
+from attnviz.lessons.scene import Scene, _read_json, _short, scene_from_dict
 
 __all__ = ["Lesson", "load_lesson", "lesson_names", "builtin_dir", "LESSON_FORMAT"]
 
@@ -53,7 +53,7 @@ def lesson_from_dict(d: dict, base_dir: str | None = None, source: str = "lesson
     if not isinstance(d, dict) or d.get("format") != LESSON_FORMAT:
         raise InputError(f"{source} is not an attnviz lesson (its \"format\" must be {LESSON_FORMAT!r})")
     if d.get("version", VERSION) != VERSION:
-        raise InputError(f"lesson version {d.get('version')!r} is not supported (this build reads {VERSION})")
+        raise InputError(f"lesson version {_short(repr(d.get('version')))} is not supported (this build reads {VERSION})")
     scenes = d.get("scenes")
     if not isinstance(scenes, list) or not scenes:
         raise InputError(f"{source} has no scenes")

@@ -107,9 +107,9 @@ def _check_type(key: str, value, types, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
     if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
-        raise InputError(f"scene key {key!r} must be {getattr(types, '__name__', types)}, not {value!r}")
+        raise InputError(f"scene key {key!r} must be {getattr(types, '__name__', types)}, not {_short(repr(value))}")
     if not isinstance(value, types):
-        raise InputError(f"scene key {key!r} has the wrong type ({type(value).__name__}: {value!r})")
+        raise InputError(f"scene key {key!r} has the wrong type ({type(value).__name__}: {_short(repr(value))})")
 
 
 def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
@@ -118,9 +118,9 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
         raise InputError("a scene must be a JSON object")
     fmt = d.get("format", SCENE_FORMAT)
     if fmt != SCENE_FORMAT:
-        raise InputError(f"not an attnviz scene (format {fmt!r})")
+        raise InputError(f"not an attnviz scene (format {_short(repr(fmt))})")
     if d.get("version", VERSION) != VERSION:
-        raise InputError(f"scene version {d.get('version')!r} is not supported (this build reads version {VERSION})")
+        raise InputError(f"scene version {_short(repr(d.get('version')))} is not supported (this build reads version {VERSION})")
     known = {f.name for f in fields(Scene)} - {"base_dir"}
     unknown = sorted(set(d) - known - {"format", "version"})
     if unknown:
@@ -150,7 +150,7 @@ def scene_from_dict(d: dict, base_dir: str | None = None) -> Scene:
         if d.get(key) is not None and d[key] > MAX_INDEX:
             raise InputError(f"scene key {key!r} must be ≤ {MAX_INDEX:,}, not {_short(d[key])}")
     if d.get("part", "self") not in PARTS:
-        raise InputError(f"scene part {d.get('part')!r} must be one of {', '.join(PARTS)}")
+        raise InputError(f"scene part {_short(repr(d.get('part')))} must be one of {', '.join(PARTS)}")
     whatif = d.get("whatif", {}) or {}
     _check_type("whatif", whatif, dict)
     bad = sorted(set(whatif) - set(WHATIF_KEYS))

@@ -126,3 +126,30 @@ def test_the_cli_says_one_line_and_exits_2(tmp_path, capsys, argv, content):
     code, out, err = run_cli(capsys, *[a.format(f=f, tmp=tmp_path) for a in argv])
     assert code == 2 and err.count("\n") == 1 and err.startswith("attnviz: error:"), err
     assert "Traceback" not in err and not (tmp_path / "x.png").exists() and not (tmp_path / "pack").exists()
+
+
+def test_a_hostile_version_is_quoted_short_in_the_refusal(tmp_path):
+    """A fuzzed scene's "version" was a nested list of thousands of characters, echoed whole into the one-line
+    refusal (the CLI's line then ran past what a terminal or log shows; the fuzz test read its last 500 characters
+    and missed the "attnviz: error:" start). The value is quoted at most 60 characters long; control: a plain
+    wrong version is named whole."""
+    import json
+
+    import pytest
+
+    from attnviz.errors import InputError
+    from attnviz.lessons.lesson import load_lesson
+    from attnviz.lessons.scene import load_scene
+
+    big = [{"k" * 50: list(range(200))}] * 20
+    for version, whole in ((big, False), (7, True)):
+        scene = tmp_path / "s.json"
+        scene.write_text(json.dumps({"format": "attnviz-scene", "version": version, "model": "coref", "text": "a"}))
+        lesson = tmp_path / "l.json"
+        lesson.write_text(json.dumps({"format": "attnviz-lesson", "version": version, "scenes": []}))
+        for load, path in ((load_scene, scene), (load_lesson, lesson)):
+            with pytest.raises(InputError) as err:
+                load(path)
+            text = str(err.value)
+            assert "version" in text and len(text) < 200 and "\n" not in text, text[:300]
+            assert ("version 7 " in text) == whole
