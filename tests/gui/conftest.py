@@ -106,13 +106,16 @@ def make_window(qapp, qtbot, assets):
 
     At teardown every window is closed and deleted; a top-level widget left behind fails the test.
     """
+    import shiboken6
     from PySide6.QtWidgets import QApplication
 
     from attnviz.gui.app import create_application
     from attnviz.gui.window.main_window import MainWindow
 
     create_application()
-    before = {id(w) for w in QApplication.topLevelWidgets()}
+    # C++ addresses, not id(): a wrapper collected between here and teardown comes back as a new Python object,
+    # so one widget left by an earlier test would fail every later test (137 errors in one CI run)
+    before = {shiboken6.getCppPointer(w)[0] for w in QApplication.topLevelWidgets()}
     windows = []
 
     def factory(start: bool = True, **kwargs) -> MainWindow:
@@ -126,7 +129,8 @@ def make_window(qapp, qtbot, assets):
     yield factory
     _dispose(windows)
     _settle(qapp)
-    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before and w.objectName() != "qtooltip_label"]
+    leaked = [w for w in QApplication.topLevelWidgets()
+              if shiboken6.getCppPointer(w)[0] not in before and w.objectName() != "qtooltip_label"]
     # the C++ class and the children name an anonymous widget (pyqtgraph's menus hold parentless QWidgets)
     leaked = [f"{type(w).__name__}({w.objectName() or w.windowTitle()!r}, {w.metaObject().className()}, children "
               f"{[type(c).__name__ + (':' + c.objectName() if c.objectName() else '') for c in w.children()][:6]})"

@@ -217,8 +217,9 @@ def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfeabc")
     view.set_data_source("corpus", str(bad))
-    qtbot.waitUntil(lambda: "cannot score" in view.grid.title.text, timeout=60000)
-    assert "not UTF-8" in view.grid.title.text
+    # the one-line title names the score; the caption under the grid says why only the input on screen is scored
+    qtbot.waitUntil(lambda: "cannot score" in view.caption.text and view.caption.isVisible(), timeout=60000)
+    assert "not UTF-8" in view.caption.text and "the current input only" in view.caption.text
 
 
 def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot, induction_trace):

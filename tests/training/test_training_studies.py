@@ -124,6 +124,7 @@ def test_scale_training_claim_holds_and_fails_with_labels_swapped(tmp_path, monk
     monkeypatch.setattr(st, "study_path", lambda: path)
     bad = evaluate_claim(scene, bench)
     assert not bad.ok and bad.values["gap"] < 0
+    assert bad.values["replay_share"] > 1  # the replay catches it too: each run replayed against the other's curve
 
 
 def test_path_length_claim_holds_and_fails_with_models_swapped(tmp_path, monkeypatch):
