@@ -20,9 +20,6 @@ PARTS = ("self", "cross", "enc")
 # positions projected at a time (x W + b over every key): (PROJECT_ROWS, D) float64 of x at once, never the
 # whole (T, D) (at 8,190 tokens and d 576 one float64 copy of x is 38 MB, and the matrix form made two)
 PROJECT_ROWS = 1024
-# where the positions lie in each ingredient of a recomputed array (attnviz.capture.recomputed.KINDS, same
-# order): 0 / 1 the axis of positions, None an ingredient without one (a weight)
-_POSITION_AXES = {"unrotated": (1, 0, 0), "projected": (0, None, None), "mid_stream": (0, 1, None, None)}
 
 
 def as_f64(trace, key: str) -> np.ndarray:
@@ -51,19 +48,13 @@ def position_rows(trace, key: str, a: int, b: int) -> np.ndarray:
     """Positions [a, b) of array ``key`` as float64: rows of a (T, D) array, axis 1 of a per-head (H, T, dh).
 
     A stored or memory-mapped array is sliced (only those pages are read). An array a long trace keeps as a
-    rule (``h``, ``v``, q/k before the rotation: :mod:`attnviz.capture.recomputed`) is computed for these
+    rule (``x``, ``h``, ``v``, q/k before the rotation: :mod:`attnviz.capture.recomputed`) is computed for these
     positions alone with the rule's own function, from its ingredients cut to them: the matrix form of a
     128-position window never builds the whole (T, D) stream (and its float32 temporaries) to show 128 rows.
     """
     pending = trace.deferred.get(key) if key not in trace.arrays else None
-    kind = getattr(pending, "kind", None)
-    if kind in _POSITION_AXES:
-        from attnviz.capture.recomputed import KINDS
-
-        cut = [src if axis is None else (src[a:b] if axis == 0 else src[:, a:b])
-               for src, axis in zip(pending.sources, _POSITION_AXES[kind])]
-        extra = [pending.d_head] if kind == "projected" else []
-        return np.asarray(KINDS[kind][0](*cut, *extra), dtype=np.float64)
+    if hasattr(pending, "positions"):
+        return np.asarray(pending.positions(a, b), dtype=np.float64)
     from attnviz.capture.file_rows import positions
 
     return np.asarray(positions(trace[key], a, b), dtype=np.float64)  # a long trace's map: read from its file

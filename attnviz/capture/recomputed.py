@@ -10,6 +10,10 @@ functions of others it keeps (about 38 % of its bytes), so a long capture keeps 
 - ``v``: ``x W_V + b_V`` split into heads (the capture checked that the model's values are this product).
 - ``h`` (the stream in the middle of a pre-norm block): the stream entering the block (``emb.sum`` or the
   previous layer's ``resid``) plus the attention output ``concat(z) W_O + b_O``.
+- ``x`` (what the attention reads in a pre-norm block): the block's first norm of the stream entering it (the
+  previous layer's ``resid``), with the norm's own weight (``norm_w``, ``norm_b``) and epsilon: RMSNorm
+  (``rms_normed``; Gemma's ``1 + w`` as ``offset`` 1) or LayerNorm (``layer_normed``). ``v`` is then a rule over a
+  rule (projected from the recomputed ``x``): one level of chaining, never more.
 
 Each rule sits in ``meta["recomputed"][key]`` (kind, ingredient keys, dtype), so a saved trace keeps the rule
 and its ingredients and :func:`attach` makes the entries again when it is read. An entry is computed whole
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Recomputed", "attach", "describe", "KINDS"]
+__all__ = ["Recomputed", "attach", "describe", "KINDS", "PARAMS", "POSITION_AXES"]
 
 
 def _turn(t: np.ndarray) -> np.ndarray:
@@ -54,12 +58,48 @@ def _mid_stream(stream: np.ndarray, z: np.ndarray, w_o: np.ndarray, b_o: np.ndar
     return np.asarray(stream, dtype=np.float32) + attn
 
 
+def _rms_normed(stream: np.ndarray, w: np.ndarray, eps: float, offset: float) -> np.ndarray:
+    """RMSNorm in float32 as transformers computes it: stream · rsqrt(mean(stream²) + eps) · (offset + w)."""
+    s = np.asarray(stream, dtype=np.float32)
+    scale = 1.0 / np.sqrt(np.mean(s * s, axis=-1, keepdims=True) + np.float32(eps))
+    return (s * scale.astype(np.float32)) * (np.float32(offset) + np.asarray(w, dtype=np.float32))
+
+
+def _layer_normed(stream: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    """LayerNorm in float32: (stream − mean) · rsqrt(var + eps) · w + b."""
+    s = np.asarray(stream, dtype=np.float32)
+    centred = s - s.mean(axis=-1, keepdims=True)
+    scale = 1.0 / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + np.float32(eps))
+    return centred * scale.astype(np.float32) * np.asarray(w, dtype=np.float32) + np.asarray(b, dtype=np.float32)
+
+
 # kind → (function, the ingredient roles in argument order)
 KINDS = {
     "unrotated": (_unrotated, ("rotated", "cos", "sin")),
     "projected": (_projected, ("x", "w", "b")),
     "mid_stream": (_mid_stream, ("stream", "z", "w", "b")),
+    "rms_normed": (_rms_normed, ("stream", "w")),
+    "layer_normed": (_layer_normed, ("stream", "w", "b")),
 }
+# the numbers a kind takes after its arrays (a rule's JSON names each; from a shared file: each checked for range)
+PARAMS = {"projected": ("d_head",), "rms_normed": ("eps", "offset"), "layer_normed": ("eps",)}
+# where the positions lie in each ingredient (same order): 0 / 1 the axis of positions, None an ingredient without
+# one (a weight); a position-wise rule is computed for a few positions from its ingredients cut to them
+POSITION_AXES = {"unrotated": (1, 0, 0), "projected": (0, None, None), "mid_stream": (0, 1, None, None),
+                 "rms_normed": (0, None), "layer_normed": (0, None, None)}
+
+
+def _param_ok(name: str, value) -> bool:
+    if name == "d_head":
+        return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1 << 16
+    if name == "eps":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
+    return name == "offset" and value in (0, 1, 0.0, 1.0) and not isinstance(value, bool)
+
+
+def _whole(src):
+    """An ingredient as an array: a rule one level down (``v`` from a recomputed ``x``) is computed here."""
+    return src.full() if isinstance(src, Recomputed) else src
 
 
 class Recomputed:
@@ -68,60 +108,103 @@ class Recomputed:
     Parameters
     ----------
     kind : a key of :data:`KINDS`.
-    sources : the ingredient arrays, in the kind's order.
+    sources : the ingredient arrays, in the kind's order (or a :class:`Recomputed` whose own are arrays).
     shape, dtype : the array's shape and dtype (what the capture would have stored).
     d_head : head width ("projected" only).
+    params : the kind's other numbers (:data:`PARAMS`: a norm's ``eps`` and ``offset``).
     """
 
     recomputed = True  # Trace: computed whole when asked, kept only if small, never written into a file
 
-    def __init__(self, kind: str, sources: list, shape, dtype, d_head: int | None = None):
+    def __init__(self, kind: str, sources: list, shape, dtype, d_head: int | None = None, params: dict | None = None):
         self.kind, self.sources = kind, list(sources)
         self.shape, self.dtype = tuple(int(n) for n in shape), np.dtype(dtype)
         self.d_head = d_head
+        self.params = dict(params or {})
+        if d_head is not None:
+            self.params["d_head"] = d_head
+
+    def _numbers(self) -> list:
+        return [self.params[n] for n in PARAMS.get(self.kind, ())]
 
     def full(self) -> np.ndarray:
         fn = KINDS[self.kind][0]
-        args = self.sources + ([self.d_head] if self.kind == "projected" else [])
-        value = np.ascontiguousarray(fn(*args), dtype=self.dtype)
+        value = np.ascontiguousarray(fn(*[_whole(s) for s in self.sources], *self._numbers()), dtype=self.dtype)
         if value.shape != self.shape:
             raise ValueError(f"a recomputed array has shape {value.shape}, its rule says {self.shape}")
         return value
 
+    def positions(self, a: int, b: int) -> np.ndarray:
+        """Positions [a, b) alone (rows of a (T, D) array, axis 1 of a per-head (H, T, dh)): each ingredient cut
+        to them, a rule one level down computed for them alone."""
+        cut = []
+        for src, axis in zip(self.sources, POSITION_AXES[self.kind]):
+            if axis is None:
+                cut.append(_whole(src))
+            elif isinstance(src, Recomputed):
+                cut.append(src.positions(a, b))
+            else:
+                cut.append(src[a:b] if axis == 0 else src[:, a:b])
+        return np.asarray(KINDS[self.kind][0](*cut, *self._numbers()), dtype=self.dtype)
+
     def row(self, i: int) -> np.ndarray:
+        if POSITION_AXES[self.kind][0] == 0:  # a (T, …) array: its row i is position i
+            return self.positions(i, i + 1)[0]
         return self.full()[i]
 
 
-def describe(kind: str, sources: list[str], shape, dtype, d_head: int | None = None) -> dict:
-    """The JSON rule of one recomputed entry (``meta["recomputed"][key]``)."""
+def describe(kind: str, sources: list[str], shape, dtype, d_head: int | None = None, **params) -> dict:
+    """The JSON rule of one recomputed entry (``meta["recomputed"][key]``); ``params`` the kind's numbers."""
     if kind not in KINDS or len(sources) != len(KINDS[kind][1]):
         raise ValueError(f"no recomputation {kind!r} from {len(sources)} arrays")
     rule = {"kind": kind, "from": list(sources), "shape": [int(n) for n in shape], "dtype": np.dtype(dtype).name}
     if d_head is not None:
         rule["d_head"] = int(d_head)
+    for name in PARAMS.get(kind, ()):
+        if name != "d_head":
+            rule[name] = float(params[name])
     return rule
 
 
 def attach(arrays: dict, meta: dict, deferred: dict) -> None:
     """Deferred entries for every rule in ``meta["recomputed"]`` whose ingredients the trace holds (a capture
     just made, or a trace read from a file: its rules come from a shared file, so each is checked for form);
-    an array stored under the same key wins."""
+    an array stored under the same key wins. An ingredient may be another rule's entry whose own ingredients are
+    all stored (one level: a shared file's chain of rules, or a loop, never recurses deeper)."""
     rules = meta.get("recomputed")
     if not isinstance(rules, dict):
         return
-    for key, rule in rules.items():
-        if key in arrays or key in deferred or not isinstance(rule, dict):
-            continue
-        kind, names = rule.get("kind"), rule.get("from")
-        if kind not in KINDS or not isinstance(names, list) or len(names) != len(KINDS[kind][1]) \
-                or not all(isinstance(n, str) and n in arrays for n in names):
-            continue
-        try:
-            shape = tuple(int(n) for n in rule["shape"])
-            dtype = np.dtype(str(rule.get("dtype", "float32")))
-            d_head = int(rule["d_head"]) if kind == "projected" else None
-        except (KeyError, TypeError, ValueError):
-            continue
-        if dtype.kind != "f" or any(n < 0 for n in shape) or (d_head is not None and d_head <= 0):
-            continue
-        deferred[key] = Recomputed(kind, [arrays[n] for n in names], shape, dtype, d_head)
+    level0: dict = {}
+    for key, rule in rules.items():  # ingredients all stored
+        if key not in arrays and key not in deferred and isinstance(rule, dict):
+            entry = _entry(rule, arrays, {})
+            if entry is not None:
+                level0[key] = entry
+    level1: dict = {}
+    for key, rule in rules.items():  # one level up: ingredients stored or level-0 entries (whose own are stored)
+        if key not in arrays and key not in deferred and key not in level0 and isinstance(rule, dict):
+            entry = _entry(rule, arrays, level0)
+            if entry is not None:
+                level1[key] = entry
+    deferred.update(level0)
+    deferred.update(level1)
+
+
+def _entry(rule: dict, arrays: dict, level0: dict):
+    """The :class:`Recomputed` of one rule whose ingredients are stored (or, with ``level0``, entries made from
+    stored ones), or None when its form is wrong or an ingredient is absent."""
+    kind, names = rule.get("kind"), rule.get("from")
+    if kind not in KINDS or not isinstance(names, list) or len(names) != len(KINDS[kind][1]) \
+            or not all(isinstance(n, str) and (n in arrays or n in level0) for n in names):
+        return None
+    sources = [arrays[n] if n in arrays else level0[n] for n in names]
+    try:
+        shape = tuple(int(n) for n in rule["shape"])
+        dtype = np.dtype(str(rule.get("dtype", "float32")))
+    except (KeyError, TypeError, ValueError):
+        return None
+    params = {n: rule.get(n) for n in PARAMS.get(kind, ())}
+    if dtype.kind != "f" or any(n < 0 for n in shape) or not all(_param_ok(n, v) for n, v in params.items()):
+        return None
+    d_head = params.pop("d_head", None)
+    return Recomputed(kind, sources, shape, dtype, d_head, params)

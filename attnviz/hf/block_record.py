@@ -22,10 +22,13 @@ from torch import nn
 from attnviz.hf.module_plan import module_plan
 from attnviz.hf.projections import _OUT, is_linear
 
-__all__ = ["BlockRecorder", "H_INPUTS"]
+__all__ = ["BlockRecorder", "H_INPUTS", "X_INPUTS"]
 
 H_INPUTS = ("pre_feedforward_layernorm", "post_attention_layernorm", "ln_2", "final_layer_norm",
             "layernorm_after")
+# a pre-norm block's first norm, whose output the attention reads (a long capture keeps it as a rule over the
+# stream entering the block when it reproduces the attention's input: attnviz.hf.layer_arrays)
+X_INPUTS = ("input_layernorm", "ln_1", "layernorm_before", "ln_attn", "norm_1", "attention_norm")
 
 
 def _first(out):

@@ -17,6 +17,7 @@ from attnviz.capture.recomputed import KINDS as RECOMPUTE_KINDS
 from attnviz.capture.recomputed import describe as describe_recomputed
 from attnviz.capture.weights import converted_once, parameter_view
 from attnviz.hf.attention_record import blocked_map, split_mask
+from attnviz.hf.block_record import X_INPUTS
 from attnviz.hf.check_memo import CheckMemo, kind_of
 from attnviz.hf.projections import ProjectionReading, sample_rows
 from attnviz.hf.score_rule import rule_of
@@ -192,6 +193,8 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, we
         return all(p + n in out and out[p + n].dtype == np.float32 for n in names)
 
     def move(name: str, rule: str, sources: list[str], check, memo_name: str | None = None, **extra) -> None:
+        if p + name not in out:  # moved already (a rule tried in several forms)
+            return
         arr = out[p + name]
         check_name = "rule " + (memo_name or name)
         ok = memo is not None and memo.get(kind, check_name) is not None
@@ -237,3 +240,55 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, we
             return rows + attn.numpy()
         # the first layer's stream is the embeddings', later ones the previous layer's output: each checked once
         move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid, memo_name="h" if i else "h0")
+    if i > 0 and have("x") and stream is not None and stream_key in kept:
+        _x_as_rule(p, out, block, kept[stream_key], stream, have, move)
+
+
+def _first_norm(block: dict | None):
+    """(module, weight, bias or None, eps) of the block's first norm (:data:`X_INPUTS`), or None."""
+    module = block.get("block") if block is not None else None
+    children = dict(module.named_children()) if module is not None else {}
+    norm = next((children[n] for n in X_INPUTS if n in children), None)
+    w = getattr(norm, "weight", None)
+    eps = getattr(norm, "variance_epsilon", getattr(norm, "eps", None))
+    if not isinstance(w, torch.Tensor) or w.ndim != 1 or not isinstance(eps, (int, float)):
+        return None
+    b = getattr(norm, "bias", None)
+    return norm, w, (b if isinstance(b, torch.Tensor) else None), float(eps)
+
+
+def _x_as_rule(p: str, out: dict, block: dict, kept_stream: np.ndarray, stream: torch.Tensor, have, move) -> None:
+    """``x`` as the block's first norm of the stream entering it (the previous layer's ``resid``), where that
+    norm, as RMSNorm (w or Gemma's 1 + w) or LayerNorm with its own weights, reproduces it (checked like every
+    rule); else ``x`` stays stored. The norm's weights are kept as views of the model's parameters."""
+    found = _first_norm(block)
+    if found is None:
+        return
+    norm, w, b, eps = found
+    out[p + "norm_w"] = _weight(norm, "weight", w)
+    if b is not None:
+        out[p + "norm_b"] = _weight(norm, "bias", b)
+    if not have("norm_w") or (b is not None and not have("norm_b")):
+        out.pop(p + "norm_w"), out.pop(p + "norm_b", None)
+        return
+    key = p.rstrip(".")
+    stream_key = f"L{int(key[1:]) - 1}.resid"
+
+    def rows(pick):
+        got = stream[0][torch.from_numpy(pick)].float().numpy()
+        if not _rows_agree(np.asarray(kept_stream[pick]), got):
+            raise ValueError("the block's stream is not the previous layer's output")
+        return got
+
+    if b is not None:
+        forms = [("layer_normed", [stream_key, p + "norm_w", p + "norm_b"], {})]
+    else:
+        forms = [("rms_normed", [stream_key, p + "norm_w"], {"offset": offset}) for offset in (0.0, 1.0)]
+    for kind, sources, params in forms:
+        fn = RECOMPUTE_KINDS[kind][0]
+        args = [out[n] for n in sources[1:]]
+        move("x", kind, sources, lambda pick: fn(rows(pick), *args, eps, *params.values()),
+             memo_name=f"x {kind} {params.get('offset', '')}", eps=eps, **params)
+        if p + "x" not in out:
+            return
+    out.pop(p + "norm_w"), out.pop(p + "norm_b", None)

@@ -53,9 +53,10 @@ def test_a_long_trace_file_holds_no_square_array_and_reads_back(llama, tmp_path,
     shapes = _members(out)
     square = [n for n, s in shapes.items() if sum(d >= T for d in s) >= 2]
     assert square == [] and "rollout" not in shapes
-    assert "L1.v" not in shapes and "L1.x" in shapes
-    assert {"L1.v", "L1.q_pre_rope", "L1.k_pre_rope", "L1.h"} <= set(back.meta["recomputed"])
-    assert back.shape("L1.v") == (2, T, 8) and back["L1.v"].shape == (2, T, 8)
+    assert "L1.v" not in shapes and "L1.x" not in shapes and "L0.x" in shapes and "L0.resid" in shapes
+    assert {"L1.v", "L1.q_pre_rope", "L1.k_pre_rope", "L1.h", "L1.x"} <= set(back.meta["recomputed"])
+    assert back.shape("L1.v") == (2, T, 8) and back["L1.v"].shape == (2, T, 8)  # v from the recomputed x
+    assert back.shape("L1.x") == shapes["L0.x"] and back["L1.x"].shape == shapes["L0.x"]
     probs = back.probs(1, rows=[T - 1])
     np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=0, atol=1e-5)
     back.close()

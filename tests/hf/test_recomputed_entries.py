@@ -23,7 +23,7 @@ from attnviz.hf.capture import capture_hf
 from attnviz.io.trace_marker import has_trace_marker
 
 T = 48
-LEAVES = {"llama": ("q_pre_rope", "k_pre_rope", "v", "h"), "gpt2": ("v", "h")}
+LEAVES = {"llama": ("q_pre_rope", "k_pre_rope", "v", "h", "x"), "gpt2": ("v", "h", "x")}
 
 
 def _model(name: str):
@@ -66,14 +66,19 @@ def test_recomputed_entries_equal_the_stored_arrays(named, monkeypatch):
     stored = _capture(model, False, monkeypatch)
     ruled = _capture(model, True, monkeypatch)
     assert "recomputed" not in stored.meta
+    assert "L0.x" in ruled.arrays  # the first layer's input stays stored (the embeddings are not a kept stream)
     for i in range(3):
         for leaf in LEAVES[name]:
+            if leaf == "x" and i == 0:
+                continue
             key = f"L{i}.{leaf}"
             assert key in stored.arrays and key not in ruled.arrays and key in ruled.deferred, key
             assert ruled.meta["recomputed"][key]["kind"]
             assert ruled.shape(key) == stored.arrays[key].shape
             assert _close(ruled[key], stored.arrays[key]) <= 1e-6, key
-    assert sorted(ruled.keys()) == sorted(stored.keys())
+    norms = [k for k in ruled.keys() if k.endswith((".norm_w", ".norm_b"))]  # the rule's ingredients: x's norm
+    assert norms and all(k.startswith(("L1.", "L2.")) for k in norms)
+    assert sorted(k for k in ruled.keys() if k not in norms) == sorted(stored.keys())
 
 
 def test_recomputed_entries_equal_the_models_own_tensors(monkeypatch):
@@ -84,7 +89,9 @@ def test_recomputed_entries_equal_the_models_own_tensors(monkeypatch):
     hooks = [attn.v_proj.register_forward_hook(lambda m, a, out: seen.setdefault("v", out.detach().clone())),
              attn.k_proj.register_forward_hook(lambda m, a, out: seen.setdefault("k", out.detach().clone())),
              model.model.layers[1].post_attention_layernorm.register_forward_hook(
-                 lambda m, a, out: seen.setdefault("h", a[0].detach().clone()))]
+                 lambda m, a, out: seen.setdefault("h", a[0].detach().clone())),
+             model.model.layers[2].input_layernorm.register_forward_hook(
+                 lambda m, a, out: seen.setdefault("x", out.detach().clone()))]
     try:
         trace = _capture(model, True, monkeypatch)
     finally:
@@ -96,6 +103,9 @@ def test_recomputed_entries_equal_the_models_own_tensors(monkeypatch):
     assert _close(trace["L1.v"], v) <= 1e-6
     assert _close(trace["L1.k_pre_rope"], k) <= 1e-6  # no per-head norm in Llama: what entered the rotation
     assert _close(trace["L1.h"], seen["h"][0].numpy()) <= 1e-6  # the stream the second norm reads
+    assert trace.meta["recomputed"]["L2.x"]["kind"] == "rms_normed"
+    assert _close(trace["L2.x"], seen["x"][0].numpy()) <= 1e-6  # what the attention reads: RMSNorm's output
+    assert isinstance(trace.deferred["L2.v"].sources[0], Recomputed)  # v: projected from the recomputed x
 
 
 def test_negative_controls_differ(monkeypatch):
@@ -105,11 +115,17 @@ def test_negative_controls_differ(monkeypatch):
     assert _close(wrong_turn.full(), trace["L1.q_pre_rope"]) > 1e-3
     right = Recomputed("unrotated", [a["L1.q"], a["L1.rope_cos"], a["L1.rope_sin"]], a["L1.q"].shape, np.float32)
     assert _close(right.full(), trace["L1.q_pre_rope"]) <= 1e-6  # the control's twin passes
-    wrong_w = Recomputed("projected", [a["L1.x"], a["L1.W_k"], a["L1.b_k"]], trace.shape("L1.v"), np.float32, d_head=8)
+    wrong_w = Recomputed("projected", [trace["L1.x"], a["L1.W_k"], a["L1.b_k"]], trace.shape("L1.v"), np.float32, d_head=8)
     assert _close(wrong_w.full(), trace["L1.v"]) > 1e-3
     wrong_stream = Recomputed("mid_stream", [a["L0.resid"], a["L2.z"], a["L2.W_o"], a["L2.b_o"]], trace.shape("L2.h"),
                               np.float32)
     assert _close(wrong_stream.full(), trace["L2.h"]) > 1e-3
+    rule = trace.meta["recomputed"]["L2.x"]
+    x = trace["L2.x"]
+    for offset, stream, far in ((1.0, "L1.resid", True), (0.0, "L0.resid", True), (0.0, "L1.resid", False)):
+        got = Recomputed("rms_normed", [a[stream], a["L2.norm_w"]], x.shape, np.float32,
+                         params={"eps": rule["eps"], "offset": offset}).full()
+        assert (_close(got, x) > 1e-3) == far, (offset, stream)  # Gemma's 1 + w, another layer's stream; the twin
 
 
 def test_saved_trace_keeps_rules_and_reads_them_back(tmp_path, monkeypatch):
@@ -118,7 +134,8 @@ def test_saved_trace_keeps_rules_and_reads_them_back(tmp_path, monkeypatch):
     trace.save(path)
     with zipfile.ZipFile(path) as zf:
         members = set(zf.namelist())
-    assert "L1.v.npy" not in members and "L1.q_pre_rope.npy" not in members and "L1.x.npy" in members
+    assert "L1.v.npy" not in members and "L1.q_pre_rope.npy" not in members and "L1.x.npy" not in members
+    assert "L0.x.npy" in members and "L1.norm_w.npy" in members
     assert has_trace_marker(path)
     back = Trace.load(path)
     assert back.meta["recomputed"] == trace.meta["recomputed"]
@@ -127,8 +144,12 @@ def test_saved_trace_keeps_rules_and_reads_them_back(tmp_path, monkeypatch):
         np.testing.assert_array_equal(back[key], trace[key])
     # a rule naming an ingredient the file lacks is left out, not an error
     fresh = Trace.load(path)  # (back keeps what it computed: a short trace's entries are small)
-    broken = Trace(tokens=fresh.tokens, meta=fresh.meta, arrays={k: v for k, v in fresh.arrays.items() if k != "L1.x"})
-    assert "L1.v" not in broken and "L0.v" in broken
+    broken = Trace(tokens=fresh.tokens, meta=fresh.meta, arrays={k: v for k, v in fresh.arrays.items() if k != "L0.x"})
+    assert "L0.v" not in broken and "L1.v" in broken
+    # v is a rule over the rule for x: without the stream x is made of, neither is there
+    broken = Trace(tokens=fresh.tokens, meta=fresh.meta,
+                   arrays={k: v for k, v in fresh.arrays.items() if k != "L0.resid"})
+    assert "L1.x" not in broken and "L1.v" not in broken and "L2.v" in broken
 
 
 def test_spilled_capture_writes_weights_and_rotary_tables_once(monkeypatch):

@@ -102,10 +102,11 @@ def test_rope_readings_match_transformers_gpt_oss_rotation():
     assert float((rotate_t(x[0], cos[0], sin[0]) - want).abs().max()) > 1e-2
 
 
-@pytest.mark.parametrize("leaf", ["h", "v", "q_pre_rope", "x"])
+@pytest.mark.parametrize("leaf", ["h", "v", "q_pre_rope", "x", "L0.x"])
 def test_position_rows_of_a_long_captures_arrays_are_their_rows(leaf, monkeypatch):
-    """A capture that keeps h, v and q before the rotation as rules (and its arrays on disk): the walkthrough's
-    row reader computes a rule for the rows asked alone, equal to those rows of the whole array."""
+    """A capture that keeps h, v, x and q before the rotation as rules (and its arrays on disk): the walkthrough's
+    row reader computes a rule for the rows asked alone (v from the rows of the recomputed x), equal to those rows
+    of the whole array."""
     import transformers as tf
 
     from attnviz.analysis.steps_inputs import position_rows
@@ -120,8 +121,8 @@ def test_position_rows_of_a_long_captures_arrays_are_their_rows(leaf, monkeypatc
     monkeypatch.setattr(spill, "SPILL_BUDGET", 0)
     monkeypatch.setattr(spill, "SPILL_MIN_BYTES", 1)
     trace = capture_hf(model, {"input_ids": ids}, [str(i) for i in range(40)], attention="on_demand")
-    key = f"L1.{leaf}"
-    if leaf == "x":  # stored, on disk
+    key = leaf if leaf.startswith("L0.") else f"L1.{leaf}"
+    if key == "L0.x":  # the first layer's input: stored, on disk
         assert isinstance(trace.arrays[key], np.memmap)
     else:  # a rule: computed for the rows asked alone
         assert key not in trace.arrays and isinstance(trace.deferred[key], Recomputed)
