@@ -164,3 +164,24 @@ def test_spilled_capture_writes_weights_and_rotary_tables_once(monkeypatch):
     cos = [spilled.arrays[f"L{i}.rope_cos"] for i in range(3)]
     assert all(isinstance(c, np.memmap) for c in cos) and cos[0] is cos[1] is cos[2]
     assert sum(k.endswith("rope_cos") for k in spilled.spill.files) == 1
+
+
+def test_rules_from_a_shared_file_chain_one_level_and_never_loop():
+    """meta["recomputed"] comes from a file anyone may share: a loop of rules makes nothing, a rule over a rule over
+    a rule stops at the first level, a norm rule with a wrong epsilon or offset is left out."""
+    from attnviz.capture.recomputed import attach, describe
+
+    a = {"s": np.ones((4, 6), np.float32), "w": np.ones(6, np.float32), "W": np.ones((6, 6), np.float32),
+         "b": np.zeros(6, np.float32)}
+    norm = describe("rms_normed", ["s", "w"], (4, 6), np.float32, eps=1e-6, offset=0.0)
+    rules = {"x": norm, "v": describe("projected", ["x", "W", "b"], (2, 4, 3), np.float32, d_head=3),
+             "v2": describe("projected", ["v", "W", "b"], (2, 4, 3), np.float32, d_head=3),  # a third level
+             "p": describe("projected", ["q", "W", "b"], (2, 4, 3), np.float32, d_head=3),  # a loop: p ← q ← p
+             "q": describe("projected", ["p", "W", "b"], (2, 4, 3), np.float32, d_head=3),
+             "bad_eps": {**norm, "eps": 5.0}, "bad_offset": {**norm, "offset": 2.0}, "eps_text": {**norm, "eps": "1e-6"}}
+    deferred = {}
+    attach(a, {"recomputed": rules}, deferred)
+    assert sorted(deferred) == ["v", "x"]
+    np.testing.assert_allclose(deferred["x"].full(), np.ones((4, 6)), rtol=1e-6)
+    np.testing.assert_allclose(deferred["v"].full(), np.full((2, 4, 3), 6.0), rtol=1e-6)
+    np.testing.assert_allclose(deferred["v"].positions(1, 3), np.full((2, 2, 3), 6.0), rtol=1e-6)
