@@ -43,6 +43,7 @@ class ExportOptions:
     title: str = ""
     caption: str = ""
     font_scale: float = 1.0
+    fill: bool = False  # grow a figure that leaves its band empty until it uses it (figures.fill; the deck)
 
     @classmethod
     def preset(cls, name: str, **kw) -> "ExportOptions":
@@ -229,6 +230,23 @@ def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
             painter.drawText(rect, Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
 
 
+def _render_into(painter: QPainter, widget: QWidget, body: QRectF, opts: ExportOptions) -> None:
+    """An attention view's figure in ``body``: at the page's layout scale, or grown to fill it (``opts.fill``)."""
+    scale = layout_scale(body.width(), body.height())
+    if not opts.fill:
+        widget.render_figure(painter, body, scale)
+        return
+    from attnviz.figures.fill import filled_placement
+
+    scale, offset = filled_placement(widget, body, scale)
+    painter.save()
+    painter.setClipRect(body)
+    painter.fillRect(body, QColor(widget.style.background))  # a shifted figure leaves no strip of another colour
+    painter.translate(offset)
+    widget.render_figure(painter, body, scale)
+    painter.restore()
+
+
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     """Draw title, the widget and caption into a painter whose logical size is width × height."""
     font = _paint_title(painter, opts)
@@ -242,7 +260,7 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
         # attention views draw just the figure (no controls or status line), re-flowed to the size;
         # laid out as on a screen and scaled up, so a slide's labels are as large relative to the
         # figure as in the app (at 1920×1080 and scale 1 they were a fiftieth of the height)
-        widget.render_figure(painter, body, layout_scale(body.width(), body.height()))
+        _render_into(painter, widget, body, opts)
     else:
         previous = fit_widget(widget, opts)
         if previous is not None:

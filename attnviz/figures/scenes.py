@@ -98,7 +98,7 @@ def export_scene(scene, path, opts: ExportOptions | None = None, style=None, ben
     view, _selection, caption, _ = build_scene_figure(scene, bench, style)
     try:
         return export_widget(view, path, replace(opts, title=opts.title or scene.title,
-                                                 caption=opts.caption or caption))
+                                                 caption=opts.caption or caption, fill=True))
     finally:
         _close(view)
 
@@ -115,7 +115,7 @@ def export_lesson_pdf(lesson, path, opts: ExportOptions | None = None, bench=Non
             t0 = time.perf_counter()
             view, _selection, caption, _ = build_scene_figure(scene, bench)
             try:
-                yield view, replace(opts, title=scene.title, caption=caption)
+                yield view, replace(opts, title=scene.title, caption=caption, fill=True)
             finally:
                 _close(view)
             if log:
@@ -142,7 +142,7 @@ def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt
             for name, scene in zip(names, lesson.scenes):
                 view, _selection, caption, _ = build_scene_figure(scene, bench)
                 try:
-                    export_widget(view, stage(name), replace(opts, title=scene.title, caption=caption))
+                    export_widget(view, stage(name), replace(opts, title=scene.title, caption=caption, fill=True))
                 finally:
                     _close(view)
                 rows.append((directory / name, scene.title, caption))

@@ -1,0 +1,87 @@
+"""The lesson deck's figures use their page (attnviz.figures.fill): the token-lines pages once sat in the top middle
+third of the band with half the page white, and the causal-mask page's three 19 × 19 maps came out 215, 227 and
+253 px wide (at 100 dpi) though they are one shape. Pages rasterised from the PDF as the deck writes them; the
+same page drawn without filling is the control (its ink measured by the same code must fail)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from tests.export.test_deck_page_raster import _raster  # noqa: E402
+
+TITLE, CAPTION = 0.07, 0.05  # the page's title and caption bands (figures.render._body), shares of its height
+FILLED = 0.85  # the figure's ink covers at least this share of its band's width or of its height
+
+
+def _scene_pdf(tmp, view: str, fill: bool = True):
+    """The built-in lesson's first scene of ``view`` alone, as the deck writes it (``fill=False``: as before)."""
+    from attnviz.figures.render import ExportOptions, export_widget
+    from attnviz.figures.scenes import build_scene_figure, export_lesson_pdf
+    from attnviz.lessons.lesson import load_lesson
+
+    lesson = load_lesson("attention")
+    scene = next(s for s in lesson.scenes if s.view == view)
+    if fill:
+        export_lesson_pdf(replace(lesson, scenes=[scene]), tmp / f"{view}.pdf")
+    else:
+        fig, _selection, caption, _ = build_scene_figure(scene)
+        try:
+            export_widget(fig, tmp / f"{view}.pdf", ExportOptions(title=scene.title, caption=caption))
+        finally:
+            fig.close()
+    return _raster(tmp / f"{view}.pdf", 1, tmp / f"{view}.png")
+
+
+def band_fill(rgb: np.ndarray) -> tuple[float, float]:
+    """(width share, height share) of the figure band that the ink's bounding box covers."""
+    h = rgb.shape[0]
+    band = rgb[int(h * TITLE) + 2: h - int(h * CAPTION) - 2]
+    ink = (np.abs(band - 255).sum(axis=2) > 60)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    return (cols[-1] - cols[0]) / band.shape[1], (rows[-1] - rows[0]) / band.shape[0]
+
+
+def map_widths(rgb: np.ndarray) -> list[int]:
+    """The widest run of coloured (saturated, viridis) pixels in each third of the page: a map's width (its last
+    row has no masked cells; colour bars are narrow, text and hatch are grey)."""
+    sat = rgb.max(axis=2) - rgb.min(axis=2) > 40
+    w = rgb.shape[1]
+    out = []
+    for third in range(3):
+        part = sat[:, third * w // 3:(third + 1) * w // 3]
+        best = 0
+        for row in part:
+            padded = np.concatenate([[False], row, [False]])
+            edges = np.flatnonzero(padded[1:] != padded[:-1])
+            if edges.size:
+                best = max(best, int((edges[1::2] - edges[::2]).max()))
+        out.append(best)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("fill")
+    return {"lines": _scene_pdf(tmp, "token-lines"), "lines-unfilled": _scene_pdf(tmp, "token-lines", fill=False),
+            "mask": _scene_pdf(tmp, "causal-mask")}
+
+
+def test_token_lines_page_uses_its_band(qapp, pages):
+    assert max(band_fill(pages["lines"])) >= FILLED, band_fill(pages["lines"])
+
+
+def test_unfilled_token_lines_page_is_caught(qapp, pages):
+    """Control: the page as drawn before (layout scale of the page, no growing) leaves the band half empty."""
+    assert max(band_fill(pages["lines-unfilled"])) < FILLED, band_fill(pages["lines-unfilled"])
+
+
+def test_causal_mask_maps_are_drawn_at_one_size(qapp, pages):
+    widths = map_widths(pages["mask"])
+    assert min(widths) > pages["mask"].shape[1] * 0.12, widths  # three maps found, not text or bars
+    assert max(widths) <= min(widths) * 1.04, widths
