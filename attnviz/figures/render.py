@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRectF, QSize, QSizeF
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.figures.page_bands import CAPTION_MIN_PX, CAPTION_SIDE, band_height, caption_layout, paint_caption, paint_title  # noqa: F401 - caption_layout, CAPTION_*: the render module's names before the split
 from attnviz.figures.targets import open_target as _open_target
 from attnviz.figures.targets import screen_dpi
 from attnviz.gui.widget_parts import vector_backgrounds
@@ -68,14 +69,10 @@ def layout_scale(width: float, height: float) -> float:
     return max(1.0, min(width / DESIGN_WIDTH, height / DESIGN_HEIGHT))
 
 
-def _band_height(text: str, opts: ExportOptions, rel: float) -> int:
-    return int(round(opts.height * rel * opts.font_scale)) if text else 0
-
-
 def _body(opts: ExportOptions) -> QRectF:
     """Where the figure goes: the page less the title and caption bands."""
-    top = _band_height(opts.title, opts, 0.07)
-    bottom = _band_height(opts.caption, opts, 0.05)
+    top = band_height(opts.title, opts, 0.07)
+    bottom = band_height(opts.caption, opts, 0.05)
     return QRectF(0, top, opts.width, max(16, opts.height - top - bottom))
 
 
@@ -131,105 +128,6 @@ def restore_widget(widget: QWidget, previous: QSize | None) -> None:
         held[1].setEnabled(True)
 
 
-def _paint_title(painter: QPainter, opts: ExportOptions) -> QFont:
-    """The page's background and title band; the font the caption starts from."""
-    w = opts.width
-    if not opts.transparent:
-        painter.fillRect(QRectF(0, 0, w, opts.height), QColor("white"))
-    top = _band_height(opts.title, opts, 0.07)
-    font = QFont(painter.font())
-    if top:
-        font.setPixelSize(max(8, int(top * 0.6)))
-        font.setBold(True)
-        # a long title shrinks to fit the width rather than being cut at the edges
-        while font.pixelSize() > 8 and QFontMetricsF(font).horizontalAdvance(opts.title) > w * 0.96:
-            font.setPixelSize(font.pixelSize() - 1)
-        painter.setFont(font)
-        painter.setPen(QColor("black"))
-        if not _draw_formula_title(painter, opts.title, font, QRectF(0, 0, w, top)):
-            painter.drawText(QRectF(0, 0, w, top), Qt.AlignCenter, opts.title)
-    return font
-
-
-def _draw_formula_title(painter: QPainter, title: str, font: QFont, rect: QRectF) -> bool:
-    """A title with indices ("concat · W_O", "Why divide by √d_k") drawn with real subscripts, as the figures
-    write them (the deck's pages printed the underscore); False (nothing drawn) for a title without any."""
-    from PySide6.QtGui import QTextDocument
-
-    from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
-
-    if not has_subscripts(title):
-        return False
-    doc = QTextDocument()
-    doc.setDefaultFont(font)
-    doc.setDocumentMargin(0)
-    doc.setHtml(formula_html(title))
-    while font.pixelSize() > 8 and doc.idealWidth() > rect.width() * 0.96:  # as the plain title: fit the width
-        font.setPixelSize(font.pixelSize() - 1)
-        doc.setDefaultFont(font)
-    size = doc.size()
-    painter.save()
-    painter.translate(rect.left() + (rect.width() - doc.idealWidth()) / 2, rect.top() + (rect.height() - size.height()) / 2)
-    doc.drawContents(painter)
-    painter.restore()
-    return True
-
-
-CAPTION_MIN_PX = 12  # a caption shrinks to fit its band, never below this (then it is cut, as before)
-CAPTION_SIDE = 0.02  # the caption's margin at each side, a share of the page's width
-
-
-def caption_layout(opts: ExportOptions, font: QFont) -> tuple[QRectF, QFont]:
-    """The caption band and the font its text fits in: one line at 55 % of the band, smaller until the wrapped
-    lines fit (a two-line measured caption at the band's one-line size was cut at its top and bottom)."""
-    w, h = opts.width, opts.height
-    bottom = _band_height(opts.caption, opts, 0.05)
-    # a margin at each side (the deck's two-line captions ran from one edge of the page to the other)
-    rect = QRectF(w * CAPTION_SIDE, h - bottom, w * (1 - 2 * CAPTION_SIDE), bottom)
-    font = QFont(font)
-    font.setBold(False)
-    font.setPixelSize(max(8, int(bottom * 0.55)))
-    flags = int(Qt.AlignCenter | Qt.TextWordWrap)
-    while (font.pixelSize() > CAPTION_MIN_PX
-           and QFontMetricsF(font).boundingRect(rect, flags, opts.caption).height() > bottom):
-        font.setPixelSize(font.pixelSize() - 1)
-    return rect, font
-
-
-def _draw_formula_caption(painter: QPainter, caption: str, font: QFont, rect: QRectF) -> bool:
-    """A caption with indices ("concat(Z)·W_O") wrapped and centred in ``rect`` with real subscripts, as the
-    title (the deck printed "W_O" with its underscore); False (nothing drawn) for a caption without any."""
-    from PySide6.QtGui import QTextDocument, QTextOption
-
-    from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
-
-    if not has_subscripts(caption):
-        return False
-    doc = QTextDocument()
-    doc.setDefaultFont(font)
-    doc.setDocumentMargin(0)
-    option = QTextOption(Qt.AlignHCenter)
-    option.setWrapMode(QTextOption.WrapMode.WordWrap)
-    doc.setDefaultTextOption(option)
-    doc.setDefaultStyleSheet("body { color: #3c3c3c; }")
-    doc.setHtml(f"<body>{formula_html(caption)}</body>")
-    doc.setTextWidth(rect.width())
-    painter.save()
-    painter.translate(rect.left(), rect.top() + max(0.0, (rect.height() - doc.size().height()) / 2))
-    doc.drawContents(painter)
-    painter.restore()
-    return True
-
-
-def _paint_caption(painter: QPainter, opts: ExportOptions, font: QFont) -> None:
-    if _band_height(opts.caption, opts, 0.05):
-        rect, font = caption_layout(opts, font)
-        painter.setFont(font)
-        painter.setPen(QColor(60, 60, 60))
-        if not _draw_formula_caption(painter, opts.caption, font, rect):
-            painter.drawText(rect, Qt.AlignCenter | Qt.TextWordWrap, opts.caption)
-
-
 def _render_into(painter: QPainter, widget: QWidget, body: QRectF, opts: ExportOptions) -> None:
     """An attention view's figure in ``body``: at the page's layout scale, or grown to fill it (``opts.fill``)."""
     scale = layout_scale(body.width(), body.height())
@@ -249,8 +147,8 @@ def _render_into(painter: QPainter, widget: QWidget, body: QRectF, opts: ExportO
 
 def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
     """Draw title, the widget and caption into a painter whose logical size is width × height."""
-    font = _paint_title(painter, opts)
-    top = _band_height(opts.title, opts, 0.07)
+    font = paint_title(painter, opts)
+    top = band_height(opts.title, opts, 0.07)
     body = _body(opts)
     painter.save()
     # PDF: heatmaps are small images drawn large; Qt encodes them as JPEG unless told otherwise, and a
@@ -272,7 +170,7 @@ def _paint(painter: QPainter, widget: QWidget, opts: ExportOptions) -> None:
             QWidget.render(widget, painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
         restore_widget(widget, previous)  # a page of the window: back to the size it has on screen
     painter.restore()
-    _paint_caption(painter, opts, font)
+    paint_caption(painter, opts, font)
 
 
 def payload_steps(widget: QWidget, fmt: str, opts: ExportOptions):
@@ -291,12 +189,12 @@ def payload_steps(widget: QWidget, fmt: str, opts: ExportOptions):
         return render_payload(widget, fmt, opts)
     painter, finish = _open_target(fmt, opts)
     try:
-        font = _paint_title(painter, opts)
+        font = paint_title(painter, opts)
         painter.save()
-        painter.translate(0, _band_height(opts.title, opts, 0.07))
+        painter.translate(0, band_height(opts.title, opts, 0.07))
         yield from part_steps(painter, widget)
         painter.restore()
-        _paint_caption(painter, opts, font)
+        paint_caption(painter, opts, font)
     finally:
         payload = finish()  # the painter is ended even when the export is cancelled between parts
     return payload

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QFont
 
-from attnviz.figures import render
+from attnviz.figures import page_bands, render
 from attnviz.figures.render import ExportOptions, render_image
 
 LONG = ("Measured on this machine (x86_64, 2 cores, torch 2.13.0+cpu (2 threads), CPU), one layer of charlm's shape "
@@ -40,14 +41,14 @@ def test_a_long_caption_fits_its_band(blank):
 
 
 def test_without_shrinking_the_caption_overflows(blank, monkeypatch):
-    monkeypatch.setattr(render, "CAPTION_MIN_PX", 10_000)  # control: the band's one-line size, as before
+    monkeypatch.setattr(page_bands, "CAPTION_MIN_PX", 10_000)  # control: the band's one-line size, as before
     rows, top = _ink_rows(blank, LONG)
     assert rows.min() <= top or rows.max() >= 1079
 
 
 def test_a_short_caption_keeps_the_bands_size(blank):
     opts = ExportOptions(width=1920, height=1080, caption="short")
-    _, font = render.caption_layout(opts, render.QFont())
+    _, font = page_bands.caption_layout(opts, QFont())
     assert font.pixelSize() == int(round(1080 * 0.05) * 0.55)
 
 
