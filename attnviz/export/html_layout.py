@@ -16,6 +16,7 @@ LAYOUT = {
     "grid_width": 1000, "grid_height": 600, "grid_min": 44, "grid_min_notes": 64, "grid_max": 96,
     "grid_left": 40, "grid_top": 24, "grid_note_px": 12, "grid_pager": 34,
     "lines_width": 600, "lines_top": 16, "lines_min": 9, "lines_max": 22, "lines_span": 700,
+    "min_text_px": 12,  # no canvas label smaller (the head map's rows followed the cell down to 6 px)
 }
 HEADER = 200  # title, subtitle, precision line, controls, figure title and status line, margins
 NOTICE = 34  # a notice line above the controls

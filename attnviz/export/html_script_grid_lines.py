@@ -137,7 +137,7 @@ function drawLines() {
     ctx.beginPath(); ctx.moveTo(lx + 6, top + (i + 0.5) * pitch + off(h)); ctx.lineTo(rx - 6, top + (j + 0.5) * pitch + off(h)); ctx.stroke();
   }
   ctx.globalAlpha = 1;
-  const font = Math.max(7, Math.min(13, pitch - 2));
+  const font = Math.max(LAY.min_text_px, Math.min(13, pitch - 2));  // as the head map: 12 px, every k-th token when closer
   labels(ctx, P.queries.slice(0, nq), (i) => top + (i + 0.5) * pitch, pitch, font, false, lx);
   ctx.textAlign = "left";
   for (let j = 0; j < nk; j += Math.max(1, Math.ceil((font + 1) / pitch))) ctx.fillText(tok(P.keys[j]).slice(0, 14), rx, top + (j + 0.5) * pitch);

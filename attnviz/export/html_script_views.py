@@ -45,7 +45,7 @@ function drawHeadMap(again) {
   off.getContext("2d").putImageData(img, 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(off, g.left, g.top, g.dk * g.cell, g.dq * g.cell);
-  const font = Math.max(6, Math.min(13, g.cell - 1));
+  const font = Math.max(LAY.min_text_px, Math.min(13, g.cell - 1));  // never under 12 px: closer rows name every k-th (labels)
   const qn = Array.from({length: g.dq}, (_, i) => P.queries[i * g.rq]), kn = Array.from({length: g.dk}, (_, j) => P.keys[j * g.rk]);
   labels(ctx, qn, (i) => g.top + (i + 0.5) * g.cell, g.cell, font, false, g.left - 4);
   labels(ctx, kn, (j) => g.left + (j + 0.5) * g.cell, g.cell, font, true, g.top + g.dq * g.cell + 4);
