@@ -6,7 +6,11 @@ sat in the top-middle of its band with half the page empty (the lesson deck's pa
 is drawn once at a low resolution, its ink measured, and the layout scale raised until the ink fills the
 band in one direction (text and lines grow with it: that is what the back row needs); what is left over in
 the other direction is split evenly so the figure is centred. A figure that already fills its band is
-drawn exactly as before.
+drawn at the scale it had.
+
+The page is always drawn right after a probe laid out at the same scale: some figures settle in two layout
+passes (square-cell maps size their axes from the first pass's geometry), and drawn after one pass the deck's
+causal-mask page had three 19 × 19 maps 215, 227 and 253 px wide; after the probe's pass they are equal.
 """
 from __future__ import annotations
 
@@ -57,7 +61,7 @@ def filled_placement(widget, body: QRectF, scale: float) -> tuple[float, QPointF
     ink = ink_rect(widget, body, scale)
     if ink is None or min(room_w / ink.width(), room_h / ink.height()) < GROW_FROM:
         return scale, QPointF(0, 0)
-    best, best_ink = scale, ink
+    best, best_ink, last = scale, ink, scale
     for _ in range(3):  # the layout is not linear in the scale (labels, floors): converge in a few steps
         grow = min(room_w / best_ink.width(), room_h / best_ink.height())
         if grow < 1.02:
@@ -66,8 +70,11 @@ def filled_placement(widget, body: QRectF, scale: float) -> tuple[float, QPointF
         if trial <= best * 1.001:
             break
         trial_ink = ink_rect(widget, body, trial)
+        last = trial
         if trial_ink is None or trial_ink.width() > room_w * 1.01 or trial_ink.height() > room_h * 1.01:
             break  # grown past the band: keep the last scale that fitted
         best, best_ink = trial, trial_ink
+    if last != best:  # the page is drawn right after a layout at its own scale (see the module's note)
+        best_ink = ink_rect(widget, body, best) or best_ink
     offset = QPointF(body.width() / 2 - best_ink.center().x(), body.height() / 2 - best_ink.center().y())
     return best, offset

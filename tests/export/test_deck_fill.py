@@ -85,3 +85,45 @@ def test_causal_mask_maps_are_drawn_at_one_size(qapp, pages):
     widths = map_widths(pages["mask"])
     assert min(widths) > pages["mask"].shape[1] * 0.12, widths  # three maps found, not text or bars
     assert max(widths) <= min(widths) * 1.04, widths
+
+
+class _Figure:
+    """A figure laid out like a capped view: a box ``side`` layout px square at the top left of its layout
+    (``full``: the whole layout filled, as a heatmap page)."""
+
+    class style:  # noqa: N801 - the attribute views have
+        background = "#ffffff"
+
+    def __init__(self, side: float = 200.0, full: bool = False):
+        self.side, self.full = side, full
+
+    def render_figure(self, painter, rect, scale):
+        from PySide6.QtCore import QRectF
+        from PySide6.QtGui import QColor
+
+        painter.fillRect(rect, QColor("#ffffff"))
+        w, h = (rect.width(), rect.height()) if self.full else (self.side * scale, self.side * scale)
+        painter.fillRect(QRectF(rect.left(), rect.top(), w, h), QColor("#440154"))
+
+
+def test_a_small_figure_grows_and_is_centred(qapp):
+    from PySide6.QtCore import QRectF
+
+    from attnviz.figures.fill import MAX_GROWTH, filled_placement
+
+    body = QRectF(0, 0, 1920, 950)
+    scale, offset = filled_placement(_Figure(), body, 1.5)
+    assert 1.5 * 2.5 >= scale > 1.5 * 2, scale  # 300 px → most of 950 px (capped at MAX_GROWTH)
+    assert MAX_GROWTH == 2.5
+    side = 200 * scale
+    assert abs(offset.x() - (1920 - side) / 2) < 10 and abs(offset.y() - (950 - side) / 2) < 10, (offset, side)
+
+
+def test_a_full_figure_is_left_as_it_is(qapp):
+    """Control: a figure that fills its band keeps its scale and place."""
+    from PySide6.QtCore import QRectF
+
+    from attnviz.figures.fill import filled_placement
+
+    scale, offset = filled_placement(_Figure(full=True), QRectF(0, 0, 1920, 950), 1.5)
+    assert scale == 1.5 and offset.x() == 0 and offset.y() == 0
