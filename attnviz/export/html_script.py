@@ -132,7 +132,8 @@ function paintMap(E, h, nq, nk, vmax, out, pool) {
 }
 function colourBar(ctx, x, y, w, h, vmax, label) {
   for (let i = 0; i < h; i++) {
-    const c = LUT[Math.round(254 * (1 - i / (h - 1)))];
+    // clamped: a fractional h (7 cells of 66.29 px) ran i / (h - 1) past 1, to LUT[-1] (undefined: the page stopped)
+    const c = LUT[Math.max(0, Math.min(254, Math.round(254 * (1 - i / (h - 1)))))];
     ctx.fillStyle = `rgb(${c[0]},${c[1]},${c[2]})`; ctx.fillRect(x, y + i, w, 1);
   }
   ctx.fillStyle = M.fg; ctx.font = "12px sans-serif"; ctx.textAlign = "left"; ctx.textBaseline = "middle";

@@ -12,16 +12,19 @@ VIEWS_SCRIPT = r"""
 // -- head map ---------------------------------------------------------------------------------
 function mapGeometry(P) {
   const nq = P.rows, nk = P.cols, n = Math.max(nq, nk), dpr = window.devicePixelRatio || 1;
-  const room = windowRoom(), side = Math.max(LAY.map_min, Math.min(LAY.map_cell * n, Math.max(LAY.map_max, room)));
+  // html_layout.map_side (what a notebook's iframe is sized for); in a window of its own the map takes the
+  // window's room, a short input's too (12 tokens drew 360 px in a 1,920×1,080 window, two thirds of it empty)
+  const fit = Math.max(LAY.map_min, Math.min(LAY.map_cell * n, LAY.map_max)), room = windowRoom();
+  const side = room === null ? fit : Math.max(fit, room);
   const pool = Math.max(1, Math.ceil(n / Math.floor(side * dpr)));  // never more cells than device pixels
   const dq = Math.ceil(nq / pool), dk = Math.ceil(nk / pool);
   return {nq, nk, pool, dq, dk, cell: side / Math.max(dq, dk), left: LAY.map_left, top: LAY.map_top,
           rq: pool * P.row_step, rk: pool * P.col_step, room};
 }
 function windowRoom() {  // the map's side that fits the browser window beside its labels and colour bar,
-  // and under the page's header (scrolled to the top): a 1,920×1,080 window draws a long map larger than
-  // map_max; a notebook's iframe is sized for map_max (html_layout.page_height), so there it stays map_max
-  if (window.self !== window.top) return LAY.map_max;
+  // and under the page's header (scrolled to the top); null in a notebook's iframe, which is sized for
+  // html_layout.map_side (page_height), so there the map keeps that side
+  if (window.self !== window.top) return null;
   const r = $("map").getBoundingClientRect(), top = r.top + window.scrollY, left = r.left + window.scrollX;
   return Math.floor(Math.min(window.innerWidth - left - LAY.map_left - LAY.map_right - 24,
                              window.innerHeight - top - LAY.map_top - LAY.map_bottom));
