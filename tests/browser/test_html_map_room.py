@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.bench.traces import sample_trace
 from attnviz.export.html_layout import LAYOUT, map_side
-from attnviz.export.html_page import html_page, iframe_srcdoc
+from tests.browser.pages import open_in_notebook, open_in_window, sample_page
 
 T = 12
 ROOM = ("(() => { const r = document.getElementById('map').getBoundingClientRect();"
@@ -18,21 +17,12 @@ ROOM = ("(() => { const r = document.getElementById('map').getBoundingClientRect
 
 @pytest.fixture(scope="module")
 def short_page():
-    from attnviz.figures.registry import export_style
-    from attnviz.gui.style import colour_lut
-
-    trace = sample_trace("decoder", T=T, n_layers=2, n_heads=2, d_model=16, std=0.5)
-    page, _meta = html_page(trace, colour_lut(export_style(colormap="viridis")), view="head-map")
-    return page
+    return sample_page("decoder", "head-map", T=T, n_layers=2, n_heads=2, d_model=16, std=0.5)
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 def test_a_short_map_takes_the_window_room(context_with, tmp_path, short_page, size):
-    path = tmp_path / "short.html"
-    path.write_text(short_page, encoding="utf-8")
-    page = context_with(viewport={"width": size[0], "height": size[1]}).new_page()
-    page.goto(path.as_uri())
-    page.wait_for_function("window.attnviz && window.attnviz.painted", timeout=30000)
+    page = open_in_window(context_with, tmp_path / "short.html", short_page, size)
     G = page.evaluate("window.attnviz.geometry()")
     side = G["cell"] * max(G["dq"], G["dk"])
     left, top, bottom, inner_h = page.evaluate(ROOM)
@@ -41,15 +31,11 @@ def test_a_short_map_takes_the_window_room(context_with, tmp_path, short_page, s
     assert room > map_side(T, T)  # the window has more room than the map had (else this test shows nothing)
     assert room - 2 < side <= room, (side, room)  # was map_side: 360 px at both sizes
     assert bottom <= inner_h, (bottom, inner_h)  # and the whole map (with its column labels) in the window
+    assert page.errors == []
 
 
 def test_in_a_notebook_iframe_the_map_keeps_its_side(context_with, tmp_path, short_page):
-    path = tmp_path / "notebook.html"
-    path.write_text(f"<!doctype html><html><body>{iframe_srcdoc(short_page, 900)}</body></html>", encoding="utf-8")
-    page = context_with(viewport={"width": 1920, "height": 1080}).new_page()
-    page.goto(path.as_uri())
-    frame = page.frame_locator("iframe")
-    frame.locator("body[data-ready='1']").wait_for(timeout=30000)
+    frame = open_in_notebook(context_with, tmp_path / "notebook.html", short_page)
     box = frame.locator("#map").bounding_box()
     expected = LAYOUT["map_top"] + map_side(T, T) + LAYOUT["map_bottom"]
     assert box["height"] == pytest.approx(expected, abs=2), (box, expected)

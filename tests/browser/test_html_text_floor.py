@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.bench.traces import sample_trace
-from attnviz.export.html_page import html_page
+from tests.browser.pages import open_in_window, sample_page
 
 MIN_PX = 12.0
 RECORD = """
@@ -23,27 +22,15 @@ CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
 
 @pytest.fixture(scope="module")
 def long_page():
-    from attnviz.figures.registry import export_style
-    from attnviz.gui.style import colour_lut
-
-    trace = sample_trace("decoder", T=70, n_layers=2, n_heads=4, d_model=32, std=0.5)
-    page, _meta = html_page(trace, colour_lut(export_style(colormap="viridis")), view="head-map")
-    return page
+    return sample_page("decoder", "head-map", T=70, n_layers=2, n_heads=4, d_model=32, std=0.5)
 
 
 def _drawn(context_with, tmp_path, page_text, size, view):
-    path = tmp_path / "page.html"
-    path.write_text(page_text, encoding="utf-8")
-    page = context_with(viewport={"width": size[0], "height": size[1]}).new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.add_init_script(RECORD)
-    page.goto(path.as_uri())
-    page.wait_for_function("window.attnviz && window.attnviz.painted", timeout=30000)
+    page = open_in_window(context_with, tmp_path / "page.html", page_text, size, RECORD)
     page.evaluate("window.__texts = []")
     page.evaluate(f"window.attnviz.set({{view: '{view}'}})")
     texts = page.evaluate("window.__texts")
-    assert errors == []
+    assert page.errors == []
     return page, texts
 
 
