@@ -119,7 +119,8 @@ class AttentionDistanceView(BaseView):
         st = self.style
         self.legend.clear()
         self.legend.setLabelTextColor(st.foreground)
-        self.legend.setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
+        # the base size, 12 px docked: the "head N" labels at 0.9 were 10.8 px, under what a back row reads
+        self.legend.setLabelTextSize(f"{st.font_pt(1.0):.1f}pt")
         self.legend.setColumnCount(min(n_heads, 8))
         for h in range(n_heads):
             sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(h)),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QEvent, QRectF
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QFrame, QScrollArea
 
@@ -76,6 +76,10 @@ class FilterPCAView(BaseView):
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.layout().replaceWidget(self.canvas, self.scroll)
         self.scroll.setWidget(self.canvas)
+        # the tiles fit the viewport's width, measured when the viewport itself is resized: a view resized
+        # behind another dock tab got its own (deferred) resize before its viewport's, kept the width it had
+        # been laid out for and drew seven tiles a row in a 260 px dock at 1280×720
+        self.scroll.viewport().installEventFilter(self)
 
     def _cell_px(self) -> float:
         """Pixels a tile (with its gap) needs: its caption's width, at least MIN_TILE_PX."""
@@ -84,10 +88,11 @@ class FilterPCAView(BaseView):
     def _cols_for(self, width: float) -> int:
         return max(2, min(COLS, int((width - 24) // self._cell_px()))) if width > 0 else COLS
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        self._room_h = 0.0
-        self._fit_columns(self.scroll.viewport().width())
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
+            self._room_h = 0.0
+            self._fit_columns(event.size().width())
+        return super().eventFilter(obj, event)
 
     def _after_relayout(self) -> None:  # an export: as many a row as its width holds
         # the page's height bounds the tiles too (the screen scrolls instead): the captions' room is set for it

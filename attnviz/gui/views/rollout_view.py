@@ -60,11 +60,14 @@ OVERLAY_OPACITY = 50
 
 
 def patch_caption(trace, image_hw: tuple[int, int]) -> str:
-    """ "32×32 pixels: a 4×4 grid of 8-pixel patches" — the grid and the patch size said apart ("4×4
-    patches" read as 4-pixel patches); the patch side is the model's, else the image side over the grid."""
+    """ "32 × 32 pixels<br>a 4 × 4 grid of patches, each 8 × 8 pixels" — the grid and the patch size said apart
+    ("4×4 patches", and then "a 4×4 grid of 8-pixel patches", read as 4-pixel patches); the patch side is the
+    model's, else the image side over the grid."""
     (h, w), (gh, gw) = image_hw, trace.grid
-    size = trace.description.config.get("patch_size") or (h // gh if gh else 0)
-    return f"{w}×{h} pixels: a {gh}×{gw} grid of {size}-pixel patches"
+    size = trace.description.config.get("patch_size")
+    ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
+    return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
+
 
 class RolloutView(BaseView):
     title = "Rollout"
@@ -255,7 +258,8 @@ class RolloutView(BaseView):
         self.image_body.set_image_size(self._image_size)
         label, vb, picture = self.input_panel
         gh, gw = self.trace.grid
-        set_title(label, f"input<br>{patch_caption(self.trace, rgb.shape[:2])}", self.style, 0.9)
+        # the input's caption at the figure's smallest size (12 px docked: 0.9 drew 10.8 px), like the maps' below
+        set_title(label, f"input: {patch_caption(self.trace, rgb.shape[:2])}", self.style, 1.0)
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
@@ -285,7 +289,7 @@ class RolloutView(BaseView):
             values = self.maps.maps[name]
             note = self.maps.notes[name]
             set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
-                      self.style, 0.9)
+                      self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
             # short: the bar is only as tall as its map (the title says "share of attention"); on one scale
