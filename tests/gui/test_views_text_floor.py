@@ -10,6 +10,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
+import pyqtgraph as pg  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QTabWidget  # noqa: E402
 
@@ -91,3 +92,84 @@ def test_patch_filter_tiles_fit_a_dock_resized_behind_another_tab(qtbot):
     for _ in range(10):
         QApplication.processEvents()
     assert view.cols == 7
+
+
+@pytest.mark.parametrize("size", [(638, 447), (1100, 682)], ids=["1280x720", "1920x1080"])
+def test_a_nine_head_legend_stays_inside_the_plot_and_off_the_points(qtbot, size):
+    """A 30 × 9 model at 1280×720: eight entries a row ran past the plot's left edge ("ead 1") and the second
+    row sat on the points."""
+    view = _shown(qtbot, AttentionDistanceView, sample_trace("decoder", T=12, n_layers=30, n_heads=9, d_model=18),
+                  size)
+    qtbot.waitUntil(lambda: view.stats is not None and len(view.legend.items) == 9, timeout=30_000)
+    for _ in range(5):
+        QApplication.processEvents()
+    plot = view.plot.vb.sceneBoundingRect()
+    legend = view.legend.sceneBoundingRect()
+    labels = [lab.sceneBoundingRect() for _, lab in view.legend.items]
+    assert all(plot.left() <= r.left() and r.right() <= plot.right() + 1 for r in labels), (plot, labels)
+    pts = view.points()
+    inside = [view.plot.vb.mapViewToScene(pg.Point(x, y)) for x, y in pts[:, :2]]
+    under = [p for p in inside if legend.contains(p)]
+    assert not under, f"{len(under)} points under the legend {legend}"
+    assert _small(view) == []
+    # control: the measure sees a legend wider than the plot when forced back to eight a row
+    view.legend.setColumnCount(8)
+    QApplication.processEvents()
+    if size[0] < 1000:
+        assert view.legend.sceneBoundingRect().width() > plot.width() - 20
+
+
+VIT_VIEWS = ("RolloutView", "AttentionDistanceView", "TokenEmbeddingView", "FilterPCAView", "PositionSimilarityView",
+             "PositionalEncodingView", "HeadMapView", "TokenLinesView")
+
+
+@pytest.mark.parametrize("name", VIT_VIEWS)
+def test_every_run_of_text_in_an_image_models_views_is_12_px(qtbot, name):
+    """Each run of text the figure draws as a text item, a smaller ``<span>`` inside a caption included (the
+    rollout's scale line was 11.4 px, the embedding's point labels 10.8 px), at the 1280×720 dock size."""
+    import attnviz.gui.views as views
+    from drawn_text import small_text
+
+    view = _shown(qtbot, getattr(views, name), sample_trace("vit", n_layers=3, grad=True), (673, 447))
+    qtbot.wait(300)
+    assert small_text(view.canvas.scene(), MIN_PX, name) == []
+
+
+def test_the_text_measure_sees_a_small_span_inside_a_caption(qtbot):
+    """Control of the measure: a 0.9 × base run inside a 1.2 × base title is found, the title itself is not."""
+    from drawn_text import small_text
+    from attnviz.gui.widgets.title import set_title
+
+    view = _shown(qtbot, RolloutView, sample_trace("vit", n_layers=2, grad=True))
+    small = f"<span style='font-size: {view.style.font_pt(0.9):.1f}pt'>under</span>"
+    set_title(view.title_item, f"Where does [CLS] get its information?<br>{small}", view.style)
+    found = small_text(view.canvas.scene(), MIN_PX, "rollout")
+    assert found == ["rollout: 'under' is 10.8 px"], found
+
+
+def test_the_token_lines_headings_and_legend_are_12_px(qtbot):
+    """Painted, not text items: the fonts the figure's painter is given while it draws."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from layout_audit import pt_to_px
+
+    class Recording(QPainter):
+        def __init__(self, device):
+            super().__init__(device)
+            self.sizes = []
+
+        def setFont(self, font):  # noqa: N802 - Qt's name
+            self.sizes.append(pt_to_px(font.pointSizeF()))
+            super().setFont(font)
+
+    from attnviz.gui.views import TokenLinesView
+
+    view = _shown(qtbot, TokenLinesView, sample_trace("vit", n_layers=2), (673, 447))
+    qtbot.wait(200)
+    img = QImage(view.canvas.size(), QImage.Format.Format_RGB32)
+    painter = Recording(img)
+    try:
+        view.lines.paint(painter, None)
+    finally:
+        painter.end()
+    assert painter.sizes and min(painter.sizes) >= MIN_PX - 0.05, painter.sizes

@@ -241,7 +241,8 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        small = f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>"
+        # the lines under the question at the base size: 0.95 drew them at 11.4 px, under what a back row reads
+        small = f"<span style='font-size: {self.style.font_pt(1.0):.1f}pt'>"
         set_title(self.title_item, f"Where does {who} get its information?<br>{small}{how}</span>"
                   + (f"<br>{small}{verdict}</span>" if verdict else ""), self.style)
         if self._body is self.image_body:
