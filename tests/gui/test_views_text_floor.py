@@ -173,3 +173,21 @@ def test_the_token_lines_headings_and_legend_are_12_px(qtbot):
     finally:
         painter.end()
     assert painter.sizes and min(painter.sizes) >= MIN_PX - 0.05, painter.sizes
+
+
+@pytest.mark.parametrize("name,what", [("PositionalEncodingView", "encodings"), ("PositionSimilarityView", "embeddings")])
+def test_a_rotary_model_says_where_its_positions_are_and_draws_no_bar(qtbot, name, what):
+    """A Llama-family model (rotary) has no position table: "has no position encodings" beside an empty 0–1 bar
+    read as a recording fault; the view says the positions are rotations inside attention, with no bar."""
+    import attnviz.gui.views as views
+
+    trace = sample_trace("decoder", T=8)
+    del trace.arrays["emb.pos"]
+    trace.meta["position"] = "rotary"  # what a Llama-family model's capture says
+    view = _shown(qtbot, getattr(views, name), trace)
+    title = view.heatmap.title.text
+    assert f"No position {what} to draw" in title and "rotary (RoPE)" in title, title
+    assert not view.heatmap.bar.isVisible()
+    # control: the same view with the table back draws it with its bar
+    view.set_trace(sample_trace("decoder", T=8))
+    assert view.heatmap.bar.isVisible() and "rotary" not in view.heatmap.title.text
