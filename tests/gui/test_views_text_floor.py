@@ -191,3 +191,28 @@ def test_a_rotary_model_says_where_its_positions_are_and_draws_no_bar(qtbot, nam
     # control: the same view with the table back draws it with its bar
     view.set_trace(sample_trace("decoder", T=8))
     assert view.heatmap.bar.isVisible() and "rotary" not in view.heatmap.title.text
+
+
+def test_the_data_set_combos_show_their_whole_text_in_a_1280x720_dock(qtbot):
+    """The score box was as wide as its longest item ("share of gradient attribution"): in the 295 px dock of a
+    1280×720 window it ran past the right edge, "previous-token score" cut with its arrow (this test's narrower
+    dock: the offscreen font is narrower than the real one)."""
+    from attnviz.gui.views.dataset_view import DatasetView
+
+    view = DatasetView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(255, 447)  # the docks beside the head map were 255-295 px wide
+    view.show()
+    qtbot.waitExposed(view)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert view.width() == 255, view.width()  # the view fits the dock: its minimum was the longest item's
+    for box in (view.score_box, view.source_box):
+        right = box.mapTo(view, box.rect().topRight()).x()
+        text = box.fontMetrics().horizontalAdvance(box.currentText())
+        assert right <= view.width() and box.width() >= text, (box.currentText(), right, box.width(), text)
+    # control: the longest score chosen, the box grows to show it (the row wraps around it)
+    view.score_box.setCurrentIndex(view.score_box.findText("share of gradient attribution"))
+    for _ in range(5):
+        QApplication.processEvents()
+    assert view.score_box.width() >= view.score_box.fontMetrics().horizontalAdvance("share of gradient attribution")
