@@ -216,3 +216,13 @@ def test_the_data_set_combos_show_their_whole_text_in_a_1280x720_dock(qtbot):
     for _ in range(5):
         QApplication.processEvents()
     assert view.score_box.width() >= view.score_box.fontMetrics().horizontalAdvance("share of gradient attribution")
+
+
+def test_presenting_enlarges_the_rollout_input_caption_with_the_others(qtbot):
+    """F5 restyles the figure: the input's caption kept its docked 9 pt beside 15 pt captions of the maps."""
+    from attnviz.gui.style import PRESETS
+
+    view = _shown(qtbot, RolloutView, sample_trace("vit", n_layers=2, grad=True))
+    view.set_style(PRESETS["presentation"])
+    sizes = {c.opts["size"] for c in [view.input_panel[0]] + [p[0] for p in view.panels.values()]}
+    assert sizes == {f"{PRESETS['presentation'].font_pt(1.0):.1f}pt"}, sizes

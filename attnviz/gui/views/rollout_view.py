@@ -257,14 +257,15 @@ class RolloutView(BaseView):
         rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self._image_size = rgb.shape[:2]
         self.image_body.set_image_size(self._image_size)
-        label, vb, picture = self.input_panel
-        gh, gw = self.trace.grid
-        # the input's caption at the figure's smallest size (12 px docked: 0.9 drew 10.8 px), like the maps' below
-        set_title(label, f"input: {patch_caption(self.trace, rgb.shape[:2])}", self.style, 1.0)
+        self._caption_input()
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
         self._fit_image()
+
+    def _caption_input(self) -> None:
+        """The input's caption at the maps' captions' size in the current style (0.9 drew 10.8 px docked)."""
+        set_title(self.input_panel[0], f"input: {patch_caption(self.trace, self._image_size)}", self.style, 1.0)
 
     def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
         """Square pixels, the image right under its caption and against the right edge, next to its
@@ -286,6 +287,7 @@ class RolloutView(BaseView):
         gh, gw = self.trace.grid
         S = self._image_size
         lut = colour_lut(self.style)
+        self._caption_input()  # each redraw: set once per picture it kept its docked size in F5
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
