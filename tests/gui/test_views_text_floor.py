@@ -226,3 +226,22 @@ def test_presenting_enlarges_the_rollout_input_caption_with_the_others(qtbot):
     view.set_style(PRESETS["presentation"])
     sizes = {c.opts["size"] for c in [view.input_panel[0]] + [p[0] for p in view.panels.values()]}
     assert sizes == {f"{PRESETS['presentation'].font_pt(1.0):.1f}pt"}, sizes
+
+
+def test_patch_filter_tiles_start_under_the_title_in_a_tall_box(qtbot):
+    """Presented at 1280×720 the aspect-locked tiles were centred in a box taller than they needed: ~140 px empty
+    under the title while the last rows and the noise note scrolled out of view."""
+    from attnviz.gui.style import PRESETS
+
+    view = _shown(qtbot, FilterPCAView, sample_trace("vit"), (1216, 662))
+    view.set_style(PRESETS["presentation"])
+    view.set_filters(np.random.default_rng(1).standard_normal((48, 3, 4, 4)))
+    for _ in range(10):
+        QApplication.processEvents()
+    title = view.title_item.sceneBoundingRect().bottom()
+    first = view.vb.mapViewToScene(pg.Point(0, 0)).y()  # the first row's top edge
+    line = view.style.metrics().height()
+    assert 0 <= first - title <= 2 * line, (title, first, line)
+    # control: the tiles still fill the box's width (anchored, not shrunk)
+    (x0, x1), _ = view.vb.viewRange()
+    assert (x1 - x0) <= view.image.image.shape[1] * 1.05
