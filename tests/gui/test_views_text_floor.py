@@ -245,3 +245,19 @@ def test_patch_filter_tiles_start_under_the_title_in_a_tall_box(qtbot):
     # control: the tiles still fill the box's width (anchored, not shrunk)
     (x0, x1), _ = view.vb.viewRange()
     assert (x1 - x0) <= view.image.image.shape[1] * 1.05
+
+
+def test_past_nine_heads_each_legend_colour_names_all_its_heads(qtbot):
+    """A 14-head model: the colours repeat after nine; an entry per head gave heads 0 and 9 one colour under two
+    names. One entry a colour, naming its heads, and the title says the colours repeat."""
+    view = _shown(qtbot, AttentionDistanceView, sample_trace("decoder", T=10, n_layers=2, n_heads=14, d_model=28),
+                  (1100, 682))
+    qtbot.waitUntil(lambda: view.stats is not None and len(view.legend.items) > 0, timeout=30_000)
+    labels = [lab.text for _, lab in view.legend.items]
+    assert labels[0] == "heads 0, 9" and labels[4] == "heads 4, 13" and labels[5] == "head 5" and len(labels) == 9
+    assert "colours repeat every 9 heads" in view.title_item.text
+    # control: four heads, four entries of one head each, no word of repeating
+    view.set_trace(sample_trace("vit", n_layers=2))
+    qtbot.waitUntil(lambda: view.stats is not None and len(view.legend.items) == 4, timeout=30_000)
+    assert [lab.text for _, lab in view.legend.items] == ["head 0", "head 1", "head 2", "head 3"]
+    assert "repeat" not in view.title_item.text

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
-from attnviz.gui.style import head_colour
+from attnviz.gui.style import HEAD_COLOURS, head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.analysis.trace_parts import resolve
@@ -112,7 +112,8 @@ class AttentionDistanceView(BaseView):
         self._fit_legend()
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
-        set_title(self.title_item, "Mean attention distance per head (one point per head, coloured by head)",
+        repeat = f"; colours repeat every {len(HEAD_COLOURS)} heads" if pts[:, 3].max() >= len(HEAD_COLOURS) else ""
+        set_title(self.title_item, f"Mean attention distance per head (one point per head, coloured by head{repeat})",
                   self.style)
         self._draw_marker()
 
@@ -122,10 +123,14 @@ class AttentionDistanceView(BaseView):
         self.legend.setLabelTextColor(st.foreground)
         # the base size, 12 px docked: the "head N" labels at 0.9 were 10.8 px, under what a back row reads
         self.legend.setLabelTextSize(f"{st.font_pt(1.0):.1f}pt")
-        for h in range(n_heads):
-            sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(h)),
+        # one entry a colour: past nine heads the colours repeat, and an entry per head ("head 0" … "head 13")
+        # gave two heads one colour under two names; the entry names every head of its colour instead
+        cycle = len(HEAD_COLOURS)
+        for c in range(min(n_heads, cycle)):
+            heads = list(range(c, n_heads, cycle))
+            sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(c)),
                                         pen=pg.mkPen(st.foreground, width=0.5))
-            self.legend.addItem(sample, f"head {h}")
+            self.legend.addItem(sample, f"head {c}" if len(heads) == 1 else "heads " + ", ".join(map(str, heads)))
 
     def _fit_legend(self, *_args) -> None:
         """As many legend entries a row as the plot's width holds, and headroom above the highest point for
