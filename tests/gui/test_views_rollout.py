@@ -190,7 +190,7 @@ def test_the_input_caption_says_the_grid_and_the_patch_size_apart():
     """Issue 36, finding 12: "4×4 patches" read as 4-pixel patches."""
     from types import SimpleNamespace
 
-    from attnviz.gui.views.rollout_view import patch_caption
+    from attnviz.gui.views.rollout_panels import patch_caption
 
     from attnviz.capture.description import TraceDescription
 

@@ -23,7 +23,7 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid
+from attnviz.gui.views.rollout_panels import PanelGrid, patch_caption, two_lines
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -47,26 +47,8 @@ def _slider(lo: int, hi: int, value: int) -> QSlider:
     return s
 
 
-def _two_lines(note: str) -> str:
-    """"rollout (mean, residual 0.50, from layer 0)" → name over details: three panels side by side
-    must fit a dock half the window wide, and one-line captions made the figure ~900 px wide."""
-    name, sep, rest = note.partition(" (")
-    return f"{name}<br>{rest.rstrip(')')}" if sep else note
-
-
 # the maps over the picture: at 75 % the overlay covered the digit or shape the map explains
 OVERLAY_OPACITY = 50
-
-
-
-def patch_caption(trace, image_hw: tuple[int, int]) -> str:
-    """ "32 × 32 pixels<br>a 4 × 4 grid of patches, each 8 × 8 pixels" — the grid and the patch size said apart
-    ("4×4 patches", and then "a 4×4 grid of 8-pixel patches", read as 4-pixel patches); the patch side is the
-    model's, else the image side over the grid."""
-    (h, w), (gh, gw) = image_hw, trace.grid
-    size = trace.description.config.get("patch_size")
-    ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
-    return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
 
 
 class RolloutView(BaseView):
@@ -291,7 +273,7 @@ class RolloutView(BaseView):
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
-            set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
+            set_title(label, two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
                       self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
