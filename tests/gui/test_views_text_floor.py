@@ -261,3 +261,17 @@ def test_past_nine_heads_each_legend_colour_names_all_its_heads(qtbot):
     qtbot.waitUntil(lambda: view.stats is not None and len(view.legend.items) == 4, timeout=30_000)
     assert [lab.text for _, lab in view.legend.items] == ["head 0", "head 1", "head 2", "head 3"]
     assert "repeat" not in view.title_item.text
+
+
+def test_a_failed_scoring_run_leaves_no_scoring_progress_in_the_status_line(qtbot):
+    """A model with no built-in task (a Hugging Face 30 × 9): the title said the heads cannot be scored while the
+    status line kept "scoring… 0/200 inputs"."""
+    from attnviz.gui.views.dataset_view import DatasetView
+
+    view = _shown(qtbot, DatasetView, sample_trace("decoder", T=8), (295, 447))
+    view._job = object()  # a run under way, as the Score button starts one
+    view._progress = (0, 200)
+    view._show_progress()
+    assert view.hover_text == "scoring… 0/200 inputs"  # the measure sees the progress line
+    view._failed("m has no built-in task to draw held-out inputs from")
+    assert "scoring" not in view.hover_text and "input on screen only" in view.hover_text, view.hover_text
