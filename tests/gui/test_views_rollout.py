@@ -190,14 +190,14 @@ def test_the_input_caption_says_the_grid_and_the_patch_size_apart():
     """Issue 36, finding 12: "4×4 patches" read as 4-pixel patches."""
     from types import SimpleNamespace
 
-    from attnviz.gui.views.rollout_view import patch_caption
+    from attnviz.gui.views.rollout_panels import patch_caption
 
     from attnviz.capture.description import TraceDescription
 
     t = SimpleNamespace(grid=(4, 4), description=TraceDescription(config={"patch_size": 8}))
-    assert patch_caption(t, (32, 32)) == "32×32 pixels: a 4×4 grid of 8-pixel patches"
+    assert patch_caption(t, (32, 32)) == "32 × 32 pixels<br>a 4 × 4 grid of patches, each 8 × 8 pixels"
     t = SimpleNamespace(grid=(7, 7), description=TraceDescription())  # no config: the image side over the grid
-    assert patch_caption(t, (224, 224)) == "224×224 pixels: a 7×7 grid of 32-pixel patches"
+    assert patch_caption(t, (224, 224)) == "224 × 224 pixels<br>a 7 × 7 grid of patches, each 32 × 32 pixels"
 
 
 def test_the_title_states_the_models_own_rollout_versus_raw(qtbot):

@@ -51,9 +51,12 @@ class GridPages:
         # under the tile's frame) above the next row's tiles
         unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X, (DOC_MARGIN + metrics.height()) / (PITCH_Y - NOTE_Y))
         spacing = self.figure.layout.horizontalSpacing()
-        avail_w = fw - self.left.width() - self.bar.width() - 4 * spacing - 2
+        # the figure's own margins too (9 px a side): without them two columns of notes were planned for 133 px
+        # that had 115, and at 30 × 9 in a 1280×720 dock the notes ran together ("2.67 · 8.72.67 · 9.2")
+        ml, mt, mr, mb = self.figure.layout.getContentsMargins()
+        avail_w = fw - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
         caption = self.caption.height() if self.caption.isVisible() else 0.0
-        avail_h = fh - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
+        avail_h = fh - mt - mb - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
         cols = int((avail_w / unit - 1.12) // PITCH_X) + 1
         rows = int((avail_h / unit - 1.5) // PITCH_Y) + 1
         return max(1, min(L, rows)), max(1, min(H, cols))
@@ -189,7 +192,8 @@ class GridPages:
         L, H = self.page_shape()
         aspect = ((H - 1) * PITCH_X + 1.12) / ((L - 1) * PITCH_Y + 1.5)
         spacing = self.figure.layout.horizontalSpacing()
-        avail = self.figure.width() - self.left.width() - self.bar.width() - 4 * spacing - 2
+        ml, _, mr, _ = self.figure.layout.getContentsMargins()
+        avail = self.figure.width() - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
         extra = max(0.0, avail - self.vb.height() * aspect)
         if abs(self.spare.preferredWidth() - extra) > 1:
             self.spare.setMinimumWidth(0)  # preferred only: a narrow dock may still squeeze it

@@ -126,10 +126,10 @@ class AttentionCostView(BaseView):
             plot.clear()
             style_plot(plot, st, bottom="input length T (tokens)", left=AXES[key])
             self.legends[key].setLabelTextColor(st.foreground)
-            self.legends[key].setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
+            self.legends[key].setLabelTextSize(f"{st.font_pt(1.0):.1f}pt")  # 12 px docked, not 10.8
         if self.trace is None:
             set_title(self.title_item, self.empty_text, self.style)
-            set_title(self.notes, "", self.style, 0.9)
+            set_title(self.notes, "", self.style, 1.0)
             return
         heads, d_head = self._model_shape()
         model_name = self.trace.description.model_name
@@ -137,7 +137,7 @@ class AttentionCostView(BaseView):
         if self.cost is None:
             set_title(self.title_item, f"Attention cost against T ({model}{heads} heads × {d_head}): press Measure "
                                        "— measured on this machine, never estimated", self.style)
-            set_title(self.notes, "", self.style, 0.9)
+            set_title(self.notes, "", self.style, 1.0)
             return
         from attnviz.runtime.attention_cost import growth_exponent
 
@@ -156,4 +156,4 @@ class AttentionCostView(BaseView):
                                    f"layer, float32 · memory grows with T to the power {eager:.2f} (eager) vs {tiled:.2f} (tiled)",
                   self.style)
         set_title(self.notes, f"measured on {c.machine}" + ("; " + "; ".join(c.notes) if c.notes else ""),
-                  self.style, 0.9)
+                  self.style, 1.0)

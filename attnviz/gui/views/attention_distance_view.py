@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
-from attnviz.gui.style import head_colour
+from attnviz.gui.style import HEAD_COLOURS, head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.analysis.trace_parts import resolve
@@ -50,6 +50,8 @@ class AttentionDistanceView(BaseView):
         self.figure.addItem(self.plot, row=1, col=0)
         self.stats: HeadStats | None = None
         self.res = None
+        self._fitting = False
+        self.plot.vb.sigResized.connect(self._fit_legend)  # the legend's columns and headroom follow the width
         self._apply_style()
 
     def _trace_changed(self) -> None:
@@ -107,11 +109,11 @@ class AttentionDistanceView(BaseView):
         L = self.stats.distance.shape[0]
         self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
         self.plot.setXRange(-0.6, L - 0.4, padding=0)
-        # headroom above the highest point for the head legend
-        self.plot.setYRange(0, max(float(np.nanmax(self.stats.distance)) * 1.25, 1e-6), padding=0)
+        self._fit_legend()
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
-        set_title(self.title_item, "Mean attention distance per head (one point per head, coloured by head)",
+        repeat = f"; colours repeat every {len(HEAD_COLOURS)} heads" if pts[:, 3].max() >= len(HEAD_COLOURS) else ""
+        set_title(self.title_item, f"Mean attention distance per head (one point per head, coloured by head{repeat})",
                   self.style)
         self._draw_marker()
 
@@ -119,12 +121,41 @@ class AttentionDistanceView(BaseView):
         st = self.style
         self.legend.clear()
         self.legend.setLabelTextColor(st.foreground)
-        self.legend.setLabelTextSize(f"{st.font_pt(0.9):.1f}pt")
-        self.legend.setColumnCount(min(n_heads, 8))
-        for h in range(n_heads):
-            sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(h)),
+        # the base size, 12 px docked: the "head N" labels at 0.9 were 10.8 px, under what a back row reads
+        self.legend.setLabelTextSize(f"{st.font_pt(1.0):.1f}pt")
+        # one entry a colour: past nine heads the colours repeat, and an entry per head ("head 0" … "head 13")
+        # gave two heads one colour under two names; the entry names every head of its colour instead
+        cycle = len(HEAD_COLOURS)
+        for c in range(min(n_heads, cycle)):
+            heads = list(range(c, n_heads, cycle))
+            sample = pg.ScatterPlotItem(size=size, brush=pg.mkBrush(head_colour(c)),
                                         pen=pg.mkPen(st.foreground, width=0.5))
-            self.legend.addItem(sample, f"head {h}")
+            self.legend.addItem(sample, f"head {c}" if len(heads) == 1 else "heads " + ", ".join(map(str, heads)))
+
+    def _fit_legend(self, *_args) -> None:
+        """As many legend entries a row as the plot's width holds, and headroom above the highest point for
+        its rows: eight a row ran past the plot's left edge at 1280×720 ("ead 1", head 0 cut off) and its
+        second row sat on the points of a 30 × 9 model."""
+        if self.stats is None or self.stats.distance is None or self._fitting:
+            return
+        vb = self.plot.vb
+        width, height = vb.width(), vb.height()
+        if width <= 0 or height <= 0:
+            return
+        self._fitting = True
+        try:
+            n = len(self.legend.items)
+            cols = max(1, min(n, 8))
+            self.legend.setColumnCount(cols)
+            while cols > 1 and self.legend.boundingRect().width() > width - 20:  # its 10 px offset, each side
+                cols -= 1
+                self.legend.setColumnCount(cols)
+            top = max(float(np.nanmax(self.stats.distance)), 1e-6)
+            # the legend's rows (and its 10 px offset) take this share of the height: the points stay under it
+            share = min(0.6, (self.legend.boundingRect().height() + 16) / height)
+            self.plot.setYRange(0, max(top * 1.1, top / (1 - share)), padding=0)
+        finally:
+            self._fitting = False
 
     def _draw_marker(self) -> None:
         if self.stats is None or self.stats.distance is None or self.res is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget, QPushButton, QSpinBox,
-                               QSplitter, QTableWidget, QVBoxLayout, QWidget)
+                               QSplitter, QStyle, QStyleOptionComboBox, QTableWidget, QVBoxLayout, QWidget)
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
 from attnviz.gui.views.dataset_sources import SOURCES
@@ -20,26 +20,48 @@ SHORT = {"previous_token": "prev", "duplicate_token": "dup", "induction": "induc
          "entropy": "entropy", "distance": "dist", "gradient_share": "grad"}
 
 
+class ShownTextCombo(QComboBox):
+    """A combo box as wide as the item it shows, its list as wide as the longest item. Sized to its longest item
+    ("share of gradient attribution") the score box ran past a 295 px dock at 1280×720 and was cut at the right;
+    a fixed 90 px had shown "previous-t". The row wraps around it instead of widening the dock."""
+
+    def __init__(self):
+        super().__init__()
+        self.currentIndexChanged.connect(self.updateGeometry)
+        self.model().dataChanged.connect(self.updateGeometry)  # the shown item renamed ("file: poems.txt")
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, text, self)
+        return QSize(size.width(), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.sizeHint()
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt's name
+        widest = max((self.fontMetrics().horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        self.view().setMinimumWidth(widest + 32)  # every item whole in the list
+        super().showPopup()
+
+
 class DatasetControls:
     """The controls row (``row``) and the table-and-inputs splitter (``below``) of the data-set view."""
 
     def __init__(self):
-        self.score_box = QComboBox()
+        self.score_box = ShownTextCombo()
         for name in SCORES:
             self.score_box.addItem(SCORE_LABELS[name], name)
         self.n_box = QSpinBox()
         self.n_box.setRange(10, 10_000)
         self.n_box.setSingleStep(100)
         self.n_box.setValue(DEFAULT_INPUTS)
-        self.source_box = QComboBox()
+        self.source_box = ShownTextCombo()
         self.source_box.addItems(list(SOURCES))
         self.source_box.setToolTip("which inputs to score: the model's task generates fresh held-out ones")
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
-        for box in (self.score_box, self.source_box):
-            # their whole text: in a half-window dock at 1280×720 a fixed 90 px showed "previous-t" and
-            # "held-out in"; the row wraps instead of widening the dock
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.row = FlowRow()
         for caption, widget in (("colour by:", self.score_box), ("data:", self.source_box), ("inputs:", self.n_box)):
             self.row.add_labelled(caption, widget)

@@ -206,6 +206,8 @@ class DatasetView(BaseView):
         self._job = None
         self.run_button.setText("Score")
         self._timer.stop()
+        # the status line said "scoring… 0/200 inputs" for good under a title saying the heads cannot be scored
+        self.set_hover_text("not scored over a data set: the input on screen only")
         self._show_current_only(f"cannot score the heads: {message}")
 
     def _show_current_only(self, reason: str) -> None:

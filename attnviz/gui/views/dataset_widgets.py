@@ -155,9 +155,9 @@ class CellLabels:
         return chosen
 
 
-# cell text sizes tried, largest first: below 80 % of the view's font a number is no longer readable on a
-# slide, so the labels are hidden instead
-CELL_FONT_FACTORS = (1.0, 0.8)
+# cell text sizes tried, largest first: below the base font (12 px docked) a number is not read from the back
+# row (0.8 drew 9.6 px), so the labels are hidden instead and hovering a cell gives its value
+CELL_FONT_FACTORS = (1.0,)
 
 
 def show_maps(heatmaps, on: bool) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QEvent, QRectF
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QFrame, QScrollArea
 
@@ -76,6 +76,11 @@ class FilterPCAView(BaseView):
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.layout().replaceWidget(self.canvas, self.scroll)
         self.scroll.setWidget(self.canvas)
+        # the tiles fit the viewport's width, measured when the viewport itself is resized: a view resized
+        # behind another dock tab got its own (deferred) resize before its viewport's, kept the width it had
+        # been laid out for and drew seven tiles a row in a 260 px dock at 1280×720
+        self.scroll.viewport().installEventFilter(self)
+        self.vb.sigResized.connect(self._anchor_top)
 
     def _cell_px(self) -> float:
         """Pixels a tile (with its gap) needs: its caption's width, at least MIN_TILE_PX."""
@@ -84,10 +89,11 @@ class FilterPCAView(BaseView):
     def _cols_for(self, width: float) -> int:
         return max(2, min(COLS, int((width - 24) // self._cell_px()))) if width > 0 else COLS
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        self._room_h = 0.0
-        self._fit_columns(self.scroll.viewport().width())
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
+            self._room_h = 0.0
+            self._fit_columns(event.size().width())
+        return super().eventFilter(obj, event)
 
     def _after_relayout(self) -> None:  # an export: as many a row as its width holds
         # the page's height bounds the tiles too (the screen scrolls instead): the captions' room is set for it
@@ -184,7 +190,7 @@ class FilterPCAView(BaseView):
             item.setPos(c * (P + gap) + P / 2, r * row_h + P + 0.5)
             self.vb.addItem(item)
             self.captions.append(item)
-        self.vb.autoRange(padding=0.02)
+        self._anchor_top()
         total = float(np.sum(self.ratio))
         said = (f"Grey: PC{first_noise + 1}–{len(self.ratio)} explain less than a random split of the variance "
                 f"would (broken stick), ≤ {max(self.ratio[first_noise:]):.2%} each: noise, not structure"
@@ -195,6 +201,23 @@ class FilterPCAView(BaseView):
         set_title(self.note_item, said, self.style, 1.0)
         self.note_item.setVisible(True)
         self._fit_height()
+
+    def _anchor_top(self, *_args) -> None:
+        """The tiles right under the title when the box is taller than they need (an aspect-locked range is
+        centred: presented full screen at 1280×720 the first row sat ~140 px under the title, the last rows and
+        the noise note scrolled out of view); centred across when the height is what limits them."""
+        if self.ratio is None or self.image.image is None:
+            return
+        h, w = self.image.image.shape[:2]
+        vw, vh = self.vb.width(), self.vb.height()
+        if vw <= 0 or vh <= 0:
+            return
+        pad = 0.02 * max(w, h)
+        span_h = (w + 2 * pad) * vh / vw
+        if span_h < h + 2 * pad:
+            self.vb.autoRange(padding=0.02)
+        else:
+            self.vb.setRange(xRange=(-pad, w + pad), yRange=(-pad, span_h - pad), padding=0)
 
     def _clear(self, message: str) -> None:
         self.components = self.ratio = None

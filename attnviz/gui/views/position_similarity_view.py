@@ -12,6 +12,7 @@ from attnviz.analysis import patch_position_similarity, positional_similarity
 from attnviz.errors import AttnvizError
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.views.position_notes import no_table_reason
 from attnviz.analysis.trace_parts import format_value
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
@@ -37,7 +38,7 @@ class PositionSimilarityView(BaseView):
         if self.trace is None or "emb.pos" not in self.trace:
             self._blank()
             self.heatmap.set_title(self.empty_text if self.trace is None else
-                                   "This model's recording has no position embeddings")
+                                   no_table_reason(self.trace, "embeddings"))
             return
         pos = np.asarray(self.trace["emb.pos"], dtype=np.float64)  # (T, D)
         self.grid = self.trace.grid

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from attnviz.analysis.trace_parts import format_value
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import quantize
+from attnviz.gui.views.position_notes import no_table_reason
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
 
@@ -59,10 +60,12 @@ class PositionalEncodingView(BaseView):
         self.pos = None
         if self.trace is None or "emb.pos" not in self.trace:
             self.heatmap.image.clear()
+            self.heatmap.set_labels([], [])
+            self.heatmap.bar.setVisible(False)  # a 0–1 bar beside no map read as a scale of something shown
             for item in self.input_marks:
                 item.setVisible(False)
             self.heatmap.set_title(self.empty_text if self.trace is None else
-                                   "This model's recording has no position encodings")
+                                   no_table_reason(self.trace, "encodings"))
             return
         self.pos, self.n_input, self.whole = positional_table(self.trace)  # (max_len or T, D)
         self._draw()
@@ -92,6 +95,7 @@ class PositionalEncodingView(BaseView):
     def _draw(self) -> None:
         m = float(np.abs(self.pos).max())
         m = m if m > 0 else 1.0
+        self.heatmap.bar.setVisible(True)  # hidden while a model without a table was shown
         self.heatmap.set_image(quantize(self.pos, m, vmin=-m), self.pos.shape)
         # what the table is: a learned table is not sin / cos (a model of unknown kind says neither)
         kind = {"sinusoidal": " (sin / cos)", "learned": " (learned)"}.get(

@@ -1,4 +1,4 @@
-"""The rollout view's image panels: input, raw attention, rollout, gradient rollout, two by two.
+"""The rollout view's image panels: input, raw attention, rollout, gradient rollout, two by two, and their captions.
 
 Each cell holds a caption (row 0), the picture's ViewBox (row 1, column 0) and a colour bar (row 1,
 column 1). The maps are square-pixelled, so their size follows the height; on a wide figure (a 16:9
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
-__all__ = ["PanelGrid"]
+__all__ = ["PanelGrid", "patch_caption", "two_lines"]
 
 
 def _natural_width(label) -> float:
@@ -96,3 +96,20 @@ class PanelGrid(pg.GraphicsLayout):
             if abs(cell.maximumWidth() - cap) > 1.0:
                 cell.setMaximumWidth(cap)
         return cap
+
+
+def two_lines(note: str) -> str:
+    """"rollout (mean, residual 0.50, from layer 0)" → name over details: three panels side by side
+    must fit a dock half the window wide, and one-line captions made the figure ~900 px wide."""
+    name, sep, rest = note.partition(" (")
+    return f"{name}<br>{rest.rstrip(')')}" if sep else note
+
+
+def patch_caption(trace, image_hw: tuple[int, int]) -> str:
+    """ "32 × 32 pixels<br>a 4 × 4 grid of patches, each 8 × 8 pixels" — the grid and the patch size said apart
+    ("4×4 patches", and then "a 4×4 grid of 8-pixel patches", read as 4-pixel patches); the patch side is the
+    model's, else the image side over the grid."""
+    (h, w), (gh, gw) = image_hw, trace.grid
+    size = trace.description.config.get("patch_size")
+    ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
+    return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"

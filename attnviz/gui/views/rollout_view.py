@@ -23,7 +23,7 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid
+from attnviz.gui.views.rollout_panels import PanelGrid, patch_caption, two_lines
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -47,24 +47,9 @@ def _slider(lo: int, hi: int, value: int) -> QSlider:
     return s
 
 
-def _two_lines(note: str) -> str:
-    """"rollout (mean, residual 0.50, from layer 0)" → name over details: three panels side by side
-    must fit a dock half the window wide, and one-line captions made the figure ~900 px wide."""
-    name, sep, rest = note.partition(" (")
-    return f"{name}<br>{rest.rstrip(')')}" if sep else note
-
-
 # the maps over the picture: at 75 % the overlay covered the digit or shape the map explains
 OVERLAY_OPACITY = 50
 
-
-
-def patch_caption(trace, image_hw: tuple[int, int]) -> str:
-    """ "32×32 pixels: a 4×4 grid of 8-pixel patches" — the grid and the patch size said apart ("4×4
-    patches" read as 4-pixel patches); the patch side is the model's, else the image side over the grid."""
-    (h, w), (gh, gw) = image_hw, trace.grid
-    size = trace.description.config.get("patch_size") or (h // gh if gh else 0)
-    return f"{w}×{h} pixels: a {gh}×{gw} grid of {size}-pixel patches"
 
 class RolloutView(BaseView):
     title = "Rollout"
@@ -238,7 +223,8 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        small = f"<span style='font-size: {self.style.font_pt(0.95):.1f}pt'>"
+        # the lines under the question at the base size: 0.95 drew them at 11.4 px, under what a back row reads
+        small = f"<span style='font-size: {self.style.font_pt(1.0):.1f}pt'>"
         set_title(self.title_item, f"Where does {who} get its information?<br>{small}{how}</span>"
                   + (f"<br>{small}{verdict}</span>" if verdict else ""), self.style)
         if self._body is self.image_body:
@@ -253,13 +239,15 @@ class RolloutView(BaseView):
         rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self._image_size = rgb.shape[:2]
         self.image_body.set_image_size(self._image_size)
-        label, vb, picture = self.input_panel
-        gh, gw = self.trace.grid
-        set_title(label, f"input<br>{patch_caption(self.trace, rgb.shape[:2])}", self.style, 0.9)
+        self._caption_input()
         for _, vb, picture in [self.input_panel] + [p[:3] for p in self.panels.values()]:
             picture.setImage(rgb, autoLevels=False, levels=(0, 255))
             picture.setRect(QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
         self._fit_image()
+
+    def _caption_input(self) -> None:
+        """The input's caption at the maps' captions' size in the current style (0.9 drew 10.8 px docked)."""
+        set_title(self.input_panel[0], f"input: {patch_caption(self.trace, self._image_size)}", self.style, 1.0)
 
     def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
         """Square pixels, the image right under its caption and against the right edge, next to its
@@ -281,11 +269,12 @@ class RolloutView(BaseView):
         gh, gw = self.trace.grid
         S = self._image_size
         lut = colour_lut(self.style)
+        self._caption_input()  # each redraw: set once per picture it kept its docked size in F5
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
-            set_title(label, _two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
-                      self.style, 0.9)
+            set_title(label, two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
+                      self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
             # short: the bar is only as tall as its map (the title says "share of attention"); on one scale

@@ -96,7 +96,7 @@ class TokenEmbeddingView(BaseView):
         self.labels = []
         for i, (x, y) in enumerate(self.coords[:MAX_LABELS]):
             item = pg.TextItem(display_token(tokens[i]), color=st.foreground, anchor=(0, 0))
-            item.setFont(st.font(0.9))
+            item.setFont(st.font(1.0))  # 12 px docked (0.9 drew 10.8 px); crowded labels are left out instead
             item.setPos(x, y)
             self.plot.addItem(item, ignoreBounds=True)  # the points set the range; labels fit inside it
             self.labels.append(item)
@@ -163,7 +163,7 @@ class TokenEmbeddingView(BaseView):
         for i, g in zip(shown, self.groups):
             item = self.labels[i]
             item.setText(display_token(tokens[i]) + (f" ×{len(g)}" if len(g) > 1 else ""))
-            item.setFont(self.style.font(0.9, bold=i == q))
+            item.setFont(self.style.font(1.0, bold=i == q))
             # the selected label may sit over other dots: it brings its own background
             item.fill = pg.mkBrush(self.style.background) if i == q else pg.mkBrush(None)
             item.update()

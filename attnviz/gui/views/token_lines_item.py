@@ -207,7 +207,7 @@ class TokenLinesItem(pg.GraphicsWidget):
         lx, rx, text_w, top, step = self._geometry()
         fg = QColor(st.foreground)
         p.setRenderHint(p.RenderHint.Antialiasing, True)
-        p.setFont(st.font(0.9))
+        p.setFont(st.font(1.0))  # the headings at the base size they are laid out for (0.9 drew 10.8 px)
         p.setPen(QPen(fg))
         p.drawText(QRectF(lx - text_w, 0, text_w, fm.height() * 1.6), int(Qt.AlignRight | Qt.AlignVCenter), "query")
         p.drawText(QRectF(rx, 0, text_w, fm.height() * 1.6), int(Qt.AlignLeft | Qt.AlignVCenter), "key")
@@ -244,7 +244,7 @@ class TokenLinesItem(pg.GraphicsWidget):
 
     def _paint_legend(self, p, fm) -> None:
         """The shown heads' colours, centred under the column headings (the figure has no check boxes)."""
-        p.setFont(self.style.font(0.9))
+        p.setFont(self.style.font(1.0))  # the legend's rows are measured with the base font too
         sw = fm.height() * 1.4
         entries = [e for row in self._legend_rows(fm) for e in row]
         for (h, text, w), rect in zip(entries, self.legend_rects()):
