@@ -113,8 +113,11 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
         labels = _labels(tr, p.shape[-1])
         if name == "P_after" and off:  # its weights are still computed, but z = 0: nothing of it reaches the output
             title = "switched off (z = 0)"
+        # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
+        rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
         maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
                                 col_labels=labels, min_side=300, masked=masked_cells(tr, layer, p.shape),
+                                highlight_rows=rows,
                                 frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
