@@ -56,6 +56,7 @@ def test_a_translation_is_compared_at_the_walkthrough_query_and_follows_a_picked
     row, _ = position_distribution(c.before, q)  # what the Prediction panel shows at that query
     text = _headings(panel)
     assert f"At {tokens[q]!r} (decoder position {q}, which wrote {tokens[q + 1]!r})" in text
+    assert "Both decoders read the trained output" in text
     assert c.top_before[0] == (tokens[q + 1], pytest.approx(float(row.max())))
     assert c.read_at == q
     assert panel.grids["P_before"].highlight_rows == {q}  # the row compared is boxed in the maps
@@ -112,5 +113,5 @@ def test_a_decoder_and_a_classifier_say_what_they_compare(qtbot):
     panel.set_model(enc)
     panel.set_input(text=task_of(enc).example_input())
     panel.rerun()
-    assert "For the whole input (a classifier's one answer, not a position's)" in _headings(panel)
+    assert "For the whole input (a classifier's one answer, not a position's), the top class" in _headings(panel)
     assert panel.comparison.read_at is None and panel.grids["P_before"].highlight_rows == set()
