@@ -18,8 +18,8 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["WhatIf", "applied", "run_whatif", "prediction_row", "top_predictions", "compare_whatif", "WhatIfComparison",
-           "permute_tokens", "PermutationResult"]
+__all__ = ["WhatIf", "applied", "run_whatif", "decoder_reads", "prediction_row", "top_predictions", "compare_whatif",
+           "at_position", "WhatIfComparison", "permute_tokens", "PermutationResult"]
 
 
 # the app's slider spans 0.1 … 10; a shared scene may ask for more, never for a factor the logits overflow at
@@ -125,14 +125,27 @@ def applied(model, whatif: WhatIf):
             m.enabled = enabled
 
 
-def run_whatif(loaded, whatif: WhatIf, text: str | None = None, image=None, truncate: bool = False):
-    """Trace ``loaded`` on the input with ``whatif`` applied (float32); ``meta["whatif"]`` describes it."""
+def run_whatif(loaded, whatif: WhatIf, text: str | None = None, image=None, truncate: bool = False,
+               target_text: str | None = None):
+    """Trace ``loaded`` on the input with ``whatif`` applied (float32); ``meta["whatif"]`` describes it.
+    ``target_text``: what an encoder–decoder's decoder reads instead of its own greedy output."""
     from attnviz.runtime import run_trace
 
     with applied(loaded.model, whatif):
-        trace = run_trace(loaded, text=text, image=image, truncate=truncate, precision="float32", rollout=False)
+        trace = run_trace(loaded, text=text, image=image, truncate=truncate, precision="float32", rollout=False,
+                          target_text=target_text)
     trace.meta["whatif"] = whatif.describe()
     return trace
+
+
+def decoder_reads(trace) -> str | None:
+    """The output an encoder–decoder trace's decoder read (its own greedy output or the given target), as a
+    target text; None for every other trace. The switched run reads the same, so that a decoder position
+    holds the same prefix in both runs and one position can be compared."""
+    if trace.kind != "encoder-decoder":
+        return None
+    d = trace.description
+    return d.target_text if d.decoder_input == "target" and d.target_text else d.output_text
 
 
 def _labels(loaded, n: int) -> list[str]:
@@ -147,32 +160,58 @@ def _labels(loaded, n: int) -> list[str]:
     return [str(i) for i in range(n)]
 
 
-def prediction_row(trace) -> tuple[np.ndarray, str]:
-    """The distribution a what-if compares, and where it is read.
+def prediction_row(trace, position: int | None = None) -> tuple[np.ndarray, str]:
+    """The distribution a what-if compares at query ``position`` (the walkthrough's; None: the one default
+    rule's, :func:`attnviz.analysis.walkthrough_default.default_query`), and a phrase naming where it is read.
 
-    Sequence outputs (C,) as they are; per-token outputs (T, C) at the first [MASK] token, else the last.
-    An encoder–decoder's at the decoder position that wrote its last token (the one the Prediction panel
-    shows), named: the position after [EOS] wrote nothing, and its distribution predicts nothing shown.
+    * an encoder–decoder: after decoder position ``position`` (what the Prediction panel shows for that
+      query): "at 'na' (decoder position 7, which wrote 'vidas')";
+    * per-token outputs (T, C): at ``position`` ("at 'it' (position 8)");
+    * a decoder's next token (C,): after its last token, the only place it predicts; a query elsewhere is
+      named as not an output;
+    * a classifier (C,): the whole input's one answer, not a position's.
     """
-    from attnviz.analysis.decoder_positions import position_distribution
+    row, where, _ = _read(trace, position)
+    return row, where
 
-    steps = position_distribution(trace, None) if trace.kind == "encoder-decoder" else None
-    if steps is not None:
-        row, pos = steps
-        tokens = list(trace.tokens)
-        wrote = f", which wrote {tokens[pos + 1]!r}" if pos + 1 < len(tokens) else ""
-        return row, f"at decoder position {pos} {tokens[pos]!r}{wrote}"
+
+def _read(trace, position: int | None) -> tuple[np.ndarray, str, int | None]:
+    """:func:`prediction_row` and the position it read (None: a classifier's whole-input answer)."""
+    from attnviz.analysis.decoder_positions import END, position_distribution
+    from attnviz.analysis.walkthrough_default import default_query
+
+    tokens = [str(t) for t in trace.tokens]
+    n = len(tokens)
+    valid = position is not None and 0 <= int(position) < n
+    if trace.kind == "encoder-decoder" and "next_probs" in trace:
+        pos = int(position) if valid else default_query(trace, "cross")
+        row, pos = position_distribution(trace, pos)
+        wrote = f"which wrote {tokens[pos + 1]!r}" if pos + 1 < n else f"{END}: nothing was written after it"
+        return row, f"at {tokens[pos]!r} (decoder position {pos}, {wrote})", pos
     pred = np.asarray(trace["prediction"], dtype=np.float64)
-    if pred.ndim == 1:
-        return pred, "at the output"
-    tokens = list(trace.tokens)
-    pos = tokens.index("[MASK]") if "[MASK]" in tokens else len(tokens) - 1
-    return pred[pos], f"at token {pos} {tokens[pos]!r}"
+    if pred.ndim == 2:  # one distribution per token (a masked LM)
+        pos = int(position) if valid and int(position) < pred.shape[0] else default_query(trace)
+        pos = min(pos, pred.shape[0] - 1)
+        return pred[pos], f"at {tokens[pos]!r} (position {pos})", pos
+    if trace.kind == "decoder":
+        last = n - 1
+        # the trace keeps the next-token prediction of the last position only: a query elsewhere is named
+        # so that the verdict is not read as that query's prediction
+        q = int(position) if valid else last
+        elsewhere = f": the prediction is read there only, not at the query {tokens[q]!r}, position {q}" \
+            if q != last else ""
+        return pred, f"after the last token {tokens[last]!r} (position {last}{elsewhere})", last
+    # a classifier (text or vision): one answer for the whole input; its query is a row of attention only
+    return pred, "for the whole input (a classifier's one answer, not a position's)", None
 
 
-def top_predictions(trace, loaded, k: int = 5) -> list[tuple[str, float]]:
-    """The ``k`` most probable outputs (label, probability) of a trace, best first."""
-    row, _ = prediction_row(trace)
+def top_predictions(trace, loaded, k: int = 5, position: int | None = None) -> list[tuple[str, float]]:
+    """The ``k`` most probable outputs (label, probability) of a trace at ``position``, best first."""
+    row, _ = prediction_row(trace, position)
+    return _top(row, loaded, k)
+
+
+def _top(row: np.ndarray, loaded, k: int) -> list[tuple[str, float]]:
     labels = _labels(loaded, row.shape[0])
     order = np.argsort(-row, kind="stable")[:k]
     return [(labels[i], float(row[i])) for i in order]
@@ -185,35 +224,46 @@ class WhatIfComparison:
     whatif: WhatIf
     before: object  # Trace
     after: object  # Trace
-    where: str  # which output is compared
+    where: str  # which output is compared, named: "at 'na' (decoder position 7, which wrote 'vidas')"
     top_before: list[tuple[str, float]]
     top_after: list[tuple[str, float]]
     changed: float  # total variation distance between the two output distributions, 0..1
     argmax_changed: bool
     entropy_before: np.ndarray  # (L, H) mean attention entropy in nats
     entropy_after: np.ndarray
+    position: int | None = None  # the query position asked for (None: the default rule's)
+    read_at: int | None = None  # the position the outputs were read at (None: a classifier's whole input)
 
 
 def compare_whatif(loaded, whatif: WhatIf, text: str | None = None, image=None, k: int = 5,
-                   before=None) -> WhatIfComparison:
-    """Run the model as trained (unless ``before`` is given) and with ``whatif``; compare outputs.
+                   before=None, position: int | None = None) -> WhatIfComparison:
+    """Run the model as trained (unless ``before`` is given) and with ``whatif``; compare the outputs at
+    query ``position`` (see :func:`prediction_row`; None: the default rule's query).
 
-    For an encoder–decoder the decoder re-generates its output under the switches, so the two traces may
-    differ in length; the comparison reads the last position of each.
+    An encoder–decoder's switched decoder reads the output the trained one wrote (not a re-generated one
+    of another length), so a decoder position means the same prefix in both runs.
     """
     from attnviz.analysis.distance import attention_entropy
 
     before = before if before is not None else run_whatif(loaded, WhatIf(), text, image)
-    after = run_whatif(loaded, whatif, text, image)
-    p, where = prediction_row(before)
-    q, _ = prediction_row(after)
-    return WhatIfComparison(
-        whatif=whatif, before=before, after=after, where=where,
-        top_before=top_predictions(before, loaded, k), top_after=top_predictions(after, loaded, k),
-        changed=float(0.5 * np.abs(p - q).sum()) if p.shape == q.shape else 1.0,
-        argmax_changed=int(np.argmax(p)) != int(np.argmax(q)),
-        entropy_before=attention_entropy(before), entropy_after=attention_entropy(after),
-    )
+    try:
+        after = run_whatif(loaded, whatif, text, image, target_text=decoder_reads(before))
+    except InputError:  # a greedy output cut at the length limit, with no room for [EOS]: it re-generates
+        after = run_whatif(loaded, whatif, text, image)
+    base = WhatIfComparison(whatif=whatif, before=before, after=after, where="", top_before=[], top_after=[],
+                            changed=0.0, argmax_changed=False,
+                            entropy_before=attention_entropy(before), entropy_after=attention_entropy(after))
+    return at_position(base, loaded, position, k)
+
+
+def at_position(c: WhatIfComparison, loaded, position: int | None, k: int = 5) -> WhatIfComparison:
+    """``c`` read at another query ``position``: the same two runs, no model call (a query picked in the
+    walkthrough re-reads the comparison at once)."""
+    p, where, read_at = _read(c.before, position)
+    q, _, _ = _read(c.after, position)
+    return replace(c, where=where, position=position, read_at=read_at, top_before=_top(p, loaded, k), top_after=_top(q, loaded, k),
+                   changed=float(0.5 * np.abs(p - q).sum()) if p.shape == q.shape else 1.0,
+                   argmax_changed=int(np.argmax(p)) != int(np.argmax(q)))
 
 
 @dataclass

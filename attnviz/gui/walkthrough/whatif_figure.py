@@ -85,8 +85,9 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     old, new = c.top_before[0][0], c.top_after[0][0]
     # the position compared is named in the same sentence as the verdict: a translation's prediction
     # depends on which decoder position is read, and the Prediction panel may show another one
-    verdict = (f"{c.where}, the prediction changes: {old!r} → {new!r}" if c.argmax_changed
-               else f"{c.where}, the top prediction stays {old!r}")
+    what = "class" if c.read_at is None else "prediction"  # a classifier's one answer is a class
+    verdict = (f"{c.where}, the {what} changes: {old!r} → {new!r}" if c.argmax_changed
+               else f"{c.where}, the top {what} stays {old!r}")
     board.add_heading(f"What if: {wi.describe()}",
                       f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
                       f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
@@ -113,8 +114,11 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
         labels = _labels(tr, p.shape[-1])
         if name == "P_after" and off:  # its weights are still computed, but z = 0: nothing of it reaches the output
             title = "switched off (z = 0)"
+        # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
+        rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
         maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
                                 col_labels=labels, min_side=300, masked=masked_cells(tr, layer, p.shape),
+                                highlight_rows=rows,
                                 frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
@@ -123,6 +127,10 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     board.add_row([panel.maps_row], stretch=8)
     if wi.ablate:
         board.add_note(ablation_note(c, layer, head))
+    if c.before.kind == "encoder-decoder" and list(c.after.tokens) == list(c.before.tokens):
+        # said, or a student expects the switched map to show the switched model's own translation
+        board.add_note(f"Both decoders read the trained output “{c.before.description.output_text}”: "
+                       "a row is the same prefix in both runs.")
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, Q
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.selection import Selection
-from attnviz.whatif import WhatIf, compare_whatif, permute_tokens
+from attnviz.whatif import WhatIf, at_position, compare_whatif, permute_tokens
 
 __all__ = ["WhatIfPanel"]
 
@@ -118,8 +118,23 @@ class WhatIfPanel(WalkthroughView):
 
     # -- the view contract and inputs -----------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
-        if changed & {"layer", "head"}:
+        c = self.comparison
+        if changed & {"query", "part"} and c is not None and self.loaded is not None:
+            # the same two runs read at the walkthrough's new query: no model call
+            position = self._query_position(c.before)
+            if position != c.position:
+                self.comparison = at_position(c, self.loaded, position, len(c.top_before) or 5)
+        if changed & {"layer", "head", "query", "part"}:
             self._draw()
+
+    def _query_position(self, trace) -> int | None:
+        """The walkthrough's query as a position of ``trace``'s outputs; None (the default rule's query,
+        the one the walkthrough itself opens on) when none is picked or it is out of range, or when it is a
+        source word of an encoder–decoder (the encoder writes nothing)."""
+        s = self.state
+        if s.query is None or (trace is not None and trace.kind == "encoder-decoder" and s.part == "enc"):
+            return None
+        return s.query if trace is None or 0 <= s.query < len(trace.tokens) else None
 
     def _style_changed(self) -> None:
         self._draw()
@@ -278,7 +293,8 @@ class WhatIfPanel(WalkthroughView):
         before = self._before[1] if self._before is not None and self._before[0] == self._input_key() else None
         self._gen += 1
         gen, key = self._gen, self._input_key()
-        fn = functools.partial(compare_whatif, self.loaded, whatif, self.text, self.image, 5, before)
+        position = self._query_position(before if before is not None else self.trace)
+        fn = functools.partial(compare_whatif, self.loaded, whatif, self.text, self.image, 5, before, position)
         self.running = True
         self.state_label.setText("running…")
         self.run_async("compare", fn, lambda res: self._compared(gen, key, res),
@@ -300,6 +316,9 @@ class WhatIfPanel(WalkthroughView):
             return  # the switches or the model changed meanwhile: a newer run is coming
         self.running = False
         self._before = (key, res.before)
+        position = self._query_position(res.before)
+        if position != res.position:  # the query was picked while the model ran
+            res = at_position(res, self.loaded, position, len(res.top_before) or 5)
         self.comparison, self.message = res, ""
         self.state_label.setText("")
         self._draw()
@@ -333,6 +352,9 @@ class WhatIfPanel(WalkthroughView):
             return
         s = self.state
         draw_comparison(self, c, s.layer, s.head)
+        if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None:
+            self.board.add_note("The walkthrough's query is a source word: the encoder writes nothing, so the "
+                                "outputs are compared at the decoder position the walkthrough opens on.")
         if self.permutation is not None:
             draw_permutation(self, self.permutation, s.layer, s.head)
         if self.message:
