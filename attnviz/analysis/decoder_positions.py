@@ -80,11 +80,13 @@ def position_distribution(trace, position: int | None) -> tuple[np.ndarray, int]
     """The next-token distribution after decoder ``position``, and that position; None when the trace
     holds no per-position distributions.
 
-    With no position (or one out of range) it is the last position that produced a token — the one
-    that wrote the final token, usually [EOS] — never the last position itself: decoding stopped
-    there, so its distribution predicts nothing the model wrote (see :data:`END`)."""
+    With no position (or one out of range) it is the last position that wrote a word (:func:`last_word_row`),
+    the one the walkthrough and What if open on (one rule: :mod:`attnviz.analysis.walkthrough_default`): not the
+    one that wrote [EOS] (a marker, ~100 % sure) nor the last position itself (decoding stopped there, so its
+    distribution predicts nothing the model wrote: see :data:`END`)."""
     steps = trace.get("next_probs")  # (T, C), encoder–decoders
     if steps is None:
         return None
-    pos = position if position is not None and 0 <= position < steps.shape[0] else max(steps.shape[0] - 2, 0)
+    pos = position if position is not None and 0 <= position < steps.shape[0] else \
+        min(last_word_row(trace), max(steps.shape[0] - 2, 0))
     return np.asarray(steps[pos], dtype=np.float64), pos

@@ -73,9 +73,13 @@ def test_position_distribution_follows_the_position(translated):
     _, trace = translated
     row, pos = position_distribution(trace, 2)
     assert pos == 2 and np.array_equal(row, np.asarray(trace["next_probs"][2], np.float64))
-    # no position chosen: the one that wrote the last token, not the (end) row after it
-    assert position_distribution(trace, None)[1] == len(trace.tokens) - 2
-    assert produced_tokens(trace)[position_distribution(trace, None)[1]] == trace.tokens[-1]
+    # no position chosen: the one that wrote the last word, where the walkthrough and What if open (one rule),
+    # not the one that wrote [EOS] nor the (end) row after it
+    from attnviz.analysis.walkthrough_default import default_query
+
+    at = position_distribution(trace, None)[1]
+    assert at == default_query(trace, "cross") and at < len(trace.tokens) - 2
+    assert produced_tokens(trace)[at] == trace.tokens[at + 1] and trace.tokens[at + 1] != "[EOS]"
 
 
 def test_data_exports_name_the_produced_token(translated, tmp_path):
