@@ -305,8 +305,9 @@ class PredictionPanel(QWidget):
         return self._row_job is not None
 
     def _show_decoder_position(self, trace, pred, labels) -> None:
-        """Encoder–decoders: the distribution after the selected decoder position (when none is
-        selected, the last one that produced a token: see ``position_distribution``), titled with the token that position read and the one it produced."""
+        """Encoder–decoders: the distribution after the selected decoder position (when none is selected, the
+        last one that wrote a word, where the walkthrough and What if open: see ``position_distribution``), titled
+        with the token that position read and the one it produced."""
         from attnviz.analysis.decoder_positions import END, position_distribution, produced_tokens
         from attnviz.gui.panels.input_tokens import shown_token
 
