@@ -95,6 +95,8 @@ class CompactArrangement(QObject):
         if compact:
             self.split_soon()  # once the docks are laid out at the new size: the split is in pixels
         elif crossed:
+            if area is not None:
+                area.split_groups_back()  # the whole model's views beside the head map again
             self.fit_tabs()  # every folded view back
         if crossed:
             self.changed.emit(compact)
@@ -149,9 +151,11 @@ class CompactArrangement(QObject):
             win.resizeDocks([docks["ModelDock"]], [int(win.width() * MODEL_LIST_SHARE)], Qt.Orientation.Horizontal)
             self._split_timer.start(0)
             return
+        if self.compact:
+            area.merge_groups()  # one group: the head map gets the views' whole width
         width = area.width()
         share = views_share(win)
-        if left and right:
+        if left and right and not area.merged:
             area.resizeDocks([left[0], right[0]], [int(width * share), int(width * (1 - share))],
                              Qt.Orientation.Horizontal)
         self._fit_timer.start(0)  # once the split is laid out: the rows are measured at their real widths
@@ -172,9 +176,13 @@ class CompactArrangement(QObject):
         pad = _tab_padding(area)
         share = views_share(self.parent())
         keep, fold = [], []
-        for in_left, room in ((True, area.width() * share), (False, area.width() * (1 - share))):
-            names = [n for n, d in area.docks.items() if (n in area.left_group) == in_left
+        groups = ((None, area.width()),) if area.merged else \
+            ((True, area.width() * share), (False, area.width() * (1 - share)))
+        for in_left, room in groups:
+            names = [n for n, d in area.docks.items() if in_left in (None, n in area.left_group)
                      and not d.isFloating() and (not d.isHidden() or n in area.folded)]
+            if not names:
+                continue
             room = _group_room(area, names, room)
             # who keeps a tab first: the group's first view (the head map, the whole model), the tab in front
             # (folding never changes what is on screen), the view asked for from the menu; then lecture order

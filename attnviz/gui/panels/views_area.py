@@ -87,6 +87,7 @@ class ViewsArea(QMainWindow):
         self._dirty: set[str] = set()  # built views that owe an update (hidden when the trace came)
         self._visible: dict[str, bool] = {}
         self.folded: list[str] = []  # docks closed while the window is compact (see fold)
+        self.merged = False  # the whole model's group tabbed into the head map's (a compact window, see merge_groups)
         self._selection = self._style = None
         self._trace = None
         self._empty_reason: str | None = None  # why no trace is shown (None: no input has run yet)
@@ -247,15 +248,73 @@ class ViewsArea(QMainWindow):
 
     def restoreState(self, state, version: int = 0) -> bool:  # noqa: N802 - Qt's name
         self.folded = []
+        self.merged = False  # a saved layout has its two groups (saveState splits them back first)
         return self._arrange(super().restoreState, state, version)
 
     def saveState(self, version: int = 0):  # noqa: N802 - Qt's name
-        """The layout with the folded docks open (folding is for this window size, not a user's choice)."""
+        """The layout with the folded docks open and the two groups apart (folding and merging are for this
+        window size, not a user's choice: a layout saved at 1280×720 and restored at 1920×1080 kept one group)."""
         folded = self.unfold()
+        merged = self.merged
+        self.split_groups_back(resplit=False)
         try:
             return super().saveState(version)
         finally:
+            if merged:
+                self.merge_groups()
             self.fold(folded)
+
+    def _groups(self) -> tuple[list[QDockWidget], list[QDockWidget]]:
+        """The docked (not floating) docks of the head map's group and of the whole model's."""
+        left = [d for n, d in self.docks.items() if n in LEFT_GROUP and not d.isFloating()]
+        right = [d for n, d in self.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
+        return left, right
+
+    def merge_groups(self) -> None:
+        """Tab the whole model's views into the head map's group (a compact window): one row of tabs across
+        the views' width, so the head map gets it all (beside All heads it had 38 % of a 1280×720 window's
+        area). :meth:`split_groups_back` undoes it."""
+        left, right = self._groups()
+        if self.merged or not left or not right:
+            return
+        front = [d for d in left + right if self.on_screen(d.objectName())]
+        self._arranging = True
+        try:
+            for dock in right:
+                self.tabifyDockWidget(left[0], dock)
+        finally:
+            self._arranging = False
+        self.merged = True
+        for dock in front[:1]:  # the head map's group's tab in front stays in front
+            QDockWidget.raise_(dock)
+
+    def split_groups_back(self, resplit: bool = True) -> None:
+        """The whole model's views back in their own group on the right (the window left the compact size);
+        with ``resplit``, the groups' widths are set again once laid out."""
+        left, right = self._groups()
+        if not self.merged:
+            return
+        self.merged = False
+        if not right:
+            return
+        front = [d for d in left if self.on_screen(d.objectName())]
+        hidden = {d for d in right if d.isHidden()}
+        self._arranging = True
+        try:
+            for i, dock in enumerate(right):
+                self.removeDockWidget(dock)
+                if i == 0:
+                    self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                else:
+                    self.tabifyDockWidget(right[0], dock)
+                dock.setVisible(dock not in hidden)
+        finally:
+            self._arranging = False
+        shown = [d for d in right if d not in hidden]
+        for dock in shown[:1] + front[:1]:
+            QDockWidget.raise_(dock)
+        if resplit and left:
+            self._split_timer.start(0)
 
     def fold(self, names) -> None:
         """Close the docks ``names`` for now (a compact window: their group's tab row cannot show them
@@ -285,6 +344,7 @@ class ViewsArea(QMainWindow):
 
     def _reset_docks(self) -> None:
         self.folded = []  # every dock is shown again below
+        self.merged = False  # two groups again (a compact window merges them once laid out)
         groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
         for name, dock in self.docks.items():
             left = name in LEFT_GROUP
@@ -311,9 +371,8 @@ class ViewsArea(QMainWindow):
         """The head map's group gets 55 % of the width (a 1280×720 window: 72 %, the head map needs the room)."""
         from attnviz.gui.panels.compact_layout import views_share
 
-        left = [d for n, d in self.docks.items() if n in LEFT_GROUP and not d.isFloating()]
-        right = [d for n, d in self.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
-        if left and right:
+        left, right = self._groups()
+        if left and right and not self.merged:
             share = views_share(self.window())
             self.resizeDocks([left[0], right[0]], [int(self.width() * share), int(self.width() * (1 - share))],
                              Qt.Orientation.Horizontal)
