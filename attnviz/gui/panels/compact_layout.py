@@ -188,10 +188,13 @@ class CompactArrangement(QObject):
             # (folding never changes what is on screen), the view asked for from the menu; then lecture order
             first = [n for n in names if n == names[0] or area.on_screen(n) or n == pinned]
             names = sorted(first, key=lambda n: (n != names[0], n != pinned)) + [n for n in names if n not in first]
-            used = 0.0
+            used, fold_rest = 0.0, False
             for n in names:
                 need = fm.horizontalAdvance(area.docks[n].windowTitle()) + pad
-                if used + need > room - TAB_ROOM and used > 0:  # (a group's first view always stays)
+                # (a group's first view always stays); after the first fold every later view folds too: a short
+                # title further on skipping ahead swapped which views were folded when the type grew (F5)
+                if fold_rest or (used + need > room - TAB_ROOM and used > 0):
+                    fold_rest = True
                     fold.append(n)
                 else:
                     keep.append(n)
