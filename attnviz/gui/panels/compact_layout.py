@@ -89,6 +89,7 @@ class CompactArrangement(QObject):
             self._hooked = True
             area.views_installed.connect(self.split_soon)
             area.layout_reset.connect(self.split_soon)
+            area.layout_restored.connect(self.split_soon)  # a saved layout has the two groups apart
             area.folded_asked.connect(self.show_view)
             area.views_installed.connect(self._watch_docks)
             self._watch_docks()
@@ -124,6 +125,11 @@ class CompactArrangement(QObject):
         one keeps the split it has, the user's or the first start's)."""
         if self.compact:
             self._model_sized = False
+            area = getattr(self.parent(), "views_area", None)
+            if area is not None and not self._presenting():
+                # at once, not in the timer's turn: tabbing needs no sizes, and a caller that looked at the
+                # views half a second after start-up still saw the two groups apart
+                area.merge_groups()
             self._split_timer.start(0)
 
     def split_views(self) -> None:

@@ -68,6 +68,7 @@ class ViewsArea(QMainWindow):
     view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
     folded_asked = Signal(str)  # a folded view raised (shown again): the compact layout refits the tab rows
     layout_reset = Signal()  # every dock back in the first-start arrangement (the compact layout refits)
+    layout_restored = Signal()  # a saved layout restored (the compact layout merges its groups again)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -249,7 +250,10 @@ class ViewsArea(QMainWindow):
     def restoreState(self, state, version: int = 0) -> bool:  # noqa: N802 - Qt's name
         self.folded = []
         self.merged = False  # a saved layout has its two groups (saveState splits them back first)
-        return self._arrange(super().restoreState, state, version)
+        try:
+            return self._arrange(super().restoreState, state, version)
+        finally:
+            self.layout_restored.emit()
 
     def saveState(self, version: int = 0):  # noqa: N802 - Qt's name
         """The layout with the folded docks open and the two groups apart (folding and merging are for this
