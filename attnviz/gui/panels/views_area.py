@@ -19,6 +19,8 @@ import logging
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
+from attnviz.gui.panels import view_groups
+
 __all__ = ["ViewsArea", "ViewDock", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
 log = logging.getLogger(__name__)
@@ -268,57 +270,13 @@ class ViewsArea(QMainWindow):
                 self.merge_groups()
             self.fold(folded)
 
-    def _groups(self) -> tuple[list[QDockWidget], list[QDockWidget]]:
-        """The docked (not floating) docks of the head map's group and of the whole model's."""
-        left = [d for n, d in self.docks.items() if n in LEFT_GROUP and not d.isFloating()]
-        right = [d for n, d in self.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
-        return left, right
-
     def merge_groups(self) -> None:
-        """Tab the whole model's views into the head map's group (a compact window): one row of tabs across
-        the views' width, so the head map gets it all (beside All heads it had 38 % of a 1280×720 window's
-        area). :meth:`split_groups_back` undoes it."""
-        left, right = self._groups()
-        if self.merged or not left or not right:
-            return
-        front = [d for d in left + right if self.on_screen(d.objectName())]
-        self._arranging = True
-        try:
-            for dock in right:
-                self.tabifyDockWidget(left[0], dock)
-        finally:
-            self._arranging = False
-        self.merged = True
-        for dock in front[:1]:  # the head map's group's tab in front stays in front
-            QDockWidget.raise_(dock)
+        """The whole model's views tabbed into the head map's group (a compact window; see ``view_groups``)."""
+        view_groups.merge(self)
 
     def split_groups_back(self, resplit: bool = True) -> None:
-        """The whole model's views back in their own group on the right (the window left the compact size);
-        with ``resplit``, the groups' widths are set again once laid out."""
-        left, right = self._groups()
-        if not self.merged:
-            return
-        self.merged = False
-        if not right:
-            return
-        front = [d for d in left if self.on_screen(d.objectName())]
-        hidden = {d for d in right if d.isHidden()}
-        self._arranging = True
-        try:
-            for i, dock in enumerate(right):
-                self.removeDockWidget(dock)
-                if i == 0:
-                    self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-                else:
-                    self.tabifyDockWidget(right[0], dock)
-                dock.setVisible(dock not in hidden)
-        finally:
-            self._arranging = False
-        shown = [d for d in right if d not in hidden]
-        for dock in shown[:1] + front[:1]:
-            QDockWidget.raise_(dock)
-        if resplit and left:
-            self._split_timer.start(0)
+        """The whole model's views in their own group again (see ``view_groups``)."""
+        view_groups.split_back(self, resplit)
 
     def fold(self, names) -> None:
         """Close the docks ``names`` for now (a compact window: their group's tab row cannot show them
@@ -375,7 +333,7 @@ class ViewsArea(QMainWindow):
         """The head map's group gets 55 % of the width (a 1280×720 window: 72 %, the head map needs the room)."""
         from attnviz.gui.panels.compact_layout import views_share
 
-        left, right = self._groups()
+        left, right = view_groups.groups(self)
         if left and right and not self.merged:
             share = views_share(self.window())
             self.resizeDocks([left[0], right[0]], [int(self.width() * share), int(self.width() * (1 - share))],
