@@ -1,9 +1,11 @@
 """The window on a small screen (a 1280×720 projector): the same docks, arranged for the head map.
 
 Below ``COMPACT_LINES`` of window height the input dock is one line tall (the sentence on one line; the
-examples box and the token strip, whose tokens the head map's axes name anyway, hidden), the model list
-narrows and the head map's group of views gets ``HEAD_MAP_SHARE`` of the views' width, so the head map
-has at least half the window; at a larger height everything is as it was.
+examples box and the token strip, whose tokens the head map's axes name anyway, hidden; an encoder–decoder's
+target beside the sentence; an image's preview a line tall), the model list narrows and the whole model's
+views are tabbed into the head map's group (``view_groups``), so the head map's figure has the views' whole
+width: more than half the window's area (38 % beside All heads at 1280×720). Their tabs that do not fit
+are folded into the Views menu. At a larger height everything is as it was.
 
 The arrangement is a :class:`CompactArrangement`, a child object of the window (deleted with it), found or
 made by :meth:`CompactArrangement.of`; the window's resize event calls :func:`arrange_for_size`. It keeps
@@ -22,7 +24,7 @@ __all__ = ["COMPACT_LINES", "CompactArrangement", "is_compact", "arrange_for_siz
 
 COMPACT_LINES = 800  # window heights below this are arranged for the head map
 MODEL_LIST_SHARE = 0.22  # of a compact window's width for the model list and prediction (400 px at 1080 lines)
-HEAD_MAP_SHARE = 0.72  # of the views' width for the head map's group (the whole model's group: the rest)
+HEAD_MAP_SHARE = 0.72  # of the views' width for the head map's group when the groups cannot be merged
 WIDE_SHARE = 0.55  # the head map's group at a larger size (the whole model's tabs need the rest)
 TAB_ROOM = 8  # px a tab row keeps free (the dock's frame)
 
