@@ -194,7 +194,9 @@ class LessonStage(QWidget):
         except AttnvizError as exc:
             self._failed(str(exc))
             return
-        self.view, self.selection, self.trace = view, selection, trace
+        from attnviz.gui.views.lesson_page import on_page
+
+        self.view, self.selection, self.trace = on_page(view), selection, trace
         _figure_only(view)
         self.body.addWidget(view, 1)
         view.show()

@@ -20,8 +20,8 @@ import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from layout_audit import (MIN_PX, PRESENT_PX, axis_title_overlaps, bar_overflow_problems,  # noqa: E402
-                          presented_label_problems, row_label_problems, square_map_problems,
-                          stage_text_problems)
+                          cut_row_label_problems, presented_label_problems, row_label_problems, scroll_problems,
+                          square_map_problems, stage_text_problems)
 from test_layout_audit import SIZES, _audit_widget, _bundled  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -73,6 +73,8 @@ def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
             problems += row_label_problems(stage.view, MIN_PX, what)
             problems += stage_text_problems(stage, MIN_PX, what)
             problems += bar_overflow_problems(stage.view, what) + axis_title_overlaps(stage.view, what)
+            # a scene is a page: nothing off screen until someone scrolls, no row label cut at its axis' end
+            problems += scroll_problems(stage, what) + cut_row_label_problems(stage.view, what)
             # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
                                                  side_by_side=scene.view == "causal-mask")
