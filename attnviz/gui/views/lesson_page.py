@@ -1,36 +1,62 @@
 """A lesson's scene is a page: everything it shows fits the screen, legible, without scrolling.
 
 Some views scroll their figure in a dock rather than shrink it (the patch filters' tiles keep their size in a
-narrow dock). On a lesson's page the same view is laid out as an export lays it out — bounded by the page's
-height — so the note under the figure is on screen without scrolling (issue 36: "What the patch embedding
-learned" scrolled and cut its note at 1280×720 and 1920×1080). :func:`on_page` adapts a scene's view.
+narrow dock). On a lesson's page the same view is laid out for the page — its tiles bounded by the page's
+height as an export bounds them — so the note under the figure is on screen without scrolling (issue 36: "What
+the patch embedding learned" scrolled and cut its note at 1280×720 and 1920×1080). :func:`on_page` adapts a
+scene's view.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF
 
 from attnviz.gui.views.filter_pca_view import FilterPCAView
 
-__all__ = ["on_page", "PageFilterPCAView"]
+__all__ = ["on_page", "PageFilterPCAView", "page_columns"]
+
+MAX_PAGE_COLS = 14  # a wide, short page: more tiles a row than the paper's seven, each larger
+
+
+def page_columns(n: int, width: float, room: float, line: float, tile: int, gap: int, min_pitch: float,
+                 most: int = MAX_PAGE_COLS) -> tuple[int, float]:
+    """(tiles a row, pitch in px) for ``n`` tiles of ``tile`` units (+ ``gap``) with a two-line caption (``line``
+    px) under each, in ``width`` × ``room`` px: the largest pitch, among the counts whose pitch leaves a caption
+    its ``min_pitch`` (else the largest pitch of all; captions would touch)."""
+    best = None
+    for cols in range(2, max(2, min(most, n)) + 1):
+        rows = -(-n // cols)
+        by_height = (0.96 * room / rows - 2.8 * line) * (tile + gap) / tile  # a row: the tile and its caption
+        pitch = min((width - 24) / cols, by_height)
+        fits = pitch >= min_pitch
+        if best is None or (fits, pitch) > (best[2], best[1]):
+            best = (cols, pitch, fits)
+    return best[0], best[1]
 
 
 class PageFilterPCAView(FilterPCAView):
-    """The patch filters on a page: the tiles bounded by the page's height (the export's room), no scroll bars."""
+    """The patch filters on a page: tiles a row and their size chosen for the page's width and height (no
+    scroll bars); a dock's view keeps its size and scrolls."""
 
     def _fit_height(self) -> None:
-        # (the dock's version makes the canvas as tall as the tiles at their width need: it then scrolls)
-        self.canvas.setMinimumHeight(0)
-        room = self.vb.geometry().height()
-        if room > 0 and abs(room - self._room_h) > 8:  # the dead band ends the redraw → relayout loop
-            self._room_h = room
-            self._draw()  # (calls this again: within the band now)
+        self.canvas.setMinimumHeight(0)  # (the dock's version made the canvas as tall as the tiles need: it scrolled)
+        room, width = self.vb.geometry().height(), float(self.scroll.viewport().width())
+        if self.components is None or room <= 0 or width <= 0:
+            return
+        tile = self.components.shape[1]
+        line = QFontMetricsF(self.style.font(1.0)).height()
+        cols, _ = page_columns(len(self.ratio), width, room, line, tile, max(1, tile // 4), self._cell_px())
+        # the dead band ends the draw → layout → resize loop (drawing calls this again)
+        if cols != self.cols or abs(room - self._room_h) > 8 or abs(width - self._width) > 8:
+            self.cols, self._width, self._room_h = cols, width, room
+            self._draw()
 
 
 def on_page(view):
     """``view`` laid out for a lesson's page (no scrolling); the same object, adapted in place."""
     if type(view) is FilterPCAView:
-        # the registry makes the dock's class; the page's differs only in how it fits its height
+        # the registry makes the dock's class; the page's differs only in how it fits the page
         view.__class__ = PageFilterPCAView
         for policy in (view.scroll.setVerticalScrollBarPolicy, view.scroll.setHorizontalScrollBarPolicy):
             policy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
