@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
            "row_label_problems", "stage_text_problems", "bar_overflow_problems",
-           "axis_title_overlaps", "scroll_problems", "cut_row_label_problems"]
+           "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -317,3 +317,34 @@ def cut_row_label_problems(view, what: str) -> list[str]:
             out.append(f"{what}: row labels run {max(-top, bottom - height):.0f} px past their axis (cut, under "
                        "the title or the next row)")
     return out
+
+
+def painted_text_problems(widget, min_px: float, what: str) -> list[str]:
+    """Text a figure's widgets paint themselves (the walkthrough grids' titles, shapes, labels, numbers and
+    colour-bar ticks; drawn with QPainter.drawText from Python) and the texts of its QLabels (operators such as
+    "× 0.25 ="), each at least ``min_px``: recorded while ``widget`` is drawn once off screen."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtWidgets import QLabel
+
+    seen = []
+    original = QPainter.drawText
+
+    def recorded(painter, *args):
+        font = painter.font()
+        px = font.pixelSize() if font.pixelSize() > 0 else pt_to_px(font.pointSizeF())
+        text = next((a for a in args if isinstance(a, str)), "")
+        if text.strip():
+            seen.append((px, text))
+        return original(painter, *args)
+
+    QPainter.drawText = recorded  # Python-side calls (the grids paint from Python) look the method up here
+    try:
+        widget.grab()
+    finally:
+        QPainter.drawText = original
+    for label in widget.findChildren(QLabel):
+        if label.isVisibleTo(widget) and label.text().strip():
+            font = label.font()
+            seen.append((font.pixelSize() if font.pixelSize() > 0 else pt_to_px(font.pointSizeF()), label.text()))
+    small = sorted({(round(px, 1), text[:24]) for px, text in seen if px < min_px - 0.05})
+    return [f"{what}: {text!r} painted at {px} px" for px, text in small[:6]]
