@@ -14,7 +14,7 @@ from PySide6.QtGui import QFontMetricsF
 
 from attnviz.gui.views.filter_pca_view import FilterPCAView
 
-__all__ = ["on_page", "PageFilterPCAView", "page_columns"]
+__all__ = ["on_page", "page_columns"]
 
 MAX_PAGE_COLS = 14  # a wide, short page: more tiles a row than the paper's seven, each larger
 
@@ -35,31 +35,42 @@ def page_columns(n: int, width: float, room: float, line: float, tile: int, gap:
     return best[0], best[1]
 
 
-class PageFilterPCAView(FilterPCAView):
-    """The patch filters on a page: tiles a row and their size chosen for the page's width and height (no
-    scroll bars); a dock's view keeps its size and scrolls."""
-
-    def _fit_height(self) -> None:
-        self.canvas.setMinimumHeight(0)  # (the dock's version made the canvas as tall as the tiles need: it scrolled)
-        room, width = self.vb.geometry().height(), float(self.scroll.viewport().width())
-        if self.components is None or room <= 0 or width <= 0:
-            return
-        tile = self.components.shape[1]
-        line = QFontMetricsF(self.style.font(1.0)).height()
-        cols, _ = page_columns(len(self.ratio), width, room, line, tile, max(1, tile // 4), self._cell_px())
-        # the dead band ends the draw → layout → resize loop (drawing calls this again)
-        if cols != self.cols or abs(room - self._room_h) > 8 or abs(width - self._width) > 8:
-            self.cols, self._width, self._room_h = cols, width, room
-            self._draw()
+def _fit_filters_to_page(view) -> None:
+    """The patch filters on a page: tiles a row and their size chosen for the page's width and height (the dock's
+    version makes the canvas as tall as the tiles at their width need, and scrolls)."""
+    view.canvas.setMinimumHeight(0)
+    room, width = view.vb.geometry().height(), float(view.scroll.viewport().width())
+    if view.components is None or room <= 0 or width <= 0:
+        return
+    tile = view.components.shape[1]
+    line = QFontMetricsF(view.style.font(1.0)).height()
+    cols, _ = page_columns(len(view.ratio), width, room, line, tile, max(1, tile // 4), view._cell_px())
+    # the dead band ends the draw → layout → resize loop (drawing calls this again)
+    if cols != view.cols or abs(room - view._room_h) > 8 or abs(width - view._width) > 8:
+        view.cols, view._width, view._room_h = cols, width, room
+        view._draw()
 
 
 def on_page(view):
     """``view`` laid out for a lesson's page (no scrolling); the same object, adapted in place."""
     if type(view) is FilterPCAView:
-        # the registry makes the dock's class; the page's differs only in how it fits the page
-        view.__class__ = PageFilterPCAView
+        import weakref
+
+        # the view's own calls (after drawing, on resize) reach the page's fit through the instance: the
+        # registry made the dock's class (swapping the class of the live Qt object crashed shiboken)
+        ref = weakref.ref(view)
+        view._fit_height = lambda: _fit_ref(ref)
         for policy in (view.scroll.setVerticalScrollBarPolicy, view.scroll.setHorizontalScrollBarPolicy):
             policy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        view.vb.sigResized.connect(view._fit_height)  # the tiles' room is known once the page is laid out
+        view.vb.sigResized.connect(lambda *_: _fit_ref(ref))  # the tiles' room is known once the page is laid out
         view._fit_height()
     return view
+
+
+def _fit_ref(ref) -> None:
+    """The page's fit of a view held weakly (a connection must not keep a closed scene's view alive)."""
+    import shiboken6
+
+    view = ref()
+    if view is not None and shiboken6.isValid(view) and shiboken6.isValid(view.vb):
+        _fit_filters_to_page(view)
