@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QApplication
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
            "row_label_problems", "stage_text_problems", "bar_overflow_problems",
-           "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems"]
+           "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems",
+           "cut_title_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -348,3 +349,18 @@ def painted_text_problems(widget, min_px: float, what: str) -> list[str]:
             seen.append((font.pixelSize() if font.pixelSize() > 0 else pt_to_px(font.pointSizeF()), label.text()))
     small = sorted({(round(px, 1), text[:24]) for px, text in seen if px < min_px - 0.05})
     return [f"{what}: {text!r} painted at {px} px" for px, text in small[:6]]
+
+
+def cut_title_problems(view, what: str) -> list[str]:
+    """Titles and notes of a figure's canvas drawn past its bottom or top edge, their last lines cut (the word-
+    order notes lost three lines at 1920×1080 under tall colour bars)."""
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    out = []
+    for t in _title_items(canvas.scene()):
+        box = canvas.mapFromScene(t.item.sceneBoundingRect()).boundingRect()
+        if box.bottom() > canvas.height() + 2 or box.top() < -2:
+            text = re.sub(r"<[^>]+>", " ", t.text)[:40]
+            out.append(f"{what}: {text!r} is cut at the figure's edge ({box.top()}–{box.bottom()} of {canvas.height()})")
+    return out
