@@ -194,7 +194,9 @@ class LessonStage(QWidget):
         except AttnvizError as exc:
             self._failed(str(exc))
             return
-        self.view, self.selection, self.trace = view, selection, trace
+        from attnviz.gui.views.lesson_page import on_page
+
+        self.view, self.selection, self.trace = on_page(view), selection, trace
         _figure_only(view)
         self.body.addWidget(view, 1)
         view.show()
@@ -306,7 +308,9 @@ def start_lesson(win, lesson, measure_n: int = CAPTION_N, first: int = 0) -> Les
             stage.end()
             stage.deleteLater()
 
+    first = min(max(int(first), 0), len(lesson.scenes) - 1)
+    stage.index = first  # the hint on entering offers the keys that move from this scene (show_scene follows)
     enter_presentation(win, stage)
     mode.changed.connect(finished)
-    stage.show_scene(min(max(int(first), 0), len(lesson.scenes) - 1))
+    stage.show_scene(first)
     return stage

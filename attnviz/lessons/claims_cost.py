@@ -13,7 +13,30 @@ from attnviz.lessons.claim_result import ClaimResult
 
 from attnviz.runtime.attention_cost import SLIDE_LENGTHS as DEFAULT_LENGTHS  # a few seconds on a laptop's CPU
 
-__all__ = ["attention_cost", "judge_cost", "DEFAULT_LENGTHS"]
+__all__ = ["attention_cost", "judge_cost", "DEFAULT_LENGTHS", "power_of_t", "growth_words"]
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+NEAR_WHOLE = 0.15  # a fitted exponent this close to a whole number reads as that power of T
+
+
+def power_of_t(k: int) -> str:
+    """T to a whole power as a lecturer writes it on a slide: "T²", "T", "1" (not "T^2")."""
+    if k == 0:
+        return "1"
+    return "T" if k == 1 else "T" + str(k).translate(_SUPERSCRIPT)
+
+
+def growth_words(exponent: float) -> str:
+    """The fitted exponent in words, the measured number kept: "to the power 1.98 (≈ T²)"; an exponent between
+    whole powers says so ("to the power 1.50, between T and T²") rather than rounding to a power it is not."""
+    import math
+
+    if exponent != exponent:  # NaN: fewer than two lengths ran
+        return "not measured (too few lengths ran)"
+    k = round(exponent)
+    if abs(exponent - k) <= NEAR_WHOLE:
+        return f"to the power {exponent:.2f} (≈ {power_of_t(k)})"
+    return f"to the power {exponent:.2f}, between {power_of_t(math.floor(exponent))} and {power_of_t(math.ceil(exponent))}"
 
 
 def _lengths(max_length: int) -> list[int]:
@@ -49,9 +72,11 @@ def judge_cost(cost, tolerance: float = 0.3, model: str | None = None) -> ClaimR
     values = {"eager_exp": eager, "tiled_exp": tiled, "t_max": cost.lengths[last],
               "eager_mb": cost.bytes["eager"][last] / 1e6, "tiled_mb": cost.bytes["tiled"][last] / 1e6,
               "eager_ms": cost.ms["eager"][last], "tiled_ms": cost.ms["tiled"][last], "machine": cost.machine,
-              "heads": cost.n_heads, "d_head": cost.d_head, "model": model or shape, "shape": shape}
-    line = (f"memory against T on {cost.machine}: eager (T×T scores) grows as T^{eager:.2f}, tiled (SDPA) as "
-            f"T^{tiled:.2f}; at T = {values['t_max']:,}: {values['eager_mb']:.1f} MB vs {values['tiled_mb']:.1f} MB, "
+              "heads": cost.n_heads, "d_head": cost.d_head, "model": model or shape, "shape": shape,
+              "eager_growth": growth_words(eager), "tiled_growth": growth_words(tiled)}
+    # the words of the scene's caption and the deck (issue 36: "grows as T^2.00" in `lesson check`)
+    line = (f"memory against T on {cost.machine}: eager (T×T scores) grows with T {values['eager_growth']}, tiled "
+            f"(SDPA) {values['tiled_growth']}; at T = {values['t_max']:,}: {values['eager_mb']:.1f} MB vs {values['tiled_mb']:.1f} MB, "
             f"{values['eager_ms']:.0f} ms vs {values['tiled_ms']:.0f} ms ({shape}"
             + (f", {model}'s shape)" if model else ")"))
     return ClaimResult("attention-cost", here=eager, held_out=None, ok=ok, line=line, values=values)

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QApplication
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
            "row_label_problems", "stage_text_problems", "bar_overflow_problems",
-           "axis_title_overlaps"]
+           "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems",
+           "cut_title_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -274,3 +275,92 @@ def axis_title_overlaps(view, what: str) -> list[str]:
         if label is not None and label.isVisible() and label.toPlainText().strip():
             boxes.append((label.toPlainText().strip(), label.sceneBoundingRect()))
     return _overlaps(boxes, f"{what}: axis titles")
+
+
+def scroll_problems(widget, what: str) -> list[str]:
+    """A presented page (a lesson's scene) that scrolls: part of it is off screen until someone scrolls (the patch
+    filters' note under their tiles at 1280×720 and 1920×1080)."""
+    from PySide6.QtWidgets import QScrollArea
+
+    out = []
+    for area in widget.findChildren(QScrollArea):
+        if not area.isVisible():
+            continue
+        for name, bar in (("down", area.verticalScrollBar()), ("across", area.horizontalScrollBar())):
+            if bar.maximum() > 0:
+                out.append(f"{what}: the figure scrolls {name} ({bar.maximum()} px off screen)")
+    return out
+
+
+def cut_row_label_problems(view, what: str) -> list[str]:
+    """Row labels drawn past their axis' top or bottom, where the axis cuts them and the title above covers them
+    (the first row of a 128-row map, "0 I", half under its title). Read from the label strip each row axis last
+    drew (its image and where it went), for axes showing all their rows (a zoomed map's strip holds rows
+    outside the view on purpose)."""
+    from attnviz.gui.widgets.token_axis import TokenAxisItem
+
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    out = []
+    for ax in [it for it in canvas.scene().items() if isinstance(it, TokenAxisItem)]:
+        strip = getattr(ax, "_strip", None)
+        if ax.orientation != "left" or not ax.isVisible() or strip is None or ax.view is None or not ax.labels:
+            continue
+        (_, _), (y0, y1) = ax.view.viewRange()
+        if y0 > 0.01 or y1 < len(ax.labels) - 0.01:
+            continue  # zoomed: rows outside the view are drawn into the strip on purpose
+        image, y = strip[4], strip[6]
+        top, bottom = y, y + image.height() / image.devicePixelRatio()
+        height = ax.boundingRect().height()
+        # the label images carry a pixel of antialiasing margin: more than 2 px out is a cut glyph
+        if top < -2 or bottom > height + 2:
+            out.append(f"{what}: row labels run {max(-top, bottom - height):.0f} px past their axis (cut, under "
+                       "the title or the next row)")
+    return out
+
+
+def painted_text_problems(widget, min_px: float, what: str) -> list[str]:
+    """Text a figure's widgets paint themselves (the walkthrough grids' titles, shapes, labels, numbers and
+    colour-bar ticks; drawn with QPainter.drawText from Python) and the texts of its QLabels (operators such as
+    "× 0.25 ="), each at least ``min_px``: recorded while ``widget`` is drawn once off screen."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtWidgets import QLabel
+
+    seen = []
+    original = QPainter.drawText
+
+    def recorded(painter, *args):
+        font = painter.font()
+        px = font.pixelSize() if font.pixelSize() > 0 else pt_to_px(font.pointSizeF())
+        text = next((a for a in args if isinstance(a, str)), "")
+        if text.strip():
+            seen.append((px, text))
+        return original(painter, *args)
+
+    QPainter.drawText = recorded  # Python-side calls (the grids paint from Python) look the method up here
+    try:
+        widget.grab()
+    finally:
+        QPainter.drawText = original
+    for label in widget.findChildren(QLabel):
+        if label.isVisibleTo(widget) and label.text().strip():
+            font = label.font()
+            seen.append((font.pixelSize() if font.pixelSize() > 0 else pt_to_px(font.pointSizeF()), label.text()))
+    small = sorted({(round(px, 1), text[:24]) for px, text in seen if px < min_px - 0.05})
+    return [f"{what}: {text!r} painted at {px} px" for px, text in small[:6]]
+
+
+def cut_title_problems(view, what: str) -> list[str]:
+    """Titles and notes of a figure's canvas drawn past its bottom or top edge, their last lines cut (the word-
+    order notes lost three lines at 1920×1080 under tall colour bars)."""
+    canvas = getattr(view, "canvas", None)
+    if canvas is None:
+        return []
+    out = []
+    for t in _title_items(canvas.scene()):
+        box = canvas.mapFromScene(t.item.sceneBoundingRect()).boundingRect()
+        if box.bottom() > canvas.height() + 2 or box.top() < -2:
+            text = re.sub(r"<[^>]+>", " ", t.text)[:40]
+            out.append(f"{what}: {text!r} is cut at the figure's edge ({box.top()}–{box.bottom()} of {canvas.height()})")
+    return out

@@ -20,8 +20,8 @@ import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from layout_audit import (MIN_PX, PRESENT_PX, axis_title_overlaps, bar_overflow_problems,  # noqa: E402
-                          presented_label_problems, row_label_problems, square_map_problems,
-                          stage_text_problems)
+                          cut_row_label_problems, painted_text_problems, presented_label_problems, row_label_problems, scroll_problems,
+                          square_map_problems, stage_text_problems)
 from test_layout_audit import SIZES, _audit_widget, _bundled  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -73,6 +73,9 @@ def _lesson_problems(make_window, qtbot, size, monkeypatch) -> list[str]:
             problems += row_label_problems(stage.view, MIN_PX, what)
             problems += stage_text_problems(stage, MIN_PX, what)
             problems += bar_overflow_problems(stage.view, what) + axis_title_overlaps(stage.view, what)
+            # a scene is a page: nothing off screen until someone scrolls, no row label cut at its axis' end
+            problems += scroll_problems(stage, what) + cut_row_label_problems(stage.view, what)
+            problems += painted_text_problems(stage.view, MIN_PX, what)  # the grids' shapes, ticks, operators
             # the causal mask's maps too, side by side (S + M and P were ~180 px with ~9 px labels at 720)
             problems += presented_label_problems(stage.view, PRESENT_PX * h / 1080, what,
                                                  side_by_side=scene.view == "causal-mask")
@@ -171,3 +174,72 @@ def test_matrix_form_label_audit_sees_small_strip_labels(qapp):
 def matrix_form_label_problems(view, what: str) -> list[str]:
     """:func:`row_label_problems` at :data:`MIN_PX` (the name the matrix-form tests import)."""
     return row_label_problems(view, MIN_PX, what)
+
+
+def _long_map(qapp, height: int):
+    """A 128-row map (every 8th row named, as "Positions as waves") under a title, in a canvas ``height`` tall."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from attnviz.gui.views.heatmap_data import quantize
+    from attnviz.gui.widgets.heatmap import LabelledHeatmap
+
+    canvas = pg.GraphicsLayoutWidget()
+    m = LabelledHeatmap()
+    canvas.addItem(m)
+    values = np.random.default_rng(0).uniform(-1, 1, (128, 64))
+    m.set_image(quantize(values, 1.0, vmin=-1.0), values.shape)
+    m.set_labels([f"{i} t" for i in range(128)], [str(d) for d in range(64)])
+    m.left.set_major(range(0, 128, 8))
+    m.set_title("a title right above the first row")
+    canvas.resize(900, height)
+    canvas.show()
+    for _ in range(4):
+        QApplication.processEvents()
+    canvas.grab()  # the axes draw their label strips
+    return canvas, m
+
+
+def test_row_labels_stay_inside_their_axis(qapp, monkeypatch):
+    """The first row's label of a long map is drawn inside its axis, not half under the title (scene 13 at
+    1280×720); control: with the labels at their rows' centres (the old drawing) the audit reports the cut."""
+    from types import SimpleNamespace
+
+    from attnviz.gui.widgets.token_label_images import LabelImages
+
+    canvas, m = _long_map(qapp, 480)
+    try:
+        assert cut_row_label_problems(SimpleNamespace(canvas=canvas), "fixed") == []
+        monkeypatch.setattr(LabelImages, "_text_positions", lambda self, idx, pos, r, fm: (idx, pos))
+        m.left._strip = None
+        m.left.update()
+        canvas.grab()
+        assert cut_row_label_problems(SimpleNamespace(canvas=canvas), "control"), "the cut label was not seen"
+    finally:
+        canvas.close()
+        canvas.deleteLater()
+
+
+def test_painted_text_audit_sees_small_grid_text(qapp):
+    """Negative control of painted_text_problems: a grid drawn in a small style is reported, the same grid in the
+    presenting style is not."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from attnviz.gui.style import ViewStyle
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    toks = [f"t{i}" for i in range(6)]
+    for scale, small in ((0.6, True), (2.0, False)):
+        grid = MatrixGrid("Q", style=replace(ViewStyle(), font_scale=scale))
+        grid.set_data(np.random.default_rng(0).normal(size=(6, 4)), title="Q", row_labels=toks)
+        grid.resize(500, 400)
+        grid.show()
+        QApplication.processEvents()
+        try:
+            found = painted_text_problems(grid, MIN_PX, "control")
+            assert bool(found) == small, (scale, found)
+        finally:
+            grid.close()
+            grid.deleteLater()

@@ -27,7 +27,7 @@ def test_the_claim_holds_as_measured_and_names_its_numbers():
     assert res.ok, res.line
     assert abs(res.values["eager_exp"] - 2) <= 0.3 and abs(res.values["tiled_exp"] - 1) <= 0.3
     assert res.values["eager_mb"] > 10 * res.values["tiled_mb"]  # T×T against T·d at the longest length
-    assert "cores" in res.values["machine"] and "T^" in res.line
+    assert "cores" in res.values["machine"] and "(≈ T²)" in res.line and "^" not in res.line
 
 
 @pytest.mark.parametrize("swap", ["tiled-is-eager", "eager-is-tiled"])
@@ -74,6 +74,9 @@ def test_judge_cost_on_injected_points():
     assert held.ok and held.values["eager_exp"] == pytest.approx(2) and held.values["tiled_exp"] == pytest.approx(1)
     assert held.values["eager_mb"] == pytest.approx(40 * 2048 ** 2 / 1e6)  # the longest length's own point
     assert "charlm" in held.line and "test-cpu" in held.line
+    # `lesson check` prints this line: the caption's words, not "grows as T^2.00" (issue 36)
+    assert "grows with T to the power 2.00 (≈ T²)" in held.line and "(SDPA) to the power 1.00 (≈ T)" in held.line
+    assert "^" not in held.line
     # negative controls: eager memory growing linearly (a path that never built T×T) fails, and so does a
     # tiled path that grows like T²
     assert not judge_cost(_fake(40 * t, 3000 * t)).ok
@@ -90,7 +93,7 @@ def test_the_scene_caption_names_model_machine_and_the_injected_points(monkeypat
     caption = format_caption(_scene().caption, res)
     assert "charlm" in caption and "4 heads × 16" in caption and "a test machine" in caption
     # the fitted exponents as a lecturer reads them (issue 36: "T^2.00" printed its caret on the slide)
-    assert "to the power 2.00" in caption and "to the power 1.00" in caption and "^" not in caption and f"{40 * 2048 ** 2 / 1e6:.0f} MB" in caption
+    assert "to the power 2.00 (≈ T²)" in caption and "to the power 1.00 (≈ T)" in caption and "^" not in caption and f"{40 * 2048 ** 2 / 1e6:.0f} MB" in caption
     # the control: the same scene with linearly growing eager memory is refused
     _inject(monkeypatch, _fake(40 * t, 3000 * t))
     assert not evaluate_claim(_scene(), Workbench()).ok
@@ -121,3 +124,14 @@ def test_the_figure_exports_the_injected_points(tmp_path, monkeypatch, suffix):
     assert main(["export", "--model", "charlm", "--text", "a b c", "--view", "attention-cost", "-o", str(out)]) == 0
     head = out.read_bytes()[:8]
     assert head.startswith(b"%PDF") if suffix == "pdf" else head == b"\x89PNG\r\n\x1a\n"
+
+
+def test_growth_words_keep_the_measured_exponent_and_name_only_a_power_it_is_near():
+    from attnviz.lessons.claims_cost import growth_words, power_of_t
+
+    assert [power_of_t(k) for k in (0, 1, 2, 3, 12)] == ["1", "T", "T²", "T³", "T¹²"]
+    assert growth_words(1.98) == "to the power 1.98 (≈ T²)"
+    assert growth_words(1.04) == "to the power 1.04 (≈ T)"
+    # control: halfway between powers is not rounded to one of them
+    assert growth_words(1.5) == "to the power 1.50, between T and T²"
+    assert growth_words(float("nan")).startswith("not measured")

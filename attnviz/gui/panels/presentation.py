@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
-from attnviz.gui.panels.presentation_hint import PresentationHint, can_step, leave_text, step_position
+from attnviz.gui.panels.presentation_hint import PresentationHint, end_text, leave_text, step_position
 
 __all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
 
@@ -157,7 +157,7 @@ class PresentationMode(QObject):
                 win.showFullScreen()
             self._present(widget)
             # Page Down is offered only where there are steps (a head map has none)
-            self._hint().flash(leave_text(self.figure is not None and can_step(self.figure)))
+            self._hint().flash(leave_text(self.figure))
         else:
             self._present(widget)
         self._sync_action(True)
@@ -222,10 +222,7 @@ class PresentationMode(QObject):
             fig.set_step(before[0] + delta)
         after = step_position(fig)
         if before is not None and after is not None and after[0] == before[0]:
-            # a clicker at either end would otherwise stop without a word
-            where = "the last" if delta > 0 else "the first"
-            back = "Page Up goes back" if delta > 0 else "Page Down goes on"
-            self._hint().flash(f"This is {where} step ({after[0] + 1} of {after[1]}) · {back} · Esc: back to the app")
+            self._hint().flash(end_text(fig, delta))  # a clicker at either end would otherwise stop without a word
 
     def _route_selection_keys(self, fig) -> None:
         """A figure with a selection of its own (a lesson's scene, ``step_selection(field, delta)``) takes

@@ -10,14 +10,54 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QWidget
 
 __all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step", "free_spot",
-           "two_lines"]
+           "two_lines", "step_keys", "step_unit", "end_text"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
 
 
-def leave_text(has_steps: bool) -> str:
-    """The hint on entering: Page Down / Page Up only for a figure that has steps."""
-    return LEAVE_TEXT if has_steps else LEAVE_TEXT.split(" · Page Down")[0]
+def leave_text(fig) -> str:
+    """The hint on entering: how to leave, and only the clicker keys that do something on ``fig`` (a lesson's
+    first scene has no previous one, a head map no steps: issue 36 found "Page Down" offered where it did
+    nothing). ``fig`` may be a plain ``bool`` (has steps: both keys, "step")."""
+    leave = LEAVE_TEXT.split(" · Page Down")[0]
+    if isinstance(fig, bool):
+        return LEAVE_TEXT if fig else leave
+    keys = step_keys(fig)
+    return f"{leave} · {keys}" if keys else leave
+
+
+def step_unit(fig) -> str:
+    """What Page Down moves to on ``fig``: a lesson's "scene", the matrix form's "part", else "step"."""
+    if hasattr(fig, "lesson") and hasattr(fig, "index"):
+        return "scene"
+    return "part" if getattr(fig, "section_box", None) is not None else "step"
+
+
+def step_keys(fig) -> str:
+    """"Page Down / Page Up: next / previous scene", or the one key that moves from an end, or "" where neither
+    does anything (no steps, or a single one)."""
+    if fig is None or not can_step(fig):
+        return ""
+    i, n = step_position(fig)
+    unit = step_unit(fig)
+    on, back = i < n - 1, i > 0
+    if on and back:
+        return f"Page Down / Page Up: next / previous {unit}"
+    if on:
+        return f"Page Down: next {unit}"
+    return f"Page Up: previous {unit}" if back else ""
+
+
+def end_text(fig, delta: int) -> str:
+    """The hint when Page Down (``delta`` > 0) or Page Up found no further step: where the clicker is and the
+    key that does move (a lesson says "scene", the matrix form "part")."""
+    i, n = step_position(fig)
+    unit = step_unit(fig)
+    where = "the last" if delta > 0 else "the first"
+    back = "Page Up goes back" if delta > 0 else "Page Down goes on"
+    return f"This is {where} {unit} ({i + 1} of {n}) · {back} · Esc: back to the app"
+
+
 SHOWN_MS = 4000
 
 

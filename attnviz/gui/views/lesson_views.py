@@ -94,6 +94,7 @@ class PanelsView(BaseView):
             m.setMaximumWidth(-1 if shown else 0.0)
         set_title(self.header, p.title, self.style, 1.4)
         set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
+        self._hold_notes_height()
         for m, panel in zip(self.maps, p.panels):
             values = np.asarray(panel.values, np.float64)
             img = quantize(values, panel.vmax, panel.masked, vmin=panel.vmin)
@@ -179,11 +180,25 @@ class PanelsView(BaseView):
                 if bar.width() > bar.width_at(bar.height()) + 1:
                     bar.updateGeometry()  # asked again at the height it has now
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._hold_notes_height()  # the notes rewrap at the new width
+
+    def _hold_notes_height(self) -> None:
+        """The notes under the maps keep the height their lines need: the maps' tall colour bars (a two-row map's
+        bar as tall as its rotated title) took the row, and at 1920×1080 the word-order notes lost their last
+        three lines (the lesson's scene 12)."""
+        need = self.notes.item.boundingRect().height() if self.notes.isVisible() else 0.0
+        layout = self.figure.layout
+        if abs(layout.rowMinimumHeight(2) - need) > 1:
+            layout.setRowMinimumHeight(2, need)
+
     def _show_legible_cell_text(self) -> None:
         """Cell texts only where a glyph (half a cell high) reaches the smallest legible label: 19 tokens in a
         ~230 px map made 6 px "−∞" nobody could read; then the map's title and its hatch say what the cells
         hold. Drawn again as soon as the cells are large enough (a larger window, fewer tokens, an export)."""
         self._hold_bar_widths()
+        self._hold_notes_height()
         floor_px = floor_pt(self.style, self) * 96.0 / 72.0
         for item in self._texts:
             vb = item.parentItem()  # the ViewBox's child group, then the ViewBox (in scene pixels)

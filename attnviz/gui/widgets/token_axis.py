@@ -341,7 +341,7 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
             p.drawLines([QLineF(x, edge, x, edge + sign * 4) for x in positions.tolist()])
         scale = self._raster_scale(p)
         if scale is None:  # a vector file (SVG, PDF): real text
-            self._paint_text(p, r, fm, idx, positions)
+            self._paint_text(p, r, fm, *self._text_positions(idx, positions, r, fm))
             return
         # on screen and in raster files the labels are drawn once into a strip image that is copied, moved
         # by the pan: a long map's axes repaint on every pan frame, and ~90 labels a frame drawn with

@@ -19,7 +19,7 @@ class LabelImages:
     def _strip_image(self, a: float, b: float, lo: float, hi: float, r: QRectF, fm, scale: float):
         """(image, x, y): the labels whose anchors lie in [lo, hi] along the axis, drawn into one image whose
         top-left goes at local (x, y); each label is drawn once (:meth:`_draw_labels`) and then copied."""
-        idx, positions = self._indices_in_view(a, b, lo, hi)
+        idx, positions = self._text_positions(*self._indices_in_view(a, b, lo, hi), r, fm)
         texts, cache = self._texts()[0], self._label_images
         base = (self.font_factor, self.angle, r.width(), r.height(), scale)
         keys = [(texts[i], i == self.selected, i == self.dimmed, base) for i in idx.tolist()]
@@ -52,6 +52,25 @@ class LabelImages:
             q.drawImage(QPointF(round((x - x0) * scale) / scale, round((y - y0) * scale) / scale), atlas, source)
         q.end()
         return image, x0, y0
+
+    def _text_positions(self, idx, positions, r: QRectF, fm):
+        """(indices, text centres) of a row axis with the labels of rows inside it kept inside it: the first row of
+        a 128-row map (3.7 px rows) centred its label 2 px under the axis' top, half of it above, cut and under
+        the figure's title (the lesson's "Positions as waves"). The tick stays at the row; a label the moved one
+        would now touch gives way."""
+        if self.orientation != "left" or not len(positions):
+            return idx, positions
+        half, height = fm.height() / 2, r.height()
+        if height < 2 * half:
+            return idx, positions
+        inside = (positions >= 0) & (positions <= height)
+        moved = np.where(inside, np.clip(positions, half, height - half), positions)
+        drop = np.zeros(len(idx), bool)
+        for edge in np.nonzero(moved != positions)[0]:
+            near = np.abs(moved - moved[edge]) < fm.height() * self.LINE
+            near[edge] = False
+            drop |= near
+        return idx[~drop], moved[~drop]
 
     @staticmethod
     def _raster_scale(p) -> float | None:
