@@ -1,15 +1,11 @@
 """A figure page's title and caption bands: the title on top (shrunk to the width), the measured caption below
 (wrapped, shrunk to its band down to a floor), both with real subscripts for indices ("W_O", "√d_k").
-Split from :mod:`attnviz.figures.render`, which places the figure between them."""
+Split from :mod:`attnviz.figures.render`, which places the figure between them (``opts``: its ExportOptions, named
+in annotations only: importing render here would make the two modules a cycle)."""
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
-
-if TYPE_CHECKING:
-    from attnviz.figures.render import ExportOptions
 
 __all__ = ["band_height", "paint_title", "paint_caption", "caption_layout", "CAPTION_MIN_PX", "CAPTION_SIDE"]
 

@@ -130,8 +130,12 @@ def test_every_run_of_text_in_an_image_models_views_is_12_px(qtbot, name):
     import attnviz.gui.views as views
     from drawn_text import small_text
 
+    from PySide6.QtWidgets import QGraphicsTextItem
+
     view = _shown(qtbot, getattr(views, name), sample_trace("vit", n_layers=3, grad=True), (673, 447))
-    qtbot.wait(300)
+    # drawn (its text items are in the scene), then a layout pass to settle: a measure of nothing would pass
+    qtbot.waitUntil(lambda: any(isinstance(i, QGraphicsTextItem) and i.isVisible() for i in view.canvas.scene().items()))
+    qtbot.wait(150)
     assert small_text(view.canvas.scene(), MIN_PX, name) == []
 
 
@@ -165,7 +169,7 @@ def test_the_token_lines_headings_and_legend_are_12_px(qtbot):
     from attnviz.gui.views import TokenLinesView
 
     view = _shown(qtbot, TokenLinesView, sample_trace("vit", n_layers=2), (673, 447))
-    qtbot.wait(200)
+    qtbot.wait(150)  # a layout pass to settle (the painter's fonts are checked non-empty below)
     img = QImage(view.canvas.size(), QImage.Format.Format_RGB32)
     painter = Recording(img)
     try:

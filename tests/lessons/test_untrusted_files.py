@@ -22,6 +22,7 @@ VALUES = {"here": 0.81234, "held": 0.955, "n": 200, "query": "it", "target": "an
           "new_templates": 0.66, "off_fixed": 0.941, "off_n": 101, "off_rollout": 0.99, "others": 0.004,
           "pointer_head": 0, "spread_big": 16.3, "spread_small": 2.0, "tv": 0.38, "weight": 0.997,
           "large_fixed": 0.899, "vs_raw": "a tie within noise", "eager_exp": 2.01, "tiled_exp": 1.0, "t_max": 2048,
+          "eager_growth": "to the power 2.01 (≈ T²)", "tiled_growth": "to the power 1.00 (≈ T)",
           "eager_mb": 343.9, "machine": "x86_64, 2 cores, torch 2.13.0+cpu (1 thread), CPU", "model": "charlm",
           "shape": "4 heads × 16", "tiled_mb": 0.56, "eager_ms": 1247.0, "tiled_ms": 93.0,
           "others_rest": 0.004, "max_d": 0.126, "attention_far": 1.0, "attention_ratio_init": 0.88, "far": 24,

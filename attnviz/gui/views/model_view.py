@@ -60,6 +60,9 @@ class ModelView(GridPages, BaseView):
         self.vb.setDefaultPadding(0.01)
         self.left = TokenAxisItem("left", self.style)
         self.top = TokenAxisItem("top", self.style)
+        # the page's size reads the layer labels' width: they grow after the first page names its layers while
+        # the spare column keeps the grid's size (no sigResized), and a 32 × 32 caption said "heads 0–16" of 16
+        self.left.geometryChanged.connect(self._fit_notes)
         self.bar = ColourBarItem(self.style, "attention weight")
         self.figure.addItem(self.title_item, row=0, col=0, colspan=4)
         self.figure.addItem(self.top, row=1, col=1)
