@@ -1,9 +1,11 @@
 """The window on a small screen (a 1280×720 projector): the same docks, arranged for the head map.
 
 Below ``COMPACT_LINES`` of window height the input dock is one line tall (the sentence on one line; the
-examples box and the token strip, whose tokens the head map's axes name anyway, hidden), the model list
-narrows and the head map's group of views gets ``HEAD_MAP_SHARE`` of the views' width, so the head map
-has at least half the window; at a larger height everything is as it was.
+examples box and the token strip, whose tokens the head map's axes name anyway, hidden; an encoder–decoder's
+target beside the sentence; an image's preview a line tall), the model list narrows and the whole model's
+views are tabbed into the head map's group (``view_groups``), so the head map's figure has the views' whole
+width: more than half the window's area (38 % beside All heads at 1280×720). Their tabs that do not fit
+are folded into the Views menu. At a larger height everything is as it was.
 
 The arrangement is a :class:`CompactArrangement`, a child object of the window (deleted with it), found or
 made by :meth:`CompactArrangement.of`; the window's resize event calls :func:`arrange_for_size`. It keeps
@@ -22,7 +24,7 @@ __all__ = ["COMPACT_LINES", "CompactArrangement", "is_compact", "arrange_for_siz
 
 COMPACT_LINES = 800  # window heights below this are arranged for the head map
 MODEL_LIST_SHARE = 0.22  # of a compact window's width for the model list and prediction (400 px at 1080 lines)
-HEAD_MAP_SHARE = 0.72  # of the views' width for the head map's group (the whole model's group: the rest)
+HEAD_MAP_SHARE = 0.72  # of the views' width for the head map's group when the groups cannot be merged
 WIDE_SHARE = 0.55  # the head map's group at a larger size (the whole model's tabs need the rest)
 TAB_ROOM = 8  # px a tab row keeps free (the dock's frame)
 
@@ -89,12 +91,15 @@ class CompactArrangement(QObject):
             self._hooked = True
             area.views_installed.connect(self.split_soon)
             area.layout_reset.connect(self.split_soon)
+            area.layout_restored.connect(self.split_soon)  # a saved layout has the two groups apart
             area.folded_asked.connect(self.show_view)
             area.views_installed.connect(self._watch_docks)
             self._watch_docks()
         if compact:
             self.split_soon()  # once the docks are laid out at the new size: the split is in pixels
         elif crossed:
+            if area is not None:
+                area.split_groups_back()  # the whole model's views beside the head map again
             self.fit_tabs()  # every folded view back
         if crossed:
             self.changed.emit(compact)
@@ -122,6 +127,11 @@ class CompactArrangement(QObject):
         one keeps the split it has, the user's or the first start's)."""
         if self.compact:
             self._model_sized = False
+            area = getattr(self.parent(), "views_area", None)
+            if area is not None and not self._presenting():
+                # at once, not in the timer's turn: tabbing needs no sizes, and a caller that looked at the
+                # views half a second after start-up still saw the two groups apart
+                area.merge_groups()
             self._split_timer.start(0)
 
     def split_views(self) -> None:
@@ -149,9 +159,11 @@ class CompactArrangement(QObject):
             win.resizeDocks([docks["ModelDock"]], [int(win.width() * MODEL_LIST_SHARE)], Qt.Orientation.Horizontal)
             self._split_timer.start(0)
             return
+        if self.compact:
+            area.merge_groups()  # one group: the head map gets the views' whole width
         width = area.width()
         share = views_share(win)
-        if left and right:
+        if left and right and not area.merged:
             area.resizeDocks([left[0], right[0]], [int(width * share), int(width * (1 - share))],
                              Qt.Orientation.Horizontal)
         self._fit_timer.start(0)  # once the split is laid out: the rows are measured at their real widths
@@ -172,18 +184,25 @@ class CompactArrangement(QObject):
         pad = _tab_padding(area)
         share = views_share(self.parent())
         keep, fold = [], []
-        for in_left, room in ((True, area.width() * share), (False, area.width() * (1 - share))):
-            names = [n for n, d in area.docks.items() if (n in area.left_group) == in_left
+        groups = ((None, area.width()),) if area.merged else \
+            ((True, area.width() * share), (False, area.width() * (1 - share)))
+        for in_left, room in groups:
+            names = [n for n, d in area.docks.items() if in_left in (None, n in area.left_group)
                      and not d.isFloating() and (not d.isHidden() or n in area.folded)]
+            if not names:
+                continue
             room = _group_room(area, names, room)
             # who keeps a tab first: the group's first view (the head map, the whole model), the tab in front
             # (folding never changes what is on screen), the view asked for from the menu; then lecture order
             first = [n for n in names if n == names[0] or area.on_screen(n) or n == pinned]
             names = sorted(first, key=lambda n: (n != names[0], n != pinned)) + [n for n in names if n not in first]
-            used = 0.0
+            used, fold_rest = 0.0, False
             for n in names:
                 need = fm.horizontalAdvance(area.docks[n].windowTitle()) + pad
-                if used + need > room - TAB_ROOM and used > 0:  # (a group's first view always stays)
+                # (a group's first view always stays); after the first fold every later view folds too: a short
+                # title further on skipping ahead swapped which views were folded when the type grew (F5)
+                if fold_rest or (used + need > room - TAB_ROOM and used > 0):
+                    fold_rest = True
                     fold.append(n)
                 else:
                     keep.append(n)

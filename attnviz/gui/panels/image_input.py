@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QPixmap
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
                                QWidget)
 
 from attnviz.gui.image_arrays import array_to_qimage, qimage_to_array
@@ -22,7 +22,8 @@ __all__ = ["ImageInput", "IMAGE_FILTER"]
 
 IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp);;All files (*)"
 PREVIEW = 168  # px: large enough to see the patches of a 32 px image at a glance
-COMPACT_PREVIEW = 72  # px in a compact window (1280×720): the dock at 192 px left the head map ~200 px tall
+COMPACT_PREVIEW = 36  # px in a compact window (1280×720): a button's height, so the dock is one line (72 px
+# under two rows left the head map's figure under half the window)
 
 
 class ImageInput(QWidget):
@@ -65,7 +66,7 @@ class ImageInput(QWidget):
         row.addWidget(QLabel("Sample:", self))
         row.addWidget(self.samples)
         row.addStretch(1)
-        buttons = QVBoxLayout()
+        buttons = self._buttons = QBoxLayout(QBoxLayout.Direction.TopToBottom)  # caption beside them when compact
         buttons.addLayout(row)
         buttons.addWidget(self.caption)
         buttons.addStretch(1)
@@ -137,6 +138,8 @@ class ImageInput(QWidget):
         """A smaller preview in a compact window (the head map's axes name the patches)."""
         side = COMPACT_PREVIEW if on else PREVIEW
         self.preview.setFixedSize(side, side)
+        self._buttons.setDirection(QBoxLayout.Direction.LeftToRight if on else QBoxLayout.Direction.TopToBottom)
+        self.caption.setWordWrap(not on)  # one line beside the buttons
         self._draw_preview()
 
     def _draw_preview(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QTextOption
-from PySide6.QtWidgets import (QComboBox, QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QVBoxLayout,
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QVBoxLayout,
                                QWidget)
 
 from attnviz.gui.panels.image_input import ImageInput
@@ -104,8 +104,12 @@ class InputPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.examples_box)
-        lay.addWidget(self.stack)
-        lay.addWidget(self.target_row)
+        # the sentence and an encoder–decoder's target: one above the other, side by side when compact (one
+        # line: translate's dock was two lines, 78 px, at 1280×720)
+        self.line = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self.line.addWidget(self.stack, 1)
+        self.line.addWidget(self.target_row, 1)
+        lay.addLayout(self.line)
         lay.addWidget(self.strip_label)
         lay.addWidget(self.strip)
         lay.addStretch(1)
@@ -126,6 +130,7 @@ class InputPanel(QWidget):
         the full panel."""
         self.compact = on
         self.edit.set_lines(1 if on else 3)
+        self.line.setDirection(QBoxLayout.Direction.LeftToRight if on else QBoxLayout.Direction.TopToBottom)
         self.image.set_compact(on)
         self._show_parts()
 

@@ -19,6 +19,8 @@ import logging
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
+from attnviz.gui.panels import view_groups
+
 __all__ = ["ViewsArea", "ViewDock", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ class ViewsArea(QMainWindow):
     view_built = Signal(object)  # the view, just built (and given the current trace if on screen)
     folded_asked = Signal(str)  # a folded view raised (shown again): the compact layout refits the tab rows
     layout_reset = Signal()  # every dock back in the first-start arrangement (the compact layout refits)
+    layout_restored = Signal()  # a saved layout restored (the compact layout merges its groups again)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -87,6 +90,7 @@ class ViewsArea(QMainWindow):
         self._dirty: set[str] = set()  # built views that owe an update (hidden when the trace came)
         self._visible: dict[str, bool] = {}
         self.folded: list[str] = []  # docks closed while the window is compact (see fold)
+        self.merged = False  # the whole model's group tabbed into the head map's (a compact window, see merge_groups)
         self._selection = self._style = None
         self._trace = None
         self._empty_reason: str | None = None  # why no trace is shown (None: no input has run yet)
@@ -247,15 +251,32 @@ class ViewsArea(QMainWindow):
 
     def restoreState(self, state, version: int = 0) -> bool:  # noqa: N802 - Qt's name
         self.folded = []
-        return self._arrange(super().restoreState, state, version)
+        self.merged = False  # a saved layout has its two groups (saveState splits them back first)
+        try:
+            return self._arrange(super().restoreState, state, version)
+        finally:
+            self.layout_restored.emit()
 
     def saveState(self, version: int = 0):  # noqa: N802 - Qt's name
-        """The layout with the folded docks open (folding is for this window size, not a user's choice)."""
+        """The layout with the folded docks open and the two groups apart (folding and merging are for this
+        window size, not a user's choice: a layout saved at 1280×720 and restored at 1920×1080 kept one group)."""
         folded = self.unfold()
+        merged = self.merged
+        self.split_groups_back(resplit=False)
         try:
             return super().saveState(version)
         finally:
+            if merged:
+                self.merge_groups()
             self.fold(folded)
+
+    def merge_groups(self) -> None:
+        """The whole model's views tabbed into the head map's group (a compact window; see ``view_groups``)."""
+        view_groups.merge(self)
+
+    def split_groups_back(self, resplit: bool = True) -> None:
+        """The whole model's views in their own group again (see ``view_groups``)."""
+        view_groups.split_back(self, resplit)
 
     def fold(self, names) -> None:
         """Close the docks ``names`` for now (a compact window: their group's tab row cannot show them
@@ -285,6 +306,7 @@ class ViewsArea(QMainWindow):
 
     def _reset_docks(self) -> None:
         self.folded = []  # every dock is shown again below
+        self.merged = False  # two groups again (a compact window merges them once laid out)
         groups: dict[bool, list[QDockWidget]] = {True: [], False: []}
         for name, dock in self.docks.items():
             left = name in LEFT_GROUP
@@ -311,9 +333,8 @@ class ViewsArea(QMainWindow):
         """The head map's group gets 55 % of the width (a 1280×720 window: 72 %, the head map needs the room)."""
         from attnviz.gui.panels.compact_layout import views_share
 
-        left = [d for n, d in self.docks.items() if n in LEFT_GROUP and not d.isFloating()]
-        right = [d for n, d in self.docks.items() if n not in LEFT_GROUP and not d.isFloating()]
-        if left and right:
+        left, right = view_groups.groups(self)
+        if left and right and not self.merged:
             share = views_share(self.window())
             self.resizeDocks([left[0], right[0]], [int(self.width() * share), int(self.width() * (1 - share))],
                              Qt.Orientation.Horizontal)

@@ -1,0 +1,68 @@
+"""The attention views' two dock groups, tabbed into one in a compact window and apart again at a larger size.
+
+At 1280×720 the head map's group beside the whole model's left the head map's figure ~38 % of the window's
+area; tabbed into one group the head map gets the views' whole width (~55 %), and All heads is one tab
+away. Functions of a :class:`~attnviz.gui.panels.views_area.ViewsArea` (``area``), which keeps ``merged``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget
+
+__all__ = ["groups", "merge", "split_back"]
+
+
+def groups(area) -> tuple[list[QDockWidget], list[QDockWidget]]:
+    """The docked (not floating) docks of the head map's group and of the whole model's."""
+    left = [d for n, d in area.docks.items() if n in area.left_group and not d.isFloating()]
+    right = [d for n, d in area.docks.items() if n not in area.left_group and not d.isFloating()]
+    return left, right
+
+
+def merge(area) -> None:
+    """Tab the whole model's views into the head map's group (a compact window): one row of tabs across
+    the views' width, so the head map gets it all (beside All heads it had 38 % of a 1280×720 window's
+    area). :func:`split_back` undoes it."""
+    left, right = groups(area)
+    if area.merged or not left or not right:
+        return
+    front = [d for d in left + right if area.on_screen(d.objectName())]
+    area._arranging = True  # (the area's own flag: build no view while Qt re-tabs its docks)
+    try:
+        for dock in right:
+            area.tabifyDockWidget(left[0], dock)
+    finally:
+        area._arranging = False
+    area.merged = True
+    for dock in front[:1]:  # the head map's group's tab in front stays in front
+        QDockWidget.raise_(dock)
+
+
+def split_back(area, resplit: bool = True) -> None:
+    """The whole model's views back in their own group on the right (the window left the compact size);
+    with ``resplit``, the groups' widths are set again once laid out."""
+    left, right = groups(area)
+    if not area.merged:
+        return
+    area.merged = False
+    if not right:
+        return
+    front = [d for d in left if area.on_screen(d.objectName())]
+    hidden = {d for d in right if d.isHidden()}
+    area._arranging = True
+    try:
+        for i, dock in enumerate(right):
+            area.removeDockWidget(dock)
+            if i == 0:
+                area.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            else:
+                area.tabifyDockWidget(right[0], dock)
+            dock.setVisible(dock not in hidden)
+    finally:
+        area._arranging = False
+    shown = [d for d in right if d not in hidden]
+    for dock in shown[:1] + front[:1]:
+        QDockWidget.raise_(dock)
+    if resplit and left:
+        area._split_timer.start(0)
