@@ -9,6 +9,8 @@ a lesson's scenes (:mod:`attnviz.gui.lesson_mode` presents its stage with the sa
 
 from __future__ import annotations
 
+import weakref
+
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -72,9 +74,16 @@ class _DockSizesAfterResize(QObject):
 
     def eventFilter(self, obj, event) -> bool:
         if event.type() == QEvent.Type.Resize and any(obj is w for w in self._watched):
-            win, sizes = self._win, self._sizes
-            QTimer.singleShot(0, self, lambda: win.isFullScreen() or _resize_docks(win, sizes))
+            # the timer's function holds this object weakly: a pending call whose context is deleted with the
+            # window stays referenced by PySide, and a lambda holding the window kept every view's Python
+            # object (and their parentless menus) alive after the window was gone
+            me = weakref.ref(self)
+            QTimer.singleShot(0, self, lambda: (obj := me()) is not None and obj._reapply())
         return False
+
+    def _reapply(self) -> None:
+        if not self._win.isFullScreen():
+            _resize_docks(self._win, self._sizes)
 
     def _done(self) -> None:
         for w in self._watched:
