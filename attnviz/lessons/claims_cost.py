@@ -12,32 +12,10 @@ from __future__ import annotations
 from attnviz.lessons.claim_result import ClaimResult
 
 from attnviz.runtime.attention_cost import SLIDE_LENGTHS as DEFAULT_LENGTHS  # a few seconds on a laptop's CPU
+# the words for a fitted exponent live beside the fit (the app's cost view titles its figure with them too)
+from attnviz.runtime.attention_cost import NEAR_WHOLE, growth_words, power_of_t  # noqa: F401
 
 __all__ = ["attention_cost", "judge_cost", "DEFAULT_LENGTHS", "power_of_t", "growth_words"]
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-NEAR_WHOLE = 0.15  # a fitted exponent this close to a whole number reads as that power of T
-
-
-def power_of_t(k: int) -> str:
-    """T to a whole power as a lecturer writes it on a slide: "T²", "T", "1" (not "T^2")."""
-    if k == 0:
-        return "1"
-    return "T" if k == 1 else "T" + str(k).translate(_SUPERSCRIPT)
-
-
-def growth_words(exponent: float) -> str:
-    """The fitted exponent in words, the measured number kept: "to the power 1.98 (≈ T²)"; an exponent between
-    whole powers says so ("to the power 1.50, between T and T²") rather than rounding to a power it is not."""
-    import math
-
-    if exponent != exponent:  # NaN: fewer than two lengths ran
-        return "not measured (too few lengths ran)"
-    k = round(exponent)
-    if abs(exponent - k) <= NEAR_WHOLE:
-        return f"to the power {exponent:.2f} (≈ {power_of_t(k)})"
-    return f"to the power {exponent:.2f}, between {power_of_t(math.floor(exponent))} and {power_of_t(math.ceil(exponent))}"
-
 
 def _lengths(max_length: int) -> list[int]:
     """256, 512, … doubling up to ``max_length``."""

@@ -22,7 +22,7 @@ import numpy as np
 from attnviz.errors import InputError
 
 __all__ = ["AttentionCost", "measure_attention_cost", "shared_attention_cost", "trace_attention_shape",
-           "growth_exponent", "PATHS", "DEFAULT_LENGTHS", "SLIDE_LENGTHS"]
+           "growth_exponent", "PATHS", "DEFAULT_LENGTHS", "SLIDE_LENGTHS", "growth_words", "power_of_t", "NEAR_WHOLE"]
 
 DEFAULT_LENGTHS = (256, 512, 1024, 2048, 4096)
 SLIDE_LENGTHS = (256, 512, 1024, 2048)  # the slide, its lesson scene and the app's Measure: seconds on a laptop CPU
@@ -192,3 +192,27 @@ def growth_exponent(lengths, values, min_value: float = 0.0) -> float:
     if keep.sum() < 2:
         return float("nan")
     return float(np.polyfit(np.log(t[keep]), np.log(y[keep]), 1)[0])
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+NEAR_WHOLE = 0.15  # a fitted exponent this close to a whole number reads as that power of T
+
+
+def power_of_t(k: int) -> str:
+    """T to a whole power as a lecturer writes it on a slide: "T²", "T", "1" (not "T^2")."""
+    if k == 0:
+        return "1"
+    return "T" if k == 1 else "T" + str(k).translate(_SUPERSCRIPT)
+
+
+def growth_words(exponent: float) -> str:
+    """The fitted exponent in words, the measured number kept: "to the power 1.98 (≈ T²)"; an exponent between
+    whole powers says so ("to the power 1.50, between T and T²") rather than rounding to a power it is not."""
+    import math
+
+    if exponent != exponent:  # NaN: fewer than two lengths ran
+        return "not measured (too few lengths ran)"
+    k = round(exponent)
+    if abs(exponent - k) <= NEAR_WHOLE:
+        return f"to the power {exponent:.2f} (≈ {power_of_t(k)})"
+    return f"to the power {exponent:.2f}, between {power_of_t(math.floor(exponent))} and {power_of_t(math.ceil(exponent))}"

@@ -50,7 +50,9 @@ def test_the_view_draws_the_measured_points_and_names_them(view):
     assert any(np.allclose(y, np.array(T) * 3000 / 1e6) for _, y in curves)
     assert any(np.allclose(y, [9, 30, 90, 900]) for _, y in _drawn(view.plots["ms"]))
     title = view.title_item.text
-    assert "to the power 2.00 (eager) vs 1.00 (tiled)" in title and "^" not in title and "4 heads × 16" in title
+    # the exponent as a lecturer writes it, the measured number kept (was "to the power 2.00 (eager) vs 1.00")
+    assert "eager grows with T to the power 2.00 (≈ T²), tiled to the power 1.00 (≈ T)" in title
+    assert "^" not in title and "4 heads × 16" in title
     assert "charlm" in title and "a test machine" in view.notes.text
 
 

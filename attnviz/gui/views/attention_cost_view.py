@@ -139,7 +139,7 @@ class AttentionCostView(BaseView):
                                        "— measured on this machine, never estimated", self.style)
             set_title(self.notes, "", self.style, 1.0)
             return
-        from attnviz.runtime.attention_cost import growth_exponent
+        from attnviz.runtime.attention_cost import growth_exponent, growth_words
 
         c = self.cost
         for key, plot in self.plots.items():
@@ -153,7 +153,7 @@ class AttentionCostView(BaseView):
                               symbolPen=colour, name=NAMES[name])
         eager, tiled = (growth_exponent(c.lengths, c.bytes[n]) for n in ("eager", "tiled"))
         set_title(self.title_item, f"Attention time and memory against T · {model}{heads} heads × {d_head}, one "
-                                   f"layer, float32 · memory grows with T to the power {eager:.2f} (eager) vs {tiled:.2f} (tiled)",
+                                   f"layer, float32 · memory: eager grows with T {growth_words(eager)}, tiled {growth_words(tiled)}",
                   self.style)
         set_title(self.notes, f"measured on {c.machine}" + ("; " + "; ".join(c.notes) if c.notes else ""),
                   self.style, 1.0)
