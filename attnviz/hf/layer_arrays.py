@@ -226,9 +226,7 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, we
     stream = block.get("stream") if block is not None else None
     if have("h", "z", "W_o", "b_o") and stream is not None and (i == 0 or stream_key in kept):
         def mid(pick):
-            rows = stream[0][torch.from_numpy(pick)].float().numpy()
-            if i > 0 and not _rows_agree(np.asarray(kept[stream_key][pick]), rows):
-                raise ValueError("the block's stream is not the previous layer's output")
+            rows = _stream_rows(stream, kept[stream_key] if i > 0 else None, pick)
             # the same sum in torch: NumPy's BLAS threads woken between torch's took ~19 ms a layer here
             z = torch.from_numpy(np.ascontiguousarray(out[p + "z"][:, pick].transpose(1, 0, 2))).flatten(1)
             if weights is not None and "W_o" in weights and "b_o" in weights:  # the same weights as tensors: no copy
@@ -241,7 +239,7 @@ def _as_rules(i: int, out: dict, block: dict | None, kept: dict, rules: dict, we
         # the first layer's stream is the embeddings', later ones the previous layer's output: each checked once
         move("h", "mid_stream", [stream_key, p + "z", p + "W_o", p + "b_o"], mid, memo_name="h" if i else "h0")
     if i > 0 and have("x") and stream is not None and stream_key in kept:
-        _x_as_rule(p, out, block, kept[stream_key], stream, have, move)
+        _x_as_rule(p, out, block, stream_key, kept[stream_key], stream, have, move)
 
 
 def _first_norm(block: dict | None):
@@ -257,7 +255,17 @@ def _first_norm(block: dict | None):
     return norm, w, (b if isinstance(b, torch.Tensor) else None), float(eps)
 
 
-def _x_as_rule(p: str, out: dict, block: dict, kept_stream: np.ndarray, stream: torch.Tensor, have, move) -> None:
+def _stream_rows(stream: torch.Tensor, kept_stream, pick: np.ndarray) -> np.ndarray:
+    """Rows ``pick`` of the stream entering the block, checked against the previous layer's kept output (None:
+    the first layer, whose stream is the embeddings') — a rule over ``resid`` must read the same numbers."""
+    rows = stream[0][torch.from_numpy(pick)].float().numpy()
+    if kept_stream is not None and not _rows_agree(np.asarray(kept_stream[pick]), rows):
+        raise ValueError("the block's stream is not the previous layer's output")
+    return rows
+
+
+def _x_as_rule(p: str, out: dict, block: dict, stream_key: str, kept_stream: np.ndarray, stream: torch.Tensor,
+               have, move) -> None:
     """``x`` as the block's first norm of the stream entering it (the previous layer's ``resid``), where that
     norm, as RMSNorm (w or Gemma's 1 + w) or LayerNorm with its own weights, reproduces it (checked like every
     rule); else ``x`` stays stored. The norm's weights are kept as views of the model's parameters."""
@@ -271,14 +279,8 @@ def _x_as_rule(p: str, out: dict, block: dict, kept_stream: np.ndarray, stream: 
     if not have("norm_w") or (b is not None and not have("norm_b")):
         out.pop(p + "norm_w"), out.pop(p + "norm_b", None)
         return
-    key = p.rstrip(".")
-    stream_key = f"L{int(key[1:]) - 1}.resid"
-
     def rows(pick):
-        got = stream[0][torch.from_numpy(pick)].float().numpy()
-        if not _rows_agree(np.asarray(kept_stream[pick]), got):
-            raise ValueError("the block's stream is not the previous layer's output")
-        return got
+        return _stream_rows(stream, kept_stream, pick)
 
     if b is not None:
         forms = [("layer_normed", [stream_key, p + "norm_w", p + "norm_b"], {})]
