@@ -30,7 +30,7 @@ from attnviz.capture.finite import all_finite
 from attnviz.capture.spill_writer import SpillWriter, write_failed
 from attnviz.errors import AttnvizError
 
-__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_FLOOR", "RESIDENT_GOAL", "capture_budget", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
 
 FOLDER_PREFIX = "attnviz-trace-"
 # the file in each folder saying it is attnviz's and which process made it: {"attnviz": OWNER_MARK, "pid": n}
@@ -39,16 +39,37 @@ OWNER_MARK = "trace arrays kept on disk"
 _OWNER_MAX_BYTES = 4096
 _cleaned = False  # stale folders are looked for once per process
 
-def _budget_from_env(default: int) -> int:
+def _budget_from_env() -> int | None:
     try:
-        return max(0, int(os.environ.get("ATTNVIZ_SPILL_BUDGET", default)))
-    except ValueError:
-        return default
+        return max(0, int(os.environ["ATTNVIZ_SPILL_BUDGET"]))
+    except (KeyError, ValueError):
+        return None
 
 
-# arrays a capture keeps in memory before it starts spilling (bytes of arrays of at least SPILL_MIN_BYTES);
-# ATTNVIZ_SPILL_BUDGET (bytes) sets it for a machine with less or more memory to spare
-SPILL_BUDGET = _budget_from_env(1 << 28)
+# bytes of large arrays a capture keeps in memory before it starts spilling; None (the default): each capture's
+# budget is what RESIDENT_GOAL leaves beside the model's own forward (capture_budget). ATTNVIZ_SPILL_BUDGET
+# (bytes) fixes it for a machine with less or more memory to spare; tests set it to 0 to spill everything
+SPILL_BUDGET = _budget_from_env()
+# never less than this in memory (a layer or two of a long input)
+SPILL_FLOOR = 1 << 28
+# resident bytes over the weights a long capture aims to stay under (the product's bound is weights + 2 GB at
+# 16,384 tokens; measured on a 30-layer d 576 decoder, float32: the forward's own peak is 327 MiB at 4,096
+# tokens, ~870 at 8,192, ~1,320 at 16,384)
+RESIDENT_GOAL = 1408 << 20
+
+
+def capture_budget(forward_bytes: int = 0) -> int:
+    """Bytes of arrays a capture keeps in memory, when the model's own forward holds about ``forward_bytes`` at
+    its peak (``attnviz.models.memory.forward_bytes``): what RESIDENT_GOAL leaves, never under SPILL_FLOOR.
+
+    Writing the arrays costs the forward CPU time (2.2 s of 25 at 4,096 tokens on the decoder above, the writer
+    thread beside the model's two), so arrays that fit stay in memory: at 4,096 tokens all of them (1,026 MiB),
+    at 16,384 the floor."""
+    if SPILL_BUDGET is not None:
+        return SPILL_BUDGET
+    return max(SPILL_FLOOR, RESIDENT_GOAL - int(forward_bytes))
+
+
 # smaller arrays always stay in memory (a file per array costs more than it saves)
 SPILL_MIN_BYTES = 1 << 20
 # copying a saved member into the folder reads this many bytes at a time
@@ -136,14 +157,17 @@ class SpillStore:
     Parameters
     ----------
     budget : bytes of large arrays :meth:`keep` leaves in memory before it writes them to disk (0: every large
-        array is spilled; default :data:`SPILL_BUDGET`).
+        array is spilled; default :data:`SPILL_BUDGET`, or :data:`SPILL_FLOOR` when that is None; a capture
+        passes :func:`capture_budget`).
     min_bytes : arrays smaller than this always stay in memory (default :data:`SPILL_MIN_BYTES`).
     folder : where the temporary folder is made (default: the system's temporary directory).
     """
 
     def __init__(self, budget: int | None = None, min_bytes: int | None = None, folder: str | None = None):
         # the module's figures read when a store is made (not when this module is imported), so they can be set
-        self.budget = int(SPILL_BUDGET if budget is None else budget)
+        if budget is None:
+            budget = SPILL_FLOOR if SPILL_BUDGET is None else SPILL_BUDGET
+        self.budget = int(budget)
         self.min_bytes = int(SPILL_MIN_BYTES if min_bytes is None else min_bytes)
         self.held = 0
         global _cleaned

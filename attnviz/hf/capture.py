@@ -22,7 +22,8 @@ import torch
 from attnviz.capture.finish import backward_to_target, finish_trace, grad_array, storage_dtypes
 from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
-from attnviz.capture.spill import SpillStore
+from attnviz.capture.compute_dtype import array_bytes
+from attnviz.capture.spill import SpillStore, capture_budget
 from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
@@ -38,6 +39,7 @@ from attnviz.hf.own_attention_fast import OwnAttentionFastRecorder, on_demand_po
 from attnviz.hf.private_names import attn_implementation
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
+from attnviz.models.memory import forward_bytes
 
 __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
@@ -217,7 +219,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
                          f"its full (heads, T, T) maps are kept, up to {MAX_FULL_T:,} tokens (this input has {T:,})")
     # a long capture on the fastest kernel converts each layer as soon as its block has run, keeping arrays on
     # disk beyond a memory budget (attnviz.capture.spill); others convert after the forward, in memory
-    spill = SpillStore() if fast and generic else None
+    # (the in-memory budget: what the resident goal leaves beside the forward's own peak at this length)
+    spill = SpillStore(capture_budget(forward_bytes(cfg.d_model, cfg.mlp_ratio, T, array_bytes(compute_dtype_of(model))))
+                       ) if fast and generic else None
     layers_out = LayerConverter(conv, qk_dtype, post_ln=family is not None and family.norm == "post", spill=spill)
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:

@@ -57,7 +57,7 @@ def prepare_image(loaded, image):
 def _check_input_memory(loaded, prep, grad: bool) -> None:
     """A native model was checked at load for a short input; a longer one is checked before it runs."""
     from attnviz.models.config import ModelConfig
-    from attnviz.models.memory import LOAD_CHECK_TOKENS, check_config_memory
+    from attnviz.models.memory import LOAD_CHECK_TOKENS, check_config_memory, forward_bytes
 
     n = max(len(prep.tokens), len(prep.src_tokens))
     if isinstance(loaded.config, ModelConfig) and n > LOAD_CHECK_TOKENS:
@@ -69,11 +69,13 @@ def _check_input_memory(loaded, prep, grad: bool) -> None:
         hf = loaded.info.get("source") == "huggingface" and not prep.src_tokens
         params = getattr(getattr(loaded, "model", None), "parameters", None)
         weight_bytes = sum(p.numel() * p.element_size() for p in params()) if callable(params) else None
+        element = array_bytes(getattr(loaded, "dtype", None))  # float16 model: 2
+        budget = spill.capture_budget(forward_bytes(loaded.config.d_model, loaded.config.mlp_ratio, n, element))
         try:
             check_config_memory(loaded.config, tokens=n, what=f"an input of {n:,} tokens", grad=grad, copies=0,
                                 on_demand=hf and not grad and n >= ON_DEMAND_T, weight_bytes=weight_bytes,
-                                spill_budget=spill.SPILL_BUDGET,  # layers beyond it go to disk
-                                element_bytes=array_bytes(getattr(loaded, "dtype", None)))  # float16 model: 2
+                                spill_budget=budget,  # layers beyond it go to disk
+                                element_bytes=element)
         except ModelLoadError as exc:
             raise InputError(str(exc)) from None
 

@@ -186,7 +186,9 @@ def test_the_input_memory_check_counts_the_bytes_the_trace_keeps(folders, monkey
     assert n > memory.LOAD_CHECK_TOKENS  # else the check is not asked
 
     def need(element_bytes):
-        return memory.estimate_memory(half.config, n, copies=0, on_demand=True, spill_budget=spill.SPILL_BUDGET,
+        cfg = half.config  # the budget the input check uses (what the resident goal leaves beside the forward)
+        budget = spill.capture_budget(memory.forward_bytes(cfg.d_model, cfg.mlp_ratio, n, element_bytes))
+        return memory.estimate_memory(cfg, n, copies=0, on_demand=True, spill_budget=budget,
                                       element_bytes=element_bytes)
 
     e16, e32 = need(2), need(4)

@@ -1,0 +1,61 @@
+"""A long capture's in-memory budget (attnviz.capture.spill.capture_budget): what the resident goal leaves beside
+the model's own forward at that length, never under the floor; a fixed SPILL_BUDGET (ATTNVIZ_SPILL_BUDGET) wins.
+
+The capture asks it with its own length and width: with the goal just above the forward's estimate plus what a
+tiny decoder keeps, nothing is written; with the goal lowered by what it keeps, the arrays go to disk (the
+control: the same capture, one figure changed)."""
+
+from __future__ import annotations
+
+import torch
+
+from attnviz.capture import spill
+from attnviz.hf.capture import capture_hf
+from attnviz.models import memory
+
+T = 300  # above ON_DEMAND_T: the SDPA kernel, q, k and lse kept, a spill store made
+
+
+def _model():
+    import transformers as tf
+
+    torch.manual_seed(0)
+    cfg = tf.LlamaConfig(vocab_size=97, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+    return tf.LlamaForCausalLM(cfg).eval()
+
+
+def _capture(model):
+    ids = torch.randint(0, 97, (1, T), generator=torch.Generator().manual_seed(3))
+    return capture_hf(model, {"input_ids": ids}, [str(i) for i in range(T)], attention="on_demand")
+
+
+def test_the_budget_is_what_the_goal_leaves_beside_the_forward(monkeypatch):
+    monkeypatch.setattr(spill, "SPILL_BUDGET", None)
+    fwd = memory.forward_bytes(576, 1536 / 576, 4096)
+    assert spill.capture_budget(fwd) == spill.RESIDENT_GOAL - fwd
+    # a 30-layer d 576 decoder keeps 1,026 MiB at 4,096 tokens (docs/PERFORMANCE.md): all of it in memory
+    assert spill.capture_budget(fwd) >= 1026 << 20
+    # at 16,384 tokens the forward's own peak leaves little, at 32,768 nothing: the floor
+    assert spill.capture_budget(memory.forward_bytes(576, 1536 / 576, 16384)) < 512 << 20
+    assert spill.capture_budget(memory.forward_bytes(576, 1536 / 576, 32768)) == spill.SPILL_FLOOR
+    # the resident bound holds with room: forward + budget under 2 GiB at every length
+    for t in (512, 2048, 4096, 8192, 16384):
+        fwd = memory.forward_bytes(576, 1536 / 576, t)
+        assert fwd + spill.capture_budget(fwd) < 2 << 30 or spill.capture_budget(fwd) == spill.SPILL_FLOOR
+    monkeypatch.setattr(spill, "SPILL_BUDGET", 12345)  # fixed by the environment: taken as it is
+    assert spill.capture_budget(fwd) == 12345
+
+
+def test_a_capture_spills_only_beyond_the_budget_it_asks_for(monkeypatch):
+    model = _model()
+    monkeypatch.setattr(spill, "SPILL_BUDGET", None)
+    monkeypatch.setattr(spill, "SPILL_MIN_BYTES", 1)
+    monkeypatch.setattr(spill, "SPILL_FLOOR", 0)
+    fwd = memory.forward_bytes(32, 2.0, T)
+    monkeypatch.setattr(spill, "RESIDENT_GOAL", fwd + (64 << 20))
+    roomy = _capture(model)
+    assert roomy.spill is None  # everything fits: nothing written
+    monkeypatch.setattr(spill, "RESIDENT_GOAL", fwd)  # the goal leaves nothing: every array to disk
+    tight = _capture(model)
+    assert tight.spill is not None and tight.spill.files
