@@ -23,6 +23,8 @@ from attnviz.gui.widgets.token_axis import TokenAxisItem
 
 __all__ = ["CellImageItem", "LabelledHeatmap"]
 
+UNLIMITED = 16777215.0  # Qt's QWIDGETSIZE_MAX: no maximum
+
 
 class CellImageItem(pg.ImageItem):
     """ImageItem that reports the data cell (row, col) under the mouse and clicked cells.
@@ -101,13 +103,21 @@ class LabelledHeatmap(pg.GraphicsLayout):
     """Title, left/bottom token axes, a ViewBox with the image, and a colour bar on the right."""
 
     def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None,
-                 max_cell_aspect: float | None = None):
+                 max_cell_aspect: float | None = None, centred: bool = False):
         """lock_aspect: square cells, the matrix anchored top-left so the axes touch it (the column
         labels then go on top, since the spare room is on the right or at the bottom).
-        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map)."""
+        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map).
+        centred: (lock_aspect) the matrix's row held to the matrix's height, so its colour bar is as tall as the
+        cells, and the height they cannot use split above and below the map, not left inside its box (maps side by
+        side in a slide's middle, not along its top)."""
         super().__init__()
         self.style = style or ViewStyle()
         self.lock_aspect = lock_aspect
+        self.centred = centred
+        self.cell_peers = [self]  # square-cell maps drawn with one cell size (share_cells)
+        self._own_px = self._drawn_px = 0.0  # the cell size this map's room allows; the one it is drawn at
+        self._head = 0.0  # the height of the title and column labels above the matrix
+        self._settling = False  # inside _size_square's own layout pass
         # cells at most this much wider than tall (None: as wide as the room): the map is centred in a
         # narrower box instead (a head map presented on a 16:9 screen was drawn 1.8 : 1, see setGeometry)
         self.max_cell_aspect = max_cell_aspect
@@ -115,12 +125,17 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
         self.image_bounds = (0, 0, 0, 0)  # (row0, row1, col0, col1): the data cells the image covers
         self.diverging = False  # signed data: the style's diverging colour map
+        self._margins = self.layout.getContentsMargins()  # (a centred map adds to the top one)
         self.title = make_title()
         self.addItem(self.title, row=0, col=0, colspan=4 if lock_aspect else 3)
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setDefaultPadding(0.0)
         if lock_aspect:
             self.vb.setMouseEnabled(False, False)
+            # the room is measured again when the matrix's box changes with the map's size unchanged (its colour bar
+            # or row labels took another width in the layout's pass)
+            if centred:
+                self.vb.sigResized.connect(self._size_square)
             self.vb.sigResized.connect(self._fit_square)
         else:
             self.vb.enableAutoRange(enable=True)  # re-fit the whole matrix whenever the size changes
@@ -138,6 +153,15 @@ class LabelledHeatmap(pg.GraphicsLayout):
             self.spare = pg.GraphicsWidget()
             self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
             self.addItem(self.spare, row=2, col=3)
+            # and the height it cannot use goes below it (the matrix's row is held to the matrix: _size_square), so
+            # the map still takes the height its parent gives it
+        if lock_aspect and centred:
+            self.spare_low = pg.GraphicsWidget()
+            self.spare_low.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+            self.spare_low.setMinimumHeight(0)
+            self.spare_low.setPreferredHeight(0)
+            self.addItem(self.spare_low, row=4, col=1)
+            self.layout.setRowStretchFactor(4, 1)
         if not top_axis:
             self.addItem(self.bottom, row=3, col=1)
         self.left.link_view(self.vb)
@@ -232,12 +256,16 @@ class LabelledHeatmap(pg.GraphicsLayout):
                 rect = QRectF(rect.x() + (rect.width() - most) / 2, rect.y(), most, rect.height())
         super().setGeometry(rect)
 
-    def _size_square(self) -> None:
+    def _size_square(self, *args) -> None:
         """Square cells: the width the matrix cannot use goes to an empty column right of the colour
         bar, so the bar sits next to the matrix instead of across the spare room."""
+        if not hasattr(self, "image"):  # the layout settles while the constructor adds items
+            return
         rows, cols = self.image.shape_rc
         if not rows or not cols:
             self._set_spare(0.0)
+            if self.centred:
+                self.layout.setRowMaximumHeight(2, UNLIMITED)
             return
         fixed = sum(item.width() for item in (self.left, self.bar)) + 4 * self.layout.horizontalSpacing() + 2
         avail_w = self.width() - fixed
@@ -245,10 +273,61 @@ class LabelledHeatmap(pg.GraphicsLayout):
         avail_h = self.height() - top - 4 * self.layout.verticalSpacing() - 2
         if avail_w <= 0 or avail_h <= 0:
             return
-        px = min(avail_w / cols, avail_h / rows)
+        self._own_px = min(avail_w / cols, avail_h / rows)
+        px = min([m._own_px for m in self.cell_peers if m._own_px > 0 and m.isVisible()] + [self._own_px])
         extra = max(0.0, avail_w - cols * px)
-        if abs(self.spare.preferredWidth() - extra) > 1:
+        changed = abs(self.spare.preferredWidth() - extra) > 1
+        if changed:
             self._set_spare(extra)
+        # the matrix's row no taller than the matrix: the colour bar beside it is as tall as the cells, not as the
+        # room (a width-bound 21 × 21 map had a bar three times its height, deck page 12's 2-row maps five times)
+        row_h = self._bar_height(rows * px, avail_h)
+        if self.centred and abs(self.layout.rowMaximumHeight(2) - row_h) > 1:
+            changed = True
+            self.layout.setRowPreferredHeight(2, row_h)  # asked before the spare below it grows
+            self.layout.setRowMaximumHeight(2, row_h)
+        self._drawn_px = px
+        head_moved, self._head = abs(self._head - top) > 1, top
+        if self.centred:  # peers' matrices on one line: the title and column labels above it differ in height
+            head = max([m._head for m in self.cell_peers if m.isVisible()] + [top])
+            base = self._margins[1]
+            half = base + round(max(0.0, avail_h - base - self._margins[3] + top - head - rows * px) / 2) + head - top
+            left, margin, right, bottom = self.layout.getContentsMargins()
+            if abs(margin - half) > 1:
+                changed = True
+                self.layout.setContentsMargins(left, half, right, bottom)
+        if changed and self.centred and not self._settling:
+            # placed now, not in a posted pass: until then the matrix's box kept the last pass's height, its cells
+            # were drawn at that size, and a view judging them (the mask's "−∞" legible?) judged a moment's layout
+            self._settling = True
+            try:
+                self.layout.activate()
+            finally:
+                self._settling = False
+        for peer in self.cell_peers:
+            if peer is not self and (abs(peer._drawn_px - px) > 0.01 or head_moved and self.centred):
+                peer._size_square()
+                peer._fit_square()
+
+    def _bar_height(self, matrix_h: float, most: float) -> float:
+        """The matrix's row height: the matrix's, or taller (up to ``most``) while the colour bar beside it would
+        wrap its label onto more than a line a part (a 2-row map's bar broke "attention weight" into "attent…")."""
+        bar = self.bar
+        if not (bar.isVisible() and bar.style.colour_bar and bar.label):
+            return matrix_h
+        parts = len([p for p in bar.label.split(" · ") if p])
+        h = matrix_h
+        while h < most and len(bar._label_lines(h)) > parts:
+            h = min(most, h * 1.1 + 4)
+        return h
+
+    def share_cells(self, maps) -> None:
+        """Draw the cells of ``maps`` (square-cell maps side by side) at one size, the smallest any of them fits: each
+        sized its cells from its own column, and the grid gives columns different widths (their colour bars' and
+        row labels' widths differ), so three 21 × 21 maps of one figure came out 217, 222 and 254 px wide."""
+        maps = list(maps)
+        for m in maps:
+            m.cell_peers = maps
 
     def _set_spare(self, width: float) -> None:
         # preferred, not minimum: a narrow dock may still squeeze the figure (the spare goes first)
@@ -265,6 +344,8 @@ class LabelledHeatmap(pg.GraphicsLayout):
         if not rows or not cols or w <= 0 or h <= 0:
             return
         px = min(w / cols, h / rows)  # pixels per cell
+        if len(self.cell_peers) > 1 and self._drawn_px > 0:
+            px = min(px, self._drawn_px)  # the cell size the peers share (share_cells)
         self.vb.setRange(xRange=(0, w / px), yRange=(0, h / px), padding=0, disableAutoRange=True)
 
     def set_levels(self, lo: float, hi: float, label: str = "") -> None:
