@@ -5,7 +5,8 @@ are, and the deck's patch-filter page uses its width.
 map sized its square cells from its own grid column, and the columns differ by their bars' and labels' widths) with
 colour bars three times their height in the top half of the slide; the deck's word-order page (12) drew 2-row maps
 beside bars five times their height, and its patch-filter page (14) kept seven tiles a row, four rows bound by the
-height, on ~40 % of the page's width. Measured in the pixels of the written files."""
+height, on ~40 % of the page's width; its rollout page (15) drew four pictures two by two on half the width.
+Measured in the pixels of the written files."""
 
 from __future__ import annotations
 
@@ -87,4 +88,11 @@ def test_a_tall_bar_is_caught(mask_png):
 
 def test_patch_filter_page_uses_its_width(qapp, tmp_path):
     width, height = band_fill(_scene_pdf(tmp_path, "filters-pca"))
+    assert width >= FILLED, (width, height)
+
+
+def test_rollout_page_uses_its_width(qapp, tmp_path):
+    """Deck page 15: two by two, bound by the page's height, the four pictures used half its width (225 px on a
+    720-line page); in one row they are larger and span it."""
+    width, height = band_fill(_scene_pdf(tmp_path, "rollout"))
     assert width >= FILLED, (width, height)

@@ -24,8 +24,9 @@ def _natural_width(label) -> float:
 
 
 class PanelGrid(pg.GraphicsLayout):
-    """The four image panels, two by two in equal cells that take the view's height (a row of four
-    on a 16:9 slide was tried: no map came out larger, and the bars took half of every cell)."""
+    """The four image panels, two by two in equal cells that take the view's height, or in one row (an export
+    whose height bounds two rows: the view picks, and then leaves out the bars it does not draw, which took half
+    of every cell of a row)."""
 
     def __init__(self):
         super().__init__()
@@ -59,9 +60,23 @@ class PanelGrid(pg.GraphicsLayout):
             if item is not None:
                 item.geometryChanged.connect(self.centre)
 
+    def set_cols(self, cols: int) -> bool:
+        """The cells ``cols`` a row (2: two by two; 4: one row, for a slide whose height bounds two rows); True
+        when that changed."""
+        if cols == self.cols:
+            return False
+        for item in [*self.cells, self.gutters[1]]:
+            self.removeItem(item)
+        self.cols = cols
+        for i, cell in enumerate(self.cells):
+            self.addItem(cell, row=i // cols, col=1 + i % cols)
+        self.addItem(self.gutters[1], row=0, col=cols + 1)
+        self._stretch()
+        return True
+
     def _stretch(self) -> None:
-        for k in range(1, self.cols + 1):  # equal cells
-            self.layout.setColumnStretchFactor(k, 100)
+        for k in range(1, 6):  # equal cells, the gutters beside them; a column left empty takes nothing
+            self.layout.setColumnStretchFactor(k, 100 if k <= self.cols else int(k == self.cols + 1))
         for k in range(4):  # unused rows take nothing
             self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
 
