@@ -34,6 +34,7 @@ window.addEventListener("resize", () => {
   clearTimeout(resizing);
   resizing = setTimeout(() => {
     if (st.view === "head-map") { st.hover = null; drawHeadMap(); } else if (st.view === "model") drawModel();
+    else if (st.view === "token-lines") drawLines();  // its rows and width follow the window too
   }, 100);
 });
 function drawHeadMap(again) {
