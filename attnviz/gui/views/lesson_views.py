@@ -22,7 +22,7 @@ from attnviz.gui.views.cell_glyphs import MAX_H, cell_scale, glyph_outline
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
-from attnviz.gui.widgets.legible import floor_pt
+from attnviz.gui.widgets.legible import floor_pt, is_exporting
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["PanelsView", "CausalMaskView", "WhatIfView", "PermutationView", "WordOrderView", "figure_panels"]
@@ -157,7 +157,10 @@ class PanelsView(BaseView):
         # them: apply the layout once more so an export re-flowed to another size has its row labels
         # beside the matrix, not over it
         maps = [m for m in self.maps if m.isVisible()]
-        for _ in range(3):  # maps sharing one cell size (share_cells) settle in a pass or two more
+        for i in range(4):  # maps sharing one cell size (share_cells) settle in a pass or two more
+            if i == 2:  # then an export's columns are given what their matrices can use
+                LabelledHeatmap.balance_widths(self.row, maps, is_exporting())
+                self.row.layout.activate()
             for m in maps:
                 m.layout.invalidate()
                 m.layout.activate()  # the axes now have the widths their labels need at this size

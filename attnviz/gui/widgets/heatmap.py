@@ -116,6 +116,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.centred = centred
         self.cell_peers = [self]  # square-cell maps drawn with one cell size (share_cells)
         self._own_px = self._drawn_px = 0.0  # the cell size this map's room allows; the one it is drawn at
+        self._room_px_h = 0.0  # the cell size its height allows
         self._head = 0.0  # the height of the title and column labels above the matrix
         self._settling = False  # inside _size_square's own layout pass
         # cells at most this much wider than tall (None: as wide as the room): the map is centred in a
@@ -269,11 +270,17 @@ class LabelledHeatmap(pg.GraphicsLayout):
             return
         fixed = sum(item.width() for item in (self.left, self.bar)) + 4 * self.layout.horizontalSpacing() + 2
         avail_w = self.width() - fixed
+        if self.centred and self.vb.width() > 0:  # the width the matrix and the spare column share, as laid out
+            avail_w = self.vb.width() + self.spare.width()  # (the estimate above was a few px off: bars taller)
         top = self.title.height() + (self.bottom.height() if self.bottom.orientation == "top" else 0)
         avail_h = self.height() - top - 4 * self.layout.verticalSpacing() - 2
         if avail_w <= 0 or avail_h <= 0:
             return
-        self._own_px = min(avail_w / cols, avail_h / rows)
+        if self.centred and self.vb.height() > 0:  # the height the matrix, the spare row and the centring share
+            avail_h = self.vb.height() + self.spare_low.height() + self.layout.getContentsMargins()[1] - self._margins[1]
+        if self.centred:  # room under the last row for its label (see slack below): a height-bound map cut it
+            avail_h -= max(0.0, (1.5 * self.left._metrics().height() - avail_h / rows) / 2 + 2)
+        self._own_px, self._room_px_h = min(avail_w / cols, avail_h / rows), avail_h / rows
         px = min([m._own_px for m in self.cell_peers if m._own_px > 0 and m.isVisible()] + [self._own_px])
         extra = max(0.0, avail_w - cols * px)
         changed = abs(self.spare.preferredWidth() - extra) > 1
@@ -281,7 +288,9 @@ class LabelledHeatmap(pg.GraphicsLayout):
             self._set_spare(extra)
         # the matrix's row no taller than the matrix: the colour bar beside it is as tall as the cells, not as the
         # room (a width-bound 21 × 21 map had a bar three times its height, deck page 12's 2-row maps five times)
-        row_h = self._bar_height(rows * px, avail_h)
+        # (and half a label more where a row label is taller than its row: the last one is not cut at the axis' end)
+        slack = max(0.0, (1.5 * self.left._metrics().height() - px) / 2 + 2)  # (a label image: its line, margins)
+        row_h = min(avail_h + slack, self._bar_height(rows * px + slack, avail_h))
         if self.centred and abs(self.layout.rowMaximumHeight(2) - row_h) > 1:
             changed = True
             self.layout.setRowPreferredHeight(2, row_h)  # asked before the spare below it grows
@@ -291,7 +300,7 @@ class LabelledHeatmap(pg.GraphicsLayout):
         if self.centred:  # peers' matrices on one line: the title and column labels above it differ in height
             head = max([m._head for m in self.cell_peers if m.isVisible()] + [top])
             base = self._margins[1]
-            half = base + round(max(0.0, avail_h - base - self._margins[3] + top - head - rows * px) / 2) + head - top
+            half = base + round(max(0.0, avail_h - base - self._margins[3] + top - head - row_h) / 2) + head - top
             left, margin, right, bottom = self.layout.getContentsMargins()
             if abs(margin - half) > 1:
                 changed = True
@@ -320,6 +329,26 @@ class LabelledHeatmap(pg.GraphicsLayout):
         while h < most and len(bar._label_lines(h)) > parts:
             h = min(most, h * 1.1 + 4)
         return h
+
+    @staticmethod
+    def balance_widths(row, maps, on: bool = True) -> None:
+        """Peers side by side in ``row`` (a GraphicsLayout): each map as wide as its labels and bar plus its matrix at
+        the one cell size that fills the row (``on``; else the layout's own widths again). The grid gave the columns
+        widths by the maps' wishes (a long title, a bar or none), and the widest's spare width was room the others'
+        matrices lacked: the mask's M kept ~50 layout px beside it and P ~40 while all three were width-bound."""
+        maps = [m for m in maps if m.isVisible() and m.lock_aspect and m.image.shape_rc[1] > 0]
+        if not on or not maps:
+            for m in maps:
+                m.setMaximumWidth(UNLIMITED)
+            return
+        left, _, right, _ = row.layout.getContentsMargins()
+        width = row.width() - left - right - row.layout.horizontalSpacing() * (len(maps) - 1) - 2
+        fixed = [m.width() - m.vb.width() - m.spare.width() for m in maps]
+        cols = [m.image.shape_rc[1] for m in maps]
+        px = min([(width - sum(fixed)) / sum(cols)] + [m._room_px_h for m in maps])  # (bound by the height too)
+        if px > 0:
+            for m, f, c in zip(maps, fixed, cols):
+                m.setMaximumWidth(f + c * px + 1)
 
     def share_cells(self, maps) -> None:
         """Draw the cells of ``maps`` (square-cell maps side by side) at one size, the smallest any of them fits: each
