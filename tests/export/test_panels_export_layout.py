@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from tests.export.test_deck_fill import FILLED, _scene_pdf, band_fill, map_widths  # noqa: E402
+from tests.export.test_deck_fill import FILLED, _scene_pdf, band_fill, longest_runs, map_widths  # noqa: E402
 
 SAT = 40  # a coloured (viridis) pixel: its channels differ by more than this; text, hatch and paper are grey
 
@@ -26,19 +26,7 @@ SAT = 40  # a coloured (viridis) pixel: its channels differ by more than this; t
 def tallest_runs(rgb: np.ndarray) -> list[int]:
     """The longest vertical run of coloured pixels in each third of the page: a map's height (its first column
     has no masked cell) or its colour bar's, whichever is taller."""
-    sat = rgb.max(axis=2) - rgb.min(axis=2) > SAT
-    w = rgb.shape[1]
-    out = []
-    for third in range(3):
-        part = sat[:, third * w // 3:(third + 1) * w // 3].T
-        best = 0
-        for col in part:
-            padded = np.concatenate([[False], col, [False]])
-            edges = np.flatnonzero(padded[1:] != padded[:-1])
-            if edges.size:
-                best = max(best, int((edges[1::2] - edges[::2]).max()))
-        out.append(best)
-    return out
+    return longest_runs(rgb, vertical=True)
 
 
 @pytest.fixture(scope="module")
