@@ -30,8 +30,6 @@ from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
 from attnviz.gui.widgets.legible import is_exporting
-
-QWIDGETSIZE_MAX = 16777215.0  # Qt's "no maximum"
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.value_token_row import TokenStripItem
 
@@ -322,59 +320,10 @@ class RolloutView(BaseView):
         for _, _, _, heat in self.panels.values():
             heat.setOpacity(self.opacity.value() / 100)
 
-    def _arrange_panels(self) -> None:
-        """An export lays the four panels out in one row when that draws them larger (a 16:9 slide's height bounds
-        two rows: deck page 15 drew 225-px maps on a 720-line page); the screen keeps two by two. In a row the bars
-        that are not drawn leave their cells (each took a bar's width, half of a cell)."""
-        grid, size = self.image_body, getattr(self, "_image_size", None)
-        cols, tall, pad = 2, QWIDGETSIZE_MAX, 0.0
-        if is_exporting() and size is not None and grid.width() > 0:
-            w, h = grid.width(), grid.height()
-            caption = max(cell.getItem(0, 0).geometry().height() for cell in grid.cells) + 4
-            bar = max(b.width_at(h / 2) for b in self.bars.values()) + 4
-            drawn = sum(b.isVisible() for b in self.bars.values())
-            aspect = size[1] / size[0]  # picture width per unit of height
-            two = min((w / 2 - bar) / aspect, h / 2 - caption)  # a picture's height, two by two
-            one_row = min((w - drawn * bar) / 4 / aspect, h - caption)
-            if one_row > 1.05 * two:
-                # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
-                cols, tall, pad = 4, caption + one_row, max(0.0, (h - caption - one_row) / 2)
-        grid.set_cols(cols)
-        grid.layout.setContentsMargins(0, pad, 0, 0)
-        for cell in grid.cells:
-            cell.setMaximumHeight(tall)
-            grid.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
-        for cell, bar in zip(grid.cells, [self.spacer_bar, *self.bars.values()]):
-            keep, inside = grid.cols == 2 or bar.isVisible(), cell.getItem(1, 1) is bar
-            if keep and not inside:
-                cell.addItem(bar, row=1, col=1)
-            elif inside and not keep:
-                cell.removeItem(bar)
-            cell.layout.setRowMinimumHeight(0, 0)
-        if grid.cols == 4:  # the captions' row as tall as the tallest caption: the pictures start on one line
-            self.figure.layout.activate()
-            for cell in grid.cells:
-                cell.layout.activate()
-            need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in grid.cells)
-            for cell in grid.cells:
-                cell.layout.setRowMinimumHeight(0, need)
-
-    def _hug_bars(self) -> None:
-        """In one row, a drawn bar as tall as the pictures, not as the cell (the row's height was estimated with less
-        spacing than the layout gives, and the pictures, bound by their width, came out shorter)."""
-        size, row = getattr(self, "_image_size", None), self.image_body.cols == 4
-        boxes = [cell.getItem(1, 0) for cell in self.image_body.cells]
-        if size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
-            return
-        picture = min(min(vb.width() / size[1], vb.height() / size[0]) for vb in boxes) * size[0]
-        for cell, bar in zip(self.image_body.cells[1:], self.bars.values()):
-            bar.setMaximumHeight(picture if row else QWIDGETSIZE_MAX)
-            cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
-            cell.layout.activate()
-
     def _after_relayout(self) -> None:
         if self._body is self.image_body:
-            self._arrange_panels()
+            # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
+            self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
             self.figure.layout.activate()
             # the margins that keep the four panels together are measured from the settled captions and
             # bars: once the layout has settled at the export size, measure and lay out once more
@@ -386,7 +335,7 @@ class RolloutView(BaseView):
                 self.image_body.layout.activate()
                 for cell in self.image_body.cells:
                     cell.layout.activate()
-            self._hug_bars()
+            self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)
