@@ -11,6 +11,7 @@ Measured in the pixels of the written files."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -84,3 +85,22 @@ def test_rollout_page_uses_its_width(qapp, tmp_path):
     720-line page); in one row they are larger and span it."""
     width, height = band_fill(_scene_pdf(tmp_path, "rollout"))
     assert width >= FILLED, (width, height)
+
+
+def test_position_similarity_bar_sits_beside_its_matrix(qapp, tmp_path):
+    """The square map's spare width went between the matrix and its colour bar (~480 px on a 1920 slide, the pack's
+    pos-similarity figure): the bar is now beside it. Measured as the widest run of columns without colour between
+    the map's first coloured column and the bar's last (the map's own grey separators are ~50 px)."""
+    from attnviz.export.batch import export_one
+    from attnviz.figures.registry import export_style
+    from attnviz.figures.render import ExportOptions
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import SelectionState
+
+    trace = run_trace(load_model("shapes", device="cpu"), image=str(Path(__file__).resolve().parents[2] / "assets" / "samples" / "shapes-star.png"))
+    out = tmp_path / "ps.png"
+    export_one("pos-similarity", trace, SelectionState(), out, ExportOptions(), export_style())
+    rgb = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    coloured = np.flatnonzero((rgb.max(axis=2) - rgb.min(axis=2) > SAT).any(axis=0))
+    widest_gap = int(np.diff(coloured).max()) - 1
+    assert widest_gap < 0.06 * rgb.shape[1], (widest_gap, rgb.shape)
