@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.analysis.decoder_positions import row_labels
+from attnviz.analysis.decoder_positions import end_row, row_labels
 from attnviz.analysis.trace_parts import part_name
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
@@ -258,7 +258,9 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
             entries.append(entry)
         meta_parts.append({"part": p, "name": part_name(p, two_stacks), "heads": h, "n_layers": trace.layers_in(p),
                            "queries": _labels(row_labels(trace, p), tq), "keys": _labels(trace.key_tokens(p), tk),
-                           "rows": nq, "cols": nk, "row_step": rs, "col_step": cs, "layers": entries})
+                           "rows": nq, "cols": nk, "row_step": rs, "col_step": cs, "layers": entries,
+                           # the row that wrote nothing (translate's "(end)"), washed out as the app's head map does
+                           "veiled": end_row(trace, p) if rs == 1 else None})
     if side is not None:
         biggest = max(max(P["row_step"], P["col_step"]) for P in meta_parts)
         notices.append(f"each cell is the largest weight of a block of up to {biggest}×{biggest} query × key "

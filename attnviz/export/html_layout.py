@@ -14,8 +14,10 @@ LAYOUT = {
     # all heads: tiles of at least grid_min px (grid_min_notes with a 12 px number line under each), a page of
     # heads within grid_width and of layers within grid_height; ▲▼◀▶ page through a larger model (30 × 9 heads)
     "grid_width": 1000, "grid_height": 600, "grid_min": 44, "grid_min_notes": 64, "grid_max": 96,
+    "grid_max_window": 360,  # a page in a window of its own: tiles up to this, as the window's room allows
     "grid_left": 40, "grid_top": 24, "grid_note_px": 12, "grid_pager": 34,
     "lines_width": 600, "lines_top": 16, "lines_min": 9, "lines_max": 22, "lines_span": 700,
+    "lines_max_window": 64,  # a page in a window of its own: rows up to this far apart, as its height allows
     "min_text_px": 12,  # no canvas label smaller (the head map's rows followed the cell down to 6 px)
 }
 HEADER = 200  # title, subtitle, precision line, controls, figure title and status line, margins

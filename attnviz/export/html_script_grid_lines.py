@@ -20,7 +20,11 @@ function gridRoom() {  // [width, height] for the tiles: the browser window's ro
 function gridPage(P) {  // as html_layout.grid_page: tiles never shrink below a legible size; a larger model pages
   const L = P.layers.length, H = P.heads, notes = P.layers[0].entropy !== undefined, gap = notes ? 20 : 6;
   const [rw, rh] = gridRoom();
-  const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(LAY.grid_max, Math.floor(rw / H) - gap));
+  // in a window of its own the tiles take its room (a 2 × 4-head model drew 96-px tiles in a quarter of a 1,920 × 1,080
+  // window); in a notebook's iframe, sized for them, grid_max as html_layout.grid_page
+  const own = window.self === window.top, cap = own ? LAY.grid_max_window : LAY.grid_max;
+  const room = own ? Math.min(Math.floor(rw / H), Math.floor(rh / L)) : Math.floor(rw / H);
+  const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(cap, room - gap));
   const hp = Math.max(1, Math.min(H, Math.floor(rw / (size + gap))));
   const lp = Math.max(1, Math.min(L, Math.floor(rh / (size + gap))));
   // the page holding the selected head: paging moves the selection a page, so the keyboard and the buttons agree
@@ -122,11 +126,30 @@ function linesOf(E, heads, nq, nk, focus) {
   const cut = out.length > 3000 ? out[out.length - 3000][0] : 0;
   return [out.length > 3000 ? out.slice(out.length - 3000) : out, cut];
 }
+let linesRoomAt = null;  // [window width, height, room]: measured once a window size (a hover's status line moves the
+// canvas, and a room measured again then drew the same lines at another size)
+function linesRoom() {  // [width, height] of the browser window's room for the lines: [0, 0] in a notebook's iframe
+  if (window.self !== window.top) return [0, 0];
+  if (linesRoomAt && linesRoomAt[0] === window.innerWidth && linesRoomAt[1] === window.innerHeight) return linesRoomAt[2];
+  const r = $("lines").getBoundingClientRect(), top = r.top + window.scrollY, left = r.left + window.scrollX;
+  const room = [Math.floor(window.innerWidth - left - 24),
+                Math.max(0, Math.floor(window.innerHeight - top - 2 * LAY.lines_top - 24))];
+  if ($("lines").offsetParent !== null) linesRoomAt = [window.innerWidth, window.innerHeight, room];  // (shown)
+  return room;
+}
 function drawLines() {
   const P = part(), E = entry(), nq = Math.min(P.rows, M.line_tokens), nk = Math.min(P.cols, M.line_tokens);
   const heads = st.heads ?? [...Array(P.heads).keys()];
-  const pitch = Math.max(LAY.lines_min, Math.min(LAY.lines_max, LAY.lines_span / Math.max(nq, nk))), top = LAY.lines_top;
-  const lx = 150, rx = LAY.lines_width - 150, W = LAY.lines_width, Ht = top * 2 + pitch * Math.max(nq, nk);
+  const n = Math.max(nq, nk), top = LAY.lines_top, [rw, rh] = linesRoom();
+  // in a window of its own the rows take its height (up to lines_max_window apart; never closer than in a notebook)
+  // and the figure more of its width (twelve tokens drew 250 px tall and 600 wide in a 1,920 × 1,080 window); in a
+  // notebook's iframe the layout's sizes
+  const laid = Math.max(LAY.lines_min, Math.min(LAY.lines_max, LAY.lines_span / n));
+  const pitch = rw ? Math.max(laid, Math.min(LAY.lines_max_window, rh / n)) : laid;
+  const font = Math.max(LAY.min_text_px, Math.min(rw ? 24 : 13, pitch - 2));  // 12 px, every k-th token when closer
+  const label = Math.round(150 * Math.max(1, font / 13));
+  const W = Math.max(LAY.lines_width, Math.min(rw, 2 * label + 1.6 * pitch * n));  // lines about as wide as tall
+  const lx = label, rx = W - label, Ht = top * 2 + pitch * n;
   const cv = $("lines"), ctx = sized(cv, W, Ht);
   ctx.fillStyle = M.bg; ctx.fillRect(0, 0, W, Ht);
   const [lines, cut] = linesOf(E, heads, nq, nk, st.focus);
@@ -137,7 +160,6 @@ function drawLines() {
     ctx.beginPath(); ctx.moveTo(lx + 6, top + (i + 0.5) * pitch + off(h)); ctx.lineTo(rx - 6, top + (j + 0.5) * pitch + off(h)); ctx.stroke();
   }
   ctx.globalAlpha = 1;
-  const font = Math.max(LAY.min_text_px, Math.min(13, pitch - 2));  // as the head map: 12 px, every k-th token when closer
   labels(ctx, P.queries.slice(0, nq), (i) => top + (i + 0.5) * pitch, pitch, font, false, lx);
   ctx.textAlign = "left";
   for (let j = 0; j < nk; j += Math.max(1, Math.ceil((font + 1) / pitch))) ctx.fillText(tok(P.keys[j]).slice(0, 14), rx, top + (j + 0.5) * pitch);

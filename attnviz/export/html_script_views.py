@@ -34,6 +34,7 @@ window.addEventListener("resize", () => {
   clearTimeout(resizing);
   resizing = setTimeout(() => {
     if (st.view === "head-map") { st.hover = null; drawHeadMap(); } else if (st.view === "model") drawModel();
+    else if (st.view === "token-lines") drawLines();  // its rows and width follow the window too
   }, 100);
 });
 function drawHeadMap(again) {
@@ -51,6 +52,13 @@ function drawHeadMap(again) {
   const font = Math.max(LAY.min_text_px, Math.min(13, g.cell - 1));  // never under 12 px: closer rows name every k-th (labels)
   const qn = Array.from({length: g.dq}, (_, i) => P.queries[i * g.rq]), kn = Array.from({length: g.dk}, (_, j) => P.keys[j * g.rk]);
   labels(ctx, qn, (i) => g.top + (i + 0.5) * g.cell, g.cell, font, false, g.left - 4);
+  const veil = P.veiled ?? null;  // a row that wrote nothing: its cells washed out, its label grey (as the app)
+  if (veil !== null && g.rq === 1 && veil < g.dq) {
+    const y = g.top + veil * g.cell;
+    ctx.globalAlpha = 0.78; ctx.fillStyle = M.bg; ctx.fillRect(g.left, y, g.dk * g.cell, g.cell); ctx.globalAlpha = 1;
+    ctx.fillRect(0, y, g.left - 1, g.cell);
+    ctx.fillStyle = "#888888"; ctx.textAlign = "right"; ctx.fillText(tok(P.queries[veil]).slice(0, 14), g.left - 4, y + g.cell / 2);
+  }
   labels(ctx, kn, (j) => g.left + (j + 0.5) * g.cell, g.cell, font, true, g.top + g.dq * g.cell + 4);
   if (st.hover) {
     ctx.strokeStyle = M.highlight; ctx.lineWidth = 2;

@@ -47,22 +47,27 @@ def band_fill(rgb: np.ndarray) -> tuple[float, float]:
     return (cols[-1] - cols[0]) / band.shape[1], (rows[-1] - rows[0]) / band.shape[0]
 
 
-def map_widths(rgb: np.ndarray) -> list[int]:
-    """The widest run of coloured (saturated, viridis) pixels in each third of the page: a map's width (its last
-    row has no masked cells; colour bars are narrow, text and hatch are grey)."""
+def longest_runs(rgb: np.ndarray, vertical: bool = False) -> list[int]:
+    """The longest run of coloured (saturated, viridis) pixels along a row (``vertical``: a column) in each third of
+    the page; text, hatch and paper are grey."""
     sat = rgb.max(axis=2) - rgb.min(axis=2) > 40
     w = rgb.shape[1]
     out = []
     for third in range(3):
         part = sat[:, third * w // 3:(third + 1) * w // 3]
         best = 0
-        for row in part:
-            padded = np.concatenate([[False], row, [False]])
+        for line in (part.T if vertical else part):
+            padded = np.concatenate([[False], line, [False]])
             edges = np.flatnonzero(padded[1:] != padded[:-1])
             if edges.size:
                 best = max(best, int((edges[1::2] - edges[::2]).max()))
         out.append(best)
     return out
+
+
+def map_widths(rgb: np.ndarray) -> list[int]:
+    """Each third's widest coloured run: a map's width (its last row has no masked cells; colour bars are narrow)."""
+    return longest_runs(rgb)
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,11 @@ def _lefts(view):
     return [_picture_rect(vb, pic).left() for vb, pic in panels]  # input, raw, rollout, grad
 
 
+def _tops(view):
+    panels = [view.input_panel[1:]] + [p[1:3] for p in view.panels.values()]
+    return [_picture_rect(vb, pic).top() for vb, pic in panels]
+
+
 @pytest.mark.parametrize("mode,drawn", [("shared", ["raw"]), ("fixed", ["raw"]),
                                         ("per-map", ["raw", "rollout", "grad"])])
 def test_one_bar_on_one_scale_and_the_pictures_in_aligned_columns(qtbot, mode, drawn):
@@ -45,9 +50,15 @@ def test_one_bar_on_one_scale_and_the_pictures_in_aligned_columns(qtbot, mode, d
     assert [n for n, bar in view.bars.items() if bar.isVisible()] == drawn  # per map: three scales, three bars
     if len(drawn) == 1:
         assert "all three" in view.bars["raw"].label
-    for lefts in (_lefts(view), _at_slide_size(view, lambda: _lefts(view))):  # screen and slide
+    on_screen = (_lefts(view), view.image_body.cols, None)
+    on_slide = _at_slide_size(view, lambda: (_lefts(view), view.image_body.cols, _tops(view)))
+    assert on_screen[1] == 2  # the screen keeps two by two
+    for lefts, cols, tops in (on_screen, on_slide):  # screen and slide
         inp, raw, rollout, grad = lefts
-        assert abs(inp - rollout) <= 1.0 and abs(raw - grad) <= 1.0, lefts
+        if cols == 2:
+            assert abs(inp - rollout) <= 1.0 and abs(raw - grad) <= 1.0, lefts
+        else:  # a slide whose height bounds two rows: one row, the pictures side by side on one line
+            assert inp < raw < rollout < grad and max(tops) - min(tops) <= 1.0, (lefts, tops)
 
 
 def test_text_strips_sit_in_the_middle_of_a_slide(qtbot):

@@ -87,7 +87,17 @@ class FilterPCAView(BaseView):
         return max(MIN_TILE_PX, QFontMetricsF(self.style.font(1.0)).horizontalAdvance("100.0%") + 12)
 
     def _cols_for(self, width: float) -> int:
-        return max(2, min(COLS, int((width - 24) // self._cell_px()))) if width > 0 else COLS
+        most = max(2, min(COLS, int((width - 24) // self._cell_px()))) if width > 0 else COLS
+        if self._room_h <= 0 or self.ratio is None:
+            return most
+        # an export whose height bounds the tiles: as many a row as draws them largest (seven a row in four rows
+        # used 40 % of a 16:9 slide's width, deck page 14); rows of equal length first, then fewer a row
+        n, line = len(self.ratio), QFontMetricsF(self.style.font(1.0)).height()
+
+        def tile(cols: int) -> tuple[float, bool, int]:
+            return min((width - 24) / cols, self._room_h / -(-n // cols) - 2.8 * line), n % cols == 0, -cols
+
+        return max(range(most, 2 * COLS + 1), key=tile)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if obj is self.scroll.viewport() and event.type() == QEvent.Type.Resize:

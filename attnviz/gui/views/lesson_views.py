@@ -22,7 +22,7 @@ from attnviz.gui.views.cell_glyphs import MAX_H, cell_scale, glyph_outline
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
-from attnviz.gui.widgets.legible import floor_pt
+from attnviz.gui.widgets.legible import floor_pt, is_exporting
 from attnviz.gui.widgets.title import make_title, set_title
 
 __all__ = ["PanelsView", "CausalMaskView", "WhatIfView", "PermutationView", "WordOrderView", "figure_panels"]
@@ -81,7 +81,7 @@ class PanelsView(BaseView):
             set_title(self.notes, "", self.style)
             return
         while len(self.maps) < len(p.panels):
-            m = LabelledHeatmap(self.style, lock_aspect=True)
+            m = LabelledHeatmap(self.style, lock_aspect=True, centred=True)
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
             self.row.addItem(m, row=0, col=len(self.maps))
             self.maps.append(m)
@@ -92,6 +92,7 @@ class PanelsView(BaseView):
             # minimum width (taken out of the grid instead, its axes were signalled while the scene was deleted)
             m.setMinimumWidth(-1 if shown else 0.0)  # (-1: the layout's own size again)
             m.setMaximumWidth(-1 if shown else 0.0)
+        self.maps[0].share_cells(self.maps[:len(p.panels)])  # one shape, one size (the grid's columns differ)
         set_title(self.header, p.title, self.style, 1.4)
         set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
         self._hold_notes_height()
@@ -110,16 +111,8 @@ class PanelsView(BaseView):
             m.bar.setVisible(bar_on)
             if panel.cell_text is not None:
                 self._add_cell_text(m, panel, img)
+        # side by side the maps are drawn at one cell size (share_cells above), the mask M without a bar too
         self._show_legible_cell_text()
-        # a map without a bar keeps the bar's width empty: side by side, the maps are drawn the same size
-        # (the mask M took the bars' width and came out three times the area of S + M and P)
-        shown = list(zip(self.maps, p.panels))
-        # the bars' widths at their present height (a bar's width follows its height in the layout's pass)
-        bar_w = max((m.bar.width_at(m.bar.height()) for m, panel in shown if m.bar.isVisible()), default=0.0)
-        for m, panel in shown:
-            if not m.bar.isVisible() and bar_w > 0:
-                m.bar.setVisible(True)  # drawn empty (its style has no colour bar), taking the width
-                m.bar.setFixedWidth(bar_w)
 
     def _add_cell_text(self, m, panel, img) -> None:
         """Write each cell's text (the mask's "0" / "−∞") as outlines in data units, so it grows with its
@@ -164,10 +157,14 @@ class PanelsView(BaseView):
         # them: apply the layout once more so an export re-flowed to another size has its row labels
         # beside the matrix, not over it
         maps = [m for m in self.maps if m.isVisible()]
-        for m in maps:
-            m.layout.invalidate()
-            m.layout.activate()  # the axes now have the widths their labels need at this size
-            m._fit_square()
+        for i in range(4):  # maps sharing one cell size (share_cells) settle in a pass or two more
+            if i == 2:  # then an export's columns are given what their matrices can use
+                LabelledHeatmap.balance_widths(self.row, maps, is_exporting())
+                self.row.layout.activate()
+            for m in maps:
+                m.layout.invalidate()
+                m.layout.activate()  # the axes now have the widths their labels need at this size
+                m._fit_square()
         self._show_legible_cell_text()
 
     def _hold_bar_widths(self) -> None:
@@ -226,7 +223,7 @@ class CausalMaskView(PanelsView):
     def _build(self) -> None:
         super()._build()
         self.mask_folded = False
-        self._fold = (0.0, 0.0)  # (canvas width, M's cell px) when M was folded: when to bring it back
+        self._fold = (0.0, 0.0, 1)  # (canvas width, M's cell px, its rows) when M was folded: when to bring it back
         self._all_panels = None
         self._refold = QTimer(self)  # owned: a pending refold dies with the view
         self._refold.setSingleShot(True)
@@ -272,13 +269,16 @@ class CausalMaskView(PanelsView):
         if not self.mask_folded and self._texts:
             if not any(t.isVisible() for t in self._texts):  # M's glyphs too small: fold M
                 rows = self._texts[0].data(0) or 1
-                self._fold = (float(self.canvas.width()), self.maps[0].vb.sceneBoundingRect().height() / rows)
+                self._fold = (float(self.canvas.width()), self.maps[0].vb.sceneBoundingRect().height() / rows, rows)
                 self.mask_folded = True
                 self._refold.start(0)  # not inside the resize that measured it
         elif self.mask_folded:
-            width, cell = self._fold
-            # M's cells grow with the width: back once its glyphs would reach the floor (a larger window)
-            if width > 0 and cell * self.canvas.width() / width * MAX_H >= floor_px:
+            width, cell, n = self._fold
+            # M's cells grow with the width the labels and bars leave the three maps: back once its glyphs would
+            # reach the floor (a larger window). (The maps' boxes are their matrices now: a box's height over the
+            # rows no longer overstates the cell, and scaled with the whole width it understated it.)
+            grown = (self.canvas.width() - (width - 3 * n * cell)) / (3 * n)
+            if width > 0 and grown * MAX_H >= floor_px:
                 self.mask_folded = False
                 self._refold.start(0)
 

@@ -26,7 +26,7 @@ class PositionSimilarityView(BaseView):
     title = "Position similarity"
 
     def _build(self) -> None:
-        self.heatmap = LabelledHeatmap(self.style, lock_aspect=True)
+        self.heatmap = LabelledHeatmap(self.style, lock_aspect=True, centred=True)  # the bar beside the matrix
         self.heatmap.set_diverging(True)  # signed: −1 (opposite) … 0 (unrelated) … 1 (same), white at 0
         self.figure.addItem(self.heatmap)
         self.heatmap.image.on_hover = self._hover

@@ -11,7 +11,10 @@ did the same on screen but raised the figure's minimum width with them: a dock c
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
+
+from attnviz.gui.widgets.square_cells import UNLIMITED
 
 __all__ = ["PanelGrid", "patch_caption", "two_lines"]
 
@@ -24,8 +27,9 @@ def _natural_width(label) -> float:
 
 
 class PanelGrid(pg.GraphicsLayout):
-    """The four image panels, two by two in equal cells that take the view's height (a row of four
-    on a 16:9 slide was tried: no map came out larger, and the bars took half of every cell)."""
+    """The four image panels, two by two in equal cells that take the view's height, or in one row (an export
+    whose height bounds two rows: the view picks, and then leaves out the bars it does not draw, which took half
+    of every cell of a row)."""
 
     def __init__(self):
         super().__init__()
@@ -59,9 +63,74 @@ class PanelGrid(pg.GraphicsLayout):
             if item is not None:
                 item.geometryChanged.connect(self.centre)
 
+    def set_cols(self, cols: int) -> bool:
+        """The cells ``cols`` a row (2: two by two; 4: one row, for a slide whose height bounds two rows); True
+        when that changed."""
+        if cols == self.cols:
+            return False
+        for item in [*self.cells, self.gutters[1]]:
+            self.removeItem(item)
+        self.cols = cols
+        for i, cell in enumerate(self.cells):
+            self.addItem(cell, row=i // cols, col=1 + i % cols)
+        self.addItem(self.gutters[1], row=0, col=cols + 1)
+        self._stretch()
+        return True
+
+    def arrange(self, bars, exporting: bool, settle) -> None:
+        """An export lays the four panels out in one row when that draws them larger (a 16:9 slide's height bounds
+        two rows: deck page 15 drew 225-px maps on a 720-line page); the screen keeps two by two. In a row the bars
+        that are not drawn leave their cells (each took a bar's width, half of a cell). ``bars``: each cell's bar
+        (the input's invisible spacer first); ``settle()`` lays the figure out."""
+        size, maps = self.image_size, bars[1:]
+        cols, tall, pad = 2, UNLIMITED, 0.0
+        if exporting and size is not None and self.width() > 0:
+            w, h = self.width(), self.height()
+            caption = max(cell.getItem(0, 0).geometry().height() for cell in self.cells) + 4
+            bar = max(b.width_at(h / 2) for b in maps) + 4
+            drawn = sum(b.isVisible() for b in maps)
+            aspect = size[1] / size[0]  # picture width per unit of height
+            two = min((w / 2 - bar) / aspect, h / 2 - caption)  # a picture's height, two by two
+            one_row = min((w - drawn * bar) / 4 / aspect, h - caption)
+            if one_row > 1.05 * two:
+                # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
+                cols, tall, pad = 4, caption + one_row, max(0.0, (h - caption - one_row) / 2)
+        self.set_cols(cols)
+        self.layout.setContentsMargins(0, pad, 0, 0)
+        for cell, bar in zip(self.cells, bars):
+            cell.setMaximumHeight(tall)
+            self.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
+            keep, inside = cols == 2 or bar.isVisible(), cell.getItem(1, 1) is bar
+            if keep and not inside:
+                cell.addItem(bar, row=1, col=1)
+            elif inside and not keep:
+                cell.removeItem(bar)
+            cell.layout.setRowMinimumHeight(0, 0)
+        if cols == 4:  # the captions' row as tall as the tallest caption: the pictures start on one line
+            settle()
+            for cell in self.cells:
+                cell.layout.activate()
+            need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in self.cells)
+            for cell in self.cells:
+                cell.layout.setRowMinimumHeight(0, need)
+
+    def hug_bars(self, bars) -> None:
+        """In one row, each map's drawn bar (``bars``: the maps', in order) as tall as the pictures, not as the cell (the
+        row's height was estimated with less spacing than the layout gives, and the pictures, bound by their width,
+        came out shorter)."""
+        boxes = [cell.getItem(1, 0) for cell in self.cells]
+        if self.image_size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
+            return
+        rows, cols = self.image_size
+        picture = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes) * rows
+        for cell, bar in zip(self.cells[1:], bars):
+            bar.setMaximumHeight(picture if self.cols == 4 else UNLIMITED)
+            cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
+            cell.layout.activate()
+
     def _stretch(self) -> None:
-        for k in range(1, self.cols + 1):  # equal cells
-            self.layout.setColumnStretchFactor(k, 100)
+        for k in range(1, 6):  # equal cells, the gutters beside them; a column left empty takes nothing
+            self.layout.setColumnStretchFactor(k, 100 if k <= self.cols else int(k == self.cols + 1))
         for k in range(4):  # unused rows take nothing
             self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
 

@@ -29,6 +29,7 @@ from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
+from attnviz.gui.widgets.legible import is_exporting
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.value_token_row import TokenStripItem
 
@@ -321,6 +322,9 @@ class RolloutView(BaseView):
 
     def _after_relayout(self) -> None:
         if self._body is self.image_body:
+            # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
+            self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
+            self.figure.layout.activate()
             # the margins that keep the four panels together are measured from the settled captions and
             # bars: once the layout has settled at the export size, measure and lay out once more
             cap = None
@@ -331,6 +335,7 @@ class RolloutView(BaseView):
                 self.image_body.layout.activate()
                 for cell in self.image_body.cells:
                     cell.layout.activate()
+            self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)

@@ -18,6 +18,7 @@ from attnviz.gui.pyqtgraph_private import mark_image_rendered
 from attnviz.gui.style import ViewStyle, colour_lut
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.hatch import HatchItem, mask_path
+from attnviz.gui.widgets.square_cells import SquareCells
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import TokenAxisItem
 
@@ -97,17 +98,26 @@ class CellImageItem(pg.ImageItem):
             self.on_click(*cell)
 
 
-class LabelledHeatmap(pg.GraphicsLayout):
+class LabelledHeatmap(SquareCells, pg.GraphicsLayout):
     """Title, left/bottom token axes, a ViewBox with the image, and a colour bar on the right."""
 
     def __init__(self, style: ViewStyle | None = None, lock_aspect: bool = False, top_axis: bool | None = None,
-                 max_cell_aspect: float | None = None):
+                 max_cell_aspect: float | None = None, centred: bool = False):
         """lock_aspect: square cells, the matrix anchored top-left so the axes touch it (the column
         labels then go on top, since the spare room is on the right or at the bottom).
-        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map)."""
+        max_cell_aspect: cells at most this much wider than tall, the map centred (a zoomable map).
+        centred: (lock_aspect) the matrix's row held to the matrix's height, so its colour bar is as tall as the
+        cells, and the height they cannot use split above and below the map, not left inside its box (maps side by
+        side in a slide's middle, not along its top)."""
         super().__init__()
         self.style = style or ViewStyle()
         self.lock_aspect = lock_aspect
+        self.centred = centred
+        self.cell_peers = [self]  # square-cell maps drawn with one cell size (share_cells)
+        self._own_px = self._drawn_px = 0.0  # the cell size this map's room allows; the one it is drawn at
+        self._room_px_h = 0.0  # the cell size its height allows
+        self._head = 0.0  # the height of the title and column labels above the matrix
+        self._settling = False  # inside _size_square's own layout pass
         # cells at most this much wider than tall (None: as wide as the room): the map is centred in a
         # narrower box instead (a head map presented on a 16:9 screen was drawn 1.8 : 1, see setGeometry)
         self.max_cell_aspect = max_cell_aspect
@@ -115,12 +125,17 @@ class LabelledHeatmap(pg.GraphicsLayout):
         self.indices: np.ndarray | None = None  # the uint8 LUT indices shown (255 = masked)
         self.image_bounds = (0, 0, 0, 0)  # (row0, row1, col0, col1): the data cells the image covers
         self.diverging = False  # signed data: the style's diverging colour map
+        self._margins = self.layout.getContentsMargins()  # (a centred map adds to the top one)
         self.title = make_title()
         self.addItem(self.title, row=0, col=0, colspan=4 if lock_aspect else 3)
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setDefaultPadding(0.0)
         if lock_aspect:
             self.vb.setMouseEnabled(False, False)
+            # the room is measured again when the matrix's box changes with the map's size unchanged (its colour bar
+            # or row labels took another width in the layout's pass)
+            if centred:
+                self.vb.sigResized.connect(self._size_square)
             self.vb.sigResized.connect(self._fit_square)
         else:
             self.vb.enableAutoRange(enable=True)  # re-fit the whole matrix whenever the size changes
@@ -138,6 +153,15 @@ class LabelledHeatmap(pg.GraphicsLayout):
             self.spare = pg.GraphicsWidget()
             self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
             self.addItem(self.spare, row=2, col=3)
+            # and the height it cannot use goes below it (the matrix's row is held to the matrix: _size_square), so
+            # the map still takes the height its parent gives it
+        if lock_aspect and centred:
+            self.spare_low = pg.GraphicsWidget()
+            self.spare_low.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+            self.spare_low.setMinimumHeight(0)
+            self.spare_low.setPreferredHeight(0)
+            self.addItem(self.spare_low, row=4, col=1)
+            self.layout.setRowStretchFactor(4, 1)
         if not top_axis:
             self.addItem(self.bottom, row=3, col=1)
         self.left.link_view(self.vb)
@@ -231,41 +255,6 @@ class LabelledHeatmap(pg.GraphicsLayout):
             if rect.width() > most + 1:
                 rect = QRectF(rect.x() + (rect.width() - most) / 2, rect.y(), most, rect.height())
         super().setGeometry(rect)
-
-    def _size_square(self) -> None:
-        """Square cells: the width the matrix cannot use goes to an empty column right of the colour
-        bar, so the bar sits next to the matrix instead of across the spare room."""
-        rows, cols = self.image.shape_rc
-        if not rows or not cols:
-            self._set_spare(0.0)
-            return
-        fixed = sum(item.width() for item in (self.left, self.bar)) + 4 * self.layout.horizontalSpacing() + 2
-        avail_w = self.width() - fixed
-        top = self.title.height() + (self.bottom.height() if self.bottom.orientation == "top" else 0)
-        avail_h = self.height() - top - 4 * self.layout.verticalSpacing() - 2
-        if avail_w <= 0 or avail_h <= 0:
-            return
-        px = min(avail_w / cols, avail_h / rows)
-        extra = max(0.0, avail_w - cols * px)
-        if abs(self.spare.preferredWidth() - extra) > 1:
-            self._set_spare(extra)
-
-    def _set_spare(self, width: float) -> None:
-        # preferred, not minimum: a narrow dock may still squeeze the figure (the spare goes first)
-        self.spare.setMinimumWidth(0)
-        self.spare.setPreferredWidth(width)
-        self.spare.setMaximumWidth(width)
-
-    def _fit_square(self, *args) -> None:
-        """Square cells with the matrix in the top-left corner of the view (spare room right/bottom)."""
-        if not hasattr(self, "image"):  # the layout settles while the constructor adds items
-            return
-        rows, cols = self.image.shape_rc
-        w, h = self.vb.width(), self.vb.height()
-        if not rows or not cols or w <= 0 or h <= 0:
-            return
-        px = min(w / cols, h / rows)  # pixels per cell
-        self.vb.setRange(xRange=(0, w / px), yRange=(0, h / px), padding=0, disableAutoRange=True)
 
     def set_levels(self, lo: float, hi: float, label: str = "") -> None:
         self.bar.set_levels(lo, hi)
