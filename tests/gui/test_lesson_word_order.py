@@ -112,3 +112,26 @@ def test_numbered_label_quotes_punctuation_alone():
     # words, brackets round words, visible whitespace and byte tokens are names already: not quoted
     assert [numbered_label(0, t) for t in ("[CLS]", "good/bad", " ", "Ċ", "Ĕ", "a,b")] == [
         "0 [CLS]", "0 good/bad", "0 ␣", "0 ⏎", "0 <0x14>", "0 a,b"]
+
+
+@pytest.mark.parametrize("view_name", ["PositionalEncodingView", "PositionSimilarityView"])
+def test_positions_as_waves_names_the_comma_row(qtbot, view_name):
+    """Scene 13 ("Positions as waves"): the row of a comma token reads "3 “,”" (it read "32 ," at both sizes);
+    the position-similarity map names its rows the same way."""
+    from attnviz.bench.traces import sample_trace
+    from attnviz.gui import views
+    from attnviz.selection import Selection
+
+    trace = sample_trace("encoder", T=9, pos="sinusoidal")
+    tokens = list(trace.tokens)
+    tokens[3] = ","
+    trace.tokens = tokens
+    selection = Selection()
+    view = getattr(views, view_name)(selection=selection)
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    view.set_trace(trace)
+    qtbot.waitExposed(view)
+    labels = view.heatmap.left.labels
+    assert labels[3] == "3 “,”" and labels[2].startswith("2 ") and not labels[2].startswith("2 “"), labels[:5]
