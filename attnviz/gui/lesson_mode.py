@@ -19,12 +19,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
+from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
 from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
 __all__ = ["LessonStage", "start_lesson"]
@@ -102,8 +103,14 @@ class LessonStage(QWidget):
         self.input.setPlaceholderText("type a sentence and press Enter")
         self.input.returnPressed.connect(self._typed)
         self.footer = QLabel()
+        self.footer.setObjectName("lesson_footer")
         self.footer.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.footer.setWordWrap(True)
+        # the footer is the presentation hint's strip (show_hint): the keys' reminder returns after its seconds
+        self._keys_text = ""
+        self._hint_timer = QTimer(self)
+        self._hint_timer.setSingleShot(True)
+        self._hint_timer.timeout.connect(self._end_hint)
         self.body = QVBoxLayout()
         lay = QVBoxLayout(self)
         # every pixel of height to the figure: at 1280×720 the default margins and a line of its own for the
@@ -143,9 +150,11 @@ class LessonStage(QWidget):
         self.input.setText(self.scene.text or "")
         self.input.setCursorPosition(0)  # a sentence longer than the line shows its start, not its last words
         # one line beside the typing line at 1280×720 (two lines took the figure's height)
-        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
-                            + ("Enter: run the sentence · " if self.scene.text is not None else "")
-                            + "Alt+arrows: layer / head · Esc: back to the app")
+        self._keys_text = (f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
+                           + ("Enter: run the sentence · " if self.scene.text is not None else "")
+                           + "Alt+arrows: layer / head · Esc: back to the app")
+        if not self._hint_timer.isActive():  # a hint on screen keeps the strip for its seconds
+            self.footer.setText(self._keys_text)
         self._drop_view()
         self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
                              if "{" in self.scene.caption else self.scene.caption)
@@ -154,6 +163,23 @@ class LessonStage(QWidget):
         if self.scene.claim:
             self._lane.submit("measure", _measure, self._measure_bench, self.scene, self.measure_n,
                               on_result=self._measured, on_error=self._measure_failed)
+
+    # -- the presentation hint, in the footer's strip ----------------------------------------------------
+    def show_hint(self, text: str, ms: int = SHOWN_MS) -> None:
+        """Presentation mode's hint ("Esc: back to the app", "This is the last scene") in the footer line, in the
+        hint's colours, for ``ms``: laid over the stage it covered a long title or the figure that arrived after
+        it was placed (issue 36); the footer is drawn nowhere else."""
+        self.footer.setText(text)
+        self.footer.setStyleSheet(f"QLabel#lesson_footer {{ {HINT_COLOURS} border-radius: 6px; padding: 0 10px; }}")
+        self._hint_timer.start(ms)
+
+    def hint_shown(self) -> str:
+        """The hint on screen now, or "" (the footer shows the keys' reminder)."""
+        return self.footer.text() if self._hint_timer.isActive() else ""
+
+    def _end_hint(self) -> None:
+        self.footer.setStyleSheet("")
+        self.footer.setText(self._keys_text)
 
     def _fonts(self) -> None:
         """Title and caption a size above the (presentation) body text."""
