@@ -57,8 +57,9 @@ def whatif_panels(loaded, whatif, state, text: str | None = None, image=None) ->
     after = np.asarray(cmp.after[key], np.float64)[state.head]
     tokens = list(cmp.before.tokens)
     q = state.query if state.query is not None else len(tokens) - 1
+    after_labels = numbered_labels(list(cmp.after.tokens))
     panels = [Panel("As trained", before, numbered_labels(tokens), numbered_labels(tokens)),
-              Panel(whatif.describe().capitalize(), after, numbered_labels(list(cmp.after.tokens)), numbered_labels(list(cmp.after.tokens)))]
+              Panel(whatif.describe().capitalize(), after, after_labels, after_labels)]
     h_b, h_a = _entropy(before[q]), _entropy(after[q])
 
     def top(pairs):
@@ -119,7 +120,8 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
         # [CLS] attention of the last layer, head 0, for both sentences: rows are the two sentences
         cls_rows = np.stack([np.asarray(t[f"L{t.n_layers - 1}.probs"], np.float64)[0, 0] for t in traces])
         # the two sentences differ only where the adjectives swapped places: such a column names both words
-        cols = [numbered_label(i, a if a == b else f"{a}/{b}") for i, (a, b) in enumerate(zip(traces[0].tokens, traces[1].tokens))]
+        cols = [numbered_label(i, a if a == b else f"{a}/{b}")
+                for i, (a, b) in enumerate(zip(traces[0].tokens, traces[1].tokens))]
         panels.append(Panel(f"{what}: [CLS] attention, last layer, head 0", cls_rows, ["typed", "swapped"], cols,
                             vmax=float(cls_rows.max()), label="attention weight · one scale for both panels"))
         acc = task_of(loaded).evaluate(loaded, seed=seed, n=n)["swapped_pair_accuracy"]

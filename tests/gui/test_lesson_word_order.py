@@ -67,7 +67,8 @@ def notes_problems(view, panels) -> list[str]:
     """Notes missing from the figure, or drawn past their row or the canvas (cut)."""
     notes = view.notes
     shown = notes.item.toPlainText()
-    problems = [f"note missing: {n!r}" for n in panels.notes if n not in shown.replace("\n", " ").replace("\u2028", " ")]
+    flat = shown.replace("\n", " ").replace("\u2028", " ")
+    problems = [f"note missing: {n!r}" for n in panels.notes if n not in flat]
     if not notes.isVisible() or not shown.strip():
         problems.append("the notes are not shown")
     text_h, row_h = notes.item.boundingRect().height(), notes.geometry().height()
