@@ -74,10 +74,12 @@ def notes_problems(view, panels) -> list[str]:
     text_h, row_h = notes.item.boundingRect().height(), notes.geometry().height()
     if text_h > row_h + 1:
         problems.append(f"the notes need {text_h:.0f} px, their row has {row_h:.0f}")
-    canvas_h = view.figure.viewport().height() if hasattr(view.figure, "viewport") else view.figure.height()
-    bottom = notes.item.sceneBoundingRect().bottom()
+    # on screen: the canvas shows its scene from the top, as tall as its viewport (the figure item can be
+    # taller than that and is then cut at the bottom)
+    canvas_h = view.canvas.viewport().height()
+    bottom = view.canvas.mapFromScene(notes.item.sceneBoundingRect().bottomLeft()).y()
     if bottom > canvas_h + 1:
-        problems.append(f"the notes end at {bottom:.0f} px, below the figure's {canvas_h} px")
+        problems.append(f"the notes end at {bottom:.0f} px, below the canvas's {canvas_h} px")
     return problems
 
 
@@ -136,3 +138,50 @@ def test_positions_as_waves_names_the_comma_row(qtbot, view_name):
     qtbot.waitExposed(view)
     labels = view.heatmap.left.labels
     assert labels[3] == "3 “,”" and labels[2].startswith("2 ") and not labels[2].startswith("2 “"), labels[:5]
+
+
+def _live_word_order_problems(make_window, qtbot, monkeypatch, size) -> list[str]:
+    from test_layout_audit_lesson import BUNDLED
+
+    from attnviz.gui.panels.presentation import leave_presentation
+    from attnviz.gui.window.pages import Pages
+    from attnviz.gui.window.scene_actions import start_lesson
+
+    w, h = size
+    win = make_window(model="tiny-encoder", text="the cat sat on the mat")
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
+    monkeypatch.setenv("ATTNVIZ_ASSETS", str(BUNDLED.parent))
+    monkeypatch.setattr(Pages, "_screen_lines", lambda self: h)
+    stage = start_lesson(win, "attention", view="word-order")  # the lesson opened on this scene
+    try:
+        qtbot.waitUntil(win.isFullScreen, timeout=10_000)
+        win.setGeometry(0, 0, w, h)  # full screen on that screen
+        qtbot.waitUntil(lambda: win.width() == w and win.height() == h, timeout=10_000)
+        qtbot.waitUntil(lambda: stage.view is not None, timeout=120_000)
+        stage._lane.cancel()
+        for _ in range(3):  # the offscreen platform's full-screen request can land late and resize the window
+            for _ in range(10):
+                QApplication.processEvents()
+            if (win.width(), win.height()) != (w, h):
+                win.setGeometry(0, 0, w, h)
+        for _ in range(10):
+            QApplication.processEvents()
+        assert (win.width(), win.height()) == (w, h)
+        view = stage.view
+        where = f" (window {win.width()}×{win.height()}, figure page {view.width()}×{view.height()})"
+        return [p + where for p in notes_problems(view, view.panels)]
+    finally:
+        leave_presentation(win)
+        qtbot.waitUntil(lambda: win.tabs.indexOf(stage) < 0, timeout=30_000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page_size", list(PAGES), ids=list(PAGES))
+def test_word_order_notes_whole_when_the_lesson_opens_on_it(word_order_scene, make_window, qtbot, monkeypatch,
+                                                             page_size):
+    """The live lesson opened on scene 12 (its figure laid out while the stage was still settling): every note on
+    screen. The figure item stayed as tall as the notes once needed when first laid out narrow (1030 px in a
+    921 px canvas at 1920×1080) and the last three notes were cut."""
+    size = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}[page_size]
+    problems = _live_word_order_problems(make_window, qtbot, monkeypatch, size)
+    assert not problems, "\n".join(problems)
