@@ -120,3 +120,33 @@ def test_a_walkthrough_board_on_a_page_gives_its_spacing_to_the_rows(qapp):
     assert fig.scroll.frameShape() == QFrame.Shape.NoFrame
     fig.deleteLater()
     plain.deleteLater()
+
+
+def _line_centres(text_item) -> list[float]:
+    """The horizontal centre of each line of a text item, in its own coordinates."""
+    doc = text_item.document()
+    out, block = [], doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            rect = layout.lineAt(i).naturalTextRect().translated(layout.position())
+            out.append(rect.center().x())
+        block = block.next()
+    return out
+
+
+def test_patch_filter_captions_centre_their_lines(qapp):
+    """Scene 14 ("What the patch embedding learned"): each tile's caption "PC1" sits centred over "22.4%" (the
+    first seven, a short name over a longer share, had their names at the left end; the grey ones looked centred
+    only because their two lines are as long)."""
+    view = _filters_view(True, 1268, 600, 1.6)
+    try:
+        uneven = [c for c in view.captions if len(c.textItem.toPlainText().split("\n")[0])
+                  != len(c.textItem.toPlainText().split("\n")[1])]
+        assert uneven, "no caption with lines of different lengths: the test shows nothing"
+        for caption in view.captions:
+            centres = _line_centres(caption.textItem)
+            assert len(centres) == 2 and abs(centres[0] - centres[1]) <= 1.0, (caption.textItem.toPlainText(), centres)
+    finally:
+        view.close()
+        view.deleteLater()
