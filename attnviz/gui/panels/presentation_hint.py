@@ -5,7 +5,7 @@ has nothing on screen that says how to get back, and a clicker that stops at the
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -78,7 +78,13 @@ class PresentationHint(QLabel):
         self._place_timer.setSingleShot(True)
         self._place_timer.timeout.connect(self.place)
         self._text = ""
+        win.installEventFilter(self)  # the window resized under the hint (full screen lands late): placed again
         self.hide()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and obj is self.parentWidget() and self.isVisible():
+            self._place_timer.start(100)  # once its figure is laid out at the new size
+        return False
 
     def flash(self, text: str, ms: int = SHOWN_MS) -> None:
         if not shiboken6.isValid(self):
