@@ -28,7 +28,9 @@ from attnviz.figures.scenes import CAPTION_N
 from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
 from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
-__all__ = ["LessonStage", "start_lesson"]
+__all__ = ["LessonStage", "start_lesson", "TYPED_NOTE"]
+
+TYPED_NOTE = "(about the scene's own sentence, not the one typed)"
 
 
 def _compute(bench, scene):
@@ -92,6 +94,8 @@ class LessonStage(QWidget):
         self.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)
         self.index = -1
         self.scene = None
+        self._shown_text = None
+        self._caption_text = ""
         self.view = self.selection = self.trace = None
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -156,8 +160,9 @@ class LessonStage(QWidget):
         if not self._hint_timer.isActive():  # a hint on screen keeps the strip for its seconds
             self.footer.setText(self._keys_text)
         self._drop_view()
-        self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
-                             if "{" in self.scene.caption else self.scene.caption)
+        self._shown_text = self.scene.text  # the sentence the figure shows
+        self._set_caption(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
+                          if "{" in self.scene.caption else self.scene.caption)
         self._figure_lane.submit("figure", _compute, self.bench, self.scene, on_result=self._computed,
                                  on_error=self._failed, supersedes=("retrace", "panels"))
         if self.scene.claim:
@@ -201,8 +206,16 @@ class LessonStage(QWidget):
             text = format_caption(scene.caption, result) if scene.caption else result.line
         except AttnvizError as exc:
             text = str(exc)
-        self.caption.setText(text)
+        self._set_caption(text)
         self.caption_measured.emit(self.index, text)
+
+    def _set_caption(self, text: str) -> None:
+        """The scene's caption; while the figure shows a typed sentence, said to be about the scene's own (its
+        numbers were measured there: "all 12×12 weights" stood under an 18 × 18 figure)."""
+        self._caption_text = text
+        shown, own = (self._shown_text or "").strip(), ((self.scene.text if self.scene else None) or "").strip()
+        typed = bool(text) and shown != own
+        self.caption.setText(f"{text} {TYPED_NOTE}" if typed else text)
 
     def _measure_failed(self, message: str) -> None:
         self.caption.setText(f"cannot measure the claim: {message}")
@@ -272,16 +285,18 @@ class LessonStage(QWidget):
         """Run the typed sentence through the scene's model (on the figure lane); the same figure shows it."""
         if self.view is None or not self.input.text().strip():
             return
-        view = self.view
-        self._figure_lane.submit("retrace", _retrace, self.bench, self._live_scene(), self.scene.view,
-                                 on_result=lambda res: self._retraced(view, res), on_error=self._failed,
+        view, scene = self.view, self._live_scene()
+        self._figure_lane.submit("retrace", _retrace, self.bench, scene, self.scene.view,
+                                 on_result=lambda res: self._retraced(view, res, scene.text), on_error=self._failed,
                                  supersedes=("panels",), owner=self)
 
-    def _retraced(self, view, res) -> None:
+    def _retraced(self, view, res, text: str | None = None) -> None:
         if view is not self.view or view is None:
             return
         trace, state, panels = res
         self.trace = trace
+        self._shown_text = text
+        self._set_caption(self._caption_text)
         view.set_trace(trace)
         self.selection.update(query=state.query)
         if panels is not None:
