@@ -19,15 +19,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
+from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
 from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
-__all__ = ["LessonStage", "start_lesson"]
+__all__ = ["LessonStage", "start_lesson", "TYPED_NOTE"]
+
+TYPED_NOTE = "(about the scene's own sentence, not the one typed)"
 
 
 def _compute(bench, scene):
@@ -91,6 +94,8 @@ class LessonStage(QWidget):
         self.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)
         self.index = -1
         self.scene = None
+        self._shown_text = None
+        self._caption_text = ""
         self.view = self.selection = self.trace = None
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -102,8 +107,14 @@ class LessonStage(QWidget):
         self.input.setPlaceholderText("type a sentence and press Enter")
         self.input.returnPressed.connect(self._typed)
         self.footer = QLabel()
+        self.footer.setObjectName("lesson_footer")
         self.footer.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.footer.setWordWrap(True)
+        # the footer is the presentation hint's strip (show_hint): the keys' reminder returns after its seconds
+        self._keys_text = ""
+        self._hint_timer = QTimer(self)
+        self._hint_timer.setSingleShot(True)
+        self._hint_timer.timeout.connect(self._end_hint)
         self.body = QVBoxLayout()
         lay = QVBoxLayout(self)
         # every pixel of height to the figure: at 1280×720 the default margins and a line of its own for the
@@ -143,17 +154,37 @@ class LessonStage(QWidget):
         self.input.setText(self.scene.text or "")
         self.input.setCursorPosition(0)  # a sentence longer than the line shows its start, not its last words
         # one line beside the typing line at 1280×720 (two lines took the figure's height)
-        self.footer.setText(f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
-                            + ("Enter: run the sentence · " if self.scene.text is not None else "")
-                            + "Alt+arrows: layer / head · Esc: back to the app")
+        self._keys_text = (f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
+                           + ("Enter: run the sentence · " if self.scene.text is not None else "")
+                           + "Alt+arrows: layer / head · Esc: back to the app")
+        if not self._hint_timer.isActive():  # a hint on screen keeps the strip for its seconds
+            self.footer.setText(self._keys_text)
         self._drop_view()
-        self.caption.setText(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
-                             if "{" in self.scene.caption else self.scene.caption)
+        self._shown_text = self.scene.text  # the sentence the figure shows
+        self._set_caption(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
+                          if "{" in self.scene.caption else self.scene.caption)
         self._figure_lane.submit("figure", _compute, self.bench, self.scene, on_result=self._computed,
                                  on_error=self._failed, supersedes=("retrace", "panels"))
         if self.scene.claim:
             self._lane.submit("measure", _measure, self._measure_bench, self.scene, self.measure_n,
                               on_result=self._measured, on_error=self._measure_failed)
+
+    # -- the presentation hint, in the footer's strip ----------------------------------------------------
+    def show_hint(self, text: str, ms: int = SHOWN_MS) -> None:
+        """Presentation mode's hint ("Esc: back to the app", "This is the last scene") in the footer line, in the
+        hint's colours, for ``ms``: laid over the stage it covered a long title or the figure that arrived after
+        it was placed (issue 36); the footer is drawn nowhere else."""
+        self.footer.setText(text)
+        self.footer.setStyleSheet(f"QLabel#lesson_footer {{ {HINT_COLOURS} border-radius: 6px; padding: 0 10px; }}")
+        self._hint_timer.start(ms)
+
+    def hint_shown(self) -> str:
+        """The hint on screen now, or "" (the footer shows the keys' reminder)."""
+        return self.footer.text() if self._hint_timer.isActive() else ""
+
+    def _end_hint(self) -> None:
+        self.footer.setStyleSheet("")
+        self.footer.setText(self._keys_text)
 
     def _fonts(self) -> None:
         """Title and caption a size above the (presentation) body text."""
@@ -175,8 +206,16 @@ class LessonStage(QWidget):
             text = format_caption(scene.caption, result) if scene.caption else result.line
         except AttnvizError as exc:
             text = str(exc)
-        self.caption.setText(text)
+        self._set_caption(text)
         self.caption_measured.emit(self.index, text)
+
+    def _set_caption(self, text: str) -> None:
+        """The scene's caption; while the figure shows a typed sentence, said to be about the scene's own (its
+        numbers were measured there: "all 12×12 weights" stood under an 18 × 18 figure)."""
+        self._caption_text = text
+        shown, own = (self._shown_text or "").strip(), ((self.scene.text if self.scene else None) or "").strip()
+        typed = bool(text) and shown != own
+        self.caption.setText(f"{text} {TYPED_NOTE}" if typed else text)
 
     def _measure_failed(self, message: str) -> None:
         self.caption.setText(f"cannot measure the claim: {message}")
@@ -246,16 +285,18 @@ class LessonStage(QWidget):
         """Run the typed sentence through the scene's model (on the figure lane); the same figure shows it."""
         if self.view is None or not self.input.text().strip():
             return
-        view = self.view
-        self._figure_lane.submit("retrace", _retrace, self.bench, self._live_scene(), self.scene.view,
-                                 on_result=lambda res: self._retraced(view, res), on_error=self._failed,
+        view, scene = self.view, self._live_scene()
+        self._figure_lane.submit("retrace", _retrace, self.bench, scene, self.scene.view,
+                                 on_result=lambda res: self._retraced(view, res, scene.text), on_error=self._failed,
                                  supersedes=("panels",), owner=self)
 
-    def _retraced(self, view, res) -> None:
+    def _retraced(self, view, res, text: str | None = None) -> None:
         if view is not self.view or view is None:
             return
         trace, state, panels = res
         self.trace = trace
+        self._shown_text = text
+        self._set_caption(self._caption_text)
         view.set_trace(trace)
         self.selection.update(query=state.query)
         if panels is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attnviz.errors import InputError
+from attnviz.text.token_display import numbered_label, numbered_labels
 
 __all__ = ["Panel", "FigurePanels", "whatif_panels", "permutation_panels", "word_order_panels", "mask_panels",
            "MODEL_FIGURES", "panels_data"]
@@ -41,10 +42,6 @@ class FigurePanels:
     numbers: dict = field(default_factory=dict)  # every number shown, for --data
 
 
-def _labels(tokens) -> list[str]:
-    return [f"{i} {t}" for i, t in enumerate(tokens)]
-
-
 def _entropy(row: np.ndarray) -> float:
     p = row[row > 0]
     return float(-(p * np.log(p)).sum())
@@ -60,8 +57,9 @@ def whatif_panels(loaded, whatif, state, text: str | None = None, image=None) ->
     after = np.asarray(cmp.after[key], np.float64)[state.head]
     tokens = list(cmp.before.tokens)
     q = state.query if state.query is not None else len(tokens) - 1
-    panels = [Panel("As trained", before, _labels(tokens), _labels(tokens)),
-              Panel(whatif.describe().capitalize(), after, _labels(list(cmp.after.tokens)), _labels(list(cmp.after.tokens)))]
+    after_labels = numbered_labels(list(cmp.after.tokens))
+    panels = [Panel("As trained", before, numbered_labels(tokens), numbered_labels(tokens)),
+              Panel(whatif.describe().capitalize(), after, after_labels, after_labels)]
     h_b, h_a = _entropy(before[q]), _entropy(after[q])
 
     def top(pairs):
@@ -84,7 +82,7 @@ def permutation_panels(loaded, text: str, state, seed: int = 0) -> FigurePanels:
     got = res.probs_perm[state.layer][state.head]
     want = res.probs_expected[state.layer][state.head]
     diff = float(np.max(np.abs(got - want)))
-    labels = _labels(res.permuted_tokens)
+    labels = numbered_labels(res.permuted_tokens)
     vmax = float(max(got.max(), want.max()))
     panels = [Panel("P(RX): attention of the shuffled words", got, labels, labels, vmax=vmax),
               Panel("R·P(X)·Rᵀ: the original attention, shuffled", want, labels, labels, vmax=vmax)]
@@ -122,7 +120,8 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
         # [CLS] attention of the last layer, head 0, for both sentences: rows are the two sentences
         cls_rows = np.stack([np.asarray(t[f"L{t.n_layers - 1}.probs"], np.float64)[0, 0] for t in traces])
         # the two sentences differ only where the adjectives swapped places: such a column names both words
-        cols = [f"{i} {a}" if a == b else f"{i} {a}/{b}" for i, (a, b) in enumerate(zip(traces[0].tokens, traces[1].tokens))]
+        cols = [numbered_label(i, a if a == b else f"{a}/{b}")
+                for i, (a, b) in enumerate(zip(traces[0].tokens, traces[1].tokens))]
         panels.append(Panel(f"{what}: [CLS] attention, last layer, head 0", cls_rows, ["typed", "swapped"], cols,
                             vmax=float(cls_rows.max()), label="attention weight · one scale for both panels"))
         acc = task_of(loaded).evaluate(loaded, seed=seed, n=n)["swapped_pair_accuracy"]
@@ -162,7 +161,7 @@ def mask_panels(trace, state) -> FigurePanels:
     probs = np.asarray(trace[f"{key}.probs"], np.float64)[state.head]
     logits = np.asarray(trace[f"{key}.logits"], np.float64)[state.head]
     tokens = list(trace.tokens)
-    rows = _labels(tokens)
+    rows = numbered_labels(tokens)
     neg = np.isneginf(mask)
     small = len(tokens) <= 24
     mask_text = [["−∞" if v else "0" for v in r] for r in neg] if small else None

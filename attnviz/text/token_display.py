@@ -15,8 +15,9 @@ two agree.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_labels", "merge_step_label"]
+__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_label", "numbered_labels", "merge_step_label"]
 
 _BYTE_LEVEL = str.maketrans({"\u0120": " ", "\u2581": " ", "\u010a": "\n"})  # Ġ, ▁ → space; Ċ → newline
 
@@ -45,6 +46,7 @@ def _byte_text(token: str) -> str | None:
             return None  # Latin-1 text ("é"), not bytes
         return "".join(chr(b) if b < 0x80 else f"<0x{b:02X}>" for b in raw)  # part of a character
 _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}
+_MARKS = set("".join(_VISIBLE.values()))  # whitespace made visible: a mark of its own, not quoted
 _LEADING_SPACES = re.compile(r"^ +(?=\S)")
 # control characters other than newline and tab (C0, DEL, C1): a font draws them as nothing or a box. Byte-level
 # BPE spells the bytes 0x00–0x1F as single tokens ("Ĕ" is 0x14), which a model's top predictions often are
@@ -85,10 +87,20 @@ def differs_from_raw(token) -> bool:
     return plain_token(token) != token or bool(_LEADING_SPACES.match(token))
 
 
+def numbered_label(i: int, token) -> str:
+    """A token's label with its position ("4,100 the"); a token of punctuation or symbols alone is quoted
+    ("5 “,”"): after the number a bare comma read as a stray mark of the number's (issue 36, the lesson's
+    word-order scene showed "5 ,")."""
+    text = display_token(token)
+    if text and all(unicodedata.category(c)[0] in "PS" and c not in _MARKS for c in text):
+        text = f"“{text}”"
+    return f"{i:,} {text}"
+
+
 def numbered_labels(tokens) -> list[str]:
     """Labels that name each token's position too ("4,100 the"): a long map's axis draws every n-th token, and
     a word alone does not say where in a document of thousands of tokens its row is."""
-    return [f"{i:,} {display_token(t)}" for i, t in enumerate(tokens)]
+    return [numbered_label(i, t) for i, t in enumerate(tokens)]
 
 
 _MERGE_MARKS = str.maketrans({"\u0120": "␣", "\u2581": "␣", " ": "␣", "\u010a": "⏎", "\u0109": "⇥"})  # Ġ ▁ Ċ ĉ

@@ -185,3 +185,42 @@ def test_two_lines_splits_the_hint_evenly():
                                      "Page Down / Page Up: next / previous step")
     assert two_lines(leave_text(False)) == "Presenting\nEsc or F5: back to the app"
     assert two_lines("one part") == "one part"
+
+
+def test_the_hint_moves_when_the_window_resizes_under_it(qtbot):
+    """The window is resized after the hint is placed (F5's full screen lands later under a window manager): a
+    row of labels moves under the hint's first spot, and the hint is placed again where nothing is drawn.
+    Control: the moved row is under the first spot (the check sees it)."""
+    from PySide6.QtWidgets import QVBoxLayout
+
+    from attnviz.gui.panels.presentation_hint import PresentationHint
+
+    win = QWidget()
+    qtbot.addWidget(win)
+    lay = QVBoxLayout(win)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addStretch(1)
+    row = _Ink(win)  # a row drawn across the window, as a figure's axis labels: a quarter of the way down
+    row.setFixedHeight(60)
+    lay.addWidget(row)
+    lay.addStretch(3)
+    win.resize(1280, 400)
+    win.show()
+    QApplication.processEvents()
+    hint = PresentationHint(win)
+    hint.flash("Presenting · Esc or F5: back to the app")
+    qtbot.wait(400)  # its own second placement done: the resize comes later
+    first = hint.geometry()
+    assert hint.isVisible()
+    hint.hide()
+    assert not _drawn_in(win, first)
+    hint.show()
+    win.resize(1280, 160)  # the row moves up across the first spot (the bottom is free)
+    QApplication.processEvents()
+    hint.hide()
+    assert _drawn_in(win, first), "control: the moved row is not under the first spot"
+    hint.show()
+    qtbot.waitUntil(lambda: hint.geometry() != first, timeout=2000)
+    spot = hint.geometry()
+    hint.hide()
+    assert not _drawn_in(win, spot), spot.getRect()

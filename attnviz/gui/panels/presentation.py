@@ -166,7 +166,7 @@ class PresentationMode(QObject):
                 win.showFullScreen()
             self._present(widget)
             # Page Down is offered only where there are steps (a head map has none)
-            self._hint().flash(leave_text(self.figure))
+            self._flash(leave_text(self.figure))
         else:
             self._present(widget)
         self._sync_action(True)
@@ -231,7 +231,7 @@ class PresentationMode(QObject):
             fig.set_step(before[0] + delta)
         after = step_position(fig)
         if before is not None and after is not None and after[0] == before[0]:
-            self._hint().flash(end_text(fig, delta))  # a clicker at either end would otherwise stop without a word
+            self._flash(end_text(fig, delta))  # a clicker at either end would otherwise stop without a word
 
     def _route_selection_keys(self, fig) -> None:
         """A figure with a selection of its own (a lesson's scene, ``step_selection(field, delta)``) takes
@@ -249,6 +249,16 @@ class PresentationMode(QObject):
                 act.setEnabled(False)
                 self._disabled_actions.append(act)
             self._figure_shortcuts.append(sc)
+
+    def _flash(self, text: str) -> None:
+        """The hint for its seconds: in the figure's own strip where it keeps one (a lesson's footer line: over a
+        scene the hint covered the title of a figure that arrived after it was placed), else over the window
+        where nothing is drawn."""
+        fig = self.figure
+        if fig is not None and shiboken6.isValid(fig) and hasattr(fig, "show_hint"):
+            fig.show_hint(text)
+        else:
+            self._hint().flash(text)
 
     def _hint(self) -> PresentationHint:
         if self._hint_label is None or not shiboken6.isValid(self._hint_label):

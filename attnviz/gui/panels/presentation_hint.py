@@ -5,12 +5,12 @@ has nothing on screen that says how to get back, and a clicker that stops at the
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QWidget
 
 __all__ = ["PresentationHint", "LEAVE_TEXT", "leave_text", "step_position", "occupied_rects", "can_step", "free_spot",
-           "two_lines", "step_keys", "step_unit", "end_text"]
+           "two_lines", "step_keys", "step_unit", "end_text", "SHOWN_MS", "HINT_COLOURS"]
 
 LEAVE_TEXT = "Presenting · Esc or F5: back to the app · Page Down / Page Up: next / previous step"
 
@@ -59,6 +59,7 @@ def end_text(fig, delta: int) -> str:
 
 
 SHOWN_MS = 4000
+HINT_COLOURS = "background: rgba(30, 30, 30, 215); color: white;"  # the hint's look, over a figure or in a strip
 
 
 class PresentationHint(QLabel):
@@ -69,8 +70,7 @@ class PresentationHint(QLabel):
         self.setObjectName("presentation_hint")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # clicks reach the figure
-        self.setStyleSheet("QLabel#presentation_hint { background: rgba(30, 30, 30, 215); color: white;"
-                           " border-radius: 8px; padding: 10px 22px; }")
+        self.setStyleSheet(f"QLabel#presentation_hint {{ {HINT_COLOURS} border-radius: 8px; padding: 10px 22px; }}")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.hide)
@@ -78,7 +78,13 @@ class PresentationHint(QLabel):
         self._place_timer.setSingleShot(True)
         self._place_timer.timeout.connect(self.place)
         self._text = ""
+        win.installEventFilter(self)  # the window resized under the hint (full screen lands late): placed again
         self.hide()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and obj is self.parentWidget() and self.isVisible():
+            self._place_timer.start(100)  # once its figure is laid out at the new size
+        return False
 
     def flash(self, text: str, ms: int = SHOWN_MS) -> None:
         if not shiboken6.isValid(self):

@@ -207,6 +207,9 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
                 axis.setPen(pg.mkPen(style.foreground))
                 axis.setTextPen(pg.mkPen(style.foreground))
                 axis.setStyle(tickFont=style.font())
+                if axis.labelText:  # "step" at the ticks' size (pyqtgraph's own ~9 pt read 9 px when presenting)
+                    axis.setLabel(axis.labelText, **{"font-size": f"{style.font_pt():.1f}pt",
+                                                     "color": style.foreground})
         for item, text in ((self.loss_title, LOSS_TITLE), (self.acc_title, ACC_TITLE)):
             set_title(item, text, style)
 

@@ -17,7 +17,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.heatmap_data import colourize, quantize, tile_mosaic
-from attnviz.gui.widgets.title import make_title, set_title
+from attnviz.gui.widgets.title import centre_lines, make_title, set_title
 
 __all__ = ["FilterPCAView", "FILTER_KEY"]
 
@@ -197,6 +197,7 @@ class FilterPCAView(BaseView):
             colour = self.style.foreground if not is_noise else NOISE_GREY
             item = pg.TextItem(f"PC{i + 1}\n{share:.1%}", color=colour, anchor=(0.5, 0))
             item.setFont(self.style.font(1.0))
+            centre_lines(item.textItem)  # "PC1" over "22.4%", not at its left end
             item.setPos(c * (P + gap) + P / 2, r * row_h + P + 0.5)
             self.vb.addItem(item)
             self.captions.append(item)

@@ -3,8 +3,9 @@
 Some views scroll their figure in a dock rather than shrink it (the patch filters' tiles keep their size in a
 narrow dock). On a lesson's page the same view is laid out for the page — its tiles bounded by the page's
 height as an export bounds them — so the note under the figure is on screen without scrolling (issue 36: "What
-the patch embedding learned" scrolled and cut its note at 1280×720 and 1920×1080). :func:`on_page` adapts a
-scene's view.
+the patch embedding learned" scrolled and cut its note at 1280×720 and 1920×1080). A walkthrough figure's board
+gives the dock's spacing between its rows to the rows ("All queries at once" scrolled 24 px in a 1216×662
+presented window). :func:`on_page` adapts a scene's view.
 """
 
 from __future__ import annotations
@@ -51,8 +52,26 @@ def _fit_filters_to_page(view) -> None:
         view._draw()
 
 
+# a walkthrough figure's board on a page: the dock's 10 px between rows and round the board give the height to the
+# rows (the matrix form's T×T maps) — "All queries at once" needed 600 px in a 576 px page and scrolled 24 px in a
+# 1216×662 presented window
+PAGE_BOARD_MARGINS = (10, 2, 10, 2)
+PAGE_BOARD_SPACING = 4
+
+
+def _tighten_board(view) -> None:
+    """A walkthrough figure (a board of rows in a scroll area) with the page's margins and spacing, no frame."""
+    from PySide6.QtWidgets import QFrame
+
+    view.board.layout().setContentsMargins(*PAGE_BOARD_MARGINS)
+    view.board.layout().setSpacing(PAGE_BOARD_SPACING)
+    view.scroll.setFrameShape(QFrame.Shape.NoFrame)  # the page is the frame: 2 px more for the figure
+
+
 def on_page(view):
     """``view`` laid out for a lesson's page (no scrolling); the same object, adapted in place."""
+    if getattr(view, "board", None) is not None and getattr(view, "scroll", None) is not None:
+        _tighten_board(view)  # duck-typed: the walkthrough is a layer above the views (import-linter)
     if type(view) is FilterPCAView:
         import weakref
 

@@ -189,6 +189,15 @@ class PanelsView(BaseView):
         layout = self.figure.layout
         if abs(layout.rowMinimumHeight(2) - need) > 1:
             layout.setRowMinimumHeight(2, need)
+            # a taller need grows the figure item past the canvas (its minimum); a smaller one later does not
+            # shrink it back, as only a resize of the canvas fits the item to it: notes first laid out narrow
+            # left the figure 1030 px tall in a 921 px canvas and its last three notes under the edge (scene 12)
+            QTimer.singleShot(0, self, self._fit_figure_to_canvas)
+
+    def _fit_figure_to_canvas(self) -> None:
+        canvas = self.canvas
+        if canvas.autoPixelRange and self.figure.geometry() != canvas.range:
+            self.figure.setGeometry(canvas.range)  # clamped to the figure's minimum, as a resize would
 
     def _show_legible_cell_text(self) -> None:
         """Cell texts only where a glyph (half a cell high) reaches the smallest legible label: 19 tokens in a

@@ -15,7 +15,7 @@ from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.position_notes import no_table_reason
 from attnviz.analysis.trace_parts import format_value
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
-from attnviz.gui.widgets.token_axis import display_token
+from attnviz.text.token_display import numbered_labels
 
 __all__ = ["PositionSimilarityView"]
 
@@ -87,7 +87,7 @@ class PositionSimilarityView(BaseView):
         self.heatmap.set_levels(-1.0, 1.0, "cosine similarity")
         if self.grid is None:
             tokens = self.trace.tokens
-            labels = [f"{i} {display_token(t)}" for i, t in enumerate(tokens)]
+            labels = numbered_labels(tokens)
             self.heatmap.set_labels(labels, [str(i) for i in range(len(tokens))])
             self.heatmap.set_title("Cosine similarity of the position encodings (position × position)")
             return

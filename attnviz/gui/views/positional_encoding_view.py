@@ -20,6 +20,7 @@ from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.position_notes import no_table_reason
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
+from attnviz.text.token_display import numbered_label
 
 __all__ = ["PositionalEncodingView", "positional_table"]
 
@@ -103,7 +104,7 @@ class PositionalEncodingView(BaseView):
         self.heatmap.set_levels(-m, m, f"PE value{kind} · blue −, white 0, red +")
         n, D = self.pos.shape
         tokens = list(self.trace.tokens)
-        rows = [f"{i} {display_token(tokens[i])}" if i < min(self.n_input, len(tokens)) else str(i) for i in range(n)]
+        rows = [numbered_label(i, tokens[i]) if i < min(self.n_input, len(tokens)) else str(i) for i in range(n)]
         self.heatmap.set_labels(rows, [str(d) for d in range(D)])
         # a long table: every 8th position at full size rather than 128 labels too small to read
         self.heatmap.left.set_major(range(0, n, 8) if n > 32 else None)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QSizePolicy
 from attnviz.gui.pyqtgraph_private import set_size_hint
 from attnviz.gui.style import ViewStyle
 
-__all__ = ["make_title", "set_title"]
+__all__ = ["make_title", "set_title", "centre_lines"]
 
 
 class _WrappingLabel(pg.LabelItem):
@@ -19,9 +19,7 @@ class _WrappingLabel(pg.LabelItem):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        option = self.item.document().defaultTextOption()
-        option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
-        self.item.document().setDefaultTextOption(option)
+        _centre(self.item.document())
 
     def resizeEvent(self, ev):
         width = self.rect().width()
@@ -37,6 +35,20 @@ class _WrappingLabel(pg.LabelItem):
         set_size_hint(self, Qt.SizeHint.MinimumSize, (0, height))
         set_size_hint(self, Qt.SizeHint.PreferredSize, (0, height))
         self.updateGeometry()
+
+
+def _centre(document) -> None:
+    option = document.defaultTextOption()
+    option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    document.setDefaultTextOption(option)
+
+
+def centre_lines(text_item) -> None:
+    """The lines of a text item (a caption "PC1" over "22.4%") centred on each other; alignment needs a text
+    width, here its widest line's."""
+    _centre(text_item.document())
+    text_item.setTextWidth(-1)
+    text_item.setTextWidth(text_item.document().idealWidth())
 
 
 def make_title() -> pg.LabelItem:
