@@ -196,7 +196,6 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
-        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)  # fonts may have grown
         width = max(2.0, style.line_width)
         self.loss_curve.setPen(pg.mkPen("#CC6677", width=width))
         self.acc_curve.setPen(pg.mkPen("#117733", width=width))
