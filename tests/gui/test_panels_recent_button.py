@@ -3,16 +3,14 @@ the "t" of "Recent" (seen at both sizes)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QStyle
+import os
+import sys
 
-from attnviz.gui.panels.model_panel import ModelPanel
+sys.path.insert(0, os.path.dirname(__file__))
 
+from attnviz.gui.panels.model_panel import ModelPanel  # noqa: E402
 
-def _clear_of_arrow(button) -> int:
-    """Pixels between the end of the centred text and the arrow drawn at the right edge (negative: overlap)."""
-    text_end = (button.width() + button.fontMetrics().horizontalAdvance(button.text())) / 2
-    arrow = button.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, button)
-    return button.width() - arrow - 2 - text_end
+from menu_arrow import clear_of_arrow  # noqa: E402
 
 
 def test_the_recent_arrow_does_not_touch_its_text(qtbot):
@@ -22,7 +20,7 @@ def test_the_recent_arrow_does_not_touch_its_text(qtbot):
     panel.show()
     qtbot.waitExposed(panel)
     assert panel.recent_button.menu() is not None and panel.recent_button.isEnabled()
-    assert _clear_of_arrow(panel.recent_button) >= 0
+    assert clear_of_arrow(panel.recent_button) >= 0
 
 
 def test_the_measure_sees_an_overlap_on_a_tight_button(qtbot):  # the negative control
@@ -30,4 +28,4 @@ def test_the_measure_sees_an_overlap_on_a_tight_button(qtbot):  # the negative c
     qtbot.addWidget(panel)
     button = panel.recent_button
     button.setFixedWidth(button.fontMetrics().horizontalAdvance(button.text()) + 8)
-    assert _clear_of_arrow(button) < 0
+    assert clear_of_arrow(button) < 0
