@@ -4,13 +4,19 @@ its last checkpoint, and reloading them after the cancel took the replay back fr
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import attnviz
-from attnviz.gui.workers import background_lane
-from attnviz.training.snapshots import load_snapshots
+sys.path.insert(0, os.path.dirname(__file__))
+
+import attnviz  # noqa: E402
+from attnviz.gui.workers import background_lane  # noqa: E402
+from attnviz.training.snapshots import load_snapshots  # noqa: E402
+
+from training_window import training_panel_and_kept  # noqa: E402
 
 BUNDLED = Path(attnviz.__file__).resolve().parents[1] / "assets" / "models"
 
@@ -21,11 +27,11 @@ def _final(out_dir, cancelled: bool):
 
 
 def _panel_showing_live(make_window, qtbot, assets, tmp_path):
-    win = make_window(model="tiny-encoder", text="the cat sat")
-    qtbot.waitUntil(lambda: win.training is not None, timeout=90000)
-    panel = win.training
-    kept = tmp_path / "kept"
-    shutil.copytree(assets / "models" / "tiny-encoder", kept)
+    win, panel, kept = training_panel_and_kept(make_window, qtbot, assets, tmp_path)
+    # the start-up's own work settled first: the loaded model's stored replay must not land after the live one
+    qtbot.waitUntil(lambda: win.loaded is not None and win.pages.snapshots_current and not win.lane.busy
+                    and not background_lane().busy,
+                    timeout=60000)
     shutil.copy(BUNDLED / "coref" / "snapshots.npz", kept / "snapshots.npz")  # the folder's (checkpoint) set
     live = load_snapshots(BUNDLED / "induction")  # what the replay followed while the run went on
     panel.timeline.set_snapshots(live, causal=True, follow=True)
