@@ -198,6 +198,14 @@ class InputPanel(QWidget):
         if path:
             self.open_text_file(path)
 
+    def open_image_dialog(self) -> None:
+        """File ▸ Open image…: choose an image for a vision model; a text model says so before the dialog
+        (it opened the dialog and refused the chosen image only after)."""
+        if self.mode != "image":
+            self.notice.emit("this model reads text: open an image with a vision model")
+            return
+        self.image.open_dialog()
+
     def open_text_file(self, path: str) -> bool:
         """Put the text of ``path`` in the input and run it; a file that is not text is a visible notice."""
         from attnviz.errors import InputError
