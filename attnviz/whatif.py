@@ -77,6 +77,15 @@ class WhatIf:
         return " · ".join(parts) or "as trained"
 
 
+def switches_refused(model) -> str:
+    """Why the switches cannot act on ``model`` ('' when they can): a Hugging Face model's attention modules
+    are not ours (its loader gives it a ``cfg`` too, for the views; transformers models carry their own
+    ``config``)."""
+    if not hasattr(model, "cfg") or hasattr(model, "config"):
+        return "the what-if switches work on attnviz's own models, not on Hugging Face models"
+    return ""
+
+
 @contextmanager
 def applied(model, whatif: WhatIf):
     """Apply ``whatif`` to ``model`` for the duration of the block; restore every switch afterwards.
@@ -89,10 +98,9 @@ def applied(model, whatif: WhatIf):
     from attnviz.models.blocks import PositionalEncoding
     from attnviz.models.registry import attention_layers
 
-    # a Hugging Face model: its attention modules are not ours (its loader gives it a ``cfg`` too, for the
-    # views; transformers models carry their own ``config``)
-    if not hasattr(model, "cfg") or hasattr(model, "config"):
-        raise InputError("the what-if switches work on attnviz's own models, not on Hugging Face models")
+    refused = switches_refused(model)
+    if refused:
+        raise InputError(refused)
     main = [block.attn for block in attention_layers(model)["main"]]
     for layer, head in whatif.ablate:
         if not 0 <= layer < len(main) or not 0 <= head < main[0].n_heads:

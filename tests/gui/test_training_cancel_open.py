@@ -3,8 +3,13 @@ finding 12); one that saved nothing does not."""
 
 from __future__ import annotations
 
-import shutil
+import os
+import sys
 from types import SimpleNamespace
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from training_window import training_panel_and_kept  # noqa: E402
 
 
 def _final(out_dir):
@@ -14,11 +19,7 @@ def _final(out_dir):
 
 
 def test_open_trained_model_after_a_cancel_depends_on_the_saved_model(make_window, qtbot, assets, tmp_path):
-    win = make_window(model="tiny-encoder", text="the cat sat")
-    qtbot.waitUntil(lambda: win.training is not None, timeout=90000)
-    panel = win.training
-    kept = tmp_path / "kept"
-    shutil.copytree(assets / "models" / "tiny-encoder", kept)
+    win, panel, kept = training_panel_and_kept(make_window, qtbot, assets, tmp_path)
     panel.out_dir = kept
     panel._on_completed(_final(kept))
     assert panel.open_button.isEnabled()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QTabBar, QToolButton, QMenu
+from PySide6.QtWidgets import QMenu, QPushButton, QTabBar
 
 __all__ = ["COMPACT_LINES", "CompactArrangement", "is_compact", "arrange_for_size", "views_share"]
 
@@ -222,18 +222,18 @@ class CompactArrangement(QObject):
         self.pinned = name
         self.fit_tabs()
 
-    def _menu_button(self) -> QToolButton:
+    def _menu_button(self) -> QPushButton:
         """The "Views" menu at the right of the Attention/Training/Walkthrough tabs: every view, the
         folded ones too (made once, owned by the tab widget)."""
         tabs = getattr(self.parent(), "tabs", None)
         button = tabs.cornerWidget(Qt.Corner.TopRightCorner) if tabs is not None else None
-        if isinstance(button, QToolButton) and button.objectName() == "ViewsMenuButton":
+        if isinstance(button, QPushButton) and button.objectName() == "ViewsMenuButton":
             return button
-        button = QToolButton(tabs)
+        # a push button with a menu: one arrow, drawn by the style with room kept for it (a tool button
+        # "Views ▾" drew its own corner arrow against the "▾")
+        button = QPushButton("Views", tabs)
         button.setObjectName("ViewsMenuButton")
-        button.setText("Views ▾")
         button.setToolTip("Every attention view; those without room for a tab at this window size too")
-        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)  # a child of the button: deleted with the window (a parentless menu leaks)
         menu.aboutToShow.connect(self._fill_menu)
         button.setMenu(menu)

@@ -198,6 +198,14 @@ class InputPanel(QWidget):
         if path:
             self.open_text_file(path)
 
+    def open_image_dialog(self) -> None:
+        """File ▸ Open image…: choose an image for a vision model; a text model says so before the dialog
+        (it opened the dialog and refused the chosen image only after)."""
+        if self.mode != "image":
+            self.notice.emit("this model reads text: open an image with a vision model")
+            return
+        self.image.open_dialog()
+
     def open_text_file(self, path: str) -> bool:
         """Put the text of ``path`` in the input and run it; a file that is not text is a visible notice."""
         from attnviz.errors import InputError
@@ -211,16 +219,19 @@ class InputPanel(QWidget):
         except InputError as exc:
             self.notice.emit(str(exc))
             return False
-        self.set_text(text, submit=True)
+        # shown from its first line: a long file is cut to the model's positions from the start, and the box
+        # scrolled to the end showed the part of a 17,000-token text the model never read
+        self.set_text(text, submit=True, at_start=True)
         return True
 
-    def set_text(self, text: str, submit: bool = True) -> None:
-        """Replace the text; emit it at once when ``submit`` (no debounce: this is not typing)."""
+    def set_text(self, text: str, submit: bool = True, at_start: bool = False) -> None:
+        """Replace the text; emit it at once when ``submit`` (no debounce: this is not typing). The cursor
+        goes to the end (Step appends there) or, ``at_start``, to the first line."""
         self.edit.blockSignals(True)
         self.edit.setPlainText(text)
         self.edit.blockSignals(False)
         cursor = self.edit.textCursor()
-        cursor.movePosition(cursor.MoveOperation.End)
+        cursor.movePosition(cursor.MoveOperation.Start if at_start else cursor.MoveOperation.End)
         self.edit.setTextCursor(cursor)
         if submit:
             self.flush()

@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from attnviz.gui.panels.model_catalogue import format_count
@@ -56,10 +56,10 @@ class ModelPanel(QWidget):
         self.open_button.setToolTip("Load a model directory (config.json + model.safetensors); "
                                     "you can also drop a folder on the window (Ctrl+O)")
         self.open_button.clicked.connect(self.open_requested)
-        self.recent_button = QToolButton(self)
-        self.recent_button.setText("Recent")
+        # a push button with a menu: the style keeps room for its arrow (a tool button's arrow was drawn over
+        # the "t" of "Recent")
+        self.recent_button = QPushButton("Recent", self)
         self.recent_button.setToolTip("Model folders opened before")
-        self.recent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.recent_menu = QMenu(self.recent_button)
         self.recent_button.setMenu(self.recent_menu)
         self.device_box = QComboBox(self)

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 __all__ = ["PredictionPanel", "ProbabilityBars", "top_entries", "finite_entries", "NONFINITE_NOTE"]
 
 TOP_K = 10
+MIN_ROWS = 3  # the fewest bars a squeezed panel keeps before its other rows are "… more"
+SCREEN_SHARE = 0.25  # of the screen's height: the most the bars claim as their minimum
 
 
 def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str, float]]:
@@ -37,6 +39,13 @@ def top_entries(probs, labels: list[str], k: int = TOP_K) -> list[tuple[int, str
     else:
         order = np.argsort(-p, kind="stable")[:max(k, 0)]
     return [(int(i), shown_token(labels[i]) if i < len(labels) else str(int(i)), float(p[i])) for i in order]
+
+
+def min_rows(n: int, screen_height: int, row_h: int) -> int:
+    """The rows the bars claim as their minimum height: every one of ``n`` while they take at most
+    ``SCREEN_SHARE`` of the screen (1920×1080: all ten), else fewer (1280×720: the dock cut the last row
+    in half and a decoder's Step button off), never under ``MIN_ROWS``; one for the empty line."""
+    return max(1, min(n, max(MIN_ROWS, int(screen_height * SCREEN_SHARE) // max(1, row_h))))
 
 
 def percent(prob: float) -> str:
@@ -79,7 +88,9 @@ class ProbabilityBars(QWidget):
         super().__init__(parent)
         self.entries: list[tuple[int, str, float]] = []
         self.chosen: int | None = None
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        # may be shorter than every row (a 1280×720 window cut the last row in half and the Step button
+        # off): it then draws the rows that fit whole and says how many more there are
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
     def set_entries(self, entries: list[tuple[int, str, float]], chosen: int | None = None) -> None:
         self.entries = entries
@@ -94,18 +105,35 @@ class ProbabilityBars(QWidget):
         return QSize(220, max(1, len(self.entries)) * self._row_h() + 4)
 
     def minimumSizeHint(self) -> QSize:
-        return self.sizeHint()
+        # the dock split is fixed when the window lays out (with the panel still empty) and grows a dock
+        # only to its contents' minimum: a minimum of every row keeps them all where the screen has room
+        return QSize(220, min_rows(len(self.entries), self.screen_height(), self._row_h()) * self._row_h() + 4)
+
+    def screen_height(self) -> int:
+        screen = self.screen()
+        return screen.availableGeometry().height() if screen is not None else 1080
+
+    def rows_shown(self) -> int:
+        """How many rows are drawn whole at the current height (the rest are named by a '… more' line)."""
+        fit = max(0, (self.height() - 4) // self._row_h())
+        return len(self.entries) if fit >= len(self.entries) else max(0, fit - 1)
+
+    def more_text(self) -> str:
+        """The line under the drawn rows when some do not fit ('' when all do)."""
+        hidden = len(self.entries) - self.rows_shown()
+        return f"… {hidden} more (make this panel taller)" if hidden > 0 else ""
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
         pal = self.palette()
         fm = QFontMetrics(self.font())
         rh = self._row_h()
+        shown = self.rows_shown()
         label_w = min(max((fm.horizontalAdvance(e[1]) for e in self.entries), default=0) + 8, self.width() // 2)
         pct_w = max(fm.horizontalAdvance(t) for t in ("100.0%", "0.0099%")) + 6
         bar_w = max(self.width() - label_w - pct_w - 8, 10)
         bar = pal.color(QPalette.ColorRole.Highlight)
-        for row, (idx, label, prob) in enumerate(self.entries):
+        for row, (idx, label, prob) in enumerate(self.entries[:shown]):
             y = 2 + row * rh
             p.setPen(pal.color(QPalette.ColorRole.Text))
             p.drawText(QRectF(0, y, label_w - 6, rh), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
@@ -115,11 +143,15 @@ class ProbabilityBars(QWidget):
             p.fillRect(QRectF(label_w, y + 3, bar_w * max(0.0, min(prob, 1.0)), rh - 6), colour)
             p.drawText(QRectF(label_w + bar_w + 4, y, pct_w, rh), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                        percent(prob))
+        if self.more_text():
+            p.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+            p.drawText(QRectF(0, 2 + shown * rh, self.width(), rh), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                       self.more_text())
         p.end()
 
     def mousePressEvent(self, event) -> None:
         row = int((event.position().y() - 2) // self._row_h())
-        if 0 <= row < len(self.entries):
+        if 0 <= row < self.rows_shown():
             self.row_clicked.emit(self.entries[row][0])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout)
 
+from attnviz.gui.widgets.fitted_label import FittedLabel
 from attnviz.gui.workers import run_job
 
 __all__ = ["TrainingFormMixin", "task_defaults"]
@@ -68,10 +69,9 @@ class TrainingFormMixin:
         self.open_button.clicked.connect(lambda: self.out_dir and self.open_model.emit(str(self.out_dir)))
         self.progress = QProgressBar(self)
         self.progress.setFormat("%v / %m steps")
-        self.status = QLabel("", self)
-        self.status.setWordWrap(True)
-        # two lines, always: a label that grows would re-lay out the plots on every update
-        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
+        # two lines, always (a label that grows would re-lay out the plots on every update), its text
+        # shortened in the middle when longer: a run's folder path took a third line, cut off
+        self.status = FittedLabel(2, self)
         form = QFormLayout()
         form.addRow("Task:", self.task_box)
         form.addRow("", self.description)

@@ -196,7 +196,6 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
-        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 4)  # fonts may have grown
         width = max(2.0, style.line_width)
         self.loss_curve.setPen(pg.mkPen("#CC6677", width=width))
         self.acc_curve.setPen(pg.mkPen("#117733", width=width))
@@ -315,7 +314,10 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
             saved = self.out_dir is not None and all(
                 (Path(self.out_dir) / name).is_file() for name in ("config.json", "model.safetensors"))
             self.open_button.setEnabled(saved if cancelled else self.out_dir is not None)
-            if (saved if cancelled else self.out_dir is not None):
+            # a cancelled run keeps the replay it showed live: the folder holds only the snapshots up to its
+            # last checkpoint (a run cancelled at step 206 went back from 'step 189 (4/4)' to 'step 63 (2/2)')
+            live = cancelled and self.timeline.snapshots is not None
+            if (saved if cancelled else self.out_dir is not None) and not live:
                 run_job(load_snapshots_job, str(self.out_dir), on_result=self._got_snapshots, on_error=self._error)
         self.finished.emit(final)
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, Q
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.selection import Selection
-from attnviz.whatif import WhatIf, at_position, compare_whatif, permute_tokens
+from attnviz.whatif import WhatIf, at_position, compare_whatif, permute_tokens, switches_refused
 
 __all__ = ["WhatIfPanel"]
 
@@ -103,6 +103,8 @@ class WhatIfPanel(WalkthroughView):
         self.pos_box.toggled.connect(self._changed)
         self.reset_button.clicked.connect(self.reset)
         self.permute_button.clicked.connect(self.permute)
+        self.switches_box = left  # disabled as a whole for a model the switches cannot act on
+        self._refused = ""
         holder = QWidget()
         hl = QVBoxLayout(holder)
         hl.addWidget(left)
@@ -243,8 +245,13 @@ class WhatIfPanel(WalkthroughView):
         self.pos_box.setEnabled(cfg is not None and cfg.pos != "none")
         for w in widgets:
             w.blockSignals(False)
+        # a Hugging Face model: the switches greyed with the reason, and no grid of boxes that do nothing
+        # (30 × 9 of them, h6–h8 cut off at the side's right edge, all looking live)
+        self._refused = switches_refused(self.loaded.model) if self.loaded is not None else ""
+        self.switches_box.setEnabled(not self._refused)
+        self.switches_box.setToolTip(self._refused)
         n_layers = (cfg.dec_layers if cfg.kind == "encoder-decoder" else cfg.n_layers) if cfg else 0
-        shape = (n_layers, cfg.n_heads if cfg else 0)
+        shape = (n_layers, cfg.n_heads if cfg else 0) if not self._refused else (0, 0)
         if getattr(self, "_heads_shape", None) != shape:
             # every widget of the grid goes, the row labels too (a 3-layer model's "L2" stayed, with no boxes)
             while self.heads_grid.count():
@@ -285,6 +292,10 @@ class WhatIfPanel(WalkthroughView):
             self._rerun_when_shown = True
             return
         self._rerun_when_shown = False
+        if self._refused:  # said at once, without a run that can only fail
+            self.comparison, self.message = None, self._refused
+            self._draw()
+            return
         if self.loaded is None or (self.text is None and self.image is None):
             self.message = "load a model and run an input first"
             self._draw()
@@ -302,7 +313,7 @@ class WhatIfPanel(WalkthroughView):
 
     def permute(self) -> None:
         """Shuffle the tokens with the current switches and compare with R·P·Rᵀ (asynchronously)."""
-        if self.loaded is None or not self.text:
+        if self.loaded is None or not self.text or self._refused:
             return
         self._perm_gen += 1
         gen = self._perm_gen

@@ -77,7 +77,7 @@ def build_actions(win) -> dict[str, QAction]:
     acts["open_text"] = _action(win, "Open &text…", win.input_panel.open_text_dialog, None,
                                 f"Run the model on the whole text of a UTF-8 file of at most {_text_file_mb()} MB "
                                 "(a long document)")
-    acts["open_image"] = _action(win, "Open &image…", win.input_panel.image.open_dialog, "open_image",
+    acts["open_image"] = _action(win, "Open &image…", win.input_panel.open_image_dialog, "open_image",
                                  "Give an image to the vision model")
     acts["export"] = _action(win, "&Export figure…", win.export_figure, "export",
                              "Export the current view as PNG, SVG or PDF")

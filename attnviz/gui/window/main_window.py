@@ -37,7 +37,7 @@ from attnviz.gui.window.model_loading import APP_TITLE, FALLBACK_TEXT, ModelLoad
 from attnviz.gui.window.pages import Pages
 from attnviz.gui.window.runs import Runs
 from attnviz.gui.window.scene_actions import install_scene_actions
-from attnviz.gui.window.shown_trace import ShownTrace
+from attnviz.gui.window.shown_trace import ShownTrace, selection_words
 from attnviz.gui.window.startup_steps import StartupSteps
 from attnviz.gui.window.state import WindowState
 from attnviz.gui.window.window_size import default_size
@@ -287,8 +287,7 @@ class MainWindow(QMainWindow):
             self.prediction_panel.set_query(state.query)
         if changed & {"query", "layer", "head", "part"}:
             self.shown_trace.sync_strip()
-        self.statusBar().showMessage(f"layer {state.layer} · head {state.head}"
-                                     + (f" · query {state.query}" if state.query is not None else ""), 3000)
+        self.statusBar().showMessage(selection_words(self.trace, state), 3000)
 
     def step_selection(self, field: str, delta: int) -> None:
         """Next/previous layer or head, wrapping around (keyboard shortcuts)."""

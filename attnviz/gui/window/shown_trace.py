@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from attnviz.gui.panels.trace_defaults import trace_defaults
 
-__all__ = ["ShownTrace", "strip_position"]
+__all__ = ["ShownTrace", "strip_position", "run_summary", "selection_words"]
 
 
 def strip_position(trace, state) -> int | None:
@@ -31,6 +31,32 @@ def strip_position(trace, state) -> int | None:
     if produces_tokens(trace) and state.part != "enc":  # the query is a decoder position
         return attended_source(trace, state.layer, state.head, state.query)
     return state.query  # the strip's own tokens (encoder self-attention reads the source)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"  # coref-emergent's status read "2 layers × 1 heads"
+
+
+def run_summary(trace, seconds: float) -> str:
+    """The status line after a run: model, positions, layers × heads, run time."""
+    return (f"{trace.description.model_name or ''} · {_count(len(trace.tokens), 'position')} · "
+            f"{_count(trace.n_layers, 'layer')} × {_count(trace.n_heads, 'head')} · run {1000 * seconds:.0f} ms")
+
+
+def selection_words(trace, state) -> str:
+    """The status line for a selection: layer, head, and the query and key named by their tokens (a clicked
+    key was left out: after clicking "because" the line said only "layer 1 · head 3 · query 8")."""
+    words = f"layer {state.layer} · head {state.head}"
+    if trace is None:
+        return words + (f" · query {state.query}" if state.query is not None else "")
+    from attnviz.analysis.trace_parts import resolve  # numpy: loaded once a trace exists
+    from attnviz.text.token_display import display_token
+
+    r = resolve(trace, state)
+    for what, index, tokens in (("query", r.query, r.query_tokens), ("key", r.key, r.key_tokens)):
+        if index is not None:
+            words += f" · {what} {index} '{display_token(str(tokens[index]))}'"
+    return words
 
 
 class ShownTrace:
@@ -64,9 +90,7 @@ class ShownTrace:
             win.notify(notice, "warning")
         elif win.notice.level == "warning":
             win.notice.dismiss()  # the input problem is gone
-        win.statusBar().showMessage(
-            f"{trace.description.model_name or ''} · {len(trace.tokens)} positions · "
-            f"{trace.n_layers} layers × {trace.n_heads} heads · run {1000 * res.seconds:.0f} ms")
+        win.statusBar().showMessage(run_summary(trace, res.seconds))
         win.trace_shown.emit(trace)
         win.pages.prepare()
 
