@@ -169,3 +169,38 @@ def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080
     for _ in range(10):
         QApplication.processEvents()
     assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n
+
+
+def test_a_real_models_thirty_layers_keep_legible_rows_and_mean_map_in_a_wide_dock(qtbot, tmp_path):
+    """Issue 36 (real sizes): in the 1920×1080 dock (~600 × 676 px) a 30-layer grid got ~40 px, every 7th layer
+    named, and the mean map ~50 px with its colour bar's words cut: the figure now scrolls instead, each layer
+    named at a row of at least 12 px. The control: a 2-layer model's figure still fits without scrolling."""
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    shown = {}
+    for layers in (30, 2):
+        cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=layers, n_heads=9, d_model=18,
+                          max_len=16, head="lm")
+        path = save_checkpoint(tmp_path / f"deep{layers}", build_model(cfg), cfg, {}, tokenizer=tok)
+        trace = run_trace(load_model(path), text="abc def")
+        trace.meta["model_name"] = str(path)
+        view = DatasetView(selection=Selection())
+        qtbot.addWidget(view)
+        view.resize(600, 676)
+        view.show()
+        qtbot.waitExposed(view)
+        view.set_trace(trace)
+        qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+        settle()
+        grid, mean = on_screen(view, view.grid.image), on_screen(view, view.pattern.image)
+        shown[layers] = (grid.height() / layers, min(mean.width(), mean.height()),
+                         list(view.grid.left.visible_indices()), view.canvas.minimumHeight())
+    row_px, mean_px, named, _ = shown[30]
+    assert row_px >= 12 and named == list(range(30)), shown[30]
+    assert mean_px >= 150, shown[30]
+    assert shown[2][3] == 0 and shown[2][1] >= 70, shown[2]  # fits: no scrolling

@@ -1,7 +1,8 @@
 """How the data-set view shares its height: the figure (in a scroll area) over the table and the top inputs.
 
-A wide view splits its height (:data:`BELOW_SHARE` under the figure, the table the height of its rows); a narrow
-one (the right group's dock at 1280×720, ~274 px) shows the figure alone, at least as tall as its two maps need
+A wide view splits its height (:data:`BELOW_SHARE` under the figure, the table the height of its rows), its figure
+scrolling when a real model's layers need more than its share (30 layers had 30 rows in ~40 px at 1920×1080, the
+mean map 50 px and its colour bar's words cut); a narrow one (the right group's dock at 1280×720, ~274 px) shows the figure alone, at least as tall as its two maps need
 (it scrolls rather than shrinks), and the table and the top inputs when its Table button is pressed. Until the
 user drags a handle the split follows the view's size.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
 
-__all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX"]
+__all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX",
+           "GRID_CHROME_PX", "MEAN_MAP_PX", "figure_need"]
 
 BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
 TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
@@ -19,6 +21,17 @@ NARROW_WIDTH = 440  # px: a view narrower than this shows the figure alone, the 
 # px: a narrow view's figure is at least this tall (it scrolls): two titles, the caption and a mean map ~200 px
 # square; the grid adds NARROW_ROW_PX a layer (in 221 px the grid was a strip and the map 40 px)
 NARROW_FIGURE_PX, NARROW_ROW_PX = 470, 22
+# a wide view's figure: the grid's title and head labels plus a row a layer (each layer's label drawn at 12 px),
+# over the mean map's titles, map and position labels, and the caption
+GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
+# the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
+# titles and position labels about 100 px square (the bundled models' few layers always fit)
+LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
+
+
+def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:
+    """(grid, mean map) heights in px a figure of ``layers`` layers needs to name every layer legibly."""
+    return GRID_CHROME_PX + row_px * max(1, layers), MEAN_MAP_PX
 
 
 class DatasetSplit:
@@ -58,11 +71,17 @@ class DatasetSplit:
         """Split for a view ``width`` px wide whose grid has ``layers`` rows."""
         self.width, self.layers = width, max(1, layers)
         self.button.setVisible(self.narrow)
-        self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers if self.narrow else 0)
-        if self.user_split:
-            return
         h = self.splitter.height()
         below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
+        if self.user_split:
+            below = self.splitter.sizes()[1]
+        if self.narrow:
+            self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
+        else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
+            least = GRID_CHROME_PX + LEAST_ROW_PX * self.layers + LEAST_MEAN_PX + CAPTION_PX
+            self.canvas.setMinimumHeight(sum(figure_need(self.layers)) + CAPTION_PX if least > h - below else 0)
+        if self.user_split:
+            return
         self.splitter.setSizes([h - below, below])
         t = self.table
         rows = min(max(t.rowCount(), 1), TABLE_ROWS)

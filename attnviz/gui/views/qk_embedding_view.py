@@ -19,6 +19,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.style import HEAD_COLOURS, colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.views.dataset_sources import has_task, model_name
 from attnviz.gui.widgets.plot_style import style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
@@ -116,6 +117,10 @@ class QKEmbeddingView(BaseView):
             return
         if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
+        if not has_task(self.trace):  # no held-out inputs to run: no job that can only fail with a paragraph
+            self._ref, self._collecting = ref, None
+            self._collected(AttnvizError(f"{model_name(self.trace)} has no built-in task to draw a data set from"))
+            return
         self._ref, self.data, self.embedding = ref, None, None
         self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.description.model_name or ref}…")
         method = self.method.currentText()
@@ -163,7 +168,7 @@ class QKEmbeddingView(BaseView):
         if isinstance(result, Exception):
             reason = (str(result) if isinstance(result, AttnvizError)
                       else f"{type(result).__name__}: {result}")
-            self.failure = f"no data set ({reason})"
+            self.failure = reason
             self._show_message(f"cannot collect queries and keys: {reason}")
             self._from_trace()
             return
@@ -268,12 +273,14 @@ class QKEmbeddingView(BaseView):
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
         where = {"self": "", "enc": "encoder "}[part]
-        source = (f"the current input only, {self.failure}" if self.failure
+        source = (f"the current input only ({self.failure})" if self.failure
                   else f"{n_inputs} held-out inputs of {self.data.model}")
         set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
-                  f"{source} (keys translated and scaled, as in "
-                  f"AttentionViz: near means high attention; scale α = {emb.alpha:.2f})", st)
-        set_title(self.legend, legend, st)
+                  f"{source}", st)
+        # how the points are placed goes under the plot with the legend: in the title it made three lines of a
+        # 1280×720 dock beside a no-data-set reason
+        set_title(self.legend, f"{legend}<br>keys translated and scaled as in AttentionViz: near means high "
+                  f"attention (α = {emb.alpha:.2f})", st)
         self.plot.autoRange()
 
     def _style_changed(self) -> None:
