@@ -204,3 +204,22 @@ def test_a_real_models_thirty_layers_keep_legible_rows_and_mean_map_in_a_wide_do
     assert row_px >= 12 and named == list(range(30)), shown[30]
     assert mean_px >= 150, shown[30]
     assert shown[2][3] == 0 and shown[2][1] >= 70, shown[2]  # fits: no scrolling
+
+
+def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trace):
+    """At 1280×720 the tabbed dock is ~970 × 490 px and the figure's share ~280 px tall: one above the other, a
+    2-layer grid of 450-px cells left the mean map scrolled out of view. Beside the grid it is whole and large;
+    the control, the 1920×1080 dock (~600 × 676), keeps it under the grid."""
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(972, 493)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    settle()
+    mean = on_screen(view, view.pattern.image)
+    port = view.split.scroll.viewport().rect()
+    assert min(mean.width(), mean.height()) >= 120 and port.contains(mean), (mean, port)
+    assert view.split.side_by_side and view.canvas.minimumHeight() == 0
+    view.resize(600, 676)
+    settle()
+    assert not view.split.side_by_side
+    assert on_screen(view, view.pattern.image).top() > on_screen(view, view.grid.image).bottom()

@@ -27,6 +27,7 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
+SIDE_BY_SIDE = 1.8  # width : figure height from which the mean map goes beside the grid
 
 
 def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:
@@ -53,6 +54,7 @@ class DatasetSplit:
         for sp in (self.splitter, below):
             sp.splitterMoved.connect(self._split_by_user)
         self.width, self.layers = 0, 1
+        self.side_by_side = False
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -75,11 +77,16 @@ class DatasetSplit:
         below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
         if self.user_split:
             below = self.splitter.sizes()[1]
+        # a dock much wider than the figure's share is tall (1280×720: ~970 × 280 px) sets the mean map beside the
+        # grid: one above the other, the mean map was scrolled out of view under a 2-layer grid of 900-px cells
+        self.side_by_side = not self.narrow and width >= SIDE_BY_SIDE * max(1, h - below)
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
-            least = GRID_CHROME_PX + LEAST_ROW_PX * self.layers + LEAST_MEAN_PX + CAPTION_PX
-            self.canvas.setMinimumHeight(sum(figure_need(self.layers)) + CAPTION_PX if least > h - below else 0)
+            least = GRID_CHROME_PX + LEAST_ROW_PX * self.layers, LEAST_MEAN_PX
+            need = figure_need(self.layers)
+            fold = max if self.side_by_side else sum
+            self.canvas.setMinimumHeight(fold(need) + CAPTION_PX if fold(least) + CAPTION_PX > h - below else 0)
         if self.user_split:
             return
         self.splitter.setSizes([h - below, below])

@@ -103,10 +103,19 @@ class DatasetView(SourceChoice, BaseView):
         self._share_rows(layers)
 
     def _share_rows(self, layers: int) -> None:
-        """The figure's height between the grid and the mean map as each needs: a fixed 2 : 5 gave a 30-layer
-        grid 40 px (every 7th layer named) beside a mean map with room to spare."""
-        for row, need in enumerate(figure_need(layers)):
-            self.figure.layout.setRowStretchFactor(row, need)
+        """The mean map under the grid or beside it (:class:`DatasetSplit` decides), and the figure's height between
+        them as each needs: a fixed 2 : 5 gave a 30-layer grid 40 px (every 7th layer named) over a mean map with
+        room to spare."""
+        side = hasattr(self, "split") and self.split.side_by_side  # under the grid while _build runs
+        if getattr(self, "_side", None) != side:
+            self._side = side
+            for item in (self.pattern, self.caption):
+                self.figure.removeItem(item)
+            self.figure.addItem(self.pattern, row=0 if side else 1, col=1 if side else 0)
+            self.figure.addItem(self.caption, row=2, col=0, colspan=2 if side else 1)
+        lay = self.figure.layout
+        for row, need in enumerate((1, 0) if side else figure_need(layers)):
+            lay.setRowStretchFactor(row, need)
 
     @property
     def narrow(self) -> bool:
