@@ -304,3 +304,26 @@ def test_cross_attention_names_the_scores_that_apply(qtbot):
     assert "not defined" not in view.caption.text + view.grid.title.text  # the user's own pick: the note is gone
     ent = view.result.scores["cross"]["entropy"]
     np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))
+
+
+def test_qk_view_names_the_part_it_embeds_beside_an_encoder(qtbot):
+    """translate at 1280×720, cross-attention selected: the first embedding (the decoder's self-attention) was drawn
+    titled "layer 1, head 0", as if it were cross-attention's; it now says cross-attention is not embedded, and
+    names the decoder's and the encoder's self-attention (the control)."""
+    from attnviz.bench.traces import sample_trace
+
+    sel = Selection()
+    sel.update(part="cross", layer=1, head=0)  # selected before the view gets the trace, as in the app
+    view = QKEmbeddingView(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1300, 700)
+    view.show()
+    view.set_trace(sample_trace("encoder-decoder", T=6))
+    qtbot.waitUntil(lambda: view.data is not None and not view._collecting and not view.background_pending,
+                    timeout=60000)
+    qtbot.wait(200)
+    assert "cross-attention come from different sequences" in view.title_item.text, view.title_item.text
+    sel.update(part="self")
+    qtbot.waitUntil(lambda: "decoder self-attention layer 1, head 0" in view.title_item.text, timeout=60000)
+    sel.update(part="enc")
+    qtbot.waitUntil(lambda: "encoder self-attention layer 1, head 0" in view.title_item.text, timeout=60000)

@@ -202,12 +202,14 @@ class QKEmbeddingView(BaseView):
             return
         part, layer, head = self._head()
         key = (part, layer, head, self.method.currentText())
-        if key == self._shown_key and self.embedding is not None:
-            self._draw()
-            return
+        # before drawing what is at hand: the data set's first embedding is the decoder's self-attention, and drawn
+        # under cross-attention it was titled "layer 1, head 0" as if it were cross-attention's (translate)
         if self.state.part == "cross":
             self._show_message("queries and keys of cross-attention come from different sequences: "
                                "choose self-attention")
+            return
+        if key == self._shown_key and self.embedding is not None:
+            self._draw()
             return
         data = self.data
         self.run_in_background(lambda: (_embed(data, *key), key), self._embedded)
@@ -272,7 +274,8 @@ class QKEmbeddingView(BaseView):
             self.plot.showAxis(name, True)
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
-        where = {"self": "", "enc": "encoder "}[part]
+        two = "enc" in self.data.parts  # beside an encoder's, "self" is the decoder's self-attention
+        where = {"self": "decoder self-attention " if two else "", "enc": "encoder self-attention "}[part]
         source = (f"the current input only ({self.failure})" if self.failure
                   else f"{n_inputs} held-out inputs of {self.data.model}")
         set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
