@@ -209,7 +209,8 @@ def test_a_real_models_thirty_layers_keep_legible_rows_and_mean_map_in_a_wide_do
 def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trace):
     """At 1280×720 the tabbed dock is ~970 × 490 px and the figure's share ~280 px tall: one above the other, a
     2-layer grid of 450-px cells left the mean map scrolled out of view. Beside the grid it is whole and large;
-    the control, the 1920×1080 dock (~600 × 676), keeps it under the grid."""
+    so does the 1920×1080 dock (~600 × 676, where under the grid it was ~100 px); the control, a tall narrow
+    dock, keeps it under the grid."""
     view, _ = make(qtbot, DatasetView, induction_trace)
     view.resize(972, 493)
     with qtbot.waitSignal(view.scores_ready, timeout=120000):
@@ -220,6 +221,10 @@ def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trac
     assert min(mean.width(), mean.height()) >= 120 and port.contains(mean), (mean, port)
     assert view.split.side_by_side and view.canvas.minimumHeight() == 0
     view.resize(600, 676)
+    settle()
+    mean = on_screen(view, view.pattern.image)
+    assert view.split.side_by_side and min(mean.width(), mean.height()) >= 150, mean
+    view.resize(480, 1000)
     settle()
     assert not view.split.side_by_side
     assert on_screen(view, view.pattern.image).top() > on_screen(view, view.grid.image).bottom()

@@ -27,7 +27,7 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
-SIDE_BY_SIDE = 1.8  # width : figure height from which the mean map goes beside the grid
+SIDE_BY_SIDE = 1.2  # width : figure height from which the mean map goes beside the grid
 
 
 def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:

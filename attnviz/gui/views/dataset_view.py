@@ -116,6 +116,8 @@ class DatasetView(SourceChoice, BaseView):
         lay = self.figure.layout
         for row, need in enumerate((1, 0) if side else figure_need(layers)):
             lay.setRowStretchFactor(row, need)
+        for col, share in enumerate((2, 3) if side else (1, 0)):  # the square mean map gets the larger part
+            lay.setColumnStretchFactor(col, share)
 
     @property
     def narrow(self) -> bool:
