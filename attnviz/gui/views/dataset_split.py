@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
 
 __all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX",
-           "GRID_CHROME_PX", "MEAN_MAP_PX", "figure_need"]
+           "GRID_CHROME_PX", "MEAN_MAP_PX", "HEAD_PX", "figure_need"]
 
 BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
 TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
@@ -27,6 +27,7 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
+HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
 SIDE_BY_SIDE = 1.2  # width : figure height from which the mean map goes beside the grid
 
 
@@ -96,3 +97,26 @@ class DatasetSplit:
             + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
         table_h = min(want, below * 2 // 3)
         self.below.setSizes([table_h, below - table_h])
+
+    def place(self, figure, pattern, caption, layers: int, heads: int) -> None:
+        """The mean map ``pattern`` under the grid (row 0, col 0 of ``figure``) or beside it, as :meth:`arrange`
+        decided, the caption under both."""
+        side = self.side_by_side
+        if getattr(self, "_placed", None) != side:
+            self._placed = side
+            for item in (pattern, caption):
+                figure.removeItem(item)
+            figure.addItem(pattern, row=0 if side else 1, col=1 if side else 0)
+            figure.addItem(caption, row=2, col=0, colspan=2 if side else 1)
+        self.share(figure, side, layers, heads)
+
+    @staticmethod
+    def share(figure, side: bool, layers: int, heads: int) -> None:
+        """The figure's rows and columns as the grid and the mean map need them: a fixed 2 : 5 of the height gave a
+        30-layer grid 40 px (every 7th layer named) over a mean map with room to spare; beside it, the grid is as wide
+        as its heads' labels need (14 heads in 2/5 of a 600-px dock were named every 2nd)."""
+        lay = figure.layout
+        for row, need in enumerate((1, 0) if side else figure_need(layers)):
+            lay.setRowStretchFactor(row, need)
+        for col, share in enumerate((GRID_CHROME_PX + HEAD_PX * heads, MEAN_MAP_PX) if side else (1, 0)):
+            lay.setColumnStretchFactor(col, share)

@@ -20,7 +20,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
-from attnviz.gui.views.dataset_split import DatasetSplit, figure_need
+from attnviz.gui.views.dataset_split import DatasetSplit
 from attnviz.gui.views.dataset_titles import grid_words
 from attnviz.gui.views.dataset_source_choice import SourceChoice
 from attnviz.gui.views.dataset_sources import missing_words, offered_sources
@@ -52,7 +52,7 @@ class DatasetView(SourceChoice, BaseView):
         # under the figure (one long title wrapped to six lines in a 1280×720 dock and pushed both maps out of view)
         self.caption = make_title()
         self.figure.addItem(self.caption, row=2, col=0)
-        self._share_rows(1)
+        DatasetSplit.share(self.figure, False, 1, 1)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
         self._parts = parts = DatasetControls()
@@ -98,26 +98,9 @@ class DatasetView(SourceChoice, BaseView):
     def split_below(self) -> None:
         """Share the view's height between the figure and the table (:class:`DatasetSplit`)."""
         known = self.result is not None and self.score in self.result.scores.get(self.part, {})
-        layers = self.result.scores[self.part][self.score].shape[0] if known else 1
+        layers, heads = self.result.scores[self.part][self.score].shape if known else (1, 1)
         self.split.arrange(self.width(), layers)
-        self._share_rows(layers)
-
-    def _share_rows(self, layers: int) -> None:
-        """The mean map under the grid or beside it (:class:`DatasetSplit` decides), and the figure's height between
-        them as each needs: a fixed 2 : 5 gave a 30-layer grid 40 px (every 7th layer named) over a mean map with
-        room to spare."""
-        side = hasattr(self, "split") and self.split.side_by_side  # under the grid while _build runs
-        if getattr(self, "_side", None) != side:
-            self._side = side
-            for item in (self.pattern, self.caption):
-                self.figure.removeItem(item)
-            self.figure.addItem(self.pattern, row=0 if side else 1, col=1 if side else 0)
-            self.figure.addItem(self.caption, row=2, col=0, colspan=2 if side else 1)
-        lay = self.figure.layout
-        for row, need in enumerate((1, 0) if side else figure_need(layers)):
-            lay.setRowStretchFactor(row, need)
-        for col, share in enumerate((2, 3) if side else (1, 0)):  # the square mean map gets the larger part
-            lay.setColumnStretchFactor(col, share)
+        self.split.place(self.figure, self.pattern, self.caption, layers, heads)
 
     @property
     def narrow(self) -> bool:
