@@ -230,9 +230,9 @@ def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trac
     assert on_screen(view, view.pattern.image).top() > on_screen(view, view.grid.image).bottom()
 
 
-def test_beside_the_mean_map_a_14_head_grid_names_every_head(qtbot, tmp_path):
-    """Qwen2-0.5B's 14 heads in the 1920×1080 dock (~600 × 676): beside the mean map the grid had 2/5 of the width
-    and named every 2nd head; its width now follows its heads. The control: 2 heads leave the map the larger part."""
+def test_a_14_head_grid_keeps_the_mean_map_under_it_in_a_600_px_dock(qtbot, tmp_path):
+    """Qwen2-0.5B's 14 heads in the 1920×1080 dock (~600 × 676): beside the mean map the grid's heads were 12 px each
+    (every 2nd named) and the map 110 px; side by side only when both fit across. The control: 2 heads go beside."""
     from attnviz.models.checkpoint import save_checkpoint
     from attnviz.models.config import ModelConfig
     from attnviz.models.registry import build_model
@@ -240,7 +240,7 @@ def test_beside_the_mean_map_a_14_head_grid_names_every_head(qtbot, tmp_path):
     from attnviz.text.tokenizer import Tokenizer
 
     tok = Tokenizer.build("char", ["abc def"])
-    widths = {}
+    side = {}
     for heads in (14, 2):
         cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=3, n_heads=heads, d_model=2 * heads,
                           max_len=16, head="lm")
@@ -255,8 +255,8 @@ def test_beside_the_mean_map_a_14_head_grid_names_every_head(qtbot, tmp_path):
         view.set_trace(trace)
         qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
         settle()
-        assert view.split.side_by_side
-        widths[heads] = (on_screen(view, view.grid.image).width(), on_screen(view, view.pattern.image).width())
+        grid = on_screen(view, view.grid.image)
+        side[heads] = view.split.side_by_side
         if heads == 14:
-            assert list(view.grid.bottom.visible_indices()) == list(range(14)), widths
-    assert widths[2][1] > widths[2][0] and widths[14][0] > widths[14][1], widths
+            assert grid.width() / 14 >= 24, grid
+    assert side == {14: False, 2: True}, side

@@ -28,6 +28,7 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
 HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
+BAR_PX = 90  # the grid's colour bar with its rotated words
 SIDE_BY_SIDE = 1.2  # width : figure height from which the mean map goes beside the grid
 
 
@@ -54,7 +55,7 @@ class DatasetSplit:
         self.user_split = False
         for sp in (self.splitter, below):
             sp.splitterMoved.connect(self._split_by_user)
-        self.width, self.layers = 0, 1
+        self.width, self.layers, self.heads = 0, 1, 1
         self.side_by_side = False
         button.toggled.connect(self._button_toggled)
 
@@ -63,16 +64,16 @@ class DatasetSplit:
 
     def _button_toggled(self, _on: bool) -> None:
         self.user_split = False
-        self.arrange(self.width, self.layers)
+        self.arrange(self.width, self.layers, self.heads)
 
     @property
     def narrow(self) -> bool:
         """Whether the view is too narrow for the figure and the table one above the other."""
         return 0 < self.width < NARROW_WIDTH
 
-    def arrange(self, width: int, layers: int) -> None:
-        """Split for a view ``width`` px wide whose grid has ``layers`` rows."""
-        self.width, self.layers = width, max(1, layers)
+    def arrange(self, width: int, layers: int, heads: int = 1) -> None:
+        """Split for a view ``width`` px wide whose grid has ``layers`` rows and ``heads`` columns."""
+        self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
         self.button.setVisible(self.narrow)
         h = self.splitter.height()
         below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
@@ -80,7 +81,9 @@ class DatasetSplit:
             below = self.splitter.sizes()[1]
         # a dock much wider than the figure's share is tall (1280×720: ~970 × 280 px) sets the mean map beside the
         # grid: one above the other, the mean map was scrolled out of view under a 2-layer grid of 900-px cells
-        self.side_by_side = not self.narrow and width >= SIDE_BY_SIDE * max(1, h - below)
+        # — when both fit across: 14 heads beside the map in a 600-px dock were 12 px each, every 2nd named
+        self.side_by_side = (not self.narrow and width >= SIDE_BY_SIDE * max(1, h - below)
+                             and width >= GRID_CHROME_PX + BAR_PX + HEAD_PX * self.heads + MEAN_MAP_PX)
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map

@@ -99,7 +99,7 @@ class DatasetView(SourceChoice, BaseView):
         """Share the view's height between the figure and the table (:class:`DatasetSplit`)."""
         known = self.result is not None and self.score in self.result.scores.get(self.part, {})
         layers, heads = self.result.scores[self.part][self.score].shape if known else (1, 1)
-        self.split.arrange(self.width(), layers)
+        self.split.arrange(self.width(), layers, heads)
         self.split.place(self.figure, self.pattern, self.caption, layers, heads)
 
     @property
