@@ -117,10 +117,6 @@ class QKEmbeddingView(BaseView):
             return
         if ref == self._ref and self._stamp == self._stamp_was and self.data is not None and not self.failure:
             return  # same model, same data set: the current input changes nothing here
-        if not has_task(self.trace):  # no held-out inputs to run: no job that can only fail with a paragraph
-            self._ref, self._collecting = ref, None
-            self._collected(AttnvizError(f"{model_name(self.trace)} has no built-in task to draw a data set from"))
-            return
         self._ref, self.data, self.embedding = ref, None, None
         self._show_message(f"running {N_INPUTS} held-out inputs of {self.trace.description.model_name or ref}…")
         method = self.method.currentText()
@@ -168,6 +164,9 @@ class QKEmbeddingView(BaseView):
         if isinstance(result, Exception):
             reason = (str(result) if isinstance(result, AttnvizError)
                       else f"{type(result).__name__}: {result}")
+            if self.trace is not None and not has_task(self.trace) and self._ref is not None:
+                # one line, not the job's paragraph of command-line advice (a three-line title at 1280×720)
+                reason = f"{model_name(self.trace)} has no built-in task to draw a data set from"
             self.failure = reason
             self._show_message(f"cannot collect queries and keys: {reason}")
             self._from_trace()
