@@ -220,6 +220,9 @@ def test_a_32_head_model_keeps_its_head_boxes_in_a_popup_not_a_row_wider_than_th
         if heads > INLINE_HEADS:
             assert view.minimumSizeHint().width() <= 972, view.minimumSizeHint().width()
             assert view.heads_button.isVisible() and view.heads_button.text() == "heads: all 32"
+            # room for the pop-up arrow beside the words (it was drawn over "32")
+            words = view.heads_button.fontMetrics().horizontalAdvance(view.heads_button.text())
+            assert view.heads_button.width() >= words + 24, (view.heads_button.width(), words)
             assert not any(b.isVisibleTo(view) for b in view.head_boxes)  # in the closed pop-up
             view.head_boxes[5].setChecked(False)
             assert 5 not in view.lines.heads and view.heads_button.text() == "heads: 31 of 32"

@@ -47,6 +47,9 @@ class TokenLinesView(BaseView):
         self.heads_button = QToolButton()
         self.heads_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.heads_button.setToolTip("choose the heads whose lines are drawn")
+        # the pop-up's arrow beside the words, not over their last digits ("heads: all 1▾")
+        self.heads_button.setStyleSheet("QToolButton { padding-right: 14px; }"
+                                        "QToolButton::menu-indicator { subcontrol-position: right center; }")
         self.heads_button.hide()
         self.controls.addWidget(self.heads_button)
         self.all_button = QToolButton(text="All heads")
