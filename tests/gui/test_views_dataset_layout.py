@@ -229,8 +229,14 @@ def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trac
     settle()
     mean = on_screen(view, view.pattern.image)
     port = view.split.scroll.viewport().rect()
-    assert min(mean.width(), mean.height()) >= 120 and port.contains(mean), (mean, port)
+    assert min(mean.width(), mean.height()) >= 180 and port.contains(mean), (mean, port)
     assert view.split.side_by_side and view.canvas.minimumHeight() == 0
+    # so low a dock shows the figure alone (the table had one visible row), the table on its button
+    assert view.table_button.isVisible() and view.splitter.sizes()[1] == 0
+    view.table_button.setChecked(True)
+    settle()
+    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
+    view.table_button.setChecked(False)
     view.resize(600, 676)
     settle()
     mean = on_screen(view, view.pattern.image)

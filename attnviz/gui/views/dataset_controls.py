@@ -71,7 +71,7 @@ class DatasetControls:
         self.table_button = QPushButton("Table")
         self.table_button.setCheckable(True)
         self.table_button.setToolTip("show every head's scores as a sortable table and the inputs where the "
-                                     "selected head fires most (this narrow dock shows the figure alone until asked)")
+                                     "selected head fires most (this narrow or low dock shows the figure alone until asked)")
         self.row.add(self.table_button)
         self.table = self._score_table()
         # what is missing when only the input on screen is scored, in one line under the controls: as the figure's

@@ -18,6 +18,9 @@ __all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_
 BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
 TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
 NARROW_WIDTH = 440  # px: a view narrower than this shows the figure alone, the table on its button
+# px of splitter height under which a wide view too shows the figure alone (the table on its button): the 1280×720
+# dock (~450 px) gave the table one visible row and the figure 284 px, its mean map 128 px
+LOW_HEIGHT = 560
 # px: a narrow view's figure is at least this tall (it scrolls): two titles, the caption and a mean map ~200 px
 # square; the grid adds NARROW_ROW_PX a layer (in 221 px the grid was a strip and the map 40 px)
 NARROW_FIGURE_PX, NARROW_ROW_PX = 470, 22
@@ -74,9 +77,10 @@ class DatasetSplit:
     def arrange(self, width: int, layers: int, heads: int = 1) -> None:
         """Split for a view ``width`` px wide whose grid has ``layers`` rows and ``heads`` columns."""
         self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
-        self.button.setVisible(self.narrow)
         h = self.splitter.height()
-        below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
+        alone = self.narrow or 0 < h < LOW_HEIGHT  # the figure alone until the Table button asks for the table
+        self.button.setVisible(alone)
+        below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
         if self.user_split:
             below = self.splitter.sizes()[1]
         # a dock much wider than the figure's share is tall (1280×720: ~970 × 280 px) sets the mean map beside the
