@@ -27,6 +27,14 @@ def on_screen(view, item):
     return view.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect()
 
 
+def _table_on_its_button(view) -> None:
+    """Asked for with the Table button, the table gets room for its rows; the button pressed again hides it."""
+    view.table_button.setChecked(True)
+    settle()
+    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
+    view.table_button.setChecked(False)
+
+
 def test_a_narrow_dock_shows_the_grid_and_mean_map_legibly_and_the_table_on_its_button(qtbot, induction_trace):
     view = DatasetView(selection=Selection())
     qtbot.addWidget(view)
@@ -44,10 +52,7 @@ def test_a_narrow_dock_shows_the_grid_and_mean_map_legibly_and_the_table_on_its_
     # the long facts (model, data, colour scale) are a caption under the figure, the title names the score
     assert "inputs" in view.caption.text and "inputs" not in view.grid.title.text
     # control: asked for, the table gets its room; a wide dock shows it without the button
-    view.table_button.setChecked(True)
-    settle()
-    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
-    view.table_button.setChecked(False)
+    _table_on_its_button(view)
     view.resize(650, 770)
     settle()
     assert not view.table_button.isVisible() and view.splitter.sizes()[1] > 0
@@ -233,10 +238,7 @@ def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trac
     assert view.split.side_by_side and view.canvas.minimumHeight() == 0
     # so low a dock shows the figure alone (the table had one visible row), the table on its button
     assert view.table_button.isVisible() and view.splitter.sizes()[1] == 0
-    view.table_button.setChecked(True)
-    settle()
-    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
-    view.table_button.setChecked(False)
+    _table_on_its_button(view)
     view.resize(600, 676)
     settle()
     mean = on_screen(view, view.pattern.image)
