@@ -96,14 +96,37 @@ def test_dataset_view_without_a_task_says_so(qtbot, tmp_path):
     trace = run_trace(loaded, text="abc")
     trace.meta["model_name"] = str(path)  # the view finds the model by its folder
     view, _ = make(qtbot, DatasetView, trace)
-    # no data set to run: a visible notice, and the scores of the input on screen
+    # no data set to run: a one-line notice naming what is missing, and the scores of the input on screen
     qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
-    assert "no built-in task" in view.caption.text and "the current input only" in view.caption.text
+    assert "no-task has no built-in task" in view.caption.text and "input on screen only" in view.caption.text
+    assert str(tmp_path) not in view.caption.text  # the folder's name, not its path
     assert view.result.n_inputs == 1
     P = np.stack([trace.probs(i) for i in range(trace.n_layers)]).astype(np.float64)  # (L, H, T, T)
     T = P.shape[-1]
     want = np.mean([P[:, :, i, i - 1] for i in range(1, T)], axis=0)
     np.testing.assert_allclose(view.result.scores["self"]["previous_token"], want, atol=1e-6)
+    # the data box offers only sources that exist: no task, so no "held-out inputs of the task"; nothing to Score
+    offered = [view.source_box.itemText(i) for i in range(view.source_box.count())]
+    assert offered == ["the input on screen only", "a text file (one input per line)…"], offered
+    assert not view.run_button.isEnabled() and not view.n_box.isEnabled()
+    # and in one line under the controls, in view even when a real model's grid scrolls the caption away
+    assert view._parts.notice.isVisible() and "no-task has no built-in task" in view._parts.notice.text()
+    # a new input is scored again (the model did not change, so no job ran: the old input's scores stayed)
+    other = run_trace(loaded, text="defabc")
+    other.meta["model_name"] = str(path)
+    view.set_trace(other)
+    qtbot.waitUntil(lambda: view.result is not None and view.result.patterns["self"].shape[-1] == 6, timeout=60000)
+
+
+def test_a_model_with_a_task_offers_its_held_out_inputs(qtbot, induction_trace):
+    """The control: induction names a built-in task, so its held-out inputs are offered and scored."""
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    offered = [view.source_box.itemText(i) for i in range(view.source_box.count())]
+    assert offered == ["held-out inputs of the task", "a text file (one input per line)…"], offered
+    assert view.run_button.isEnabled() and view.result.n_inputs > 1 and "held-out" in view.caption.text
+    assert not view._parts.notice.isVisible()
 
 
 def test_qk_view_without_a_data_set_shows_the_current_inputs_queries_and_keys(qtbot, tmp_path):
@@ -123,7 +146,9 @@ def test_qk_view_without_a_data_set_shows_the_current_inputs_queries_and_keys(qt
     view, sel = make(qtbot, QKEmbeddingView, trace)
     sel.update(layer=1, head=1)
     qtbot.waitUntil(lambda: view.embedding is not None and view._shown_key == ("self", 1, 1, "pca"), timeout=60000)
-    assert "the current input only" in view.title_item.text and "no built-in task" in view.title_item.text
+    # one line of reason, naming the folder (the job's paragraph of CLI advice made a three-line title)
+    assert "the current input only (no-task has no built-in task to draw a data set from)" in view.title_item.text
+    assert "AttentionViz" not in view.title_item.text and "AttentionViz" in view.legend.text
     q, k = trace["L1.q"][1], trace["L1.k"][1]  # (T, dh) straight from the trace
     np.testing.assert_allclose(view.embedding.points, embed_qk(q, k).points, atol=1e-6)
     assert view.plot.getAxis("bottom").isVisible() and "variance" in view.plot.getAxis("bottom").labelText
@@ -219,7 +244,7 @@ def test_dataset_view_scores_a_text_file_and_reports_a_bad_one(qtbot, induction_
     view.set_data_source("corpus", str(bad))
     # the one-line title names the score; the caption under the grid says why only the input on screen is scored
     qtbot.waitUntil(lambda: "cannot score" in view.caption.text and view.caption.isVisible(), timeout=60000)
-    assert "not UTF-8" in view.caption.text and "the current input only" in view.caption.text
+    assert "not UTF-8" in view.caption.text and "the input on screen only" in view.caption.text
 
 
 def test_a_long_run_can_be_stopped_and_both_views_are_installed_in_the_app(qtbot, induction_trace):
@@ -279,3 +304,26 @@ def test_cross_attention_names_the_scores_that_apply(qtbot):
     assert "not defined" not in view.caption.text + view.grid.title.text  # the user's own pick: the note is gone
     ent = view.result.scores["cross"]["entropy"]
     np.testing.assert_array_equal(view.grid.indices, quantize(ent, float(ent.max()), ~np.isfinite(ent), vmin=0.0))
+
+
+def test_qk_view_names_the_part_it_embeds_beside_an_encoder(qtbot):
+    """translate at 1280×720, cross-attention selected: the first embedding (the decoder's self-attention) was drawn
+    titled "layer 1, head 0", as if it were cross-attention's; it now says cross-attention is not embedded, and
+    names the decoder's and the encoder's self-attention (the control)."""
+    from attnviz.bench.traces import sample_trace
+
+    sel = Selection()
+    sel.update(part="cross", layer=1, head=0)  # selected before the view gets the trace, as in the app
+    view = QKEmbeddingView(selection=sel)
+    qtbot.addWidget(view)
+    view.resize(1300, 700)
+    view.show()
+    view.set_trace(sample_trace("encoder-decoder", T=6))
+    qtbot.waitUntil(lambda: view.data is not None and not view._collecting and not view.background_pending,
+                    timeout=60000)
+    qtbot.wait(200)
+    assert "cross-attention come from different sequences" in view.title_item.text, view.title_item.text
+    sel.update(part="self")
+    qtbot.waitUntil(lambda: "decoder self-attention layer 1, head 0" in view.title_item.text, timeout=60000)
+    sel.update(part="enc")
+    qtbot.waitUntil(lambda: "encoder self-attention layer 1, head 0" in view.title_item.text, timeout=60000)

@@ -27,6 +27,14 @@ def on_screen(view, item):
     return view.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect()
 
 
+def _table_on_its_button(view) -> None:
+    """Asked for with the Table button, the table gets room for its rows; the button pressed again hides it."""
+    view.table_button.setChecked(True)
+    settle()
+    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
+    view.table_button.setChecked(False)
+
+
 def test_a_narrow_dock_shows_the_grid_and_mean_map_legibly_and_the_table_on_its_button(qtbot, induction_trace):
     view = DatasetView(selection=Selection())
     qtbot.addWidget(view)
@@ -44,10 +52,7 @@ def test_a_narrow_dock_shows_the_grid_and_mean_map_legibly_and_the_table_on_its_
     # the long facts (model, data, colour scale) are a caption under the figure, the title names the score
     assert "inputs" in view.caption.text and "inputs" not in view.grid.title.text
     # control: asked for, the table gets its room; a wide dock shows it without the button
-    view.table_button.setChecked(True)
-    settle()
-    assert view.splitter.sizes()[1] > 0 and view.table.viewport().height() >= view.table.rowHeight(0)
-    view.table_button.setChecked(False)
+    _table_on_its_button(view)
     view.resize(650, 770)
     settle()
     assert not view.table_button.isVisible() and view.splitter.sizes()[1] > 0
@@ -169,3 +174,89 @@ def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080
     for _ in range(10):
         QApplication.processEvents()
     assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n
+
+
+def _task_free_trace(folder, layers: int, heads: int):
+    """A trace of a tiny random decoder of ``layers`` × ``heads`` with no built-in task (scored on its own input)."""
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=layers, n_heads=heads, d_model=2 * heads,
+                      max_len=16, head="lm")
+    path = save_checkpoint(folder / f"m{layers}x{heads}", build_model(cfg), cfg, {}, tokenizer=tok)
+    trace = run_trace(load_model(path), text="abc def")
+    trace.meta["model_name"] = str(path)  # the view finds the model by its folder
+    return trace
+
+
+def _scored_view(qtbot, trace, width: int, height: int) -> DatasetView:
+    """A data-set view of ``width`` × ``height`` px showing ``trace``'s scores."""
+    view = DatasetView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    settle()
+    return view
+
+
+def test_a_real_models_thirty_layers_keep_legible_rows_and_mean_map_in_a_wide_dock(qtbot, tmp_path):
+    """Issue 36 (real sizes): in the 1920×1080 dock (~600 × 676 px) a 30-layer grid got ~40 px, every 7th layer
+    named, and the mean map ~50 px with its colour bar's words cut: the figure now scrolls instead, each layer
+    named at a row of at least 12 px. The control: a 2-layer model's figure still fits without scrolling."""
+    shown = {}
+    for layers in (30, 2):
+        view = _scored_view(qtbot, _task_free_trace(tmp_path, layers, 9), 600, 676)
+        grid, mean = on_screen(view, view.grid.image), on_screen(view, view.pattern.image)
+        shown[layers] = (grid.height() / layers, min(mean.width(), mean.height()),
+                         list(view.grid.left.visible_indices()), view.canvas.minimumHeight())
+    row_px, mean_px, named, _ = shown[30]
+    assert row_px >= 12 and named == list(range(30)), shown[30]
+    assert mean_px >= 150, shown[30]
+    assert shown[2][3] == 0 and shown[2][1] >= 70, shown[2]  # fits: no scrolling
+
+
+def test_a_wide_low_dock_sets_the_mean_map_beside_the_grid(qtbot, induction_trace):
+    """At 1280×720 the tabbed dock is ~970 × 490 px and the figure's share ~280 px tall: one above the other, a
+    2-layer grid of 450-px cells left the mean map scrolled out of view. Beside the grid it is whole and large;
+    so does the 1920×1080 dock (~600 × 676, where under the grid it was ~100 px); the control, a tall narrow
+    dock, keeps it under the grid."""
+    view, _ = make(qtbot, DatasetView, induction_trace)
+    view.resize(972, 493)
+    with qtbot.waitSignal(view.scores_ready, timeout=120000):
+        pass
+    settle()
+    mean = on_screen(view, view.pattern.image)
+    port = view.split.scroll.viewport().rect()
+    assert min(mean.width(), mean.height()) >= 180 and port.contains(mean), (mean, port)
+    assert view.split.side_by_side and view.canvas.minimumHeight() == 0
+    # so low a dock shows the figure alone (the table had one visible row), the table on its button
+    assert view.table_button.isVisible() and view.splitter.sizes()[1] == 0
+    _table_on_its_button(view)
+    view.resize(600, 676)
+    settle()
+    mean = on_screen(view, view.pattern.image)
+    assert view.split.side_by_side and min(mean.width(), mean.height()) >= 150, mean
+    view.resize(480, 1000)
+    settle()
+    assert not view.split.side_by_side
+    assert on_screen(view, view.pattern.image).top() > on_screen(view, view.grid.image).bottom()
+
+
+def test_a_14_head_grid_keeps_the_mean_map_under_it_in_a_600_px_dock(qtbot, tmp_path):
+    """Qwen2-0.5B's 14 heads in the 1920×1080 dock (~600 × 676): beside the mean map the grid's heads were 12 px each
+    (every 2nd named) and the map 110 px; side by side only when both fit across. The control: 2 heads go beside."""
+    side = {}
+    for heads in (14, 2):
+        view = _scored_view(qtbot, _task_free_trace(tmp_path, 3, heads), 600, 676)
+        grid = on_screen(view, view.grid.image)
+        side[heads] = view.split.side_by_side
+        if heads == 14:
+            assert grid.width() / 14 >= 24, grid
+    assert side == {14: False, 2: True}, side

@@ -150,6 +150,26 @@ def test_token_embedding_pca(qtbot):
     shot(view, "token_embedding")
 
 
+def test_the_vectors_box_names_what_the_model_reads_and_offers_only_what_it_has(qtbot):
+    """A vision model's vectors are patch embeddings (the box said "token embedding" over a "Patch embedding"
+    title); a model without position vectors is not offered them. The control: a text model's box as before."""
+    vit = sample_trace("vit")
+    view, _ = make(qtbot, TokenEmbeddingView, vit)
+    names = [view.source.itemText(i) for i in range(view.source.count())]
+    assert names == ["patch embedding", "position encoding", "patch + position"], names
+    assert view.key == "emb.token" and view.title_item.text.startswith("Patch embedding")
+    view.source.setCurrentIndex(2)
+    no_pos = sample_trace("decoder", T=6)
+    for key in ("emb.pos", "emb.sum"):
+        no_pos.arrays.pop(key, None)  # as a rotary (Llama-family) model records: no position vectors
+    view.set_trace(no_pos)
+    names = [view.source.itemText(i) for i in range(view.source.count())]
+    assert names == ["token embedding"] and view.key == "emb.token" and view.coords is not None, names
+    view.set_trace(sample_trace("decoder", T=6))
+    assert [view.source.itemText(i) for i in range(view.source.count())] == list(
+        ["token embedding", "position encoding", "token + position"])
+
+
 def test_positional_encoding_heatmap_shows_every_position_the_model_holds(qtbot):
     enc = sample_trace("encoder", T=9, pos="sinusoidal")
     view, sel = make(qtbot, PositionalEncodingView, enc, style=PRESETS["dark"])

@@ -198,3 +198,33 @@ def test_the_heads_legend_never_covers_the_query_and_key_headings(qtbot):
         assert not any(rect.intersects(h) for h in item.heading_rects()), "a legend entry covers a heading"
         assert rect.bottom() <= top + 0.5, "the legend runs into the token rows"
         assert 0 <= rect.left() and rect.right() <= item.boundingRect().width() + 0.5
+
+
+def test_a_32_head_model_keeps_its_head_boxes_in_a_popup_not_a_row_wider_than_the_screen(qtbot):
+    """m_32x32 at 1280×720: 32 check boxes in the controls row made the window ~2,000 px wide, the figure off the
+    screen's right edge. Beyond INLINE_HEADS they sit in the "heads" button's pop-up; the control: 4 heads inline."""
+    from attnviz.bench.traces import sample_trace
+    from attnviz.gui.views import token_lines_view
+    from attnviz.gui.views.token_lines_view import TokenLinesView
+    from attnviz.selection import Selection
+
+    INLINE_HEADS = getattr(token_lines_view, "INLINE_HEADS", 12)  # noqa: N806 - the module's constant
+    for heads in (32, 4):
+        view = TokenLinesView(selection=Selection())
+        qtbot.addWidget(view)
+        view.resize(972, 493)
+        view.show()
+        view.set_trace(sample_trace("decoder", T=8, n_heads=heads, d_model=2 * heads))
+        qtbot.wait(50)
+        assert len(view.head_boxes) == heads and view.shown_heads == list(range(heads))
+        if heads > INLINE_HEADS:
+            assert view.minimumSizeHint().width() <= 972, view.minimumSizeHint().width()
+            assert view.heads_button.isVisible() and view.heads_button.text() == "heads: all 32"
+            # room for the pop-up arrow beside the words (it was drawn over "32")
+            words = view.heads_button.fontMetrics().horizontalAdvance(view.heads_button.text())
+            assert view.heads_button.width() >= words + 24, (view.heads_button.width(), words)
+            assert not any(b.isVisibleTo(view) for b in view.head_boxes)  # in the closed pop-up
+            view.head_boxes[5].setChecked(False)
+            assert 5 not in view.lines.heads and view.heads_button.text() == "heads: 31 of 32"
+        else:
+            assert not view.heads_button.isVisible() and all(b.isVisible() for b in view.head_boxes)

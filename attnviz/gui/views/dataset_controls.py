@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QLabel, QListWidget
                                QSplitter, QStyle, QStyleOptionComboBox, QTableWidget, QVBoxLayout, QWidget)
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES
-from attnviz.gui.views.dataset_sources import SOURCES
+from attnviz.gui.views.dataset_sources import SOURCE_LABELS
 from attnviz.gui.widgets.flow_row import FlowRow
 
 __all__ = ["DatasetControls", "DEFAULT_INPUTS", "SHORT", "choose_defined_score"]
@@ -58,8 +58,8 @@ class DatasetControls:
         self.n_box.setSingleStep(100)
         self.n_box.setValue(DEFAULT_INPUTS)
         self.source_box = ShownTextCombo()
-        self.source_box.addItems(list(SOURCES))
-        self.source_box.setToolTip("which inputs to score: the model's task generates fresh held-out ones")
+        self.source_box.setToolTip("which inputs to score: a model's built-in task generates fresh held-out ones; "
+                                   "a model without one is scored on a text file (or folder of images) you choose")
         self.run_button = QPushButton("Score")
         self.run_button.setToolTip("run the held-out inputs through the model again and score every head")
         self.row = FlowRow()
@@ -71,9 +71,14 @@ class DatasetControls:
         self.table_button = QPushButton("Table")
         self.table_button.setCheckable(True)
         self.table_button.setToolTip("show every head's scores as a sortable table and the inputs where the "
-                                     "selected head fires most (this narrow dock shows the figure alone until asked)")
+                                     "selected head fires most (this narrow or low dock shows the figure alone until asked)")
         self.row.add(self.table_button)
         self.table = self._score_table()
+        # what is missing when only the input on screen is scored, in one line under the controls: as the figure's
+        # caption alone it sat under a 30-layer grid that scrolls, out of view
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
         self.top_label = QLabel("inputs where the head fires most")
         self.top_label.setWordWrap(True)
         self.top_list = QListWidget()
@@ -90,6 +95,28 @@ class DatasetControls:
         self.below.addWidget(tops)
         self.below.setStretchFactor(0, 1)
         self.below.setStretchFactor(1, 1)
+        self._tips = {w: w.toolTip() for w in (self.run_button, self.n_box)}
+        self.offer_sources(["screen"], "screen")  # no model yet
+
+    def offer_sources(self, kinds: list[str], current: str) -> None:
+        """Offer the sources ``kinds`` (keys of SOURCE_LABELS) in the data box, ``current`` shown; Score and the
+        number of inputs only where there is a data set to score."""
+        box = self.source_box
+        if [box.itemData(i) for i in range(box.count())] != list(kinds):
+            was = box.blockSignals(True)
+            box.clear()
+            for kind in kinds:
+                box.addItem(SOURCE_LABELS[kind], kind)
+            box.blockSignals(was)
+        box.setCurrentIndex(max(0, box.findData(current)))
+        scored = current != "screen"
+        for w in (self.run_button, self.n_box):
+            w.setEnabled(scored)
+            w.setToolTip(self._tips[w] if scored else "no data set to score: choose one under “data:”")
+
+    def show_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
 
     @staticmethod
     def _score_table() -> QTableWidget:

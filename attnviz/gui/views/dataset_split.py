@@ -1,7 +1,8 @@
 """How the data-set view shares its height: the figure (in a scroll area) over the table and the top inputs.
 
-A wide view splits its height (:data:`BELOW_SHARE` under the figure, the table the height of its rows); a narrow
-one (the right group's dock at 1280×720, ~274 px) shows the figure alone, at least as tall as its two maps need
+A wide view splits its height (:data:`BELOW_SHARE` under the figure, the table the height of its rows), its figure
+scrolling when a real model's layers need more than its share (30 layers had 30 rows in ~40 px at 1920×1080, the
+mean map 50 px and its colour bar's words cut); a narrow one (the right group's dock at 1280×720, ~274 px) shows the figure alone, at least as tall as its two maps need
 (it scrolls rather than shrinks), and the table and the top inputs when its Table button is pressed. Until the
 user drags a handle the split follows the view's size.
 """
@@ -11,14 +12,32 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
 
-__all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX"]
+__all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX",
+           "GRID_CHROME_PX", "MEAN_MAP_PX", "HEAD_PX", "figure_need"]
 
 BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
 TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
 NARROW_WIDTH = 440  # px: a view narrower than this shows the figure alone, the table on its button
+# px of splitter height under which a wide view too shows the figure alone (the table on its button): the 1280×720
+# dock (~450 px) gave the table one visible row and the figure 284 px, its mean map 128 px
+LOW_HEIGHT = 560
 # px: a narrow view's figure is at least this tall (it scrolls): two titles, the caption and a mean map ~200 px
 # square; the grid adds NARROW_ROW_PX a layer (in 221 px the grid was a strip and the map 40 px)
 NARROW_FIGURE_PX, NARROW_ROW_PX = 470, 22
+# a wide view's figure: the grid's title and head labels plus a row a layer (each layer's label drawn at 12 px),
+# over the mean map's titles, map and position labels, and the caption
+GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
+# the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
+# titles and position labels about 100 px square (the bundled models' few layers always fit)
+LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
+HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
+BAR_PX = 90  # the grid's colour bar with its rotated words
+SIDE_BY_SIDE = 1.2  # width : figure height from which the mean map goes beside the grid
+
+
+def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:
+    """(grid, mean map) heights in px a figure of ``layers`` layers needs to name every layer legibly."""
+    return GRID_CHROME_PX + row_px * max(1, layers), MEAN_MAP_PX
 
 
 class DatasetSplit:
@@ -39,7 +58,8 @@ class DatasetSplit:
         self.user_split = False
         for sp in (self.splitter, below):
             sp.splitterMoved.connect(self._split_by_user)
-        self.width, self.layers = 0, 1
+        self.width, self.layers, self.heads = 0, 1, 1
+        self.side_by_side = False
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -47,22 +67,36 @@ class DatasetSplit:
 
     def _button_toggled(self, _on: bool) -> None:
         self.user_split = False
-        self.arrange(self.width, self.layers)
+        self.arrange(self.width, self.layers, self.heads)
 
     @property
     def narrow(self) -> bool:
         """Whether the view is too narrow for the figure and the table one above the other."""
         return 0 < self.width < NARROW_WIDTH
 
-    def arrange(self, width: int, layers: int) -> None:
-        """Split for a view ``width`` px wide whose grid has ``layers`` rows."""
-        self.width, self.layers = width, max(1, layers)
-        self.button.setVisible(self.narrow)
-        self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers if self.narrow else 0)
+    def arrange(self, width: int, layers: int, heads: int = 1) -> None:
+        """Split for a view ``width`` px wide whose grid has ``layers`` rows and ``heads`` columns."""
+        self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
+        h = self.splitter.height()
+        alone = self.narrow or 0 < h < LOW_HEIGHT  # the figure alone until the Table button asks for the table
+        self.button.setVisible(alone)
+        below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
+        if self.user_split:
+            below = self.splitter.sizes()[1]
+        # a dock much wider than the figure's share is tall (1280×720: ~970 × 280 px) sets the mean map beside the
+        # grid: one above the other, the mean map was scrolled out of view under a 2-layer grid of 900-px cells
+        # — when both fit across: 14 heads beside the map in a 600-px dock were 12 px each, every 2nd named
+        self.side_by_side = (not self.narrow and width >= SIDE_BY_SIDE * max(1, h - below)
+                             and width >= GRID_CHROME_PX + BAR_PX + HEAD_PX * self.heads + MEAN_MAP_PX)
+        if self.narrow:
+            self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
+        else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
+            least = GRID_CHROME_PX + LEAST_ROW_PX * self.layers, LEAST_MEAN_PX
+            need = figure_need(self.layers)
+            fold = max if self.side_by_side else sum
+            self.canvas.setMinimumHeight(fold(need) + CAPTION_PX if fold(least) + CAPTION_PX > h - below else 0)
         if self.user_split:
             return
-        h = self.splitter.height()
-        below = 0 if self.narrow and not self.button.isChecked() else int(h * BELOW_SHARE)
         self.splitter.setSizes([h - below, below])
         t = self.table
         rows = min(max(t.rowCount(), 1), TABLE_ROWS)
@@ -70,3 +104,26 @@ class DatasetSplit:
             + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
         table_h = min(want, below * 2 // 3)
         self.below.setSizes([table_h, below - table_h])
+
+    def place(self, figure, pattern, caption, layers: int, heads: int) -> None:
+        """The mean map ``pattern`` under the grid (row 0, col 0 of ``figure``) or beside it, as :meth:`arrange`
+        decided, the caption under both."""
+        side = self.side_by_side
+        if getattr(self, "_placed", None) != side:
+            self._placed = side
+            for item in (pattern, caption):
+                figure.removeItem(item)
+            figure.addItem(pattern, row=0 if side else 1, col=1 if side else 0)
+            figure.addItem(caption, row=2, col=0, colspan=2 if side else 1)
+        self.share(figure, side, layers, heads)
+
+    @staticmethod
+    def share(figure, side: bool, layers: int, heads: int) -> None:
+        """The figure's rows and columns as the grid and the mean map need them: a fixed 2 : 5 of the height gave a
+        30-layer grid 40 px (every 7th layer named) over a mean map with room to spare; beside it, the grid is as wide
+        as its heads' labels need (14 heads in 2/5 of a 600-px dock were named every 2nd)."""
+        lay = figure.layout
+        for row, need in enumerate((1, 0) if side else figure_need(layers)):
+            lay.setRowStretchFactor(row, need)
+        for col, share in enumerate((GRID_CHROME_PX + HEAD_PX * heads, MEAN_MAP_PX) if side else (1, 0)):
+            lay.setColumnStretchFactor(col, share)

@@ -29,9 +29,9 @@ def grid_words(result, score: str, part: str, label, *, held_out: bool, failure:
     n_used = int(counts.max()) if counts is not None and counts.size else 0
     data = (f"{n_used} repeated random sequences" if score == "induction" and result.meta.get("n_repeated")
             else f"{result.n_inputs} {'held-out ' if held_out else ''}inputs")
-    if result.meta.get("note") == "the current input only":
-        data = f"the current input only ({failure})"
     model = result.meta.get("model") or ""
+    if result.meta.get("note") == "the current input only":  # the reason names the model where it matters
+        data, model = f"the input on screen only · {failure}", ""
     instead = f"The {chosen_for[0]} is not defined for {where}, so the {name} is shown. " \
         if chosen_for and chosen_for[1:] == (score, part) else ""
     caption = instead + (f"{model} · " if model else "") + data + how + ("; hatched: not defined" if undefined.any() else "")

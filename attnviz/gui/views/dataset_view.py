@@ -22,7 +22,8 @@ from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, wi
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_split import DatasetSplit
 from attnviz.gui.views.dataset_titles import grid_words
-from attnviz.gui.views.dataset_sources import SOURCE_INDEX, ask_for_source, source_words
+from attnviz.gui.views.dataset_source_choice import SourceChoice
+from attnviz.gui.views.dataset_sources import missing_words, offered_sources
 from attnviz.gui.views.dataset_widgets import (SHARE_SCORES, CellLabels, draw_mean_pattern,
                                                fill_score_table, fill_top_inputs, show_maps)
 from attnviz.gui.views.heatmap_data import quantize
@@ -35,7 +36,7 @@ __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
 
 
-class DatasetView(BaseView):
+class DatasetView(SourceChoice, BaseView):
     title = "Heads over a data set"
     tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
@@ -51,18 +52,18 @@ class DatasetView(BaseView):
         # under the figure (one long title wrapped to six lines in a 1280×720 dock and pushed both maps out of view)
         self.caption = make_title()
         self.figure.addItem(self.caption, row=2, col=0)
-        for row, stretch in ((0, 2), (1, 5)):
-            self.figure.layout.setRowStretchFactor(row, stretch)
+        DatasetSplit.share(self.figure, False, 1, 1)
         self.grid.image.on_click = self._grid_clicked
         self.grid.image.on_hover = self._grid_hovered
-        parts = DatasetControls()
+        self._parts = parts = DatasetControls()
         self.score_box, self.n_box, self.source_box = parts.score_box, parts.n_box, parts.source_box
         self.run_button, self.table = parts.run_button, parts.table
         self.table_button = parts.table_button
         self.top_label, self.top_list = parts.top_label, parts.top_list
         self.score_box.currentIndexChanged.connect(lambda *_: self._draw())
         self.source_box.activated.connect(self._source_picked)
-        self.data_source: tuple[str, str] | None = None  # None: the task's held-out inputs
+        self.data_source: tuple[str, str] | None = None  # None: the task's held-out inputs (or the input on screen)
+        self._kinds = offered_sources(None)  # the sources the data box offers for this model
         self.run_button.clicked.connect(self._run_clicked)
         self.table.cellClicked.connect(self._row_clicked)
         self.top_list.itemClicked.connect(self._input_clicked)
@@ -73,6 +74,7 @@ class DatasetView(BaseView):
         lay = self.layout()
         lay.removeWidget(self.canvas)
         lay.insertWidget(1, self.splitter, 1)
+        lay.insertWidget(1, parts.notice)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
         self.failure = ""
         self.result = None
@@ -96,7 +98,9 @@ class DatasetView(BaseView):
     def split_below(self) -> None:
         """Share the view's height between the figure and the table (:class:`DatasetSplit`)."""
         known = self.result is not None and self.score in self.result.scores.get(self.part, {})
-        self.split.arrange(self.width(), self.result.scores[self.part][self.score].shape[0] if known else 1)
+        layers, heads = self.result.scores[self.part][self.score].shape if known else (1, 1)
+        self.split.arrange(self.width(), layers, heads)
+        self.split.place(self.figure, self.pattern, self.caption, layers, heads)
 
     @property
     def narrow(self) -> bool:
@@ -109,16 +113,23 @@ class DatasetView(BaseView):
     def _trace_changed(self) -> None:
         ref = window_model_ref(self, self.trace)
         self._stamp_was, self._stamp = getattr(self, "_stamp", None), model_stamp(ref) if ref else None
+        self._kinds = offered_sources(self.trace, ref is not None)
+        if self.data_source is not None and self.data_source[0] not in self._kinds:
+            self.data_source = None  # a folder of images chosen for a vision model, and now a text model
+        self._offer()
         if ref is None:
             self._cancel.set()
             self._ref, self.result = None, None
             self._clear()
             if self.trace is None:
-                self._set_message("no model: open a model to score its heads")
+                self._set_message(missing_words(None))
             else:  # a trace read from a file: its own scores
-                self._show_current_only("no model to run a data set with")
+                self._show_current_only(missing_words(self.trace, runnable=False))
             return
-        if ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
+        if self._on_screen_only():  # no data set: the input on screen, scored again whenever it changes
+            self._ref = ref
+            self._run_source()
+        elif ref != self._ref or self._stamp != self._stamp_was:  # another model, or this one re-trained
             self._ref = ref
             self.start(force=True)
 
@@ -166,25 +177,6 @@ class DatasetView(BaseView):
         self._set_message(f"stopped after {done} of {total} inputs: press Score to run again")
         self.set_hover_text("")
 
-    def _data_words(self, n: int) -> str:
-        return source_words(self.data_source, n)
-
-    def set_data_source(self, kind: str | None, path: str | None = None) -> None:
-        """Score the task's held-out inputs (``kind`` None), a text file ("corpus") or an image folder ("images")."""
-        self.data_source = None if kind is None else (kind, str(path))
-        self.source_box.setCurrentIndex(SOURCE_INDEX[kind])
-        if self.data_source is not None:
-            self.source_box.setItemText(self.source_box.currentIndex(), f"{'file' if kind == 'corpus' else 'folder'}: "
-                                        f"{describe_item(str(path), 40)}")
-        self.start(force=True)
-
-    def _source_picked(self, index: int) -> None:
-        chosen = ask_for_source(self, index)
-        if chosen is not None:
-            self.set_data_source(*chosen)
-        else:  # cancelled: back to what is scored now
-            self.source_box.setCurrentIndex(SOURCE_INDEX[(self.data_source or (None,))[0]])
-
     def _scored(self, value) -> None:
         result, thread, job_id = value
         if job_id != self._job_id:  # an older job's answer (another model or size): dropped
@@ -214,6 +206,7 @@ class DatasetView(BaseView):
         """A notice, and the scores of the input on screen (numpy on the views' lane)."""
         self.failure = reason
         self._set_message(reason)
+        self._parts.show_notice(reason)  # the data box beside it says "the input on screen only"
         if self.trace is not None:
             from attnviz.runtime.batch_scores import score_trace
 
@@ -265,6 +258,7 @@ class DatasetView(BaseView):
         self.table.setRowCount(0)
         self.top_list.clear()
         show_maps((self.grid, self.pattern), False)
+        self._parts.show_notice("")
 
     def score_table(self) -> np.ndarray:
         """(L, H) values of the chosen score for the shown part (NaN: not defined)."""

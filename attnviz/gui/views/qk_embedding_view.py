@@ -19,6 +19,7 @@ from attnviz.errors import AttnvizError
 from attnviz.gui.style import HEAD_COLOURS, colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.views.dataset_sources import has_task, model_name
 from attnviz.gui.widgets.plot_style import style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.gui.widgets.token_axis import display_token
@@ -163,7 +164,10 @@ class QKEmbeddingView(BaseView):
         if isinstance(result, Exception):
             reason = (str(result) if isinstance(result, AttnvizError)
                       else f"{type(result).__name__}: {result}")
-            self.failure = f"no data set ({reason})"
+            if self.trace is not None and not has_task(self.trace) and self._ref is not None:
+                # one line, not the job's paragraph of command-line advice (a three-line title at 1280×720)
+                reason = f"{model_name(self.trace)} has no built-in task to draw a data set from"
+            self.failure = reason
             self._show_message(f"cannot collect queries and keys: {reason}")
             self._from_trace()
             return
@@ -197,12 +201,14 @@ class QKEmbeddingView(BaseView):
             return
         part, layer, head = self._head()
         key = (part, layer, head, self.method.currentText())
-        if key == self._shown_key and self.embedding is not None:
-            self._draw()
-            return
+        # before drawing what is at hand: the data set's first embedding is the decoder's self-attention, and drawn
+        # under cross-attention it was titled "layer 1, head 0" as if it were cross-attention's (translate)
         if self.state.part == "cross":
             self._show_message("queries and keys of cross-attention come from different sequences: "
                                "choose self-attention")
+            return
+        if key == self._shown_key and self.embedding is not None:
+            self._draw()
             return
         data = self.data
         self.run_in_background(lambda: (_embed(data, *key), key), self._embedded)
@@ -267,13 +273,16 @@ class QKEmbeddingView(BaseView):
             self.plot.showAxis(name, True)
         style_plot(self.plot, st, bottom=x_label, left=y_label)
         n_inputs = len(self.data.items)
-        where = {"self": "", "enc": "encoder "}[part]
-        source = (f"the current input only, {self.failure}" if self.failure
+        two = "enc" in self.data.parts  # beside an encoder's, "self" is the decoder's self-attention
+        where = {"self": "decoder self-attention " if two else "", "enc": "encoder self-attention "}[part]
+        source = (f"the current input only ({self.failure})" if self.failure
                   else f"{n_inputs} held-out inputs of {self.data.model}")
         set_title(self.title_item, f"Queries and keys of {where}layer {layer}, head {head}: {n_q} positions of "
-                  f"{source} (keys translated and scaled, as in "
-                  f"AttentionViz: near means high attention; scale α = {emb.alpha:.2f})", st)
-        set_title(self.legend, legend, st)
+                  f"{source}", st)
+        # how the points are placed goes under the plot with the legend: in the title it made three lines of a
+        # 1280×720 dock beside a no-data-set reason
+        set_title(self.legend, f"{legend}<br>keys translated and scaled as in AttentionViz: near means high "
+                  f"attention (α = {emb.alpha:.2f})", st)
         self.plot.autoRange()
 
     def _style_changed(self) -> None:

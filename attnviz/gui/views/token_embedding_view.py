@@ -17,6 +17,16 @@ from attnviz.gui.widgets.token_axis import display_token
 __all__ = ["TokenEmbeddingView"]
 
 SOURCES = {"token embedding": "emb.token", "position encoding": "emb.pos", "token + position": "emb.sum"}
+
+
+def offered_vectors(trace) -> dict[str, str]:
+    """The vectors the "vectors:" box offers for ``trace`` (name → key), named for what the model reads: a
+    vision model's are patch embeddings (the box said "token embedding" over a "Patch embedding" title), and a
+    model with no position vectors (rotary, e.g. Llama) is not offered them only to be told they are missing."""
+    if trace is None:
+        return dict(SOURCES)
+    unit = "patch" if trace.grid is not None else "token"
+    return {name.replace("token", unit): key for name, key in SOURCES.items() if key in trace}
 MAX_LABELS = 300  # more text items than this is unreadable and slow
 
 
@@ -46,7 +56,8 @@ class TokenEmbeddingView(BaseView):
         self.coords: np.ndarray | None = None
         self.ratio = None
         self.source = QComboBox()
-        self.source.addItems(list(SOURCES))
+        for name, key in SOURCES.items():
+            self.source.addItem(name, key)
         self.source.currentIndexChanged.connect(lambda *_: self._trace_changed())
         self.controls.addWidget(QLabel("vectors:"))
         self.controls.addWidget(self.source)
@@ -58,9 +69,24 @@ class TokenEmbeddingView(BaseView):
 
     @property
     def key(self) -> str:
-        return SOURCES[self.source.currentText()]
+        return self.source.currentData()
+
+    def _offer(self) -> None:
+        """The box offers this model's vectors, keeping the chosen kind where the model has it."""
+        offered = offered_vectors(self.trace)
+        box = self.source
+        if [(box.itemText(i), box.itemData(i)) for i in range(box.count())] == list(offered.items()):
+            return
+        key = box.currentData()
+        was = box.blockSignals(True)  # _trace_changed draws once, after
+        box.clear()
+        for name, k in offered.items():
+            box.addItem(name, k)
+        box.setCurrentIndex(max(0, box.findData(key)))
+        box.blockSignals(was)
 
     def _trace_changed(self) -> None:
+        self._offer()
         self.coords = None
         self.scatter.clear()
         self.marker.clear()
@@ -71,9 +97,8 @@ class TokenEmbeddingView(BaseView):
         if self.trace is None:
             set_title(self.title_item, self.empty_text, self.style)
             return
-        if self.key not in self.trace:
-            set_title(self.title_item, f"This model's recording has no {self.source.currentText()} vectors",
-                      self.style)
+        if self.key is None or self.key not in self.trace:
+            set_title(self.title_item, "This model's recording has no embedding vectors", self.style)
             return
         emb = np.asarray(self.trace[self.key], dtype=np.float64)  # (T, D)
         try:
@@ -120,7 +145,7 @@ class TokenEmbeddingView(BaseView):
                  if self.hidden_labels else "")
         what, each = self.source.currentText(), "position"
         if self.trace is not None and self.trace.grid is not None:  # a ViT: its tokens are image patches
-            what, each = what.replace("token", "patch"), "patch ([CLS] and row,col)"
+            each = "patch ([CLS] and row,col)"
         set_title(self.title_item, f"{what.capitalize()} of each {each}, "
                   f"first two principal components{more}{crowd}", self.style)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QCheckBox, QToolButton
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QMenu, QToolButton, QWidget, QWidgetAction
 
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, resolve
@@ -23,7 +23,12 @@ from attnviz.gui.views.token_lines_item import FADE, MAX_LINES, MAX_TOKENS, MIN_
 from attnviz.gui.widgets.title import make_title, set_title
 
 # the drawing and its limits live in token_lines_item; they are named here too for callers of the view
-__all__ = ["TokenLinesView", "TokenLinesItem", "MAX_TOKENS", "MIN_WEIGHT", "FADE", "MAX_LINES"]
+__all__ = ["TokenLinesView", "TokenLinesItem", "MAX_TOKENS", "MIN_WEIGHT", "FADE", "MAX_LINES", "INLINE_HEADS"]
+
+# heads whose check boxes sit in the controls row; more go in the "heads" button's pop-up grid: a 32-head model's
+# 32 boxes in one row made the window 2,000 px wide, past a 1280×720 screen, the figure off its right edge
+INLINE_HEADS = 12
+POPUP_COLUMNS = 8
 
 
 class TokenLinesView(BaseView):
@@ -39,6 +44,14 @@ class TokenLinesView(BaseView):
         self.lines.on_hover = self._hover
         self.lines.on_click = self._click
         self.head_boxes: list[QCheckBox] = []
+        self.heads_button = QToolButton()
+        self.heads_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.heads_button.setToolTip("choose the heads whose lines are drawn")
+        # the pop-up's arrow beside the words, not over their last digits ("heads: all 1▾")
+        self.heads_button.setStyleSheet("QToolButton { padding-right: 14px; }"
+                                        "QToolButton::menu-indicator { subcontrol-position: right center; }")
+        self.heads_button.hide()
+        self.controls.addWidget(self.heads_button)
         self.all_button = QToolButton(text="All heads")
         self.all_button.clicked.connect(lambda: self.set_heads(range(len(self.head_boxes))))
         self.controls.addWidget(self.all_button)
@@ -69,15 +82,32 @@ class TokenLinesView(BaseView):
             self.controls.removeWidget(box)
             box.deleteLater()
         self.head_boxes = []
+        popup = n > INLINE_HEADS
+        grid = QGridLayout(panel := QWidget()) if popup else None
         for h in range(n):
             pm = QPixmap(12, 12)
             pm.fill(QColor(head_colour(h)))
             box = QCheckBox(f"H{h}")
             box.setIcon(QIcon(pm))
             box.toggled.connect(self._redraw)
-            self.controls.insertWidget(h, box)
-            box.show()  # added after the view was shown: Qt would show it only on the next event pass
+            if popup:
+                grid.addWidget(box, h // POPUP_COLUMNS, h % POPUP_COLUMNS)
+            else:
+                self.controls.insertWidget(h, box)
+                box.show()  # added after the view was shown: Qt would show it only on the next event pass
             self.head_boxes.append(box)
+        old = self.heads_button.menu()
+        if popup:  # the boxes in a menu's widget: it stays open while heads are ticked
+            menu = QMenu(self.heads_button)
+            action = QWidgetAction(menu)
+            action.setDefaultWidget(panel)
+            menu.addAction(action)
+            self.heads_button.setMenu(menu)
+        else:
+            self.heads_button.setMenu(None)
+        if old is not None:
+            old.deleteLater()
+        self.heads_button.setVisible(popup)
 
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
@@ -148,6 +178,9 @@ class TokenLinesView(BaseView):
 
     def _redraw(self, *args) -> None:
         self.lines.heads = self.shown_heads
+        if self.heads_button.isVisibleTo(self):
+            n, shown = len(self.head_boxes), len(self.lines.heads)
+            self.heads_button.setText(f"heads: {'all ' + str(n) if shown == n else f'{shown} of {n}'}")
         self.lines.update()
         if self.res is not None:
             heads = ", ".join(str(h) for h in self.lines.heads) or "none"
