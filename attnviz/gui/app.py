@@ -39,7 +39,11 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName(APP_NAME)
-    app.setStyle("Fusion")  # the same look on every platform, and palettes that theme cleanly
+    # the same look on every platform, and palettes that theme cleanly. Set once: setting it again re-polishes every
+    # widget alive, and after a causal-mask figure had been laid out for an export (its square-cell maps in a
+    # grid) that pass crashed inside Qt's grid layout engine (a test creating its window after such a test)
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     icon = icon_path()
     if icon.is_file():
         app.setWindowIcon(QIcon(str(icon)))
