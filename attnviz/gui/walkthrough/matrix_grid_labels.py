@@ -29,7 +29,7 @@ class MatrixGridLabels:
         """The row labels' font: the label font, or a smaller one (never under the legible floor) when that
         names every row where the full size would name every other one (a lesson's title and caption take
         height from the T×T maps)."""
-        return self._fitted_font(self._cells()[2] if self.values.size else None, 0.8)
+        return self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch)
 
     def row_floor_pt(self) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
@@ -107,4 +107,4 @@ class MatrixGridLabels:
         if not self.values.size:
             return 1
         ch = self._cells()[2]
-        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(ch, 1e-6)))
+        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * self.row_pitch / max(ch, 1e-6) - 1e-9))
