@@ -22,12 +22,14 @@ def test_the_source_strip_says_why_it_highlights_a_source_token(make_window, qtb
 
     win = _window(make_window, qtbot, str(BUNDLED / "translate"), "the big dog sees a small cat")
     trace = win.trace
-    query = next(i for i, t in enumerate(trace.tokens) if "vidas" in str(t))
+    from attnviz.analysis.decoder_positions import row_labels
+
+    query = next(i for i, t in enumerate(row_labels(trace, "cross")) if "vidas" in str(t))
     win.selection.update(part="cross", layer=0, head=0, query=query)
     qtbot.wait(20)
     source = trace.src_tokens[attended_source(trace, 0, 0, query)]
     text = win.input_panel.strip_label.text()
-    assert f"'{source}' highlighted" in text and "layer 0 · head 0" in text and "vidas" in text, text
+    assert f"'{source}' highlighted" in text and "layer 0 · head 0" in text and "'→ vidas'" in text, text
     assert "weights most" in win.input_panel.strip_label.toolTip()  # also where a narrow dock cuts the title
     win.selection.update(query=None)  # nothing highlighted: nothing to explain
     qtbot.wait(20)

@@ -39,12 +39,13 @@ def strip_note(trace, state, index: int | None) -> str:
     Issue 36: translate's strip highlighted "cat" for "→ vidas" with nothing on screen saying why."""
     if trace is None or index is None or state.query is None:
         return ""
-    from attnviz.analysis.decoder_positions import produces_tokens
+    from attnviz.analysis.decoder_positions import produces_tokens, row_labels
     from attnviz.text.token_display import display_token
 
     if not produces_tokens(trace) or state.part == "enc":
         return ""  # the strip's own token is the query
-    query = display_token(str(trace.tokens[state.query])) if 0 <= state.query < len(trace.tokens) else str(state.query)
+    rows = row_labels(trace, state.part)  # the decoder row as every view names it ("→ vidas": what it writes)
+    query = display_token(str(rows[state.query])) if 0 <= state.query < len(rows) else str(state.query)
     source = display_token(str(trace.src_tokens[index]))
     return (f"'{source}' highlighted: the source cross-attention layer {state.layer} · head {state.head} "
             f"weights most for the decoder's '{query}'")
