@@ -63,3 +63,19 @@ def test_six_steps_name_shapes_17_keys_apart_at_1280x720(qtbot):
     control.set_data(trace_k := w.grids["k"].values, "K", row_labels=w.grids["k"].row_labels)
     control.resize(189, 237)
     assert trace_k.shape[0] == 17 and not _named_rows_clear(control)[1]
+
+
+def test_a_thinned_grid_says_which_rows_it_names(qtbot):
+    """32 keys in a short grid are named every k-th: the grid says so (its tooltip away from a cell); control:
+    a grid that names every row says nothing."""
+    grid = MatrixGrid("k")
+    qtbot.addWidget(grid)
+    grid.set_data(np.zeros((32, 4)), "K", row_labels=[f"t{i}" for i in range(32)])
+    grid.resize(200, 120)
+    grid.show()
+    qtbot.waitExposed(grid)
+    every = grid.row_label_stride()
+    assert every > 1 and grid.toolTip().startswith("rows named: every ") and f"every {every}" in grid.toolTip()
+    grid.resize(200, 900)  # room for every row: control
+    qtbot.wait(10)
+    assert grid.row_label_stride() == 1 and grid.toolTip() == ""

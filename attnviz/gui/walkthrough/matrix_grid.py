@@ -361,6 +361,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # the minimum follows the width (a stacked subtitle, upright labels' font) and the row's peers (their
         # tops): the layout caches it, so a change is told to it, for this grid and the peers that read it
         hint = self.minimumSizeHint()
+        self.setToolTip(self.hover_text or self.row_names_note())
         if hint != getattr(self, "_told_min", None):
             self._told_min = hint
             for g in [self] + [g for g in self.row_group if g is not self]:
@@ -387,7 +388,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         text = self.describe_cell(*cell) if cell else ""
         if text != self.hover_text:
             self.hover_text = text
-            self.setToolTip(text)
+            self.setToolTip(text or self.row_names_note())
             if text:
                 QToolTip.showText(event.globalPosition().toPoint(), text, self)
             self.hovered.emit(text)

@@ -108,3 +108,11 @@ class MatrixGridLabels:
             return 1
         ch = self._cells()[2]
         return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * self.row_pitch / max(ch, 1e-6) - 1e-9))
+
+    def row_names_note(self) -> str:
+        """Which rows are named when not all are (issue 36: say which rows are shown), "" when every one is."""
+        every = self.row_label_stride() if self.row_labels else 1
+        if every == 1:
+            return ""
+        nth = {2: "2nd", 3: "3rd"}.get(every, f"{every}th")
+        return f"rows named: every {nth} (the first, then every {nth}) and the selected one; hover a row for its token"
