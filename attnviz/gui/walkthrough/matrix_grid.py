@@ -161,13 +161,14 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             left, top, bottom = self._margins()
             rows = self.values.shape[0] if self.values.size else 1
             # up to 24 rows, a line of label text per row: every token stays named beside the large maps
-            line = QFontMetricsF(self._fonts()[2]).height() * self.row_pitch + 0.25 if rows <= 24 and self.row_labels else 5
+            pitch = self.row_pitch
+            line = QFontMetricsF(self._fonts()[2]).height() * pitch + 0.25 if rows <= 24 and self.row_labels else 5
             if self.row_labels and (12 < rows <= 24 or self.compact):
                 # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
                 # T×T maps below: 21 full lines took the height the maps are shown for
                 small = QFont(self._fonts()[2])
                 small.setPointSizeF(self.row_floor_pt())
-                line = max(QFontMetricsF(small).height() * self.row_pitch + 0.25, 0 if self.compact else line * 12 / rows)
+                line = max(QFontMetricsF(small).height() * pitch + 0.25, 0 if self.compact else line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
