@@ -2,8 +2,9 @@
 
 Views read it and subscribe; clicking a thumbnail or a token sets it, and every view follows.
 
-It also remembers, per model, where that model was left (``keep``/``kept``: layer, head and part; a clicked
-query or key belongs to one input of one model and is never carried into another), and a *detour*: a page
+It also remembers, per model, where that model was left (``keep``/``kept``: layer, head and part, and the
+clicked query with a fingerprint of the input it was clicked in, so it comes back only with that same input; a
+clicked key belongs to one input of one model and is never carried into another), and a *detour*: a page
 that opens elsewhere than the shared selection (the walkthrough on a head whose row mixes) starts one, and
 leaving that page untouched ends it where the other tabs were (``start_detour``/``end_detour``). No widgets:
 the window state builds on it.
@@ -11,16 +12,26 @@ the window state builds on it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable
+from typing import Callable, Iterable
 
-__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight"]
+__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight",
+           "input_fingerprint"]
 
 KEPT_FIELDS = ("layer", "head", "part")  # what is remembered of a model (a query/key belongs to one input)
 # figures in which the selected query is only a highlight (a boxed row, bold token, the lines of one
 # token); elsewhere (rollout, the walkthrough's figures) the query is what the figure is about
 HIGHLIGHT_ONLY_VIEWS = ("head-map", "model", "token-lines", "attention-distance", "pos-similarity",
                         "pos-encoding", "token-pca")
+
+
+def input_fingerprint(tokens: Iterable[str], data: bytes = b"") -> str:
+    """A short name for one input (its tokens, and ``data``: an image's pixels, whose patch names are the same
+    for every image): a kept query is restored only into the input it was clicked in."""
+    h = hashlib.sha1("\x1f".join(str(t) for t in tokens).encode("utf-8", "surrogatepass"))
+    h.update(data)
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -78,22 +89,26 @@ class Selection:
                     key=None if s.key is not None and s.key >= n_queries else s.key)
 
     # -- per model ---------------------------------------------------------------------------------
-    def keep(self, model: str) -> None:
+    def keep(self, model: str, input_id: str | None = None) -> None:
         """Remember where ``model`` is left (its layer, head and part; during a detour, where the other
-        tabs are)."""
+        tabs are); with ``input_id`` (:func:`input_fingerprint` of the input on screen), its query too."""
         if model:
             at = self._detour[0] if self._detour is not None else self.state
-            self._kept[str(model)] = {k: getattr(at, k) for k in KEPT_FIELDS}
+            kept = {k: getattr(at, k) for k in KEPT_FIELDS}
+            if input_id and at.query is not None:
+                kept.update(query=at.query, input=str(input_id))
+            self._kept[str(model)] = kept
 
-    def leave_model(self, model: str) -> None:
-        """Another model is coming: keep where ``model`` was left, end any detour, and drop the clicked
-        query and key (positions of this model's input, meaningless in the next one's)."""
-        self.keep(model)
+    def leave_model(self, model: str, input_id: str | None = None) -> None:
+        """Another model is coming: keep where ``model`` was left (its query with ``input_id``), end any
+        detour, and drop the clicked query and key (positions of this model's input, meaningless in the next
+        one's)."""
+        self.keep(model, input_id)
         self._detour = None
         self.update(query=None, key=None)
 
     def kept(self, model: str) -> dict | None:
-        """{layer, head, part} where ``model`` was left, or None."""
+        """{layer, head, part} where ``model`` was left (and its query and input, when kept), or None."""
         got = self._kept.get(str(model)) if model else None
         return dict(got) if got is not None else None
 
@@ -109,6 +124,9 @@ class Selection:
             if (isinstance(model, str) and isinstance(v, dict) and v.get("part") in ("self", "cross", "enc")
                     and all(isinstance(v.get(k), int) and 0 <= v[k] < 4096 for k in ("layer", "head"))):
                 self._kept[model] = {k: v[k] for k in KEPT_FIELDS}
+                q, input_id = v.get("query"), v.get("input")
+                if isinstance(q, int) and 0 <= q < 1 << 20 and isinstance(input_id, str) and 0 < len(input_id) <= 64:
+                    self._kept[model].update(query=q, input=input_id)
 
     # -- detours -----------------------------------------------------------------------------------
     def start_detour(self, **changes) -> SelectionState | None:

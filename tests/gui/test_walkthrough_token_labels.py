@@ -29,3 +29,53 @@ def test_labels_that_are_not_pieces_are_kept():
     assert visible_label(" ") == "␣" and _shown(" ") == "␣"
     assert visible_label("") == "∅"  # reads as nothing: a mark, the row still named
     assert _shown("Ġtired") == "tired"
+
+
+def _named_rows_clear(grid) -> tuple[float, bool]:
+    """(pixel size of the row labels, whether neighbouring named rows keep a full line apart)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    font = grid.row_label_font()
+    px = font.pointSizeF() * grid.logicalDpiY() / 72
+    return px, grid._cells()[2] * grid.row_label_stride() >= QFontMetricsF(font).height() - 1e-6
+
+
+def test_six_steps_name_shapes_17_keys_apart_at_1280x720(qtbot):
+    """Issue 36: at 1280×720 the Six steps' K and V named shapes' 17 keys ~11 px apart in a 14 px line: the
+    labels ran together. Every key is named, ≥ 12 px, a line apart. Control: a grid of the old 0.8-line pitch
+    at the same size runs them together."""
+    import attnviz
+    from attnviz.gui.walkthrough.walkthrough_widget import WalkthroughWidget
+    from walkthrough_fixtures import show_widget
+
+    trace = attnviz.load("shapes").trace(image=np.random.default_rng(0).random((32, 32, 3), np.float32)).trace
+    w = show_widget(qtbot, WalkthroughWidget(), size=(960, 450))  # the tab's room in a 1280×720 window
+    w.set_trace(trace)
+    qtbot.waitUntil(lambda: "k" in w.grids and w.grids["k"].height() > 0, timeout=10000)
+    qtbot.wait(50)
+    for name in ("k", "v"):
+        grid = w.grids[name]
+        assert grid.values.shape[0] == 17
+        px, apart = _named_rows_clear(grid)
+        assert px >= 12 - 0.05 and apart and grid.row_label_stride() == 1, (name, px, apart)
+    control = MatrixGrid("k")  # the old pitch, squeezed to the height the old layout gave K (~11.5 px a row)
+    qtbot.addWidget(control)
+    control.set_data(w.grids["k"].values, "K", row_labels=w.grids["k"].row_labels)
+    control.resize(189, 237)
+    assert not _named_rows_clear(control)[1]
+
+
+def test_a_thinned_grid_says_which_rows_it_names(qtbot):
+    """32 keys in a short grid are named every k-th: the grid says so (its tooltip away from a cell); control:
+    a grid that names every row says nothing."""
+    grid = MatrixGrid("k")
+    qtbot.addWidget(grid)
+    grid.set_data(np.zeros((32, 4)), "K", row_labels=[f"t{i}" for i in range(32)])
+    grid.resize(200, 120)
+    grid.show()
+    qtbot.waitExposed(grid)
+    every = grid.row_label_stride()
+    assert every > 1 and grid.toolTip().startswith("rows named: every ") and f"every {every}" in grid.toolTip()
+    grid.resize(200, 900)  # room for every row: control
+    qtbot.wait(10)
+    assert grid.row_label_stride() == 1 and grid.toolTip() == ""

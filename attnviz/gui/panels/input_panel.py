@@ -22,6 +22,9 @@ __all__ = ["InputPanel", "SentenceEdit", "DEBOUNCE_MS"]
 DEBOUNCE_MS = 150
 
 
+STRIP_TIP = ("How the model reads the text: each token and its vocabulary ID (BPE models also show the merges "
+             "that built the token). Click a token to select it as the query.")
+
 class SentenceEdit(QPlainTextEdit):
     """A few lines of plain text; Enter runs immediately instead of inserting a line break."""
 
@@ -95,10 +98,11 @@ class InputPanel(QWidget):
         self.target_row.changed.connect(self._target_typed)
         self.target_row.submit_now.connect(self.flush)
         self.target_row.setVisible(False)
-        self.strip_label = QLabel("tokens · IDs", self)
-        self.strip_label.setToolTip("How the model reads the text: each token and its vocabulary ID "
-                                    "(BPE models also show the merges that built the token). Click a token "
-                                    "to select it as the query.")
+        self._strip_title = "tokens · IDs"  # the strip's title without the highlight's note
+        self.strip_label = QLabel(self._strip_title, self)
+        self.strip_label.setToolTip(STRIP_TIP)
+        # its note on the highlight (set_query) is as long as the dock is wide: never a reason to widen it
+        self.strip_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.strip = TokenStrip(self)
         self.strip.token_clicked.connect(self.token_clicked)
         lay = QVBoxLayout(self)
@@ -269,12 +273,16 @@ class InputPanel(QWidget):
 
     # -- strip -------------------------------------------------------------------------------------------
     def set_strip(self, data: StripData) -> None:
-        self.strip_label.setText(f"{data.title} · IDs" + (" · BPE merges" if any(data.merges) else ""))
+        self._strip_title = f"{data.title} · IDs" + (" · BPE merges" if any(data.merges) else "")
+        self.strip_label.setText(self._strip_title)
         self.strip.set_data(data)
 
     def clear_strip(self) -> None:
         """No tokens (nothing is shown for the current input)."""
         self.set_strip(StripData([], [], title="tokens"))
 
-    def set_query(self, index: int | None) -> None:
+    def set_query(self, index: int | None, why: str = "") -> None:
+        """Highlight token ``index``; ``why``: what it is when not the selected query (said after the title)."""
         self.strip.strip.set_selected(index)
+        self.strip_label.setText(self._strip_title + (f" · {why}" if why else ""))
+        self.strip_label.setToolTip(STRIP_TIP + (f"\n\n{why}" if why else ""))

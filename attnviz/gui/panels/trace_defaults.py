@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["trace_defaults"]
+__all__ = ["trace_defaults", "input_id"]
+
+
+def input_id(trace) -> str | None:
+    """:func:`attnviz.selection.input_fingerprint` of ``trace``'s input: its tokens, an encoder–decoder's
+    source too, an image's pixels (None without a trace)."""
+    if trace is None:
+        return None
+    import numpy as np
+
+    from attnviz.selection import input_fingerprint
+
+    tokens = list(trace.tokens) + (["\x1e", *trace.key_tokens("cross")] if trace.has_cross else [])
+    image = np.ascontiguousarray(trace["image"]).tobytes() if "image" in trace else b""
+    return input_fingerprint(tokens, image)
 
 
 def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: dict | None = None) -> dict:
@@ -11,7 +25,8 @@ def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: di
     * a new model's first trace: the one default rule's part, head and query
       (:func:`attnviz.analysis.walkthrough_default.default_selection`: cross-attention when there is one,
       the model's focus head else its sharpest, its task's query token or none), never the previous model's
-      query or key; where this model was left earlier (``kept``: layer, head, part) when that still exists;
+      query or key; where this model was left earlier (``kept``: layer, head, part) when that still exists,
+      and its query when the input is the one it was clicked in (else none: nothing stale);
     * the token where the task reads its answer (``meta["query_index"]``: "it" for coref, the
       it → animal lesson), unless the user picked another one; typing keeps following it as it moves.
     """
@@ -30,6 +45,8 @@ def trace_defaults(previous, trace, query: int | None, new_model: bool, kept: di
             changes.update(layer=kept["layer"], head=kept["head"], part=kept["part"])
             if kept["part"] != "self":  # the task's query is a row of self-attention
                 changes["query"] = None
+            if kept.get("input") is not None and kept["input"] == input_id(trace):
+                changes["query"] = kept["query"]  # the same input: the row the lecturer left it on
         return changes
     if index is not None:
         followed = previous.description.query_index if previous is not None else None

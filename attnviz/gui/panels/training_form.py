@@ -5,7 +5,7 @@ the start/cancel/open buttons, progress and status (a mixin of
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout)
+                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget)
 
 from attnviz.gui.widgets.fitted_label import FittedLabel
 from attnviz.gui.workers import run_job
@@ -90,6 +90,26 @@ class TrainingFormMixin:
         lay.addLayout(buttons)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
+        self._form_lay = lay
+        self._run_on = False  # between start and the worker's end (set by _set_running)
+
+    def _build_run_line(self, parent) -> None:
+        """Where the progress bar and status line go while the form is folded away: a run's progress and
+        status were hidden with the form at 1280×720 (issue 36). Empty and hidden until then."""
+        self.run_line = QWidget(parent)
+        lay = QVBoxLayout(self.run_line)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.run_line.hide()
+
+    def _place_run_line(self, form_shown: bool) -> None:
+        """Progress and status at the form's foot while it is shown, else on the run line above the curves
+        while a run is under way or after one (its outcome), the same two widgets: one place updates them."""
+        home, into = (self.form_box, self._form_lay) if form_shown else (self.run_line, self.run_line.layout())
+        for w in (self.progress, self.status):
+            if w.parentWidget() is not home:
+                w.parentWidget().layout().removeWidget(w)
+                into.addWidget(w)
+        self.run_line.setVisible(not form_shown and (self._run_on or (self._controls_on and self.out_dir is not None)))
 
 
     def set_devices(self, devices: list[str]) -> None:

@@ -141,6 +141,8 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         self.form_toggle.toggled.connect(lambda _on: self._arrange())
         self.form_toggle.hide()
         pl.addWidget(self.form_toggle)
+        self._build_run_line(plots_box)
+        pl.addWidget(self.run_line)
         pl.addWidget(self.plots)
         self.plots.setMinimumHeight(200)
         self.plots.setMinimumWidth(120)
@@ -193,6 +195,7 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         self.form_toggle.setArrowType(Qt.ArrowType.RightArrow if shown else Qt.ArrowType.LeftArrow)
         self.form_toggle.setText("Hide the settings" if shown else "Train a model…")
         self.splitter.widget(0).setVisible(shown)
+        self._place_run_line(shown)
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
@@ -256,6 +259,8 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
             self.status.setText("cancelling after the current step…")
 
     def _set_running(self, on: bool) -> None:
+        self._run_on = on
+        self._arrange()  # folded: the run line shows (or keeps) the run's progress and status
         self.start_button.setEnabled(not on)
         self.cancel_button.setEnabled(on)
         for w in (self.task_box, self.steps_box, self.lr_box, self.batch_box, self.device_box, self.seed_box,

@@ -117,6 +117,7 @@ class ModelView(GridPages, BaseView):
             b.hide()
             self.page_buttons[key] = b
             self.controls.addWidget(b)
+        self.controls.addSpacing(12)  # "Table" touched "colours:": two controls read as one (issue 36)
         self.controls.addWidget(QLabel("colours:"))
         self.controls.addWidget(self.scale_box)
         self.controls.addStretch(1)

@@ -69,6 +69,10 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # with ``modest``: a row per line of the smallest legible label (presenting: the T×T maps below are
         # the scene's message and take the height; a lesson's scene 4 drew them 2.3 : 1 with 12 px labels)
         self.compact = False
+        # row pitch, in lines of the row label font, a grid asks room for and names its rows at: 0.8 lets
+        # neighbours' descenders meet cap heights (dense maps); 1.0 (the six steps' K and V) keeps a gap: at
+        # 0.8 shapes' 17 keys ran together at 1280×720 (issue 36)
+        self.row_pitch = 0.8
         self.hover_text = ""
         self._layout: tuple | None = None
         self._zoom = 1.0
@@ -157,13 +161,14 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             left, top, bottom = self._margins()
             rows = self.values.shape[0] if self.values.size else 1
             # up to 24 rows, a line of label text per row: every token stays named beside the large maps
-            line = QFontMetricsF(self._fonts()[2]).height() * 0.8 + 0.25 if rows <= 24 and self.row_labels else 5
+            pitch = self.row_pitch
+            line = QFontMetricsF(self._fonts()[2]).height() * pitch + 0.25 if rows <= 24 and self.row_labels else 5
             if self.row_labels and (12 < rows <= 24 or self.compact):
                 # past 12 rows the labels shrink (row_label_font, never under the floor) rather than the
                 # T×T maps below: 21 full lines took the height the maps are shown for
                 small = QFont(self._fonts()[2])
                 small.setPointSizeF(self.row_floor_pt())
-                line = max(QFontMetricsF(small).height() * 0.8 + 0.25, 0 if self.compact else line * 12 / rows)
+                line = max(QFontMetricsF(small).height() * pitch + 0.25, 0 if self.compact else line * 12 / rows)
             low = max(self.minimumSizeHint().height(), math.ceil(top + min(rows, 40) * line + bottom))
             return QSize(full.width(), low if rows <= 24 else min(full.height(), low))
         return self._full_size_hint()
@@ -210,7 +215,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
             # scene drew its T×T maps 30 px tall, every sixth token named)
-            cell_h = max(cell_h, line * 0.8 + 0.25)
+            cell_h = max(cell_h, line * self.row_pitch + 0.25)
         if self._show_col_labels() and cols <= 24:
             # a line of the smallest legible label per column, so every token is named upright (a 1280×720
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
@@ -357,6 +362,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         # the minimum follows the width (a stacked subtitle, upright labels' font) and the row's peers (their
         # tops): the layout caches it, so a change is told to it, for this grid and the peers that read it
         hint = self.minimumSizeHint()
+        self.setToolTip(self.hover_text or self.row_names_note())
         if hint != getattr(self, "_told_min", None):
             self._told_min = hint
             for g in [self] + [g for g in self.row_group if g is not self]:
@@ -383,7 +389,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         text = self.describe_cell(*cell) if cell else ""
         if text != self.hover_text:
             self.hover_text = text
-            self.setToolTip(text)
+            self.setToolTip(text or self.row_names_note())
             if text:
                 QToolTip.showText(event.globalPosition().toPoint(), text, self)
             self.hovered.emit(text)

@@ -29,7 +29,7 @@ class MatrixGridLabels:
         """The row labels' font: the label font, or a smaller one (never under the legible floor) when that
         names every row where the full size would name every other one (a lesson's title and caption take
         height from the T×T maps)."""
-        return self._fitted_font(self._cells()[2] if self.values.size else None, 0.8)
+        return self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch)
 
     def row_floor_pt(self) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
@@ -107,4 +107,12 @@ class MatrixGridLabels:
         if not self.values.size:
             return 1
         ch = self._cells()[2]
-        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * 0.8 / max(ch, 1e-6)))
+        return max(1, math.ceil(QFontMetricsF(self.row_label_font()).height() * self.row_pitch / max(ch, 1e-6) - 1e-9))
+
+    def row_names_note(self) -> str:
+        """Which rows are named when not all are (issue 36: say which rows are shown), "" when every one is."""
+        every = self.row_label_stride() if self.row_labels else 1
+        if every == 1:
+            return ""
+        nth = {2: "2nd", 3: "3rd"}.get(every, f"{every}th")
+        return f"rows named: every {nth} (the first, then every {nth}) and the selected one; hover a row for its token"

@@ -50,6 +50,7 @@ def step_names(has_mask: bool, rotary: bool = False) -> list[str]:
 
 def _grid(board: FigureBoard, grids: dict, name: str, values, title: str, **kw) -> MatrixGrid:
     g = MatrixGrid(name, board.style)
+    g.row_pitch = 1.0  # a line per named token: the page scrolls rather than run K's labels together
     g.set_data(values, title=title, **kw)
     grids[name] = g
     return g

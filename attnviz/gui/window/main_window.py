@@ -330,7 +330,9 @@ class MainWindow(QMainWindow):
     # -- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self.startup.close()  # start-up was still under way: it stops here
-        self.selection.keep(self.model_ref)
+        from attnviz.gui.panels.trace_defaults import input_id
+
+        self.selection.keep(self.model_ref, input_id(self.trace))  # its query, with the input it belongs to
         self.settings.kept_selections = self.selection.kept_states()
         self.settings.set_layout("geometry", self.saveGeometry())
         self.settings.set_layout("state", self.saveState())

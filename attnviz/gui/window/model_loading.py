@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog
 
 from attnviz.gui.panels.model_jobs import load_model_job
+from attnviz.gui.panels.trace_defaults import input_id
 
 APP_TITLE = "attnviz"  # the application display name (gui.app): window titles end with it
 
@@ -54,7 +55,7 @@ class ModelLoading:
         win, model, selection = self.win, self.state.model, self.state.selection
         switched = res.ref != model.ref  # not a reload on another device
         if switched and model.ref:  # where this model was left comes back with it; its clicks stay here
-            selection.leave_model(model.ref)
+            selection.leave_model(model.ref, input_id(self.state.shown.trace))
         opening = model.loaded is None and model.opening_ref == res.ref
         model.opening_ref = None
         if not opening:  # the stored opening trace is this model's own: it stays until the live run

@@ -33,6 +33,24 @@ def strip_position(trace, state) -> int | None:
     return state.query  # the strip's own tokens (encoder self-attention reads the source)
 
 
+def strip_note(trace, state, index: int | None) -> str:
+    """Why the strip highlights ``index`` when it is not the query itself (an encoder–decoder's decoder
+    position: the source its cross-attention weights most), said beside the strip's title; "" otherwise.
+    Issue 36: translate's strip highlighted "cat" for "→ vidas" with nothing on screen saying why."""
+    if trace is None or index is None or state.query is None:
+        return ""
+    from attnviz.analysis.decoder_positions import produces_tokens, row_labels
+    from attnviz.text.token_display import display_token
+
+    if not produces_tokens(trace) or state.part == "enc":
+        return ""  # the strip's own token is the query
+    rows = row_labels(trace, state.part)  # the decoder row as every view names it ("→ vidas": what it writes)
+    query = display_token(str(rows[state.query])) if 0 <= state.query < len(rows) else str(state.query)
+    source = display_token(str(trace.src_tokens[index]))
+    return (f"'{source}' highlighted: the source cross-attention layer {state.layer} · head {state.head} "
+            f"weights most for the decoder's '{query}'")
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"  # coref-emergent's status read "2 layers × 1 heads"
 
@@ -125,4 +143,6 @@ class ShownTrace:
 
     def sync_strip(self) -> None:
         """The input strip highlights the token of the selection (see :func:`strip_position`)."""
-        self.win.input_panel.set_query(strip_position(self.state.shown.trace, self.state.selection.state))
+        trace, state = self.state.shown.trace, self.state.selection.state
+        index = strip_position(trace, state)
+        self.win.input_panel.set_query(index, strip_note(trace, state, index))
