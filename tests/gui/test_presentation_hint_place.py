@@ -209,7 +209,9 @@ def test_the_hint_moves_when_the_window_resizes_under_it(qtbot):
     QApplication.processEvents()
     hint = PresentationHint(win)
     hint.flash("Presenting · Esc or F5: back to the app")
-    qtbot.wait(400)  # its own second placement done: the resize comes later
+    # its own second placement done (its timer run out): the resize comes later
+    qtbot.waitUntil(lambda: not hint._place_timer.isActive(), timeout=5000)
+    QApplication.processEvents()
     first = hint.geometry()
     assert hint.isVisible()
     hint.hide()

@@ -321,8 +321,7 @@ def test_qk_view_names_the_part_it_embeds_beside_an_encoder(qtbot):
     view.set_trace(sample_trace("encoder-decoder", T=6))
     qtbot.waitUntil(lambda: view.data is not None and not view._collecting and not view.background_pending,
                     timeout=60000)
-    qtbot.wait(200)
-    assert "cross-attention come from different sequences" in view.title_item.text, view.title_item.text
+    qtbot.waitUntil(lambda: "cross-attention come from different sequences" in view.title_item.text, timeout=10000)
     sel.update(part="self")
     qtbot.waitUntil(lambda: "decoder self-attention layer 1, head 0" in view.title_item.text, timeout=60000)
     sel.update(part="enc")
