@@ -140,6 +140,7 @@ class GridPages:
             self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
             self.page_buttons[key].setEnabled(on)
         self._size_grid()
+        self._ask_page()  # a long input's grid computes the page's heads (all_heads_long.py)
         if self.res is not None:
             self._set_title()
 
