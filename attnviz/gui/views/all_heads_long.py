@@ -169,6 +169,13 @@ class LongGrid:
         else:
             self.bar.set_label("attention weight · " + scale_note(mode))
 
+    def _note_templates(self) -> set[str]:
+        """The widest note a long input's head can get (entropy "0.00", a distance up to the key count)."""
+        if not self._long_active():
+            return set()
+        lp = self._long
+        return {f"0.00 · {lp.pooled.shape[3] * lp.pool[1]}.0"} if lp.distance is not None else set()
+
     def _long_note(self, layer: int, head: int) -> str:
         lp = self._long
         if not lp.done[layer, head]:
