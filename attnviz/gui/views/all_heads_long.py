@@ -25,7 +25,9 @@ from attnviz.gui.widgets.title import set_title
 
 __all__ = ["LongGrid", "LongPages"]
 
-PENDING_RGBA = (128, 128, 128, 60)  # a head not computed yet: a faint grey square, no colour of the scale
+# a head not computed yet is left blank (its note "…", the title counts the heads done): a grey square read as a
+# wholly masked map, the scale's lowest colour as a map of zeros
+PENDING_RGBA = (0, 0, 0, 0)
 
 
 @dataclass
@@ -152,7 +154,7 @@ class LongGrid:
         self._set_title()
 
     def _draw_long(self) -> None:
-        """Every computed head in the chosen colour scale; heads not computed yet as faint grey squares."""
+        """Every computed head in the chosen colour scale; heads not computed yet blank."""
         lp, mode = self._long, self.scale_box.mode
         self.thumbs = colour_thumbnails(PooledMaps(lp.pooled, lp.masked, lp.pool), scale=mode)
         L, H = lp.done.shape
