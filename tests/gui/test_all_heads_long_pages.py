@@ -140,3 +140,18 @@ def test_paging_computes_the_next_page_and_drops_the_last(qtbot, monkeypatch, lo
     assert not any(view._long.done[h] for h in first)  # its work was dropped, not finished
     view.turn_page("up")  # and paging back computes it (the control: the first page can be computed)
     qtbot.waitUntil(lambda: all(view._long.done[h] for h in first), timeout=300_000)
+
+
+def test_the_table_shows_computed_heads_and_dots_for_the_rest(qtbot, monkeypatch, long_trace):
+    view = _long_view(qtbot, monkeypatch, long_trace)
+    page = _page(view)
+    qtbot.waitUntil(lambda: all(view._long.done[h] for h in page), timeout=300_000)
+    view.show_table(True)
+    rows = {}
+    for i in range(view.table.rowCount()):
+        layer, head = view.table.item(i, 0).data(0x0100)  # Qt.UserRole
+        rows[(layer, head)] = [view.table.item(i, j).text() for j in range(2, 5)]
+    for h in page:
+        assert rows[h][0] == str(round(float(view._long.entropy[h]), 4))
+    off = [h for h in rows if h not in page]
+    assert off and all(rows[h] == ["…", "…", "…"] for h in off)  # never a 0 for a head not computed

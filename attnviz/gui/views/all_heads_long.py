@@ -20,7 +20,7 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.colour_scale import scale_note
 from attnviz.gui.views.head_overview import HeadOverview, overview_pool, page_overviews
 from attnviz.gui.views.heatmap_data import colourize
-from attnviz.gui.views.model_summary import PooledMaps, _pooled_masked, _prefix, colour_thumbnails
+from attnviz.gui.views.model_summary import HeadStats, PooledMaps, _pooled_masked, _prefix, colour_thumbnails
 from attnviz.gui.widgets.title import set_title
 
 __all__ = ["LongGrid", "LongPages"]
@@ -152,6 +152,8 @@ class LongGrid:
             lp.masked, lp.masked_known = item[1], True
         self._draw_long()
         self._set_title()
+        if self.table.isVisible():
+            self._fill_table()
 
     def _draw_long(self) -> None:
         """Every computed head in the chosen colour scale; heads not computed yet blank."""
@@ -198,6 +200,12 @@ class LongGrid:
         notes = "under each: entropy (nats)" + (" · mean distance (tokens)" if lp.distance is not None else "")
         # the pooling on a line of its own: joined to the page and the notes it wrapped mid-phrase in a dock
         return title, lp.caption() + "<br>" + " — ".join(t for t in (self.page_note(), notes) if t)
+
+    def _long_table(self) -> tuple[np.ndarray, HeadStats]:
+        """(largest weights, statistics) for the table: NaN ("…") where a head is not computed yet."""
+        lp = self._long
+        return (np.where(lp.done, self.thumbs.max_weight, np.nan),
+                HeadStats(lp.entropy, lp.distance, "tokens"))
 
     def _long_info(self, layer: int, head: int) -> str | None:
         """Status text of a head not computed yet (None: computed, the usual text applies)."""

@@ -370,6 +370,9 @@ class ModelView(LongGrid, GridPages, BaseView):
             self.table_button.setChecked(on)
 
     def _fill_table(self) -> None:
+        if self._long_active():
+            self.table.fill(*self._long_table())
+            return
         self.table.fill(None if self.thumbs is None else self.thumbs.max_weight, self.stats)
 
     # -- style ---------------------------------------------------------------------------------
