@@ -155,3 +155,28 @@ def test_the_table_shows_computed_heads_and_dots_for_the_rest(qtbot, monkeypatch
         assert rows[h][0] == str(round(float(view._long.entropy[h]), 4))
     off = [h for h in rows if h not in page]
     assert off and all(rows[h] == ["…", "…", "…"] for h in off)  # never a 0 for a head not computed
+
+
+def test_an_export_draws_every_head_of_its_page(qtbot, monkeypatch, long_trace):
+    """A slide is laid out for its own size (another page than the dock's): its heads are computed before it is
+    drawn, never left blank."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    view = _long_view(qtbot, monkeypatch, long_trace, height=260)
+    view.ensure_current()
+    shown = set(_page(view))
+    image = QImage(1200, 1400, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    seen = []
+    real = view._apply_page
+
+    def spy():
+        real()
+        seen.append((set(_page(view)), {h for h in _page(view) if view._long.done[h]}))
+    monkeypatch.setattr(view, "_apply_page", spy)
+    view.render_figure(painter, QRectF(0, 0, 1200, 1400))
+    painter.end()
+    page, done = max(seen, key=lambda s: len(s[0]))
+    assert len(page) > len(shown)  # the slide's page is larger than the dock's (the control: it needed more heads)
+    assert done == page

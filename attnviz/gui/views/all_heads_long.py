@@ -21,6 +21,7 @@ from attnviz.gui.views.colour_scale import scale_note
 from attnviz.gui.views.head_overview import HeadOverview, overview_pool, page_overviews
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.model_summary import HeadStats, PooledMaps, _pooled_masked, _prefix, colour_thumbnails
+from attnviz.gui.widgets.legible import is_exporting
 from attnviz.gui.widgets.title import set_title
 
 __all__ = ["LongGrid", "LongPages"]
@@ -134,6 +135,8 @@ class LongGrid:
             self._set_title()
 
         self.run_in_background(work, ready, lambda item: self._long_arrived(lp, item))
+        if is_exporting():  # a slide laid out for its own page is drawn now: its heads are computed here
+            self.ensure_current()
         self._set_title()
 
     def _long_arrived(self, lp: LongPages, item) -> None:
