@@ -97,7 +97,7 @@ def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot
     probs[1, 2, 3] = 0.75  # one cell: its 2×2 block shows it
     masked = np.triu(np.ones((T, T), bool), 1)
     head_map.show_preview(LayerPreview(1, 4, probs, [str(i) for i in range(T)], masked), head=1)
-    assert head_map.heatmap.title.text == ("Layer 1 · head 1 · self-attention · each drawn cell = max of 2×2 cells"
+    assert head_map.heatmap.title.text.replace("\u00a0", " ") == ("Layer 1 · head 1 · self-attention · each drawn cell = max of 2×2 cells"
                                            " — forward running, layer 2 of 4")
     img = head_map.image_data
     assert img.shape == (T // 2, T // 2) and img[1, 1] == quantize(np.float32([[0.75]]), 1.0)[0, 0] and img[0, 5] == 255  # 255: masked

@@ -109,17 +109,23 @@ def test_token_lines_draw_a_window_around_the_query(qtbot, trace):
     assert "[9000]" in view.token_text("left", 100)  # positions are the input's, not the window's
 
 
-def test_model_view_says_in_one_line_why_no_grid(qtbot):
+def test_model_view_of_a_deep_long_trace_pools_the_page_on_screen(qtbot):
+    """Beyond the budget of every head at once, the grid is laid out for every head and the page on screen is
+    max-pooled head by head on the views' lane (was: one line and no grid); tests/gui/test_all_heads_long_pages.py
+    checks the tiles."""
     from attnviz.gui.views.model_view import ModelView
 
     deep = on_demand_trace(T, n_layers=8, n_heads=4, d_head=8)  # 8 × 4 heads at 16,384: beyond the grid's budget
     view = ModelView(selection=Selection())
     qtbot.addWidget(view)
+    view.resize(700, 500)
     view.show()
     view.set_trace(deep)
-    text = view.title_item.text
-    assert "drawn up to 8,192 tokens for 8 layers × 4 heads" in text and "16,384 here" in text and "\n" not in text
-    assert view.thumbs is None and view.stats is None  # (a 2 × 2-head model at 16,384: tests/gui/test_model_view_long.py)
+    assert view.grid.layers_heads == (8, 4) and view.grid.drawn()  # a page of tiles, filled as heads come
+    assert "computing from q and k: 0 of" in view.title_item.text
+    assert view.caption.text.startswith("max-pooled to 64×64 cells of 256×256 positions each")
+    assert view.background_pending and view.stats is None
+    view.cancel_background()
 
 
 def test_model_view_of_a_short_on_demand_trace_draws_the_grid(qtbot):  # negative control of the refusal

@@ -44,9 +44,11 @@ class GridPages:
             return L, H
         font = QFont(self.style.font(0.8))
         font.setPointSizeF(max(font.pointSizeF(), NOTE_MIN_PT))
-        texts = set(self.notes.all_texts()) or {"0.00 · 0.0"}
+        # a long input's notes arrive head by head: its page is sized for the widest one it can get (else the
+        # first wider note changed the page's shape, and the page went back to the selected head's)
+        texts = set(self.notes.all_texts()) | {"0.00 · 0.0"} | self._note_templates()
         metrics = QFontMetricsF(font)
-        widest = max(metrics.horizontalAdvance(t) for t in texts | {"0.00 · 0.0"})
+        widest = max(metrics.horizontalAdvance(t) for t in texts)
         # px per tile side: the widest note fits between its neighbours, and its line (drawn a text margin
         # under the tile's frame) above the next row's tiles
         unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X, (DOC_MARGIN + metrics.height()) / (PITCH_Y - NOTE_Y))
@@ -140,6 +142,7 @@ class GridPages:
             self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
             self.page_buttons[key].setEnabled(on)
         self._size_grid()
+        self._ask_page()  # a long input's grid computes the page's heads (all_heads_long.py)
         if self.res is not None:
             self._set_title()
 

@@ -12,7 +12,7 @@ from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.crop_mask import CropHatch
 from attnviz.gui.views.head_map_on_demand import OnDemandHeadMap
 from attnviz.gui.views.head_pyramids import HeadPyramids
-from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, quantize
+from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, pooled_phrase, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -122,7 +122,7 @@ class HeadMapView(BaseView):
         self.image_data = quantize(values, self.vmax, masked)
         self.heatmap.set_image(self.image_data, probs.shape[1:])
         self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
-        pooled = f" · each drawn cell = max of {f}×{f} cells" if f > 1 else ""
+        pooled = pooled_phrase(f)
         self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention{pooled} — forward running, "
                                f"layer {preview.layer + 1} of {preview.n_layers}")
         self.heatmap.set_highlight(None, None)
@@ -320,7 +320,7 @@ class HeadMapView(BaseView):
         if self._pyramids is None and self.on_demand is None:
             detail, pooled = "", ""
         elif level:
-            detail, pooled = f" · zoomed out: cell = max of {f}×{f}", f" · each drawn cell = max of {f}×{f} cells"
+            detail, pooled = f" · zoomed out: cell = max of {f}×{f}", pooled_phrase(f)
         else:
             detail, pooled = " · full zoom: exact values", ""
         label = f"attention weight · {note}{detail}"

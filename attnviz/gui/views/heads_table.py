@@ -42,7 +42,8 @@ class HeadsTable(QTableWidget):
                       float(max_weight[layer, h])]
             for j, v in enumerate(values):
                 item = QTableWidgetItem()
-                item.setData(Qt.DisplayRole, "…" if v is None else (round(v, 4) if isinstance(v, float) else v))
+                # NaN: a long input's head not computed yet (all_heads_long.py)
+                item.setData(Qt.DisplayRole, "…" if v is None or v != v else (round(v, 4) if isinstance(v, float) else v))
                 item.setData(Qt.UserRole, (layer, h))
                 self.setItem(i, j, item)
         self.setSortingEnabled(True)

@@ -15,9 +15,15 @@ import numpy as np
 
 from attnviz.gui.style import MASKED_INDEX
 
-__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic"]
+__all__ = ["pooled_phrase", "MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic"]
 
 MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
+
+
+def pooled_phrase(f: int) -> str:
+    """A title's " · each drawn cell = max of f×f cells" ("" when f is 1), its words joined by no-break spaces:
+    a narrow dock wraps the phrase whole, where at 1280×720 the head map's title broke before a lone "cells"."""
+    return "\u00a0· " + f"each drawn cell = max of {f}×{f} cells".replace(" ", "\u00a0") if f > 1 else ""
 
 
 def pool_factor(n: int, max_px: int = MAX_PX) -> int:

@@ -15,6 +15,7 @@ from attnviz.gui.lane import report_progress
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
+from attnviz.gui.views.all_heads_long import LongGrid
 from attnviz.gui.views.all_heads_pages import (MIN_TILE_PX, NOTE_MIN_PT, NOTE_Y, PITCH_X, PITCH_Y,  # noqa: F401
                                              GridPages)
 from attnviz.gui.views.grid_notes import GridNotes
@@ -46,7 +47,7 @@ def _weights_in(trace, part: str) -> int:
     return n * int(np.prod(trace.probs_shape(0, part))) if n else 0
 
 
-class ModelView(GridPages, BaseView):
+class ModelView(LongGrid, GridPages, BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
     title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
@@ -138,6 +139,7 @@ class ModelView(GridPages, BaseView):
             self._draw_marks()
 
     def _rebuild(self) -> None:
+        self._long = None
         if self.trace is None:
             self.cancel_background()
             self._hold(False)
@@ -149,15 +151,8 @@ class ModelView(GridPages, BaseView):
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
         trace, part = self.trace, r.part
-        refused = too_long_for_grid(trace, part)
-        if refused:  # a long input's maps are computed on demand: one line, not every head's T×T
-            self.cancel_background()
-            self._hold(False)
-            self.thumbs = self.stats = None
-            self._ensure_grid(0, 0)
-            self._draw_marks()  # no tiles: no selection frame either
-            set_title(self.title_item, refused, self.style)
-            self._set_caption("")
+        if too_long_for_grid(trace, part):  # every head's map is too long to compute at once: page by page
+            self._start_long(trace, part)
             return
         self._pooled = None
         if layer_prefix(0, part) + "probs" not in trace.arrays and _weights_in(trace, part) > ON_DEMAND_INLINE:
@@ -219,6 +214,9 @@ class ModelView(GridPages, BaseView):
 
     def _draw_thumbs(self) -> None:
         """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""
+        if self._long_active():
+            self._draw_long()
+            return
         mode = self.scale_box.mode
         pooled = getattr(self, "_pooled", None)
         if pooled is not None and pooled[0] is self.trace and pooled[1] == self._part:  # pooled on a worker
@@ -294,6 +292,8 @@ class ModelView(GridPages, BaseView):
         return self.notes.text(layer, head)
 
     def _note(self, layer: int, head: int) -> str:
+        if self._long_active():
+            return self._long_note(layer, head)
         s = self.stats
         if s is None:
             return "…"
@@ -303,6 +303,11 @@ class ModelView(GridPages, BaseView):
         return text
 
     def _set_title(self) -> None:
+        if self._long_active():
+            title, caption = self._long_titles()
+            set_title(self.title_item, title, self.style)
+            self._set_caption(caption)
+            return
         r, s = self.res, self.stats
         if s is not None:
             notes = "under each: entropy (nats)" + (
@@ -334,6 +339,10 @@ class ModelView(GridPages, BaseView):
     # -- interaction ---------------------------------------------------------------------------
     def head_info(self, layer: int, head: int) -> str:
         """Status text for one head: its statistics and largest weight."""
+        if self._long_active():
+            return self._long_info(layer, head) or (
+                f"Layer {layer} · head {head}: largest weight {self.thumbs.max_weight[layer, head]:.4f}, "
+                f"entropy {self._long.entropy[layer, head]:.4f} nats")
         text = f"Layer {layer} · head {head}: largest weight {self.thumbs.max_weight[layer, head]:.4f}"
         if self.stats is not None:
             text += f", entropy {self.stats.entropy[layer, head]:.4f} nats"
@@ -362,6 +371,9 @@ class ModelView(GridPages, BaseView):
             self.table_button.setChecked(on)
 
     def _fill_table(self) -> None:
+        if self._long_active():
+            self.table.fill(*self._long_table())
+            return
         self.table.fill(None if self.thumbs is None else self.thumbs.max_weight, self.stats)
 
     # -- style ---------------------------------------------------------------------------------

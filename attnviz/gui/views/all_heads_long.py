@@ -1,0 +1,217 @@
+"""The All heads grid of a long input: each head on the page max-pooled from q and k on the views' lane.
+
+A long trace keeps no T × T maps; every weight of a head is recomputed from q, k and the rows' log-sum-exp
+(about a CPU-second a head at 4,096 tokens, so 30 × 9 heads take minutes). The grid therefore computes the heads
+of the page on screen only, one after another on the views' lane (:func:`~attnviz.gui.views.head_overview.
+page_overviews`), drawing each as it arrives; turning the page (▲▼◀▶, or selecting a head elsewhere) asks for
+that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace.
+
+A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar``, ``notes``, titles, pages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnviz.gui.lane import cancel_requested, current_job, report_progress
+from attnviz.gui.style import colour_lut
+from attnviz.gui.views.colour_scale import scale_note
+from attnviz.gui.views.head_overview import HeadOverview, overview_pool, page_overviews
+from attnviz.gui.views.heatmap_data import colourize
+from attnviz.gui.views.model_summary import HeadStats, PooledMaps, _pooled_masked, _prefix, colour_thumbnails
+from attnviz.gui.widgets.legible import is_exporting
+from attnviz.gui.widgets.title import set_title
+
+__all__ = ["LongGrid", "LongPages"]
+
+# a head not computed yet is left blank (its note "…", the title counts the heads done): a grey square read as a
+# wholly masked map, the scale's lowest colour as a map of zeros
+PENDING_RGBA = (0, 0, 0, 0)
+
+
+@dataclass
+class LongPages:
+    """What the grid of one long trace's part holds: every head's pooled map once computed."""
+
+    trace: object
+    part: str
+    pool: tuple[int, int]  # (kr, kc) map positions a side of one cell
+    pooled: np.ndarray  # (L, H, s_rows, s_cols) float32, zeros where not computed
+    done: np.ndarray  # (L, H) bool
+    entropy: np.ndarray  # (L, H) nats, NaN where not computed
+    distance: np.ndarray | None  # (L, H) tokens, or None (cross-attention, images)
+    masked: np.ndarray | None = None  # (s_rows, s_cols) cells the mask blocks wholly
+    masked_known: bool = False
+    asked: tuple = field(default_factory=tuple)  # heads the running job computes, in order
+
+    def caption(self) -> str:
+        s_rows, s_cols = self.pooled.shape[2:]
+        kr, kc = self.pool
+        return f"max-pooled to {s_rows}×{s_cols} cells of {kr}×{kc} positions each"
+
+
+class LongGrid:
+    """Page-by-page overviews of a long input's heads (mixed into ModelView)."""
+
+    _long: LongPages | None = None
+
+    def _start_long(self, trace, part: str) -> None:
+        """Lay the grid out for every head of ``part`` and compute the page on screen."""
+        self._halves.cancel()
+        self._hold(False)
+        L, H = trace.layers_in(part), trace.n_heads
+        kr, kc = overview_pool(trace, part)
+        _, tq, tk = trace.probs_shape(0, part)
+        s = (-(-tq // kr), -(-tk // kc))
+        with_distance = part != "cross" and trace.grid is None
+        self._long = LongPages(trace, part, (kr, kc), np.zeros((L, H, *s), np.float32), np.zeros((L, H), bool),
+                               np.full((L, H), np.nan), np.full((L, H), np.nan) if with_distance else None)
+        self.stats = None
+        self._draw_long()  # lays out the grid (pages, notes) before the page's heads are asked for
+        self._write_notes()
+        self._set_title()
+        self._draw_marks()
+        self._ask_page()
+
+    def _long_active(self) -> bool:
+        lp = self._long
+        return lp is not None and lp.trace is self.trace and lp.part == self._part
+
+    def _page_heads(self) -> list[tuple[int, int]]:
+        """(layer, head) of the page on screen, the selected head first (the head map shows it too)."""
+        (l0, h0), (rows, cols) = self._page, self.page_shape()
+        L, H = self._grid_shape
+        heads = [(a, b) for a in range(l0, min(L, l0 + rows)) for b in range(h0, min(H, h0 + cols))]
+        r = self.res
+        if r is not None and (r.layer, r.head) in heads:
+            heads.remove((r.layer, r.head))
+            heads.insert(0, (r.layer, r.head))
+        return heads
+
+    def _ask_page(self) -> None:
+        """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
+        if not self._long_active():
+            return
+        lp = self._long
+        needed = tuple(h for h in self._page_heads() if not lp.done[h])
+        if self._work is not None and set(needed) <= set(lp.asked):
+            return  # the running job covers them (a resize or a redraw of the same page)
+        lp.asked = needed
+        if not needed:
+            self.cancel_background()
+            return
+        trace, part, masked_known = lp.trace, lp.part, lp.masked_known
+        kr, kc = lp.pool
+
+        def work():
+            in_job = current_job() is not None  # ensure_current (an export) runs this on the GUI thread
+            out = []
+
+            def deliver(item) -> None:
+                if not in_job:
+                    out.append(item)
+                elif not report_progress(item):  # a newer page or trace dropped this job: stop computing it
+                    raise InterruptedError("superseded")
+
+            if not masked_known:
+                deliver(("masked", _pooled_masked(trace, _prefix(part, 0), kr, kc, kr)))
+            for overview in page_overviews(trace, part, needed, stop=cancel_requested):
+                deliver(overview)
+            return out
+
+        def ready(result) -> None:
+            if lp is not self._long:
+                return
+            lp.asked = ()
+            if isinstance(result, InterruptedError):
+                return
+            if isinstance(result, Exception):
+                set_title(self.title_item, f"All heads unavailable: {result}", self.style)
+                return
+            for item in result:
+                self._long_arrived(lp, item)
+            self._set_title()
+
+        self.run_in_background(work, ready, lambda item: self._long_arrived(lp, item))
+        if is_exporting():  # a slide laid out for its own page is drawn now: its heads are computed here
+            self.ensure_current()
+        self._set_title()
+
+    def _long_arrived(self, lp: LongPages, item) -> None:
+        """One computed head (or the mask's pooled cells): stored and drawn at once."""
+        if lp is not self._long:
+            return
+        if isinstance(item, HeadOverview):
+            key = (item.layer, item.head)
+            lp.pooled[key] = item.pooled
+            lp.entropy[key] = item.entropy
+            if lp.distance is not None and item.distance is not None:
+                lp.distance[key] = item.distance
+            lp.done[key] = True
+            self._write_notes()
+        else:
+            lp.masked, lp.masked_known = item[1], True
+        self._draw_long()
+        self._set_title()
+        if self.table.isVisible():
+            self._fill_table()
+
+    def _draw_long(self) -> None:
+        """Every computed head in the chosen colour scale; heads not computed yet blank."""
+        lp, mode = self._long, self.scale_box.mode
+        self.thumbs = colour_thumbnails(PooledMaps(lp.pooled, lp.masked, lp.pool), scale=mode)
+        L, H = lp.done.shape
+        self._ensure_grid(L, H)
+        rgba = colourize(self.thumbs.images, colour_lut(self.style))
+        rgba[~lp.done] = PENDING_RGBA
+        self.grid.set_tiles(rgba)
+        self.bar.set_levels(0.0, self.thumbs.vmax)
+        n = int(lp.done.sum())
+        if mode == "per-map":
+            self.bar.set_label("share of each head's own maximum weight")
+        elif mode == "shared":
+            self.bar.set_label("attention weight · " + scale_note(mode, "heads computed", n))
+        else:
+            self.bar.set_label("attention weight · " + scale_note(mode))
+
+    def _note_templates(self) -> set[str]:
+        """The widest note a long input's head can get (entropy "0.00", a distance up to the key count)."""
+        if not self._long_active():
+            return set()
+        lp = self._long
+        return {f"0.00 · {lp.pooled.shape[3] * lp.pool[1]}.0"} if lp.distance is not None else set()
+
+    def _long_note(self, layer: int, head: int) -> str:
+        lp = self._long
+        if not lp.done[layer, head]:
+            return "…"
+        text = f"{lp.entropy[layer, head]:.2f}"
+        if lp.distance is not None:
+            text += f" · {lp.distance[layer, head]:.1f}"
+        return text
+
+    def _long_titles(self) -> tuple[str, str]:
+        """(title, caption) of a long input's grid: what is computed so far, how the maps are pooled."""
+        lp, r = self._long, self.res
+        page = self._page_heads()
+        todo = sum(1 for h in page if not lp.done[h])
+        title = f"All heads · {r.part_name}"
+        if todo:
+            title += f" · computing from q and k: {len(page) - todo} of {len(page)} heads on this page done"
+        notes = "under each: entropy (nats)" + (" · mean distance (tokens)" if lp.distance is not None else "")
+        # the pooling on a line of its own: joined to the page and the notes it wrapped mid-phrase in a dock
+        return title, lp.caption() + "<br>" + " — ".join(t for t in (self.page_note(), notes) if t)
+
+    def _long_table(self) -> tuple[np.ndarray, HeadStats]:
+        """(largest weights, statistics) for the table: NaN ("…") where a head is not computed yet."""
+        lp = self._long
+        return (np.where(lp.done, self.thumbs.max_weight, np.nan),
+                HeadStats(lp.entropy, lp.distance, "tokens"))
+
+    def _long_info(self, layer: int, head: int) -> str | None:
+        """Status text of a head not computed yet (None: computed, the usual text applies)."""
+        if self._long.done[layer, head]:
+            return None
+        return f"Layer {layer} · head {head}: not computed yet (the heads on screen are computed first)"
