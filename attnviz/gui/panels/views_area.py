@@ -376,8 +376,8 @@ class ViewsArea(QMainWindow):
     def set_trace(self, trace, empty_reason: str | None = None) -> None:
         """Give ``trace`` to every view on screen now, and to the others when they are shown (or built);
         with None, ``empty_reason`` is what the views say about why they are empty (an input refused)."""
-        self._trace = trace
-        self._empty_reason = empty_reason if trace is None else None
+        self._trace, self._empty_reason = trace, (empty_reason if trace is None else None)
+        view_groups.offer_for_model(self, trace)  # a view with nothing for this model: its tab closed
         never_shown = not self.window().isVisible()  # tests and export: update everything
         for name, view in self._built.items():
             if never_shown or (self._visible.get(name, False) and view.isVisible()):
