@@ -65,9 +65,13 @@ def test_patch_filters_are_closed_for_a_text_model_and_open_for_an_image_model(m
     action = dock.toggleViewAction()
     assert dock.isHidden() and not action.isEnabled() and "belong to image models" in action.toolTip()
     assert not pos.isHidden() and pos.toggleViewAction().isEnabled()  # control: a view for every model stays
+    blob = area.saveState()  # the layout file, saved with a text model shown
+    assert dock.isHidden()
     monkeypatch.setenv("ATTNVIZ_ASSETS", str(Path(__file__).resolve().parents[2] / "assets"))  # the bundled models
     _switch(win, qtbot, "shapes")
     assert not dock.isHidden() and action.isEnabled(), "an image model's patch filters are offered again"
+    area.restoreState(blob)  # that layout restored (the next start) with an image model: its patch filters open
+    assert not dock.isHidden() and action.isEnabled()
     _switch(win, qtbot, "induction")
     assert dock.isHidden() and not action.isEnabled()
     # a dock the user closed stays closed when a model it serves comes

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
-__all__ = ["groups", "merge", "offer_for_model", "split_back"]
+__all__ = ["groups", "merge", "offer_again", "offer_for_model", "save_state", "split_back"]
 
 
 def groups(area) -> tuple[list[QDockWidget], list[QDockWidget]]:
@@ -93,3 +93,30 @@ def offer_for_model(area, trace) -> None:
         elif reason is None and name in closed:
             del closed[name]
             dock.show()
+
+
+def offer_again(area) -> None:
+    """After a layout is restored: the docks closed for the model shown closed again (the layout has them open)."""
+    area.not_offered = {}
+    offer_for_model(area, getattr(area, "_trace", None))
+
+
+def save_state(area, save):
+    """``save()`` (QMainWindow.saveState) with the folded docks and those closed for this model open, and the
+    two groups apart: folding, merging and closing are for this window size and model, not a user's choice (a
+    layout saved at 1280×720 and restored at 1920×1080 kept one group; one saved with a text model would hide
+    an image model's patch filters at the next start)."""
+    folded = area.unfold()
+    closed = dict(getattr(area, "not_offered", None) or {})
+    for name in closed:
+        area.docks[name].show()
+    merged = area.merged
+    split_back(area, resplit=False)
+    try:
+        return save()
+    finally:
+        if merged:
+            merge(area)
+        area.fold(folded)
+        for name in closed:
+            area.docks[name].hide()
