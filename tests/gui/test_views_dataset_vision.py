@@ -41,6 +41,9 @@ def test_the_data_set_view_names_the_previous_patch_for_an_image_model(qtbot):
     assert view.score == "previous_token" and "Previous-patch score" in view.grid.title.text, view.grid.title.text
     header = view.table.horizontalHeaderItem(3)
     assert header.text() == "prev-patch" and "reading order" in header.toolTip()
+    # the column as wide as its new name (sized for "prev" it showed "rev-patc")
+    need = view.table.horizontalHeader().sectionSizeFromContents(3).width()
+    assert view.table.columnWidth(3) >= need, (view.table.columnWidth(3), need)
     assert np.isfinite(view.score_table()).any()
 
 

@@ -277,7 +277,9 @@ class DatasetView(SourceChoice, BaseView):
             label = self._label(name)
             self.score_box.setItemText(self.score_box.findData(name), label)
             header = self.table.horizontalHeaderItem(3 + SCORES.index(name))
-            header.setText(other if label != SCORE_LABELS[name] else SHORT[name])
+            if header.text() != (text := other if label != SCORE_LABELS[name] else SHORT[name]):
+                header.setText(text)
+                self.table.resizeColumnToContents(3 + SCORES.index(name))  # sized for the old name: "rev-patc"
             header.setToolTip(label)
 
     def _draw(self) -> None:
