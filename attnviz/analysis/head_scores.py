@@ -59,9 +59,14 @@ SCORE_LABELS = {
 def score_label(name: str, meta: dict | None = None) -> str:
     """What a score of a result with ``meta`` measures, for a label: the induction column of a result with no
     repeated-random-sequence probe (a Hugging Face model, the current input alone) is the repeat-induction
-    pattern on the inputs' own repeats (rep-ind), not the induction score."""
+    pattern on the inputs' own repeats (rep-ind), not the induction score; a vision model's previous-token
+    score is the previous patch's in reading order."""
     if name == "induction" and meta is not None and not meta.get("n_repeated"):
         return "repeat-induction pattern (rep-ind)"
+    if name == "previous_token" and meta is not None and meta.get("kind") == "vit":
+        # a ViT's tokens are [CLS] and patches read row by row: A[i, i-1] is the patch before in that order (the
+        # last of the row above for a row's first patch, [CLS] for the first)
+        return "previous-patch score (reading order)"
     return SCORE_LABELS[name]
 
 

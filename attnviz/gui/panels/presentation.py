@@ -17,6 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
 from attnviz.gui.panels.presentation_hint import PresentationHint, end_text, leave_text, step_position
+from attnviz.gui.panels.presentation_titles import enlarge_group_titles, restore_group_titles
 
 __all__ = ["PresentationMode", "enter_presentation", "leave_presentation", "presentation_mode"]
 
@@ -125,6 +126,7 @@ class PresentationMode(QObject):
         self._figure_hidden: list[QWidget] = []  # hidden for the current figure (other docks, sub-tab bar)
         self._controls_hidden = None  # the walkthrough widget whose controls are hidden
         self._bare_dock = None  # the presented view's dock, its title bar hidden
+        self._group_titles = []  # (group box, its sheet before) enlarged for the figure
         self._figure_shortcuts: list[QShortcut] = []  # Alt+arrows for a figure with its own selection
         self._disabled_actions = []  # the window's layer/head actions, off meanwhile
         self._shortcuts = []
@@ -296,6 +298,9 @@ class PresentationMode(QObject):
             if not bar.isHidden():
                 bar.hide()
                 self._figure_hidden.append(bar)
+        style = getattr(win.pages, "view_style", None)
+        if style is not None:
+            self._group_titles = enlarge_group_titles(fig, style)
         if hasattr(fig, "set_controls_visible"):  # walkthrough widgets, the training panel
             fig.set_controls_visible(False)
             self._controls_hidden = fig
@@ -313,6 +318,8 @@ class PresentationMode(QObject):
             if shiboken6.isValid(w):
                 w.show()
         self._figure_hidden = []
+        restore_group_titles(self._group_titles)
+        self._group_titles = []
         if self._controls_hidden is not None and shiboken6.isValid(self._controls_hidden):
             self._controls_hidden.set_controls_visible(True)
         self._controls_hidden = None

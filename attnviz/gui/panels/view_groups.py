@@ -1,4 +1,5 @@
-"""The attention views' two dock groups, tabbed into one in a compact window and apart again at a larger size.
+"""The attention views' two dock groups, tabbed into one in a compact window and apart again at a larger size;
+and the views a model has nothing for (the patch filters of a text model), closed while it is shown.
 
 At 1280×720 the head map's group beside the whole model's left the head map's figure ~38 % of the window's
 area; tabbed into one group the head map gets the views' whole width (~55 %), and All heads is one tab
@@ -10,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
-__all__ = ["groups", "merge", "split_back"]
+__all__ = ["groups", "merge", "offer_again", "offer_for_model", "save_state", "split_back"]
 
 
 def groups(area) -> tuple[list[QDockWidget], list[QDockWidget]]:
@@ -66,3 +67,56 @@ def split_back(area, resplit: bool = True) -> None:
         QDockWidget.raise_(dock)
     if resplit and left:
         area._split_timer.start(0)
+
+
+def offer_for_model(area, trace) -> None:
+    """Close the docks whose view has nothing for ``trace``'s model (the class's ``not_offered_for(trace)`` gives
+    the reason), their View ▸ Panels entries disabled with the reason as tooltip; open them again for a model
+    they serve. Only docks closed here come back: one the user closed stays closed. (A text model's "Patch
+    filters" tab showed one line saying it belongs to image models, and took a tab of a full row.)"""
+    if trace is None:  # a cleared input: the same model, nothing to change
+        return
+    closed = getattr(area, "not_offered", None)  # dock name -> why it is closed
+    if closed is None:
+        closed = area.not_offered = {}
+    for name, dock in area.docks.items():
+        cls = area._classes.get(name)
+        reason = cls.not_offered_for(trace) if cls is not None and hasattr(cls, "not_offered_for") else None
+        action = dock.toggleViewAction()
+        action.setEnabled(reason is None)
+        action.setToolTip(reason or dock.toolTip())
+        if reason is not None and name not in closed and (not dock.isHidden() or name in area.folded):
+            if name in area.folded:
+                area.folded.remove(name)  # (a compact window's menu must not offer it back)
+            closed[name] = reason
+            dock.hide()
+        elif reason is None and name in closed:
+            del closed[name]
+            dock.show()
+
+
+def offer_again(area) -> None:
+    """After a layout is restored: the docks closed for the model shown closed again (the layout has them open)."""
+    area.not_offered = {}
+    offer_for_model(area, getattr(area, "_trace", None))
+
+
+def save_state(area, save):
+    """``save()`` (QMainWindow.saveState) with the folded docks and those closed for this model open, and the
+    two groups apart: folding, merging and closing are for this window size and model, not a user's choice (a
+    layout saved at 1280×720 and restored at 1920×1080 kept one group; one saved with a text model would hide
+    an image model's patch filters at the next start)."""
+    folded = area.unfold()
+    closed = dict(getattr(area, "not_offered", None) or {})
+    for name in closed:
+        area.docks[name].show()
+    merged = area.merged
+    split_back(area, resplit=False)
+    try:
+        return save()
+    finally:
+        if merged:
+            merge(area)
+        area.fold(folded)
+        for name in closed:
+            area.docks[name].hide()

@@ -255,20 +255,12 @@ class ViewsArea(QMainWindow):
         try:
             return self._arrange(super().restoreState, state, version)
         finally:
+            view_groups.offer_again(self)  # the restored layout's docks for the model shown
             self.layout_restored.emit()
 
     def saveState(self, version: int = 0):  # noqa: N802 - Qt's name
-        """The layout with the folded docks open and the two groups apart (folding and merging are for this
-        window size, not a user's choice: a layout saved at 1280×720 and restored at 1920×1080 kept one group)."""
-        folded = self.unfold()
-        merged = self.merged
-        self.split_groups_back(resplit=False)
-        try:
-            return super().saveState(version)
-        finally:
-            if merged:
-                self.merge_groups()
-            self.fold(folded)
+        """The layout as the user arranged it (see ``view_groups.save_state``)."""
+        return view_groups.save_state(self, lambda: super(ViewsArea, self).saveState(version))
 
     def merge_groups(self) -> None:
         """The whole model's views tabbed into the head map's group (a compact window; see ``view_groups``)."""
@@ -376,8 +368,8 @@ class ViewsArea(QMainWindow):
     def set_trace(self, trace, empty_reason: str | None = None) -> None:
         """Give ``trace`` to every view on screen now, and to the others when they are shown (or built);
         with None, ``empty_reason`` is what the views say about why they are empty (an input refused)."""
-        self._trace = trace
-        self._empty_reason = empty_reason if trace is None else None
+        self._trace, self._empty_reason = trace, (empty_reason if trace is None else None)
+        view_groups.offer_for_model(self, trace)  # a view with nothing for this model: its tab closed
         never_shown = not self.window().isVisible()  # tests and export: update everything
         for name, view in self._built.items():
             if never_shown or (self._visible.get(name, False) and view.isVisible()):

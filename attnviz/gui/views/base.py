@@ -80,6 +80,11 @@ class BaseView(QWidget):
     # None: no input has run yet
     empty_reason: str | None = None
 
+    @classmethod
+    def not_offered_for(cls, trace) -> str | None:
+        """Why this view has nothing for ``trace``'s model (its tab is then closed), or None: it is offered."""
+        return None
+
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
         super().__init__(parent)
         self.trace = None

@@ -270,19 +270,22 @@ class DatasetView(SourceChoice, BaseView):
         """The score's label for the result shown (rep-ind where no induction probe ran)."""
         return score_label(name, self.result.meta if self.result is not None else None)
 
-    def _name_induction(self) -> None:
-        """Name the induction column and choice for what the result measured (the probe, or the inputs' repeats)."""
-        i = SCORES.index("induction")
-        natural = self._label("induction") != SCORE_LABELS["induction"]
-        self.score_box.setItemText(self.score_box.findData("induction"), self._label("induction"))
-        header = self.table.horizontalHeaderItem(3 + i)
-        header.setText("rep-ind" if natural else SHORT["induction"])
-        header.setToolTip(self._label("induction"))
+    def _name_scores(self) -> None:
+        """Name the induction and previous-token columns and choices for what the result measured (the probe or
+        the inputs' repeats; a token or, for a vision model, a patch in reading order)."""
+        for name, other in (("induction", "rep-ind"), ("previous_token", "prev-patch")):
+            label = self._label(name)
+            self.score_box.setItemText(self.score_box.findData(name), label)
+            header = self.table.horizontalHeaderItem(3 + SCORES.index(name))
+            if header.text() != (text := other if label != SCORE_LABELS[name] else SHORT[name]):
+                header.setText(text)
+                self.table.resizeColumnToContents(3 + SCORES.index(name))  # sized for the old name: "rev-patc"
+            header.setToolTip(label)
 
     def _draw(self) -> None:
         if self.result is None:
             return
-        self._name_induction()
+        self._name_scores()
         was = choose_defined_score(self.score_box, self.result.score_names(self.part))
         if was is not None:  # said in the title while the chosen score is shown (the user's pick clears it)
             self._chosen_for = (self._label(was), self.score, self.part)
@@ -302,8 +305,8 @@ class DatasetView(SourceChoice, BaseView):
         self.grid.set_image(quantize(np.nan_to_num(values, nan=lo), hi, undefined, vmin=lo), (L, H))
         self.grid.set_labels([f"L{i}" for i in range(L)], [f"H{h}" for h in range(H)])
         self.grid.set_mask(undefined)
-        natural = self._label(self.score) != SCORE_LABELS[self.score]  # the bar's short name: rep-ind
-        self.grid.set_levels(lo, hi, ("rep-ind" if natural else SCORE_LABELS[self.score]) + how)
+        natural = self.score == "induction" and self._label(self.score) != SCORE_LABELS[self.score]
+        self.grid.set_levels(lo, hi, ("rep-ind" if natural else self._label(self.score)) + how)  # (the bar's short name)
         self._label_cells(values, lo, hi)
         # every cell carries its number: no bar (the grid is a few layers tall, and the bar's rotated label, longer
         # than the bar, ran over its ticks); the title says the colour scale instead

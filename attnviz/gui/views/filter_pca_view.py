@@ -26,6 +26,7 @@ N_COMPONENTS = 28
 COLS = 7  # tiles a row at most (the ViT paper's figure)
 MIN_TILE_PX = 56  # a tile is at least this wide, and as wide as its caption: fewer a row in a narrow dock
 NOISE_GREY = "#888888"
+TEXT_MODEL = "Patch filters belong to image models: this model reads tokens, not image patches"
 
 
 def component_tiles(components: np.ndarray, lut: np.ndarray) -> np.ndarray:
@@ -140,6 +141,10 @@ class FilterPCAView(BaseView):
         self.filters = None if weight is None else np.asarray(weight, dtype=np.float64)
         self._draw()
 
+    @classmethod
+    def not_offered_for(cls, trace) -> str | None:
+        return TEXT_MODEL if trace.grid is None else None
+
     def _trace_changed(self) -> None:
         # a new trace brings its own filters or none: never the previous (image) model's
         has = self.trace is not None and FILTER_KEY in self.trace
@@ -151,8 +156,7 @@ class FilterPCAView(BaseView):
 
     def _draw(self) -> None:
         if self.filters is None:
-            self._clear("Patch filters belong to image models: this model reads tokens, not image patches"
-                        if self.trace is None or self.trace.grid is None else
+            self._clear(TEXT_MODEL if self.trace is None or self.trace.grid is None else
                         "This image model's recording carries no patch-embedding filters")
             return
         try:

@@ -20,10 +20,12 @@ from attnviz.gui.widgets.formula_text import subscripts_in_html  # √d_k drawn 
 
 __all__ = ["ScaleTrainingView"]
 
-# "entropy of P": "attention entropy (nats)" was longer than its plot presented at 1280×720 (~80 px tall) and
-# ran into the next row's title
+# each column titled by what it plots, over its top plot, and each row by how it started, in a column of its own
+# left of it: rotated beside plots ~80 px tall (a lesson page at 1280×720) "validation accuracy" ran into the next
+# row's title (issue 36); the titles over every plot and a row's title over the row took the plots' height
 PLOTS = (("loss", "validation loss"), ("accuracy", "validation accuracy"), ("entropy", "entropy of P (nats)"))
 ROWS = (("unit", "from unit-variance q, k"), ("small", "from small weights (std 0.02)"))
+ROW_LINES = {"unit": "from unit-<br>variance q, k", "small": "from small<br>weights<br>(std 0.02)"}
 
 
 class ScaleTrainingView(BaseView):
@@ -35,12 +37,16 @@ class ScaleTrainingView(BaseView):
         self.figure.addItem(self.title_item, row=0, col=0)
         grid = self.figure.addLayout(row=1, col=0)
         self.plots = {}
+        self.row_titles = {}
         for r, (init, _label) in enumerate(ROWS):
+            # a plain label, as wide as its longest line (a title wraps to the width it is given: a letter a line)
+            self.row_titles[init] = pg.LabelItem("", justify="right")
+            grid.addItem(self.row_titles[init], row=r, col=0)
             for c, (key, _) in enumerate(PLOTS):
                 plot = pg.PlotItem(enableMenu=False, axisItems=plain_axes())
                 plot.setMouseEnabled(False, False)
                 plot.hideButtons()
-                grid.addItem(plot, row=r, col=c)
+                grid.addItem(plot, row=r, col=c + 1)
                 self.plots[init, key] = plot
         self.notes = make_title()
         self.figure.addItem(self.notes, row=2, col=0)
@@ -70,7 +76,8 @@ class ScaleTrainingView(BaseView):
         s = self.summary
         if s is None:
             set_title(self.title_item, self.error or self.empty_text, st)
-            set_title(self.notes, "", st)
+            for item in [self.notes, *self.row_titles.values()]:
+                set_title(item, "", st)
             return
         thick, thin = max(2.5, st.line_width * 1.8), max(1.0, st.line_width * 0.6)
         for (init, key), plot in self.plots.items():
@@ -85,9 +92,12 @@ class ScaleTrainingView(BaseView):
                 plot.addItem(pg.PlotDataItem(g["step"], g[key + "_mean"], pen=pg.mkPen(colour, width=thick)))
             if key == "accuracy":
                 plot.setYRange(0, 1.02, padding=0)
-            row_label = dict(ROWS)[init]
-            style_plot(plot, st, bottom="training step", left=dict(PLOTS)[key])
-            plot.setTitle(row_label, color=st.foreground, size=f"{st.font_pt():.1f}pt")  # short: a long one widens the grid
+            # the step named once, under the last row (the rows share it): its height goes to the plots
+            style_plot(plot, st, bottom="training step" if init == ROWS[-1][0] else "")
+            plot.setTitle(dict(PLOTS)[key] if init == ROWS[0][0] else None, color=st.foreground,
+                          size=f"{st.font_pt():.1f}pt")
+        for init, _ in ROWS:
+            set_title(self.row_titles[init], f"<b>{ROW_LINES[init]}</b>", st, 1.0)
         seeds = len(next(iter(s["groups"].values()))["seeds"])
         set_title(self.title_item, subscripts_in_html(
                   f"The same model trained <span style='color:{SCALED}'>with 1/√d_k</span> and "

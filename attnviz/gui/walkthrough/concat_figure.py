@@ -116,7 +116,6 @@ class ConcatFigure(QWidget):
         op_w = [fo.horizontalAdvance(s) + 28 for s in self._ops()]
         # title, then the shape under it in grey: a narrow block never runs its title into the next
         title_h, legend_h, line = ft.height() + fl.height() * 1.2, fl.height() * 2.5, fl.height()
-        small = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height()  # the legible floor
         index_h = line * 1.1  # the head numbers between P_h and Z_h
         bias_h = max(line, 1.0) if self.b_O is not None else 0.0
         bias_gap = line * 1.6 if self.b_O is not None else 0.0  # "+ b_O" between W_O and its strip
@@ -131,18 +130,22 @@ class ConcatFigure(QWidget):
         room = height - 2 * m - title_h - index_h - legend_h
         p_cell = min(zw / Tk, room / 3 / max(T, 1)) if Tk else 0.0
         if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first, for
-            # rows a full label line tall, else (no pattern left readable) rows at the legible floor
+            # rows a full label line tall; with no readable pattern left beside such rows, the rows take it all (a
+            # lesson page at 1280×720 drew 60 px patterns over rows named at the 12 px floor, the labels' size 21 px)
             full = max(0.0, min(p_cell, (room - T * line * 0.85) / max(T, 1)))
-            p_cell = full if full * T >= 2 * line else max(0.0, min(p_cell, (room - T * small * 0.85) / max(T, 1)))
+            p_cell = full if full * T >= 2 * line else 0.0
         if p_cell * T < 2 * line:  # too small to read as a pattern: left out rather than drawn as a smear
             p_cell = 0.0
         p_h, p_w = p_cell * T, p_cell * Tk
         row = max(0.5, min((room - p_h) / max(T, 1), 2.2 * line))
         self.unit, self.row_px = u, row
         rects: dict[str, QRectF] = {}
-        x0, y_top = m + label_w, m + title_h
+        # a height-bound figure in a wide page stands in its middle, not along its left edge
+        spare = width - 2 * m - label_w - sum(op_w) - (H * dh + 2 * D) * u
+        left = m + max(0.0, spare / 2)
+        x0, y_top = left + label_w, m + title_h
         y_z = y_top + p_h + index_h
-        rects["labels"] = QRectF(m, y_z, label_w - 10, T * row)
+        rects["labels"] = QRectF(left, y_z, label_w - 10, T * row)
         for h in range(H):
             x = x0 + h * zw
             if p_h:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from attnviz.gui.pyqtgraph_private import update_axis_label
 from attnviz.gui.style import ViewStyle
@@ -27,6 +29,24 @@ class PlainAxisItem(pg.AxisItem):
         self.autoSIPrefixScale = 1.0
         self.labelUnitPrefix = ""
         update_axis_label(self)
+
+    # numbers of a vertical axis at least this many of their lines apart
+    LINES_APART = 1.5
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 - pyqtgraph's name
+        """pyqtgraph's spacing, with a vertical axis' numbered ticks far enough apart for their type: it picks
+        by the axis' length alone, and a presented 0–1 axis ~80 px tall wrote "1.0 0.8 0.6 0.4 0.2 0" over each
+        other (the √d_k training curves at 1216×662). Finer levels stay as unnumbered ticks."""
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if self.orientation not in ("left", "right") or size <= 0 or maxVal <= minVal or not levels:
+            return levels
+        font = self.style.get("tickFont") or self.font()
+        least = QFontMetricsF(font).height() * self.LINES_APART * (maxVal - minVal) / size  # in data units
+        if levels[0][0] >= least:
+            return levels
+        e = math.floor(math.log10(least))
+        major = min(m * 10.0 ** k for k in (e, e + 1) for m in (1, 2, 5) if m * 10.0 ** k >= least)
+        return [(major, 0)] + [lv for lv in levels if lv[0] < major and lv[0] * size / (maxVal - minVal) >= 4][:1]
 
 
 def plain_axes() -> dict:

@@ -67,7 +67,12 @@ class LabelImages:
         moved = np.where(inside, np.clip(positions, half, height - half), positions)
         drop = np.zeros(len(idx), bool)
         for edge in np.nonzero(moved != positions)[0]:
-            near = np.abs(moved - moved[edge]) < fm.height() * self.LINE
+            # a neighbour gives way only when the move brings it closer than the layout itself packs labels
+            # (within its dead band, less a pixel of the glyphs' leading): a first row 0.5 px over the edge
+            # dropped "1 b" from S + M alone (issue 36)
+            apart = np.abs(positions - positions[edge])
+            packed = np.minimum(fm.height() * self.LINE, apart) * (1 - self.HYSTERESIS) - 1.0
+            near = np.abs(moved - moved[edge]) < packed
             near[edge] = False
             drop |= near
         return idx[~drop], moved[~drop]
