@@ -372,7 +372,9 @@ def _tab_bar_problems(win, what: str) -> list[str]:
         if bar.elideMode() != Qt.TextElideMode.ElideNone:
             out.append(f"tabs {what}: {names} may be elided")
     folded = len(win.views_area.folded)  # in the Views menu (a compact window)
-    if sum(b.count() for b in bars) + folded < len(win.views_area.docks):
+    # closed because the model has nothing for them (a text model's patch filters), their menu entry says why
+    closed = len(getattr(win.views_area, "not_offered", None) or {})
+    if sum(b.count() for b in bars) + folded + closed < len(win.views_area.docks):
         out.append(f"tabs {what}: {sum(b.count() for b in bars)} tabs and {folded} in the Views menu for "
                    f"{len(win.views_area.docks)} views")
     if folded and not (win.tabs.cornerWidget() is not None and win.tabs.cornerWidget().isVisible()):

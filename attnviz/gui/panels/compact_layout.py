@@ -93,6 +93,7 @@ class CompactArrangement(QObject):
             area.layout_reset.connect(self.split_soon)
             area.layout_restored.connect(self.split_soon)  # a saved layout has the two groups apart
             area.folded_asked.connect(self.show_view)
+            area.offers_changed.connect(self._refit_soon)
             area.views_installed.connect(self._watch_docks)
             self._watch_docks()
         if compact:
@@ -121,6 +122,10 @@ class CompactArrangement(QObject):
                 and event.oldSize().width() != event.size().width():
             self._fit_timer.start(0)
         return False
+
+    def _refit_soon(self) -> None:
+        if self.compact:
+            self._fit_timer.start(0)
 
     def split_soon(self) -> None:
         """:meth:`split_views` once the event loop has laid the docks out (a compact window only: a larger

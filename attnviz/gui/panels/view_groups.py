@@ -79,6 +79,7 @@ def offer_for_model(area, trace) -> None:
     closed = getattr(area, "not_offered", None)  # dock name -> why it is closed
     if closed is None:
         closed = area.not_offered = {}
+    changed = False
     for name, dock in area.docks.items():
         cls = area._classes.get(name)
         reason = cls.not_offered_for(trace) if cls is not None and hasattr(cls, "not_offered_for") else None
@@ -90,9 +91,13 @@ def offer_for_model(area, trace) -> None:
                 area.folded.remove(name)  # (a compact window's menu must not offer it back)
             closed[name] = reason
             dock.hide()
+            changed = True
         elif reason is None and name in closed:
             del closed[name]
             dock.show()
+            changed = True
+    if changed:  # a tab more or fewer: a compact window's rows are fitted again (patch filters back for shapes
+        area.offers_changed.emit()  # overflowed the 1280×720 row by 35 px)
 
 
 def offer_again(area) -> None:

@@ -71,6 +71,7 @@ class ViewsArea(QMainWindow):
     folded_asked = Signal(str)  # a folded view raised (shown again): the compact layout refits the tab rows
     layout_reset = Signal()  # every dock back in the first-start arrangement (the compact layout refits)
     layout_restored = Signal()  # a saved layout restored (the compact layout merges its groups again)
+    offers_changed = Signal()  # docks closed or opened for the model shown (the compact layout refits the tab rows)
 
     def __init__(self, parent=None):
         super().__init__(parent)
