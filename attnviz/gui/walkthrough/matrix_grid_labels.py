@@ -15,6 +15,18 @@ __all__ = ["MatrixGridLabels"]
 class MatrixGridLabels:
     """Mixed into :class:`~attnviz.gui.walkthrough.matrix_grid.MatrixGrid` (uses its cells, fonts, labels)."""
 
+    @property
+    def row_pitch(self) -> float:
+        """Row pitch in lines of the row-label font (see MatrixGrid). A wider pitch asks the page for more height,
+        which a screen gives by scrolling; a slide is fixed, so an export keeps the dense 0.8 that names every row
+        (induction's 21 keys at 1.0 were named every second row on a 1920×1080 slide)."""
+        pitch = getattr(self, "_row_pitch", 0.8)
+        return min(pitch, 0.8) if is_exporting() else pitch
+
+    @row_pitch.setter
+    def row_pitch(self, value: float) -> None:
+        self._row_pitch = float(value)
+
     def col_label_stride(self) -> int:
         """1 when every column label is written at the current size, k when every k-th is (upright labels
         need a line of text per column)."""
