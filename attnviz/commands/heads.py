@@ -55,6 +55,11 @@ INDUCTION_NATURAL_NOTE = ("rep-ind: the induction pattern on the inputs' own rep
                           "score (that needs the repeated-random-sequence probe, which this model was not run on)")
 
 
+PREV_PATCH = "prev-p"  # a vision model's previous-token column: the patch before in reading order
+PREV_PATCH_NOTE = ("prev-p: attention on the patch before in reading order (row by row; a row's first patch: the "
+                   "last of the row above; the first patch: [CLS])")  # (analysis.head_scores.score_label's reading)
+
+
 def induction_measured_on(doc: dict) -> str | None:
     """What the ``induction`` scores of ``doc`` were measured on: "repeated random sequences" (the probe
     the README defines), "the inputs' own repeats" (a model scored one input at a time, e.g. a Hugging Face
@@ -67,7 +72,9 @@ def induction_measured_on(doc: dict) -> str | None:
 def format_table(doc: dict) -> str:
     """The scores as a text table, one row per head, with the best head of each score named below."""
     natural = induction_measured_on(doc) == "the inputs' own repeats"
-    headers = [INDUCTION_NATURAL if natural and name == "induction" else h for name, h in COLUMNS]
+    patches = doc.get("kind") == "vit"  # a ViT's "previous token" is the patch before in reading order
+    renamed = {"induction": INDUCTION_NATURAL if natural else None, "previous_token": PREV_PATCH if patches else None}
+    headers = [renamed.get(name) or h for name, h in COLUMNS]
     lines = [f"{doc.get('model', '')}: {doc['n_inputs']} inputs"
              + (f" (+ {doc['n_repeated']} repeated random sequences for the induction score)"
                 if doc.get("n_repeated") else ""),
@@ -81,12 +88,15 @@ def format_table(doc: dict) -> str:
         if not rows or name in ("entropy", "distance"):
             continue
         best = max(rows, key=lambda h: h["scores"][name])
-        label = "repeat-induction pattern" if natural and name == "induction" else name.replace("_", "-")
+        label = ("repeat-induction pattern" if natural and name == "induction"
+                 else "previous-patch" if patches and name == "previous_token" else name.replace("_", "-"))
         lines.append(f"best {label}: {best['part']} layer {best['layer']} head {best['head']} "
                      f"({best['scores'][name]:.3f})")
     lines.append("prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token; "
                  "sink: share on the first token; entropy in nats; dist in tokens (pixels for images); "
                  "grad%: share of |gradient × attention|")
+    if patches:
+        lines.append(PREV_PATCH_NOTE)
     if natural:
         lines.append(INDUCTION_NATURAL_NOTE)
     return "\n".join(lines)

@@ -25,3 +25,15 @@ def test_with_the_probe_it_is_the_induction_score():  # negative control
     assert induction_measured_on(doc) == "repeated random sequences"
     table = format_table(doc)
     assert "induct" in table.splitlines()[2] and INDUCTION_NATURAL not in table
+
+
+def test_a_vision_models_previous_token_column_names_the_patch():
+    from attnviz.commands.heads import PREV_PATCH
+
+    doc = {**_doc(0), "kind": "vit"}
+    table = format_table(doc)
+    header = table.splitlines()[2]
+    assert PREV_PATCH in header and " prev " not in f"{header} "
+    assert "best previous-patch" in table and "patch before in reading order" in table
+    text = format_table({**_doc(0), "kind": "encoder"})  # control: a text model keeps "prev"
+    assert " prev " in text.splitlines()[2] + " " and PREV_PATCH not in text
