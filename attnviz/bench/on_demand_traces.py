@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from attnviz.capture.trace import Trace, _pick, layer_prefix
+from attnviz.capture.trace import Trace
 
 __all__ = ["BlockProbs", "BlockTrace", "on_demand_trace", "capture_format_trace", "WholeMapAsked"]
 
@@ -87,14 +87,8 @@ class BlockProbs:
 
 
 class BlockTrace(Trace):
-    """A Trace whose ``probs`` asks a deferred provider with ``block`` for just the block (as capture's does)."""
-
-    def probs(self, layer: int, part: str = "self", heads=None, rows=None, cols=None) -> np.ndarray:
-        key = layer_prefix(layer, part) + "probs"
-        pending = self.deferred.get(key)
-        if key not in self.arrays and pending is not None and hasattr(pending, "block"):
-            return pending.block(_pick(heads), _pick(rows), _pick(cols))
-        return super().probs(layer, part, heads, rows, cols)
+    """A Trace over :class:`BlockProbs` providers: ``Trace.probs`` asks their ``block`` for just the block
+    asked (with its arguments checked against the map's shape), as a capture's recomputation does."""
 
 
 def _shape_heads(q: np.ndarray, k: np.ndarray, group: int) -> None:

@@ -43,13 +43,41 @@ LARGE_T = 512
 KEEP_WHOLE_CELLS = 1 << 22
 
 
-def _pick(sel):
-    """An index for one axis of a block: None (all), an int kept as an axis, a slice or an index array."""
-    if sel is None or isinstance(sel, slice):
-        return sel
+def _pick(sel, n: int, axis: str):
+    """An index for one axis of ``n`` positions of a block: None (all), an int kept as an axis of one, a slice
+    (clipped like NumPy's) or an index array; negative indices count from the end. Anything else, or an index
+    outside the axis, is an InputError naming the axis (an int past the end once gave an empty block, and a
+    column past the end of a long trace a column of zeros)."""
+    if sel is None:
+        return None
+    if isinstance(sel, slice):
+        start, stop, step = sel.indices(n)
+        return slice(start, stop) if step == 1 else np.arange(start, stop, step, dtype=np.intp)
+    if isinstance(sel, (bool, np.bool_)):
+        raise InputError(f"{axis} takes an index, a slice or a list of indices, not {sel!r}")
     if isinstance(sel, (int, np.integer)):
-        return slice(int(sel), int(sel) + 1) if sel != -1 else slice(-1, None)
-    return np.asarray(sel, dtype=np.intp)
+        i = int(sel)
+        if not -n <= i < n:
+            raise InputError(f"{axis}={i} is out of range: there are {n:,} ({_span(n)})")
+        i %= n
+        return slice(i, i + 1)
+    try:
+        arr = np.asarray(sel)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{axis} takes an index, a slice or a list of indices: {exc}") from None
+    if arr.size == 0:
+        return np.zeros(0, np.intp)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise InputError(f"{axis} takes an index, a slice or a list of whole-number indices, "
+                         f"not {arr.dtype.name} values shaped {arr.shape}")
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < -n or hi >= n:
+        raise InputError(f"{axis} holds {hi if hi >= n else lo}, out of range: there are {n:,} ({_span(n)})")
+    return np.where(arr < 0, arr + n, arr).astype(np.intp, copy=False)
+
+
+def _span(n: int) -> str:
+    return f"indices 0–{n - 1:,} or −{n:,}–−1" if n else "none"
 
 
 def layer_prefix(layer: int, part: str = "self") -> str:
@@ -261,7 +289,9 @@ class Trace:
         (the rule: :mod:`attnviz.capture.compute_dtype`).
         """
         key = layer_prefix(layer, part) + "probs"
-        picks = (_pick(heads), _pick(rows), _pick(cols))
+        shape = self.probs_shape(layer, part)
+        picks = tuple(_pick(sel, n, axis) for sel, n, axis in zip((heads, rows, cols), shape,
+                                                                 ("heads", "rows (queries)", "cols (keys)")))
         pending = self.deferred.get(key)
         dtype = self.probs_dtype
         if key not in self.arrays and pending is not None and hasattr(pending, "block"):
