@@ -206,8 +206,15 @@ def _run(args) -> int:
     spec = figure_spec(args.view) if args.view else None
     loaded = load_from_args(args)
     grad = bool(args.lecture_pack) or (spec is not None and spec.needs_grad)
+    # an interactive page holds probabilities only (every layer and head, pooled): a capture that keeps what
+    # recomputes them, not the walkthrough's arrays (a 3,000-token page on a 30-layer decoder peaked at
+    # 2.1 GB for a 12.6 MB page with the full capture)
+    from attnviz.export.html_command import is_html
+    from attnviz.runtime.pipeline import probabilities_only
+
+    cheap = probabilities_only(loaded) if is_html(args.output) and not grad and not args.lecture_pack else {}
     trace = run_trace(loaded, text=args.text, image=args.image, grad=grad, truncate=args.truncate,
-                      target_text=args.target)
+                      target_text=args.target, **cheap)
     trace = _compared(args, loaded, trace)
     if trace.description.notice:
         print(f"attnviz: note: {trace.description.notice}", file=sys.stderr)

@@ -176,13 +176,9 @@ def score_heads_by_trace(loaded, items: Iterable, n_total: int | None = None,
     with no layer in full (q, k and each row's log-sum-exp per layer: no (H, T, T) map, no walkthrough arrays)
     and scored block by block from those, so an input of any length costs O(T · d) to keep.
     """
-    from attnviz.runtime.pipeline import adapter_for, run_trace
+    from attnviz.runtime.pipeline import probabilities_only, run_trace
 
-    adapter = adapter_for(loaded)
-    # the cheap on-demand capture where the adapter has one (Hugging Face text decoders and encoders; an image
-    # model's few hundred patches keep their maps: Swin's windows are not read on the fast kernel)
-    cheap = {"layers": [], "attention": "on_demand"} if loaded.config.kind in ("decoder", "encoder") \
-        and adapter.keeps_some_layers(loaded) else {}
+    cheap = probabilities_only(loaded)
     acc = None
     done = 0
     for item in items:

@@ -13,7 +13,8 @@ from attnviz.runtime.adapter import CaptureOptions
 from attnviz.runtime.huggingface import HuggingFaceAdapter
 from attnviz.runtime.native import NativeAdapter
 
-__all__ = ["ADAPTERS", "adapter_for", "load_model", "describe_model", "prepare_text", "prepare_image", "run_trace"]
+__all__ = ["ADAPTERS", "adapter_for", "load_model", "describe_model", "prepare_text", "prepare_image", "run_trace",
+           "probabilities_only"]
 
 # Asked in order: a Hugging Face folder also has a config.json, so it is recognised first.
 ADAPTERS = (HuggingFaceAdapter(), NativeAdapter())
@@ -97,6 +98,17 @@ def _layers_kept(loaded, adapter, layers, none_ok: bool = False) -> tuple[int, .
     if not wanted or bad:
         raise InputError(f"{loaded.name} has layers 0–{n - 1}: no layer {', '.join(map(str, bad)) or 'given'}")
     return tuple(wanted)
+
+
+def probabilities_only(loaded) -> dict:
+    """``run_trace`` options for a capture that keeps only what recomputes the probabilities (q, k and each row's
+    log-sum-exp per layer: no (H, T, T) map, no walkthrough arrays), where the model has that capture (Hugging
+    Face text decoders and encoders); {} for the others (an image model's few hundred patches keep their maps:
+    Swin's windows are not read on the fast kernel). What a data-set scan and an interactive HTML page read:
+    an input of any length costs O(T · d) to keep."""
+    if loaded.config.kind in ("decoder", "encoder") and adapter_for(loaded).keeps_some_layers(loaded):
+        return {"layers": [], "attention": "on_demand"}
+    return {}
 
 
 def run_trace(loaded, text: str | None = None, image=None, grad: bool = False, target: int | None = None,
