@@ -123,3 +123,27 @@ def test_standard_keys_and_the_shortcuts_dialog(make_window):
     assert box.table.rowCount() == len(rows)
     assert box.table.item(0, 1).text() == shortcut_rows(win.actions_)[0][1]
     box.deleteLater()
+
+
+def test_the_shortcuts_dialog_shows_every_row_and_no_bare_key_words(make_window, qtbot):
+    """Every row visible without scrolling at 1920×1080 (the Page Down row fell below a fixed 640 px), and no
+    dedicated-key words ("Ctrl+O or Open", "F1 or Help") that read as actions. Control: the table really has
+    the rows, and its viewport would be too short at the old 640 px."""
+    from attnviz.gui.dialogs.shortcuts_dialog import ShortcutsDialog, shortcut_rows
+
+    win = make_window(start=False)
+    keys = dict(shortcut_rows(win.actions_))
+    assert not [k for k in keys.values() if any(w in k.split(" or ") for w in ("Open", "Help", "Quit", "Save"))]
+    box = ShortcutsDialog(win.actions_, win)
+    qtbot.addWidget(box)
+    font = box.font()
+    font.setPixelSize(18)  # a large desktop font (rows ~30 px on the 1920×1080 screen it was seen on)
+    box.setFont(font)
+    box.show()
+    qtbot.waitExposed(box)
+    table = box.table
+    last = table.rowCount() - 1
+    assert table.item(last, 1).text() == "Page Down / Page Up"
+    bottom = table.rowViewportPosition(last) + table.rowHeight(last)
+    assert bottom <= table.viewport().height(), (bottom, table.viewport().height())
+    assert table.verticalHeader().length() + table.horizontalHeader().height() > 640 - 80  # a fixed 640 px cut it
