@@ -38,3 +38,37 @@ def test_no_frame_of_the_old_models_map_after_the_switch(make_window, qtbot):
     timer.stop()
     assert seen, "the test never saw the new model loaded before its trace"
     assert not any(seen), f"the old model's map was still held in {sum(seen)} of {len(seen)} turns"
+
+
+
+def test_the_old_figures_are_covered_when_the_switch_starts_and_back_if_it_fails(make_window, qtbot, tmp_path):
+    """The previous model's figures are covered the moment another model is asked for (a real-size model loads
+    for seconds: its predecessor's maps stood unmarked meanwhile), the cover saying what is loading; a load that
+    fails uncovers them as they were (the same trace: nothing run again). Control: a reload of the same model
+    (a device change) covers nothing."""
+    win = make_window(model="tiny-encoder", text="the cat sat on the mat")
+    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
+    covers = win.loading_covers
+    assert not any(c.isVisible() for c in covers)
+    old = win.trace
+    win.load_model("tiny-encoder")  # the same model again
+    assert not any(c.isVisible() for c in covers)
+    qtbot.waitUntil(lambda: win.trace is not None and win.trace is not old, timeout=90_000)
+    win.load_model("tiny-decoder")
+    assert all(c.isVisible() for c in covers)  # at once, before the load has run
+    pages = win.tabs.currentWidget()
+    assert "loading tiny-decoder" in covers[0].text()
+    top_left = covers[0].mapTo(win.tabs, covers[0].rect().topLeft())
+    assert covers[0].width() >= pages.width() and covers[0].height() >= pages.height()
+    assert top_left.y() >= win.tabs.tabBar().geometry().bottom()  # the tab row stays usable
+    qtbot.waitUntil(lambda: win.trace is not None and win.loaded.name == "tiny-decoder", timeout=90_000)
+    assert not any(c.isVisible() for c in covers)
+    bad = tmp_path / "not-a-model"
+    bad.mkdir()
+    (bad / "config.json").write_text("{")
+    shown = win.trace
+    win.load_model(str(bad))
+    assert all(c.isVisible() for c in covers)
+    qtbot.waitUntil(lambda: win.notice.level == "error", timeout=90_000)
+    assert not any(c.isVisible() for c in covers)
+    assert win.loaded.name == "tiny-decoder" and win.trace is shown

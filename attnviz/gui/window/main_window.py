@@ -28,6 +28,7 @@ from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.views_area import ViewsArea
+from attnviz.gui.widgets.loading_cover import LoadingCover
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.window import figure_actions
 from attnviz.gui.window.actions import build_actions, follow_system_scheme
@@ -181,6 +182,8 @@ class MainWindow(QMainWindow):
         self.input_panel.notice.connect(lambda t: self.notify(t, "warning"))
         self.prediction_panel = PredictionPanel(self)
         self.prediction_panel.step_requested.connect(self._step)
+        # over the figures and the prediction while another model loads (model_loading)
+        self.loading_covers = (LoadingCover(self.tabs), LoadingCover(self.prediction_panel))
         self.docks = {}
         for name, title, widget, area in (
                 ("ModelDock", "Model", self.model_panel, Qt.DockWidgetArea.LeftDockWidgetArea),

@@ -34,7 +34,15 @@ class ModelLoading:
     def load_model(self, ref: str | None) -> None:
         """Load a bundled model by name or a model directory (None: the default bundled model)."""
         self.state.model.loads_asked += 1  # a model asked for: the first one is no longer held back
-        self.win.statusBar().showMessage(f"loading {ref or 'the default model'}…")
+        name = ref or "the default model"
+        self.win.statusBar().showMessage(f"loading {name}…")
+        current = self.state.model.ref or self.state.model.opening_ref  # (a stored opening trace shows)
+        if current and ref != current and self.state.shown.trace is not None:
+            # another model: the figures on screen are the previous model's. They are covered at once (a
+            # real-size model loads for seconds, and its predecessor's maps stood unmarked meanwhile), not
+            # cleared: a load that fails uncovers them as they were
+            for cover in self.win.loading_covers:
+                cover.cover(f"loading {Path(name).name or name}…\n(the previous model's figures are put away)")
         # a new model makes waiting (and running) traces of the old one stale
         self.win.lane.submit("load", load_model_job, ref, self.win.model_panel.device,
                             getattr(self.win, "dtype", "auto"), supersedes=("trace",))
@@ -60,6 +68,7 @@ class ModelLoading:
         model.opening_ref = None
         if not opening:  # the stored opening trace is this model's own: it stays until the live run
             win.clear_shown()  # nothing of the previous model stays on screen, hidden docks included
+        self.uncover()
         loaded = res.loaded
         # the stored opening trace already chose this model's starting view (its focus head): the live
         # run keeps what is on screen, even a head picked meanwhile, so nothing jumps when it takes over
@@ -92,6 +101,11 @@ class ModelLoading:
         win.pages.tab_changed(win.tabs.currentIndex())
         self.feed_first_input(res, keep_text=not switched)
         win.model_loaded.emit(res.ref)
+
+    def uncover(self) -> None:
+        """The covers of a switch away (the new model is in, or its load failed: the figures were kept)."""
+        for cover in self.win.loading_covers:
+            cover.uncover()
 
     def feed_first_input(self, res, keep_text: bool = False) -> None:
         """Run the model on its own example (its task's sentence, a sample image), or on the text

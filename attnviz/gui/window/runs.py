@@ -79,6 +79,7 @@ class Runs:
         if kind == "load":
             win.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
             win.model_panel.set_current(win.model_ref)
+            win.model_loading.uncover()  # the model still loaded and its figures, as they were
             if win.loaded is None:
                 win.statusBar().showMessage("no model loaded: pick one in the Model panel or open a folder")
         elif kind == "trace" and win.input_panel.mode == "text":
