@@ -141,11 +141,19 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
             board.add_row([k])
         else:
             board.add_row([x])
+            # a rotary model turns q and k after this step (the rotary panel): here they are the products
+            # themselves, as the heading writes them (the rotated ones stood under "q_i = x_i W_Q")
+            rotary = getattr(steps, "rope_cos_i", None) is not None
+            q, k = (steps.q_proj_i, steps.k_pre_rope) if rotary else (steps.q_i, steps.k)
+            qk_norm = rotary and steps.qk_norm  # the trace's keys entering the rotation are after the head norm
             board.add_row([
                 _grid(board, grids, "W_Q", steps.W_Q, "W_Q"), "→",
-                (_grid(board, grids, "q_i", steps.q_i, "q_i", row_labels=[qtok]), 2),
+                (_grid(board, grids, "q_proj_i" if rotary else "q_i", q,
+                       "q_i unrotated" if rotary else "q_i", row_labels=[qtok]), 2),
                 _grid(board, grids, "W_K", steps.W_K, "W_K"), "→",
-                (_grid(board, grids, "k", steps.k, "K", row_labels=keys), 2),
+                (_grid(board, grids, "k_pre_rope" if rotary else "k", k,
+                       ("K, head-normed" if qk_norm else "K") + (" unrotated" if rotary else ""),
+                       row_labels=keys), 2),
                 _grid(board, grids, "W_V", steps.W_V, "W_V"), "→",
                 (_grid(board, grids, "v", steps.v, "V", row_labels=keys), 2),
             ])
