@@ -18,7 +18,7 @@ import numpy as np
 
 from attnviz.errors import InputError
 
-__all__ = ["WhatIf", "applied", "run_whatif", "decoder_reads", "prediction_row", "top_predictions", "compare_whatif",
+__all__ = ["WhatIf", "shown_head", "applied", "run_whatif", "decoder_reads", "prediction_row", "top_predictions", "compare_whatif",
            "at_position", "WhatIfComparison", "permute_tokens", "PermutationResult"]
 
 
@@ -75,6 +75,15 @@ class WhatIf:
         if self.ablate:
             parts.append("ablated " + ", ".join(f"L{layer}H{h}" for layer, h in sorted(self.ablate)))
         return " · ".join(parts) or "as trained"
+
+
+def shown_head(whatif: WhatIf, layer: int, head: int) -> tuple[int, int]:
+    """The head a comparison's maps show (the app's What if tab and its export alike): the selected one, or,
+    when heads are ablated and the selected one is not, the first ablated head — the switch the student just
+    flipped, not a head it leaves alone."""
+    if whatif.ablate and (layer, head) not in whatif.ablate:
+        return min(whatif.ablate)
+    return layer, head
 
 
 def switches_refused(model) -> str:

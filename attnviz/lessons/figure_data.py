@@ -48,30 +48,46 @@ def _entropy(row: np.ndarray) -> float:
 
 
 def whatif_panels(loaded, whatif, state, text: str | None = None, image=None) -> FigurePanels:
-    """Attention of (layer, head) and the prediction, as trained and with ``whatif``; row entropies."""
-    from attnviz.whatif import compare_whatif
+    """Attention of (layer, head) and the prediction, as trained and with ``whatif``; row entropies.
 
-    cmp = compare_whatif(loaded, whatif, text=text, image=image, k=3)
-    key = f"L{state.layer}.probs"
-    before = np.asarray(cmp.before[key], np.float64)[state.head]
-    after = np.asarray(cmp.after[key], np.float64)[state.head]
+    As the app's What if tab: the head is :func:`~attnviz.whatif.shown_head` (an ablated one when the
+    selected head is left alone), the row is the one the prediction is read at (the default rule's query when
+    none is given: never an encoder–decoder's "[EOS]" row, which wrote nothing), and masked cells are marked
+    (hatched), not painted as weights of 0."""
+    from attnviz.analysis.trace_parts import masked_cells
+    from attnviz.analysis.walkthrough_default import default_query
+    from attnviz.whatif import compare_whatif, shown_head
+
+    cmp = compare_whatif(loaded, whatif, text=text, image=image, k=3, position=state.query)
+    layer, head = shown_head(whatif, state.layer, state.head)
+    key = f"L{layer}.probs"
+    before = np.asarray(cmp.before[key], np.float64)[head]
+    after = np.asarray(cmp.after[key], np.float64)[head]
     tokens = list(cmp.before.tokens)
-    q = state.query if state.query is not None else len(tokens) - 1
+    q = state.query if state.query is not None else (cmp.read_at if cmp.read_at is not None
+                                                     else default_query(cmp.before))
     after_labels = numbered_labels(list(cmp.after.tokens))
-    panels = [Panel("As trained", before, numbered_labels(tokens), numbered_labels(tokens)),
-              Panel(whatif.describe().capitalize(), after, after_labels, after_labels)]
+
+    def mask(trace, probs):
+        m = masked_cells(trace, f"L{layer}.")
+        return m if m is not None and m.shape == probs.shape else None
+
+    panels = [Panel("As trained", before, numbered_labels(tokens), numbered_labels(tokens),
+                    masked=mask(cmp.before, before)),
+              Panel(whatif.describe().capitalize(), after, after_labels, after_labels, masked=mask(cmp.after, after))]
     h_b, h_a = _entropy(before[q]), _entropy(after[q])
 
     def top(pairs):
         return ", ".join(f"{label} {p:.2f}" for label, p in pairs)
 
-    notes = [f"Row “{tokens[q]}”: entropy {h_b:.2f} → {h_a:.2f} nats; largest weight {before[q].max():.2f} → "
-             f"{after[q].max():.2f}",
+    notes = [f"Row “{tokens[q]}” (position {q}): entropy {h_b:.2f} → {h_a:.2f} nats; largest weight "
+             f"{before[q].max():.2f} → {after[q].max():.2f}",
              f"Prediction {cmp.where}: {top(cmp.top_before)} → {top(cmp.top_after)}",
              f"Output changed by {cmp.changed:.2f} (total variation){' — the answer flips' if cmp.argmax_changed else ''}"]
     numbers = {"probs_before": before, "probs_after": after, "entropy_before": h_b, "entropy_after": h_a,
-               "changed": cmp.changed, "query": q}
-    return FigurePanels(f"What if: {whatif.describe()} · layer {state.layer}, head {state.head}", panels, notes, numbers)
+               "changed": cmp.changed, "query": q, "layer": layer, "head": head}
+    part = " · decoder self-attention" if cmp.before.kind == "encoder-decoder" else ""
+    return FigurePanels(f"What if: {whatif.describe()} · layer {layer}, head {head}{part}", panels, notes, numbers)
 
 
 def permutation_panels(loaded, text: str, state, seed: int = 0) -> FigurePanels:

@@ -9,11 +9,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from attnviz.analysis.permutation import permutation_matrix
+from attnviz.analysis.trace_parts import masked_cells
+from attnviz.capture.trace import layer_prefix
 from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 from attnviz.gui.walkthrough.number_format import format_number
+from attnviz.whatif import shown_head
 
-__all__ = ["draw_comparison", "draw_permutation", "shown_head", "masked_cells", "ablation_note"]
+__all__ = ["draw_comparison", "draw_permutation", "ablation_note"]
 
 
 def _labels(trace, n: int) -> list[str]:
@@ -27,21 +30,10 @@ def _top(panel, name: str, top: list[tuple[str, float]], title: str):
                        kind="prob", subtitle=f"top {len(top)}")
 
 
-def shown_head(whatif, layer: int, head: int) -> tuple[int, int]:
-    """The head the comparison maps show: the selected one, or, when heads are ablated and the selected one
-    is not, the first ablated head — the switch the student just flipped, not a head it leaves alone."""
-    if whatif.ablate and (layer, head) not in whatif.ablate:
-        return min(whatif.ablate)
-    return layer, head
-
-
-def masked_cells(trace, layer: int, shape) -> np.ndarray | None:
-    """(Tq, Tk) cells the model masked in ``layer`` (−∞ in its additive mask), or None when it has no mask."""
-    key = f"L{layer}.mask"
-    if key not in trace:
-        return None
-    m = np.isneginf(np.asarray(trace[key], dtype=np.float64))
-    return m if m.shape == tuple(shape) else None
+def _masked(trace, layer: int, shape) -> np.ndarray | None:
+    """The (Tq, Tk) cells ``layer`` masks, when its mask has the map's shape (a switched run of another length)."""
+    m = masked_cells(trace, layer_prefix(layer))
+    return m if m is not None and m.shape == tuple(shape) else None
 
 
 def ablation_note(c, layer: int, head: int) -> str:
@@ -117,7 +109,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
         # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
         rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
         maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
-                                col_labels=labels, min_side=300, masked=masked_cells(tr, layer, p.shape),
+                                col_labels=labels, min_side=300, masked=_masked(tr, layer, p.shape),
                                 highlight_rows=rows,
                                 frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token

@@ -1,0 +1,50 @@
+"""The exported What-if figure (lessons.figure_data.whatif_panels) as the app's What if tab shows it: on
+translate the row is the one that wrote the last word (not the "[EOS]" row that wrote nothing, as the export
+opened on) and the same position the prediction line names, masked cells are marked (hatched) rather than painted
+as weights of 0, the title says it is the decoder's self-attention, and an ablated head is the head shown.
+Controls: masked cells are exactly the decoder's future (upper triangle); coref (an encoder) has no mask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.lessons.figure_data import whatif_panels
+from attnviz.runtime import load_model
+from attnviz.selection import SelectionState
+from attnviz.whatif import WhatIf
+
+SOURCE = "the small dog sees a cat"
+
+
+@pytest.fixture(scope="module")
+def translate():
+    return load_model("translate")
+
+
+def test_translate_opens_on_the_row_that_wrote_the_last_word(translate):
+    fig = whatif_panels(translate, WhatIf(temperature=2.0), SelectionState(layer=0, head=0), text=SOURCE)
+    q = fig.numbers["query"]
+    rows = fig.panels[0].rows
+    assert "[EOS]" not in rows[q] and q < len(rows) - 1
+    assert f"decoder position {q}," in fig.notes[1]  # the prediction line names the same position
+    assert f"(position {q})" in fig.notes[0]
+    assert "decoder self-attention" in fig.title
+    for panel in fig.panels:
+        m = panel.masked
+        assert m is not None and m.shape == panel.values.shape
+        np.testing.assert_array_equal(m, np.triu(np.ones_like(m, dtype=bool), k=1))  # the future, exactly
+        assert np.all(panel.values[m] == 0.0)
+
+
+def test_an_ablated_head_is_the_one_shown(translate):
+    fig = whatif_panels(translate, WhatIf(ablate={(1, 1)}), SelectionState(layer=0, head=0), text=SOURCE)
+    assert (fig.numbers["layer"], fig.numbers["head"]) == (1, 1) and "layer 1, head 1" in fig.title
+
+
+def test_an_encoder_has_nothing_masked():
+    coref = load_model("coref")
+    fig = whatif_panels(coref, WhatIf(temperature=2.0), SelectionState(layer=1, head=3),
+                        text="The animal didn't cross the street because it was too tired")
+    assert all(p.masked is None or not p.masked.any() for p in fig.panels)
+    assert "decoder" not in fig.title
