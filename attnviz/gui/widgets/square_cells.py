@@ -71,10 +71,16 @@ class SquareCells:
                 self.layout.activate()
             finally:
                 self._settling = False
-        for peer in self.cell_peers:
-            if peer is not self and (abs(peer._drawn_px - px) > 0.01 or head_moved and self.centred):
-                peer._size_square()
-                peer._fit_square()
+        if getattr(self, "_sizing_peers", False):
+            return  # a peer this map is sizing asked it back: the outer pass goes on (they recursed for ever)
+        self._sizing_peers = True  # (a masked-lm causal mask laid out at 1280×720, then 1600×1200: peers took turns)
+        try:
+            for peer in self.cell_peers:
+                if peer is not self and (abs(peer._drawn_px - px) > 0.01 or head_moved and self.centred):
+                    peer._size_square()
+                    peer._fit_square()
+        finally:
+            self._sizing_peers = False
 
     def _bar_height(self, matrix_h: float, most: float) -> float:
         """The matrix's row height: the matrix's, or taller (up to ``most``) while the colour bar beside it would
