@@ -1,6 +1,8 @@
 """The lesson deck's figures use their page (attnviz.figures.fill): the token-lines pages once sat in the top middle
 third of the band with half the page white, and the causal-mask page's three 19 × 19 maps came out 215, 227 and
-253 px wide (at 100 dpi) though they are one shape. Pages rasterised from the PDF as the deck writes them; the
+253 px wide (at 100 dpi) though they are one shape; at one size, the three were bound by the page's width and ~35 %
+of its height tall, a white band above and below (issue 36): M, its "−∞" too small to draw, now folds into S + M's
+hatch as on screen, and the two maps left fill the height. Pages rasterised from the PDF as the deck writes them; the
 same page drawn without filling is the control (its ink measured by the same code must fail)."""
 
 from __future__ import annotations
@@ -47,14 +49,14 @@ def band_fill(rgb: np.ndarray) -> tuple[float, float]:
     return (cols[-1] - cols[0]) / band.shape[1], (rows[-1] - rows[0]) / band.shape[0]
 
 
-def longest_runs(rgb: np.ndarray, vertical: bool = False) -> list[int]:
-    """The longest run of coloured (saturated, viridis) pixels along a row (``vertical``: a column) in each third of
-    the page; text, hatch and paper are grey."""
+def longest_runs(rgb: np.ndarray, vertical: bool = False, parts: int = 3) -> list[int]:
+    """The longest run of coloured (saturated, viridis) pixels along a row (``vertical``: a column) in each of
+    ``parts`` equal slices of the page's width; text, hatch and paper are grey."""
     sat = rgb.max(axis=2) - rgb.min(axis=2) > 40
     w = rgb.shape[1]
     out = []
-    for third in range(3):
-        part = sat[:, third * w // 3:(third + 1) * w // 3]
+    for third in range(parts):
+        part = sat[:, third * w // parts:(third + 1) * w // parts]
         best = 0
         for line in (part.T if vertical else part):
             padded = np.concatenate([[False], line, [False]])
@@ -65,9 +67,12 @@ def longest_runs(rgb: np.ndarray, vertical: bool = False) -> list[int]:
     return out
 
 
-def map_widths(rgb: np.ndarray) -> list[int]:
-    """Each third's widest coloured run: a map's width (its last row has no masked cells; colour bars are narrow)."""
-    return longest_runs(rgb)
+def map_widths(rgb: np.ndarray, parts: int = 3) -> list[int]:
+    """Each slice's widest coloured run: a map's width (its last row has no masked cells; colour bars are narrow)."""
+    return longest_runs(rgb, parts=parts)
+
+
+MASK_MAPS = 2  # the causal mask's maps on a slide: S + M (M's hatch) and P, M folded (its "−∞" under the floor)
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +92,16 @@ def test_unfilled_token_lines_page_is_caught(qapp, pages):
 
 
 def test_causal_mask_maps_are_drawn_at_one_size(qapp, pages):
-    widths = map_widths(pages["mask"])
-    assert min(widths) > pages["mask"].shape[1] * 0.12, widths  # three maps found, not text or bars
+    widths = map_widths(pages["mask"], MASK_MAPS)
+    assert min(widths) > pages["mask"].shape[1] * 0.2, widths  # both maps found, not text or bars
     assert max(widths) <= min(widths) * 1.04, widths
+
+
+def test_causal_mask_maps_use_the_page_height(qapp, pages):
+    """The 16:9 page's square maps are half its height or more (three side by side: ~35 %, white bands above and
+    below); a map's height is its widest run (square cells)."""
+    page = pages["mask"]
+    assert min(map_widths(page, MASK_MAPS)) >= 0.5 * page.shape[0], (map_widths(page, MASK_MAPS), page.shape)
 
 
 class _Figure:

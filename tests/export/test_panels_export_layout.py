@@ -19,15 +19,15 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from tests.export.test_deck_fill import FILLED, _scene_pdf, band_fill, longest_runs, map_widths  # noqa: E402
+from tests.export.test_deck_fill import MASK_MAPS, FILLED, _scene_pdf, band_fill, longest_runs, map_widths  # noqa: E402
 
 SAT = 40  # a coloured (viridis) pixel: its channels differ by more than this; text, hatch and paper are grey
 
 
-def tallest_runs(rgb: np.ndarray) -> list[int]:
-    """The longest vertical run of coloured pixels in each third of the page: a map's height (its first column
-    has no masked cell) or its colour bar's, whichever is taller."""
-    return longest_runs(rgb, vertical=True)
+def tallest_runs(rgb: np.ndarray, parts: int = MASK_MAPS) -> list[int]:
+    """The longest vertical run of coloured pixels in each slice of the page (a half: the mask's S + M and P, M
+    folded): a map's height (its first column has no masked cell) or its colour bar's, whichever is taller."""
+    return longest_runs(rgb, vertical=True, parts=parts)
 
 
 @pytest.fixture(scope="module")
@@ -46,20 +46,20 @@ def mask_png(tmp_path_factory):
     return np.asarray(Image.open(out).convert("RGB")).astype(int)
 
 
-def test_the_three_maps_of_the_mask_are_one_size(mask_png):
-    widths = map_widths(mask_png)
-    assert min(widths) > mask_png.shape[1] * 0.12, widths  # three maps found, not text or bars
+def test_the_maps_of_the_mask_are_one_size(mask_png):
+    widths = map_widths(mask_png, MASK_MAPS)
+    assert min(widths) > mask_png.shape[1] * 0.2, widths  # both maps found, not text or bars
     assert max(widths) <= min(widths) * 1.03, widths
 
 
 def test_colour_bars_are_as_tall_as_their_maps(mask_png):
-    widths, tallest = map_widths(mask_png), tallest_runs(mask_png)
+    widths, tallest = map_widths(mask_png, MASK_MAPS), tallest_runs(mask_png)
     assert all(t <= w * 1.1 for t, w in zip(tallest, widths)), (tallest, widths)
 
 
 def test_the_maps_sit_in_the_middle_of_the_figure(mask_png):
     """The maps are centred between the title and the notes, not along the top with the bottom half empty (the
-    first third: M, whose colour bar is left out, so only its cells are coloured)."""
+    first third: S + M's cells, left of its colour bar)."""
     sat = (mask_png.max(axis=2) - mask_png.min(axis=2) > SAT)[:, :mask_png.shape[1] // 3]
     rows = np.flatnonzero(sat.any(axis=1))
     middle = (rows[0] + rows[-1]) / 2 / mask_png.shape[0]
@@ -69,10 +69,10 @@ def test_the_maps_sit_in_the_middle_of_the_figure(mask_png):
 def test_a_tall_bar_is_caught(mask_png):
     """Control: a colour bar three times a map's height, painted into the page, fails the bar measure."""
     page = mask_png.copy()
-    w = map_widths(page)[1]
-    x = page.shape[1] // 3 + 5
-    page[20:20 + 3 * w, x:x + 8] = (68, 1, 84)  # viridis' darkest colour
-    assert any(t > m * 1.1 for t, m in zip(tallest_runs(page), map_widths(page)))
+    w = map_widths(page, MASK_MAPS)[1]
+    x = page.shape[1] // 2 + 5
+    page[20:20 + min(3 * w, page.shape[0] - 40), x:x + 8] = (68, 1, 84)  # viridis' darkest colour
+    assert any(t > m * 1.1 for t, m in zip(tallest_runs(page), map_widths(page, MASK_MAPS)))
 
 
 def test_patch_filter_page_uses_its_width(qapp, tmp_path):

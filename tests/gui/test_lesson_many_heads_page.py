@@ -57,3 +57,16 @@ def test_a_tall_page_keeps_the_patterns(qtbot):
 def test_a_figure_that_fills_its_width_is_not_moved(qtbot, size):
     fig = _figure(qtbot, size)
     assert fig.rects["labels"].left() <= 6 + 1 or fig.width() - fig.rects["A"].right() <= 6 + 1
+
+
+DOCK = (1176, 402)  # the figure's room when the lesson sits in a 1280×720 window's 1216×662 (measured, issue 36)
+
+
+def test_the_dock_names_its_rows_at_the_other_scenes_size(qtbot):
+    """In the lesson's dock of a 1280×720 window, scene 5's 19 rows are named at 14 px or more, as the other scenes'
+    T×T maps are (14.2 px there); they were 12 px, the floor, under the patterns P_h."""
+    fig = _figure(qtbot, DOCK)
+    assert QFontInfo(fig.row_label_font()).pixelSize() >= 14, QFontInfo(fig.row_label_font()).pixelSize()
+    assert fig.row_label_stride() == 1
+    last = fig.rects["labels"]  # no label cut: the 19 rows fit the room under the titles
+    assert last.bottom() <= fig.height(), (last, fig.height())

@@ -32,12 +32,13 @@ def test_row_labels_stay_beside_their_matrix_in_an_export(qtbot, size):
     def check():
         relayout()
         if view.figure.geometry().width() == size[0]:
-            seen.extend((m.left.geometry().right(), m.vb.geometry().left()) for m in view.maps if m.isVisible())
+            # the last pass is the one drawn (a page with M's "−∞" under its floor is laid out again, M folded)
+            seen[:] = [(m.left.geometry().right(), m.vb.geometry().left()) for m in view.maps if m.isVisible()]
 
     view._after_relayout = check
     image = QImage(*size, QImage.Format.Format_ARGB32)
     painter = QPainter(image)
     view.render_figure(painter, QRectF(0, 0, *size))
     painter.end()
-    assert len(seen) == 3
+    assert len(seen) in (2, 3), seen  # M, S + M, P; or S + M and P
     assert all(axis_right <= vb_left + 0.5 for axis_right, vb_left in seen), seen

@@ -219,7 +219,7 @@ class BaseView(QWidget):
         for it, _ in cached:
             it.setCacheMode(QGraphicsItem.CacheMode.NoCache)
         try:
-            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
+            with exporting(scale):  # laid out for the file: its labels 12 px on the page (widgets/legible.py)
                 self._relayout(src)
                 painter.save()
                 painter.fillRect(rect, QColor(self.style.background))

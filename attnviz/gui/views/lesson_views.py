@@ -93,6 +93,8 @@ class PanelsView(BaseView):
             m.setMinimumWidth(-1 if shown else 0.0)  # (-1: the layout's own size again)
             m.setMaximumWidth(-1 if shown else 0.0)
         self.maps[0].share_cells(self.maps[:len(p.panels)])  # one shape, one size (the grid's columns differ)
+        for m in self.maps[len(p.panels):]:  # a map given up (M folded) no longer sizes the shown ones' cells: with
+            m.cell_peers = [m]  # its old peers it asked them for sizes from its zero width, and they asked it back
         set_title(self.header, p.title, self.style, 1.4)
         set_title(self.notes, "<br>".join(p.notes), self.style, 1.0)
         self._hold_notes_height()
@@ -263,17 +265,44 @@ class CausalMaskView(PanelsView):
         if self.isVisible():
             super().set_panels(self._fitted(self._all_panels))
 
-    def _fitted(self, p):
+    def _fitted(self, p, folded: bool | None = None):
         """``p`` as drawn: without M while it is folded (S + M's title names the hatch M)."""
-        if p is None or not self.mask_folded or len(p.panels) < 3:
+        folded = self.mask_folded if folded is None else folded
+        if p is None or not folded or len(p.panels) < 3:
             return p
-        sm = replace(p.panels[1], title=p.panels[1].title + " (M: −∞, hatched)")
+        masked = p.panels[0].masked is not None and bool(np.any(p.panels[0].masked))
+        # (an encoder's M masks nothing: its title must not promise a hatch that is not drawn)
+        sm = replace(p.panels[1], title=p.panels[1].title + (" (M: −∞, hatched)" if masked else " (M: all 0, none masked)"))
         return replace(p, panels=[sm] + list(p.panels[2:]))
+
+    def _relayout(self, geom) -> None:
+        """An export folds M by the screen's rule, judged at the page's own layout: laid out with M first, and
+        without it where M's "0" / "−∞" would be under the page's floor (M is then the hatch S + M already
+        draws). Three square maps side by side are bound by a 16:9 page's width: 19 tokens left M, S + M and P
+        ~375 px tall on a 1920 × 1080 deck page with a white band above and below; two fill its height.
+        Back on screen the panels are the screen's again."""
+        exporting_now = is_exporting()
+        if exporting_now and self._all_panels is not None and len(self._all_panels.panels) >= 3:
+            self._draw_panels(self._all_panels)
+            super()._relayout(geom)
+            if self._texts and not any(t.isVisible() for t in self._texts):
+                self._draw_panels(self._fitted(self._all_panels, folded=True))
+                super()._relayout(geom)
+            return
+        if not exporting_now:
+            self._draw_panels(self._fitted(self._all_panels))  # the screen's (a no-op unless an export changed them)
+        super()._relayout(geom)
+
+    def _draw_panels(self, panels) -> None:
+        """Draw ``panels`` unless they are drawn already (drawn again, the maps' square-cell peers were asked for
+        their sizes before the layout had placed them: coref's mask recursed between its maps)."""
+        if panels is not self.panels:
+            PanelsView.set_panels(self, panels)
 
     def _show_legible_cell_text(self) -> None:
         super()._show_legible_cell_text()
-        if self._all_panels is None or self.canvas.width() <= 0 or not self.isVisible():
-            return  # (a view being closed: its maps are going, and an export keeps M)
+        if self._all_panels is None or self.canvas.width() <= 0 or not self.isVisible() or is_exporting():
+            return  # (a view being closed: its maps are going; an export folds M itself: _relayout)
         floor_px = floor_pt(self.style, self) * 96.0 / 72.0
         if not self.mask_folded and self._texts:
             if not any(t.isVisible() for t in self._texts):  # M's glyphs too small: fold M

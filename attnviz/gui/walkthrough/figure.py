@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QRegion, QResizeEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.widgets.legible import exporting
+from attnviz.gui.widgets.legible import SLIDE_SCALE, exporting
 
 __all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "group_rows", "style_label"]
 
@@ -260,6 +260,32 @@ def _settle(widget: QWidget) -> None:
             _settle(child)
 
 
+def _board_scale(fig: QWidget, target: QSize, scale: float) -> float:
+    """The scale whose label floor (widgets/legible.py) a board is exported at: the page's own (12 px on the page)
+    if every grid of up to 24 rows and columns still names each of them there, else the 1920×1080 slide's. Known
+    gap (issue 36): the matrix form's two bands of 21–24 rows do not fit a 720-line page at 12 px (its T×T maps
+    wrapped onto a third line, 90 px wide, every 5th row named), so there they keep the slide's ~8 px."""
+    if scale >= SLIDE_SCALE:
+        return scale  # (the same floor either way)
+    with exporting(scale):
+        fig.resize(target)
+        _settle(fig)
+        return scale if _names_every_token(fig) else SLIDE_SCALE
+
+
+def _names_every_token(fig: QWidget) -> bool:
+    from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    for g in fig.findChildren(MatrixGrid):
+        if not (g.isVisibleTo(fig) and g.values.size):
+            continue
+        rows, cols = g.values.shape[:2]
+        if (g.row_labels and rows <= 24 and g.row_label_stride() > 1) or (g.col_labels and cols <= 24 and g.col_label_stride() > 1):
+            return False
+    return all(c.row_label_stride() == 1 for c in fig.findChildren(ConcatFigure) if c.isVisibleTo(fig) and 0 < len(c.q_tok) <= 24)
+
+
 class FigureHostMixin:
     """``render_figure`` / ``figure_size`` for a widget whose figure is ``self.figure_widget``.
 
@@ -313,7 +339,7 @@ class FigureHostMixin:
         if scroll is not None:
             scroll.setWidgetResizable(False)
         try:
-            with exporting():  # laid out for the file: the export's label floor (12 px on a 1920×1080 slide)
+            with exporting(_board_scale(fig, target, scale)):  # laid out for the file: the page's label floor
                 fig.resize(target)
                 _settle(fig)
                 painter.save()

@@ -71,11 +71,11 @@ class MatrixGridLabels:
         """The upright labels' font: the largest (label font down to the floor) that fits the columns the cells
         have once the room above them is this font's. Room measured at the full label font while the labels
         were drawn smaller left ~50 px of a 1280×720 lesson's T×T maps empty (X, Q, K, V got 8 px rows)."""
-        size = (self.width(), self.height())
+        floor = self.col_floor_pt()
+        size = (self.width(), self.height(), floor)  # (an export may lay a board out at two floors at one size)
         memo = self._memo.get("upright")
         if memo is None or memo[0] != size:
             font = QFont(self._fonts()[2])
-            floor = self.col_floor_pt()
 
             def fits(pt: float) -> bool:
                 font.setPointSizeF(pt)

@@ -7,9 +7,11 @@
 * **Presenting** (large type): the figure is on the projected screen itself: 12 px on a 1080-line
   window, in proportion on a smaller one (a 1280×720 projector fills the same wall, so 8 px there is as
   large in the room as 12 px at 1080 lines).
-* **Exporting** (within :func:`exporting`): the export's own floor, 5 pt in the figure's layout. An
-  export of a 1920×1080 slide is laid out at 1067×600 and drawn ×1.8, so 5 pt there is 12 px on the
-  slide (a layout at the window's floor would name half the tokens of a slide that has room for all).
+* **Exporting** (within :func:`exporting`): 12 px on the page, whatever its size. A figure is laid out
+  smaller than its page and drawn scaled up (``scale``: ×1.8 for a bare 1920×1080 slide), so the floor
+  in its layout is 12 px ÷ the scale, and never under 5 pt (a larger page keeps its labels in
+  proportion). A fixed 5 pt in the layout drew 8 px labels on a 1280×720 or a square 1200×1200 page
+  (×1.06, ×1.2) and 10.5 px on a 16:9 deck page whose title and caption take part of the height.
 
 Where labels do not fit at the floor, a view names every k-th label or gives the figure more room; it
 never draws type under it.
@@ -19,38 +21,46 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "EXPORT_FLOOR_PT", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
+SLIDE_SCALE = 1.8  # a bare 1920×1080 slide's layout scale: what an export laid out without its scale assumes
+PAGE_FLOOR_PX = 12.0  # the smallest label on an exported page, in the page's pixels
 DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
 HELD_FLOOR = "legible_floor_pt"  # a widget property: the floor its figures keep whatever the screen's size
 PRESENTED_FLOOR_PT = 9.0  # 12 px at 96 dpi on a 1080-line screen
 FULL_HD_LINES = 1080.0
 
-_exports = [0]  # how many exports are being laid out now (GUI thread only: exports paint widgets)
+_exports: list[float] = []  # the layout scale of each export being laid out now (GUI thread only: exports paint widgets)
 
 
 @contextmanager
-def exporting():
-    """Within this block figures are laid out for an export (drawn larger: the export's floor)."""
-    _exports[0] += 1
+def exporting(scale: float = SLIDE_SCALE):
+    """Within this block figures are laid out for an export drawn ``scale`` times larger than its layout
+    (``render_figure``'s scale): labels keep :data:`PAGE_FLOOR_PX` on the page."""
+    _exports.append(float(scale) if scale and scale > 0 else 1.0)
     try:
         yield
     finally:
-        _exports[0] -= 1
+        _exports.pop()
+
+
+def export_floor_pt(scale: float) -> float:
+    """Points, in a layout drawn ``scale`` times larger, of a label that is 12 px on the page (at least 5 pt)."""
+    return max(EXPORT_FLOOR_PT, PAGE_FLOOR_PX * 72.0 / 96.0 / scale)
 
 
 def is_exporting() -> bool:
     """True while a figure is laid out for a file (within :func:`exporting`): what a slide cannot do, e.g.
     page with ▲▼◀▶, its text must not offer."""
-    return bool(_exports[0])
+    return bool(_exports)
 
 
 def floor_pt(style, widget=None) -> float:
     """Points of the smallest label for ``style``, drawn in ``widget`` (its window's height scales the
     presenting floor; without a widget, a 1080-line screen)."""
     if style.font_scale <= 1:
-        return EXPORT_FLOOR_PT if _exports[0] else DOCKED_FLOOR_PT
+        return export_floor_pt(_exports[-1]) if _exports else DOCKED_FLOOR_PT
     lines = FULL_HD_LINES
     if widget is not None:
         win = widget.window()
@@ -62,7 +72,7 @@ def floor_pt(style, widget=None) -> float:
 def held_floor_pt(widget) -> float:
     """The floor a container holds its figures to on screen (its ``legible_floor_pt`` property, e.g. the live
     lesson's 12 px at every screen size, issue 36), else 0; an export keeps its own floor."""
-    while widget is not None and not _exports[0]:
+    while widget is not None and not _exports:
         held = widget.property(HELD_FLOOR)
         if held:
             return float(held)

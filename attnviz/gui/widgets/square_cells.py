@@ -7,6 +7,10 @@ side (``share_cells``, ``balance_widths``) one cell size. Kept apart from the he
 from __future__ import annotations
 
 UNLIMITED = 16777215.0  # Qt's QWIDGETSIZE_MAX: no maximum
+# peers size each other a few levels deep while they settle; a masked-lm causal mask laid out at 1280×720, then at
+# 1600×1200, had two peers take turns without end (RecursionError): deeper than this, a pass stops asking
+MAX_PEER_DEPTH = 12
+_peer_depth = [0]  # how deep the peers' sizing is now (GUI thread only)
 
 __all__ = ["SquareCells", "UNLIMITED"]
 
@@ -71,10 +75,16 @@ class SquareCells:
                 self.layout.activate()
             finally:
                 self._settling = False
-        for peer in self.cell_peers:
-            if peer is not self and (abs(peer._drawn_px - px) > 0.01 or head_moved and self.centred):
-                peer._size_square()
-                peer._fit_square()
+        if _peer_depth[0] >= MAX_PEER_DEPTH:
+            return  # peers asking each other back and forth: the outer passes go on (they recursed for ever)
+        _peer_depth[0] += 1
+        try:
+            for peer in self.cell_peers:
+                if peer is not self and (abs(peer._drawn_px - px) > 0.01 or head_moved and self.centred):
+                    peer._size_square()
+                    peer._fit_square()
+        finally:
+            _peer_depth[0] -= 1
 
     def _bar_height(self, matrix_h: float, most: float) -> float:
         """The matrix's row height: the matrix's, or taller (up to ``most``) while the colour bar beside it would
