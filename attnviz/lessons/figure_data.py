@@ -184,16 +184,24 @@ def mask_panels(trace, state) -> FigurePanels:
     scores = np.where(neg, np.nan, logits)
     finite = scores[np.isfinite(scores)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    panels = [Panel("M: 0 on and below the diagonal, −∞ above", np.zeros_like(mask), rows, rows, 0.0, 1.0,
+    causal = neg.shape[0] == neg.shape[1] and neg.any() and np.array_equal(neg, np.triu(np.ones_like(neg), k=1))
+    # the mask as this model has it: an encoder's masks nothing (once titled "−∞ above" over all zeros)
+    m_title = ("M: 0 on and below the diagonal, −∞ above" if causal
+               else "M: all 0 (nothing masked: every query reads every key)" if not neg.any()
+               else "M: 0 where a key may be read, −∞ where it may not")
+    why = ("every key after its query" if causal else "this model's attention reads every key" if not neg.any()
+           else "the keys this model's mask blocks")
+    panels = [Panel(m_title, np.zeros_like(mask), rows, rows, 0.0, 1.0,
                     "M (hatched: −∞)", neg, mask_text),
               Panel("Scaled scores S + M", np.nan_to_num(scores, nan=lo), rows, rows, lo, hi, "score", neg),
               Panel("P = softmax(S + M)", probs, rows, rows, 0.0, float(probs.max()), "attention weight", neg)]
     leak = float(probs[neg].max()) if neg.any() else 0.0
-    notes = [f"{int(neg.sum())} of {mask.size} cells are −∞ (every key after its query); their weight after the "
-             f"softmax: {leak:g}",
-             f"Each row still sums to 1 over the tokens up to the query (max |Σ − 1| = "
+    notes = [f"{int(neg.sum())} of {mask.size} cells are −∞ ({why}); their weight after the softmax: {leak:g}",
+             f"Each row {'still sums to 1 over the tokens up to the query' if neg.any() else 'sums to 1 over every key'}"
+             f" (max |Σ − 1| = "
              f"{float(np.max(np.abs(probs.sum(-1) - 1))):.1e})"]
-    return FigurePanels(f"The causal mask · layer {state.layer}, head {state.head}", panels, notes,
+    name = "The causal mask" if causal else "The attention mask (none)" if not neg.any() else "The attention mask"
+    return FigurePanels(f"{name} · layer {state.layer}, head {state.head}", panels, notes,
                         {"mask": mask, "scores": logits, "probs": probs, "future_weight": leak})
 
 

@@ -48,3 +48,22 @@ def test_an_encoder_has_nothing_masked():
                         text="The animal didn't cross the street because it was too tired")
     assert all(p.masked is None or not p.masked.any() for p in fig.panels)
     assert "decoder" not in fig.title
+
+
+@pytest.mark.parametrize("model,causal", [("induction", True), ("coref", False)])
+def test_the_mask_figure_says_what_this_models_mask_is(model, causal):
+    """``--view causal-mask`` titles M by the mask the model has: a decoder's future (−∞ above the diagonal) or,
+    for an encoder, nothing masked (it was titled "−∞ above" over all zeros, its note "every key after its query")."""
+    from attnviz.lessons.figure_data import mask_panels
+    from attnviz.runtime import run_trace
+
+    loaded = load_model(model)
+    text = "The animal didn't cross the street because it was too tired" if model == "coref" else None
+    trace = run_trace(loaded, text=text or "abcdefabcdef")
+    fig = mask_panels(trace, SelectionState(layer=0, head=0))
+    m = fig.panels[0]
+    assert ("−∞ above" in m.title) == causal and ("nothing masked" in m.title) == (not causal)
+    assert ("every key after its query" in fig.notes[0]) == causal
+    assert ("up to the query" in fig.notes[1]) == causal
+    assert fig.title.startswith("The causal mask") == causal
+    assert bool(m.masked.any()) == causal
