@@ -38,3 +38,35 @@ def test_the_timeline_opens_on_it(qtbot):
     tl.set_snapshots(_snaps((1, 2)))
     assert (tl.selection.layer, tl.selection.head) == (1, 2)
     assert (tl.layer_box.value(), tl.head_box.value()) == (1, 2)
+
+
+def test_an_encoder_decoder_replay_opens_on_cross_attention_and_offers_every_part(qtbot):
+    """translate's replay showed only the decoder's self-attention (the alignment forms in cross-attention, with
+    no way there): it opens on cross-attention at the head that sharpened most there, and the chooser offers
+    the three attentions. Control: a decoder-only replay shows no chooser."""
+    from attnviz.gui.panels.attention_timeline import AttentionTimeline
+
+    T, S, H = 4, 5, 2
+    arrays = {}
+    for k in range(3):
+        for layer in range(2):
+            arrays[f"s{k}.p0.L{layer}"] = np.tril(np.ones((H, T, T), np.float32)) / np.arange(1, T + 1)[:, None]
+            cross = np.full((H, T, S), 1 / S, np.float32)
+            if (layer, k) == (1, 2):
+                cross[1] = np.eye(T, S, dtype=np.float32)  # the alignment, formed at the end in L1 h1
+            arrays[f"s{k}.p0.L{layer}.cross"] = cross
+            arrays[f"s{k}.p0.enc.L{layer}"] = np.full((H, S, S), 1 / S, np.float32)
+    snaps = Snapshots(steps=[0, 50, 100], probes=[{"input": "a b c d e", "tokens": list("wxyz"),
+                                                  "src_tokens": list("abcde")}],
+                      parts=["self", "cross", "enc"], arrays=arrays)
+    tl = AttentionTimeline()
+    qtbot.addWidget(tl)
+    tl.show()
+    tl.set_snapshots(snaps, causal=True)
+    assert tl.part_box.isVisible() and tl.part_box.count() == 3
+    assert tl.selection.part == "cross" and (tl.selection.layer, tl.selection.head) == (1, 1)
+    assert tl.view.trace is not None and tl.view.trace.has_cross
+    tl.part_box.setCurrentIndex(tl.part_box.findData("enc"))
+    assert tl.selection.part == "enc"
+    tl.set_snapshots(_snaps((1, 2)))
+    assert not tl.part_box.isVisible() and tl.selection.part == "self"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.finish import finish_trace
@@ -69,6 +70,14 @@ class AttentionTimeline(QWidget):
         self.head_box = QSpinBox(self)
         self.head_box.setPrefix("head ")
         self.head_box.valueChanged.connect(lambda v: self.selection.update(head=v))
+        # an encoder–decoder's replay has three attentions; the alignment forms in cross-attention, which the
+        # replay opens on (it showed only the decoder's self-attention, no way to the cross one: audit)
+        self.part_box = QComboBox(self)
+        self.part_box.setToolTip("Which attention of the encoder–decoder the replay shows")
+        self.part_box.currentIndexChanged.connect(self._part_chosen)
+        self.part_box.setVisible(False)
+        self.part_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.part_box.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # the probe gets the rest
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setToolTip("Drag through training: attention at each stored step")
         self.slider.valueChanged.connect(self._redraw)
@@ -80,6 +89,7 @@ class AttentionTimeline(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Probe:", self))
         top.addWidget(self.probe_box, 1)
+        top.addWidget(self.part_box)
         top.addWidget(self.layer_box)
         top.addWidget(self.head_box)
         # the map's own row ("colours: …") joins this one: a row less above a square map is ~30 px more
@@ -120,14 +130,16 @@ class AttentionTimeline(QWidget):
         if has:
             self.probe_box.addItems([str(p.get("input", f"probe {j}"))[:60] for j, p in enumerate(snaps.probes)])
             self.probe_box.setCurrentIndex(max(probe, 0))
-            self.layer_box.setMaximum(max(snaps.n_layers("self") - 1, 0))
             head0 = snaps.arrays.get("s0.p0.L0")
             self.head_box.setMaximum(max((head0.shape[0] if head0 is not None else 1) - 1, 0))
         self.probe_box.blockSignals(False)
+        part = self.selection.part if same_run else self._set_parts(snaps if has else None)
+        if has:
+            self.layer_box.setMaximum(max(snaps.n_layers(part) - 1, 0))
         if has and not same_run and len(snaps.steps) > 1:  # the head where training's story shows
             from attnviz.analysis.walkthrough_default import emerged_head
 
-            layer, head = emerged_head(snaps, max(probe, 0))
+            layer, head = emerged_head(snaps, max(probe, 0), part)
             self.layer_box.setValue(layer)
             self.head_box.setValue(head)
         self.slider.blockSignals(True)
@@ -135,6 +147,34 @@ class AttentionTimeline(QWidget):
         self.slider.setRange(0, max(len(snaps.steps) - 1, 0) if has else 0)
         self.slider.setValue(self.slider.maximum() if not same_run or at_end else kept)
         self.slider.blockSignals(False)
+        self._redraw()
+
+    def _set_parts(self, snaps) -> str:
+        """The part chooser for ``snaps`` (shown when it holds more than one attention); the part it opens on:
+        cross-attention where there is one (where a translation's alignment forms), else self-attention."""
+        from attnviz.gui.panels.part_bar import PARTS
+
+        have = list(getattr(snaps, "parts", None) or ["self"]) if snaps is not None else ["self"]
+        # the short names ("cross-attention"): the map's title says the rest, the probe keeps its room
+        shown = [(p, text.split(":")[0]) for p, text, _ in PARTS if p in have]
+        part = "cross" if "cross" in have else "self"
+        self.part_box.blockSignals(True)
+        self.part_box.clear()
+        for p, text in shown:
+            self.part_box.addItem(text, p)
+        self.part_box.setCurrentIndex(max(self.part_box.findData(part), 0))
+        self.part_box.blockSignals(False)
+        self.part_box.setVisible(len(shown) > 1)
+        self.selection.update(part=part)
+        return part
+
+    def _part_chosen(self, index: int) -> None:
+        part = self.part_box.itemData(index)
+        snaps = self.snapshots
+        if part is None or snaps is None or not snaps.steps:
+            return
+        self.layer_box.setMaximum(max(snaps.n_layers(part) - 1, 0))
+        self.selection.update(part=part, layer=self.layer_box.value())
         self._redraw()
 
     def _redraw(self, *_args) -> None:
