@@ -44,9 +44,10 @@ def add_parser(sub) -> None:
     p.add_argument("--pack-format", choices=("png", "svg", "pdf"), default="png",
                    help="file format of the lecture pack's figures (default png)")
     p.add_argument("--layer", type=index, default=None,
-                   help="layer index, from 0 (default: the layer of the head the model names as its focus, else 0)")
+                   help="layer index, from 0 (default: as the app opens: the layer of the model's focus head, else of its "
+                        "sharpest head; the walkthrough's figures: where the opening query's row mixes)")
     p.add_argument("--head", type=index, default=None,
-                   help="head index, from 0 (default: the model's focus head, else 0)")
+                   help="head index, from 0 (default: the model's focus head, else its sharpest head, as the app opens)")
     p.add_argument("--query", type=index, default=None,
                    help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default=None,
