@@ -19,25 +19,9 @@ T = 600  # above the on-demand threshold (asserted below)
 
 @pytest.fixture(scope="module")
 def long_trace():
-    """A tiny random Llama (6 layers × 2 heads) on T random tokens, captured on the on-demand path."""
-    torch = pytest.importorskip("torch")
-    tf = pytest.importorskip("transformers")
-    from attnviz.capture.on_demand import ON_DEMAND_T
-    from attnviz.hf.capture import capture_hf
+    from tests.gui.long_llama_trace import long_llama_trace
 
-    assert T > ON_DEMAND_T
-    cfg = tf.LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024)
-    torch.manual_seed(0)
-    model = tf.LlamaForCausalLM(cfg).eval()
-    with torch.no_grad():  # wider weights: heads that attend unevenly
-        for p in model.parameters():
-            p.mul_(3.0 if p.dim() >= 2 else 1.0)
-    ids = torch.randint(0, 50, (1, T))
-    trace = capture_hf(model, {"input_ids": ids, "attention_mask": torch.ones_like(ids)},
-                       [f"t{i}" for i in range(T)], attention="on_demand")
-    assert "L0.probs" not in trace.arrays  # recomputed from q and k, never held whole
-    return trace
+    return long_llama_trace(T)
 
 
 def test_overview_equals_max_pool_of_probs(long_trace):

@@ -5,6 +5,8 @@ A long trace keeps no T × T maps; every weight of a head is recomputed from q, 
 of the page on screen only, one after another on the views' lane (:func:`~attnviz.gui.views.head_overview.
 page_overviews`), drawing each as it arrives; turning the page (▲▼◀▶, or selecting a head elsewhere) asks for
 that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace.
+A figure for the app's export (``export_waits``) asks only for the page its slide shows, as it is painted, and
+the exporter waits for it (:mod:`~attnviz.gui.views.export_wait`); the command line's computes it at once.
 
 A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar``, ``notes``, titles, pages).
 """
@@ -56,6 +58,7 @@ class LongGrid:
     """Page-by-page overviews of a long input's heads (mixed into ModelView)."""
 
     _long: LongPages | None = None
+    export_waits = False  # built for an export that waits for the page's heads (export_wait.py)
 
     def _start_long(self, trace, part: str) -> None:
         """Lay the grid out for every head of ``part`` and compute the page on screen."""
@@ -94,6 +97,8 @@ class LongGrid:
         """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
         if not self._long_active():
             return
+        if self.export_waits and not is_exporting():
+            return  # a figure for a waiting export computes only the page its slide shows, asked as it is painted
         lp = self._long
         needed = tuple(h for h in self._page_heads() if not lp.done[h])
         if self._work is not None and set(needed) <= set(lp.asked):
@@ -135,9 +140,17 @@ class LongGrid:
             self._set_title()
 
         self.run_in_background(work, ready, lambda item: self._long_arrived(lp, item))
-        if is_exporting():  # a slide laid out for its own page is drawn now: its heads are computed here
+        if is_exporting() and not self.export_waits:  # a synchronous export (the command line): computed here
             self.ensure_current()
         self._set_title()
+
+    def _long_pending_text(self) -> str:
+        """What the page's job computes, for an export waiting for it: "computing heads 12/36 for the export"."""
+        lp = self._long
+        if not self._long_active() or not lp.asked:
+            return ""
+        done = sum(1 for h in lp.asked if lp.done[h])
+        return f"computing heads {done}/{len(lp.asked)} for the export (from q and k)"
 
     def _long_arrived(self, lp: LongPages, item) -> None:
         """One computed head (or the mask's pooled cells): stored and drawn at once."""

@@ -1,0 +1,144 @@
+"""The app's export of a long input's All heads page never computes a head on the GUI thread: the heads of the
+slide's page are computed on the views' lane while the event loop keeps turning, the exporter says how far they
+are, the file appears only once they have arrived (the figure painted complete), and Cancel stops them with no
+file written. (It computed every head inside ``ensure_current`` on the GUI thread: ~10 s for 36 heads at 4,096
+tokens on a 30 × 9 model, the window frozen.)"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import threading  # noqa: E402
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+
+from attnviz.selection import Selection  # noqa: E402
+
+LONG = 300_000  # ms: a generous bound for the slow shared machine, never a measurement
+
+
+@pytest.fixture(scope="module")
+def long_trace():
+    from tests.gui.long_llama_trace import long_llama_trace
+
+    return long_llama_trace(600)
+
+
+@pytest.fixture
+def long_view(qtbot, monkeypatch, long_trace):
+    """The All heads view on screen treating the trace as too long for every head at once, its page computed."""
+    from attnviz.gui.views import model_summary
+    from attnviz.gui.views.model_view import ModelView
+
+    monkeypatch.setattr(model_summary, "GRID_ON_DEMAND_WEIGHTS", 1)
+    view = ModelView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(700, 330)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_trace(long_trace)
+    assert view._long is not None
+    qtbot.waitUntil(lambda: not view.background_pending, timeout=LONG)  # the lane is free for the export
+    return view
+
+
+class _Watch:
+    """Wraps the page's head computation: which thread computes each head, how often the GUI thread's timer
+    ticked meanwhile, and whether the file was already there. ``hold`` keeps each head's worker until asked to
+    stop (the cancel test)."""
+
+    def __init__(self, monkeypatch, path, hold: bool = False):
+        from PySide6.QtCore import QTimer
+
+        from attnviz.gui.views import all_heads_long
+
+        self.path, self.hold, self.heads, self.ticks = path, hold, [], 0
+        self.timer = QTimer()
+        self.timer.timeout.connect(self._tick)
+        self.timer.start(5)
+        real = all_heads_long.page_overviews
+
+        def watched(trace, part, heads, *args, stop=lambda: False, **kwargs):
+            for overview in real(trace, part, heads, *args, stop=stop, **kwargs):
+                on_gui = threading.current_thread() is threading.main_thread()
+                seen = self.ticks
+                # a worker waits for two ticks of the GUI thread's timer: they come while the event loop turns
+                # (on the GUI thread itself none could: the bound only keeps a failing run from hanging)
+                end = time.monotonic() + 20
+                while not on_gui and self.ticks < seen + 2 and time.monotonic() < end:
+                    time.sleep(0.005)
+                while self.hold and not on_gui and not stop() and time.monotonic() < end:
+                    time.sleep(0.005)
+                self.heads.append((on_gui, self.ticks - seen, path.exists(), (overview.layer, overview.head)))
+                yield overview
+
+        monkeypatch.setattr(all_heads_long, "page_overviews", watched)
+
+    def _tick(self):
+        self.ticks += 1
+
+
+def _export(view, path):
+    from attnviz.figures.registry import export_style
+    from attnviz.figures.render import ExportOptions
+    from attnviz.gui.figure_export import FigureExport
+
+    runner = FigureExport()
+    seen = {"texts": [], "done": [], "failed": []}
+    runner.progress.connect(seen["texts"].append)
+    runner.done.connect(seen["done"].append)
+    runner.failed.connect(seen["failed"].append)
+    runner.export(view, view.trace, view.state, path, ExportOptions(), export_style())
+    return runner, seen
+
+
+def test_the_heads_are_computed_off_the_gui_thread_and_the_file_comes_after(qtbot, monkeypatch, long_view, tmp_path):
+    from attnviz.gui.views.model_view import ModelView
+    from attnviz.gui.widgets.legible import is_exporting
+
+    path = tmp_path / "all-heads.png"
+    watch = _Watch(monkeypatch, path)
+    painted = []  # the export figure's title as laid out for each paint: the last one is what the file holds
+    real_after = ModelView._after_relayout
+
+    def after_relayout(self):
+        real_after(self)
+        if is_exporting():
+            painted.append(self.title_item.text)
+
+    monkeypatch.setattr(ModelView, "_after_relayout", after_relayout)
+    runner, seen = _export(long_view, path)
+    qtbot.waitUntil(lambda: bool(seen["done"] or seen["failed"]), timeout=LONG)
+    assert seen["failed"] == [] and seen["done"] == [path] and path.stat().st_size > 0
+    assert watch.heads, "the slide's page computed no head"
+    on_gui = [h for on, _, _, h in watch.heads if on]
+    assert on_gui == [], f"heads computed on the GUI thread (the window frozen meanwhile): {on_gui}"
+    assert all(ticks >= 2 for _, ticks, _, _ in watch.heads), watch.heads  # the event loop turned meanwhile
+    assert not any(there for _, _, there, _ in watch.heads)  # the file appears after the heads, never before
+    n = len(watch.heads)
+    assert seen["texts"][0].startswith(f"computing heads 0/{n} for the export")
+    assert any(t.startswith(f"computing heads {n - 1}/{n}") for t in seen["texts"]), seen["texts"]
+    # painted once to lay the slide out (which asks for its page), then again complete: that is the file
+    assert len(painted) == 2 and "computing" in painted[0] and "computing" not in painted[-1], painted
+    # the screen's own view kept its page; the export's figure is gone
+    assert not runner.busy and long_view._long is not None
+
+
+def test_cancel_stops_the_heads_and_writes_no_file(qtbot, monkeypatch, long_view, tmp_path):
+    from attnviz.gui.workers import views_lane
+
+    path = tmp_path / "cancelled.png"
+    watch = _Watch(monkeypatch, path, hold=True)
+    runner, seen = _export(long_view, path)
+    qtbot.waitUntil(lambda: bool(seen["texts"]), timeout=LONG)  # waiting for the page's first head
+    assert runner.busy and not path.exists()
+    runner.cancel()
+    assert not runner.busy
+    qtbot.waitUntil(lambda: not views_lane().busy, timeout=LONG)
+    qtbot.wait(50)  # any late delivery would have come by now
+    assert len(watch.heads) == 1  # the worker stopped after the head it held, not the whole page
+    assert not path.exists() and seen["done"] == [] and seen["failed"] == []
+    assert [p for p in tmp_path.iterdir()] == []  # no temporary file left either
