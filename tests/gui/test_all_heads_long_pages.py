@@ -26,7 +26,7 @@ def long_trace():
 
 def test_overview_equals_max_pool_of_probs(long_trace):
     from attnviz.analysis.distance import attention_entropy
-    from attnviz.gui.views.head_overview import head_overview
+    from attnviz.analysis.head_overview import head_overview
 
     kr = kc = 10  # 600 positions in at most 64 cells: 60 cells of 10
     for layer in (0, 5):
@@ -56,7 +56,7 @@ class _Planted:
 
 
 def test_a_planted_column_of_one_stays_visible(long_trace):
-    from attnviz.gui.views.head_overview import head_overview
+    from attnviz.analysis.head_overview import head_overview
 
     col = 437
     got = head_overview(_Planted(long_trace, col), 3, "self", 1).pooled

@@ -2,7 +2,7 @@
 
 A long trace keeps no T × T maps; every weight of a head is recomputed from q, k and the rows' log-sum-exp
 (about a CPU-second a head at 4,096 tokens, so 30 × 9 heads take minutes). The grid therefore computes the heads
-of the page on screen only, one after another on the views' lane (:func:`~attnviz.gui.views.head_overview.
+of the page on screen only, one after another on the views' lane (:func:`~attnviz.analysis.head_overview.
 page_overviews`), drawing each as it arrives; turning the page (▲▼◀▶, or selecting a head elsewhere) asks for
 that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace.
 A figure for the app's export (``export_waits``) asks only for the page its slide shows, as it is painted, and
@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.analysis.head_overview import HeadOverview, overview_pool, page_overviews, pooled_mask
 from attnviz.gui.lane import cancel_requested, current_job, report_progress
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.colour_scale import scale_note
-from attnviz.gui.views.head_overview import HeadOverview, overview_pool, page_overviews
 from attnviz.gui.views.heatmap_data import colourize
-from attnviz.gui.views.model_summary import HeadStats, PooledMaps, _pooled_masked, _prefix, colour_thumbnails
+from attnviz.gui.views.model_summary import HeadStats, PooledMaps, colour_thumbnails
 from attnviz.gui.widgets.legible import is_exporting
 from attnviz.gui.widgets.title import set_title
 
@@ -121,7 +121,7 @@ class LongGrid:
                     raise InterruptedError("superseded")
 
             if not masked_known:
-                deliver(("masked", _pooled_masked(trace, _prefix(part, 0), kr, kc, kr)))
+                deliver(("masked", pooled_mask(trace, part, kr, kc, kr)))
             for overview in page_overviews(trace, part, needed, stop=cancel_requested):
                 deliver(overview)
             return out
