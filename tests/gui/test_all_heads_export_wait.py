@@ -15,7 +15,6 @@ import time  # noqa: E402
 
 import pytest  # noqa: E402
 
-from attnviz.selection import Selection  # noqa: E402
 
 LONG = 300_000  # ms: a generous bound for the slow shared machine, never a measurement
 
@@ -30,16 +29,9 @@ def long_trace():
 @pytest.fixture
 def long_view(qtbot, monkeypatch, long_trace):
     """The All heads view on screen treating the trace as too long for every head at once, its page computed."""
-    from attnviz.gui.views import model_summary
-    from attnviz.gui.views.model_view import ModelView
+    from tests.gui.long_llama_trace import long_grid_view
 
-    monkeypatch.setattr(model_summary, "GRID_ON_DEMAND_WEIGHTS", 1)
-    view = ModelView(selection=Selection())
-    qtbot.addWidget(view)
-    view.resize(700, 330)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(long_trace)
+    view = long_grid_view(qtbot, monkeypatch, long_trace)
     assert view._long is not None
     qtbot.waitUntil(lambda: not view.background_pending, timeout=LONG)  # the lane is free for the export
     return view
@@ -110,10 +102,14 @@ def test_the_heads_are_computed_off_the_gui_thread_and_the_file_comes_after(qtbo
             painted.append(self.title_item.text)
 
     monkeypatch.setattr(ModelView, "_after_relayout", after_relayout)
+    on_screen = {(int(a), int(b)) for a, b in zip(*long_view._long.done.nonzero())}  # computed for the screen
+    assert on_screen
     runner, seen = _export(long_view, path)
     qtbot.waitUntil(lambda: bool(seen["done"] or seen["failed"]), timeout=LONG)
     assert seen["failed"] == [] and seen["done"] == [path] and path.stat().st_size > 0
     assert watch.heads, "the slide's page computed no head"
+    # the heads the screen's grid computed are not computed again for the export (one set a trace)
+    assert not on_screen & {h for *_, h in watch.heads}, (sorted(on_screen), watch.heads)
     on_gui = [h for on, _, _, h in watch.heads if on]
     assert on_gui == [], f"heads computed on the GUI thread (the window frozen meanwhile): {on_gui}"
     assert all(ticks >= 2 for _, ticks, _, _ in watch.heads), watch.heads  # the event loop turned meanwhile

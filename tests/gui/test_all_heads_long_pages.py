@@ -12,7 +12,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from attnviz.selection import Selection  # noqa: E402
 
 T = 600  # above the on-demand threshold (asserted below)
 
@@ -68,19 +67,9 @@ def test_a_planted_column_of_one_stays_visible(long_trace):
 
 
 def _long_view(qtbot, monkeypatch, trace, height=330):
-    """A ModelView that treats ``trace`` as too long to pool every head at once (the 30 × 9, 4,096-token case,
-    scaled down), sized so a page holds some of its 6 layers."""
-    from attnviz.gui.views import model_summary
-    from attnviz.gui.views.model_view import ModelView
+    from tests.gui.long_llama_trace import long_grid_view
 
-    monkeypatch.setattr(model_summary, "GRID_ON_DEMAND_WEIGHTS", 1)
-    view = ModelView(selection=Selection())
-    qtbot.addWidget(view)
-    view.resize(700, height)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(trace)
-    return view
+    return long_grid_view(qtbot, monkeypatch, trace, height)
 
 
 def _page(view):

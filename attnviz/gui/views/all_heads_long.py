@@ -4,7 +4,8 @@ A long trace keeps no T × T maps; every weight of a head is recomputed from q, 
 (about a CPU-second a head at 4,096 tokens, so 30 × 9 heads take minutes). The grid therefore computes the heads
 of the page on screen only, one after another on the views' lane (:func:`~attnviz.analysis.head_overview.
 page_overviews`), drawing each as it arrives; turning the page (▲▼◀▶, or selecting a head elsewhere) asks for
-that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace.
+that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace,
+shared by every view of it (:func:`computed_heads`).
 A figure for the app's export (``export_waits``) asks only for the page its slide shows, as it is painted, and
 the exporter waits for it (:mod:`~attnviz.gui.views.export_wait`); the command line's computes it at once.
 
@@ -13,6 +14,7 @@ A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +56,24 @@ class LongPages:
         return f"max-pooled to {s_rows}×{s_cols} cells of {kr}×{kc} positions each"
 
 
+_COMPUTED: dict[tuple[int, str], tuple] = {}  # (id(trace), part) → (weak ref to the trace, the arrays)
+
+
+def computed_heads(trace, part: str, make) -> tuple:
+    """The (pooled, done, entropy, distance) arrays of ``trace``'s ``part``, one set per trace: every view of it
+    (the screen's grid, an export's figure of it) fills and reads the same, so a head is computed once (an
+    export of the page on screen computes nothing again). ``make()`` makes them the first time; they go with
+    the trace. Written on the GUI thread only (as each head arrives)."""
+    key = (id(trace), part)
+    hit = _COMPUTED.get(key)
+    if hit is not None and hit[0]() is trace:
+        return hit[1]
+    arrays = make()
+    _COMPUTED[key] = (weakref.ref(trace), arrays)
+    weakref.finalize(trace, _COMPUTED.pop, key, None)
+    return arrays
+
+
 class LongGrid:
     """Page-by-page overviews of a long input's heads (mixed into ModelView)."""
 
@@ -69,8 +89,10 @@ class LongGrid:
         _, tq, tk = trace.probs_shape(0, part)
         s = (-(-tq // kr), -(-tk // kc))
         with_distance = part != "cross" and trace.grid is None
-        self._long = LongPages(trace, part, (kr, kc), np.zeros((L, H, *s), np.float32), np.zeros((L, H), bool),
-                               np.full((L, H), np.nan), np.full((L, H), np.nan) if with_distance else None)
+        heads = computed_heads(trace, part, lambda: (
+            np.zeros((L, H, *s), np.float32), np.zeros((L, H), bool), np.full((L, H), np.nan),
+            np.full((L, H), np.nan) if with_distance else None))
+        self._long = LongPages(trace, part, (kr, kc), *heads)
         self.stats = None
         self._draw_long()  # lays out the grid (pages, notes) before the page's heads are asked for
         self._write_notes()
