@@ -140,3 +140,56 @@ def test_cancel_stops_the_heads_and_writes_no_file(qtbot, monkeypatch, long_view
     assert len(watch.heads) <= 1, watch.heads
     assert not path.exists() and seen["done"] == [] and seen["failed"] == []
     assert [p for p in tmp_path.iterdir()] == []  # no temporary file left either
+
+
+def test_the_status_bar_says_how_far_and_its_cancel_stops_the_export(qtbot, monkeypatch):
+    """The window's side: the exporter's progress in the status bar, a Cancel button while it runs that cancels
+    it and says no file was written; gone when the export ends."""
+    from PySide6.QtCore import QObject, Signal
+    from PySide6.QtWidgets import QMainWindow
+
+    from attnviz.gui.window import figure_actions
+
+    class Runner(QObject):  # the exporter's signals, its busy state and cancel
+        busy_changed, done, failed, progress = Signal(bool), Signal(object), Signal(object), Signal(str)
+
+        def __init__(self):
+            super().__init__()
+            self.busy, self.cancelled = False, 0
+
+        def set_busy(self, on):
+            self.busy = on
+            self.busy_changed.emit(on)
+
+        def cancel(self):
+            self.cancelled += 1
+            self.set_busy(False)
+
+    class Window(QMainWindow):
+        def __init__(self):
+            super().__init__()
+            self.notices, self.figure_export = [], None
+
+        def notify(self, text, level="error"):
+            self.notices.append((text, level))
+
+    from attnviz.gui import figure_export
+
+    win = Window()
+    qtbot.addWidget(win)
+    win.statusBar()
+    win.show()
+    runner = Runner()
+    monkeypatch.setattr(figure_export, "FigureExport", lambda parent: runner)
+    assert figure_actions.exporter(win) is runner  # wired to the window
+    runner.set_busy(True)
+    button = win.export_cancel_button
+    assert button.isVisible() and win.statusBar().currentMessage() == "Exporting the figure…"
+    runner.progress.emit("computing heads 12/36 for the export (from q and k)… (Cancel stops it)")
+    assert win.statusBar().currentMessage().startswith("computing heads 12/36 for the export")
+    button.click()
+    assert runner.cancelled == 1 and not button.isVisible() and not runner.busy
+    assert win.notices == [("export cancelled: no file was written", "info")]
+    runner.set_busy(True)
+    runner.set_busy(False)  # an export that ends on its own: the button goes, nothing more is said
+    assert not button.isVisible() and len(win.notices) == 1 and runner.cancelled == 1
