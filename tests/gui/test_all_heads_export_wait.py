@@ -193,3 +193,33 @@ def test_the_status_bar_says_how_far_and_its_cancel_stops_the_export(qtbot, monk
     runner.set_busy(True)
     runner.set_busy(False)  # an export that ends on its own: the button goes, nothing more is said
     assert not button.isVisible() and len(win.notices) == 1 and runner.cancelled == 1
+
+
+def test_a_grid_pooled_whole_on_the_lane_is_waited_for_too(qtbot, monkeypatch, tmp_path):
+    """An input long enough to pool every head on a worker but not page by page (here 2 × 2 heads at 3,000
+    tokens): the export's figure leaves that pooling on the lane as well, and the file holds the finished grid."""
+    from attnviz.bench.on_demand_traces import on_demand_trace
+    from attnviz.gui.views import all_heads_work
+    from attnviz.gui.views.model_view import ModelView
+    from attnviz.selection import Selection
+
+    trace = on_demand_trace(3000, n_layers=2, n_heads=2, d_head=8)
+    threads = []
+    real = all_heads_work.pool_maps
+
+    def pool_maps(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(all_heads_work, "pool_maps", pool_maps)
+    view = ModelView(selection=Selection())
+    qtbot.addWidget(view)
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: view.stats is not None, timeout=LONG)
+    assert threads == [False]  # the screen's grid (the control: pooled on the lane as before)
+    path = tmp_path / "grid.png"
+    runner, seen = _export(view, path)
+    qtbot.waitUntil(lambda: bool(seen["done"] or seen["failed"]), timeout=LONG)
+    assert seen["failed"] == [] and path.exists()
+    assert threads == [False, False], threads  # the export's figure: on the lane, not the GUI thread
+    assert seen["texts"] and seen["texts"][0].startswith("computing heads 0/4 for the export"), seen["texts"]
