@@ -9,6 +9,11 @@ few parts per turn, then put back: :func:`_fitted_page_steps`) — and the
 slow part, encoding the PNG and writing the file (temporary name, then renamed), runs on a worker :class:`~attnviz.gui.lane.Lane`. Widgets and scenes are only touched on
 the GUI thread; the worker gets a QImage or bytes.
 
+A figure whose content is computed on the views' lane (a long input's All heads page: every head recomputed from
+q and k, seconds a head) is built within :func:`~attnviz.gui.views.export_wait.waiting_export`: it leaves that
+work on the lane, the exporter polls it between event-loop turns, says how far it is (``progress``) and paints
+once it has arrived; ``cancel`` drops it. Nothing of it runs on the GUI thread.
+
 One export or copy at a time: a second one is refused (``AttnvizError``) while one runs.
 """
 
@@ -23,8 +28,15 @@ from attnviz.errors import AttnvizError
 from attnviz.figures.render import (ExportOptions, export_format, fit_widget, payload_steps, render_payload,
                                     restore_widget, write_payload)
 from attnviz.gui.lane import Lane, describe_error
+from attnviz.gui.views.export_wait import figure_waits, pending_text, waiting_export
 
 __all__ = ["FigureExport"]
+
+# the steps yield this while the figure's heads are computed on the lane: the next look comes after this many ms
+# rather than at once (a 0 ms timer would keep a core busy polling while the lane needs it)
+WAIT = object()
+WAIT_POLL_MS = 50
+PAINTS = 3  # a figure that still asks for work after this many paints is refused (it never happens today)
 
 
 def _payload_steps(fig, fmt: str, opts: ExportOptions):
@@ -69,17 +81,33 @@ def _fitted_page_steps(fig, previous, paint):
             restore_widget(fig, previous)
 
 
+def _each_step_within(context, steps):
+    """Run the generator ``steps`` with ``context()`` entered around each of its steps (never across the
+    event-loop turns between them, when other views work as usual); returns what it returns."""
+    try:
+        while True:
+            with context():
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    return done.value
+            yield
+    finally:
+        steps.close()
+
+
 class FigureExport(QObject):
     """Runs one figure export (to a file) or copy (to the clipboard) at a time, in short steps.
 
     Signals: ``busy_changed(bool)`` when one starts and ends; ``done(value)`` with the written
     ``Path`` or the copied ``QImage``; ``failed(message)`` with a one-line message (the file is then
-    untouched: nothing is renamed into place).
+    untouched: nothing is renamed into place); ``progress(text)`` while it waits for the figure's heads.
     """
 
     busy_changed = Signal(bool)
     done = Signal(object)
     failed = Signal(object)
+    progress = Signal(str)  # what the figure computes while the export waits ("computing heads 12/36 …")
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -135,22 +163,38 @@ class FigureExport(QObject):
         QApplication.clipboard().setImage(image)
         self._finish(image)
 
-    @staticmethod
-    def _painted(view, trace, state, style, opts, paint):
+    def _painted(self, view, trace, state, style, opts, paint):
         """Build the figure in one turn, give it the trace and paint it in the next (see
         ``make_figure_steps``: the same turn keeps the file identical to the command line's); the
-        figure is closed after."""
+        figure is closed after. A figure with work on the lane is painted once that work is here: the
+        first paint lays it out for the slide, which asks for the slide's page of heads; it is painted
+        again once they have arrived (:mod:`~attnviz.gui.views.export_wait`)."""
         from attnviz.gui.dialogs.export_dialog import figure_steps, release_figure
 
-        fig, selection = yield from figure_steps(view, trace, state, style)
+        fig, selection = yield from _each_step_within(waiting_export, figure_steps(view, trace, state, style))
         try:
             previous = fit_widget(fig, opts)
-            if previous is None:
-                return (yield from paint(fig))
-            return (yield from _fitted_page_steps(fig, previous, paint))
+            if previous is not None:
+                return (yield from _fitted_page_steps(fig, previous, paint))
+            for _ in range(PAINTS):
+                yield from self._wait_for(fig)
+                payload = yield from paint(fig)
+                if not figure_waits(fig):
+                    return payload
+            raise AttnvizError("the figure kept asking for more heads to compute: export it again")
         finally:
             release_figure(fig, view)
             del selection
+
+    def _wait_for(self, fig):
+        """Event-loop turns until the figure's work on the lane has arrived, saying how far it is."""
+        said = None
+        while figure_waits(fig):
+            text = pending_text(fig) + "… (Cancel stops it)"
+            if text != said:
+                said = text
+                self.progress.emit(text)
+            yield WAIT
 
     def _refuse_if_busy(self) -> None:
         if self._busy:
@@ -165,7 +209,7 @@ class FigureExport(QObject):
         if self._steps is None:
             return
         try:
-            next(self._steps)
+            waiting = next(self._steps)
         except StopIteration:  # the GUI thread's part is over (a worker may still be writing)
             self._steps = None
             return
@@ -173,7 +217,8 @@ class FigureExport(QObject):
             self._steps = None
             self._fail(describe_error(exc))
             return
-        self._timer.start()  # the next step after the events waiting now (paints, input, timers)
+        # the next step after the events waiting now (paints, input, timers); a while later when it waits
+        self._timer.start(WAIT_POLL_MS if waiting is WAIT else 0)
 
     def _finish(self, value) -> None:
         self._set_busy(False)

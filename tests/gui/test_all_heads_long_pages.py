@@ -12,37 +12,20 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from attnviz.selection import Selection  # noqa: E402
 
 T = 600  # above the on-demand threshold (asserted below)
 
 
 @pytest.fixture(scope="module")
 def long_trace():
-    """A tiny random Llama (6 layers × 2 heads) on T random tokens, captured on the on-demand path."""
-    torch = pytest.importorskip("torch")
-    tf = pytest.importorskip("transformers")
-    from attnviz.capture.on_demand import ON_DEMAND_T
-    from attnviz.hf.capture import capture_hf
+    from tests.gui.long_llama_trace import long_llama_trace
 
-    assert T > ON_DEMAND_T
-    cfg = tf.LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=6,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024)
-    torch.manual_seed(0)
-    model = tf.LlamaForCausalLM(cfg).eval()
-    with torch.no_grad():  # wider weights: heads that attend unevenly
-        for p in model.parameters():
-            p.mul_(3.0 if p.dim() >= 2 else 1.0)
-    ids = torch.randint(0, 50, (1, T))
-    trace = capture_hf(model, {"input_ids": ids, "attention_mask": torch.ones_like(ids)},
-                       [f"t{i}" for i in range(T)], attention="on_demand")
-    assert "L0.probs" not in trace.arrays  # recomputed from q and k, never held whole
-    return trace
+    return long_llama_trace(T)
 
 
 def test_overview_equals_max_pool_of_probs(long_trace):
     from attnviz.analysis.distance import attention_entropy
-    from attnviz.gui.views.head_overview import head_overview
+    from attnviz.analysis.head_overview import head_overview
 
     kr = kc = 10  # 600 positions in at most 64 cells: 60 cells of 10
     for layer in (0, 5):
@@ -72,7 +55,7 @@ class _Planted:
 
 
 def test_a_planted_column_of_one_stays_visible(long_trace):
-    from attnviz.gui.views.head_overview import head_overview
+    from attnviz.analysis.head_overview import head_overview
 
     col = 437
     got = head_overview(_Planted(long_trace, col), 3, "self", 1).pooled
@@ -84,19 +67,9 @@ def test_a_planted_column_of_one_stays_visible(long_trace):
 
 
 def _long_view(qtbot, monkeypatch, trace, height=330):
-    """A ModelView that treats ``trace`` as too long to pool every head at once (the 30 × 9, 4,096-token case,
-    scaled down), sized so a page holds some of its 6 layers."""
-    from attnviz.gui.views import model_summary
-    from attnviz.gui.views.model_view import ModelView
+    from tests.gui.long_llama_trace import long_grid_view
 
-    monkeypatch.setattr(model_summary, "GRID_ON_DEMAND_WEIGHTS", 1)
-    view = ModelView(selection=Selection())
-    qtbot.addWidget(view)
-    view.resize(700, height)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(trace)
-    return view
+    return long_grid_view(qtbot, monkeypatch, trace, height)
 
 
 def _page(view):

@@ -50,11 +50,12 @@ def test_stats_of_another_input_differ():  # negative control: the comparison ab
 def test_a_long_grid_says_how_many_heads_are_done(qtbot, monkeypatch):
     """While every head's map is recomputed the title counts the heads done (after each layer), then the grid's
     own title replaces it."""
-    from attnviz.gui.views import model_view
+    from attnviz.gui.views import all_heads_work, model_view
 
     titles = []
     real = model_view.set_title
-    monkeypatch.setattr(model_view, "set_title", lambda item, text, *a, **k: (titles.append(text), real(item, text, *a, **k)))
+    for module in (model_view, all_heads_work):  # the grid's titles; the background work's (its progress)
+        monkeypatch.setattr(module, "set_title", lambda item, text, *a, **k: (titles.append(text), real(item, text, *a, **k)))
     view = model_view.ModelView(selection=Selection())
     qtbot.addWidget(view)
     view.show()

@@ -141,8 +141,11 @@ def figure_steps(view, trace, state, style):
 
 
 def release_figure(fig, view) -> None:
-    """Close a figure made for export (never the on-screen ``view`` itself)."""
+    """Close a figure made for export (never the on-screen ``view`` itself), dropping its work on the lane (an
+    export cancelled while a long input's heads were computed for it: the lane stops between blocks)."""
     if fig is not view:
+        if hasattr(fig, "cancel_background"):
+            fig.cancel_background()
         fig.close()
         fig.deleteLater()
 

@@ -2,25 +2,29 @@
 
 A long trace keeps no T × T maps; every weight of a head is recomputed from q, k and the rows' log-sum-exp
 (about a CPU-second a head at 4,096 tokens, so 30 × 9 heads take minutes). The grid therefore computes the heads
-of the page on screen only, one after another on the views' lane (:func:`~attnviz.gui.views.head_overview.
+of the page on screen only, one after another on the views' lane (:func:`~attnviz.analysis.head_overview.
 page_overviews`), drawing each as it arrives; turning the page (▲▼◀▶, or selecting a head elsewhere) asks for
-that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace.
+that page's heads and drops the work for the page no longer shown. Heads computed once are kept for the trace,
+shared by every view of it (:func:`computed_heads`).
+A figure for the app's export (``export_waits``) asks only for the page its slide shows, as it is painted, and
+the exporter waits for it (:mod:`~attnviz.gui.views.export_wait`); the command line's computes it at once.
 
 A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar``, ``notes``, titles, pages).
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.analysis.head_overview import HeadOverview, overview_pool, page_overviews, pooled_mask
 from attnviz.gui.lane import cancel_requested, current_job, report_progress
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.colour_scale import scale_note
-from attnviz.gui.views.head_overview import HeadOverview, overview_pool, page_overviews
 from attnviz.gui.views.heatmap_data import colourize
-from attnviz.gui.views.model_summary import HeadStats, PooledMaps, _pooled_masked, _prefix, colour_thumbnails
+from attnviz.gui.views.model_summary import HeadStats, PooledMaps, colour_thumbnails
 from attnviz.gui.widgets.legible import is_exporting
 from attnviz.gui.widgets.title import set_title
 
@@ -52,10 +56,29 @@ class LongPages:
         return f"max-pooled to {s_rows}×{s_cols} cells of {kr}×{kc} positions each"
 
 
+_COMPUTED: dict[tuple[int, str], tuple] = {}  # (id(trace), part) → (weak ref to the trace, the arrays)
+
+
+def computed_heads(trace, part: str, make) -> tuple:
+    """The (pooled, done, entropy, distance) arrays of ``trace``'s ``part``, one set per trace: every view of it
+    (the screen's grid, an export's figure of it) fills and reads the same, so a head is computed once (an
+    export of the page on screen computes nothing again). ``make()`` makes them the first time; they go with
+    the trace. Written on the GUI thread only (as each head arrives)."""
+    key = (id(trace), part)
+    hit = _COMPUTED.get(key)
+    if hit is not None and hit[0]() is trace:
+        return hit[1]
+    arrays = make()
+    _COMPUTED[key] = (weakref.ref(trace), arrays)
+    weakref.finalize(trace, _COMPUTED.pop, key, None)
+    return arrays
+
+
 class LongGrid:
     """Page-by-page overviews of a long input's heads (mixed into ModelView)."""
 
     _long: LongPages | None = None
+    export_waits = False  # built for an export that waits for the page's heads (export_wait.py)
 
     def _start_long(self, trace, part: str) -> None:
         """Lay the grid out for every head of ``part`` and compute the page on screen."""
@@ -66,8 +89,10 @@ class LongGrid:
         _, tq, tk = trace.probs_shape(0, part)
         s = (-(-tq // kr), -(-tk // kc))
         with_distance = part != "cross" and trace.grid is None
-        self._long = LongPages(trace, part, (kr, kc), np.zeros((L, H, *s), np.float32), np.zeros((L, H), bool),
-                               np.full((L, H), np.nan), np.full((L, H), np.nan) if with_distance else None)
+        heads = computed_heads(trace, part, lambda: (
+            np.zeros((L, H, *s), np.float32), np.zeros((L, H), bool), np.full((L, H), np.nan),
+            np.full((L, H), np.nan) if with_distance else None))
+        self._long = LongPages(trace, part, (kr, kc), *heads)
         self.stats = None
         self._draw_long()  # lays out the grid (pages, notes) before the page's heads are asked for
         self._write_notes()
@@ -94,6 +119,8 @@ class LongGrid:
         """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
         if not self._long_active():
             return
+        if self.export_waits and not is_exporting():
+            return  # a figure for a waiting export computes only the page its slide shows, asked as it is painted
         lp = self._long
         needed = tuple(h for h in self._page_heads() if not lp.done[h])
         if self._work is not None and set(needed) <= set(lp.asked):
@@ -116,7 +143,7 @@ class LongGrid:
                     raise InterruptedError("superseded")
 
             if not masked_known:
-                deliver(("masked", _pooled_masked(trace, _prefix(part, 0), kr, kc, kr)))
+                deliver(("masked", pooled_mask(trace, part, kr, kc, kr)))
             for overview in page_overviews(trace, part, needed, stop=cancel_requested):
                 deliver(overview)
             return out
@@ -135,9 +162,17 @@ class LongGrid:
             self._set_title()
 
         self.run_in_background(work, ready, lambda item: self._long_arrived(lp, item))
-        if is_exporting():  # a slide laid out for its own page is drawn now: its heads are computed here
+        if is_exporting() and not self.export_waits:  # a synchronous export (the command line): computed here
             self.ensure_current()
         self._set_title()
+
+    def _long_pending_text(self) -> str:
+        """What the page's job computes, for an export waiting for it: "computing heads 12/36 for the export"."""
+        lp = self._long
+        if not self._long_active() or not lp.asked:
+            return ""
+        done = sum(1 for h in lp.asked if lp.done[h])
+        return f"computing heads {done}/{len(lp.asked)} for the export (from q and k)"
 
     def _long_arrived(self, lp: LongPages, item) -> None:
         """One computed head (or the mask's pooled cells): stored and drawn at once."""

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.analysis.block_pool import block_max, pool_factor
 from attnviz.analysis.distance import head_statistics
+from attnviz.analysis.head_overview import pooled_mask
 from attnviz.analysis.trace_head_scores import rows_per_block
-from attnviz.gui.views.heatmap_data import block_all, block_max, pool_factor, quantize
-from attnviz.analysis.trace_parts import masked_cells
+from attnviz.gui.views.heatmap_data import quantize
 from attnviz.errors import InputError
 
 __all__ = ["Thumbnails", "HeadStats", "PooledMaps", "pool_maps", "colour_thumbnails", "summarize_thumbnails",
@@ -44,12 +45,6 @@ class HeadStats:
     entropy: np.ndarray
     distance: np.ndarray | None
     distance_unit: str
-
-
-def _prefix(part: str, layer: int) -> str:
-    from attnviz.capture.trace import layer_prefix
-
-    return layer_prefix(layer, part)
 
 
 # Above this many weights over every layer and head of a part (layers × heads × T_q × T_k) of maps the trace
@@ -110,7 +105,7 @@ def pool_maps(trace, part: str = "self", thumb_px: int = 64, progress=None) -> P
                 trace.probs(layer, part, rows=slice(r0, r0 + step)), kr, kc)
         if progress is not None:
             progress(layer + 1, L)
-    return PooledMaps(pooled, _pooled_masked(trace, _prefix(part, 0), kr, kc, step), (kr, kc))
+    return PooledMaps(pooled, pooled_mask(trace, part, kr, kc, step), (kr, kc))
 
 
 def summarize_thumbnails(trace, part: str = "self", thumb_px: int = 64, scale: str = "fixed") -> Thumbnails:
@@ -144,18 +139,6 @@ def colour_thumbnails(maps: PooledMaps, scale: str = "fixed") -> Thumbnails:
     else:
         images = quantize(pooled, vmax, None if masked is None else np.broadcast_to(masked, pooled.shape))
     return Thumbnails(images=images, vmax=vmax, max_weight=max_weight, pool=maps.pool, scale=scale, tops=tops)
-
-
-def _pooled_masked(trace, prefix: str, kr: int, kc: int, step: int) -> np.ndarray | None:
-    """The kr × kc blocks every cell of which the mask blocks (None: no mask); a mask computed on demand is read
-    a row block at a time (``step`` rows, a multiple of ``kr``), never whole."""
-    pending = trace.deferred.get(prefix + "mask")
-    if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
-        masked = masked_cells(trace, prefix)
-        return None if masked is None else block_all(masked, kr, kc)
-    tq = pending.shape[0]
-    return np.concatenate([block_all(np.isneginf(pending.block(rows=slice(r0, r0 + step))), kr, kc)
-                           for r0 in range(0, tq, step)], axis=0)
 
 
 def summarize_stats(trace, part: str = "self", layers: range | None = None) -> HeadStats:

@@ -11,18 +11,18 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSizePolicy, QToolButton
 
-from attnviz.gui.lane import report_progress
 from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.all_heads_long import LongGrid
+from attnviz.gui.views.all_heads_work import AllHeadsWork, weights_in
 from attnviz.gui.views.all_heads_pages import (MIN_TILE_PX, NOTE_MIN_PT, NOTE_Y, PITCH_X, PITCH_Y,  # noqa: F401
                                              GridPages)
 from attnviz.gui.views.grid_notes import GridNotes
 from attnviz.gui.views.heads_table import HeadsTable
 from attnviz.gui.views.heatmap_data import colourize
 from attnviz.gui.views.tile_grid import TileGrid
-from attnviz.gui.views.model_summary import (HeadStats, colour_thumbnails, pool_maps, summarize_stats,
+from attnviz.gui.views.model_summary import (HeadStats, colour_thumbnails, summarize_stats,
                                              summarize_thumbnails, too_long_for_grid)
 from attnviz.gui.views.split_stats import StatsInHalves
 from attnviz.analysis.trace_parts import resolve
@@ -41,18 +41,13 @@ INLINE_STATS = 1 << 17
 ON_DEMAND_INLINE = 1 << 21
 
 
-def _weights_in(trace, part: str) -> int:
-    """Attention weights of every layer and head of ``part``: what the statistics read."""
-    n = trace.layers_in(part)
-    return n * int(np.prod(trace.probs_shape(0, part))) if n else 0
-
-
-class ModelView(LongGrid, GridPages, BaseView):
+class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
     title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
 
     def _build(self) -> None:
+        self._init_work()
         self.title_item = make_title()
         self.vb = pg.ViewBox(invertY=True, enableMenu=False)
         self.vb.setMouseEnabled(False, False)
@@ -155,10 +150,10 @@ class ModelView(LongGrid, GridPages, BaseView):
             self._start_long(trace, part)
             return
         self._pooled = None
-        if layer_prefix(0, part) + "probs" not in trace.arrays and _weights_in(trace, part) > ON_DEMAND_INLINE:
+        if layer_prefix(0, part) + "probs" not in trace.arrays and weights_in(trace, part) > ON_DEMAND_INLINE:
             self._pool_in_background(trace, part)
             return
-        inline = _weights_in(trace, part) <= INLINE_STATS
+        inline = weights_in(trace, part) <= INLINE_STATS
         if inline:
             # a small trace's statistics take about a millisecond: the grid is drawn once, complete,
             # instead of with "…" notes and again when a worker delivers them (a second paint a key)
@@ -175,42 +170,6 @@ class ModelView(LongGrid, GridPages, BaseView):
         self._write_notes()
         self._set_title()
         self._draw_marks()
-
-    def _pool_in_background(self, trace, part: str) -> None:
-        """A long input's grid: every head's map is recomputed from q and k block by block, pooled and its
-        statistics streamed on the views' worker; the title says so until they come (no grid meanwhile)."""
-        self._halves.cancel()
-        self._hold(False)
-        self.thumbs = self.stats = None
-        self._ensure_grid(0, 0)
-        self._draw_marks()
-        words = f"All heads · computing every head's map from q and k ({_weights_in(trace, part):,} weights)"
-        set_title(self.title_item, words + "…", self.style)
-        self._set_caption("")
-
-        def progress(item) -> None:  # (layers done, layers): how many of the heads are drawn so far
-            if self._work is not None:
-                set_title(self.title_item, f"{words}: {item[0] * trace.n_heads:,} of {item[1] * trace.n_heads:,} "
-                                           f"heads done…", self.style)
-
-        def ready(result) -> None:
-            if isinstance(result, Exception):
-                set_title(self.title_item, f"all heads unavailable: {result}", self.style)
-                return
-            self._pooled = (trace, part, result[0])
-            self._draw_thumbs()
-            self.stats = result[1]
-            self._write_notes()
-            self._set_title()
-            self._draw_marks()
-
-        def work():
-            def tick(done: int, n: int) -> None:  # a newer trace or model dropped this job: stop computing it
-                if not report_progress((done, n)):
-                    raise InterruptedError("superseded")
-            return pool_maps(trace, part, progress=tick), summarize_stats(trace, part)
-
-        self.run_in_background(work, ready, progress)
 
     def _draw_thumbs(self) -> None:
         """Thumbnails and colour bar in the chosen colour scale (statistics are left as they are)."""
@@ -239,33 +198,6 @@ class ModelView(LongGrid, GridPages, BaseView):
         self._set_title()
         if self.table.isVisible():
             self._fill_table()
-
-    @property
-    def background_pending(self) -> bool:
-        return super().background_pending or self._halves.pending
-
-    def cancel_background(self) -> None:
-        super().cancel_background()
-        self._halves.cancel()
-
-    def ensure_current(self) -> None:
-        self._halves.finish_now()
-        super().ensure_current()
-
-    def _hold(self, on: bool) -> None:
-        """Keep the grid on screen as it is (``on``) until the new trace's statistics come, then draw it
-        once, complete: drawn at once with "…" notes, BERT-base's 144 tiles were painted twice a
-        keystroke (~12 ms of the GUI thread each). Meanwhile the grid shows the previous input's figure,
-        whole and consistent, as it does while the model runs."""
-        if self.canvas.updatesEnabled() == on:
-            self.canvas.setUpdatesEnabled(not on)
-
-    def _stats_ready(self, result) -> None:
-        self._hold(False)
-        if isinstance(result, Exception):
-            set_title(self.title_item, f"statistics unavailable: {result}", self.style)
-            return
-        self.set_stats(result)
 
     # -- grid ----------------------------------------------------------------------------------
     def _ensure_grid(self, L: int, H: int) -> None:

@@ -3,11 +3,11 @@ window's :class:`~attnviz.gui.figure_export.FigureExport` (runs without freezing
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from attnviz.errors import AttnvizError
+from attnviz.gui.window.export_progress import show_export_busy, show_export_progress
 
 __all__ = ["current_figure", "export_figure", "copy_figure", "start_export", "exporter", "figure_trace"]
 
@@ -37,6 +37,7 @@ def exporter(win):
 
         runner = FigureExport(win)
         runner.busy_changed.connect(lambda busy: _show_busy(win, busy))
+        runner.progress.connect(lambda text: show_export_progress(win, text))
         runner.done.connect(lambda value: _done(win, value))
         runner.failed.connect(lambda message: win.notify(message, "error"))
         win.figure_export = runner
@@ -48,12 +49,7 @@ def _show_busy(win, busy: bool) -> None:
         action = getattr(win, "actions_", {}).get(key)
         if action is not None:
             action.setEnabled(not busy)
-    if busy:
-        win.setCursor(Qt.CursorShape.BusyCursor)  # busy, yet still answering (the window's own: it goes with it)
-        win.statusBar().showMessage("Exporting the figure…")
-    else:
-        win.unsetCursor()
-        win.statusBar().clearMessage()
+    show_export_busy(win, busy)
 
 
 def _done(win, value) -> None:

@@ -1,7 +1,7 @@
 """One head's max-pooled overview and statistics of a long input, from the trace's on-demand probabilities.
 
 Numpy only (no Qt): the All heads grid runs :func:`page_overviews` on the views' lane for the page of heads on
-screen. A long trace keeps q, k and each row's log-sum-exp and recomputes probabilities block by block
+screen (and the command line's export of it, at once). A long trace keeps q, k and each row's log-sum-exp and recomputes probabilities block by block
 (:meth:`Trace.probs`), so each head costs every weight of its map once (about a CPU-second at 4,096 tokens):
 the grid computes only the heads it shows, one at a time, and each arrives on its own.
 
@@ -17,11 +17,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from attnviz.analysis.block_pool import block_all, block_max, pool_factor
 from attnviz.analysis.distance import distance_sums, entropy_sums
 from attnviz.analysis.trace_head_scores import rows_per_block
-from attnviz.gui.views.heatmap_data import block_max, pool_factor
+from attnviz.analysis.trace_parts import masked_cells
 
-__all__ = ["HeadOverview", "overview_pool", "head_overview", "page_overviews", "THUMB_PX"]
+__all__ = ["HeadOverview", "overview_pool", "head_overview", "page_overviews", "pooled_mask", "THUMB_PX"]
 
 THUMB_PX = 64  # cells a side of a thumbnail (as model_summary.pool_maps' default)
 
@@ -77,3 +78,19 @@ def page_overviews(trace, part: str, heads: Iterable[tuple[int, int]], thumb_px:
         if done is None:
             return
         yield done
+
+
+def pooled_mask(trace, part: str, kr: int, kc: int, step: int) -> np.ndarray | None:
+    """The kr × kc blocks of ``part``'s map every cell of which the mask blocks (None: no mask), as the grid's
+    thumbnails draw them masked. Every layer of a part shares one mask (layer 0's is read). A mask computed on
+    demand (a long input) is read ``step`` rows at a time (a multiple of ``kr``), never whole."""
+    from attnviz.capture.trace import layer_prefix
+
+    prefix = layer_prefix(0, part)
+    pending = trace.deferred.get(prefix + "mask")
+    if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
+        masked = masked_cells(trace, prefix)
+        return None if masked is None else block_all(masked, kr, kc)
+    tq = pending.shape[0]
+    return np.concatenate([block_all(np.isneginf(pending.block(rows=slice(r0, r0 + step))), kr, kc)
+                           for r0 in range(0, tq, step)], axis=0)
