@@ -22,7 +22,7 @@ __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problem
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
            "row_label_problems", "stage_text_problems", "bar_overflow_problems",
            "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems",
-           "cut_title_problems"]
+           "cut_title_problems", "cut_combo_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -363,4 +363,24 @@ def cut_title_problems(view, what: str) -> list[str]:
         if box.bottom() > canvas.height() + 2 or box.top() < -2:
             text = re.sub(r"<[^>]+>", " ", t.text)[:40]
             out.append(f"{what}: {text!r} is cut at the figure's edge ({box.top()}–{box.bottom()} of {canvas.height()})")
+    return out
+
+
+def cut_combo_problems(widget, what: str) -> list[str]:
+    """Each visible combo box of ``widget`` shows its whole current text: the text's width fits the box's text
+    field as the style lays it out (the data-set view's score box kept an old item's width and cut "first-token
+    (sink) share" to "…shar" after a switch to translate)."""
+    from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+    out = []
+    for box in widget.findChildren(QComboBox):
+        if not box.isVisibleTo(widget) or not box.currentText():
+            continue
+        opt = QStyleOptionComboBox()
+        box.initStyleOption(opt)
+        field = box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                           QStyle.SubControl.SC_ComboBoxEditField, box)
+        need = box.fontMetrics().horizontalAdvance(box.currentText())
+        if need > field.width():
+            out.append(f"{what}: combo {box.currentText()!r} needs {need} px, its field has {field.width()}")
     return out

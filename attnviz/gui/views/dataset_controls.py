@@ -27,12 +27,25 @@ class ShownTextCombo(QComboBox):
 
     def __init__(self):
         super().__init__()
+        self._sized_for: str | None = None  # the text the last size hint was measured on
         self.currentIndexChanged.connect(self.updateGeometry)
         self.model().dataChanged.connect(self.updateGeometry)  # the shown item renamed ("file: poems.txt")
+        for signal in (self.model().rowsInserted, self.model().rowsRemoved, self.model().modelReset):
+            signal.connect(self.updateGeometry)  # the items offered anew (another model's sources)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # a change made with the box's signals blocked (a score switched while drawing, the sources offered
+        # for another model at the same index) emits nothing: the box kept the old text's width and cut
+        # "first-token (sink) share" after a switch to translate (issue 36). Painting is the one step every
+        # change of the shown text passes through.
+        if self.currentText() != self._sized_for:
+            self.updateGeometry()
+        super().paintEvent(event)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         opt = QStyleOptionComboBox()
         self.initStyleOption(opt)
+        self._sized_for = self.currentText()
         text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
         size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, text, self)
         return QSize(size.width(), super().sizeHint().height())
