@@ -22,7 +22,8 @@ __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problem
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
            "row_label_problems", "stage_text_problems", "bar_overflow_problems",
            "axis_title_overlaps", "scroll_problems", "cut_row_label_problems", "painted_text_problems",
-           "cut_title_problems", "cut_combo_problems"]
+           "cut_title_problems", "cut_combo_problems",
+           "control_text_problems"]
 
 MIN_PX = 12.0  # the smallest text a back row reads on a 1920×1080 projection
 PRESENT_PX = 20.0  # presenting (F5, lessons) on a 1080-line screen: axis labels for a lecture hall's back row
@@ -383,4 +384,31 @@ def cut_combo_problems(widget, what: str) -> list[str]:
         need = box.fontMetrics().horizontalAdvance(box.currentText())
         if need > field.width():
             out.append(f"{what}: combo {box.currentText()!r} needs {need} px, its field has {field.width()}")
+    return out
+
+
+def control_text_problems(widgets, min_px: float, what: str) -> list[str]:
+    """Controls a presented figure keeps on screen (its labels, combo and spin boxes, buttons and sliders) in text
+    of at least ``min_px`` and, for a slider, a handle at least that tall: the Training replay's probe, layer,
+    head and step controls stayed ~12 px under 25 px axis labels in F5 at 1920×1080."""
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLabel, QLineEdit, QSlider, QStyle, \
+        QStyleOptionSlider
+
+    out = []
+    for w in widgets:
+        if not w.isVisibleTo(w.window()):
+            continue
+        if isinstance(w, QSlider):
+            opt = QStyleOptionSlider()
+            w.initStyleOption(opt)
+            handle = w.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, w)
+            if min(handle.height(), w.height()) < min_px - 0.05:
+                out.append(f"{what}: the slider is {w.height()} px tall, its handle {handle.width()} × {handle.height()} px")
+        elif isinstance(w, (QLabel, QComboBox, QAbstractSpinBox, QAbstractButton)):
+            # a spin box's text is its line edit's, which kept the desk size when a style sheet froze its font
+            px = min(QFontInfo(x.font()).pixelSize() for x in [w, *w.findChildren(QLineEdit)])
+            if px < min_px - 0.05:
+                text = w.currentText() if isinstance(w, QComboBox) else getattr(w, "text", lambda: "")()
+                out.append(f"{what}: {type(w).__name__} {str(text)[:24]!r} is {px} px")
     return out
