@@ -66,6 +66,9 @@ def test_a_tall_window_keeps_progress_in_the_form(qtbot, tmp_path):  # control
     _running(panel, qtbot, tmp_path)
     assert panel.progress.parentWidget() is panel.form_box and _seen(panel.progress)
     assert not _seen(_run_line(panel))
+    # the buttons right above the progress bar: their row once took a share of the form's spare height
+    bottom = panel.cancel_button.mapTo(panel.form_box, panel.cancel_button.rect().bottomLeft()).y()
+    assert panel.progress.geometry().top() - bottom <= 12, (bottom, panel.progress.geometry())
 
 
 def _reachable(button) -> bool:

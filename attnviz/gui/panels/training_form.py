@@ -5,7 +5,8 @@ the start/cancel/open buttons, progress and status (a mixin of
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+                               QLineEdit, QProgressBar, QPushButton, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from attnviz.gui.widgets.fitted_label import FittedLabel
 from attnviz.gui.workers import run_job
@@ -83,6 +84,8 @@ class TrainingFormMixin:
         form.addRow("Save to:", out_row)
         # a widget, not a bare layout: folded, the row moves to the run line with the progress and status
         self.buttons_row = QWidget(self.form_box)
+        # its line's height only: a plain widget shared the form's spare height and floated above the progress bar
+        self.buttons_row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         buttons = QHBoxLayout(self.buttons_row)
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.start_button)
