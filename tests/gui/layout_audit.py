@@ -392,8 +392,8 @@ def control_text_problems(widgets, min_px: float, what: str) -> list[str]:
     of at least ``min_px`` and, for a slider, a handle at least that tall: the Training replay's probe, layer,
     head and step controls stayed ~12 px under 25 px axis labels in F5 at 1920×1080."""
     from PySide6.QtGui import QFontInfo
-    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLabel, QLineEdit, QSlider, QStyle, \
-        QStyleOptionSlider
+    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLabel, QLineEdit, QProgressBar, \
+        QSlider, QStyle, QStyleOptionSlider
 
     out = []
     for w in widgets:
@@ -405,10 +405,10 @@ def control_text_problems(widgets, min_px: float, what: str) -> list[str]:
             handle = w.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, w)
             if min(handle.height(), w.height()) < min_px - 0.05:
                 out.append(f"{what}: the slider is {w.height()} px tall, its handle {handle.width()} × {handle.height()} px")
-        elif isinstance(w, (QLabel, QComboBox, QAbstractSpinBox, QAbstractButton)):
+        elif isinstance(w, (QLabel, QComboBox, QAbstractSpinBox, QAbstractButton, QProgressBar)):
             # a spin box's text is its line edit's, which kept the desk size when a style sheet froze its font
             px = min(QFontInfo(x.font()).pixelSize() for x in [w, *w.findChildren(QLineEdit)])
             if px < min_px - 0.05:
-                text = w.currentText() if isinstance(w, QComboBox) else getattr(w, "text", lambda: "")()
+                text = w.currentText() if isinstance(w, QComboBox) else getattr(w, "text", lambda: "")()  # (bar: its %v)
                 out.append(f"{what}: {type(w).__name__} {str(text)[:24]!r} is {px} px")
     return out

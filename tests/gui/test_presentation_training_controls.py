@@ -22,8 +22,10 @@ MIN_PRESENTED = 16
 
 
 def _controls(panel):
+    """The replay's controls and a run's progress bar and status line (shown over the curves while presenting)."""
     tl = panel.timeline
-    return [w for w in tl.findChildren(QWidget) if not (w is tl.view or tl.view.isAncestorOf(w))]
+    return [w for w in tl.findChildren(QWidget) if not (w is tl.view or tl.view.isAncestorOf(w))] + \
+        [panel.progress, panel.status]
 
 
 @pytest.mark.parametrize("lines", [1080, 720])
@@ -34,11 +36,14 @@ def test_presented_replay_controls_are_legible_and_docked_ones_come_back(qtbot, 
     panel.show()
     qtbot.waitExposed(panel)
     docked_px = QFontInfo(panel.timeline.step_label.font()).pixelSize()
+    panel.status.setText("step 120/800 · loss 2.1")
+    panel._set_running(True)  # a run under way (no worker: nothing is trained): its progress shows presented
     style = compose_style("light", True, "viridis", lines)
     panel.set_style(style)  # what F5 does: the presented style, the group titles' sheets, then the controls
     titles = enlarge_group_titles(panel, style)  # (their sheet froze the spin boxes' text at the desk size)
     panel.set_controls_visible(False)
     qtbot.wait(50)  # the rows laid out again for the larger type
+    assert panel.progress.isVisible() and panel.status.isVisible()
     problems = control_text_problems(_controls(panel), MIN_PRESENTED, f"F5 at {lines} lines")
     assert not problems, "\n".join(problems)
     assert QFontInfo(panel.timeline.step_label.font()).pixelSize() > docked_px

@@ -1,5 +1,5 @@
-"""The Training replay's controls (probe, layer, head, colours, the step slider and its label) at a size the back
-row reads while the Training tab is presented (F5).
+"""The Training replay's controls (probe, layer, head, colours, the step slider and its label) and a run's progress
+and status at a size the back row reads while the Training tab is presented (F5).
 
 They follow the application font, which presenting enlarges less than the views' type: at 1920×1080 they stayed
 ~12 px under 25 px axis labels (a group box's style sheet around them even kept them at the desk size), and the
@@ -35,10 +35,11 @@ def _controls(timeline) -> list[QWidget]:
     return own + [part for w in own for part in w.findChildren(QLineEdit)]
 
 
-def present_replay_controls(timeline, style, presenting: bool) -> None:
-    """Size ``timeline``'s controls for ``style`` while ``presenting``; else give them back the application's."""
+def present_replay_controls(timeline, style, presenting: bool, also=()) -> None:
+    """Size ``timeline``'s controls and the widgets ``also`` (a run's progress bar and status line, on screen while
+    presenting) for ``style`` while ``presenting``; else give them back the application's."""
     px = presented_px(style, timeline) if presenting and style is not None else None
-    for w in _controls(timeline):
+    for w in _controls(timeline) + list(also):
         if px is None:
             w.setFont(QFont())  # an empty resolve mask: the widget follows the application font again
         else:

@@ -175,7 +175,7 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         """Presentation mode: the curves and the replay alone (the settings form hides), its controls enlarged."""
         self._controls_on = on
         self._arrange()
-        present_replay_controls(self.timeline, self.timeline.view.style, not on)
+        present_replay_controls(self.timeline, self.timeline.view.style, not on, (self.progress, self.status))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -201,7 +201,7 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
-        present_replay_controls(self.timeline, style, not self._controls_on)
+        present_replay_controls(self.timeline, style, not self._controls_on, (self.progress, self.status))
         width = max(2.0, style.line_width)
         self.loss_curve.setPen(pg.mkPen("#CC6677", width=width))
         self.acc_curve.setPen(pg.mkPen("#117733", width=width))
