@@ -62,3 +62,20 @@ def test_another_models_sources_show_their_whole_name(qtbot):
     assert controls.source_box.currentText() == "held-out inputs of the task"
     problems = cut_combo_problems(holder, "after the switch")
     assert not problems, problems
+
+
+def test_the_score_picked_comes_back_where_it_is_defined_again(qtbot):
+    """After translate's cross-attention (no previous-token score: the sink share shown instead) every later model
+    kept showing the sink share nobody had asked for; the score picked comes back where it is defined. Control: a
+    score the user picks is the one kept from then on."""
+    controls, _ = _shown(qtbot)
+    box = controls.score_box
+    assert controls.wanted_score == box.currentData() == "previous_token"
+    assert choose_defined_score(box, ["first_token", "entropy"], controls.wanted_score) == "previous_token"
+    assert box.currentData() == "first_token"  # cross-attention: the first score it has
+    assert choose_defined_score(box, ["previous_token", "first_token"], controls.wanted_score) is None
+    assert box.currentData() == "previous_token"  # another model's self-attention: the score asked for again
+    box.setCurrentIndex(box.findData("entropy"))  # picked (a change that signals: the user's or a caller's)
+    assert controls.wanted_score == "entropy"
+    assert choose_defined_score(box, ["previous_token", "entropy"], controls.wanted_score) is None
+    assert box.currentData() == "entropy"
