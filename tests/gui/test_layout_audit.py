@@ -19,8 +19,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from attnviz.gui.widgets.legible import exporting  # noqa: E402
 
-from layout_audit import (MIN_PX, PRESENT_PX, cut_combo_problems, grid_problems, panel_scale_problems,  # noqa: E402
+from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
                           presented_label_problems, scene_problems, square_map_problems)
+from layout_audit_controls import cut_combo_problems  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 from attnviz.gui.panels.appearance import compose_style  # noqa: E402
 from attnviz.gui.panels.presentation_titles import enlarge_group_titles, restore_group_titles  # noqa: E402
 from attnviz.gui.panels.training_panel import TrainingPanel  # noqa: E402
-from layout_audit import control_text_problems  # noqa: E402
+from layout_audit_controls import control_text_problems  # noqa: E402
 
 MIN_PRESENTED = 16
 

@@ -14,7 +14,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget  # noqa: E402
 
 from attnviz.gui.views.dataset_controls import DatasetControls, choose_defined_score  # noqa: E402
-from layout_audit import cut_combo_problems  # noqa: E402
+from layout_audit_controls import cut_combo_problems  # noqa: E402
 
 
 def _shown(qtbot):
