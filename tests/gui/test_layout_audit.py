@@ -21,6 +21,7 @@ from attnviz.gui.widgets.legible import exporting  # noqa: E402
 
 from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
                           presented_label_problems, scene_problems, square_map_problems)
+from layout_audit_controls import cut_combo_problems  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -225,6 +226,8 @@ def _tab_problems(win, w: int, h: int, model: str) -> list[str]:
             QApplication.processEvents()
             # docked at either size: nothing under 12 px (a 1280×720 window is projected as it is)
             problems += _audit_widget(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}", MIN_PX)
+            # its combos whole (the data-set view's score box cut "first-token (sink) share" after a switch)
+            problems += cut_combo_problems(view, f"{model} tab Attention / {type(view).__name__} {w}×{h}")
     win.tabs.setCurrentWidget(win.walkthrough_page)
     for i in range(win.walkthrough.count()):
         win.walkthrough.setCurrentIndex(i)

@@ -66,3 +66,34 @@ def test_a_tall_window_keeps_progress_in_the_form(qtbot, tmp_path):  # control
     _running(panel, qtbot, tmp_path)
     assert panel.progress.parentWidget() is panel.form_box and _seen(panel.progress)
     assert not _seen(_run_line(panel))
+    # the buttons right above the progress bar: their row once took a share of the form's spare height
+    bottom = panel.cancel_button.mapTo(panel.form_box, panel.cancel_button.rect().bottomLeft()).y()
+    assert panel.progress.geometry().top() - bottom <= 12, (bottom, panel.progress.geometry())
+
+
+def _reachable(button) -> bool:
+    """On screen and clickable: shown, enabled and not clipped away by its parents."""
+    return _seen(button) and button.isEnabled() and not button.visibleRegion().isEmpty()
+
+
+def test_a_folded_form_keeps_cancel_and_open_within_reach(qtbot, tmp_path):
+    """Issue 36: folded at 1280×720, a run's Cancel and, after it, "Open trained model" were folded away with the
+    form: a lecturer had to unfold the settings (squeezing the replay) to stop a run or open its model. Control:
+    unfolded, the same buttons are the form's, once each."""
+    panel = _panel(qtbot, 620)
+    _running(panel, qtbot, tmp_path)
+    assert not _seen(panel.form_box)
+    assert _reachable(panel.cancel_button), panel.cancel_button.visibleRegion().boundingRect()
+    assert not _seen(panel.start_button)  # Start goes with its settings, on the form's button
+    panel._set_running(False)
+    panel.open_button.setEnabled(True)  # what the end of a run with a saved model does
+    qtbot.wait(20)
+    assert _reachable(panel.open_button) and not _seen(panel.form_box)
+    panel.form_toggle.setChecked(True)  # control: unfolded, the buttons are at the form's foot, Start with them
+    qtbot.wait(20)
+    assert all(_seen(b) and panel.form_box.isAncestorOf(b)
+               for b in (panel.start_button, panel.cancel_button, panel.open_button))
+    assert not _seen(_run_line(panel))
+    panel.set_controls_visible(False)  # presenting: the curves and the replay, no buttons
+    qtbot.wait(20)
+    assert not _seen(panel.open_button) and not _seen(panel.cancel_button)

@@ -5,7 +5,8 @@ the start/cancel/open buttons, progress and status (a mixin of
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget)
+                               QLineEdit, QProgressBar, QPushButton, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from attnviz.gui.widgets.fitted_label import FittedLabel
 from attnviz.gui.workers import run_job
@@ -81,13 +82,18 @@ class TrainingFormMixin:
         form.addRow("Device:", self.device_box)
         form.addRow("Seed:", self.seed_box)
         form.addRow("Save to:", out_row)
-        buttons = QHBoxLayout()
+        # a widget, not a bare layout: folded, the row moves to the run line with the progress and status
+        self.buttons_row = QWidget(self.form_box)
+        # its line's height only: a plain widget shared the form's spare height and floated above the progress bar
+        self.buttons_row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        buttons = QHBoxLayout(self.buttons_row)
+        buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.open_button)
         lay = QVBoxLayout(self.form_box)
         lay.addLayout(form)
-        lay.addLayout(buttons)
+        lay.addWidget(self.buttons_row)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
         self._form_lay = lay
@@ -102,13 +108,17 @@ class TrainingFormMixin:
         self.run_line.hide()
 
     def _place_run_line(self, form_shown: bool) -> None:
-        """Progress and status at the form's foot while it is shown, else on the run line above the curves
-        while a run is under way or after one (its outcome), the same two widgets: one place updates them."""
+        """The Cancel and Open buttons, progress and status at the form's foot while it is shown, else on the run
+        line above the curves while a run is under way or after one (its outcome), the same widgets: one place
+        updates them. Folded, Cancel and "Open trained model" had no way onto the screen but unfolding the form
+        (issue 36); Start stays with the settings it starts, one click away on the form's button."""
         home, into = (self.form_box, self._form_lay) if form_shown else (self.run_line, self.run_line.layout())
-        for w in (self.progress, self.status):
+        for w in (self.buttons_row, self.progress, self.status):
             if w.parentWidget() is not home:
                 w.parentWidget().layout().removeWidget(w)
                 into.addWidget(w)
+        self.start_button.setVisible(form_shown)
+        self.buttons_row.setVisible(self._controls_on)  # presenting: the run's progress alone, no controls
         self.run_line.setVisible(not form_shown and (self._run_on or (self._controls_on and self.out_dir is not None)))
 
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGroupBox, QScrollArea, QSplitter, QToolButton, QV
 
 from attnviz.gui.panels.attention_timeline import AttentionTimeline
 from attnviz.gui.panels.compact_layout import is_compact
+from attnviz.gui.panels.replay_presented import present_replay_controls
 from attnviz.gui.panels.training_form import TrainingFormMixin, task_defaults
 from attnviz.gui.stepped_build import SteppedBuild
 from attnviz.gui.style import ViewStyle
@@ -171,9 +172,10 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
         lay.addWidget(split)
 
     def set_controls_visible(self, on: bool) -> None:
-        """Presentation mode: the curves and the replay alone (the settings form hides)."""
+        """Presentation mode: the curves and the replay alone (the settings form hides), its controls enlarged."""
         self._controls_on = on
         self._arrange()
+        present_replay_controls(self.timeline, self.timeline.view.style, not on, (self.progress, self.status))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -199,6 +201,7 @@ class TrainingPanel(SteppedBuild, TrainingFormMixin, QWidget):
 
     def set_style(self, style) -> None:
         self.timeline.set_style(style)
+        present_replay_controls(self.timeline, style, not self._controls_on, (self.progress, self.status))
         width = max(2.0, style.line_width)
         self.loss_curve.setPen(pg.mkPen("#CC6677", width=width))
         self.acc_curve.setPen(pg.mkPen("#117733", width=width))

@@ -27,12 +27,25 @@ class ShownTextCombo(QComboBox):
 
     def __init__(self):
         super().__init__()
+        self._sized_for: str | None = None  # the text the last size hint was measured on
         self.currentIndexChanged.connect(self.updateGeometry)
         self.model().dataChanged.connect(self.updateGeometry)  # the shown item renamed ("file: poems.txt")
+        for signal in (self.model().rowsInserted, self.model().rowsRemoved, self.model().modelReset):
+            signal.connect(self.updateGeometry)  # the items offered anew (another model's sources)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # a change made with the box's signals blocked (a score switched while drawing, the sources offered
+        # for another model at the same index) emits nothing: the box kept the old text's width and cut
+        # "first-token (sink) share" after a switch to translate (issue 36). Painting is the one step every
+        # change of the shown text passes through.
+        if self.currentText() != self._sized_for:
+            self.updateGeometry()
+        super().paintEvent(event)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         opt = QStyleOptionComboBox()
         self.initStyleOption(opt)
+        self._sized_for = self.currentText()
         text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
         size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, text, self)
         return QSize(size.width(), super().sizeHint().height())
@@ -53,6 +66,10 @@ class DatasetControls:
         self.score_box = ShownTextCombo()
         for name in SCORES:
             self.score_box.addItem(SCORE_LABELS[name], name)
+        # the last score picked, by the user or a caller (the view may show another): a change that signals, as
+        # the view switches scores only with the box's signals blocked; connected before the view's redraw
+        self.wanted_score = self.score_box.currentData()
+        self.score_box.currentIndexChanged.connect(self._score_picked)
         self.n_box = QSpinBox()
         self.n_box.setRange(10, 10_000)
         self.n_box.setSingleStep(100)
@@ -114,6 +131,9 @@ class DatasetControls:
             w.setEnabled(scored)
             w.setToolTip(self._tips[w] if scored else "no data set to score: choose one under “data:”")
 
+    def _score_picked(self, _index: int) -> None:
+        self.wanted_score = self.score_box.currentData()
+
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
         self.notice.setVisible(bool(text))
@@ -131,15 +151,21 @@ class DatasetControls:
         return table
 
 
-def choose_defined_score(box: QComboBox, defined: list[str]) -> str | None:
+def choose_defined_score(box: QComboBox, defined: list[str], wanted: str | None = None) -> str | None:
     """Switch ``box`` to the first score in ``defined`` when its own is not among them (previous-token on
-    cross-attention: a grid of hatched cells and a title about the scores it could show instead).
+    cross-attention: a grid of hatched cells and a title about the scores it could show instead), and back to
+    ``wanted`` (the score last picked, or the first one) wherever that one is defined again: after translate's
+    cross-attention every later model showed the sink share nobody had asked for.
 
-    Returns the score it was on (None: unchanged). The box's signal is blocked: the caller is drawing."""
+    Returns the score it was on when it had to leave it (None: unchanged or back to ``wanted``). The box's signal
+    is blocked: the caller is drawing."""
     now = box.currentData()
-    if not defined or now in defined:
+    if not defined:
+        return None
+    target = wanted if wanted in defined else now if now in defined else defined[0]
+    if target == now:
         return None
     was = box.blockSignals(True)
-    box.setCurrentIndex(box.findData(defined[0]))
+    box.setCurrentIndex(box.findData(target))
     box.blockSignals(was)
-    return now
+    return None if target == wanted else now

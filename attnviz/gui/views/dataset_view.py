@@ -286,7 +286,7 @@ class DatasetView(SourceChoice, BaseView):
         if self.result is None:
             return
         self._name_scores()
-        was = choose_defined_score(self.score_box, self.result.score_names(self.part))
+        was = choose_defined_score(self.score_box, self.result.score_names(self.part), self._parts.wanted_score)
         if was is not None:  # said in the title while the chosen score is shown (the user's pick clears it)
             self._chosen_for = (self._label(was), self.score, self.part)
         values = self.score_table()
