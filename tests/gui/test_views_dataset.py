@@ -36,7 +36,7 @@ def test_dataset_view_scores_off_the_gui_thread_and_draws_the_grid(qtbot, induct
     res = view.result
     assert view.grid.image.isVisible() and view.pattern.bar.isVisible()
     # every cell carries its number: the grid's bar (its label ran over its ticks) gives way to the title
-    assert not view.grid.bar.isVisible() and "colour: fixed scale 0–1" in view.caption.text
+    assert not view.grid.bar.isVisible() and "head grid colours: fixed scale 0–1" in view.caption.text
     assert view.ran_on is not None and view.ran_on != threading.main_thread().name
     assert res.n_inputs == 200 and res.meta["n_repeated"] > 0
     view.score_box.setCurrentIndex(view.score_box.findData("induction"))

@@ -313,7 +313,8 @@ class DatasetView(SourceChoice, BaseView):
         written = L * H <= MAX_CELL_LABELS
         self.grid.bar.set_style(self.style if not written else replace(self.style, colour_bar=False))
         self.grid.bar.setVisible(not written)
-        how = how.replace(" · ", " · colour: ", 1) if written else ""
+        # the caption sits under the mean pattern (its own bar: "own maximum"): it names the grid it speaks of
+        how = how.replace(" · ", " · head grid colours: ", 1) if written else ""
         title, caption = grid_words(self.result, self.score, self.part, self._label, held_out=self.data_source is None,
                                     failure=self.failure, chosen_for=getattr(self, "_chosen_for", None), how=how,
                                     undefined=undefined)
