@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from tests.hf.factories import TEXT, make_model
+from tests.gui.hf_head_map_window import ready_head_map
+from tests.hf.factories import make_model
 
 
 @pytest.fixture
@@ -18,18 +19,10 @@ def llama_folder(tmp_path):
     return make_model("llama", tmp_path / "llama4", seed=7, layers=4)
 
 
-def _ready(make_window, qtbot, folder):
-    win = make_window(start=False, model=str(folder), text=TEXT)
-    with qtbot.waitSignal(win.trace_shown, timeout=90000):
-        win.start()
-    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=30000)
-    return win, win.views_area.docks["HeadMapView"].widget()
-
-
 def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot, llama_folder, monkeypatch):
     import attnviz.gui.lane as lane_mod
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     win.selection.update(layer=2, head=1)
     gui, workers, events = threading.get_ident(), [], []
     real = lane_mod.report_progress
@@ -59,7 +52,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
 
 
 def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder):
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     win.selection.update(layer=1)
     previews, titles = [], []
     win.lane.progress.connect(lambda kind, item: previews.append(item))
@@ -77,7 +70,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
 def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
     from attnviz.capture.preview import LayerPreview
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
     head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
     assert head_map.heatmap.title.text == "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
@@ -91,7 +84,7 @@ def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot
     from attnviz.capture.preview import LayerPreview
     from attnviz.gui.views.heatmap_data import MAX_PX, quantize
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     T = MAX_PX + 6
     probs = np.zeros((2, T, T), np.float32)
     probs[1, 2, 3] = 0.75  # one cell: its 2×2 block shows it
@@ -115,7 +108,7 @@ def test_a_new_run_drops_the_last_runs_preview(make_window, qtbot, llama_folder)
     screen, titled as this forward's: the new run takes it down as it starts (it showed for a 4-minute 8k run)."""
     from attnviz.capture.preview import LayerPreview
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     stale = ["old"] * 5
     head_map.show_preview(LayerPreview(0, 4, np.full((4, 5, 5), 0.2, np.float32), stale), head=0)
     assert "forward running" in head_map.heatmap.title.text  # the control: a preview on screen

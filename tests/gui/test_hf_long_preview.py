@@ -10,7 +10,8 @@ import threading
 import numpy as np
 import pytest
 
-from tests.hf.factories import TEXT, make_model
+from tests.gui.hf_head_map_window import ready_head_map
+from tests.hf.factories import make_model
 
 LONG = " ".join(["the cat sat on the mat and it was tired"] * 40)  # ≈600 tokens: on the fastest kernel
 
@@ -19,14 +20,6 @@ LONG = " ".join(["the cat sat on the mat and it was tired"] * 40)  # ≈600 toke
 def llama_folder(tmp_path):
     pytest.importorskip("transformers")
     return make_model("llama", tmp_path / "llama4", seed=7, layers=4, max_pos=1024)
-
-
-def _ready(make_window, qtbot, folder):
-    win = make_window(start=False, model=str(folder), text=TEXT)
-    with qtbot.waitSignal(win.trace_shown, timeout=90000):
-        win.start()
-    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=30000)
-    return win, win.views_area.docks["HeadMapView"].widget()
 
 
 def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(make_window, qtbot, llama_folder,
@@ -38,7 +31,7 @@ def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(m
     from attnviz.capture.preview import PreviewMaps
     from attnviz.gui.views.heatmap_data import block_max
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     monkeypatch.setattr(cap, "PREVIEW_CELLS", 1 << 16)  # this input's 4 × T × T is above it, as 8,192 tokens are
     monkeypatch.setattr(odm, "OVERVIEW_SIDE", 128)  # each overview cell the max of a block
     win.selection.update(layer=2, head=1)
@@ -88,7 +81,7 @@ def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(m
 def test_the_last_inputs_map_says_so_until_a_map_of_the_new_one_comes(make_window, qtbot, llama_folder):
     from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     shown = head_map.heatmap.title.text
     assert RUNNING_NEW_INPUT not in shown  # control: the current input's map is not marked
     head_map.drop_preview()  # a run started; its first map is slow to come
