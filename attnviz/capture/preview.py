@@ -56,7 +56,8 @@ class PreviewMaps:
 
     def _check(self, layer: int, part: str) -> None:
         if int(layer) != self.preview.layer or part != "self":
-            raise KeyError(f"the preview holds layer {self.preview.layer}'s self-attention only, not layer {layer} {part}")
+            raise KeyError(f"the preview holds layer {self.preview.layer}'s self-attention only, "
+                           f"not layer {layer} {part}")
 
     def probs_shape(self, layer: int, part: str = "self") -> tuple[int, int, int]:
         self._check(layer, part)

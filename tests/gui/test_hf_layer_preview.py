@@ -40,7 +40,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
     assert [e[0] for e in events] == ["preview", "trace"]
     _, item, title, where = events[0]
     trace = events[1][1].trace
-    assert title == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
+    assert title.replace("\u00a0", " ") == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
     assert list(item.tokens) == trace.tokens
     np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
     np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
@@ -63,7 +63,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
     trace = win.trace
     assert trace.meta["input_text"] == "it was tired"
     assert len(previews) == 1 and list(previews[0].tokens) == trace.tokens
-    previewed = [t for t in titles if "forward running" in t]
+    previewed = [t.replace("\u00a0", " ") for t in titles if "forward running" in t]
     assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layer 2 of 4"]
 
 
@@ -73,7 +73,8 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
     win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
     head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
-    assert head_map.heatmap.title.text == "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
+    assert head_map.heatmap.title.text.replace("\u00a0", " ") == \
+        "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
     other = (win.selection.head + 1) % 4  # a real change (the model may open on any head: the default rule)
     win.selection.update(head=other)
     assert head_map.preview is None and head_map.heatmap.title.text.startswith(

@@ -35,8 +35,9 @@ class PreviewSelection:
 
 
 def running_suffix(preview) -> str:
-    """The title's note that the map is a preview: which layer of how many the running forward has reached."""
-    return f" — forward running, layer {preview.layer + 1} of {preview.n_layers}"
+    """The title's note that the map is a preview: which layer of how many the running forward has reached
+    ("layer 13 of 30" joined by no-break spaces: at 1280×720 the title broke before a lone "of 30")."""
+    return " — forward running, " + f"layer {preview.layer + 1} of {preview.n_layers}".replace(" ", "\u00a0")
 
 
 def draw_full_preview(view, preview, head: int) -> None:
