@@ -189,8 +189,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     layers : layer indices kept in full (default all); the others keep their probabilities only.
     preview : ``preview(LayerPreview)`` called during the forward as soon as a layer's attention is computed
         (:class:`~attnviz.capture.preview.LayerPreview`: a float32 copy of the model's own probabilities and
-        the cells its mask blocked); models read through the attention interface only (the others report
-        nothing before the trace is complete).
+        the cells its mask blocked, or for a long layer copies of its q, k and lse); models read through the
+        attention interface only (the others report nothing before the trace is complete).
     preview_layers : the layer indices ``preview`` is called for (default all).
     attention : "eager" (the model's own eager attention, probabilities kept as computed), "on_demand" (the
         fastest kernel; each layer keeps q, k and each row's log-sum-exp and its probabilities are recomputed
