@@ -80,6 +80,15 @@ def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(m
     row, col = T - 1, 5  # the hover: the one exact cell, never a block's maximum
     exact = float(trace.probs(2, heads=1, rows=row, cols=col)[0, 0, 0])
     assert head_map.cell_text(row, col).endswith(format_value(exact))
+    # zoomed in to fewer cells than pixels: the preview's exact weights, computed as tiles (a long trace's path)
+    head_map.heatmap.vb.setRange(xRange=(100, 164), yRange=(300, 364), padding=0)
+    qtbot.waitUntil(lambda: head_map.tile is not None and head_map.tile.level == 0
+                    and not np.isnan(head_map.tile.image).any() and "refining" not in head_map.heatmap.title.text,
+                    timeout=30000)
+    t = head_map.tile
+    np.testing.assert_allclose(t.image, trace.probs(2, heads=1, rows=slice(t.row0, t.row1),
+                                                    cols=slice(t.col0, t.col1))[0], rtol=0, atol=1e-7)
+    assert head_map.preview is item  # still the preview (a zoom is no change of selection)
 
 
 def test_the_last_inputs_map_says_so_until_a_map_of_the_new_one_comes(make_window, qtbot, llama_folder):
