@@ -69,6 +69,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
 
 def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
     from attnviz.capture.preview import LayerPreview
+    from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT
 
     win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
@@ -79,6 +80,7 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
     win.selection.update(head=other)
     assert head_map.preview is None and head_map.heatmap.title.text.startswith(
         f"Layer {win.selection.layer} · head {other}")
+    assert head_map.heatmap.title.text.endswith(RUNNING_NEW_INPUT)  # the forward still runs: the last input's map
 
 
 def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):

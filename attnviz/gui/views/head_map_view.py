@@ -151,8 +151,8 @@ class HeadMapView(BaseView):
         self._label(0) if self._pyramids is None and self.on_demand is None else self._draw_tile()
 
     def _selection_changed(self, state, changed) -> None:
-        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's
-            self.preview = None
+        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's,
+            self.preview, self._running = None, RUNNING_NEW_INPUT  # the last input's while the forward runs
             self._load_layer()
             return
         if self.trace is None:
