@@ -45,7 +45,8 @@ __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
 # families computing attention in their own code whose scores no rule states (DeBERTa) keep full maps up to this
 MAX_FULL_T = 2048
-# a live preview of a fast-recorded layer is computed only up to this many (head × query × key) cells
+# a live preview of a fast-recorded layer is computed whole only up to this many (head × query × key) cells;
+# a longer one carries q, k and lse and is pooled where it is drawn
 PREVIEW_CELLS = 1 << 24
 
 
@@ -145,8 +146,16 @@ def _layer_reporter(preview, only, tokens, n_layers: int):
     tokens = tuple(tokens)
 
     def report(call, probs, mask):
-        if probs is None and call.lse is not None and call.lse.shape[0] == 1 \
-                and call.lse.numel() * call.key.shape[-2] <= PREVIEW_CELLS and (only is None or call.index in only):
+        fast = probs is None and call.lse is not None and call.lse.shape[0] == 1 and (only is None or call.index in only)
+        if fast and call.lse.numel() * call.key.shape[-2] > PREVIEW_CELLS:
+            # too long to compute whole here: copies of q, k and lse (O(T·d)); the head map pools the blocks it
+            # needs off the forward's thread, as it does a long trace's
+            q, k, lse = (np.array(t[0].detach().float().cpu().numpy(), np.float32, copy=True)
+                         for t in (call.query, call.key, call.lse))
+            preview(LayerPreview(call.index, n_layers, None, tokens,
+                                 deferred=OnDemandProbs(q, k, lse, rule_of(call, call.scaling, {}))))
+            return
+        if fast:
             # a fast-recorded layer: its probabilities recomputed from q, k and lse (short enough to preview)
             rule = rule_of(call, call.scaling, {})
             probs = torch.from_numpy(OnDemandProbs(call.query[0].float().numpy(), call.key[0].float().numpy(),
@@ -180,13 +189,14 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     layers : layer indices kept in full (default all); the others keep their probabilities only.
     preview : ``preview(LayerPreview)`` called during the forward as soon as a layer's attention is computed
         (:class:`~attnviz.capture.preview.LayerPreview`: a float32 copy of the model's own probabilities and
-        the cells its mask blocked); models read through the attention interface only (the others report
-        nothing before the trace is complete).
+        the cells its mask blocked, or for a long layer copies of its q, k and lse); models read through the
+        attention interface only (the others report nothing before the trace is complete).
     preview_layers : the layer indices ``preview`` is called for (default all).
     attention : "eager" (the model's own eager attention, probabilities kept as computed), "on_demand" (the
         fastest kernel; each layer keeps q, k and each row's log-sum-exp and its probabilities are recomputed
         exactly when asked: :meth:`Trace.probs`) or "auto" (on demand from :data:`ON_DEMAND_T` tokens).
-        Gradients need eager. A live preview of an on-demand layer is sent up to ``PREVIEW_CELLS`` cells.
+        Gradients need eager. A live preview of an on-demand layer carries its probabilities up to
+        ``PREVIEW_CELLS`` cells, above that q, k and lse (``LayerPreview.deferred``).
     """
     hf_cfg = model.config
     arch = (getattr(hf_cfg, "architectures", None) or [type(model).__name__])[0]

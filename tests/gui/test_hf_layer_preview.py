@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from tests.hf.factories import TEXT, make_model
+from tests.gui.hf_head_map_window import ready_head_map
+from tests.hf.factories import make_model
 
 
 @pytest.fixture
@@ -18,18 +19,10 @@ def llama_folder(tmp_path):
     return make_model("llama", tmp_path / "llama4", seed=7, layers=4)
 
 
-def _ready(make_window, qtbot, folder):
-    win = make_window(start=False, model=str(folder), text=TEXT)
-    with qtbot.waitSignal(win.trace_shown, timeout=90000):
-        win.start()
-    qtbot.waitUntil(lambda: bool(win.views_area.views), timeout=30000)
-    return win, win.views_area.docks["HeadMapView"].widget()
-
-
 def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot, llama_folder, monkeypatch):
     import attnviz.gui.lane as lane_mod
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     win.selection.update(layer=2, head=1)
     gui, workers, events = threading.get_ident(), [], []
     real = lane_mod.report_progress
@@ -47,7 +40,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
     assert [e[0] for e in events] == ["preview", "trace"]
     _, item, title, where = events[0]
     trace = events[1][1].trace
-    assert title == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
+    assert title.replace("\u00a0", " ") == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
     assert list(item.tokens) == trace.tokens
     np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
     np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
@@ -59,7 +52,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
 
 
 def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder):
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     win.selection.update(layer=1)
     previews, titles = [], []
     win.lane.progress.connect(lambda kind, item: previews.append(item))
@@ -70,28 +63,31 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
     trace = win.trace
     assert trace.meta["input_text"] == "it was tired"
     assert len(previews) == 1 and list(previews[0].tokens) == trace.tokens
-    previewed = [t for t in titles if "forward running" in t]
+    previewed = [t.replace("\u00a0", " ") for t in titles if "forward running" in t]
     assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layer 2 of 4"]
 
 
 def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
     from attnviz.capture.preview import LayerPreview
+    from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
     head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
-    assert head_map.heatmap.title.text == "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
+    assert head_map.heatmap.title.text.replace("\u00a0", " ") == \
+        "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
     other = (win.selection.head + 1) % 4  # a real change (the model may open on any head: the default rule)
     win.selection.update(head=other)
     assert head_map.preview is None and head_map.heatmap.title.text.startswith(
         f"Layer {win.selection.layer} · head {other}")
+    assert head_map.heatmap.title.text.endswith(RUNNING_NEW_INPUT)  # the forward still runs: the last input's map
 
 
 def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot, llama_folder):
     from attnviz.capture.preview import LayerPreview
     from attnviz.gui.views.heatmap_data import MAX_PX, quantize
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     T = MAX_PX + 6
     probs = np.zeros((2, T, T), np.float32)
     probs[1, 2, 3] = 0.75  # one cell: its 2×2 block shows it
@@ -115,7 +111,7 @@ def test_a_new_run_drops_the_last_runs_preview(make_window, qtbot, llama_folder)
     screen, titled as this forward's: the new run takes it down as it starts (it showed for a 4-minute 8k run)."""
     from attnviz.capture.preview import LayerPreview
 
-    win, head_map = _ready(make_window, qtbot, llama_folder)
+    win, head_map = ready_head_map(make_window, qtbot, llama_folder)
     stale = ["old"] * 5
     head_map.show_preview(LayerPreview(0, 4, np.full((4, 5, 5), 0.2, np.float32), stale), head=0)
     assert "forward running" in head_map.heatmap.title.text  # the control: a preview on screen

@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.crop_mask import CropHatch
 from attnviz.gui.views.head_map_on_demand import OnDemandHeadMap
+from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT, draw_full_preview, long_selection, running_suffix
 from attnviz.gui.views.head_pyramids import HeadPyramids
-from attnviz.gui.views.heatmap_data import MAX_PX, block_all, block_max, pool_factor, pooled_phrase, quantize
+from attnviz.gui.views.heatmap_data import MAX_PX, pooled_phrase, quantize
 from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
@@ -73,6 +75,8 @@ class HeadMapView(BaseView):
         self._hatch = CropHatch(self.heatmap)  # a long map's masked cells in the crop on screen
         self._shared_max: tuple[tuple, float] | None = None  # ((trace id, part), max over layers × heads)
         self.preview = None  # the LayerPreview on screen while a forward runs (None: the trace is shown)
+        self._runs = 0  # runs started; a new input's mark goes up only if no map of it came meanwhile
+        self._running = ""  # the title's note that the map on screen is the previous input's
         self.scale_box = ScaleChooser("fixed", "one scale for all layers and heads")
         self.scale_box.follow_style(self.style.scale)
         self.scale_box.changed.connect(lambda _: self.res is not None and self._draw_head())
@@ -94,48 +98,61 @@ class HeadMapView(BaseView):
 
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
-        self._mask_id = None
-        self.preview = None
+        self._mask_id, self.preview, self._running = None, None, ""
+        self._runs += 1  # a mark asked for before this trace came is not of the map now shown
         self._load_layer()
 
     def show_preview(self, preview, head: int) -> None:
         """Draw one head of a layer the running forward has computed (a ``LayerPreview``), titled as such,
-        until the full trace arrives; any change of selection goes back to the trace on screen."""
+        until the full trace arrives; any change of selection goes back to the trace. A long layer (q, k, lse)
+        is drawn as a long trace's map is: overview pooled on the views' lane, tiles on zoom, exact hovers."""
         if self._pyramids is not None:
             self._pyramids.cancel()
             self._pyramids = None
         self.long.drop()
-        self.preview, self.tile, self.res = preview, None, None
-        probs = preview.probs
-        head = min(max(int(head), 0), probs.shape[0] - 1)
+        self._runs += 1
+        self.preview, self.tile, self.res, self._running = preview, None, None, ""
+        head = min(max(int(head), 0), preview.shape[0] - 1)
         # the layer's own mask (drawn grey, never as 0); the full trace's is set again when it arrives
         self._mask_id, self.masked, self._labelled = None, preview.masked, None
         self.heatmap.set_mask(self.masked)
+        self._hatch.forget()
         self.heatmap.set_veiled_row(None)
-        self.heatmap.set_labels(preview.tokens, preview.tokens)
         self.heatmap.left.set_major(None)
         self.heatmap.bottom.set_major(None)
-        self.vmax = 1.0
-        f = pool_factor(max(probs.shape[1:]))  # a long map: one drawn cell per block, as the trace's coarsest view
-        values = block_max(probs[head], f, f)
-        masked = block_all(self.masked, f, f) if self.masked is not None and f > 1 else self.masked
-        self.image_data = quantize(values, self.vmax, masked)
-        self.heatmap.set_image(self.image_data, probs.shape[1:])
-        self.heatmap.set_levels(0.0, 1.0, f"attention weight · {scale_note('fixed')}")
-        pooled = pooled_phrase(f)
-        self.heatmap.set_title(f"Layer {preview.layer} · head {head} · self-attention{pooled} — forward running, "
-                               f"layer {preview.layer + 1} of {preview.n_layers}")
+        if preview.probs is not None:
+            draw_full_preview(self, preview, head)
+            return
+        from attnviz.capture.preview import PreviewMaps  # numpy only; imported when a long preview comes
+        self.res = long_selection(preview, head)
+        self.heatmap.set_labels(self.res.query_tokens, self.res.key_tokens)
+        self.long.start(PreviewMaps(preview), preview.layer, "self", head)
+        self._draw_head()
         self.heatmap.set_highlight(None, None)
 
     def drop_preview(self) -> None:
-        """A new run started: the last run's layer preview is not of this input (a long one sends none)."""
+        """A new run started: the last run's layer preview is not of this input. If no map of the new input
+        comes soon (a long forward), the title says the map on screen is the previous input's."""
         if self.preview is not None:
             self.preview = None
             self._load_layer()
+        self._runs += 1
+        run = self._runs
+        # not at once: a short input's trace comes within a keystroke's time and the title would flicker
+        QTimer.singleShot(400, self, lambda: self.mark_running(run))
+
+    def mark_running(self, run: int | None = None, note: str = RUNNING_NEW_INPUT) -> None:
+        """Say over the map on screen that it is the previous input's (``run``: only if no map came since;
+        ``note`` "": the run ended without a map, the mark goes and a pending one never comes)."""
+        self._runs += 0 if note else 1
+        if (run is not None and run != self._runs) or self.res is None or self.preview is not None:
+            return
+        self._running, self._labelled = note, None
+        self._label(0) if self._pyramids is None and self.on_demand is None else self._draw_tile()
 
     def _selection_changed(self, state, changed) -> None:
-        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's
-            self.preview = None
+        if self.preview is not None:  # the preview names one layer and head: anything else is the trace's,
+            self.preview, self._running = None, RUNNING_NEW_INPUT  # the last input's while the forward runs
             self._load_layer()
             return
         if self.trace is None:
@@ -325,7 +342,8 @@ class HeadMapView(BaseView):
             detail, pooled = " · full zoom: exact values", ""
         label = f"attention weight · {note}{detail}"
         filling = self.long.filling if self.on_demand else ""
-        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{filling}"
+        running = running_suffix(self.preview) if self.preview is not None else self._running
+        title = f"Layer {r.layer} · head {r.head} · {r.part_name}{pooled}{running}{filling}"
         if (self.vmax, label, title) != self._labelled:  # a pan within one level changes neither
             self._labelled = (self.vmax, label, title)
             self.heatmap.set_levels(0.0, self.vmax, label)

@@ -90,6 +90,7 @@ class Runs:
         else:
             if kind == "trace":  # the picture on screen stays, and so does its caption
                 win.input_panel.image.reject_pending()
+                self.head_maps(lambda view: view.mark_running(note=""))  # its map is the current input's again
             win.notify(message, "warning")
 
     def busy(self, busy: bool) -> None:
