@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
-__all__ = ["PanelGrid", "patch_caption", "two_lines"]
+__all__ = ["PanelGrid", "fit_pictures", "patch_caption", "two_lines"]
 
 
 def _natural_width(label) -> float:
@@ -182,3 +182,18 @@ def patch_caption(trace, image_hw: tuple[int, int]) -> str:
     size = trace.description.config.get("patch_size")
     ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
     return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
+
+
+def fit_pictures(boxes, size) -> None:
+    """Square pixels, each image right under its caption and against the right edge, next to its colour bar
+    (an aspect-locked view centred it, far from caption and bar in a tall dock). All pictures at the scale of the
+    smallest panel: the input's panel, without a real bar, is wider in a narrow dock and drew the picture larger
+    than the maps it is compared with. ``size``: the image's (rows, cols), or None before there is one."""
+    if size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
+        return
+    rows, cols = size
+    px = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)  # screen pixels per image pixel
+    for vb in boxes:
+        span_x = vb.width() / px
+        x0 = -(span_x - cols)
+        vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, vb.height() / px), padding=0, disableAutoRange=True)
