@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.text.token_display import display_token
+
 __all__ = ["strip_window", "window_caption", "MIN_WINDOW", "MAX_WINDOW"]
 
 MIN_WINDOW = 8  # never fewer boxes than this, even in a tiny dock (they wrap instead)
@@ -27,8 +29,11 @@ def strip_window(n_keys: int, query: int, size: int) -> tuple[int, int]:
     return lo, lo + size
 
 
-def window_caption(lo: int, hi: int, n_keys: int, maps: dict[str, np.ndarray | None], names: dict[str, str]) -> str:
-    """One line naming the shown positions and each map's share outside them ("" when every key is shown)."""
+def window_caption(lo: int, hi: int, n_keys: int, maps: dict[str, np.ndarray | None], names: dict[str, str],
+                   tokens=None) -> str:
+    """One line naming the shown positions and each map's share outside them ("" when every key is shown), with
+    the key outside that holds the most (a long input's rollout often sits on the first token, far from the
+    window): ``tokens`` label it (display text), else its position alone."""
     if lo == 0 and hi == n_keys:
         return ""
     outside = []
@@ -37,6 +42,13 @@ def window_caption(lo: int, hi: int, n_keys: int, maps: dict[str, np.ndarray | N
             continue
         total = float(values.sum())
         rest = total - float(values[lo:hi].sum())
-        outside.append(f"{names[key]} {100 * rest / total:.0f} %" if total > 0 else f"{names[key]} —")
+        if total <= 0:
+            outside.append(f"{names[key]} —")
+            continue
+        out = np.concatenate([values[:lo], values[hi:]])
+        i = int(np.argmax(out))
+        i = i if i < lo else i + (hi - lo)  # back to an input position
+        label = f"{display_token(tokens[i])} [{i}]" if tokens is not None else f"[{i}]"
+        outside.append(f"{names[key]} {100 * rest / total:.0f} % (most on {label}: {values[i]:.2f})")
     return (f"positions {lo}–{hi - 1} of {n_keys:,} (around the query: as many as fit) are shown; the shares are "
             f"over all {n_keys:,} keys · outside the shown positions: " + ", ".join(outside))

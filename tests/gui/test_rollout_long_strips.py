@@ -94,5 +94,42 @@ def test_window_caption_counts_what_lies_outside():
     assert window_caption(0, 4, 4, maps, {"raw": "raw attention"}) == ""
     lo, hi = strip_window(4, 3, 2)
     text = window_caption(lo, hi, 4, maps, {"raw": "raw attention", "grad": "gradient rollout"})
-    assert (lo, hi) == (2, 4) and "positions 2–3 of 4" in text and "raw attention 75 %" in text
+    assert (lo, hi) == (2, 4) and "positions 2–3 of 4" in text and "raw attention 75 % (most on [0]: 0.50)" in text
     assert "gradient" not in text
+    lo, hi = strip_window(4, 0, 2)  # the largest outside after the window: named by its input position
+    named = window_caption(lo, hi, 4, {"raw": np.array([0.1, 0.1, 0.2, 0.6])}, {"raw": "raw"}, ["a", "b", "c", "Ġd"])
+    assert (lo, hi) == (0, 2) and "raw 80 % (most on d [3]: 0.60)" in named
+
+
+def test_a_long_inputs_row_is_computed_on_the_lane_and_a_colour_change_does_not_recompute(qtbot, monkeypatch):
+    """Above LONG_ROLLOUT_T keys the row streams over every layer (minutes at 8,192 × 30 layers): the view says so
+    and computes it on the views' lane, not the GUI thread; the colour scale only redraws it. (The threshold is
+    lowered here so a small trace takes the long path; the row is checked against the whole-matrix rollout.)"""
+    from attnviz.analysis import compute_rollout
+    import attnviz.analysis.rollout_maps as rollout_maps
+    import attnviz.gui.views.rollout_view as rollout_view
+
+    monkeypatch.setattr(rollout_view, "LONG_ROLLOUT_T", 100)
+    monkeypatch.setattr(rollout_maps, "LONG_ROLLOUT_T", 100)
+    trace = sample_trace("decoder", T=300, n_layers=2)
+    view, _ = make(qtbot, trace)
+    assert view.maps is None or view.background_pending  # not computed on the GUI thread within set_trace
+    qtbot.waitUntil(lambda: view.maps is not None, timeout=20000)
+    want = compute_rollout(trace)[299]
+    np.testing.assert_allclose(view.maps.maps["rollout"], want / want.sum(), rtol=1e-6)
+    assert "get its information" in view.title_item.text
+    before = view.maps
+    view.scale_box.set_mode("per-map")
+    assert view.maps is before and not view.background_pending and "its own colour scale" in view.title_item.text
+    view.residual.setValue(20)  # control: a setting that changes the row does compute it again
+    qtbot.waitUntil(lambda: view.maps is not before and view.maps is not None, timeout=20000)
+
+
+def test_the_long_path_says_what_it_computes_meanwhile(qtbot, monkeypatch):
+    import attnviz.gui.views.rollout_view as rollout_view
+
+    monkeypatch.setattr(rollout_view, "LONG_ROLLOUT_T", 100)
+    monkeypatch.setattr(rollout_view.RolloutView, "run_in_background", lambda self, fn, done, progress=None: None)
+    view, _ = make(qtbot, sample_trace("decoder", T=300, n_layers=2))
+    assert "computing the rollout row of" in view.title_item.text and "[299]" in view.title_item.text
+    assert "2 layers × 300 keys" in view.title_item.text

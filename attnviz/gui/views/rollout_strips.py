@@ -65,7 +65,7 @@ class RolloutStrips:
 
     def caption(self) -> str:
         """What the strips leave out ("" when they show every position)."""
-        return window_caption(self.lo, self.hi, len(self.tokens), self.maps, self.names)
+        return window_caption(self.lo, self.hi, len(self.tokens), self.maps, self.names, self.tokens)
 
     def _draw(self) -> None:
         self.lo, self.hi = strip_window(len(self.tokens), self.query, self.window)
@@ -99,3 +99,16 @@ class RolloutStrips:
             self.window = lo
             self._draw()
         return self.window != before
+
+    def fit_figure(self, figure, title_item, room, set_title: Callable[[], None]) -> None:
+        """Fit the strips under the title of ``figure`` laid out in ``room``; ``set_title`` writes the title (with
+        :meth:`caption`) before (its window line takes height) and after the fit."""
+        set_title()
+        figure.setGeometry(room)
+        figure.layout.activate()
+        height = room.height() - title_item.geometry().bottom() - 2 * self.style.metrics().height()
+        if self.fit(height):
+            set_title()
+        figure.setGeometry(room)  # the layout grew the figure to what the strips asked before the fit
+        figure.layout.invalidate()
+        figure.layout.activate()

@@ -18,14 +18,14 @@ from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
 from attnviz.analysis.share_versus import rollout_verdict
-from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
-from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.base import BaseView, _call as call_catching  # exceptions returned, as the lane does
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, patch_caption, two_lines
+from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines
 from attnviz.gui.views.rollout_strips import RolloutStrips
-from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
+from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query
+from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
@@ -64,33 +64,19 @@ class RolloutView(BaseView):
         self._build_image_panels()
         self._build_text_strips()
         self._body = None
-        self.maps = None
-        self.res = None
+        self.maps = self.res = None
         self._build_controls()
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.recompute)
+        self._maps_key = None
 
     def _build_image_panels(self) -> None:
         """The plain input, raw attention, rollout, gradient rollout (2×2 or a row); each map with a bar."""
         self.image_body = PanelGrid()
-        self.panels = {}
-        self.bars = {}
-        for i, name in enumerate(("input",) + NAMES):
-            cell = pg.GraphicsLayout()
-            label = make_title()
-            vb = pg.ViewBox(invertY=True, enableMenu=False)
-            vb.setMouseEnabled(False, False)
+        self.panels, self.bars = {}, {}
+        for name in ("input",) + NAMES:
             # a bound method, not a lambda holding self: Qt then drops the connection with the view
-            vb.sigResized.connect(self._fit_image)
-            picture = pg.ImageItem(axisOrder="row-major")
-            vb.addItem(picture)
-            cell.addItem(label, row=0, col=0, colspan=2)
-            cell.addItem(vb, row=1, col=0)
-            cell.layout.setRowStretchFactor(1, 1)
-            # no margins inside a cell (pyqtgraph's 9 px on every side): the grid's spacing keeps the cells
-            # apart, and the margins took 18 px of every row's height from a map ~100 px tall at 1280×720
-            cell.layout.setContentsMargins(0, 0, 0, 0)
-            cell.layout.setVerticalSpacing(2)
+            cell, label, vb, picture = panel_cell(self._fit_image)
             if name == "input":
                 self.input_panel = (label, vb, picture)
                 # an invisible bar as wide as the maps' keeps the four images in two aligned columns
@@ -197,16 +183,34 @@ class RolloutView(BaseView):
             self.recompute()
 
     def recompute(self) -> None:
-        """Compute the three maps for the current settings and draw them (cheap numpy)."""
+        """Compute the three maps for the current settings (unless only the colours changed) and draw them.
+        A long input's rollout row streams over every layer's rows (minutes at 8,192 tokens × 30 layers): on the
+        views' lane, the title saying so; an export finishes it first (``ensure_current``)."""
         self._timer.stop()
         if self.trace is None:
             return
+        trace, settings, query = self.trace, self.settings, self.res.query
         part = "self" if self.res.part == "cross" else self.res.part
-        try:
-            self.maps = compute_rollout_maps(self.trace, self.settings, self.res.query, part)
-        except AttnvizError as exc:
-            set_title(self.title_item, f"rollout unavailable: {exc}", self.style)
-            return
+        key = (trace, settings, query, part)
+        if self.maps is not None and self._maps_key == key:
+            return self._draw(part)
+        work = lambda: compute_rollout_maps(trace, settings, query, part)  # noqa: E731
+        tk = trace.probs_shape(0, part)[-1]
+        if tk <= LONG_ROLLOUT_T or trace.grid is not None:
+            return self._arrived(key, call_catching(work))
+        q = default_query(trace) if query is None else int(query)
+        set_title(self.title_item, f"computing the rollout row of {display_token(trace.query_tokens(part)[q])} [{q}]: "
+                  f"every layer's rows, {trace.layers_in(part)} layers × {tk:,} keys, streamed in blocks …", self.style)
+        self.run_in_background(work, lambda result: self._arrived(key, result))
+
+    def _arrived(self, key, result) -> None:
+        if isinstance(result, Exception):  # a one-line AttnvizError (a discard on a long input …)
+            self.maps = None
+            return set_title(self.title_item, f"rollout unavailable: {result}", self.style)
+        self.maps, self._maps_key = result, key
+        self._draw(key[3])
+
+    def _draw(self, part: str) -> None:
         m = self.maps
         mode = self.scale_box.mode
         self.tops = {name: scale_top(mode, float(v.max()) if v is not None and v.size else 1.0, m.vmax)
@@ -307,15 +311,7 @@ class RolloutView(BaseView):
         if resized and room.size() == self._fitted:
             return
         self._fitted = room.size()
-        self._set_title()  # first: the window's caption line takes height from the strips
-        self.figure.setGeometry(room)
-        self.figure.layout.activate()
-        height = room.height() - self.title_item.geometry().bottom() - 2 * self.style.metrics().height()
-        if self.strip_set.fit(height):
-            self._set_title()
-        self.figure.setGeometry(room)
-        self.figure.layout.invalidate()
-        self.figure.layout.activate()
+        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title)
 
     def _relayout(self, geom: QRectF) -> None:
         self._room = QRectF(geom)  # the export's page: what the strips must fit (see _fit_strips)
