@@ -49,6 +49,6 @@ def window_caption(lo: int, hi: int, n_keys: int, maps: dict[str, np.ndarray | N
         i = int(np.argmax(out))
         i = i if i < lo else i + (hi - lo)  # back to an input position
         label = f"{display_token(tokens[i])} [{i}]" if tokens is not None else f"[{i}]"
-        outside.append(f"{names[key]} {100 * rest / total:.0f} % (most on {label}: {values[i]:.2f})")
+        outside.append(f"{names[key]} {100 * rest / total:.0f} % (most on {label}: {values[i]:.2g})")
     return (f"positions {lo}–{hi - 1} of {n_keys:,} (around the query: as many as fit) are shown; the shares are "
             f"over all {n_keys:,} keys · outside the shown positions: " + ", ".join(outside))

@@ -94,11 +94,11 @@ def test_window_caption_counts_what_lies_outside():
     assert window_caption(0, 4, 4, maps, {"raw": "raw attention"}) == ""
     lo, hi = strip_window(4, 3, 2)
     text = window_caption(lo, hi, 4, maps, {"raw": "raw attention", "grad": "gradient rollout"})
-    assert (lo, hi) == (2, 4) and "positions 2–3 of 4" in text and "raw attention 75 % (most on [0]: 0.50)" in text
+    assert (lo, hi) == (2, 4) and "positions 2–3 of 4" in text and "raw attention 75 % (most on [0]: 0.5)" in text
     assert "gradient" not in text
     lo, hi = strip_window(4, 0, 2)  # the largest outside after the window: named by its input position
     named = window_caption(lo, hi, 4, {"raw": np.array([0.1, 0.1, 0.2, 0.6])}, {"raw": "raw"}, ["a", "b", "c", "Ġd"])
-    assert (lo, hi) == (0, 2) and "raw 80 % (most on d [3]: 0.60)" in named
+    assert (lo, hi) == (0, 2) and "raw 80 % (most on d [3]: 0.6)" in named
 
 
 def test_a_long_inputs_row_is_computed_on_the_lane_and_a_colour_change_does_not_recompute(qtbot, monkeypatch):
