@@ -42,7 +42,11 @@ class Model:
         truncate : cut text longer than the model's positions instead of refusing it.
         grad : also capture attention gradients (gradient rollout); None: as the app does (small
             classifiers), and the rollout figure captures them when it needs them.
-        precision : "auto", "float32" or "float16" for the stored arrays (as the runtime takes it).
+        precision : "auto", "float32" or "float16" for the stored arrays (as the runtime takes it). "float16" halves
+            the memory and costs exactness: stored maps are within 2.5e-4 of the model's probabilities, maps a long
+            input recomputes from float16 q and k differ by up to ~5e-3 on sharp heads; the trace's notice says
+            so (measured figures: :mod:`attnviz.capture.storage_notice`). "auto" keeps a float32 model's values,
+            except attnviz's own models above 512 tokens (float16 maps, with the same notice).
         """
         from attnviz.api.traced import Traced
         from attnviz.runtime import run_trace

@@ -13,6 +13,7 @@ import numpy as np
 
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.finite import add_nonfinite_notice
+from attnviz.capture.storage_notice import half_storage_notice
 from attnviz.capture.on_demand import attach as attach_on_demand
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.errors import AttnvizError, InputError
@@ -69,7 +70,7 @@ def finish_trace(tokens, arrays: dict, description: TraceDescription, context: d
     """
     context = dict(context or {})
     meta = {**context, **description.to_meta()}
-    lines = [context.get("notice"), description.notice, *notices]
+    lines = [context.get("notice"), description.notice, *notices, half_storage_notice(description)]
     joined = "; ".join(dict.fromkeys(n for n in lines if n))
     meta.pop("notice", None)
     if joined:

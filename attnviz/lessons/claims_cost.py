@@ -3,8 +3,11 @@
 The measurement is :func:`attnviz.runtime.attention_cost.shared_attention_cost` at the scene model's own
 head count and head size, at T = 256, 512, … up to ``max_length`` (default 2,048): the same points the
 scene's figure draws. The growth is the slope of log(bytes) against log(T). It holds when the eager slope is
-within ``tolerance`` (default 0.3) of 2 and the tiled slope within it of 1. :func:`judge_cost` judges any
-measurement (the tests hand it made-up ones). Qt-free.
+within ``tolerance`` (default 0.3) of 2 and the tiled slope within it of 1, and its negative control fails: the
+same test with the two paths' points swapped (eager judged as the tiled path, tiled as eager) must not hold, or
+the test could not tell the paths apart (a tolerance of 0.5 or more lets both pass). The control's outcome is in
+the caption (``{control}``) and in ``attnviz lesson check``'s line. :func:`judge_cost` judges any measurement (the
+tests hand it made-up ones). Qt-free.
 """
 
 from __future__ import annotations
@@ -43,7 +46,12 @@ def judge_cost(cost, tolerance: float = 0.3, model: str | None = None) -> ClaimR
 
     eager = growth_exponent(cost.lengths, cost.bytes["eager"])
     tiled = growth_exponent(cost.lengths, cost.bytes["tiled"])
-    ok = bool(abs(eager - 2.0) <= tolerance and abs(tiled - 1.0) <= tolerance)  # NaN (too few points): fails
+
+    def holds(quadratic: float, linear: float) -> bool:  # NaN (too few points): fails
+        return bool(abs(quadratic - 2.0) <= tolerance and abs(linear - 1.0) <= tolerance)
+
+    swapped = holds(tiled, eager)  # the negative control: must fail
+    ok = holds(eager, tiled) and not swapped
     ran = [i for i, b in enumerate(cost.bytes["eager"]) if b == b]
     last = ran[-1] if ran else len(cost.lengths) - 1  # the longest length eager ran at
     shape = f"{cost.n_heads} heads × {cost.d_head}"
@@ -51,10 +59,12 @@ def judge_cost(cost, tolerance: float = 0.3, model: str | None = None) -> ClaimR
               "eager_mb": cost.bytes["eager"][last] / 1e6, "tiled_mb": cost.bytes["tiled"][last] / 1e6,
               "eager_ms": cost.ms["eager"][last], "tiled_ms": cost.ms["tiled"][last], "machine": cost.machine,
               "heads": cost.n_heads, "d_head": cost.d_head, "model": model or shape, "shape": shape,
-              "eager_growth": growth_words(eager), "tiled_growth": growth_words(tiled)}
+              "eager_growth": growth_words(eager), "tiled_growth": growth_words(tiled),
+              "control": "also holds: the test cannot tell them apart" if swapped else "fails, as it must"}
     # the words of the scene's caption and the deck (issue 36: "grows as T^2.00" in `lesson check`)
     line = (f"memory against T on {cost.machine}: eager (T×T scores) grows with T {values['eager_growth']}, tiled "
             f"(SDPA) {values['tiled_growth']}; at T = {values['t_max']:,}: {values['eager_mb']:.1f} MB vs {values['tiled_mb']:.1f} MB, "
             f"{values['eager_ms']:.0f} ms vs {values['tiled_ms']:.0f} ms ({shape}"
-            + (f", {model}'s shape)" if model else ")"))
+            + (f", {model}'s shape)" if model else ")")
+            + f"; control: the same test with the two paths swapped {values['control']}")
     return ClaimResult("attention-cost", here=eager, held_out=None, ok=ok, line=line, values=values)

@@ -135,3 +135,23 @@ def test_growth_words_keep_the_measured_exponent_and_name_only_a_power_it_is_nea
     # control: halfway between powers is not rounded to one of them
     assert growth_words(1.5) == "to the power 1.50, between T and T²"
     assert growth_words(float("nan")).startswith("not measured")
+
+
+def test_the_negative_control_is_stated_and_refuses_a_test_that_cannot_tell_the_paths_apart(monkeypatch):
+    """Issue 34: the control a user sees. The same test with the two paths' points swapped must fail; with a
+    tolerance that lets the swapped test hold too (paths that grow alike), the claim is refused; `lesson check`'s line and
+    the caption say which."""
+    from attnviz.lessons.claims import format_caption
+    from attnviz.lessons.claims_cost import judge_cost
+
+    t = np.array(T, float)
+    held = judge_cost(_fake(40 * t ** 2, 3000 * t))
+    assert held.ok and held.values["control"] == "fails, as it must"
+    assert held.line.endswith("control: the same test with the two paths swapped fails, as it must")
+    # both paths growing alike (T^1.5): with tolerance 0.55 each is within it of its target, and so is the swap
+    alike = judge_cost(_fake(40 * t ** 1.5, 3000 * t ** 1.5), tolerance=0.55)
+    assert not alike.ok and "also holds: the test cannot tell them apart" in alike.line
+    assert judge_cost(_fake(40 * t ** 1.6, 3000 * t ** 1.4), tolerance=0.55).ok  # apart, if little: the swap fails
+    _inject(monkeypatch, _fake(40 * t ** 2, 3000 * t, machine="a test machine"))
+    caption = format_caption(_scene().caption, evaluate_claim(_scene(), Workbench()))
+    assert "Control: the same test with the two paths swapped fails, as it must." in caption

@@ -15,8 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
+from attnviz.gui.widgets.title import make_title
 
-__all__ = ["PanelGrid", "patch_caption", "two_lines"]
+__all__ = ["PanelGrid", "fit_pictures", "panel_cell", "patch_caption", "two_lines"]
 
 
 def _natural_width(label) -> float:
@@ -182,3 +183,38 @@ def patch_caption(trace, image_hw: tuple[int, int]) -> str:
     size = trace.description.config.get("patch_size")
     ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
     return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
+
+
+def fit_pictures(boxes, size) -> None:
+    """Square pixels, each image right under its caption and against the right edge, next to its colour bar
+    (an aspect-locked view centred it, far from caption and bar in a tall dock). All pictures at the scale of the
+    smallest panel: the input's panel, without a real bar, is wider in a narrow dock and drew the picture larger
+    than the maps it is compared with. ``size``: the image's (rows, cols), or None before there is one."""
+    if size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
+        return
+    rows, cols = size
+    px = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)  # screen pixels per image pixel
+    for vb in boxes:
+        span_x = vb.width() / px
+        x0 = -(span_x - cols)
+        vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, vb.height() / px), padding=0, disableAutoRange=True)
+
+
+def panel_cell(on_resized):
+    """(cell, caption, ViewBox, picture) of one panel: the caption in row 0, the picture's ViewBox in row 1, column 0;
+    column 1 is left for its colour bar. ``on_resized(vb)`` runs when the ViewBox changes size."""
+    cell = pg.GraphicsLayout()
+    label = make_title()
+    vb = pg.ViewBox(invertY=True, enableMenu=False)
+    vb.setMouseEnabled(False, False)
+    vb.sigResized.connect(on_resized)
+    picture = pg.ImageItem(axisOrder="row-major")
+    vb.addItem(picture)
+    cell.addItem(label, row=0, col=0, colspan=2)
+    cell.addItem(vb, row=1, col=0)
+    cell.layout.setRowStretchFactor(1, 1)
+    # no margins inside a cell (pyqtgraph's 9 px on every side): the grid's spacing keeps the cells
+    # apart, and the margins took 18 px of every row's height from a map ~100 px tall at 1280×720
+    cell.layout.setContentsMargins(0, 0, 0, 0)
+    cell.layout.setVerticalSpacing(2)
+    return cell, label, vb, picture

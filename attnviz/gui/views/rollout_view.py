@@ -4,10 +4,10 @@ Images: the plain input, then each map overlaid on it (patch grid from ``trace.g
 slider, 50 % so the digit or shape stays visible under the map), two by two. Each map has its own
 colour bar; by default all share one range, so the brightest colour means the same share in every map
 (the maps are compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
-Text: one highlighted token strip per map for the selected query (or CLS / the last token), on one
-shared scale by default.
+Text: one highlighted token strip per map for the selected query (or CLS / the last token), on one shared scale by
+default, over as many positions around the query as fit (rollout_strips.py; the title names them).
 The colour-scale chooser switches between per-map, shared and fixed 0–1; the bars say which.
-The controls recompute live; slider changes are debounced so dragging stays smooth.
+The controls recompute live, debounced; a long input's rollout row is streamed (analysis/rollout_row.py).
 """
 
 from __future__ import annotations
@@ -18,20 +18,21 @@ from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
 from attnviz.analysis.share_versus import rollout_verdict
-from attnviz.errors import AttnvizError
 from attnviz.gui.style import colour_lut
-from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.base import BaseView, _call as call_catching  # exceptions returned, as the lane does
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid, patch_caption, two_lines
-from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
+from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines
+from attnviz.gui.views.rollout_strips import RolloutStrips
+from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query
+from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
 from attnviz.gui.widgets.legible import is_exporting
 from attnviz.gui.widgets.title import make_title, set_title
-from attnviz.gui.widgets.value_token_row import TokenStripItem
+from attnviz.text.token_display import display_token
 
 __all__ = ["RolloutView"]
 
@@ -63,33 +64,19 @@ class RolloutView(BaseView):
         self._build_image_panels()
         self._build_text_strips()
         self._body = None
-        self.maps = None
-        self.res = None
+        self.maps = self.res = None
         self._build_controls()
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.recompute)
+        self._maps_key = None
 
     def _build_image_panels(self) -> None:
         """The plain input, raw attention, rollout, gradient rollout (2×2 or a row); each map with a bar."""
         self.image_body = PanelGrid()
-        self.panels = {}
-        self.bars = {}
-        for i, name in enumerate(("input",) + NAMES):
-            cell = pg.GraphicsLayout()
-            label = make_title()
-            vb = pg.ViewBox(invertY=True, enableMenu=False)
-            vb.setMouseEnabled(False, False)
+        self.panels, self.bars = {}, {}
+        for name in ("input",) + NAMES:
             # a bound method, not a lambda holding self: Qt then drops the connection with the view
-            vb.sigResized.connect(self._fit_image)
-            picture = pg.ImageItem(axisOrder="row-major")
-            vb.addItem(picture)
-            cell.addItem(label, row=0, col=0, colspan=2)
-            cell.addItem(vb, row=1, col=0)
-            cell.layout.setRowStretchFactor(1, 1)
-            # no margins inside a cell (pyqtgraph's 9 px on every side): the grid's spacing keeps the cells
-            # apart, and the margins took 18 px of every row's height from a map ~100 px tall at 1280×720
-            cell.layout.setContentsMargins(0, 0, 0, 0)
-            cell.layout.setVerticalSpacing(2)
+            cell, label, vb, picture = panel_cell(self._fit_image)
             if name == "input":
                 self.input_panel = (label, vb, picture)
                 # an invisible bar as wide as the maps' keeps the four images in two aligned columns
@@ -108,23 +95,13 @@ class RolloutView(BaseView):
             self.image_body.add_cell(cell)
 
     def _build_text_strips(self) -> None:
-        self.text_body = pg.GraphicsLayout()
-        self.strips = {}
-        for row, name in enumerate(NAMES):
-            strip = TokenStripItem(self.style, SHORT[name])
-            strip.on_hover = lambda i, n=name: self._hover_token(n, i)
-            strip.on_click = lambda i: self.selection is not None and self.selection.update(query=i)
-            self.text_body.addItem(strip, row=row + 1, col=0)
-            self.strips[name] = strip
-        # empty widgets that can grow take the spare height above and below the strips, so on a slide the
-        # strips sit in the middle rather than leaving the bottom half blank (an empty label could not
-        # grow, and the strips drifted apart once the figure had been laid out at a new size)
-        for row in (0, len(NAMES) + 1):
-            spare = pg.GraphicsWidget()
-            spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-            self.text_body.addItem(spare, row=row, col=0)
-            self.text_body.layout.setRowStretchFactor(row, 1)
-        self.text_body.layout.setVerticalSpacing(self.style.metrics().height())  # apart, as separate rows
+        self.strip_set = RolloutStrips(self.style, SHORT, self._hover_token, self._click_token)
+        self.text_body, self.strips = self.strip_set.body, self.strip_set.strips
+        # the strips show as many positions as fit: measured again whenever the figure's size changes
+        self._fit_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_timer.timeout.connect(lambda: self._fit_strips(resized=True))
+        self._room, self._fitted = None, None
+        self.figure.geometryChanged.connect(self._fit_timer.start)
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -206,37 +183,62 @@ class RolloutView(BaseView):
             self.recompute()
 
     def recompute(self) -> None:
-        """Compute the three maps for the current settings and draw them (cheap numpy)."""
+        """Compute the three maps for the current settings (unless only the colours changed) and draw them.
+        A long input's rollout row streams over every layer's rows (minutes at 8,192 tokens × 30 layers): on the
+        views' lane, the title saying so; an export finishes it first (``ensure_current``)."""
         self._timer.stop()
         if self.trace is None:
             return
+        trace, settings, query = self.trace, self.settings, self.res.query
         part = "self" if self.res.part == "cross" else self.res.part
-        try:
-            self.maps = compute_rollout_maps(self.trace, self.settings, self.res.query, part)
-        except AttnvizError as exc:
-            set_title(self.title_item, f"rollout unavailable: {exc}", self.style)
-            return
+        key = (trace, settings, query, part)
+        if self.maps is not None and self._maps_key == key:
+            return self._draw(part)
+        work = lambda: compute_rollout_maps(trace, settings, query, part)  # noqa: E731
+        tk = trace.probs_shape(0, part)[-1]
+        if tk <= LONG_ROLLOUT_T or trace.grid is not None:
+            return self._arrived(key, call_catching(work))
+        q = default_query(trace) if query is None else int(query)
+        set_title(self.title_item, f"computing the rollout row of {display_token(trace.query_tokens(part)[q])} [{q}]: "
+                  f"every layer's rows, {trace.layers_in(part)} layers × {tk:,} keys, streamed in blocks …", self.style)
+        self.run_in_background(work, lambda result: self._arrived(key, result))
+
+    def _arrived(self, key, result) -> None:
+        if isinstance(result, Exception):  # a one-line AttnvizError (a discard on a long input …)
+            self.maps = None
+            return set_title(self.title_item, f"rollout unavailable: {result}", self.style)
+        self.maps, self._maps_key = result, key
+        self._draw(key[3])
+
+    def _draw(self, part: str) -> None:
         m = self.maps
         mode = self.scale_box.mode
         self.tops = {name: scale_top(mode, float(v.max()) if v is not None and v.size else 1.0, m.vmax)
                      for name, v in m.maps.items()}
-        who = "[CLS]" if m.image_mode else f"{self.trace.query_tokens(part)[m.query]} [{m.query}]"
+        who = "[CLS]" if m.image_mode else f"{display_token(self.trace.query_tokens(part)[m.query])} [{m.query}]"
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        # the lines under the question at the base size: 0.95 drew them at 11.4 px, under what a back row reads
-        small = f"<span style='font-size: {self.style.font_pt(1.0):.1f}pt'>"
-        set_title(self.title_item, f"Where does {who} get its information?<br>{small}{how}</span>"
-                  + (f"<br>{small}{verdict}</span>" if verdict else ""), self.style)
+        self._title = (f"Where does {who} get its information?", [how, verdict])
         if self._body is self.image_body:
             self._draw_images(mode)
+            self._set_title()
         else:
             self._draw_strips(mode, part)
 
+    def _set_title(self) -> None:
+        """The question, then its smaller lines: the colour scale, a verdict, the strips' window (if any)."""
+        question, lines = self._title
+        if self._body is self.text_body:
+            lines = lines + [self.strip_set.caption()]
+        # the lines under the question at the base size: 0.95 drew them at 11.4 px, under what a back row reads
+        small = f"<span style='font-size: {self.style.font_pt(1.0):.1f}pt'>"
+        set_title(self.title_item, question + "".join(f"<br>{small}{line}</span>" for line in lines if line),
+                  self.style)
+
     def _set_picture(self) -> None:
         img = np.asarray(self.trace["image"], dtype=np.float32)  # (S, S, C) in [0, 1]
-        if img.shape[2] == 1:
-            img = np.repeat(img, 3, axis=2)
+        img = np.repeat(img, 3, axis=2) if img.shape[2] == 1 else img
         rgb = (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
         self._image_size = rgb.shape[:2]
         self.image_body.set_image_size(self._image_size)
@@ -251,20 +253,7 @@ class RolloutView(BaseView):
         set_title(self.input_panel[0], f"input: {patch_caption(self.trace, self._image_size)}", self.style, 1.0)
 
     def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
-        """Square pixels, the image right under its caption and against the right edge, next to its
-        colour bar (an aspect-locked view centred it, far from caption and bar in a tall dock). All four
-        pictures at the scale of the smallest panel: the input's panel, without a real bar, is wider in
-        a narrow dock and drew the picture larger than the maps it is compared with."""
-        size = getattr(self, "_image_size", None)
-        boxes = [self.input_panel[1]] + [p[1] for p in self.panels.values()]
-        if size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
-            return
-        rows, cols = size
-        px = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)  # screen pixels per image pixel
-        for vb in boxes:
-            span_x = vb.width() / px
-            x0 = -(span_x - cols)
-            vb.setRange(xRange=(x0, x0 + span_x), yRange=(0, vb.height() / px), padding=0, disableAutoRange=True)
+        fit_pictures([self.input_panel[1]] + [p[1] for p in self.panels.values()], getattr(self, "_image_size", None))
 
     def _draw_images(self, mode: str) -> None:
         gh, gw = self.trace.grid
@@ -309,12 +298,24 @@ class RolloutView(BaseView):
         else:
             self.bar.set_levels(0.0, self.tops["raw"])
             self.bar.set_label("share of attention · " + ("fixed scale 0–1" if mode == "fixed" else "shared scale"))
-        for name, strip in self.strips.items():
-            values = self.maps.maps[name]
-            if values is None:
-                strip.set_values([], [], [], message=self.maps.notes[name])
-                continue
-            strip.set_values(tokens, values, quantize(values, self.tops[name]), marked=self.maps.query)
+        m = self.maps
+        self.strip_set.set_maps(tokens, m.maps, m.notes, self.tops, m.query)
+        self._fit_strips()
+
+    def _fit_strips(self, resized: bool = False) -> None:
+        """As many positions around the query as the figure's given size (canvas or export page, not its laid-out
+        size: that grows to what the strips ask) holds under the title. ``resized``: only if that size changed."""
+        if self._body is not self.text_body or self.maps is None:
+            return
+        room = QRectF(self._room) if is_exporting() and self._room is not None else QRectF(self.canvas.viewport().rect())
+        if resized and room.size() == self._fitted:
+            return
+        self._fitted = room.size()
+        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title)
+
+    def _relayout(self, geom: QRectF) -> None:
+        self._room = QRectF(geom)  # the export's page: what the strips must fit (see _fit_strips)
+        super()._relayout(geom)
 
     def _apply_opacity(self, *args) -> None:
         for _, _, _, heat in self.panels.values():
@@ -340,6 +341,7 @@ class RolloutView(BaseView):
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)
         if self._body is self.text_body:
+            self._fit_strips()
             for strip in self.strips.values():
                 strip.updateGeometry()  # its new preferred height reaches the layouts
             self.text_body.layout.invalidate()
@@ -356,8 +358,7 @@ class RolloutView(BaseView):
         self._size_text_bar()
         for bar in [self.bar, self.spacer_bar, *self.bars.values()]:
             bar.set_style(self.style)
-        for strip in self.strips.values():
-            strip.set_style(self.style)
+        self.strip_set.set_style(self.style)
         if self.trace is not None:
             self.recompute()
 
@@ -383,9 +384,13 @@ class RolloutView(BaseView):
             self.selection.update(query=1 + r * self.trace.grid[1] + c)  # token 0 is CLS
 
     def _hover_token(self, name, i) -> None:
+        """``i``: an input position (the strips add their window's start)."""
         values = None if self.maps is None else self.maps.maps[name]
         if i is None or values is None:
             self.set_hover_text("")
             return
         tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
         self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {format_value(values[i])}")
+
+    def _click_token(self, i: int) -> None:
+        self.selection is not None and self.selection.update(query=i)
