@@ -31,6 +31,7 @@ MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 
 MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
+NEAR_SQUARE = 1.25  # widest a T×T map's number cell may be for its height (else a heatmap of square cells)
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
 
@@ -178,6 +179,8 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         cw, ch = self._preferred_cell()
         if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
             cw = ch = max(2.0, min(12.0, 420.0 / max(rows, cols)))
+        elif self.min_side:  # a T×T map asks for square cells (as _natural_cells draws them)
+            cw = ch = max(cw, ch)
         left, top, bottom = self._margins()
         side = self.min_side
         width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
@@ -351,8 +354,19 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
             cw = max(cw, min(avail_w, self.min_side) / cols)
             ch = max(ch, min(avail_h, self.min_side) / rows)
-            if not self._numbers:  # square cells: a map of tokens × tokens is read as a square
-                cw = ch = min(cw, ch)
+            # square cells: a map of tokens × tokens is read as a square (with numbers too: P was drawn 297 × 205
+            # beside V and Z); the numbers shrink with a narrower cell down to MIN_ZOOM, keep a cell at most
+            # NEAR_SQUARE wide for its height, else give way to a heatmap
+            side = min(max(cw, ch), avail_w / cols, avail_h / rows)
+            if self._numbers and side < cw:
+                if self._zoom * side / cw >= MIN_ZOOM:
+                    self._zoom *= side / cw
+                    cw = ch = side
+                elif cw > NEAR_SQUARE * ch:
+                    self._numbers, self._zoom = False, 1.0
+                    cw = ch = min(cw, ch)
+            else:
+                cw = ch = side if self._numbers else min(cw, ch)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
