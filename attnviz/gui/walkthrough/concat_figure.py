@@ -80,8 +80,9 @@ class ConcatFigure(QWidget):
         ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
         T = self.Z.shape[1] if self.Z.ndim == 3 else 0
         floor = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
-        bias = fl.height() * 2.6 if self.b_O is not None else 0.0
-        fixed = 12 + ft.height() + fl.height() * (1.2 + 1.1 + 2.5) + bias
+        # what layout_rects gives the token rows: the height less margins, title, head numbers and legend (b_O
+        # sits under W_O, beside the rows)
+        fixed = 12 + ft.height() + fl.height() * (1.2 + 1.1 + 2.5)
         return QSize(400, math.ceil(max(160.0, fixed + min(T, 24) * floor)))
 
     # -- geometry ---------------------------------------------------------------------------------

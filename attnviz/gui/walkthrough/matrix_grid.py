@@ -223,8 +223,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             # a line of the smallest legible label per column, so every token is named upright (a 1280×720
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
             # the scroll area gives the room
-            small.setPointSizeF(self.col_floor_pt())
-            col_w = QFontMetricsF(small).height() * 0.9 + 0.25
+            col_w = self._named_column_px()
             width = max(width, self._measure_margins()[0] + cols * col_w + 8)
             if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
                 cell_h = max(cell_h, col_w)
@@ -364,12 +363,28 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
                     cw = ch = side
                 elif cw > NEAR_SQUARE * ch:
                     self._numbers, self._zoom = False, 1.0
-                    cw = ch = min(cw, ch)
+                    cw, ch = self._square_heatmap(cw, ch)
+            elif self._numbers:
+                cw = ch = side
             else:
-                cw = ch = side if self._numbers else min(cw, ch)
+                cw, ch = self._square_heatmap(cw, ch)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
+
+    def _named_column_px(self) -> float:
+        """Width a column needs for its label upright at the smallest legible size (col_floor_pt)."""
+        small = QFont(self._fonts()[2])
+        small.setPointSizeF(self.col_floor_pt())
+        return QFontMetricsF(small).height() * 0.9 + 0.25
+
+    def _square_heatmap(self, cw: float, ch: float) -> tuple[float, float]:
+        """A T×T heatmap's cells: square, or up to NEAR_SQUARE wider where that names every one of up to 24 keys
+        (matrix-z of a 24-token input on a slide named every 2nd key in 7.3-px square columns)."""
+        side = min(cw, ch)
+        if self.col_labels and len(self.col_labels) <= 24 and self._show_col_labels():
+            return max(side, min(cw, NEAR_SQUARE * side, self._named_column_px())), side
+        return side, side
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

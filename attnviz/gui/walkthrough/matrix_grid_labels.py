@@ -63,7 +63,7 @@ class MatrixGridLabels:
             lines = win.height() if win is not None and win.height() > 0 else FULL_HD_LINES
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
-            floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, max(2 / 3, lines / FULL_HD_LINES)))
+            floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
         return floor
 
     def col_floor_pt(self) -> float:
