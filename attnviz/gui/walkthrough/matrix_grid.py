@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
+from attnviz.gui.walkthrough.matrix_grid_square import MIN_ZOOM, NEAR_SQUARE, SquareCells  # noqa: F401 (re-exported)
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting, short_label
 from attnviz.gui.walkthrough.number_format import exact_number, format_number, widest_candidates
 from attnviz.gui.widgets.legible import floor_pt
@@ -30,8 +31,6 @@ KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 
-MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
-NEAR_SQUARE = 1.25  # widest a T×T map's number cell may be for its height (else a heatmap of square cells)
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
 
@@ -43,7 +42,7 @@ def visible_label(token) -> str:
     return text if text.strip() else repr(str(token))
 
 
-class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
+class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
     """One named matrix. ``set_data`` gives it values and labels; it sizes and draws itself."""
 
     hovered = Signal(str)
@@ -351,40 +350,10 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
                 strip = QFontMetricsF(self._fonts()[2]).height() if rows == 1 else 0.0
                 cw, ch = min(cw, ch * _ASPECT), min(ch, max(cw * _ASPECT, strip))
         if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
-            cw = max(cw, min(avail_w, self.min_side) / cols)
-            ch = max(ch, min(avail_h, self.min_side) / rows)
-            # square cells: a map of tokens × tokens is read as a square (with numbers too: P was drawn 297 × 205
-            # beside V and Z); the numbers shrink with a narrower cell down to MIN_ZOOM, keep a cell at most
-            # NEAR_SQUARE wide for its height, else give way to a heatmap
-            side = min(max(cw, ch), avail_w / cols, avail_h / rows)
-            if self._numbers and side < cw:
-                if self._zoom * side / cw >= MIN_ZOOM:
-                    self._zoom *= side / cw
-                    cw = ch = side
-                elif cw > NEAR_SQUARE * ch:
-                    self._numbers, self._zoom = False, 1.0
-                    cw, ch = self._square_heatmap(cw, ch)
-            elif self._numbers:
-                cw = ch = side
-            else:
-                cw, ch = self._square_heatmap(cw, ch)
+            cw, ch = self._square_cells(cw, ch, avail_w, avail_h, rows, cols)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch
-
-    def _named_column_px(self) -> float:
-        """Width a column needs for its label upright at the smallest legible size (col_floor_pt)."""
-        small = QFont(self._fonts()[2])
-        small.setPointSizeF(self.col_floor_pt())
-        return QFontMetricsF(small).height() * 0.9 + 0.25
-
-    def _square_heatmap(self, cw: float, ch: float) -> tuple[float, float]:
-        """A T×T heatmap's cells: square, or up to NEAR_SQUARE wider where that names every one of up to 24 keys
-        (matrix-z of a 24-token input on a slide named every 2nd key in 7.3-px square columns)."""
-        side = min(cw, ch)
-        if self.col_labels and len(self.col_labels) <= 24 and self._show_col_labels():
-            return max(side, min(cw, NEAR_SQUARE * side, self._named_column_px())), side
-        return side, side
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
