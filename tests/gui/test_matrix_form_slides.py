@@ -84,7 +84,7 @@ def test_output_part_shows_the_models_z_and_attention_output(tmp_path, qtbot):
     f = compute_matrix_form(trace, min(w.state.layer, 1))
     head = w.grids["Z"].frame_colour and w._where()[2]
     np.testing.assert_allclose(w.grids["Z"].values, f.P[head] @ f.V[head], atol=1e-5)
-    np.testing.assert_allclose(w.grids["out"].values, f.concat @ f.W_O + f.b_O, atol=1e-5)
+    np.testing.assert_allclose(w.concat_figure.A, f.concat @ f.W_O + f.b_O, atol=1e-5)  # drawn to scale, one figure
     assert w.grids["Z"].title == f"Z = P V  (head {head})"
 
 

@@ -58,12 +58,15 @@ def _slide_areas(widget, size=(1920, 1080)):
     from attnviz.figures.render import layout_scale
     from attnviz.gui.walkthrough.figure import _settle
 
+    from attnviz.gui.widgets.legible import exporting
+
     s = layout_scale(*size)
     old = widget.figure_widget.size()
     widget.scroll.setWidgetResizable(False)
-    widget.figure_widget.resize(round(size[0] / s), round(size[1] / s))
-    _settle(widget.figure_widget)
-    areas = {name: g._cells()[0] for name, g in widget.grids.items()}
+    with exporting():  # the export's label floor (12 px on the slide), as render_figure lays it out
+        widget.figure_widget.resize(round(size[0] / s), round(size[1] / s))
+        _settle(widget.figure_widget)
+        areas = {name: g._cells()[0] for name, g in widget.grids.items()}
     widget.figure_widget.resize(old)
     widget.scroll.setWidgetResizable(True)
     return {name: QRectF(a.x() * s, a.y() * s, a.width() * s, a.height() * s) for name, a in areas.items()}
@@ -91,7 +94,7 @@ def test_matrix_form_one_head_is_readable_on_a_slide(tmp_path, qtbot, kind):
     w.set_section("output")  # the next part: Z = P V and the attention output, P as large
     areas = _slide_areas(w)
     assert areas["P"].width() >= 300 and areas["P"].height() >= 300, areas["P"]
-    np.testing.assert_allclose(w.grids["out"].values, trace["L0.out"], atol=1e-5)
+    np.testing.assert_allclose(w.concat_figure.A, trace["L0.out"], atol=1e-5)
 
 
 def test_matrix_form_leaves_out_biases_a_model_does_not_have(tmp_path, qtbot):

@@ -74,7 +74,16 @@ class ConcatFigure(QWidget):
         return QSize(900, 420)  # asks modestly: the row takes the spare height (stretch), notes keep theirs
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(400, 260)
+        """Titles, head numbers, legend and (up to 24) rows each named at the legible floor, in this style's type:
+        presented below P V = Z, a fixed 260 px left the rows ~5 px and the titles over each other."""
+        title_font, label_font, _ = self._fonts()
+        ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
+        T = self.Z.shape[1] if self.Z.ndim == 3 else 0
+        floor = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
+        # what layout_rects gives the token rows: the height less margins, title, head numbers and legend (b_O
+        # sits under W_O, beside the rows)
+        fixed = 12 + ft.height() + fl.height() * (1.2 + 1.1 + 2.5)
+        return QSize(400, math.ceil(max(160.0, fixed + min(T, 24) * floor)))
 
     # -- geometry ---------------------------------------------------------------------------------
     def _fonts(self):
@@ -162,6 +171,13 @@ class ConcatFigure(QWidget):
         rects["A"] = QRectF(x + op_w[1], y_z, D * u, T * row)
         return rects
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # unit, row pitch and rects follow the size now, not at the next paint: scrolled out of sight below
+        # P V = Z the figure is not painted, and its rows were read at a stale pitch
+        if self.Z.size and self.A is not None:
+            self.rects = self.layout_rects(self.width(), self.height())
+
     # -- painting -----------------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         p = QPainter(self)
@@ -200,11 +216,23 @@ class ConcatFigure(QWidget):
         self._paint_query(p, r, H, T)
         self._paint_text(p, r, H, T, dh, D, z_max)
 
+    def frame_widths(self) -> tuple[float, float]:
+        """Pen widths of a head's frame and of the selected head's: the style's, but never wider than the
+        cells they run over allow (a pen covers half its width of the Z's edge columns: at 32 heads the
+        presented 3 and 7.5 px outlines hid most of every 16-px Z). At most 0.4 and 1 cell, and 6 % and 15 %
+        of a Z's width; at least 0.5 and 1 px so they still show."""
+        lw, u = self.style.line_width, self.unit
+        zw = self.Z.shape[2] * u if self.Z.ndim == 3 else 0.0
+        thin = max(0.5, min(1.2 * lw, 0.4 * u, 0.06 * zw))
+        thick = max(1.0, min(3 * lw, u, 0.15 * zw))
+        return thin, thick
+
     def _paint_frames(self, p: QPainter, r, H: int) -> None:
         lw = self.style.line_width
+        thin, thick = self.frame_widths()
         for h in range(H):
             sel = h == self.selected
-            p.setPen(QPen(QColor(head_colour(h)), (3 if sel else 1.2) * lw))
+            p.setPen(QPen(QColor(head_colour(h)), thick if sel else thin))
             p.setBrush(Qt.NoBrush)
             p.drawRect(r[f"Z{h}"])
             if f"P{h}" in r and sel:
@@ -256,7 +284,8 @@ class ConcatFigure(QWidget):
         zw = z0.width()
         every = max(1, math.ceil((fl.horizontalAdvance(str(H - 1)) + 6) / max(zw, 1e-6)))
         for h in range(H):
-            if h % every and h != self.selected:
+            # every k-th head and the selected one, never a number run into the selected one's ("1516")
+            if h != self.selected and (h % every or abs(h - self.selected) < every):
                 continue
             box = QRectF(r[f"Z{h}"].center().x() - zw * every / 2, z0.top() - fl.height() * 1.1,
                          zw * every, fl.height())

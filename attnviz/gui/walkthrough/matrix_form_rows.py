@@ -23,6 +23,7 @@ GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K
 SQUARE_SIDE = 180
 # px asked for in presentation mode (large type, shown 1:1 on the projector): a slide's 300 px and a margin
 PRESENTED_SIDE = 320
+LABEL_COLUMNS = 5  # about the width of a grid's token names, in cells, when a row's widths go by columns
 
 
 def _stream_in(trace, layer: int, part: str, a: int, b: int) -> np.ndarray | None:
@@ -108,26 +109,22 @@ class MatrixFormRows:
     def _output_rows(self, c: "_Context") -> None:
         """P V = Z for the selected head, then every head's Z concatenated × W_O (+ b_O) = A."""
         f, head = c.f, c.head
-        Tq, Tk, dh, D = f.X.shape[0], f.K.shape[1], f.Q.shape[2], f.X.shape[1]
-        H = f.Q.shape[0]
+        Tq, Tk, dh = f.X.shape[0], f.K.shape[1], f.Q.shape[2]
+        # widths by columns (P's Tk, V's and Z's d_head, each with about LABEL_COLUMNS of room for its token
+        # names): P's cells square, V's and Z's as wide, so P V = Z reads at one scale (asked by size, P took 4/10
+        # of the row and was drawn 297 × 205)
+        lab = LABEL_COLUMNS
         self.board.add_row([
             (self._grid("P", f.P[head], "P", subtitle=f"{Tq} × {Tk}", kind="prob", row_labels=c.q_tok,
-                        col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side()), 4), "×",
-            (self._grid("V", f.V[head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok), 3),
-            "=",
+                        col_labels=c.k_tok, highlight_rows=c.hl, min_side=self._square_side()), Tk + lab), "×",
+            (self._grid("V", f.V[head], self._formula(c, "V"), subtitle=f"{Tk} × {dh}", row_labels=c.k_tok),
+             dh + lab), "=",
             (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
-                        highlight_rows=c.hl, frame_colour=head_colour(head)), 3),
-        ], stretch=1, op_factor=1.5)
-        b_o = _has(c.t, c.prefix + "b_o")
-        self.board.add_row([
-            (self._grid("concat", f.concat, "concat(Z_0 … Z_" + f"{H - 1})", subtitle=f"{Tq} × {H * dh}",
-                        row_labels=c.q_tok, highlight_rows=c.hl), 3),
-            "×", (self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}"), 2),
-        ] + (["+", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o else []) + [
-            "=",
-            (self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}", row_labels=c.q_tok,
-                        highlight_rows=c.hl), 3),
-        ], stretch=0, op_factor=1.5)
+                        highlight_rows=c.hl, frame_colour=head_colour(head)), dh + lab),
+        ], stretch=3, op_factor=1.5, equal=True)
+        # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
+        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200)
+        self._concat_figure(c, patterns=False, stretch=1)
         self._modest(set(self.grids) - {"P"})
 
     def _modest(self, names) -> None:
@@ -158,8 +155,6 @@ class MatrixFormRows:
 
     def _concat_row(self, c: "_Context", H: int, dh: int) -> None:
         """All heads' Z concatenated × W_O = A, to scale (one column unit), each head's pattern above its Z."""
-        from attnviz.gui.walkthrough.concat_figure import ConcatFigure
-
         f = c.f
         Tq, D = f.X.shape
         b_o = _has(c.t, c.prefix + "b_o")
@@ -167,13 +162,21 @@ class MatrixFormRows:
                             f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A, to scale (a column is "
                             "as wide in every matrix)",
                             factor=1.2)
+        self._concat_figure(c, patterns=True)
+
+    def _concat_figure(self, c: "_Context", patterns: bool, stretch: int = 4) -> None:
+        """A row with concat(Z) × W_O (+ b_O) = A drawn to scale; ``patterns``: each head's P above its Z."""
+        from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+
+        f = c.f
+        Tq, H, dh = f.X.shape[0], f.Q.shape[0], f.Q.shape[2]
         gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
         ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
         self.concat_figure = ConcatFigure(self.style)
-        self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if f.P.ndim == 3 else None,
-                                    b_O=f.b_O if b_o else None, selected=c.head,
+        self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if patterns and f.P.ndim == 3 else None,
+                                    b_O=f.b_O if _has(c.t, c.prefix + "b_o") else None, selected=c.head,
                                     query=c.hl[0] if c.hl else None, ablated=ablated)
-        self.board.add_row([self.concat_figure], stretch=4)
+        self.board.add_row([self.concat_figure], stretch=stretch)
 
     def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
         f = c.f

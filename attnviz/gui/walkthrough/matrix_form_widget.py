@@ -103,6 +103,8 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             self._update()
 
     def _style_changed(self) -> None:
+        if self._stale:  # hidden and behind the trace or selection (its form may be another layer's): showing it redraws
+            return
         self._draw()
 
     # -- computing ------------------------------------------------------------------------------------

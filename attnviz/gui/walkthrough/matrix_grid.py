@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
+from attnviz.gui.walkthrough.matrix_grid_square import MIN_ZOOM, NEAR_SQUARE, SquareCells  # noqa: F401 (re-exported)
 from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, MatrixGridPainting, short_label
 from attnviz.gui.walkthrough.number_format import exact_number, format_number, widest_candidates
 from attnviz.gui.widgets.legible import floor_pt
@@ -30,7 +31,6 @@ KINDS = ("signed", "prob")
 MAX_ZOOM = 1.8  # largest enlargement of cells and numbers when a grid has room
 _ASPECT = 2.5  # most a heatmap cell may be stretched, either way
 
-MIN_ZOOM = 0.7  # smallest reduction before numbers give way to a heatmap
 MIN_ZOOM_VECTOR = 0.55  # a column of scores keeps its numbers longer: it is what the step is about
 
 
@@ -42,7 +42,7 @@ def visible_label(token) -> str:
     return text if text.strip() else repr(str(token))
 
 
-class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
+class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
     """One named matrix. ``set_data`` gives it values and labels; it sizes and draws itself."""
 
     hovered = Signal(str)
@@ -178,6 +178,8 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
         cw, ch = self._preferred_cell()
         if rows * cols > 900 or cols > 24 or rows > 40:  # a heatmap: about 6 px per cell, capped
             cw = ch = max(2.0, min(12.0, 420.0 / max(rows, cols)))
+        elif self.min_side:  # a T×T map asks for square cells (as _natural_cells draws them)
+            cw = ch = max(cw, ch)
         left, top, bottom = self._margins()
         side = self.min_side
         width = max(left + max(cols * cw, side) + 8, left + self._legend_width(), self._title_width())
@@ -220,8 +222,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
             # a line of the smallest legible label per column, so every token is named upright (a 1280×720
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
             # the scroll area gives the room
-            small.setPointSizeF(self.col_floor_pt())
-            col_w = QFontMetricsF(small).height() * 0.9 + 0.25
+            col_w = self._named_column_px()
             width = max(width, self._measure_margins()[0] + cols * col_w + 8)
             if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
                 cell_h = max(cell_h, col_w)
@@ -349,10 +350,7 @@ class MatrixGrid(MatrixGridLabels, MatrixGridPainting, QWidget):
                 strip = QFontMetricsF(self._fonts()[2]).height() if rows == 1 else 0.0
                 cw, ch = min(cw, ch * _ASPECT), min(ch, max(cw * _ASPECT, strip))
         if self.min_side:  # a T×T map on a slide: at least min_side each way, room permitting
-            cw = max(cw, min(avail_w, self.min_side) / cols)
-            ch = max(ch, min(avail_h, self.min_side) / rows)
-            if not self._numbers:  # square cells: a map of tokens × tokens is read as a square
-                cw = ch = min(cw, ch)
+            cw, ch = self._square_cells(cw, ch, avail_w, avail_h, rows, cols)
         # centred vertically, so operators ("=", "×") between grids line up with the cells
         y = top + max(0.0, (avail_h - rows * ch) / 2)
         return QRectF(left, y, cw * cols, ch * rows), cw, ch

@@ -7,9 +7,13 @@ import math
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, floor_pt, is_exporting
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, is_exporting
 
-__all__ = ["MatrixGridLabels"]
+__all__ = ["MatrixGridLabels", "PRESENTED_ROW_PT"]
+
+# points of a presented supporting grid's row labels on a 1080-line screen (20 px, the size a lecture hall's back
+# row reads presented figures at; in proportion on a smaller screen, never under the docked 12 px)
+PRESENTED_ROW_PT = 15.0
 
 
 class MatrixGridLabels:
@@ -41,16 +45,25 @@ class MatrixGridLabels:
         """The row labels' font: the label font, or a smaller one (never under the legible floor) when that
         names every row where the full size would name every other one (a lesson's title and caption take
         height from the T×T maps)."""
-        return self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch)
+        # never under the size the grid asked its rows' room for (row_floor_pt): fitted to that room, the 0.98
+        # steps of the fit landed a presented 20-px row label at 19.7
+        return self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch, self.row_floor_pt())
 
     def row_floor_pt(self) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
-        on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) at least the docked 12 px
-        for up to 12 tokens, even on a small screen (the floor in proportion is 8 px at 720 lines, issue 36).
+        on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) for up to 12 tokens
+        PRESENTED_ROW_PT in proportion to the screen (20 px at 1080 lines, 13 at 720) and at least the docked
+        12 px (the floor in proportion is 8 px at 720 lines, issue 36).
         More rows keep the floor: 24 rows at 12 px took half a 720-line screen and pushed the maps off it."""
         floor = floor_pt(self.style, self)
         if self.compact and self.row_labels and self.values.shape[0] <= 12 and not is_exporting():
-            floor = max(floor, DOCKED_FLOOR_PT)
+            # the presented size in proportion to the screen (floor_pt's own ratio): the live lesson's X, Q, K, V
+            # named 12 rows in 12 px (10-px glyphs) under T×T maps labelled in 28 px
+            win = self.window()
+            lines = win.height() if win is not None and win.height() > 0 else FULL_HD_LINES
+            # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
+            # 20 px rows took the room of the T×T maps)
+            floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
         return floor
 
     def col_floor_pt(self) -> float:

@@ -78,6 +78,10 @@ class WalkthroughWidget(WalkthroughView):
     # -- the view contract -------------------------------------------------------------------------
     def _trace_changed(self) -> None:
         trace = self.trace
+        # the steps on screen were computed from the previous trace: dropped now, even while hidden (the update
+        # below waits until the tab is shown, and a restyle meanwhile redrew them against the new trace: F5
+        # after a model switch raised on a None trace)
+        self.steps, self.message = None, ""
         self.part_box.blockSignals(True)
         self.part_box.clear()
         self.part_box.addItem("self-attention", "self")
@@ -92,6 +96,8 @@ class WalkthroughWidget(WalkthroughView):
     def _style_changed(self) -> None:
         for w in (self.tokens, self.gqa):
             w.set_style(self.style)
+        if self._stale:  # hidden and behind the trace or selection: showing it updates and draws in the new style
+            return
         self._refresh_board()
 
     def set_step(self, index: int) -> None:
