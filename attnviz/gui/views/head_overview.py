@@ -19,7 +19,7 @@ import numpy as np
 
 from attnviz.analysis.distance import distance_sums, entropy_sums
 from attnviz.analysis.trace_head_scores import rows_per_block
-from attnviz.gui.views.heatmap_data import block_max, pool_factor
+from attnviz.gui.views.heatmap_data import block_max_into, pool_factor
 
 __all__ = ["HeadOverview", "overview_pool", "head_overview", "page_overviews", "THUMB_PX"]
 
@@ -51,8 +51,10 @@ def head_overview(trace, layer: int, part: str, head: int, thumb_px: int = THUMB
     ``stop()`` turns True between blocks (the page it was for is no longer shown)."""
     _, tq, tk = trace.probs_shape(layer, part)
     kr, kc = overview_pool(trace, part, thumb_px)
-    step = max(kr, rows_per_block(1, tk) // kr * kr)
-    pooled = np.empty((-(-tq // kr), -(-tk // kc)), np.float32)
+    # bands bounded in rows × keys whatever kr is (whole kr-row blocks at 131,072 tokens were 2,048 × 131,072
+    # weights, ~10 GB with their float64 statistics); a block cut by a band's edge is completed by the next
+    step = rows_per_block(1, tk)
+    pooled = np.zeros((-(-tq // kr), -(-tk // kc)), np.float32)
     # distances in tokens: text only (an image's are in pixels between patches, which this does not compute)
     with_distance = part != "cross" and getattr(trace, "grid", None) is None
     ent, dist, counted = 0.0, 0.0, 0
@@ -60,7 +62,7 @@ def head_overview(trace, layer: int, part: str, head: int, thumb_px: int = THUMB
         if stop():
             return None
         block = trace.probs(layer, part, heads=head, rows=slice(r0, min(tq, r0 + step)))  # (1, r, Tk)
-        pooled[r0 // kr: -(-min(tq, r0 + step) // kr)] = block_max(block[0], kr, kc)
+        block_max_into(pooled, block[0], r0, kr, kc)
         wide = np.asarray(block, dtype=np.float64)
         ent += float(entropy_sums(wide)[0])
         if with_distance:  # text positions (|i − j| tokens): a long input is text
