@@ -29,6 +29,10 @@ __all__ = ["LongGrid", "LongPages"]
 # a head not computed yet is left blank (its note "…", the title counts the heads done): a grey square read as a
 # wholly masked map, the scale's lowest colour as a map of zeros
 PENDING_RGBA = (0, 0, 0, 0)
+# above this many weights a head (32,768 × 32,768) only the selected head is computed: a head costs about a
+# CPU-second at 4,096 × 4,096 and grows with its weights (~1,000× that at 131,072 tokens, where a page of 8 heads
+# still showed "0 of 8 heads done" after 10 minutes)
+SELECTED_ONLY_WEIGHTS = 1 << 30
 
 
 @dataclass
@@ -85,10 +89,23 @@ class LongGrid:
         L, H = self._grid_shape
         heads = [(a, b) for a in range(l0, min(L, l0 + rows)) for b in range(h0, min(H, h0 + cols))]
         r = self.res
+        if self._selected_only():
+            return [(r.layer, r.head)] if r is not None and (r.layer, r.head) in heads else []
         if r is not None and (r.layer, r.head) in heads:
             heads.remove((r.layer, r.head))
             heads.insert(0, (r.layer, r.head))
         return heads
+
+    def _selected_only(self) -> bool:
+        """Whether a head of this input has more weights than SELECTED_ONLY_WEIGHTS (only the selected is computed)."""
+        _, tq, tk = self._long.trace.probs_shape(0, self._long.part)
+        return tq * tk > SELECTED_ONLY_WEIGHTS
+
+    def _selected_only_note(self) -> str:
+        """Why only the selected head is computed, and what a head costs, in one line."""
+        _, tq, tk = self._long.trace.probs_shape(0, self._long.part)
+        return (f"{tq:,} positions: only the selected head is computed ({tq:,} × {tk:,} weights a head from q and k, "
+                f"{tq * tk / 4096 ** 2:,.0f}× a 4,096-position head's ~1 CPU-second)")
 
     def _ask_page(self) -> None:
         """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
@@ -200,7 +217,11 @@ class LongGrid:
         title = f"All heads · {r.part_name}"
         if todo:
             title += f" · computing from q and k: {len(page) - todo} of {len(page)} heads on this page done"
+        if self._selected_only():
+            title = f"All heads · {r.part_name}" + (" · computing the selected head from q and k" if todo else "")
         notes = "under each: entropy (nats)" + (" · mean distance (tokens)" if lp.distance is not None else "")
+        if self._selected_only():
+            notes = self._selected_only_note() + " — " + notes
         # the pooling on a line of its own: joined to the page and the notes it wrapped mid-phrase in a dock
         return title, lp.caption() + "<br>" + " — ".join(t for t in (self.page_note(), notes) if t)
 
@@ -214,4 +235,6 @@ class LongGrid:
         """Status text of a head not computed yet (None: computed, the usual text applies)."""
         if self._long.done[layer, head]:
             return None
+        if self._selected_only():
+            return f"Layer {layer} · head {head}: not computed ({self._selected_only_note()}; select it to compute it)"
         return f"Layer {layer} · head {head}: not computed yet (the heads on screen are computed first)"
