@@ -76,3 +76,29 @@ def test_head_map_overview_bands_stay_under_band_cells(monkeypatch):
     assert od.overview_done and max(sizes) <= 1 << 16
     # control: the rows a band had before the bound (BAND_ROWS) are over it at these keys
     assert odm.BAND_ROWS * 4096 > 1 << 16
+
+
+def test_the_grids_mask_cells_are_streamed_in_bounded_bands():
+    """The All heads grid of a long input pools which cells the mask blocks wholly; it asked the mask for whole
+    pooling rows (2,048 × 131,072 cells, ~3.5 GB with their temporaries: the app grew to 4.8 GB at 131,072 tokens).
+    Checked: the same cells as block_all of the whole mask, with a tracemalloc peak under a bound that one
+    pooling row of the mask alone exceeds (the control)."""
+    from attnviz.gui.views.heatmap_data import block_all
+    from attnviz.gui.views.model_summary import _pooled_masked
+
+    from types import SimpleNamespace
+
+    from attnviz.capture.on_demand import OnDemandMask, ScoreRule
+
+    T = 4096
+    mask = OnDemandMask(ScoreRule(scale=1.0, causal=True), T, T)  # a long causal trace's deferred mask
+    trace = SimpleNamespace(arrays={}, deferred={"L0.mask": mask})
+    kr = T // 2  # 2 pooled rows: a pooling row is 2,048 × 4,096 cells
+    bound = 40 << 20
+    got = []
+    peak = _peak(lambda: got.append(_pooled_masked(trace, "L0.", kr, kr, kr)))
+    assert peak < bound, f"mask pooling peak {peak / 2**20:.0f} MiB"
+    want = block_all(np.isneginf(np.concatenate([mask.block(rows=slice(r, r + 256)) for r in range(0, T, 256)])), kr, kr)
+    np.testing.assert_array_equal(got[0], want)
+    assert want.any() and not want.all()  # the causal mask blocks the upper-right cell wholly, not the others
+    assert _peak(lambda: np.isneginf(mask.block(rows=slice(0, kr)))) > bound  # control: one pooling row

@@ -15,7 +15,7 @@ import numpy as np
 
 from attnviz.gui.style import MASKED_INDEX
 
-__all__ = ["pooled_phrase", "MAX_PX", "pool_factor", "block_max", "block_max_into", "block_all", "quantize", "colourize",
+__all__ = ["pooled_phrase", "MAX_PX", "pool_factor", "block_max", "block_max_into", "block_all", "block_all_into", "quantize", "colourize",
            "tile_mosaic"]
 
 MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
@@ -72,24 +72,32 @@ def block_max(a: np.ndarray, kr: int, kc: int) -> np.ndarray:
     return _strided_reduce(a, kr, kc, np.maximum)
 
 
-def block_max_into(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int) -> None:
-    """Fold map rows [r0, r0 + n) (``rows`` (n, C), non-negative) into ``out``, the map's kr×kc block maxima
-    (zeros where nothing was folded yet): each block's cells keep the larger of what they hold and these rows'.
-
-    A band of rows need not be whole blocks of rows: a block cut by a band's edge is completed by the next band.
-    So a caller streams a long map in bands bounded in rows × columns whatever kr is (at 131,072 tokens a
-    thumbnail's kr is 2,048 rows: bands of whole blocks were 2,048 × 131,072 weights, 1 GB each in float32).
-    """
-    n = rows.shape[0]
+def _fold_rows(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int, pool, combine) -> None:
+    """Fold map rows [r0, r0 + n) (``rows`` (..., n, C)) into ``out`` (..., blocks, C / kc), the map's kr×kc blocks
+    pooled by ``pool`` (block_max, block_all), each combined with what it holds by ``combine`` (np.maximum,
+    np.logical_and). A band need not be whole blocks of rows: a block cut by a band's edge is completed by the
+    next band, so a caller streams a long map in bands bounded in rows × columns whatever kr is."""
+    n = rows.shape[-2]
     r1 = r0 + n
     a = min(r1, -(-r0 // kr) * kr)  # the first block edge at or after r0 (r1 if the band has none)
     b = max(a, r1 // kr * kr)  # the last block edge at or before r1
-    if a > r0:  # the end of a block begun before this band (or all of it, inside one block)
-        np.maximum(out[r0 // kr], block_max(rows[:a - r0], a - r0, kc)[0], out=out[r0 // kr])
-    if b > a:  # whole blocks
-        np.maximum(out[a // kr:b // kr], block_max(rows[a - r0:b - r0], kr, kc), out=out[a // kr:b // kr])
-    if r1 > b:  # the start of a block the next band ends
-        np.maximum(out[b // kr], block_max(rows[b - r0:], r1 - b, kc)[0], out=out[b // kr])
+    for lo, hi, k in ((r0, a, a - r0), (a, b, kr), (b, r1, r1 - b)):  # a block's end, whole blocks, a block's start
+        if hi > lo:
+            o = out[..., lo // kr:lo // kr + max(1, (hi - lo) // kr), :]
+            combine(o, pool(rows[..., lo - r0:hi - r0, :], k, kc), out=o)
+
+
+def block_max_into(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int) -> None:
+    """Fold map rows [r0, r0 + n) (``rows`` (..., n, C), non-negative) into ``out``, the map's kr×kc block maxima
+    (zeros where nothing was folded yet). At 131,072 tokens a thumbnail's kr is 2,048 rows: bands of whole blocks
+    were 2,048 × 131,072 weights, 1 GB each in float32 (see :func:`_fold_rows`)."""
+    _fold_rows(out, rows, r0, kr, kc, block_max, np.maximum)
+
+
+def block_all_into(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int) -> None:
+    """Fold bool map rows [r0, r0 + n) into ``out`` (True where nothing was folded yet): True where every cell of
+    a kr×kc block is True (as :func:`block_all`, streamed: see :func:`_fold_rows`)."""
+    _fold_rows(out, rows, r0, kr, kc, block_all, np.logical_and)
 
 
 def block_all(mask: np.ndarray, kr: int, kc: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from attnviz.analysis.distance import head_statistics
 from attnviz.analysis.trace_head_scores import rows_per_block
-from attnviz.gui.views.heatmap_data import block_all, block_max, pool_factor, quantize
+from attnviz.gui.views.heatmap_data import block_all, block_all_into, block_max, pool_factor, quantize
 from attnviz.analysis.trace_parts import masked_cells
 from attnviz.errors import InputError
 
@@ -153,9 +153,14 @@ def _pooled_masked(trace, prefix: str, kr: int, kc: int, step: int) -> np.ndarra
     if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
         masked = masked_cells(trace, prefix)
         return None if masked is None else block_all(masked, kr, kc)
-    tq = pending.shape[0]
-    return np.concatenate([block_all(np.isneginf(pending.block(rows=slice(r0, r0 + step))), kr, kc)
-                           for r0 in range(0, tq, step)], axis=0)
+    tq, tk = pending.shape
+    out = np.ones((-(-tq // kr), -(-tk // kc)), bool)
+    # bands bounded in rows × keys, not ``step`` rows: the All heads grid at 131,072 tokens asked 2,048-row blocks
+    # of the mask (2,048 × 131,072 cells, ~3.5 GB with their temporaries: the app grew to 4.8 GB)
+    rows = min(step, rows_per_block(1, tk))
+    for r0 in range(0, tq, rows):
+        block_all_into(out, np.isneginf(pending.block(rows=slice(r0, r0 + rows))), r0, kr, kc)
+    return out
 
 
 def summarize_stats(trace, part: str = "self", layers: range | None = None) -> HeadStats:
