@@ -198,7 +198,10 @@ def test_above_the_stated_size_only_the_selected_head_is_computed(qtbot, monkeyp
     qtbot.wait(200)
     assert int(view._long.done.sum()) == 1  # the page's other heads were not computed
     assert "computing" not in view.title_item.text
-    assert f"{T:,} positions: only the selected head is computed ({T:,} × {T:,} weights a head" in view.caption.text
+    caption = view.caption.text
+    assert f"{T:,} positions: only the selected head is computed ({T:,} × {T:,} weights a head" in caption
+    took = view._long.seconds[sel]  # measured while it was computed
+    assert f"L{sel[0]}·H{sel[1]} took {int(took // 60)} min {int(took % 60)} s here" in caption
     other = next(h for h in page if h != sel)
     assert "select it to compute it" in view._long_info(*other)
     view.selection.update(layer=other[0], head=other[1])

@@ -11,6 +11,7 @@ A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +50,7 @@ class LongPages:
     masked: np.ndarray | None = None  # (s_rows, s_cols) cells the mask blocks wholly
     masked_known: bool = False
     asked: tuple = field(default_factory=tuple)  # heads the running job computes, in order
+    seconds: dict = field(default_factory=dict)  # (layer, head) → wall seconds its overview took (measured)
 
     def caption(self) -> str:
         s_rows, s_cols = self.pooled.shape[2:]
@@ -103,9 +105,13 @@ class LongGrid:
 
     def _selected_only_note(self) -> str:
         """Why only the selected head is computed, and what a head costs, in one line."""
-        _, tq, tk = self._long.trace.probs_shape(0, self._long.part)
-        return (f"{tq:,} positions: only the selected head is computed ({tq:,} × {tk:,} weights a head from q and k, "
-                f"{tq * tk / 4096 ** 2:,.0f}× a 4,096-position head's ~1 CPU-second)")
+        lp = self._long
+        _, tq, tk = lp.trace.probs_shape(0, lp.part)
+        cost = f"{tq * tk / 4096 ** 2:,.0f}× a 4,096-position head"
+        if lp.seconds:  # the last head computed: what one took here
+            (layer, head), took = list(lp.seconds.items())[-1]
+            cost = f"L{layer}·H{head} took {int(took // 60)} min {int(took % 60)} s here"
+        return f"{tq:,} positions: only the selected head is computed ({tq:,} × {tk:,} weights a head from q and k; {cost})"
 
     def _ask_page(self) -> None:
         """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
@@ -134,8 +140,11 @@ class LongGrid:
 
             if not masked_known:
                 deliver(("masked", _pooled_masked(trace, _prefix(part, 0), kr, kc, kr)))
+            start = time.monotonic()
             for overview in page_overviews(trace, part, needed, stop=cancel_requested):
+                lp.seconds[(overview.layer, overview.head)] = time.monotonic() - start
                 deliver(overview)
+                start = time.monotonic()
             return out
 
         def ready(result) -> None:
