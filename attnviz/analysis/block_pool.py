@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all"]
+__all__ = ["MAX_PX", "pool_factor", "block_max", "block_all", "block_max_into", "block_all_into"]
 
 MAX_PX = 1024  # largest image side drawn; larger matrices are block-max pooled down to this
 
@@ -66,3 +66,31 @@ def block_max(a: np.ndarray, kr: int, kc: int) -> np.ndarray:
 def block_all(mask: np.ndarray, kr: int, kc: int) -> np.ndarray:
     """True where every cell of a kr×kc block is True (padding counts as True)."""
     return _strided_reduce(_padded(np.asarray(mask, dtype=bool), kr, kc, True), kr, kc, np.logical_and)
+
+
+def _fold_rows(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int, pool, combine) -> None:
+    """Fold map rows [r0, r0 + n) (``rows`` (..., n, C)) into ``out`` (..., blocks, C / kc), the map's kr×kc blocks
+    pooled by ``pool`` (block_max, block_all), each combined with what it holds by ``combine`` (np.maximum,
+    np.logical_and). A band need not be whole blocks of rows: a block cut by a band's edge is completed by the
+    next band, so a caller streams a long map in bands bounded in rows × columns whatever kr is."""
+    n = rows.shape[-2]
+    r1 = r0 + n
+    a = min(r1, -(-r0 // kr) * kr)  # the first block edge at or after r0 (r1 if the band has none)
+    b = max(a, r1 // kr * kr)  # the last block edge at or before r1
+    for lo, hi, k in ((r0, a, a - r0), (a, b, kr), (b, r1, r1 - b)):  # a block's end, whole blocks, a block's start
+        if hi > lo:
+            o = out[..., lo // kr:lo // kr + max(1, (hi - lo) // kr), :]
+            combine(o, pool(rows[..., lo - r0:hi - r0, :], k, kc), out=o)
+
+
+def block_max_into(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int) -> None:
+    """Fold map rows [r0, r0 + n) (``rows`` (..., n, C), non-negative) into ``out``, the map's kr×kc block maxima
+    (zeros where nothing was folded yet). At 131,072 tokens a thumbnail's kr is 2,048 rows: bands of whole blocks
+    were 2,048 × 131,072 weights, 1 GB each in float32 (see :func:`_fold_rows`)."""
+    _fold_rows(out, rows, r0, kr, kc, block_max, np.maximum)
+
+
+def block_all_into(out: np.ndarray, rows: np.ndarray, r0: int, kr: int, kc: int) -> None:
+    """Fold bool map rows [r0, r0 + n) into ``out`` (True where nothing was folded yet): True where every cell of
+    a kr×kc block is True (as :func:`block_all`, streamed: see :func:`_fold_rows`)."""
+    _fold_rows(out, rows, r0, kr, kc, block_all, np.logical_and)

@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from attnviz.analysis.block_pool import block_all, block_max, pool_factor
+from attnviz.analysis.block_pool import block_all, block_all_into, block_max_into, pool_factor
 from attnviz.analysis.distance import distance_sums, entropy_sums
 from attnviz.analysis.trace_head_scores import rows_per_block
 from attnviz.analysis.trace_parts import masked_cells
@@ -52,8 +52,10 @@ def head_overview(trace, layer: int, part: str, head: int, thumb_px: int = THUMB
     ``stop()`` turns True between blocks (the page it was for is no longer shown)."""
     _, tq, tk = trace.probs_shape(layer, part)
     kr, kc = overview_pool(trace, part, thumb_px)
-    step = max(kr, rows_per_block(1, tk) // kr * kr)
-    pooled = np.empty((-(-tq // kr), -(-tk // kc)), np.float32)
+    # bands bounded in rows × keys whatever kr is (whole kr-row blocks at 131,072 tokens were 2,048 × 131,072
+    # weights, ~10 GB with their float64 statistics); a block cut by a band's edge is completed by the next
+    step = rows_per_block(1, tk)
+    pooled = np.zeros((-(-tq // kr), -(-tk // kc)), np.float32)
     # distances in tokens: text only (an image's are in pixels between patches, which this does not compute)
     with_distance = part != "cross" and getattr(trace, "grid", None) is None
     ent, dist, counted = 0.0, 0.0, 0
@@ -61,7 +63,7 @@ def head_overview(trace, layer: int, part: str, head: int, thumb_px: int = THUMB
         if stop():
             return None
         block = trace.probs(layer, part, heads=head, rows=slice(r0, min(tq, r0 + step)))  # (1, r, Tk)
-        pooled[r0 // kr: -(-min(tq, r0 + step) // kr)] = block_max(block[0], kr, kc)
+        block_max_into(pooled, block[0], r0, kr, kc)
         wide = np.asarray(block, dtype=np.float64)
         ent += float(entropy_sums(wide)[0])
         if with_distance:  # text positions (|i − j| tokens): a long input is text
@@ -83,7 +85,7 @@ def page_overviews(trace, part: str, heads: Iterable[tuple[int, int]], thumb_px:
 def pooled_mask(trace, part: str, kr: int, kc: int, step: int) -> np.ndarray | None:
     """The kr × kc blocks of ``part``'s map every cell of which the mask blocks (None: no mask), as the grid's
     thumbnails draw them masked. Every layer of a part shares one mask (layer 0's is read). A mask computed on
-    demand (a long input) is read ``step`` rows at a time (a multiple of ``kr``), never whole."""
+    demand (a long input) is read in bands of at most ``step`` rows bounded in rows × keys, never whole."""
     from attnviz.capture.trace import layer_prefix
 
     prefix = layer_prefix(0, part)
@@ -91,6 +93,11 @@ def pooled_mask(trace, part: str, kr: int, kc: int, step: int) -> np.ndarray | N
     if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
         masked = masked_cells(trace, prefix)
         return None if masked is None else block_all(masked, kr, kc)
-    tq = pending.shape[0]
-    return np.concatenate([block_all(np.isneginf(pending.block(rows=slice(r0, r0 + step))), kr, kc)
-                           for r0 in range(0, tq, step)], axis=0)
+    tq, tk = pending.shape
+    out = np.ones((-(-tq // kr), -(-tk // kc)), bool)
+    # bands bounded in rows × keys, not ``step`` rows: the All heads grid at 131,072 tokens asked 2,048-row blocks
+    # of the mask (2,048 × 131,072 cells, ~3.5 GB with their temporaries: the app grew to 4.8 GB)
+    rows = min(step, rows_per_block(1, tk))
+    for r0 in range(0, tq, rows):
+        block_all_into(out, np.isneginf(pending.block(rows=slice(r0, r0 + rows))), r0, kr, kc)
+    return out

@@ -346,7 +346,10 @@ class OnDemandMask:
     def block(self, rows=None, cols=None) -> np.ndarray:
         rs, cs = _index(rows, self.shape[0]), _index(cols, self.shape[1])
         gone = self.rule.blocked(rs, cs, self.shape[1])
-        return np.zeros((len(rs), len(cs)), np.float32) if gone is None else np.where(gone, -np.inf, 0.0).astype(np.float32)
+        out = np.zeros((len(rs), len(cs)), np.float32)
+        if gone is not None:  # in place: np.where(...).astype made a float64 copy (2 GB at 2,048 × 131,072) too
+            out[gone] = -np.inf
+        return out
 
     def row(self, i: int) -> np.ndarray:
         return self.block(rows=int(i))[0]

@@ -30,7 +30,7 @@ from attnviz.capture.finite import all_finite
 from attnviz.capture.spill_writer import SpillWriter, write_failed
 from attnviz.errors import AttnvizError
 
-__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_FLOOR", "RESIDENT_GOAL", "capture_budget", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_FLOOR", "RESIDENT_GOAL", "PROCESS_GOAL", "capture_budget", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
 
 FOLDER_PREFIX = "attnviz-trace-"
 # the file in each folder saying it is attnviz's and which process made it: {"attnviz": OWNER_MARK, "pid": n}
@@ -56,18 +56,28 @@ SPILL_FLOOR = 1 << 28
 # 16,384 tokens; measured on a 30-layer d 576 decoder, float32: the forward's own peak is 327 MiB at 4,096
 # tokens, ~870 at 8,192, ~1,320 at 16,384)
 RESIDENT_GOAL = 1408 << 20
+# the whole process's resident goal over the model's weights: the product's bound (weights + 2 GB) less room for
+# the growth between two trims of the allocator (attnviz.hf.layer_convert.TRIM_STEP) and the forward's transients.
+# RESIDENT_GOAL was measured in a command-line process; the app holds ~0.7 GB more besides its weights (Qt, its
+# views, the input shown before), and with the same budget peaked at 2.67 GB at 8,192 tokens on a 0.44 GB model
+PROCESS_GOAL = 2_000_000_000 - (384 << 20)
 
 
-def capture_budget(forward_bytes: int = 0) -> int:
+def capture_budget(forward_bytes: int = 0, held_bytes: int | None = None) -> int:
     """Bytes of arrays a capture keeps in memory, when the model's own forward holds about ``forward_bytes`` at
     its peak (``attnviz.models.memory.forward_bytes``): what RESIDENT_GOAL leaves, never under SPILL_FLOOR.
+    ``held_bytes``: what the process holds now besides the model's weights (its resident size less them); the
+    budget is then also at most what PROCESS_GOAL leaves beside it and the forward.
 
     Writing the arrays costs the forward CPU time (2.2 s of 25 at 4,096 tokens on the decoder above, the writer
     thread beside the model's two), so arrays that fit stay in memory: at 4,096 tokens all of them (1,026 MiB),
     at 16,384 the floor."""
     if SPILL_BUDGET is not None:
         return SPILL_BUDGET
-    return max(SPILL_FLOOR, RESIDENT_GOAL - int(forward_bytes))
+    budget = RESIDENT_GOAL - int(forward_bytes)
+    if held_bytes is not None:
+        budget = min(budget, PROCESS_GOAL - int(forward_bytes) - int(held_bytes))
+    return max(SPILL_FLOOR, budget)
 
 
 # smaller arrays always stay in memory (a file per array costs more than it saves)

@@ -24,6 +24,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
 from attnviz.capture.compute_dtype import array_bytes
 from attnviz.capture.spill import SpillStore, capture_budget
+from attnviz.hf.held_memory import held_besides_weights
 from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, blocked_map, split_mask
@@ -230,8 +231,8 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     # a long capture on the fastest kernel converts each layer as soon as its block has run, keeping arrays on
     # disk beyond a memory budget (attnviz.capture.spill); others convert after the forward, in memory
     # (the in-memory budget: what the resident goal leaves beside the forward's own peak at this length)
-    spill = SpillStore(capture_budget(forward_bytes(cfg.d_model, cfg.mlp_ratio, T, array_bytes(compute_dtype_of(model))))
-                       ) if fast and generic else None
+    spill = SpillStore(capture_budget(forward_bytes(cfg.d_model, cfg.mlp_ratio, T, array_bytes(compute_dtype_of(model))),
+                                      held_bytes=held_besides_weights(model))) if fast and generic else None
     layers_out = LayerConverter(conv, qk_dtype, post_ln=family is not None and family.norm == "post", spill=spill)
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:

@@ -153,3 +153,33 @@ def test_an_export_draws_every_head_of_its_page(qtbot, monkeypatch, long_trace):
     page, done = max(seen, key=lambda s: len(s[0]))
     assert len(page) > len(shown)  # the slide's page is larger than the dock's (the control: it needed more heads)
     assert done == page
+
+
+def test_above_the_stated_size_only_the_selected_head_is_computed(qtbot, monkeypatch, long_trace):
+    """At 131,072 tokens a head is ~1,000 CPU-seconds: a page of 8 heads showed "0 of 8 heads done" after 10 min.
+    Above SELECTED_ONLY_WEIGHTS only the selected head is computed, the title and caption say so, and selecting
+    another head computes that one. Control: below the size the page's other heads are computed too."""
+    from attnviz.gui.views import all_heads_long
+
+    monkeypatch.setattr(all_heads_long, "SELECTED_ONLY_WEIGHTS", T * T - 1)  # this input is over it
+    view = _long_view(qtbot, monkeypatch, long_trace)
+    page = _page(view)
+    assert len(page) > 1
+    sel = (view.res.layer, view.res.head)
+    assert "computing the selected head" in view.title_item.text
+    qtbot.waitUntil(lambda: view._long.done[sel], timeout=300_000)
+    qtbot.wait(200)
+    assert int(view._long.done.sum()) == 1  # the page's other heads were not computed
+    assert "computing" not in view.title_item.text
+    caption = view.caption.text
+    assert f"{T:,} positions: only the selected head is computed ({T:,} × {T:,} weights a head" in caption
+    took = view._long.seconds[sel]  # measured while it was computed
+    assert f"L{sel[0]}·H{sel[1]} took {int(took // 60)} min {int(took % 60)} s here" in caption
+    other = next(h for h in page if h != sel)
+    assert "select it to compute it" in view._long_info(*other)
+    view.selection.update(layer=other[0], head=other[1])
+    qtbot.waitUntil(lambda: view._long.done[other], timeout=300_000)
+    assert int(view._long.done.sum()) == 2
+    # control: at the default size (this input far below it) the whole page is asked for
+    monkeypatch.setattr(all_heads_long, "SELECTED_ONLY_WEIGHTS", T * T)
+    assert len(view._page_heads()) == len(page)

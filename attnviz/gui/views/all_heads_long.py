@@ -14,6 +14,7 @@ A mixin of :class:`~attnviz.gui.views.model_view.ModelView` (its ``grid``, ``bar
 
 from __future__ import annotations
 
+import time
 import weakref
 from dataclasses import dataclass, field
 
@@ -33,6 +34,10 @@ __all__ = ["LongGrid", "LongPages"]
 # a head not computed yet is left blank (its note "…", the title counts the heads done): a grey square read as a
 # wholly masked map, the scale's lowest colour as a map of zeros
 PENDING_RGBA = (0, 0, 0, 0)
+# above this many weights a head (32,768 × 32,768) only the selected head is computed: a head costs about a
+# CPU-second at 4,096 × 4,096 and grows with its weights (~1,000× that at 131,072 tokens, where a page of 8 heads
+# still showed "0 of 8 heads done" after 10 minutes)
+SELECTED_ONLY_WEIGHTS = 1 << 30
 
 
 @dataclass
@@ -49,6 +54,7 @@ class LongPages:
     masked: np.ndarray | None = None  # (s_rows, s_cols) cells the mask blocks wholly
     masked_known: bool = False
     asked: tuple = field(default_factory=tuple)  # heads the running job computes, in order
+    seconds: dict = field(default_factory=dict)  # (layer, head) → wall seconds its overview took (measured)
 
     def caption(self) -> str:
         s_rows, s_cols = self.pooled.shape[2:]
@@ -110,10 +116,27 @@ class LongGrid:
         L, H = self._grid_shape
         heads = [(a, b) for a in range(l0, min(L, l0 + rows)) for b in range(h0, min(H, h0 + cols))]
         r = self.res
+        if self._selected_only():
+            return [(r.layer, r.head)] if r is not None and (r.layer, r.head) in heads else []
         if r is not None and (r.layer, r.head) in heads:
             heads.remove((r.layer, r.head))
             heads.insert(0, (r.layer, r.head))
         return heads
+
+    def _selected_only(self) -> bool:
+        """Whether a head of this input has more weights than SELECTED_ONLY_WEIGHTS (only the selected is computed)."""
+        _, tq, tk = self._long.trace.probs_shape(0, self._long.part)
+        return tq * tk > SELECTED_ONLY_WEIGHTS
+
+    def _selected_only_note(self) -> str:
+        """Why only the selected head is computed, and what a head costs, in one line."""
+        lp = self._long
+        _, tq, tk = lp.trace.probs_shape(0, lp.part)
+        cost = f"{tq * tk / 4096 ** 2:,.0f}× a 4,096-position head"
+        if lp.seconds:  # the last head computed: what one took here
+            (layer, head), took = list(lp.seconds.items())[-1]
+            cost = f"L{layer}·H{head} took {int(took // 60)} min {int(took % 60)} s here"
+        return f"{tq:,} positions: only the selected head is computed ({tq:,} × {tk:,} weights a head from q and k; {cost})"
 
     def _ask_page(self) -> None:
         """Compute the page's heads not computed yet; drop the work for a page no longer shown."""
@@ -144,8 +167,11 @@ class LongGrid:
 
             if not masked_known:
                 deliver(("masked", pooled_mask(trace, part, kr, kc, kr)))
+            start = time.monotonic()
             for overview in page_overviews(trace, part, needed, stop=cancel_requested):
+                lp.seconds[(overview.layer, overview.head)] = time.monotonic() - start
                 deliver(overview)
+                start = time.monotonic()
             return out
 
         def ready(result) -> None:
@@ -235,7 +261,11 @@ class LongGrid:
         title = f"All heads · {r.part_name}"
         if todo:
             title += f" · computing from q and k: {len(page) - todo} of {len(page)} heads on this page done"
+        if self._selected_only():
+            title = f"All heads · {r.part_name}" + (" · computing the selected head from q and k" if todo else "")
         notes = "under each: entropy (nats)" + (" · mean distance (tokens)" if lp.distance is not None else "")
+        if self._selected_only():
+            notes = self._selected_only_note() + " — " + notes
         # the pooling on a line of its own: joined to the page and the notes it wrapped mid-phrase in a dock
         return title, lp.caption() + "<br>" + " — ".join(t for t in (self.page_note(), notes) if t)
 
@@ -249,4 +279,6 @@ class LongGrid:
         """Status text of a head not computed yet (None: computed, the usual text applies)."""
         if self._long.done[layer, head]:
             return None
+        if self._selected_only():
+            return f"Layer {layer} · head {head}: not computed ({self._selected_only_note()}; select it to compute it)"
         return f"Layer {layer} · head {head}: not computed yet (the heads on screen are computed first)"

@@ -147,7 +147,8 @@ class GridPages:
             self._set_title()
 
     def _draw_marks(self) -> None:
-        self._follow_selection()
+        if not self._follow_selection():  # (a page turned asks for its heads itself)
+            self._ask_page()  # a long input computing only the selected head computes the one now selected
         self._mark_selected()
 
     def _mark_selected(self) -> None:

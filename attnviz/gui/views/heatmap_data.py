@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.analysis.block_pool import MAX_PX, block_all, block_max, pool_factor  # noqa: F401 - re-exported
+from attnviz.analysis.block_pool import (  # noqa: F401 - re-exported
+    MAX_PX,
+    block_all,
+    block_all_into,
+    block_max,
+    block_max_into,
+    pool_factor,
+)
 from attnviz.gui.style import MASKED_INDEX
 
-__all__ = ["pooled_phrase", "MAX_PX", "pool_factor", "block_max", "block_all", "quantize", "colourize", "tile_mosaic"]
+__all__ = ["pooled_phrase", "MAX_PX", "pool_factor", "block_max", "block_max_into", "block_all", "block_all_into", "quantize", "colourize",
+           "tile_mosaic"]
 
 
 def pooled_phrase(f: int) -> str:

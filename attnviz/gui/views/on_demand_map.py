@@ -41,6 +41,8 @@ MIN_SIDE = 128  # the coarsest level's longest side (as the stored maps' pyramid
 OVERVIEW_SIDE = 4 * MAX_PX
 OVERVIEW_YIELD_S = 0.25  # the longest an overview band waits for visible tiles before it runs anyway
 BAND_ROWS = 256  # query rows of the map computed per overview step (a 256 × 16,384 block: 16 MB)
+# ... and at most this many weights (32 MB of float32): 256 rows of 131,072 keys were 134 MB a band
+BAND_CELLS = 1 << 23
 DEFAULT_BUDGET = 64 * 2**20  # bytes of tiles kept (float32 256×256 tiles: 256 of them)
 # a view asks, after its own visible tiles, for the tiles of the first finer level drawn from tiles that a zoom in
 # about the pointer shows first (zoom_ahead.py), when that level is at most this many levels finer: a zoom in finds
@@ -111,7 +113,7 @@ class OnDemandMap:
     def fill_overview(self, band_rows: int = BAND_ROWS):
         """Generator: compute the overview band by band (whole rows of the map), yielding the rows filled."""
         f = 1 << self.overview_level
-        step = max(1, band_rows // f)  # overview rows per band
+        step = max(1, min(band_rows, BAND_CELLS // max(1, self.tk)) // f)  # overview rows per band (whole blocks)
         while not self.overview_done and not self.cancelled:
             self.tiles_idle.wait(OVERVIEW_YIELD_S)  # visible tiles first (set at once when none waits)
             o0 = self.overview_rows
