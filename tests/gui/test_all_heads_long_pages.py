@@ -168,7 +168,7 @@ def test_above_the_stated_size_only_the_selected_head_is_computed(qtbot, monkeyp
     sel = (view.res.layer, view.res.head)
     assert "computing the selected head" in view.title_item.text
     qtbot.waitUntil(lambda: view._long.done[sel], timeout=300_000)
-    qtbot.wait(200)
+    qtbot.waitUntil(lambda: not view.background_pending, timeout=300_000)  # all the work asked for is in
     assert int(view._long.done.sum()) == 1  # the page's other heads were not computed
     assert "computing" not in view.title_item.text
     caption = view.caption.text

@@ -24,7 +24,7 @@ VALUES = {"here": 0.81234, "held": 0.955, "n": 200, "query": "it", "target": "an
           "large_fixed": 0.899, "vs_raw": "a tie within noise", "eager_exp": 2.01, "tiled_exp": 1.0, "t_max": 2048,
           "eager_growth": "to the power 2.01 (≈ T²)", "tiled_growth": "to the power 1.00 (≈ T)",
           "eager_mb": 343.9, "machine": "x86_64, 2 cores, torch 2.13.0+cpu (1 thread), CPU", "model": "charlm",
-          "shape": "4 heads × 16", "tiled_mb": 0.56, "eager_ms": 1247.0, "tiled_ms": 93.0,
+          "shape": "4 heads × 16", "tiled_mb": 0.56, "eager_ms": 1247.0, "tiled_ms": 93.0, "control": "fails, as it must",
           "others_rest": 0.004, "max_d": 0.126, "attention_far": 1.0, "attention_ratio_init": 0.88, "far": 24,
           "rnn_far": 0.5, "rnn_ratio_init": 1e-10, "seeds": 3, "small_mean_loss": 0.65, "small_mean_loss_raw": 0.46,
           "start_entropy": 2.65, "start_entropy_raw": 0.24, "to_90": 20, "to_90_raw": 60,

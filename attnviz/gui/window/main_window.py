@@ -28,7 +28,7 @@ from attnviz.gui.panels.model_panel import ModelPanel
 from attnviz.gui.panels.part_bar import PartBar
 from attnviz.gui.panels.prediction_panel import PredictionPanel
 from attnviz.gui.panels.views_area import ViewsArea
-from attnviz.gui.widgets.loading_cover import LoadingCover
+from attnviz.gui.window.loading_cover import LoadingCover
 from attnviz.gui.settings import AppSettings
 from attnviz.gui.window import figure_actions
 from attnviz.gui.window.actions import build_actions, follow_system_scheme
