@@ -72,3 +72,37 @@ def test_the_old_figures_are_covered_when_the_switch_starts_and_back_if_it_fails
     qtbot.waitUntil(lambda: win.notice.level == "error", timeout=90_000)
     assert not any(c.isVisible() for c in covers)
     assert win.loaded.name == "tiny-decoder" and win.trace is shown
+
+
+def test_a_long_run_puts_the_previous_prediction_away(make_window, qtbot, monkeypatch):
+    """While a new input's forward runs (a long input's takes minutes), the Prediction panel showed the previous
+    input's next-token list, its Step button ready to append to that input: after a moment it is covered, saying
+    why, and uncovered when the new trace comes. Control: a run whose trace comes at once never covers it."""
+    import threading
+
+    from attnviz.gui.window import runs
+
+    win = make_window(model="tiny-decoder", text="the cat sat on the mat")
+    qtbot.waitUntil(lambda: win.trace is not None, timeout=90_000)
+    cover = win.running_cover
+    shown = []
+    win.trace_shown.connect(lambda _t: shown.append(cover.isVisible()))
+    with qtbot.waitSignal(win.trace_shown, timeout=90_000):
+        win.input_panel.set_text("a dog ran", submit=True)
+    assert shown == [False] and not cover.isVisible()  # (the cover is never up when a trace is shown)
+    release = threading.Event()
+    real = runs.run_input_job
+
+    def slow(*args, **kwargs):
+        release.wait(60)  # a long forward: the trace comes when the test says
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runs, "run_input_job", slow)
+    before = win.trace
+    win.input_panel.set_text("the bird sang", submit=True)
+    qtbot.waitUntil(cover.isVisible, timeout=30_000)
+    assert "running the new input" in cover.text()
+    assert cover.geometry() == win.prediction_panel.rect()
+    release.set()
+    qtbot.waitUntil(lambda: win.trace is not None and win.trace is not before, timeout=90_000)
+    assert not cover.isVisible()

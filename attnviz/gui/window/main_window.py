@@ -184,6 +184,7 @@ class MainWindow(QMainWindow):
         self.prediction_panel.step_requested.connect(self._step)
         # over the figures and the prediction while another model loads (model_loading)
         self.loading_covers = (LoadingCover(self.tabs), LoadingCover(self.prediction_panel))
+        self.running_cover = LoadingCover(self.prediction_panel)  # a long input's run (window.runs)
         self.docks = {}
         for name, title, widget, area in (
                 ("ModelDock", "Model", self.model_panel, Qt.DockWidgetArea.LeftDockWidgetArea),

@@ -9,6 +9,8 @@ notice, never a traceback.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
+
 from attnviz.gui.panels.model_jobs import run_input_job
 from attnviz.gui.window.refusal_notice import refusal_notice
 
@@ -18,8 +20,15 @@ __all__ = ["Runs"]
 class Runs:
     """Sends the window's input runs to its lane and routes what comes back."""
 
+    # a run whose trace has not come this long after it started (a long input's forward) has the prediction on
+    # screen, the previous input's, covered: not at once, a short input's trace comes within a keystroke
+    COVER_AFTER_MS = 400
+    RUNNING = "running the new input…\n(the prediction of the previous input is put away)"
+
     def __init__(self, win):
         self.win = win
+        self._run = 0  # runs started; the newest one's trace is pending while _pending
+        self._pending = False
         lane = win.lane
         lane.result.connect(self.result)
         lane.error.connect(self.error)
@@ -31,6 +40,7 @@ class Runs:
         win = self.win
         if win.loaded is not None and win.loaded.config.kind != "vit":
             self.head_maps(lambda view: view.drop_preview())
+            self._started()
             win.lane.submit("trace", run_input_job, win.loaded, text=text, target=win.input_panel.target,
                             preview_layer=self.preview_layer())
 
@@ -41,7 +51,22 @@ class Runs:
         if isinstance(image, str):
             win.settings.add_recent("images", image)
         self.head_maps(lambda view: view.drop_preview())
+        self._started()
         win.lane.submit("trace", run_input_job, win.loaded, image=image, preview_layer=self.preview_layer())
+
+    def _started(self) -> None:
+        self._run += 1
+        self._pending = True
+        run = self._run
+        QTimer.singleShot(self.COVER_AFTER_MS, self.win, lambda: self._cover_if_pending(run))
+
+    def _cover_if_pending(self, run: int) -> None:
+        if run == self._run and self._pending:
+            self.win.running_cover.cover(self.RUNNING)
+
+    def _ended(self) -> None:
+        self._pending = False
+        self.win.running_cover.uncover()
 
     def preview_layer(self) -> int | None:
         """The selected layer, drawn by the head map while a Hugging Face model's forward still runs."""
@@ -71,10 +96,13 @@ class Runs:
         if kind == "load":
             self.win.model_loading.model_loaded(value)
         elif kind == "trace":
+            self._ended()
             self.win.shown_trace.show_run(value)
 
     def error(self, kind: str, message: str) -> None:
         win = self.win
+        if kind == "trace":
+            self._ended()
         win.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
             win.notify(f"cannot load the model: {message}", "error", getattr(message, "details", ""))
