@@ -148,8 +148,9 @@ def fill_example_input(args) -> None:
     """Neither ``--text`` nor ``--image`` given: the input the app opens ``--model`` on, its task's example.
 
     Sets ``args.text`` or ``args.image`` and says which on standard error (a figure should never show an
-    input the lecturer did not know about). A model without a built-in task (e.g. a Hugging Face folder)
-    has no example: one line asking for the input.
+    input the lecturer did not know about). A Hugging Face text model runs on the sentence the app opens it
+    on; any other model without a built-in task asks for the input in one line. A missing folder or a
+    broken ``config.json`` is named first.
     """
     import sys
 
@@ -159,18 +160,28 @@ def fill_example_input(args) -> None:
     ref = getattr(args, "model", None)
     if not ref:
         return  # the command's own check names what is missing
-    folder = model_folder(ref)
-    task_name = None
-    try:
-        from attnviz.models.validate import read_json_bounded
+    from attnviz.models.checkpoint import resolve_model_path
+    from attnviz.models.validate import read_json_bounded
 
-        task_name = read_json_bounded(folder / "config.json").get("task") if folder else None
-    except (AttnvizError, AttributeError):
-        pass  # not an attnviz folder, or a broken one: loading it says what is wrong
+    # a missing folder or a broken config.json is the problem to name, not the missing --text
+    folder = resolve_model_path(ref)
+    if not (folder / "config.json").is_file():
+        raise AttnvizError(f"{folder} has no config.json: not a model directory")
+    doc = read_json_bounded(folder / "config.json")
+    task_name = doc.get("task") if isinstance(doc, dict) else None
     from attnviz.tasks import TASKS, get_task
 
     if task_name not in TASKS:
-        raise AttnvizError(f"give --text TEXT or --image FILE: {ref} has no example input of its own")
+        from attnviz.hf.detect import detect_hf_folder
+
+        hf = detect_hf_folder(folder)
+        if hf is None or (hf.family is not None and hf.family.kind == "vit") or hf.has_processor:
+            raise AttnvizError(f"give --text TEXT or --image FILE: {ref} has no example input of its own")
+        from attnviz.text.fallback_text import FALLBACK_TEXT
+
+        args.text = FALLBACK_TEXT  # what the app opens such a folder on
+        print(f"attnviz: note: no --text given: {ref} runs on the sentence {args.text!r}", file=sys.stderr)
+        return
     task = get_task(task_name)
     example = task.example_input()
     if task.kind == "vit":

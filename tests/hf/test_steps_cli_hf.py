@@ -67,3 +67,28 @@ def test_steps_on_a_long_input_prints_the_window_and_json_every_key(tmp_path, ca
     assert main(args + ["--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["key_tokens"]) > STEP_KEYS
+
+
+def test_a_text_folder_without_text_runs_on_the_sentence_the_app_opens_it_on(folders, capsys):
+    from attnviz.text.fallback_text import FALLBACK_TEXT
+
+    code = main(["steps", "--model", str(folders["qwen2"]), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert f"runs on the sentence {FALLBACK_TEXT!r}" in captured.err
+    assert json.loads(captured.out)["input"] == FALLBACK_TEXT
+
+
+@pytest.mark.parametrize("break_it, said", [
+    (lambda p: p.rename(p.with_name("gone")), "not a directory and not a bundled model"),
+    (lambda p: (p / "config.json").write_text('{"model_type": "qwen2",\n'), "not valid JSON"),
+    (lambda p: (p / "config.json").unlink(), "has no config.json: not a model directory"),
+])
+def test_a_broken_folder_without_text_is_named_not_the_missing_text(tmp_path, capsys, break_it, said):
+    folder = make_model("qwen2", tmp_path / "m")
+    break_it(folder)
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(main(["steps", "--model", str(folder)]))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1
+    assert said in err[0] and "--text" not in err[0]

@@ -14,13 +14,11 @@ from PySide6.QtWidgets import QFileDialog
 
 from attnviz.gui.panels.model_jobs import load_model_job
 from attnviz.gui.panels.trace_defaults import input_id
+from attnviz.text.fallback_text import FALLBACK_TEXT  # text models without an example: the CLI uses it too
 
 APP_TITLE = "attnviz"  # the application display name (gui.app): window titles end with it
 
 __all__ = ["ModelLoading", "FALLBACK_TEXT"]
-
-# shown by text models whose task gives no example (e.g. a model folder trained elsewhere)
-FALLBACK_TEXT = "The animal didn't cross the street because it was too tired"
 
 
 class ModelLoading:
