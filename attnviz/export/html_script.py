@@ -88,6 +88,7 @@ function byteOf() {  // GPT-2's byte-to-character table, inverted: the 68 unprin
 }
 function tok(t) {
   const p = plain(t);
+  if (p.length > 1 && /^ +$/.test(p)) return p.length <= 3 ? "␣".repeat(p.length) : `␣×${p.length}`;  // indentation
   return ({" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"})[p] ?? p.replace(/^ +(?=\S)/, "").replace(/\n/g, "⏎").replace(/\t/g, "⇥")
     .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `<0x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}>`);
 }

@@ -70,12 +70,14 @@ def display_token(token) -> str:
     ('assigned', '⏎', '␣', 'a⇥b')
     >>> display_token("âĢĻ"), display_token("ĠâĢľ"), display_token("âĢ"), display_token("é")
     ('’', '“', '<0xE2><0x80>', 'é')
-    >>> display_token("Ĕ"), display_token("\\r")
-    ('<0x14>', '<0x0D>')
+    >>> display_token("Ĕ"), display_token("\\r"), display_token("ĠĠĠ"), display_token("ĠĠĠĠĠĠĠĠ")
+    ('<0x14>', '<0x0D>', '␣␣␣', '␣×8')
     """
     text = plain_token(token)
     if text in _VISIBLE:
         return _VISIBLE[text]
+    if text.strip(" ") == "":  # a run of spaces (code's indentation tokens) would label as nothing
+        return "␣" * len(text) if len(text) <= 3 else f"␣×{len(text)}"
     text = _LEADING_SPACES.sub("", text).replace("\n", "⏎").replace("\t", "⇥")
     return _CONTROL.sub(lambda m: f"<0x{ord(m.group()):02X}>", text)
 

@@ -15,7 +15,7 @@ import pytest
 from attnviz.text.token_display import differs_from_raw, display_token, plain_token
 
 TOKENS = ["Ġassigned", "Ċ", "ĊĊ", "▁the", "Ġ", "▁", " ", "", "\t", "\n", "a\tb", "line\nnext", "cat", "[CLS]",
-          "<|endoftext|>", "  two", "Ġ Ġx", "é", "3,4",
+          "<|endoftext|>", "  two", "Ġ Ġx", "ĠĠ", "ĠĠĠĠĠĠĠĠ", "▁▁▁▁", "é", "3,4",
           # byte-level pieces of characters beyond ASCII (GPT-2, Llama 3, Qwen): whole and split between tokens
           "âĢĻ", "ĠâĢľ", "ä¸Ń", "Ã©", "ðŁĺĢ", "âĢ", "ðŁĺ", "Ġâ", "café", "Ģ",
           # bytes below 0x20 as byte-level tokens (a random model's top predictions), control characters as text
@@ -114,3 +114,12 @@ def test_every_label_of_a_token_goes_through_the_one_function():
 
     assert steps.display_token is display_token
     assert not re.search(r"u0120|Ġ", Path(token_axis.__file__).read_text(encoding="utf-8"))
+
+
+def test_a_token_of_spaces_alone_is_a_visible_label():
+    # code tokenizers hold indentation runs ("ĠĠĠĠ", "▁▁▁▁"): the prediction panel drew one as an empty row
+    from attnviz.text.token_display import display_token
+
+    assert display_token("ĠĠ") == "␣␣" and display_token("ĠĠĠĠĠĠĠĠĠĠĠĠ") == "␣×12"
+    assert display_token("▁▁▁▁") == "␣×4"
+    assert display_token("Ġword") == "word"  # control: a word keeps its leading space out of the label
