@@ -55,3 +55,13 @@ def test_a_model_without_a_task_asks_for_the_input(tmp_path, capsys):
     assert err == [f"attnviz: error: give --text TEXT or --image FILE: {folder} has no example input of its own"]
     assert json.loads((folder / "config.json").read_text())["task"] is None
     assert not (tmp_path / "t.npz").exists()
+
+
+def test_trace_names_an_encoder_decoders_source_and_target_lengths(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    assert main(["trace", "--model", "translate", "--text", "the big dog sees a small cat", "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    t = Trace.load(out)
+    assert f"({len(t.src_tokens)} source + {len(t.tokens)} target tokens," in said
+    assert main(["trace", "--model", "coref", "--text", "the cat sat", "-o", str(out)]) == 0
+    assert "source" not in capsys.readouterr().out  # control: an encoder has one input
