@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attnviz.capture.description import TraceDescription
 
-__all__ = ["norm_label", "activation_label", "NORM_LABELS"]
+__all__ = ["norm_label", "activation_label", "x_words", "kv_input", "NORM_LABELS"]
 
 NORM_LABELS = {"layernorm": "LN", "rmsnorm": "RMSNorm"}  # what a formula writes for each kind of norm
 
@@ -38,3 +38,21 @@ def activation_label(meta) -> str:
     """The MLP's activation as the model's config names it ("SiLU" for Llama, "GELU" for BERT)."""
     name = str(_config(meta).get("activation", "gelu"))
     return _ACTIVATIONS.get(name.lower(), name)
+
+
+def x_words(meta) -> str:
+    """What a block's X is, in words: the normalised stream in a pre-norm model, the stream itself in a
+    post-norm one (BERT, BART: X is R; the norm comes after each addition)."""
+    ln = norm_label(meta)
+    desc = meta if isinstance(meta, TraceDescription) else None
+    placement = desc.norm_placement if desc is not None else str(_config(meta).get("norm", "pre"))
+    if placement == "post":
+        return f"the residual stream itself, in a post-{ln} model (normalised after each addition)"
+    return f"{ln} of the residual stream in a pre-{ln} model"
+
+
+def kv_input(part: str) -> tuple[str, str]:
+    """(the row a key and a value are projected from, what it is): cross-attention reads the encoder's output."""
+    if part == "cross":
+        return "e_j", "e_j: the encoder's output at source token j"
+    return "x_j", ""

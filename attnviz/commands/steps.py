@@ -98,7 +98,10 @@ def format_steps(s, model_name: str) -> str:
                             query_token=display_token(s.query_token))
     d_model, d_head = s.W_Q.shape
     width = max([8, *(len(t) for t in s.key_tokens)])
+    from attnviz.analysis.model_labels import kv_input
+
     rotary = s.rope_cos_i is not None
+    src, src_is = kv_input(s.part)  # cross-attention projects the encoder's output
     facts = [f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}"]
     bias = _has_bias(s)
     b_q, b_k, b_v = (" + b_Q", " + b_K", " + b_V") if bias else ("", "", "")
@@ -123,7 +126,7 @@ def format_steps(s, model_name: str) -> str:
         "",
         f"step 1  q_i = x_i W_Q{b_q} = {_vec(s.q_proj_i if rotary else s.q_i)}",
         *_rotary_lines(s),
-        f"        k_j = x_j W_K{b_k},  v_j = x_j W_V{b_v}"
+        f"        k_j = {src} W_K{b_k},  v_j = {src} W_V{b_v}" + (f"  ({src_is})" if src_is else "")
         + ("  (taken from the trace: it does not hold the encoder output they come from)"
            if s.kv_source == "trace" else "") + ("  (k_j after rotation)" if rotary else ""),
     ]

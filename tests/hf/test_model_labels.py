@@ -60,3 +60,35 @@ def test_the_matrix_form_writes_the_models_norm(model, want, not_want, llama_fol
     assert main(args + (["--text", TEXT] if model == "llama" else [])) == 0
     text = " ".join(svg_texts(out))
     assert want in text and not_want not in text
+
+
+@pytest.mark.parametrize("family, want, not_want", [
+    ("bert", "the residual stream itself, in a post-LN model", "pre-LN"),  # BERT normalises after each addition
+    ("llama", "RMSNorm of the residual stream in a pre-RMSNorm model", "post-"),
+])
+def test_step_one_says_what_x_is_for_the_models_norm_placement(family, want, not_want, tmp_path):
+    pytest.importorskip("transformers")
+    from attnviz.cli import main
+    from tests.gui.walkthrough_fixtures import svg_texts
+    from tests.hf.factories import TEXT, make_model
+
+    folder = make_model(family, tmp_path / family)
+    out = tmp_path / "s.svg"
+    assert main(["export", "--model", str(folder), "--text", TEXT, "--view", "steps", "-o", str(out),
+                 "--size", "1600x900"]) == 0
+    text = " ".join(svg_texts(out))
+    assert want in text and not_want not in text
+
+
+def test_cross_attention_steps_project_the_encoders_output(tmp_path, capsys):
+    from attnviz.cli import main
+    from tests.gui.walkthrough_fixtures import svg_texts
+
+    out = tmp_path / "s.svg"
+    assert main(["export", "--model", "translate", "--part", "cross", "--view", "steps", "-o", str(out)]) == 0
+    assert "the encoder's output at source token j" in " ".join(svg_texts(out))
+    assert main(["steps", "--model", "translate", "--part", "cross"]) == 0
+    assert "k_j = e_j W_K" in capsys.readouterr().out
+    assert main(["steps", "--model", "translate", "--part", "self"]) == 0
+    said = capsys.readouterr().out
+    assert "k_j = x_j W_K" in said and "encoder's output" not in said  # control: self-attention reads X

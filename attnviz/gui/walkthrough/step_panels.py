@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from attnviz.analysis.model_labels import kv_input
 from attnviz.gui.walkthrough.figure import FigureBoard
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import dot_product_text, format_number, product_text
@@ -105,11 +106,12 @@ def _rotate_step(board, grids, steps, keys, qtok, j, col) -> None:
 
 
 def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
-               context: str = "", norm: str = "LN") -> dict[str, MatrixGrid]:
+               context: str = "", x_is: str = "LN of the residual stream in a pre-LN model") -> dict[str, MatrixGrid]:
     """Fill ``board`` with step ``name`` of ``steps`` (SixSteps or SandboxSteps); return the grids.
 
-    ``context`` (e.g. "layer 1 · head 2") starts the line under the step's formula; ``norm`` is what the
-    model normalises with (:func:`attnviz.analysis.model_labels.norm_label`: "RMSNorm" for Llama).
+    ``context`` (e.g. "layer 1 · head 2") starts the line under the step's formula; ``x_is`` says what X is
+    for this model (:func:`attnviz.analysis.model_labels.x_words`: RMSNorm for Llama, the stream itself
+    in a post-LN model such as BERT).
     """
     board.clear()
     board.context = context
@@ -125,14 +127,14 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     col = lambda v: np.asarray(v, dtype=np.float64)[:, None]  # noqa: E731 - (T,) → (T, 1) column
     D = steps.x_i.shape[-1]
     if name == "project":
-        ln = norm
         # a bias term only where the model has one (all-zero biases are a model without them)
         b = {n: f" + b_{n}" if getattr(steps, f"b_{n}", None) is not None and np.any(getattr(steps, f"b_{n}")) else ""
              for n in "QKV"}
+        src, src_is = kv_input(steps.part)  # cross-attention: keys and values from the encoder's output
         board.add_heading(f"Step 1 · project:  q_i = x_i W_Q{b['Q']}",
-                          f"and every token's key k_j = x_j W_K{b['K']} and value v_j = x_j W_V{b['V']}; "
+                          f"and every token's key k_j = {src} W_K{b['K']} and value v_j = {src} W_V{b['V']}; "
                           f"x_i is the row of X for the query token {qtok!r} (X: what the projections read, "
-                          f"{ln} of the residual stream in a pre-{ln} model)")
+                          f"{x_is}){'; ' + src_is if src_is else ''}")
         x = _grid(board, grids, "x_i", steps.x_i, f"x_i  ({qtok})", row_labels=[qtok])
         if steps.W_Q is None:
             board.add_row([x])

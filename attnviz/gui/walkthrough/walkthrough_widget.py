@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
-from attnviz.analysis.model_labels import norm_label
+from attnviz.analysis.model_labels import x_words
 from attnviz.analysis.walkthrough_default import default_query
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
@@ -229,7 +229,7 @@ class WalkthroughWidget(WalkthroughView):
         origin = self.selection.detour_origin if self.selection is not None else None
         if origin is not None and (origin.layer, origin.head) != (s.layer, s.head):  # said where it is read: the walkthrough opened elsewhere than the other tabs
             where += f" (where this row mixes; the Attention tab keeps layer {origin.layer} · head {origin.head})"
-        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, norm=norm_label(self.trace.description))
+        self.grids = build_step(self.board, s, self.step_name, key=key, context=where, x_is=x_words(self.trace.description))
         for g in self.grids.values():
             self._adopt(g)
             g.clicked.connect(self._grid_clicked)
