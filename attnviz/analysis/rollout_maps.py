@@ -35,6 +35,7 @@ class RolloutMaps:
     maps: dict[str, np.ndarray | None]
     notes: dict[str, str]
     image_mode: bool
+    grad_of: str = ""  # what the gradients are of ("the predicted class's score"), when there are gradients
 
     @property
     def vmax(self) -> float:
@@ -84,8 +85,11 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
         # R = I + attention terms: the identity is each token's own input, not attention
         maps["grad"] = _shares((R - np.eye(R.shape[0]))[q], n_prefix)
         notes["grad"] = f"gradient rollout (from layer {start})"
+        grad_of = "the predicted class's score" if trace.description.config.get("head") == "classify" else \
+            "the top next token's logit after the last position"  # finish.backward_to_target's target
     except AttnvizError:
+        grad_of = ""
         maps["grad"] = None
         notes["grad"] = ("gradient rollout needs gradients, which are recorded for classifiers "
                          "(command line: attnviz trace --grad)")
-    return RolloutMaps(query=q, maps=maps, notes=notes, image_mode=image_mode)
+    return RolloutMaps(query=q, maps=maps, notes=notes, image_mode=image_mode, grad_of=grad_of)

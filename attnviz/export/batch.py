@@ -111,6 +111,8 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
         if trace.kind in FIGURES[name].kinds:
             if name == "rollout" and "L0.grad" not in trace.arrays:
                 continue
+            if name in ("pos-similarity", "pos-encoding") and "emb.pos" not in trace:
+                continue  # a rotary, ALiBi or relative model adds no position vectors: an empty slide teaches nothing
             plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
     # a file per figure the pack really draws: a figure that does not depend on the head (token lines
     # show every head of the layer) is listed once, not once per head with the same picture
@@ -205,6 +207,8 @@ def slide_title(name: str, s: SelectionState, step, trace) -> str:
         return f"Where “{trace.tokens[s.query]}” looks"
     if name == "head-map" and s.part == "cross":
         return "Cross-attention: which source word each output reads"
+    if name == "rollout" and trace.description.config.get("head") != "classify":
+        return "Where the attention flows: rollout"  # a language model is no classifier
     return SLIDE_TITLES.get(name, name.replace("-", " ").capitalize())
 
 

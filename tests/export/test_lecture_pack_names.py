@@ -66,3 +66,24 @@ def test_index_rows_name_their_head_and_steps_say_their_number_once(qapp, tmp_pa
     assert all(t in index for t in maps)
     assert _painted_title("Step 1: queries, keys, values", 1) == "Queries, keys, values"
     assert _painted_title("Who attends to whom", None) == "Who attends to whom"  # (control: not a step)
+
+
+def test_a_language_models_pack_says_no_classifier_and_leaves_out_empty_position_slides(qapp, tmp_path):
+    """A Llama's pack titled its rollout "Where the classifier looked" and drew two slides that said only
+    "no position encodings to draw" (a rotary model adds none to its input)."""
+    from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
+    from attnviz.export.batch import export_lecture_pack
+    from attnviz.figures.render import ExportOptions
+
+    lm = sample_trace("decoder", T=8, grad=True, n_layers=2, n_heads=2)
+    del lm.arrays["emb.pos"]  # what a rotary model's trace holds: no position vectors
+    titles = {e.path.stem.split("_")[0]: e.title for e in
+              export_lecture_pack(lm, tmp_path / "lm", ExportOptions(width=480, height=320))}
+    assert titles["rollout"].startswith("Where the attention flows") and "pos-encoding" not in titles
+    assert "pos-similarity" not in titles
+    assert "next token" in compute_rollout_maps(lm, RolloutSettings()).grad_of
+    classifier = sample_trace("encoder", T=8, grad=True, n_layers=2, n_heads=2)  # control
+    titles = {e.path.stem.split("_")[0]: e.title for e in
+              export_lecture_pack(classifier, tmp_path / "cls", ExportOptions(width=480, height=320))}
+    assert titles["rollout"].startswith("Where the classifier looked") and "pos-encoding" in titles
+    assert "predicted class" in compute_rollout_maps(classifier, RolloutSettings()).grad_of

@@ -219,7 +219,9 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        self._title = (f"Where does {who} get its information?", [how, verdict])
+        # the strips' row says only "gradient rollout": gradients of what (an image's panels say it in their titles)
+        grad = f"{m.notes['grad']}: gradients of {m.grad_of}" if not m.image_mode and m.grad_of else None
+        self._title = (f"Where does {who} get its information?", [how, verdict, grad])
         if self._body is self.image_body:
             self._draw_images(mode)
             self._set_title()
