@@ -91,7 +91,7 @@ def _rotary_lines(s) -> list[str]:
     return lines
 
 
-def format_steps(s, model_name: str) -> str:
+def format_steps(s, model_name: str, dtype: str = "float32") -> str:
     """The six steps as a readable text table (what ``attnviz steps`` prints without --json)."""
     # tokens as every label shows them (a BPE "Ġcat" as "cat"); --json keeps the raw tokens
     s = dataclasses.replace(s, key_tokens=[display_token(t) for t in s.key_tokens],
@@ -103,6 +103,8 @@ def format_steps(s, model_name: str) -> str:
     rotary = s.rope_cos_i is not None
     src, src_is = kv_input(s.part)  # cross-attention projects the encoder's output
     facts = [f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}"]
+    if dtype != "float32":
+        facts.append(f"run in {dtype}")
     bias = _has_bias(s)
     b_q, b_k, b_v = (" + b_Q", " + b_K", " + b_V") if bias else ("", "", "")
     if s.softcap:
@@ -166,6 +168,9 @@ def format_steps(s, model_name: str) -> str:
         f"        model's z             = {_vec(s.z_trace)}",
         f"        max |difference| = {s.max_error:.3g} (weights: {s.max_weight_error:.3g})",
     ]
+    if dtype != "float32":  # 4e-4 reads as a bug beside float32's ~1e-7 unless the line says why
+        lines.append(f"        the model ran in {dtype}: these steps are recomputed in float64 from its arrays, so "
+                     f"differences up to ~1e-3 are {dtype} rounding")
     return "\n".join(lines)
 
 
@@ -198,5 +203,5 @@ def run(args) -> int:
         from attnviz.analysis.steps_window import key_window
 
         # a long input's per-key rows cut to the window the app's walkthrough shows (8,190 keys are 5 MB of text)
-        print(format_steps(key_window(steps), loaded.name))
+        print(format_steps(key_window(steps), loaded.name, loaded.dtype))
     return 0
