@@ -129,6 +129,7 @@ class SixSteps:
     # position and how many keys the softmax ran over (None: every key is shown)
     key_offset: int = 0
     n_keys: int | None = None
+    compute_dtype: str = "float32"  # what the model ran in: max_error is that dtype's rounding (float16: ~1e-3)
 
     def to_json(self) -> dict:
         """Plain-Python dict (lists, floats, strings; −inf as "-inf") for ``json.dumps``."""
@@ -216,7 +217,8 @@ def compute_six_steps(trace, layer: int, head: int, query: int, part: str = "sel
         q_i=q_i, k=k, v=v, scores=scores, scale=scale, scaled=scaled, mask=mask, masked=masked,
         weights=weights, weighted=weighted, z_i=z_i, z_trace=z_trace, weights_trace=w_trace,
         max_error=float(np.max(np.abs(z_i - z_trace))),
-        max_weight_error=float(np.max(np.abs(weights - w_trace))), **extra,
+        max_weight_error=float(np.max(np.abs(weights - w_trace))),
+        compute_dtype=trace.description.compute_dtype or "float32", **extra,
     )
 
 

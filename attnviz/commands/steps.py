@@ -91,7 +91,7 @@ def _rotary_lines(s) -> list[str]:
     return lines
 
 
-def format_steps(s, model_name: str, dtype: str = "float32") -> str:
+def format_steps(s, model_name: str) -> str:
     """The six steps as a readable text table (what ``attnviz steps`` prints without --json)."""
     # tokens as every label shows them (a BPE "Ġcat" as "cat"); --json keeps the raw tokens
     s = dataclasses.replace(s, key_tokens=[display_token(t) for t in s.key_tokens],
@@ -103,6 +103,7 @@ def format_steps(s, model_name: str, dtype: str = "float32") -> str:
     rotary = s.rope_cos_i is not None
     src, src_is = kv_input(s.part)  # cross-attention projects the encoder's output
     facts = [f"d_model = {d_model}, d_head = {d_head}, scale = {s.scale:.6g}"]
+    dtype = s.compute_dtype
     if dtype != "float32":
         facts.append(f"run in {dtype}")
     bias = _has_bias(s)
@@ -203,5 +204,5 @@ def run(args) -> int:
         from attnviz.analysis.steps_window import key_window
 
         # a long input's per-key rows cut to the window the app's walkthrough shows (8,190 keys are 5 MB of text)
-        print(format_steps(key_window(steps), loaded.name, loaded.dtype))
+        print(format_steps(key_window(steps), loaded.name))
     return 0

@@ -132,3 +132,17 @@ def test_steps_says_a_float16_model_ran_in_float16(half_folder, capsys):
     assert main(["steps", "--model", str(half_folder), "--text", "3 7 11 5", "--dtype", "float32"]) == 0
     out = capsys.readouterr().out
     assert "run in float" not in out and "rounding" not in out
+
+
+def test_step_six_says_the_difference_is_float16_rounding(half_folder, tmp_path):
+    from attnviz.cli import main
+    from tests.gui.walkthrough_fixtures import svg_texts
+
+    said = {}
+    for dtype in ("auto", "float32"):  # float32: the control
+        out = tmp_path / f"{dtype}.svg"
+        assert main(["export", "--model", str(half_folder), "--text", "3 7 11 5", "--view", "steps", "--step", "6",
+                     "--dtype", dtype, "-o", str(out)]) == 0
+        said[dtype] = " ".join(svg_texts(out))
+    assert "the model ran in float16, whose rounding is" in said["auto"]
+    assert "the model ran in" not in said["float32"] and "differs by at most" in said["float32"]

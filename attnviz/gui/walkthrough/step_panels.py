@@ -246,8 +246,10 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
             row += ["model:", _grid(board, grids, "z_trace", z_model, "z from the model", row_labels=[qtok])]
         board.add_row(row)
         if z_model is not None:
+            ran = getattr(steps, "compute_dtype", "float32")  # the sandbox's steps have no model
             board.add_note(f"recomputed here in float64 from x and the weights; the model's own z differs by at "
-                           f"most {steps.max_error:.1e}")
+                           f"most {steps.max_error:.1e}"
+                           + (f": the model ran in {ran}, whose rounding is ~1e-3" if ran != "float32" else ""))
     else:
         raise ValueError(f"unknown step {name!r}")
     board.finish()
