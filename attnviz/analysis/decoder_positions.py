@@ -16,13 +16,21 @@ import numpy as np
 from attnviz.capture.trace import layer_prefix
 
 __all__ = ["PRODUCED_ARROW", "END", "END_ROW", "produces_tokens", "produced_tokens", "row_labels", "end_row",
-           "last_word_row", "attended_source", "position_distribution"]
+           "last_word_row", "attended_source", "position_distribution", "length_words"]
 
 PRODUCED_ARROW = "→"
 END = "(end)"  # the last position: decoding stopped, nothing was written after it
 END_ROW = f"{END}: nothing written"  # that position's row label: it reads as no output word
 # a marker rather than a word: attnviz's "[EOS]", Hugging Face's "</s>", "<pad>", "<|endoftext|>"
 _MARKER = re.compile(r"^(\[[A-Z]+\]|<[^<>\s]*>)$")
+
+
+def length_words(trace, noun: str = "token") -> str:
+    """The input's length in words: "8 source + 10 target tokens" for an encoder–decoder (its ``tokens`` are
+    the decoder's side alone), "12 tokens" otherwise."""
+    n, src = len(trace.tokens), trace.src_tokens
+    plural = lambda k: noun if k == 1 else noun + "s"  # noqa: E731
+    return f"{len(src):,} source + {n:,} target {plural(n)}" if src else f"{n:,} {plural(n)}"
 
 
 def produces_tokens(trace) -> bool:

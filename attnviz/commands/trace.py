@@ -75,8 +75,9 @@ def run(args) -> int:
     from attnviz.capture.compute_dtype import kept_in_words
 
     kept = kept_in_words(loaded.dtype)  # bfloat16: the arrays are float32 (NumPy has none)
-    src = trace.src_tokens  # an encoder–decoder: the source and the target the decoder read
-    length = f"{len(src)} source + {len(trace.tokens)} target tokens" if src else f"{len(trace.tokens)} tokens"
+    from attnviz.analysis.decoder_positions import length_words
+
+    length = length_words(trace)  # an encoder–decoder: the source and the target the decoder read
     print(f"wrote {out} ({length}, {trace.n_layers} layers × {trace.n_heads} heads, "
           f"run in {loaded.dtype}{'; ' + kept if kept else ''})")
     return 0

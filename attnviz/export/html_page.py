@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.errors import AttnvizError, InputError
+from attnviz.analysis.decoder_positions import length_words
 from attnviz.export.html_data import MAX_BYTES, build_html_data
 from attnviz.export.html_layout import LAYOUT, page_height
 from attnviz.export.html_script import SCRIPT
@@ -47,12 +48,12 @@ STATS_BYTES = 64 * 2**20  # a layer's maps in float64 at most for the grid's ent
 SUBTITLE_CHARS = 90  # of the input text on top of the page: a long document's text would push the figure down
 
 
-def short_subtitle(text: str, n_tokens: int) -> str:
-    """The input as the page's subtitle: its first words and its length, never a whole document."""
+def short_subtitle(text: str, count: str) -> str:
+    """The input as the page's subtitle: its first words and its length (``count``: "1,500 tokens"), never a
+    whole document."""
     text = " ".join(str(text or "").split())
     if len(text) > SUBTITLE_CHARS:
         text = text[:SUBTITLE_CHARS].rsplit(" ", 1)[0].rstrip() + " …"
-    count = f"{n_tokens:,} tokens"
     return f"{text} ({count})" if text else count
 
 
@@ -140,7 +141,7 @@ def html_page(trace, lut, view: str = "head-map", layer: int = 0, head: int = 0,
                 E["distance"] = None if stats.distance is None else [float(v) for v in stats.distance[row]]
     bg, fg = (style.background, style.foreground) if style is not None else ("#ffffff", "#202020")
     # the page carries the input's first words only: a long document's text would be most of the file
-    meta = dict(data.meta, input=short_subtitle(data.meta["input"], max(len(P["queries"]) for P in data.meta["parts"])),
+    meta = dict(data.meta, input=short_subtitle(data.meta["input"], length_words(trace)),
                 lut=lut.tolist(), view=view, start={"part": part, "layer": layer, "head": head},
                 head_colours=list(HEAD_COLOURS), layout=LAYOUT, bg=bg, fg=fg, highlight="#ff3030")
     picture = fallback(meta) if fallback is not None else None

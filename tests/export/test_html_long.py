@@ -74,11 +74,27 @@ def test_building_a_long_page_asks_for_blocks_not_layers():
 def test_the_subtitle_is_short():
     trace = ColumnTrace(3000, n_layers=1, columns=[0])
     page, meta = html_page(trace, LUT)
-    sub = short_subtitle(trace.meta["input_text"], 3000)
+    sub = short_subtitle(trace.meta["input_text"], "3,000 tokens")
     assert len(sub) <= 110 and sub.endswith("… (3,000 tokens)") and meta["input"] == sub
     assert f"<p class='sub' id='subtitle'>{sub}</p>" in page
     assert page.count("word ") < 40  # the page holds the first words, not the whole input text
-    assert short_subtitle("the cat sat", 3) == "the cat sat (3 tokens)"
+    assert short_subtitle("the cat sat", "3 tokens") == "the cat sat (3 tokens)"
+
+
+def test_an_encoder_decoders_length_names_both_sides(tmp_path):
+    """T5's page said "(33 tokens)" and the status bar "33 positions": the decoder's side alone."""
+    from attnviz.analysis.decoder_positions import length_words
+    from attnviz.bench.traces import sample_trace
+    from attnviz.gui.window.shown_trace import run_summary
+    from attnviz.runtime import load_model, run_trace
+
+    t = run_trace(load_model("translate"), text="the big dog sees a small cat")
+    n_src, n = len(t.src_tokens), len(t.tokens)
+    assert n_src and length_words(t) == f"{n_src} source + {n} target tokens"
+    assert f"({n_src} source + {n} target tokens)" in html_page(t, LUT)[1]["input"]
+    assert f" · {n_src} source + {n} target positions · " in run_summary(t, 0.1)
+    enc = sample_trace("encoder", T=8)  # control: one input, one count
+    assert length_words(enc) == "8 tokens" and " · 8 positions · " in run_summary(enc, 0.1)
 
 
 def test_the_grid_numbers_are_left_out_where_they_would_cost_more_than_the_page():

@@ -10,7 +10,7 @@ from attnviz.gui.window.shown_trace import run_summary
 
 def _trace(positions: int, layers: int, heads: int):
     return SimpleNamespace(description=SimpleNamespace(model_name="m"), tokens=["t"] * positions,
-                           n_layers=layers, n_heads=heads)
+                           n_layers=layers, n_heads=heads, src_tokens=[])
 
 
 def test_one_head_is_a_head():

@@ -57,7 +57,9 @@ def _count(n: int, noun: str) -> str:
 
 def run_summary(trace, seconds: float) -> str:
     """The status line after a run: model, positions, layers × heads, run time."""
-    return (f"{trace.description.model_name or ''} · {_count(len(trace.tokens), 'position')} · "
+    from attnviz.analysis.decoder_positions import length_words
+
+    return (f"{trace.description.model_name or ''} · {length_words(trace, 'position')} · "
             f"{_count(trace.n_layers, 'layer')} × {_count(trace.n_heads, 'head')} · run {1000 * seconds:.0f} ms")
 
 
