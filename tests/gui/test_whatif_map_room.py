@@ -52,6 +52,9 @@ def test_maps_get_the_room_in_a_1280x720_window(qtbot, model):
     assert sw.narrow and sw.bar.isVisible() and not panel.splitter.widget(0).isVisible()
     for g in sw.groups:  # every switch whole inside the bar
         assert g.isVisible() and g.geometry().right() <= sw.bar.width(), g
+    # the ablation boxes in one line ("L0 h0 … L1 h0 …"), not a line a layer: the bar is two lines tall
+    assert len({lbl.mapTo(panel, lbl.rect().topLeft()).y() for lbl in panel.layer_labels}) == 1
+    assert sw.bar.height() <= 3 * panel.scale_box.sizeHint().height()
     for name in ("P_before", "P_after"):
         w, h = _cells(panel, name)
         assert min(w, h) >= 250, (name, w, h)
@@ -65,6 +68,7 @@ def test_switches_beside_the_figure_at_1920x1080(qtbot):
     """Control: a wide panel keeps its column of switches (and the maps their room)."""
     panel = _panel(qtbot, "coref", DOCK_1080)
     assert not panel._switches.narrow and panel.splitter.widget(0).isVisible() and not panel._switches.bar.isVisible()
+    assert len({lbl.mapTo(panel, lbl.rect().topLeft()).y() for lbl in panel.layer_labels}) == 2  # a layer a line
     assert min(_cells(panel, "P_before")) >= 250
 
 

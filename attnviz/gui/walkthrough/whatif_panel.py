@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
-from attnviz.gui.walkthrough.whatif_switches import NARROW_PX, SwitchGroups, SwitchesPlacement, build_switches
+from attnviz.gui.walkthrough.whatif_switches import (NARROW_PX, SwitchGroups, SwitchesPlacement, arrange_heads, build_switches,
+                                                     layers_per_row)
 from attnviz.selection import Selection
 from attnviz.whatif import WhatIf, at_position, compare_whatif, permute_tokens, switches_refused
 
@@ -63,7 +64,8 @@ class WhatIfPanel(WalkthroughView):
     # -- widgets --------------------------------------------------------------------------------------
     def _build(self) -> None:
         self._setup()
-        self._switches = SwitchesPlacement(build_switches(self))
+        groups = build_switches(self)
+        self._switches = SwitchesPlacement(groups, self.heads_caption, self.heads_row)
         self.scale_box.currentIndexChanged.connect(self._changed)
         self.temp_slider.valueChanged.connect(self._changed)
         self.causal_box.toggled.connect(self._changed)
@@ -93,6 +95,7 @@ class WhatIfPanel(WalkthroughView):
         (controls hidden) only the place is chosen, shown again by :meth:`set_controls_visible`."""
         sw = self._switches
         sw.place(0 < self.width() < NARROW_PX)
+        arrange_heads(self, layers_per_row(self, self.width() // 2) if sw.narrow else 1)
         if getattr(self, "_hidden_for_figure", []):
             return
         sw.bar.setVisible(sw.narrow)
@@ -245,14 +248,14 @@ class WhatIfPanel(WalkthroughView):
                     w.setParent(None)
                     w.deleteLater()
             self.head_checks = {}
+            self.layer_labels = [QLabel(f"L{layer}") for layer in range(shape[0])]
             for layer in range(shape[0]):
-                self.heads_grid.addWidget(QLabel(f"L{layer}"), layer, 0)
                 for h in range(shape[1]):
                     box = QCheckBox(f"h{h}")
                     box.toggled.connect(self._changed)
-                    self.heads_grid.addWidget(box, layer, h + 1)
                     self.head_checks[(layer, h)] = box
             self._heads_shape = shape
+            self._place_switches()  # the new boxes laid out as the panel's width wants them
         else:
             for box in self.head_checks.values():
                 box.blockSignals(True)

@@ -9,16 +9,41 @@ width; wider, they stay in their column beside it. The same widgets move, so a s
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QBoxLayout, QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+                               QSlider, QSpinBox, QVBoxLayout, QWidget)
 
 from attnviz.gui.widgets.flow_row import FlowRow
 
-__all__ = ["NARROW_PX", "build_switches", "SwitchGroups", "SwitchesPlacement"]
+__all__ = ["NARROW_PX", "build_switches", "SwitchGroups", "SwitchesPlacement", "arrange_heads", "layers_per_row"]
 
 # the panel's width below which the switches go above the figure: the side column (340) and two maps with
 # ~250 px cells, every token named, side by side (~2 × 330 + the gap) do not fit beside each other
 NARROW_PX = 1100
+HEADS_CAPTION = "Ablate heads (tick to zero a head's output):"
+
+
+def arrange_heads(panel, per_row: int) -> None:
+    """The ablation boxes, ``per_row`` layers a line ("L0 h0 h1  L1 h0 h1"): in the bar above the figure a layer a
+    line made it as many lines tall as the model has layers (shapes: three), height the maps need."""
+    grid, checks = panel.heads_grid, panel.head_checks
+    if not panel.layer_labels:
+        return
+    heads = len(checks) // len(panel.layer_labels)
+    for layer, label in enumerate(panel.layer_labels):
+        row, col = divmod(layer, max(1, per_row))
+        grid.addWidget(label, row, col * (heads + 1))  # (re-adding moves a widget already in the grid)
+        for h in range(heads):
+            grid.addWidget(checks[(layer, h)], row, col * (heads + 1) + 1 + h)
+
+
+def layers_per_row(panel, width: int) -> int:
+    """How many layers' boxes fit side by side in ``width`` px (at least one)."""
+    if not panel.layer_labels:
+        return 1
+    heads = len(panel.head_checks) // len(panel.layer_labels)
+    cell = max(b.sizeHint().width() for b in panel.head_checks.values()) + panel.heads_grid.horizontalSpacing() + 2
+    label = panel.layer_labels[0].sizeHint().width() + panel.heads_grid.horizontalSpacing() + 12
+    return max(1, min(len(panel.layer_labels), width // max(1, label + heads * cell)))
 
 
 def _group(*widgets, stretch_first: bool = False) -> QWidget:
@@ -48,11 +73,15 @@ def build_switches(panel) -> list[QWidget]:
     panel.heads_grid = QGridLayout(panel.heads_box)
     panel.heads_grid.setContentsMargins(0, 0, 0, 0)
     panel.head_checks = {}
+    panel.layer_labels = []
     heads = QWidget()
-    hv = QVBoxLayout(heads)
+    hv = QBoxLayout(QBoxLayout.Direction.TopToBottom, heads)
     hv.setContentsMargins(0, 0, 0, 0)
-    hv.addWidget(QLabel("Ablate heads (tick to zero a head's output):"))
+    panel.heads_caption = QLabel(HEADS_CAPTION)
+    panel.heads_caption.setToolTip("tick to zero a head's output")
+    hv.addWidget(panel.heads_caption)
     hv.addWidget(panel.heads_box)
+    panel.heads_row = hv
     panel.reset_button = QPushButton("Reset all switches")
     panel.permute_button = QPushButton("Permute tokens")
     panel.permute_button.setToolTip("shuffle the input tokens and compare the attention with R·P·Rᵀ "
@@ -94,14 +123,21 @@ class SwitchesPlacement:
     """Holds the two places of the switch groups: ``side`` (a column, for a splitter beside the figure) and
     ``bar`` (a wrapping row above it). :meth:`place` moves the groups where the panel's width wants them."""
 
-    def __init__(self, groups: list[QWidget]):
+    def __init__(self, groups: list[QWidget], heads_caption: QLabel, heads_row: QBoxLayout):
         self.groups = groups
+        self.heads_caption, self.heads_row = heads_caption, heads_row
         self.side = QWidget()
         self._column = QVBoxLayout(self.side)
         self._column.addStretch(1)
         self.bar = FlowRow(spacing=14)
         self.narrow: bool | None = None
         self.place(False)
+
+    def panel_heads(self, narrow: bool) -> None:
+        """The ablation group: caption over the boxes in the column; beside them, shorter, in the bar."""
+        caption = self.heads_caption
+        caption.setText("Ablate heads:" if narrow else HEADS_CAPTION)
+        self.heads_row.setDirection(QBoxLayout.Direction.LeftToRight if narrow else QBoxLayout.Direction.TopToBottom)
 
     def place(self, narrow: bool) -> bool:
         """Put the groups in the bar (``narrow``) or the column; True when they moved."""
@@ -110,6 +146,7 @@ class SwitchesPlacement:
         self.narrow = narrow
         for g in self.groups:
             g.setParent(None)
+        self.panel_heads(narrow)
         if narrow:
             for g in self.groups:
                 self.bar.add(g)
