@@ -95,7 +95,10 @@ class WhatIfPanel(WalkthroughView):
         (controls hidden) only the place is chosen, shown again by :meth:`set_controls_visible`."""
         sw = self._switches
         sw.place(0 < self.width() < NARROW_PX)
-        arrange_heads(self, layers_per_row(self, self.width() // 2) if sw.narrow else 1)
+        per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
+        if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
+            self._heads_arranged = (per_row, len(self.head_checks))
+            arrange_heads(self, per_row)
         if getattr(self, "_hidden_for_figure", []):
             return
         sw.bar.setVisible(sw.narrow)
@@ -255,6 +258,7 @@ class WhatIfPanel(WalkthroughView):
                     box.toggled.connect(self._changed)
                     self.head_checks[(layer, h)] = box
             self._heads_shape = shape
+            self._heads_arranged = None
             self._place_switches()  # the new boxes laid out as the panel's width wants them
         else:
             for box in self.head_checks.values():
