@@ -14,7 +14,8 @@ from attnviz.figures.registry import FIGURES, make_figure
 from attnviz.figures.render import ExportOptions, export_widget
 from attnviz.selection import SelectionState
 
-__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title", "index_label"]
+__all__ = ["export_one", "export_many", "export_lecture_pack", "heads_of_interest", "PackEntry", "slide_title", "index_label",
+           "row_legend", "ROW_GRID_FIGURES"]
 
 
 @dataclass
@@ -130,8 +131,8 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
                     progress(n, len(todo), name)
                 title = _title(name, state, step, trace)
                 t0 = time.perf_counter()
-                export_one(name, trace, state, stage(file.name), replace(opts, title=_painted_title(title, step)),
-                           style, step)
+                dressed = replace(opts, title=_painted_title(title, step), caption=opts.caption or row_legend(name, state, trace))
+                export_one(name, trace, state, stage(file.name), dressed, style, step)
                 entries.append(PackEntry(file, index_label(title, name, state),
                                          _pack_command(base_command, name, state, step, file),
                                          time.perf_counter() - t0))
@@ -213,6 +214,23 @@ def slide_title(name: str, s: SelectionState, step, trace) -> str:
 
 
 _title = slide_title
+
+
+# the walkthrough figures whose grids name every query row, token labels cut to a few characters (matrix_grid_paint)
+ROW_GRID_FIGURES = ("matrix-form", "matrix-z", "many-heads")
+
+
+def row_legend(name: str, state: SelectionState, trace) -> str:
+    """The caption naming a row label the figure's grids cut: translate's cross-attention rows end in "(end): no…",
+    the decoder position after [EOS] that wrote nothing (the pack printed the cut label with nothing to read it by).
+    Empty where every row label is whole."""
+    from attnviz.analysis.decoder_positions import END_ROW, end_row
+    from attnviz.gui.walkthrough.matrix_grid_paint import short_label
+
+    if name not in ROW_GRID_FIGURES or end_row(trace, state.part) is None or short_label(END_ROW) == END_ROW:
+        return ""
+    return (f"Row “{short_label(END_ROW)}”: the last decoder position, after [EOS] — decoding stopped there, "
+            "nothing was written (drawn for completeness)")
 
 
 def _painted_title(title: str, step) -> str:

@@ -24,10 +24,12 @@ def _cut(w) -> int:
 def _shown(qtbot, kind: str):
     from attnviz.gui.walkthrough.sandbox_widget import SandboxWidget
     from attnviz.gui.walkthrough.whatif_panel import WhatIfPanel
+    from attnviz.gui.walkthrough.whatif_switches import NARROW_PX
 
     w = SandboxWidget() if kind == "sandbox" else WhatIfPanel(None)
     qtbot.addWidget(w)
-    w.resize(*DOCK_720)
+    # what-if's switches stand in their column from NARROW_PX on (narrower, in a bar above: test_whatif_map_room)
+    w.resize(*(DOCK_720 if kind == "sandbox" else (NARROW_PX, DOCK_720[1])))
     w.show()
     qtbot.waitExposed(w)
     for _ in range(5):
@@ -49,10 +51,12 @@ def test_the_check_sees_cut_editors(qtbot):
     assert _cut(w) > 0
 
 
-@pytest.mark.parametrize("size, stacked", [(DOCK_720, True), ((1500, 820), False)], ids=["1280x720", "1920x1080"])
+@pytest.mark.parametrize("size, stacked", [((700, 470), True), (DOCK_720, False), ((1500, 820), False)],
+                         ids=["narrow", "1280x720", "1920x1080"])
 def test_whatif_maps_stack_rather_than_scroll_sideways(qtbot, size, stacked):
     """What if ▸ induction (21 tokens): "attention as trained" and "with the switches", every token named, side by
-    side in a 1920×1080 dock; one above the other in a 1280×720 one, which scrolled sideways by 103 px."""
+    side in a 1920×1080 dock and in a 1280×720 one (its switches above the figure); one above the other in a
+    narrower one, which scrolled sideways by 103 px."""
     from layout_audit import grid_problems
 
     from attnviz.gui.walkthrough import WhatIfPanel, sync_runner

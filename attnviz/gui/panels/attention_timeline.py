@@ -15,9 +15,12 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSli
 from attnviz.capture.description import TraceDescription
 from attnviz.capture.finish import finish_trace
 from attnviz.capture.trace import Trace, layer_prefix
+from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.selection import Selection
 
 __all__ = ["AttentionTimeline", "snapshot_trace"]
+
+PROBE_TIP = "Probe input whose attention was recorded during training"
 
 
 def snapshot_trace(snaps, k: int, probe: int, causal: bool = False) -> Trace:
@@ -62,8 +65,9 @@ class AttentionTimeline(QWidget):
         self.snapshots = None
         self.causal = False
         self.probe_box = QComboBox(self)
-        self.probe_box.setToolTip("Probe input whose attention was recorded during training")
+        self.probe_box.setToolTip(PROBE_TIP)
         self.probe_box.currentIndexChanged.connect(self._redraw)
+        self.probe_box.currentIndexChanged.connect(self._probe_tip)
         self.layer_box = QSpinBox(self)
         self.layer_box.setPrefix("layer ")
         self.layer_box.valueChanged.connect(lambda v: self.selection.update(layer=v))
@@ -86,24 +90,29 @@ class AttentionTimeline(QWidget):
         from attnviz.gui.views.head_map_view import HeadMapView  # with the page, not at start-up
 
         self.view = HeadMapView(selection=self.selection, style=style)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Probe:", self))
-        top.addWidget(self.probe_box, 1)
-        top.addWidget(self.part_box)
-        top.addWidget(self.layer_box)
-        top.addWidget(self.head_box)
-        # the map's own row ("colours: …") joins this one: a row less above a square map is ~30 px more
-        # map at 720 lines, where its height limits how many keys it names
+        # one wrapping row: the probe's whole sentence first, then part, layer, head and the map's colours. A
+        # 1280×720 window's ~620 px replay put all of it on one line and cut the probe to "the big d"; now the
+        # rest wraps under it there (a 1920×1080 window keeps one line: a row less above a height-limited map)
+        self.probe_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        top = FlowRow(self, spacing=10)
+        top.add(_joined(self, QLabel("Probe:", self), self.probe_box))
+        top.add(self.part_box)
+        top.add(_joined(self, self.layer_box, self.head_box))
+        # the map's own row ("colours: …") joins this one, caption and box kept together
+        moved = []
         while self.view.controls.count():
             item = self.view.controls.takeAt(0)
             if item.widget() is not None:
-                top.addWidget(item.widget())
+                moved.append(item.widget())
+        if moved:
+            top.add(_joined(self, *moved))
+        self.top_row = top
         bottom = QHBoxLayout()
         bottom.addWidget(self.slider, 1)
         bottom.addWidget(self.step_label)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(top)
+        lay.addWidget(top)
         lay.addWidget(self.view, 1)
         lay.addLayout(bottom)
         self.set_snapshots(None)
@@ -128,11 +137,16 @@ class AttentionTimeline(QWidget):
         self.probe_box.blockSignals(True)
         self.probe_box.clear()
         if has:
-            self.probe_box.addItems([str(p.get("input", f"probe {j}"))[:60] for j, p in enumerate(snaps.probes)])
+            for j, p in enumerate(snaps.probes):
+                text = str(p.get("input", f"probe {j}"))
+                # long inputs end in "…" in the list, whole in the item's tooltip (a bare [:60] cut mid-word)
+                self.probe_box.addItem(text if len(text) <= 60 else text[:59] + "…")
+                self.probe_box.setItemData(j, text, Qt.ItemDataRole.ToolTipRole)
             self.probe_box.setCurrentIndex(max(probe, 0))
             head0 = snaps.arrays.get("s0.p0.L0")
             self.head_box.setMaximum(max((head0.shape[0] if head0 is not None else 1) - 1, 0))
         self.probe_box.blockSignals(False)
+        self._probe_tip()
         part = self.selection.part if same_run else self._set_parts(snaps if has else None)
         if has:
             self.layer_box.setMaximum(max(snaps.n_layers(part) - 1, 0))
@@ -148,6 +162,11 @@ class AttentionTimeline(QWidget):
         self.slider.setValue(self.slider.maximum() if not same_run or at_end else kept)
         self.slider.blockSignals(False)
         self._redraw()
+
+    def _probe_tip(self, *_args) -> None:
+        """The combo's tooltip names the whole input it shows (its list may end a long one in "…")."""
+        whole = self.probe_box.currentData(Qt.ItemDataRole.ToolTipRole)
+        self.probe_box.setToolTip((f"{whole}\n" if whole else "") + PROBE_TIP)
 
     def _set_parts(self, snaps) -> str:
         """The part chooser for ``snaps`` (shown when it holds more than one attention); the part it opens on:
@@ -192,3 +211,14 @@ class AttentionTimeline(QWidget):
     def step(self) -> int | None:
         snaps = self.snapshots
         return None if snaps is None or not snaps.steps else int(snaps.steps[self.slider.value()])
+
+
+def _joined(parent, *widgets) -> QWidget:
+    """``widgets`` side by side as one item of the wrapping row (a caption never parted from its box)."""
+    box = QWidget(parent)
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(6)
+    for w in widgets:
+        row.addWidget(w)
+    return box

@@ -30,9 +30,11 @@ def presented_px(style, widget: QWidget) -> int:
 def _controls(timeline) -> list[QWidget]:
     """The timeline's own widgets but its map (the rows above and below it), and their parts: a spin box draws its
     text in its line edit, whose font a group box's style sheet had frozen at the desk size (12 px presented)."""
-    own = [w for w in timeline.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
-           if w is not timeline.view]
-    return own + [part for w in own for part in w.findChildren(QLineEdit)]
+    view = timeline.view
+    # every widget outside the map, however nested (the controls stand in a wrapping row, caption and box paired)
+    own = [w for w in timeline.findChildren(QWidget) if w is not view and not view.isAncestorOf(w)
+           and not isinstance(w, QLineEdit)]
+    return own + [part for w in own for part in w.findChildren(QLineEdit, options=Qt.FindChildOption.FindDirectChildrenOnly)]
 
 
 def present_replay_controls(timeline, style, presenting: bool, also=()) -> None:

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
 
 __all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX",
-           "GRID_CHROME_PX", "MEAN_MAP_PX", "HEAD_PX", "figure_need"]
+           "GRID_CHROME_PX", "MEAN_MAP_PX", "HEAD_PX", "MAX_CELL_LABELS", "figure_need"]
 
 BELOW_SHARE = 0.35  # of the view's splitter for the table and the top inputs (the figure: the rest)
 TABLE_ROWS = 8  # table rows given room before the top inputs get the rest
@@ -31,13 +31,27 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
 HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
+GRID_LABELS_PX = 56  # the grid's layer labels ("L13") and margins, across (at 44 its cells lost their numbers)
 BAR_PX = 90  # the grid's colour bar with its rotated words
-SIDE_BY_SIDE = 1.2  # width : figure height from which the mean map goes beside the grid
+# the mean map beside the grid whenever that gives it the larger side: under the grid of a 1920×1080 dock (600 ×
+# 397 px) it was 104 × 110 px; beside it, ~245 px. Around the map (measured): its row labels, colour bar and the
+# layout's margins across, its two-line title, column labels and the caption down; a grid over it is about
+# STACKED_ROW_PX a layer with its title and head labels
+MAP_CHROME_W, MAP_CHROME_H, STACKED_ROW_PX = 180, 150, 40
+SIDE_MAP_PX = 300  # the mean map's side beside the grid that the table makes room for
+MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable; the bar says it then)
 
 
 def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:
     """(grid, mean map) heights in px a figure of ``layers`` layers needs to name every layer legibly."""
     return GRID_CHROME_PX + row_px * max(1, layers), MEAN_MAP_PX
+
+
+def grid_width(layers: int, heads: int) -> int:
+    """Px the head grid needs beside the mean map: its layer labels, a column a head, and its colour bar when its
+    cells carry no numbers (more heads than MAX_CELL_LABELS)."""
+    bar = BAR_PX if layers * heads > MAX_CELL_LABELS else 0
+    return GRID_LABELS_PX + HEAD_PX * heads + bar
 
 
 class DatasetSplit:
@@ -83,11 +97,16 @@ class DatasetSplit:
         below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
         if self.user_split:
             below = self.splitter.sizes()[1]
-        # a dock much wider than the figure's share is tall (1280×720: ~970 × 280 px) sets the mean map beside the
-        # grid: one above the other, the mean map was scrolled out of view under a 2-layer grid of 900-px cells
-        # — when both fit across: 14 heads beside the map in a 600-px dock were 12 px each, every 2nd named
-        self.side_by_side = (not self.narrow and width >= SIDE_BY_SIDE * max(1, h - below)
-                             and width >= GRID_CHROME_PX + BAR_PX + HEAD_PX * self.heads + MEAN_MAP_PX)
+        # the mean map beside the grid where that makes it larger (1280×720, ~970 × 280 px: under a 2-layer grid of
+        # 900-px cells it was scrolled out of view; 1920×1080, 600 × 397: 110 px under the grid, ~240 beside it), and
+        # only when both fit across (14 heads beside the map in a 600-px dock were 12 px each, every 2nd named)
+        side = self._side_map(width, h - below)
+        self.side_by_side = not self.narrow and side > 0 and side >= self._stacked_map(width, h - below)
+        if self.side_by_side and not alone and not self.user_split:
+            # the map beside the grid is as tall as the figure: the table gives up to a tenth of the height so the
+            # map is as tall as it can be wide, up to SIDE_MAP_PX
+            side = min(SIDE_MAP_PX, width - grid_width(self.layers, self.heads) - MAP_CHROME_W)
+            below = max(min(below, h - side - MAP_CHROME_H), int(h * (BELOW_SHARE - 0.1)))
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
@@ -104,6 +123,18 @@ class DatasetSplit:
             + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
         table_h = min(want, below * 2 // 3)
         self.below.setSizes([table_h, below - table_h])
+
+    def _side_map(self, width: int, fig_h: int) -> int:
+        """The mean map's side beside the grid (0 where the grid and a legible map do not fit across)."""
+        across = width - grid_width(self.layers, self.heads) - MAP_CHROME_W
+        if across < LEAST_MEAN_PX:
+            return 0
+        return min(across, fig_h - MAP_CHROME_H)
+
+    def _stacked_map(self, width: int, fig_h: int) -> int:
+        """The mean map's side under the grid, at the height a narrow view's figure would scroll to at least."""
+        grid_h = GRID_CHROME_PX + STACKED_ROW_PX * self.layers
+        return min(width - MAP_CHROME_W, max(fig_h, NARROW_FIGURE_PX) - grid_h - MAP_CHROME_H)
 
     def place(self, figure, pattern, caption, layers: int, heads: int) -> None:
         """The mean map ``pattern`` under the grid (row 0, col 0 of ``figure``) or beside it, as :meth:`arrange`
@@ -125,5 +156,11 @@ class DatasetSplit:
         lay = figure.layout
         for row, need in enumerate((1, 0) if side else figure_need(layers)):
             lay.setRowStretchFactor(row, need)
-        for col, share in enumerate((GRID_CHROME_PX + HEAD_PX * heads, MEAN_MAP_PX) if side else (1, 0)):
+        # beside the map, the grid takes the width its heads need and the map the rest (in proportion, a 600-px
+        # dock gave a 4-head grid 200 px and the map 246 px)
+        grid_w = grid_width(layers, heads)
+        # (a minimum, not a maximum: a column's maximum capped the whole layout's width, which kept it after the
+        # map went back under the grid)
+        lay.setColumnMinimumWidth(0, grid_w if side else 0)
+        for col, share in enumerate((1, 100) if side else (1, 0)):  # (a 0 stretch left the layout stuck narrow)
             lay.setColumnStretchFactor(col, share)

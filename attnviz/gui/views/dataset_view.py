@@ -20,7 +20,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
-from attnviz.gui.views.dataset_split import DatasetSplit
+from attnviz.gui.views.dataset_split import MAX_CELL_LABELS, DatasetSplit
 from attnviz.gui.views.dataset_titles import grid_words
 from attnviz.gui.views.dataset_source_choice import SourceChoice
 from attnviz.gui.views.dataset_sources import missing_words, offered_sources
@@ -32,8 +32,6 @@ from attnviz.gui.widgets.title import make_title, set_title
 from attnviz.runtime.model_copies import model_stamp
 
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
-
-MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable)
 
 
 class DatasetView(SourceChoice, BaseView):

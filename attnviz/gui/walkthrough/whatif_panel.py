@@ -10,16 +10,21 @@ from __future__ import annotations
 import functools
 import math
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QSlider, QSpinBox, QVBoxLayout, QWidget)
+import shiboken6
+
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtWidgets import QCheckBox, QLabel
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
+from attnviz.gui.walkthrough.whatif_switches import (NARROW_PX, SwitchGroups, SwitchesPlacement, arrange_heads, build_switches,
+                                                     layers_per_row)
 from attnviz.selection import Selection
 from attnviz.whatif import WhatIf, at_position, compare_whatif, permute_tokens, switches_refused
 
-__all__ = ["WhatIfPanel"]
+__all__ = ["WhatIfPanel", "MAP_MIN_PX"]
+
+MAP_MIN_PX = 260  # the least cell area of each attention map on screen: ≥ 12 px a token up to ~20 tokens
 
 
 class WhatIfPanel(WalkthroughView):
@@ -59,57 +64,19 @@ class WhatIfPanel(WalkthroughView):
     # -- widgets --------------------------------------------------------------------------------------
     def _build(self) -> None:
         self._setup()
-        left = QWidget()
-        form = QFormLayout(left)
-        self.scale_box = QComboBox()
-        self.scale_box.addItem("× 1/√d_k (as trained)", "model")
-        self.scale_box.addItem("none (× 1)", "none")
-        self.temp_slider = QSlider(Qt.Horizontal)
-        self.temp_slider.setRange(-20, 20)  # temperature 10^(v/20): 0.1 … 10
-        self.temp_label = QLabel("T = 1")
-        trow = QHBoxLayout()
-        trow.addWidget(self.temp_slider, 1)
-        trow.addWidget(self.temp_label)
-        self.causal_box = QCheckBox("causal mask")
-        self.pos_box = QCheckBox("positional encoding")
-        form.addRow("Scale", self.scale_box)
-        form.addRow("Temperature", trow)
-        form.addRow(self.causal_box)
-        form.addRow(self.pos_box)
-        self.heads_box = QWidget()
-        self.heads_grid = QGridLayout(self.heads_box)
-        self.heads_grid.setContentsMargins(0, 0, 0, 0)
-        self.head_checks: dict[tuple[int, int], QCheckBox] = {}
-        form.addRow(QLabel("Ablate heads (tick to zero a head's output):"))
-        form.addRow(self.heads_box)
-        self.reset_button = QPushButton("Reset all switches")
-        self.permute_button = QPushButton("Permute tokens")
-        self.permute_button.setToolTip("shuffle the input tokens and compare the attention with R·P·Rᵀ "
-                                       "(uses the switches above: try positional encoding off)")
-        self.perm_seed = QSpinBox()
-        self.perm_seed.setRange(0, 9999)
-        self.perm_seed.setPrefix("shuffle ")
-        prow = QHBoxLayout()
-        prow.addWidget(self.permute_button, 1)
-        prow.addWidget(self.perm_seed)
-        form.addRow(self.reset_button)
-        form.addRow(prow)
-        self.state_label = QLabel("")
-        self.state_label.setWordWrap(True)
-        form.addRow(self.state_label)
+        groups = build_switches(self)
+        self._switches = SwitchesPlacement(groups, self.heads_caption, self.heads_row)
         self.scale_box.currentIndexChanged.connect(self._changed)
         self.temp_slider.valueChanged.connect(self._changed)
         self.causal_box.toggled.connect(self._changed)
         self.pos_box.toggled.connect(self._changed)
         self.reset_button.clicked.connect(self.reset)
         self.permute_button.clicked.connect(self.permute)
-        self.switches_box = left  # disabled as a whole for a model the switches cannot act on
+        # disabled as a whole for a model the switches cannot act on (the state line stays: it gives the reason)
+        self.switches_box = SwitchGroups(self._switches.groups[:-1])
         self._refused = ""
-        holder = QWidget()
-        hl = QVBoxLayout(holder)
-        hl.addWidget(left)
-        hl.addStretch(1)
-        self._lay_out(side=holder, side_width=340)
+        self._lay_out(controls=self._switches.bar, side=self._switches.side, side_width=340)
+        self._place_switches()
         self._sync_controls()
         self._draw()
 
@@ -117,6 +84,30 @@ class WhatIfPanel(WalkthroughView):
         super().showEvent(event)
         if getattr(self, "_rerun_when_shown", False):
             self.rerun()
+
+    # -- where the switches stand ----------------------------------------------------------------------
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_switches()
+
+    def _place_switches(self) -> None:
+        """Above the figure in a narrow panel (the maps get the width), beside it otherwise; while presenting
+        (controls hidden) only the place is chosen, shown again by :meth:`set_controls_visible`."""
+        sw = self._switches
+        sw.place(0 < self.width() < NARROW_PX)
+        per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
+        if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
+            self._heads_arranged = (per_row, len(self.head_checks))
+            arrange_heads(self, per_row)
+        if getattr(self, "_hidden_for_figure", []):
+            return
+        sw.bar.setVisible(sw.narrow)
+        self.splitter.widget(0).setVisible(not sw.narrow)
+
+    def set_controls_visible(self, on: bool) -> None:
+        super().set_controls_visible(on)
+        if on:
+            self._place_switches()
 
     # -- the view contract and inputs -----------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
@@ -260,14 +251,15 @@ class WhatIfPanel(WalkthroughView):
                     w.setParent(None)
                     w.deleteLater()
             self.head_checks = {}
+            self.layer_labels = [QLabel(f"L{layer}") for layer in range(shape[0])]
             for layer in range(shape[0]):
-                self.heads_grid.addWidget(QLabel(f"L{layer}"), layer, 0)
                 for h in range(shape[1]):
                     box = QCheckBox(f"h{h}")
                     box.toggled.connect(self._changed)
-                    self.heads_grid.addWidget(box, layer, h + 1)
                     self.head_checks[(layer, h)] = box
             self._heads_shape = shape
+            self._heads_arranged = None
+            self._place_switches()  # the new boxes laid out as the panel's width wants them
         else:
             for box in self.head_checks.values():
                 box.blockSignals(True)
@@ -363,6 +355,7 @@ class WhatIfPanel(WalkthroughView):
             return
         s = self.state
         draw_comparison(self, c, s.layer, s.head)
+        self._hold_maps()
         if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None:
             self.board.add_note("The walkthrough's query is a source word: the encoder writes nothing, so the "
                                 "outputs are compared at the decoder position the walkthrough opens on.")
@@ -372,3 +365,33 @@ class WhatIfPanel(WalkthroughView):
             self.board.add_note(self.message)
         self.board.finish()
 
+    def _hold_maps(self) -> None:
+        """On screen (docked), the two maps keep cells of at least :data:`MAP_MIN_PX`: a 1280×720 window's
+        figure was fitted to its ~480 px viewport and drew them ~130 px with ~10 px token labels; now the
+        figure scrolls to them instead. An export lays the figure out at its page (:meth:`render_figure`)."""
+        row = getattr(self, "maps_row", None)
+        if row is None or not shiboken6.isValid(row) or self.style.font_scale > 1:
+            return  # presenting: the figure has the screen
+        need = max(sum(g._measure_margins()[1:]) for g in row.maps) + MAP_MIN_PX
+        lines = 2 if row.wrapped else 1  # stacked in a narrow panel: each map its floor
+        row.setMinimumHeight(math.ceil(need * lines + 12 * (lines - 1)))
+        if row.property("whatif_held") is None:  # the arrangement follows the row's width: held again on a resize
+            row.setProperty("whatif_held", True)
+            row.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and obj is getattr(self, "maps_row", None) and obj.minimumHeight():
+            self._hold_maps()
+        return super().eventFilter(obj, event)
+
+    def render_figure(self, painter, rect, scale: float = 1.0) -> None:
+        """The figure at the page's size: the on-screen floor of the maps (:meth:`_hold_maps`) is let go."""
+        row = getattr(self, "maps_row", None)
+        held = row.minimumHeight() if row is not None and shiboken6.isValid(row) else None
+        if held is not None:
+            row.setMinimumHeight(0)
+        try:
+            super().render_figure(painter, rect, scale)
+        finally:
+            if held is not None and shiboken6.isValid(row):
+                row.setMinimumHeight(held)
