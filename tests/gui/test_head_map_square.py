@@ -74,3 +74,33 @@ def test_without_the_limit_the_map_is_stretched(qtbot):
     """Negative control: the same view with the map as wide as the room stretches its cells past the limit."""
     view = _wide_view(qtbot, square=False)
     assert _cell_aspect(view) > MAX_MAP_ASPECT
+
+
+def test_a_tall_narrow_map_widens_its_columns_to_a_label_line(qtbot):
+    """T5's 33 decoder rows × 7 source words at 1280×720: square cells made the columns 8 px wide and every other
+    source word lost its label. Columns may widen to a label line (never past a map as wide as tall)."""
+    import numpy as np
+
+    from attnviz.gui.style import ViewStyle
+    from attnviz.gui.widgets.heatmap import LabelledHeatmap
+    import pyqtgraph as pg
+
+    widths = {}
+    for shape in ((33, 7), (33, 33)):  # (33, 33): the control, a square map keeps square cells
+        rows, cols = shape
+        win = pg.GraphicsLayoutWidget()
+        qtbot.addWidget(win)
+        win.resize(900, 330)
+        hm = LabelledHeatmap(ViewStyle(), max_cell_aspect=1.0)
+        win.addItem(hm)
+        win.show()
+        qtbot.waitExposed(win)
+        hm.set_image((np.random.default_rng(0).random(shape) * 254).astype(np.uint8), shape)
+        for _ in range(5):
+            QApplication.processEvents()
+        w, h = hm.vb.width() / cols, hm.vb.height() / rows
+        widths[shape] = (w, h)
+    w, h = widths[(33, 7)]
+    assert w >= ViewStyle().metrics().height() - 0.5 and w > 1.5 * h, widths
+    w, h = widths[(33, 33)]
+    assert abs(w / h - 1) < 0.1, widths

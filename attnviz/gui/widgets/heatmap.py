@@ -251,7 +251,11 @@ class LabelledHeatmap(SquareCells, pg.GraphicsLayout):
             left, top, right, bottom = lay.getContentsMargins()
             fixed_w = left + right + self.left.width() + self.bar.width() + 2 * lay.horizontalSpacing()
             fixed_h = top + bottom + self.title.height() + self.bottom.height() + 2 * lay.verticalSpacing()
-            most = fixed_w + self.max_cell_aspect * max(rect.height() - fixed_h, 1.0) * cols / rows
+            cell_h = max(rect.height() - fixed_h, 1.0) / rows
+            # a tall narrow map (33 decoder rows × 7 source words) had columns 8 px wide: every other word lost
+            # its label. Its columns may widen to a label line, never past the map being as wide as it is tall
+            aspect = max(self.max_cell_aspect, min(self.style.metrics().height() / cell_h, rows / cols))
+            most = fixed_w + aspect * cell_h * cols
             if rect.width() > most + 1:
                 rect = QRectF(rect.x() + (rect.width() - most) / 2, rect.y(), most, rect.height())
         super().setGeometry(rect)
