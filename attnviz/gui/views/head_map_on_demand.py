@@ -35,12 +35,17 @@ class OnDemandHeadMap:
         self.filling = ""  # what the title says is still being computed (" · computing overview: …")
         self._queued = False  # a redraw for computed bands or tiles is on its way
 
-    def start(self, trace, layer: int, part: str, head: int) -> OnDemandMap:
-        """A new head (or layer): the old map's fills stop; the new overview is filled on the views' lane."""
+    def start(self, trace, layer: int, part: str, head: int, computed: OnDemandMap | None = None) -> OnDemandMap:
+        """A new head (or layer): the old map's fills stop; the new overview is filled on the views' lane.
+        ``computed``: a map of the very same numbers (a long preview's, checked by the caller): what it computed
+        is kept and the fill goes on from its last row (at 8,192 tokens its whole overview was computed again,
+        about a second of grey band)."""
         from attnviz.gui.workers import views_lane
 
         self.drop()
         self.map = od = OnDemandMap(trace, layer, part, head)
+        if computed is not None:
+            od.take_over(computed)
         views_lane().submit(("head-map-overview", id(self.owner)), od.fill_overview, owner=self.owner,
                             on_progress=lambda _rows, od=od: self._arrived(od))
         return od
