@@ -90,6 +90,23 @@ def test_the_previews_overview_is_handed_to_the_trace_not_computed_again(qtbot, 
     assert "computing overview" not in view.heatmap.title.text and "forward running" not in view.heatmap.title.text
 
 
+def test_a_hidden_head_map_cleared_when_the_trace_came_takes_the_preview_over_when_shown(qtbot, trace, monkeypatch):
+    """A head map in a background tab is cleared when another input's trace comes (a hidden dock holds no other
+    input's figure) and given the trace when shown: the preview's map is kept across, until that trace comes."""
+    view, _ = _view(qtbot, head=1)
+    view.show_preview(_preview(trace), head=1)
+    qtbot.waitUntil(lambda: view.on_demand.overview_done, timeout=30000)
+    view.set_trace(None)  # the trace came while the tab was hidden
+    assert view.on_demand is None
+    asked = _counting(trace, monkeypatch)
+    view.set_trace(trace)  # the tab shown
+    assert view.on_demand.overview_done and asked == []
+    view.set_trace(None)  # control: kept for one trace only; the next map of it is computed from the trace
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: view.on_demand.overview_done, timeout=30000)
+    assert asked and min(a for a, _ in asked) == 0
+
+
 def test_a_half_filled_preview_hands_its_rows_and_the_fill_goes_on(qtbot, trace, monkeypatch):
     view, _ = _view(qtbot, head=0)
     view.show_preview(_preview(trace), head=0)

@@ -13,6 +13,8 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +79,15 @@ def test_a_long_run_covers_everything_of_the_previous_input(make_window, qtbot, 
     if late is not None:  # a view built during the run gets the previous trace: covered as it is built
         win.views_area.build(late)
         assert _covers_up(win).get(late) == FIGURE
+    # a hidden tab shown during the run makes its widgets for the previous trace then (token lines' head boxes):
+    # the cover stays on top of them, at the controls row and in the middle
+    lines = win.views_area.docks["TokenLinesView"]
+    lines.raise_()
+    for _ in range(5):
+        QApplication.processEvents()
+    view = lines.widget()
+    for point in (QPoint(8, 8), view.rect().center()):
+        assert getattr(view.childAt(point), "target", None) is view, point
     release.set()
     qtbot.waitUntil(lambda: win.trace is not None and win.trace is not before, timeout=90_000)
     assert seen[-1] == {} and _covers_up(win) == {}

@@ -98,7 +98,7 @@ class HeadMapView(BaseView):
 
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
-        handed, self._mask_id, self.preview, self._running = (self.long.map, self.preview), None, None, ""
+        handed, self._mask_id, self.preview, self._running = self.long.handed(self.preview, self.trace), None, None, ""
         self._runs += 1  # a mark asked for before this trace came is not of the map now shown
         self._load_layer(handed)  # a long preview's map on screen may be of this trace's very numbers
 

@@ -11,10 +11,11 @@ so it is covered as it is built.
 from __future__ import annotations
 
 import shiboken6
+from PySide6.QtCore import QEvent, QObject
 
 from attnviz.gui.window.loading_cover import LoadingCover
 
-__all__ = ["RunningCovers", "NOT_OF_THE_INPUT", "PREDICTION", "FIGURE", "STRIP"]
+__all__ = ["RunningCovers", "RunningCover", "NOT_OF_THE_INPUT", "PREDICTION", "FIGURE", "STRIP"]
 
 # docks whose figure is not the input's: the head map marks its own (and previews the new input's layer); the
 # data-set views show a data set run through the model, which a new input does not change
@@ -22,6 +23,17 @@ NOT_OF_THE_INPUT = frozenset({"HeadMapView", "DatasetView", "QKEmbeddingView"})
 PREDICTION = "running the new input…\n(the prediction of the previous input is put away)"
 FIGURE = "running the new input…\n(this figure of the previous input is put away)"
 STRIP = "running the new input… (the previous input's tokens are put away)"
+
+
+class RunningCover(LoadingCover):
+    """A cover that stays on top of what its view adds while it is up: a view first shown during the run gets the
+    previous trace then, and the widgets it makes for it (token lines' head boxes) were drawn over the cover."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.target and event.type() == QEvent.Type.ChildAdded and self.isVisible() \
+                and event.child() is not self:
+            self.raise_()
+        return super().eventFilter(watched, event)
 
 
 class RunningCovers:
@@ -66,7 +78,7 @@ class RunningCovers:
             if target is self.win.prediction_panel:
                 cover = self.win.running_cover  # the window's own (main_window)
             else:
-                cover = LoadingCover(target)
+                cover = RunningCover(target)
                 if target is self.win.input_panel.strip:
                     cover.setFont(target.font())  # one line in the strip's height
             self._covers[id(target)] = cover
