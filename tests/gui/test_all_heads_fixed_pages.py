@@ -64,6 +64,8 @@ def test_pages_are_fixed_and_the_selected_heads_page_is_shown(qtbot, L, H, size)
         # a partition of the layers (heads) into pages starting at multiples of the page's size
         assert [p.start for p in pages] == list(range(0, n, per)), (direction, pages)
         assert sum(len(p) for p in pages) == n and pages[-1].stop == n
+        # filled evenly: no smaller page gives as few pages (32 heads ten a page left H30–H31 alone on the last)
+        assert per == -(-n // len(pages)), (direction, per, len(pages))
     for layer, head in ((L - 1, H - 1), (0, 0), (L // 2, H - 1), (L - 1, 0), (L - 1, H - 1)):
         view.selection.update(layer=layer, head=head)
         for _ in range(3):

@@ -64,9 +64,11 @@ class GridPages:
         avail_w = fw - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
         caption = self.caption.height() if self.caption.isVisible() else 0.0
         avail_h = fh - mt - mb - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
-        cols = int((avail_w / unit - 1.12) // PITCH_X) + 1
-        rows = int((avail_h / unit - 1.5) // PITCH_Y) + 1
-        return max(1, min(L, rows)), max(1, min(H, cols))
+        cols = max(1, min(H, int((avail_w / unit - 1.12) // PITCH_X) + 1))
+        rows = max(1, min(L, int((avail_h / unit - 1.5) // PITCH_Y) + 1))
+        # as many pages as that needs, filled evenly: F5 at 32 heads fits 10 a page, and its fixed pages ended on
+        # H30–H31 alone in a slide's corner; 8 a page makes four full pages (and larger tiles)
+        return -(-L // -(-L // rows)), -(-H // -(-H // cols))
 
     def page_ranges(self) -> tuple[range, range]:
         """The layers and heads of the page on screen: fixed pages (layer k on page k // rows, head k on page
