@@ -25,6 +25,13 @@ FIGURE = "running the new input…\n(this figure of the previous input is put aw
 STRIP = "running the new input… (the previous input's tokens are put away)"
 
 
+def _of_the_input(view) -> bool:
+    """Whether ``view`` draws the input: not a data-set view, nor one whose own figure trace is None (Compare with
+    nothing pinned says so, and that stays true of the new input)."""
+    own = getattr(view, "figure_trace", None)  # as figure_actions.figure_trace reads it
+    return type(view).__name__ not in NOT_OF_THE_INPUT and (not callable(own) or own() is not None)
+
+
 class RunningCover(LoadingCover):
     """A cover that stays on top of what its view adds while it is up: a view first shown during the run gets the
     previous trace then, and the widgets it makes for it (token lines' head boxes) were drawn over the cover."""
@@ -67,7 +74,7 @@ class RunningCovers:
         yield win.prediction_panel, PREDICTION
         yield win.input_panel.strip, STRIP
         for view in win.views_area.views:
-            if type(view).__name__ not in NOT_OF_THE_INPUT:
+            if _of_the_input(view):
                 yield view, FIGURE
         if win.walkthrough is not None:  # built: it shows the previous input's steps
             yield win.walkthrough_page, FIGURE
@@ -85,5 +92,5 @@ class RunningCovers:
         cover.cover(text)
 
     def _built(self, view) -> None:
-        if self.up and type(view).__name__ not in NOT_OF_THE_INPUT:
+        if self.up and _of_the_input(view):
             self._cover(view, FIGURE)
