@@ -112,3 +112,16 @@ def test_a_refused_run_takes_the_covers_away(make_window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: "ModelView" in _covers_up(win), timeout=30_000)
     release.set()
     qtbot.waitUntil(lambda: _covers_up(win) == {}, timeout=60_000)
+
+
+def test_a_load_that_supersedes_the_run_takes_the_covers_away(make_window, qtbot, monkeypatch):
+    """A model load drops the running trace (its result never comes): a load that fails left "running the new
+    input…" over the previous input's figures for good."""
+    win = _window(make_window, qtbot)
+    release = _slow_runs(monkeypatch)
+    win.input_panel.set_text("the bird sang", submit=True)
+    qtbot.waitUntil(lambda: "ModelView" in _covers_up(win), timeout=30_000)
+    win.load_model("no-such-model")
+    release.set()  # the forward ends (one lane: the load waits for it); its trace is dropped, never shown
+    qtbot.waitUntil(lambda: "cannot load" in win.notice.text, timeout=60_000)
+    assert _covers_up(win) == {}

@@ -104,14 +104,15 @@ class Runs:
 
     def result(self, kind: str, value) -> None:
         if kind == "load":
-            self.win.model_loading.model_loaded(value)
+            self._ended()  # a load supersedes a running trace (its result never comes): its covers go (before the
+            self.win.model_loading.model_loaded(value)  # new model's example starts a run of its own)
         elif kind == "trace":
             self._ended()
             self.win.shown_trace.show_run(value)
 
     def error(self, kind: str, message: str) -> None:
         win = self.win
-        if kind == "trace":
+        if kind in ("trace", "load"):  # a failed load superseded a running trace too: nothing runs any more
             self._ended()
         win.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
