@@ -82,13 +82,14 @@ def page_overviews(trace, part: str, heads: Iterable[tuple[int, int]], thumb_px:
         yield done
 
 
-def pooled_mask(trace, part: str, kr: int, kc: int, step: int) -> np.ndarray | None:
+def pooled_mask(trace, part: str, kr: int, kc: int, step: int, layer: int = 0) -> np.ndarray | None:
     """The kr × kc blocks of ``part``'s map every cell of which the mask blocks (None: no mask), as the grid's
-    thumbnails draw them masked. Every layer of a part shares one mask (layer 0's is read). A mask computed on
-    demand (a long input) is read in bands of at most ``step`` rows bounded in rows × keys, never whole."""
+    thumbnails and the HTML page draw them masked. The grid reads layer 0's (the views' layers share one mask);
+    the page asks each layer's (``layer``: a sliding-window layer's differs). A mask computed on demand (a long
+    input) is read in bands of at most ``step`` rows bounded in rows × keys, never whole."""
     from attnviz.capture.trace import layer_prefix
 
-    prefix = layer_prefix(0, part)
+    prefix = layer_prefix(layer, part)
     pending = trace.deferred.get(prefix + "mask")
     if prefix + "mask" in trace.arrays or pending is None or not hasattr(pending, "block"):
         masked = masked_cells(trace, prefix)

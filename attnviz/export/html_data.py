@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.analysis.decoder_positions import end_row, row_labels
+from attnviz.analysis.head_overview import pooled_mask
 from attnviz.analysis.trace_parts import part_name
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import InputError
@@ -145,30 +146,12 @@ def _plan(trace, parts: list[str], precision: str, max_bytes: int):
     return precision, keep, side, notices
 
 
-def _mask_rows(trace, key: str, r0: int, r1: int) -> np.ndarray | None:
-    """Rows r0..r1 of a block's additive mask as booleans (True: −∞, masked), without building T×T."""
-    if key in trace.arrays:
-        return np.isneginf(np.asarray(trace.arrays[key][r0:r1]))
-    if key in trace.deferred:
-        return np.isneginf(np.stack([np.asarray(trace.row(key, i)) for i in range(r0, r1)]))
-    if key in trace:
-        return np.isneginf(np.asarray(trace[key])[r0:r1])
-    return None
-
-
-def _pooled_mask(trace, key: str, tq: int, tk: int, rs: int, cs: int, chunk: int = 256) -> np.ndarray | None:
-    """(ceil(Tq/rs), ceil(Tk/cs)) uint8: 1 where every cell of the block is masked; None without a mask."""
-    if key not in trace:
-        return None
-    out = np.zeros((-(-tq // rs), -(-tk // cs)), np.uint8)
-    step = max(rs, (chunk // rs) * rs)
-    for r0 in range(0, tq, step):
-        rows = _mask_rows(trace, key, r0, min(tq, r0 + step))  # (r, Tk)
-        r = rows.shape[0]
-        pad = np.ones((-(-r // rs) * rs, -(-tk // cs) * cs), bool)  # padding never unmasks a block
-        pad[:r, :tk] = rows
-        out[r0 // rs: r0 // rs + pad.shape[0] // rs] = pad.reshape(pad.shape[0] // rs, rs, -1, cs).all(axis=(1, 3))
-    return out if out.any() else None
+def _page_mask(trace, layer: int, part: str, rs: int, cs: int) -> np.ndarray | None:
+    """(ceil(Tq/rs), ceil(Tk/cs)) uint8, the page's encoding: 1 where every cell of the block is masked; None
+    when no block is (the page then stores no mask). The pooling is the grid's
+    (:func:`attnviz.analysis.head_overview.pooled_mask`: padding never unmasks a block)."""
+    masked = pooled_mask(trace, part, rs, cs, 256, layer=layer)  # bands of 256 rows: never the whole T×T
+    return masked.astype(np.uint8) if masked is not None and masked.any() else None
 
 
 def _head_map(trace, layer: int, part: str, head: int, side: int | None) -> np.ndarray:
@@ -249,7 +232,7 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
             if scales is not None:
                 entry["scale_offset"] = offset + len(chunk)
                 chunk += scales.astype("<f4").tobytes()
-            masked = _pooled_mask(trace, layer_prefix(layer, p) + "mask", tq, tk, rs, cs)  # (nq, nk)
+            masked = _page_mask(trace, layer, p, rs, cs)  # (nq, nk)
             if masked is not None:
                 entry["mask_offset"] = offset + len(chunk)
                 chunk += masked.tobytes()

@@ -23,6 +23,11 @@ NOTE_Y = 1.06  # a note's anchor under its tile's top, in tile units (under the 
 NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
 
 
+def _span(shown: range) -> str:
+    """"30–31", or "31" for a page of one."""
+    return f"{shown.start}–{shown.stop - 1}" if len(shown) > 1 else f"{shown.start}"
+
+
 def _spans(every: range, shown: range) -> str:
     """The indices of ``every`` not in ``shown`` (a contiguous page) as "0–4 and 10–29"."""
     spans = [(every.start, shown.start - 1), (shown.stop, every.stop - 1)]
@@ -59,20 +64,31 @@ class GridPages:
         avail_w = fw - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
         caption = self.caption.height() if self.caption.isVisible() else 0.0
         avail_h = fh - mt - mb - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
-        cols = int((avail_w / unit - 1.12) // PITCH_X) + 1
-        rows = int((avail_h / unit - 1.5) // PITCH_Y) + 1
-        return max(1, min(L, rows)), max(1, min(H, cols))
+        cols = max(1, min(H, int((avail_w / unit - 1.12) // PITCH_X) + 1))
+        rows = max(1, min(L, int((avail_h / unit - 1.5) // PITCH_Y) + 1))
+        # as many pages as that needs, filled evenly: F5 at 32 heads fits 10 a page, and its fixed pages ended on
+        # H30–H31 alone in a slide's corner; 8 a page makes four full pages (and larger tiles)
+        return -(-L // -(-L // rows)), -(-H // -(-H // cols))
+
+    def page_ranges(self) -> tuple[range, range]:
+        """The layers and heads of the page on screen: fixed pages (layer k on page k // rows, head k on page
+        k // cols), the last one holding what is left (at 32 heads five a page: H30–H31). Pages clamped to end at
+        the last head overlapped their neighbours and moved with the selection (H27–H31 after H31 was clicked,
+        then H22–H26 a page back)."""
+        L, H = self._grid_shape
+        (rows, cols), (l0, h0) = self.page_shape(), self._page
+        return range(l0, min(L, l0 + rows)), range(h0, min(H, h0 + cols))
 
     def page_text(self) -> str:
         """"layers 0–11 of 30 · heads 0–8 of 9" when the grid is shown a page at a time, else ""."""
         L, H = self._grid_shape
         rows, cols = self.page_shape()
-        l0, h0 = self._page
+        layers, heads = self.page_ranges()
         parts = []
         if rows < L:
-            parts.append(f"layers {l0}–{l0 + rows - 1} of {L}")
+            parts.append(f"layers {_span(layers)} of {L}")
         if cols < H:
-            parts.append(f"heads {h0}–{h0 + cols - 1} of {H}")
+            parts.append(f"heads {_span(heads)} of {H}")
         return " · ".join(parts)
 
     def page_note(self) -> str:
@@ -83,9 +99,9 @@ class GridPages:
             return page
         L, H = self._grid_shape
         rows, cols = self.page_shape()
-        l0, h0 = self._page
-        off = [f"layers {_spans(range(L), range(l0, l0 + rows))}" if rows < L else "",
-               f"heads {_spans(range(H), range(h0, h0 + cols))}" if cols < H else ""]
+        layers, heads = self.page_ranges()
+        off = [f"layers {_spans(range(L), layers)}" if rows < L else "",
+               f"heads {_spans(range(H), heads)}" if cols < H else ""]
         flag = " and ".join(f for f, n in (("--layer", rows < L), ("--head", cols < H)) if n)
         return (f"this slide: {page}; not on it: {' · '.join(o for o in off if o)} (export again with {flag} "
                 f"in them, or page with ▲▼◀▶ in the app)")
@@ -124,15 +140,17 @@ class GridPages:
             self.top.set_labels([])
             return
         rows, cols = self.page_shape()
-        l0 = max(0, min(self._page[0], L - rows))
-        h0 = max(0, min(self._page[1], H - cols))
+        # a page starts at a multiple of the page's size (see page_ranges); the last may hold fewer
+        l0 = max(0, min(self._page[0], L - 1)) // rows * rows
+        h0 = max(0, min(self._page[1], H - 1)) // cols * cols
         self._page = (l0, h0)
         # the range includes the annotations under the last row (TextItems do not count as bounds)
         self.vb.setRange(QRectF(h0 * PITCH_X - 0.06, l0 * PITCH_Y - 0.06, (cols - 1) * PITCH_X + 1.12,
                                 (rows - 1) * PITCH_Y + 1.5), padding=0)
         # only the page is drawn and named: the aspect lock shows more of the grid than the page, and the
-        # tiles there were cut at the edge, with their notes hidden or read as the next row's
-        layers, heads = range(l0, l0 + rows), range(h0, h0 + cols)
+        # tiles there were cut at the edge, with their notes hidden or read as the next row's. A last page
+        # holding fewer keeps the page's range: its tiles the size of every page's, the rest of it empty
+        layers, heads = self.page_ranges()
         self.grid.set_window(layers, heads)
         self.notes.set_window(layers, heads)
         self.left.set_labels([f"L{i}" for i in layers], [i * PITCH_Y + 0.5 for i in layers])

@@ -42,7 +42,7 @@ from attnviz.gui.widgets.legible import exporting
 from attnviz.gui.workers import views_lane
 from attnviz.selection import Selection, SelectionState
 
-__all__ = ["BaseView", "ALL_FIELDS"]
+__all__ = ["BaseView", "ALL_FIELDS", "call_catching"]
 
 ALL_FIELDS = frozenset({"layer", "head", "query", "key", "part"})
 
@@ -64,7 +64,8 @@ class _WeakListener:
         view._selection_changed(state, set(changed))
 
 
-def _call(fn):
+def call_catching(fn):
+    """``fn()``, or the exception it raised as the result (as the views' lane hands it to ``done``)."""
     try:
         return fn()
     except Exception as exc:  # handed to done(), shown to the user, never a traceback
@@ -185,7 +186,7 @@ class BaseView(QWidget):
         job, fn, done = self._work
         self._work = None
         job.lane.cancel(job.kind)  # its result, if it still comes, is dropped
-        done(_call(fn))
+        done(call_catching(fn))
 
     def set_controls_visible(self, on: bool) -> None:
         """Figure first (presentation mode, a lesson's scene): hide the controls row, or bring back what
@@ -252,7 +253,7 @@ class BaseView(QWidget):
             self._work = None
             done(result)
 
-        job = views_lane().submit(("view", id(self)), _call, fn, on_result=delivered, on_progress=progress,
+        job = views_lane().submit(("view", id(self)), call_catching, fn, on_result=delivered, on_progress=progress,
                                   owner=self)
         self._work = (job, fn, done)
 

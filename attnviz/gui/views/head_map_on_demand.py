@@ -34,13 +34,28 @@ class OnDemandHeadMap:
         self.map: OnDemandMap | None = None  # the current map (None: the view shows no long on-demand map)
         self.filling = ""  # what the title says is still being computed (" · computing overview: …")
         self._queued = False  # a redraw for computed bands or tiles is on its way
+        self._kept = (None, None)  # (map, preview) of a long preview dropped while its view was cleared
 
-    def start(self, trace, layer: int, part: str, head: int) -> OnDemandMap:
-        """A new head (or layer): the old map's fills stop; the new overview is filled on the views' lane."""
+    def handed(self, preview, trace) -> tuple:
+        """(map, preview) a new trace may take over (:meth:`start`'s ``computed``, when the numbers are the same):
+        the long preview's map on screen; or, the view being cleared (``trace`` None: a hidden tab holds no
+        input's figure while another input's trace comes), that map, kept until the next trace comes (its rows
+        filled so far then come with it when the tab is shown)."""
+        got = (self.map, preview) if preview is not None else self._kept
+        self._kept = got if trace is None else (None, None)
+        return got
+
+    def start(self, trace, layer: int, part: str, head: int, computed: OnDemandMap | None = None) -> OnDemandMap:
+        """A new head (or layer): the old map's fills stop; the new overview is filled on the views' lane.
+        ``computed``: a map of the very same numbers (a long preview's, checked by the caller): what it computed
+        is kept and the fill goes on from its last row (at 8,192 tokens its whole overview was computed again,
+        about a second of grey band)."""
         from attnviz.gui.workers import views_lane
 
         self.drop()
         self.map = od = OnDemandMap(trace, layer, part, head)
+        if computed is not None:
+            od.take_over(computed)
         views_lane().submit(("head-map-overview", id(self.owner)), od.fill_overview, owner=self.owner,
                             on_progress=lambda _rows, od=od: self._arrived(od))
         return od

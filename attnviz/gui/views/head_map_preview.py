@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from attnviz.gui.views.colour_scale import scale_note
 from attnviz.gui.views.heatmap_data import block_all, block_max, pool_factor, pooled_phrase, quantize
 from attnviz.text.token_display import numbered_labels
 
-__all__ = ["PreviewSelection", "running_suffix", "draw_full_preview", "long_selection", "RUNNING_NEW_INPUT"]
+__all__ = ["PreviewSelection", "running_suffix", "draw_full_preview", "long_selection", "RUNNING_NEW_INPUT",
+           "same_numbers", "computed_for"]
 
 # said over the last input's map once a new input's forward has run for a moment (its layer not computed yet)
 RUNNING_NEW_INPUT = " — the previous input's map; running the new input…"
@@ -61,3 +64,36 @@ def long_selection(preview, head: int) -> PreviewSelection:
     """The stand-in selection of a long preview (axes name each token's position, as a long trace's)."""
     labels = numbered_labels(preview.tokens)
     return PreviewSelection(preview.layer, head, labels, labels)
+
+
+def _same(a, b) -> bool:
+    """Equal arrays of one dtype (both None counts): a float16 q read as float32 gives other weights."""
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def same_numbers(preview, trace, layer: int, part: str) -> bool:
+    """Whether ``trace`` computes layer ``layer``'s ``part`` from exactly what the long ``preview`` computed from:
+    the same q, k and log-sum-exp (values and dtypes: a trace stored in float16 does not) under the same score
+    rule, by the same recomputation. Then every block of one is the other's, bit for bit."""
+    from attnviz.capture.trace import layer_prefix
+
+    mine = preview.deferred
+    theirs = trace.deferred.get(layer_prefix(layer, part) + "probs") if hasattr(trace, "deferred") else None
+    if mine is None or part != "self" or int(layer) != preview.layer or type(theirs) is not type(mine):
+        return False
+    if tuple(theirs.shape) != tuple(mine.shape) or mine.rule.facts() != theirs.rule.facts():
+        return False
+    rules = [(getattr(mine.rule, n), getattr(theirs.rule, n)) for n in type(mine.rule).ARRAYS]
+    return all(_same(a, b) for a, b in [(mine.q, theirs.q), (mine.k, theirs.k), (mine.lse, theirs.lse), *rules])
+
+
+def computed_for(od, preview, trace, layer: int, part: str, head: int):
+    """``od`` (the long preview's map on screen) when the trace's map of ``layer``, ``part``, ``head`` is the very
+    same numbers (:func:`same_numbers`): its overview and tiles are handed over, not computed again; else None
+    (another head or layer, or numbers that differ: recomputed, never shown as the trace's)."""
+    if od is None or preview is None or (od.layer, od.part, od.head) != (int(layer), part, int(head)):
+        return None
+    return od if same_numbers(preview, trace, layer, part) else None

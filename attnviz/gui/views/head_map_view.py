@@ -12,7 +12,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note, scale_top
 from attnviz.gui.views.crop_mask import CropHatch
 from attnviz.gui.views.head_map_on_demand import OnDemandHeadMap
-from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT, draw_full_preview, long_selection, running_suffix
+from attnviz.gui.views.head_map_preview import RUNNING_NEW_INPUT, computed_for, draw_full_preview, long_selection, running_suffix
 from attnviz.gui.views.head_pyramids import HeadPyramids
 from attnviz.gui.views.heatmap_data import MAX_PX, pooled_phrase, quantize
 from attnviz.analysis.decoder_positions import end_row
@@ -98,9 +98,9 @@ class HeadMapView(BaseView):
 
     # -- data flow -----------------------------------------------------------------------------
     def _trace_changed(self) -> None:
-        self._mask_id, self.preview, self._running = None, None, ""
+        handed, self._mask_id, self.preview, self._running = self.long.handed(self.preview, self.trace), None, None, ""
         self._runs += 1  # a mark asked for before this trace came is not of the map now shown
-        self._load_layer()
+        self._load_layer(handed)  # a long preview's map on screen may be of this trace's very numbers
 
     def show_preview(self, preview, head: int) -> None:
         """Draw one head of a layer the running forward has computed (a ``LayerPreview``), titled as such,
@@ -168,7 +168,7 @@ class HeadMapView(BaseView):
             self._draw_head()
         self._draw_marks()
 
-    def _load_layer(self) -> None:
+    def _load_layer(self, handed=(None, None)) -> None:
         previous = self._pyramids
         if previous is not None:
             previous.cancel()
@@ -189,7 +189,7 @@ class HeadMapView(BaseView):
         self.res = r = resolve(self.trace, self.state)
         _, tq, tk = self.trace.probs_shape(r.layer, r.part)
         if max(tq, tk) > MAX_PX and r.prefix + "probs" not in self.trace.arrays:
-            self._load_long()  # recomputed in blocks: never the whole (H, T, T)
+            self._load_long(computed_for(*handed, self.trace, r.layer, r.part, r.head))  # never the whole T×T
             return
         self.probs = self.trace[r.prefix + "probs"]  # (H, Tq, Tk), float16 for long inputs
         mask = self.trace.get(r.prefix + "mask")
@@ -209,15 +209,15 @@ class HeadMapView(BaseView):
         if self._pyramids is not None:
             self._pyramids.prefetch(first=r.head)
 
-    def _load_long(self) -> None:
-        """A long map the trace recomputes in blocks: its overview starts filling and the view draws it as it comes."""
+    def _load_long(self, computed=None) -> None:
+        """A long map the trace recomputes in blocks: its overview fills (from ``computed``'s, the same numbers)."""
         r = self.res
         self.probs, self.masked, self._mask_id = None, None, None
         self.heatmap.set_mask(None)  # a long map's masked cells are its exact zeros, hatched per crop
         self._hatch.forget()
         self.heatmap.set_labels(*axis_labels(r, True))
         self._set_grid_labels()
-        self.long.start(self.trace, r.layer, r.part, r.head)
+        self.long.start(self.trace, r.layer, r.part, r.head, computed)
         self._draw_head()
         self.heatmap.set_veiled_row(end_row(self.trace, r.part))
         self._draw_marks()

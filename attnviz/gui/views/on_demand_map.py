@@ -127,6 +127,24 @@ class OnDemandMap:
             self.overview_rows = o1
             yield o1
 
+    def take_over(self, other: "OnDemandMap") -> None:
+        """Keep what ``other`` computed of the very same numbers (the caller checked that: a long preview's map of
+        this layer and head, whose q, k, lse and score rule the trace holds unchanged): its overview rows filled
+        so far and its tiles. Called before this map's fills start; ``other`` is cancelled and may still be
+        finishing a band, whose rows this map fills again."""
+        if (other.tq, other.tk, other.overview_level) != (self.tq, self.tk, self.overview_level):
+            raise ValueError("a map of another shape computes other numbers")
+        rows = other.overview_rows  # read first: a band writes its rows before it counts them
+        self.overview[:rows] = other.overview[:rows]
+        for lvl, pooled in self._coarser.items():  # the rows a running band touches are pooled again by the next
+            pooled[:] = other._coarser[lvl]
+        self.overview_rows = rows
+        with other._lock:
+            tiles = list(other._tiles.items())  # least recently drawn first: kept in that order
+        with self._lock:
+            for key, tile in tiles:
+                self._tiles.put(key, tile)
+
     def tiles_for(self, level: int, r0: int, r1: int, c0: int, c1: int) -> list[tuple[int, int, int]]:
         """Keys (level, tile row, tile col) of the tiles covering cells [r0, r1) × [c0, c1) of ``level``
         that are not computed yet (empty at the overview's level and above: those come from the overview)."""

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QSlider, QSpinBox
 
 from attnviz.analysis.share_versus import rollout_verdict
 from attnviz.gui.style import colour_lut
-from attnviz.gui.views.base import BaseView, _call as call_catching  # exceptions returned, as the lane does
+from attnviz.gui.views.base import BaseView, call_catching  # exceptions returned, as the lane does
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines

@@ -20,15 +20,15 @@ __all__ = ["Runs"]
 class Runs:
     """Sends the window's input runs to its lane and routes what comes back."""
 
-    # a run whose trace has not come this long after it started (a long input's forward) has the prediction on
-    # screen, the previous input's, covered: not at once, a short input's trace comes within a keystroke
+    # a run whose trace has not come this long after it started (a long input's forward) has what shows the
+    # previous input covered (running_covers.py): not at once, a short input's trace comes within a keystroke
     COVER_AFTER_MS = 400
-    RUNNING = "running the new input…\n(the prediction of the previous input is put away)"
 
     def __init__(self, win):
         self.win = win
         self._run = 0  # runs started; the newest one's trace is pending while _pending
         self._pending = False
+        self._covers = None  # RunningCovers, made at the first cover (the window's body is built after Runs)
         lane = win.lane
         lane.result.connect(self.result)
         lane.error.connect(self.error)
@@ -62,11 +62,21 @@ class Runs:
 
     def _cover_if_pending(self, run: int) -> None:
         if run == self._run and self._pending:
-            self.win.running_cover.cover(self.RUNNING)
+            self.covers.cover()
 
     def _ended(self) -> None:
         self._pending = False
-        self.win.running_cover.uncover()
+        if self._covers is not None:
+            self._covers.uncover()
+
+    @property
+    def covers(self):
+        """What covers the previous input's figures while a run goes on (:class:`RunningCovers`)."""
+        if self._covers is None:
+            from attnviz.gui.window.running_covers import RunningCovers
+
+            self._covers = RunningCovers(self.win)
+        return self._covers
 
     def preview_layer(self) -> int | None:
         """The selected layer, drawn by the head map while a Hugging Face model's forward still runs."""
@@ -94,14 +104,15 @@ class Runs:
 
     def result(self, kind: str, value) -> None:
         if kind == "load":
-            self.win.model_loading.model_loaded(value)
+            self._ended()  # a load supersedes a running trace (its result never comes): its covers go (before the
+            self.win.model_loading.model_loaded(value)  # new model's example starts a run of its own)
         elif kind == "trace":
             self._ended()
             self.win.shown_trace.show_run(value)
 
     def error(self, kind: str, message: str) -> None:
         win = self.win
-        if kind == "trace":
+        if kind in ("trace", "load"):  # a failed load superseded a running trace too: nothing runs any more
             self._ended()
         win.pages.prepare(first_run_over=True)  # training a model is the way out of a failed load
         if kind == "load":
