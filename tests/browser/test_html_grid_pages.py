@@ -81,3 +81,18 @@ def test_a_small_model_is_one_page_without_buttons(open_page, tmp_path, lut):
     o, _ = _open(open_page, tmp_path, lut, 3, 4)
     assert not o.page.is_visible("#grid-pages") and "page:" not in o.page.inner_text("#title")
     assert o.page.evaluate("window.attnviz.thumbCenter(2, 3)") is not None
+
+
+def test_pages_are_fixed_and_filled_evenly_as_the_apps(open_page, tmp_path, lut):
+    """The page's last page ended full at the last head (32 heads by 10: H22–H31, overlapping H20–H29) while the
+    app's All heads pages are fixed and even (all_heads_pages.page_ranges): the same model paged two ways."""
+    o, _ = _open(open_page, tmp_path, lut, 4, 32)
+    hp = int(re.search(r"heads 0–(\d+)", o.page.inner_text("#title")).group(1)) + 1
+    pages = -(-32 // hp)
+    assert hp == -(-32 // pages), (hp, pages)  # filled evenly: no page fuller than it needs
+    o.page.focus("#grid")
+    for _ in range(31):
+        o.page.keyboard.press("ArrowRight")
+    start = int(re.search(r"heads (\d+)–31", o.page.inner_text("#title")).group(1))
+    assert start == 31 // hp * hp, (start, hp)  # head k on page k // hp
+    assert o.errors == []
