@@ -86,20 +86,15 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
     else:  # walkthrough widgets: their figure laid out as render_figure lays it out
         from PySide6.QtCore import QSize
 
-        from attnviz.gui.walkthrough.figure import _board_scale, _settle
+        from attnviz.gui.walkthrough.figure import _settle, page_layout
 
         fig = view.figure_widget
         old = fig.size()
         try:
             target = QSize(int(w / scale), int(h / scale))
-            # at the page's floor, unless every row cannot be named there: the slide's (the known gap of
-            # _board_scale, the matrix form's 21-24 rows on a 720-line page), whose labels are then not held to 12 px
-            board = _board_scale(fig, target, scale)
-            with exporting(board):  # as its render_figure lays it out
-                fig.resize(target)
-                _settle(fig)
+            with page_layout(view, fig, target, scale):  # as its render_figure lays it out: 12 px on every page
                 for grid in view.findChildren(MatrixGrid):
-                    problems += grid_problems(grid, scale, min_px if board == scale else None, what)
+                    problems += grid_problems(grid, scale, min_px, what)
         finally:
             fig.resize(old)
             _settle(fig)

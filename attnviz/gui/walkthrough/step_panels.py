@@ -140,7 +140,12 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
             k = _grid(board, grids, "k", steps.k, "K = X", row_labels=keys)
             board.add_row([k])
         else:
-            board.add_row([x])
+            # the biases on x_i's line, the other inputs of the projections (on a row of their own under K and V
+            # they took the height a 1280×720 page needed to name 24 keys at 12 px: 8.9-px labels)
+            biases = [(n, getattr(steps, n)) for n in ("b_Q", "b_K", "b_V")]
+            biases = [(n, b) for n, b in biases if b is not None] if any(b is not None and np.any(b)
+                                                                         for _, b in biases) else []
+            board.add_row([(x, 4)] + [_grid(board, grids, n, b, n) for n, b in biases])
             # a rotary model turns q and k after this step (the rotary panel): here they are the products
             # themselves, as the heading writes them (the rotated ones stood under "q_i = x_i W_Q")
             rotary = getattr(steps, "rope_cos_i", None) is not None
@@ -157,9 +162,6 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
                 _grid(board, grids, "W_V", steps.W_V, "W_V"), "→",
                 (_grid(board, grids, "v", steps.v, "V", row_labels=keys), 2),
             ])
-            biases = [(n, getattr(steps, n)) for n in ("b_Q", "b_K", "b_V")]
-            if any(b is not None and np.any(b) for _, b in biases):
-                board.add_row([_grid(board, grids, n, b, n) for n, b in biases if b is not None])
         board.add_note(f"shapes: x_i 1×{D}, W {D}×{steps.q_i.shape[-1]}, K and V {len(keys)}×{steps.k.shape[-1]}")
     elif name == "score":
         board.add_heading("Step 2 · score:  s_j = q_i · k_j",
