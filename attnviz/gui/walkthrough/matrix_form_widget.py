@@ -62,6 +62,7 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         self._pending = None
         self.gqa = None  # made with each drawing (_draw)
         self.section_box = QComboBox()
+        self.section_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # its longest part whole
         for name, text in SECTIONS.items():
             self.section_box.addItem(text, name)
         self.section_box.setToolTip("which part of the layer to show; one part at a time keeps every "
