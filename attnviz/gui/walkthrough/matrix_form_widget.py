@@ -276,7 +276,7 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             self._block_rows(ctx, large=True)
         else:
             self._attention_rows(ctx)
-            self._multi_head_rows(ctx, H, dh, large=False)
+            self._multi_head_rows(ctx, H, dh)
             self._block_rows(ctx, large=False)
         if self.gqa not in self.board.items:  # not drawn in this part: not a stray box over the figure
             self.gqa.hide()
