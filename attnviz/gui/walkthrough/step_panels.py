@@ -239,8 +239,11 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     elif name == "sum":
         board.add_heading("Step 6 · sum:  z_i = Σ_j w_j v_j", "the head's output for the query token "
                           f"{qtok!r}: a weighted average of the values")
-        row = [_grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys), "Σ_j →",
-               _grid(board, grids, "z_i", steps.z_i, "z_i", row_labels=[qtok])]
+        # w_j v_j the width of the figure, its column sums under it: beside z_i and the model's z it had a third of
+        # the width, its 64-column heatmap's rows (at most 2.5 cells wide) too short to name 12 keys at 12 px on a
+        # 1280×720 page
+        board.add_row([_grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys)])
+        row = ["Σ_j ↓", _grid(board, grids, "z_i", steps.z_i, "z_i", row_labels=[qtok])]
         z_model = getattr(steps, "z_trace", None)
         if z_model is not None:
             row += ["model:", _grid(board, grids, "z_trace", z_model, "z from the model", row_labels=[qtok])]
