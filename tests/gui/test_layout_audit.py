@@ -3,6 +3,9 @@
 all drawn and legible (≥ 12 px at 1920×1080 in exports and presentation), strips have a legible height,
 side-by-side maps share a colour scale unless they say otherwise.
 
+F5 of the attention views: test_layout_audit_f5.py; the Training and data-set docks: test_layout_audit_docks.py;
+lessons: test_layout_audit_lesson.py; after a model switch: test_layout_audit_switch.py.
+
 Slow (about a minute or two: every bundled model is traced once, each lesson scene computed once), but part
 of ``make test``: it is what keeps the slides right in front of a class.
 """
