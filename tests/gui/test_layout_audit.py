@@ -3,6 +3,9 @@
 all drawn and legible (≥ 12 px at 1920×1080 in exports and presentation), strips have a legible height,
 side-by-side maps share a colour scale unless they say otherwise.
 
+F5 of the attention views: test_layout_audit_f5.py; the Training and data-set docks: test_layout_audit_docks.py;
+lessons: test_layout_audit_lesson.py; after a model switch: test_layout_audit_switch.py.
+
 Slow (about a minute or two: every bundled model is traced once, each lesson scene computed once), but part
 of ``make test``: it is what keeps the slides right in front of a class.
 """
@@ -31,7 +34,6 @@ SIZES = ((1920, 1080), (1280, 720))
 EXPORT_SIZES = (*SIZES, (1600, 1200), (1200, 1200))
 # figures that run the model again (held-out data, what-if): exported through scenes, audited in the lesson
 MODEL_RUN = {"qk-embedding", "what-if", "permutation", "word-order"}
-MIN_ROW_PX = 20.0  # the Training replay's rows at 1920×1080
 DATA_SET_VIEWS = {"DatasetView", "QKEmbeddingView"}  # they score held-out inputs of a built-in task
 
 
@@ -86,20 +88,15 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
     else:  # walkthrough widgets: their figure laid out as render_figure lays it out
         from PySide6.QtCore import QSize
 
-        from attnviz.gui.walkthrough.figure import _board_scale, _settle
+        from attnviz.gui.walkthrough.figure import _settle, page_layout
 
         fig = view.figure_widget
         old = fig.size()
         try:
             target = QSize(int(w / scale), int(h / scale))
-            # at the page's floor, unless every row cannot be named there: the slide's (the known gap of
-            # _board_scale, the matrix form's 21-24 rows on a 720-line page), whose labels are then not held to 12 px
-            board = _board_scale(fig, target, scale)
-            with exporting(board):  # as its render_figure lays it out
-                fig.resize(target)
-                _settle(fig)
+            with page_layout(view, fig, target, scale):  # as its render_figure lays it out: 12 px on every page
                 for grid in view.findChildren(MatrixGrid):
-                    problems += grid_problems(grid, scale, min_px if board == scale else None, what)
+                    problems += grid_problems(grid, scale, min_px, what)
         finally:
             fig.resize(old)
             _settle(fig)
@@ -254,117 +251,6 @@ def _settle_figure(page, turns: int = 400) -> None:
         QApplication.processEvents()
 
 
-def test_every_attention_view_presented_f5_at_1920x1080(make_window, qtbot):
-    """F5 on each attention view of a 1920×1080 window, in the style a 1080-line screen gets: titles
-    name what is shown, labels are whole and at least ``PRESENT_PX`` (a lecture hall's back row)."""
-    from attnviz.gui.panels.appearance import compose_style
-    from attnviz.gui.panels.presentation import enter_presentation, leave_presentation
-
-    win = make_window(model="tiny-encoder", text="the cat sat on the mat and it was happy")
-    qtbot.waitUntil(lambda: bool(win.views_area.views) and win.trace is not None, timeout=90_000)
-    style = compose_style("light", True, "viridis", lines=1080)  # the test screen is smaller than 1080 lines
-    problems = []
-    try:
-        for name in list(win.views_area.docks):
-            view = win.views_area.build(name)
-            win.views_area.docks[name].raise_()
-            enter_presentation(win, view)
-            win.setGeometry(0, 0, 1920, 1080)
-            win.views_area.set_style(style)
-            for _ in range(8):
-                QApplication.processEvents()
-            view.ensure_current()
-            QApplication.processEvents()
-            if view.trace is None or name in DATA_SET_VIEWS:
-                continue  # a view for other models says so; the data-set views need a task (audited below)
-            what = f"F5 {name} 1920×1080"
-            problems += scene_problems(view.canvas.scene(), 1.0, MIN_PX, what)
-            problems += presented_label_problems(view, PRESENT_PX, what)
-    finally:
-        leave_presentation(win)
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_training_probe_map_names_every_token(make_window, qtbot, size):
-    """The Training tab's replay of a 21-token probe (induction's): every row and column named, in full-size
-    labels at 1920×1080 (it had 12 rows in ~100 px); at 1280×720 too, with the settings form folded behind its
-    button (beside it the map was 239 px wide and named every 2nd key), which brings the form back."""
-    # found in a helper: a failing assert here holds no window in its traceback (which would leak it)
-    problems = _probe_map_problems(make_window, qtbot, size)
-    assert not problems, "\n".join(problems)
-
-
-def _probe_map_problems(make_window, qtbot, size) -> list[str]:
-    import numpy as np
-
-    from attnviz.training.snapshots import Snapshots
-
-    w, h = size
-    tokens = ["[BOS]"] + list("blackhorseblackhorse")
-    probs = np.tril(np.random.default_rng(0).random((2, 21, 21))).astype(np.float32)
-    probs /= probs.sum(-1, keepdims=True)
-    snaps = Snapshots(steps=[0, 10], probes=[{"input": "blackhorseblackhorse", "tokens": tokens}], parts=["self"],
-                      arrays={f"s{k}.p0.L0": probs for k in range(2)})
-    win = make_window(model="tiny-encoder", text="the cat sat")
-    win.showNormal()
-    win.resize(w, h)
-    qtbot.waitUntil(lambda: win.training is not None and win.trace is not None, timeout=90_000)
-    win.tabs.setCurrentWidget(win.training_page)
-    # the loaded model's own (no) snapshots reach the tab in an idle step of their own: wait for them, so
-    # the replay shown here is not replaced by them afterwards
-    qtbot.waitUntil(lambda: win.pages.snapshots_current,
-                    timeout=60_000)
-    win.training.show_model_snapshots(snaps, True)
-    for _ in range(8):
-        QApplication.processEvents()
-    view = win.training.timeline.view
-    assert view.trace is not None and view.heatmap.left.labels[0] == "[BOS]"
-    what = f"training probe map {w}×{h}"
-    problems = scene_problems(view.canvas.scene(), 1.0, MIN_PX if w >= 1920 else None, what)
-    pitch = view.heatmap.vb.height() / len(tokens)
-    if w >= 1920 and pitch < MIN_ROW_PX:  # a row a lecturer can point at (above the curves it was ~17 px)
-        problems.append(f"{what}: rows are {pitch:.1f} px")
-    if win.width() > w:
-        problems.append(f"{what}: the window cannot be as narrow as the screen ({win.width()} px)")
-    form, toggle = win.training.splitter.widget(0), win.training.form_toggle
-    if w < 1920:  # compact: the form folded, one click away
-        if form.isVisible() or not toggle.isVisible():
-            problems.append(f"{what}: the settings form is {'shown' if form.isVisible() else 'hidden'} and its "
-                            f"button {'shown' if toggle.isVisible() else 'hidden'}")
-        toggle.click()
-        QApplication.processEvents()
-        if not form.isVisible():
-            problems.append(f"{what}: the button did not bring the settings form back")
-        if win.width() > w:
-            problems.append(f"{what}: with the form, the window is wider than the screen ({win.width()} px)")
-    elif not form.isVisible() or toggle.isVisible():
-        problems.append(f"{what}: the settings form folded in a full-size window")
-    return problems
-
-
-def test_data_set_mean_pattern_is_legible_in_its_dock(qtbot):
-    """The data-set view as its dock is at 1920×1080 (~620 × 740 px): the scores grid and the selected head's
-    mean pattern titled, every position named in labels of at least ``MIN_PX`` (they were 5-8 px)."""
-    from attnviz.gui.views.dataset_view import DatasetView
-    from attnviz.runtime import load_model, run_trace
-    from attnviz.selection import Selection
-
-    _bundled()
-    view = DatasetView(selection=Selection())
-    qtbot.addWidget(view)
-    view.resize(620, 740)
-    view.show()
-    qtbot.waitExposed(view)
-    with qtbot.waitSignal(view.scores_ready, timeout=120_000):
-        view.set_trace(run_trace(load_model("coref", device="cpu"), text="The animal didn't cross the street"))
-    for _ in range(5):
-        QApplication.processEvents()
-    assert view.pattern.image.isVisible() and view.pattern.left.labels
-    problems = scene_problems(view.canvas.scene(), 1.0, MIN_PX, "data-set view 620×740")
-    assert not problems, "\n".join(problems)
-
-
 def _tab_bar_problems(win, what: str) -> list[str]:
     """Every tab of the attention views' dock groups reachable without scrolling, its name whole."""
     from PySide6.QtWidgets import QTabBar
@@ -390,15 +276,3 @@ def _tab_bar_problems(win, what: str) -> list[str]:
     if folded and not (win.tabs.cornerWidget() is not None and win.tabs.cornerWidget().isVisible()):
         out.append(f"tabs {what}: {folded} views folded but no Views menu")
     return out
-
-
-@pytest.mark.parametrize("x, factor", [(18.171875, 0.25), (-3.14159, 0.1767766952966369), (0.00012, 0.125)])
-def test_products_on_slides_check_on_a_calculator(x, factor):
-    """The shown operands multiply to the shown result (what a student types into a calculator)."""
-    from attnviz.gui.walkthrough.number_format import MINUS, product_text
-
-    text = product_text(x, factor).replace(MINUS, "-")
-    a, rest = text.split(" × ")
-    k, r = rest.split(" = ")
-    assert f"{float(a) * float(k):.4f}" == r
-    assert abs(float(r) - x * factor) < 1e-4  # and within the last digit of the model's value

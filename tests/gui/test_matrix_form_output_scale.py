@@ -92,3 +92,42 @@ def test_head_outlines_leave_the_values_visible(qtbot, H, dh, D, style):
     if H == 32 and style == "presentation":
         lw = fig.style.line_width
         assert 3 * lw / 2 > 0.5 * fig.unit and 1.2 * lw / 2 > 0.2 * fig.unit
+
+
+@pytest.mark.parametrize("presented", [False, True], ids=["docked", "F5"])
+@pytest.mark.parametrize("heads", [4, 9, 32])
+def test_the_overview_heads_row_is_drawn_to_scale(qtbot, heads, presented):
+    """"overview: everything at once": its row of heads is the many-heads figure, by one column unit, as the
+    "one head" part draws it (it was H grids and W_O and A each given a share of the row: Z_0, with its row labels
+    inside its box, narrower than Z_1 …; W_O not square). At 4, 9 and 32 heads, docked (1280×720's dock) and F5."""
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.bench.traces import sample_trace
+
+    trace = sample_trace("decoder", T=12, n_heads=heads, d_model={4: 16, 9: 36, 32: 64}[heads])
+    w = matrix_form_shown(qtbot, trace, SIZES[1], style=PRESETS["presentation"] if presented else None)
+    w.set_section("all")  # drawn at once (12 tokens: computed on the GUI thread)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert getattr(w, "concat_figure", None) is not None and w.concat_figure.Z.shape[0] == heads
+    w.concat_figure.grab()
+    fig, u = w.concat_figure, w.concat_figure.unit
+    r = fig.rects
+    H, T, dh = fig.Z.shape
+    D = fig.A.shape[1]
+    widths = [r[f"Z{h}"].width() for h in range(H)]
+    assert max(widths) - min(widths) < 1e-6 and widths[0] == pytest.approx(dh * u)  # equal widths, equal columns
+    assert r["W_O"].width() == pytest.approx(D * u) and r["W_O"].height() == pytest.approx(H * dh * u)
+    assert r["A"].width() == pytest.approx(D * u)
+    assert r["labels"].right() <= r["Z0"].left()  # label space outside the matrices
+    assert not any(n.startswith("Z") and n[1:].isdigit() for n in w.grids)  # no second sizing rule
+    np.testing.assert_allclose(fig.A, w.form.out)
+    # no title over the next block (presented, the height-bound row drew "concat(Z)" over "W_O", "+ b_O 1 × 64"
+    # over "=")
+    from PySide6.QtGui import QFontMetricsF
+
+    ft, fl, fo = (QFontMetricsF(f) for f in fig._fonts())
+    assert r["W_O"].left() - r["Z0"].left() >= ft.horizontalAdvance("concat(Z)")
+    bias = fl.horizontalAdvance(f"+ b_O  1 × {D}") if "b_O" in r else 0.0  # level with "=": left of it
+    assert "b_O" in r or heads != 4  # (the sample models have biases)
+    assert r["op1"].center().x() - fo.horizontalAdvance("=") / 2 - r["W_O"].left() >= bias

@@ -31,10 +31,13 @@ def test_matrix_form_shows_the_layer_and_the_block(tmp_path, qtbot, norm):
     w.set_section("all")
     f = compute_matrix_form(trace, 1)
     for name, arr in (("Q", f.Q[2]), ("K", f.K[2]), ("V", f.V[2]), ("QK", f.QK[2]), ("scaled", f.scaled[2]),
-                      ("masked", f.masked[2]), ("P", f.P[2]), ("Z", f.Z[2]), ("W_O", f.W_O), ("out", f.out)):
+                      ("masked", f.masked[2]), ("P", f.P[2]), ("Z", f.Z[2])):
         np.testing.assert_array_equal(w.grids[name].values, arr, err_msg=name)
+    # the heads row: concat(Z) × W_O = A, the many-heads figure (to scale)
+    np.testing.assert_array_equal(w.concat_figure.W_O, f.W_O)
+    np.testing.assert_array_equal(w.concat_figure.A, f.out)
     for h in range(4):
-        np.testing.assert_array_equal(w.grids[f"Z{h}"].values, f.Z[h])
+        np.testing.assert_array_equal(w.concat_figure.Z[h], f.Z[h])
     np.testing.assert_array_equal(w.grids["h"].values, trace["L1.h"].astype(np.float64))
     np.testing.assert_array_equal(w.grids["resid"].values, trace["L1.resid"].astype(np.float64))
     stream = trace["L0.resid"].astype(np.float64)

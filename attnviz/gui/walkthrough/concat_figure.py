@@ -133,6 +133,26 @@ class ConcatFigure(QWidget):
         # heights: W_O is H·dh units tall under its title, with the bias strip and a legend below
         u_h = (height - 2 * m - title_h - bias_gap - bias_h - legend_h) / max(H * dh, 1)
         u = max(0.05, min(u_w, u_h, MAX_UNIT))
+        # each block's column at least as wide as the text it carries (title, shape, legend; the operator's column
+        # is the title's too): a height-bound figure (the overview presented) drew "concat(Z)" over "W_O" and
+        # "+ b_O 1 × 64" over "="; the blocks keep their one unit, the room beside them is left blank
+        need, bias = self._text_widths(ft, fl, H, T, dh, D)
+        cols = (H * dh, D, D)
+
+        def slots(unit: float) -> list[float]:
+            # titles and legends, above and below the rows, may run over the operator's column; "+ b_O 1 × D",
+            # level with the rows, may not (it ran over "=")
+            out = [max(c * unit, n - o) for c, n, o in zip(cols, need, op_w + [0.0])]
+            out[1] = max(out[1], bias)
+            return out
+
+        if label_w + sum(op_w) + sum(slots(u)) > width - 2 * m:  # width-bound: the largest unit that fits
+            lo, hi = 0.05, u
+            for _ in range(30):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if label_w + sum(op_w) + sum(slots(mid)) <= width - 2 * m else (lo, mid)
+            u = max(0.05, lo)
+        slot_z, slot_w, slot_a = slots(u)
         zw = dh * u
         # P_h above Z_h: square cells, as wide as Z_h (never taller than a third of the room)
         Tk = self.P.shape[2] if self.P is not None else 0
@@ -150,7 +170,7 @@ class ConcatFigure(QWidget):
         self.unit, self.row_px = u, row
         rects: dict[str, QRectF] = {}
         # a height-bound figure in a wide page stands in its middle, not along its left edge
-        spare = width - 2 * m - label_w - sum(op_w) - (H * dh + 2 * D) * u
+        spare = width - 2 * m - label_w - sum(op_w) - slot_z - slot_w - slot_a
         left = m + max(0.0, spare / 2)
         x0, y_top = left + label_w, m + title_h
         y_z = y_top + p_h + index_h
@@ -160,16 +180,27 @@ class ConcatFigure(QWidget):
             if p_h:
                 rects[f"P{h}"] = QRectF(x + (zw - p_w) / 2, y_top, p_w, p_h)
             rects[f"Z{h}"] = QRectF(x, y_z, zw, T * row)
-        x = x0 + H * zw
+        x = x0 + slot_z
         rects["op0"] = QRectF(x, y_z, op_w[0], T * row)
         x += op_w[0]
         rects["W_O"] = QRectF(x, y_top, D * u, H * dh * u)
         if self.b_O is not None:
             rects["b_O"] = QRectF(x, y_top + H * dh * u + bias_gap, D * u, bias_h)
-        x += D * u
+        x += slot_w
         rects["op1"] = QRectF(x, y_z, op_w[1], T * row)
         rects["A"] = QRectF(x + op_w[1], y_z, D * u, T * row)
         return rects
+
+    def _text_widths(self, ft, fl, H: int, T: int, dh: int, D: int) -> tuple[list[float], float]:
+        """The narrowest each block's titles and legends allow, with its operator's column: concat(Z) (its short
+        title), W_O, A (a legend may wrap to two lines but no narrower); and W_O's "+ b_O 1 × D" line (0 without)."""
+        pad = 8.0
+        legend = fl.horizontalAdvance("W_O: ±0.00") + 4
+        z = max(ft.horizontalAdvance("concat(Z)"), fl.horizontalAdvance(f"{T} × {H}·{dh}"), legend) + pad
+        w = max(ft.horizontalAdvance("W_O"), fl.horizontalAdvance(f"{H * dh} × {D}"), legend) + pad
+        a = max(ft.horizontalAdvance("A"), fl.horizontalAdvance(f"{T} × {D}"), fl.horizontalAdvance("A: ±0.00")) + pad
+        bias = fl.horizontalAdvance("+ b_O  1 × ") + fl.horizontalAdvance(str(D)) + pad if self.b_O is not None else 0.0
+        return [z, w, a], bias
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -322,8 +353,8 @@ class ConcatFigure(QWidget):
         ranges.append(("W_O", wo.bottom(), r["W_O"].left(), w_text))
         ranges.append(("A", r["A"].bottom(), r["A"].left(), f"A: ±{format_number(self._vmax(self.A), 2)}"))
         p.setPen(fg)
-        widths = {"Z": r[f"Z{H - 1}"].right() - z0.left() + r["op0"].width(), "W_O": r["W_O"].width() + r["op1"].width(),
-                  "A": r["A"].width()}
+        widths = {"Z": r["op0"].right() - z0.left(), "W_O": r["op1"].right() - r["W_O"].left(),
+                  "A": max(r["A"].width(), self.width() - r["A"].left())}
         for name, bottom, left, text in ranges:  # wrapped to its block, so no legend runs into the next
             # ... between its "name: range" parts, never inside one (a narrow Z block wrapped "P:" / "0…1")
             static = QStaticText(formula_html(text.replace(": ", ":\u00a0")))

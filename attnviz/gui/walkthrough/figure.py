@@ -8,6 +8,8 @@ scaled into ``rect``; child widgets paint with ``drawText``, so SVG and PDF keep
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from PySide6.QtCore import QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QRegion, QResizeEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
@@ -15,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollArea, QS
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.widgets.legible import SLIDE_SCALE, exporting
 
-__all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "group_rows", "style_label"]
+__all__ = ["FigureBoard", "FigureHostMixin", "FigureWidget", "group_rows", "page_layout", "style_label"]
 
 
 def style_label(label: QLabel, style: ViewStyle, factor: float = 1.0, bold: bool = False) -> QLabel:
@@ -260,17 +262,38 @@ def _settle(widget: QWidget) -> None:
             _settle(child)
 
 
-def _board_scale(fig: QWidget, target: QSize, scale: float) -> float:
-    """The scale whose label floor (widgets/legible.py) a board is exported at: the page's own (12 px on the page)
-    if every grid of up to 24 rows and columns still names each of them there, else the 1920×1080 slide's. Known
-    gap (issue 36): the matrix form's two bands of 21–24 rows do not fit a 720-line page at 12 px (its T×T maps
-    wrapped onto a third line, 90 px wide, every 5th row named), so there they keep the slide's ~8 px."""
-    if scale >= SLIDE_SCALE:
-        return scale  # (the same floor either way)
+@contextmanager
+def page_layout(host, fig: QWidget, target: QSize, scale: float):
+    """Lay ``fig`` out for a page ``target`` (layout px) drawn ``scale`` times larger; yields the scale whose label
+    floor (widgets/legible.py) it is laid out at, and puts the figure back after.
+
+    The page's own floor (12 px on the page) when every grid of up to 24 rows and columns names each of them there.
+    Else a host that can show fewer rows (``fit_page_rows``: the matrix form's one-head parts, a window of positions
+    around the selected query, said in its note) shows as many as the page names at 12 px: two bands of 24 rows and
+    three T×T maps do not fit a 720-line page at 12 px (they kept ~8 px labels, every row named in none of them).
+    Only a figure that can do neither is laid out at the 1920×1080 slide's floor."""
+    board, fitted = scale, False
     with exporting(scale):
         fig.resize(target)
         _settle(fig)
-        return scale if _names_every_token(fig) else SLIDE_SCALE
+        if not _names_every_token(fig):  # a 1920×1080 page too: a 9-head model's GQA diagram takes a row's height
+            fitting = getattr(host, "fit_page_rows", None)
+
+            def fits() -> bool:
+                fig.resize(target)
+                _settle(fig)
+                return _names_every_token(fig)
+
+            fitted = bool(fitting is not None and fitting(fits))
+            board = scale if fitted else max(scale, SLIDE_SCALE)
+    try:
+        with exporting(board):
+            fig.resize(target)
+            _settle(fig)
+            yield board
+    finally:
+        if fitted:
+            host.release_page_rows()  # the screen shows every row again
 
 
 def _names_every_token(fig: QWidget) -> bool:
@@ -339,9 +362,7 @@ class FigureHostMixin:
         if scroll is not None:
             scroll.setWidgetResizable(False)
         try:
-            with exporting(_board_scale(fig, target, scale)):  # laid out for the file: the page's label floor
-                fig.resize(target)
-                _settle(fig)
+            with page_layout(self, fig, target, scale):  # laid out for the file: the page's label floor
                 painter.save()
                 painter.fillRect(rect, QColor(fig.style.background if hasattr(fig, "style") else "white"))
                 painter.translate(rect.topLeft())

@@ -178,26 +178,16 @@ class MatrixFormRows:
                                     query=c.hl[0] if c.hl else None, ablated=ablated)
         self.board.add_row([self.concat_figure], stretch=stretch)
 
-    def _multi_head_rows(self, c: "_Context", H: int, dh: int, large: bool) -> None:
+    def _multi_head_rows(self, c: "_Context", H: int, dh: int) -> None:
+        """The overview's heads row: concat(Z) × W_O (+ b_O) = A by the many-heads figure's one column unit, as the
+        "one head: Z = P V → A" part draws it (separate grids each took a share of the row: Z_0 with its row labels
+        inside its box narrower than Z_1 …, W_O and A at widths of their own)."""
         f = c.f
         Tq, D = f.X.shape
         b_o = _has(c.t, c.prefix + "b_o")
         self.board.add_note(f"Multi-head: the {H} heads' Z side by side ({Tq} × {H}·{dh} = {Tq} × {H * dh}), "
                             f"times W_O ({H * dh} × {D})" + (" plus b_O" if b_o else "") + " = A", factor=1.4)
-        # a head switched off by the what-if lab enters the concatenation times its gate (0)
-        gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
-        zs = []
-        for h in range(H):
-            ablated = not np.array_equal(gate[h], f.Z[h])
-            title = f"Z_{h}" + (" ◀" if h == c.head else "") + (" (ablated)" if ablated else "")
-            zs.append(self._grid(f"Z{h}", gate[h], title, subtitle=f"{Tq}×{dh}",
-                                 row_labels=c.q_tok if h == 0 else None, highlight_rows=c.hl,
-                                 frame_colour=head_colour(h)))
-        self.board.add_row(zs + ["× W_O", self._grid("W_O", f.W_O, "W_O", subtitle=f"{H * dh} × {D}")]
-                           + (["+ b_O", self._grid("b_O", f.b_O, "b_O", subtitle=f"1 × {D}")] if b_o and large else [])
-                           + ["=", self._grid("out", f.out, "A (attention output)", subtitle=f"{Tq} × {D}",
-                                              row_labels=c.q_tok if large else None, highlight_rows=c.hl)],
-                           stretch=4)
+        self._concat_figure(c, patterns=False, stretch=4)
 
     def _block_rows(self, c: "_Context", large: bool) -> None:
         t, f, layer, part, q_tok, hl = c.t, c.f, c.layer, c.part, c.q_tok, c.hl

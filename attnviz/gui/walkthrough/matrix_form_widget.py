@@ -40,6 +40,8 @@ WINDOW_TOKENS = 128
 # this many positions around the selected query (at 48 tokens a 1920×1080 dock named every 7th row and drew
 # the maps ~96 px), the note says which
 NAMED_ROWS = 24
+# the windows an export's smaller page tries, largest first, when it cannot name NAMED_ROWS rows of both bands
+PAGE_ROWS = (20, 16, 14, 12, 10, 8)
 SECTIONS = {  # name → what the chooser says
     "head": "one head: X → Q, K, V → P",
     "output": "one head: Z = P V → A",
@@ -60,6 +62,7 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         self._pending = None
         self.gqa = None  # made with each drawing (_draw)
         self.section_box = QComboBox()
+        self.section_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # its longest part whole
         for name, text in SECTIONS.items():
             self.section_box.addItem(text, name)
         self.section_box.setToolTip("which part of the layer to show; one part at a time keeps every "
@@ -152,9 +155,43 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         query = self.state.query if self.state.query is not None else T - 1
         if T > WINDOW_ABOVE:
             return T, position_window(T, query, WINDOW_TOKENS)
-        if T > NAMED_ROWS and self.section in ("head", "output"):
-            return T, position_window(T, query, NAMED_ROWS)  # a row per token, each named
+        named = min(NAMED_ROWS, self.page_rows or NAMED_ROWS)
+        if T > named and self.section in ("head", "output"):
+            return T, position_window(T, query, named)  # a row per token, each named
         return T, None
+
+    # -- a small page ----------------------------------------------------------------------------------
+    page_rows: int | None = None  # an export's page names this many rows of the one-head parts (None: NAMED_ROWS)
+
+    def fit_page_rows(self, fits) -> bool:
+        """Show the fewest-cut window of positions around the selected query whose every row ``fits()`` names at
+        the page's floor (figure.page_layout: a 1280×720 page names ~12 of 24 rows in both bands at 12 px, or
+        keeps all 24 at 8 px); False when no window helps (another part, or the rows were not the problem)."""
+        if self.section not in ("head", "output") or self.trace is None:
+            return False
+        T, _ = self._window()
+        for rows in PAGE_ROWS:
+            if rows >= T:
+                continue
+            self.page_rows = rows
+            self._recompute()
+            if fits():
+                return True
+        self.release_page_rows()
+        return False
+
+    def release_page_rows(self) -> None:
+        """Every row again (NAMED_ROWS), as the screen shows them, after an export's page."""
+        if self.page_rows is not None:
+            self.page_rows = None
+            self._recompute()
+
+    def _recompute(self) -> None:
+        self._forcing = True  # computed now (the export paints next), shown or not
+        try:
+            self._update()
+        finally:
+            self._forcing = False
 
     def _form_ready(self, key, form) -> None:
         if key != self._form_key:
@@ -204,7 +241,12 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             qk = f"{f.softcap:g}·tanh({qk} / {f.softcap:g})"
         section = self.section
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
-        if f.windowed:  # said first: every matrix below is this window's
+        if f.windowed and self.page_rows:  # an export's small page (page_layout): said first, as below
+            slide = f"all {f.n_queries}" if f.n_queries <= NAMED_ROWS else f"{NAMED_ROWS}"
+            self.board.add_note(f"this page names {b - a} of the {f.n_queries} rows: queries {a}–{b - 1} and keys "
+                                f"{ka}–{kb - 1}, around the selected query (a 1920×1080 page shows {slide}); "
+                                f"each row's softmax, Z and A are over all {f.n_keys} keys", 1.2)
+        elif f.windowed:  # said first: every matrix below is this window's
             why = "a long input" if f.n_queries > WINDOW_ABOVE else f"{b - a} rows, each named"
             self.board.add_note(f"{why}: queries {a}–{b - 1} and keys {ka}–{kb - 1} of {f.n_queries:,} "
                                 f"(around the selected query) are shown; each row's softmax, Z and A are over all "
@@ -234,7 +276,7 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             self._block_rows(ctx, large=True)
         else:
             self._attention_rows(ctx)
-            self._multi_head_rows(ctx, H, dh, large=False)
+            self._multi_head_rows(ctx, H, dh)
             self._block_rows(ctx, large=False)
         if self.gqa not in self.board.items:  # not drawn in this part: not a stray box over the figure
             self.gqa.hide()

@@ -142,7 +142,12 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
             k = _grid(board, grids, "k", steps.k, "K = X", row_labels=keys)
             board.add_row([k])
         else:
-            board.add_row([x])
+            # the biases on x_i's line, the other inputs of the projections (on a row of their own under K and V
+            # they took the height a 1280×720 page needed to name 24 keys at 12 px: 8.9-px labels)
+            biases = [(n, getattr(steps, n)) for n in ("b_Q", "b_K", "b_V")]
+            biases = [(n, b) for n, b in biases if b is not None] if any(b is not None and np.any(b)
+                                                                         for _, b in biases) else []
+            board.add_row([(x, 4)] + [_grid(board, grids, n, b, n) for n, b in biases])
             # a rotary model turns q and k after this step (the rotary panel): here they are the products
             # themselves, as the heading writes them (the rotated ones stood under "q_i = x_i W_Q")
             rotary = getattr(steps, "rope_cos_i", None) is not None
@@ -159,9 +164,6 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
                 _grid(board, grids, "W_V", steps.W_V, "W_V"), "→",
                 (_grid(board, grids, "v", steps.v, "V", row_labels=keys), 2),
             ])
-            biases = [(n, getattr(steps, n)) for n in ("b_Q", "b_K", "b_V")]
-            if any(b is not None and np.any(b) for _, b in biases):
-                board.add_row([_grid(board, grids, n, b, n) for n, b in biases if b is not None])
         board.add_note(f"shapes: x_i 1×{D}, W {D}×{steps.q_i.shape[-1]}, K and V {len(keys)}×{steps.k.shape[-1]}")
     elif name == "score":
         board.add_heading("Step 2 · score:  s_j = q_i · k_j",
@@ -239,8 +241,11 @@ def build_step(board: FigureBoard, steps, name: str, key: int | None = None,
     elif name == "sum":
         board.add_heading("Step 6 · sum:  z_i = Σ_j w_j v_j", "the head's output for the query token "
                           f"{qtok!r}: a weighted average of the values")
-        row = [_grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys), "Σ_j →",
-               _grid(board, grids, "z_i", steps.z_i, "z_i", row_labels=[qtok])]
+        # w_j v_j the width of the figure, its column sums under it: beside z_i and the model's z it had a third of
+        # the width, its 64-column heatmap's rows (at most 2.5 cells wide) too short to name 12 keys at 12 px on a
+        # 1280×720 page
+        board.add_row([_grid(board, grids, "weighted", steps.weighted, "w_j v_j", row_labels=keys)])
+        row = ["Σ_j ↓", _grid(board, grids, "z_i", steps.z_i, "z_i", row_labels=[qtok])]
         z_model = getattr(steps, "z_trace", None)
         if z_model is not None:
             row += ["model:", _grid(board, grids, "z_trace", z_model, "z from the model", row_labels=[qtok])]

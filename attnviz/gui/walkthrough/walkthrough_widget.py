@@ -46,6 +46,9 @@ class WalkthroughWidget(WalkthroughView):
         self.layer_box.setPrefix("layer ")
         self.head_box.setPrefix("head ")
         self.part_box = QComboBox()
+        # as wide as its longest item whenever items change: sized once for "self-attention" (shown before the
+        # trace came), translate's "cross-attention" read "cross-attentio" at 1920×1080 and 1280×720
+        self.part_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.part_box.addItem("self-attention", "self")
         self.back_button, self.next_button = QPushButton("◀ Back"), QPushButton("Next ▶")
         self.back_button.setShortcut("Alt+Left")
@@ -54,7 +57,9 @@ class WalkthroughWidget(WalkthroughView):
         self.slider.setPageStep(1)
         self.slider.setTickPosition(QSlider.TicksBelow)
         self.step_label = QLabel()
-        self.step_label.setMinimumWidth(160)
+        # as wide as the longest step's name: the row keeps its place from step to step and never cuts one
+        longest = max((step_label(n) for n in step_names(True, True)), key=self.step_label.fontMetrics().horizontalAdvance)
+        self.step_label.setMinimumWidth(self.step_label.fontMetrics().horizontalAdvance(longest) + 8)
         controls = QHBoxLayout()
         for w in (self.layer_box, self.head_box, self.part_box, self.back_button):
             controls.addWidget(w)
