@@ -27,10 +27,13 @@ from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
 from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
 from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
+from attnviz.lessons.shown_note import TYPED_NOTE, moved_fields, shown_note, shown_title
 
-__all__ = ["LessonStage", "start_lesson", "TYPED_NOTE"]
+__all__ = ["LessonStage", "start_lesson", "TYPED_NOTE", "INPUT_FREE_VIEWS"]
 
-TYPED_NOTE = "(about the scene's own sentence, not the one typed)"
+# figures drawn from shipped training runs or from timings of the model's shape: a typed sentence changes nothing in
+# them, so their scenes offer no typing line (issue 36: scenes 8, 9 and 17 offered "Enter: run the sentence")
+INPUT_FREE_VIEWS = ("scale-training", "path-length", "attention-cost")
 
 
 def _compute(bench, scene):
@@ -96,6 +99,8 @@ class LessonStage(QWidget):
         self.scene = None
         self._shown_text = None
         self._caption_text = ""
+        self._own = None  # the scene's own selection (what its caption was measured on), once its figure is shown
+        self._selects: tuple[str, ...] = ()  # the selection fields the scene's figure draws
         self.view = self.selection = self.trace = None
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -150,16 +155,20 @@ class LessonStage(QWidget):
         self.scene = self.lesson.scenes[i]
         self._fonts()
         self.title.setText(self.scene.title)
-        self.input.setVisible(self.scene.text is not None)
+        typing = self._typing()
+        self.input.setVisible(typing)
         self.input.setText(self.scene.text or "")
         self.input.setCursorPosition(0)  # a sentence longer than the line shows its start, not its last words
-        # one line beside the typing line at 1280×720 (two lines took the figure's height)
+        # one line beside the typing line at 1280×720 (two lines took the figure's height); each key offered only
+        # where it changes the figure
         self._keys_text = (f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
-                           + ("Enter: run the sentence · " if self.scene.text is not None else "")
-                           + "Alt+arrows: layer / head · Esc: back to the app")
+                           + ("Enter: run the sentence · " if typing else "")
+                           + ("Alt+arrows: layer / head · " if self._moves_heads() else "")
+                           + "Esc: back to the app")
         if not self._hint_timer.isActive():  # a hint on screen keeps the strip for its seconds
             self.footer.setText(self._keys_text)
         self._drop_view()
+        self._own = None
         self._shown_text = self.scene.text  # the sentence the figure shows
         self._set_caption(self.scene.caption.split("{")[0].rstrip(" :;,(") + " … (measuring)"
                           if "{" in self.scene.caption else self.scene.caption)
@@ -209,13 +218,38 @@ class LessonStage(QWidget):
         self._set_caption(text)
         self.caption_measured.emit(self.index, text)
 
+    def _typing(self) -> bool:
+        """Whether the scene offers a line to type into: it has a sentence and its figure reads it."""
+        from attnviz.figures.registry import figure_spec
+
+        return self.scene.text is not None and figure_spec(self.scene.view).name not in INPUT_FREE_VIEWS
+
+    def _moves_heads(self) -> bool:
+        """Whether Alt+arrows change the scene's figure (it draws a layer or a head)."""
+        from attnviz.figures.registry import figure_spec
+
+        return bool({"layer", "head"} & set(figure_spec(self.scene.view).selects))
+
     def _set_caption(self, text: str) -> None:
-        """The scene's caption; while the figure shows a typed sentence, said to be about the scene's own (its
-        numbers were measured there: "all 12×12 weights" stood under an 18 × 18 figure)."""
+        """The scene's caption, with what the figure shows said when it is not what the caption was measured on
+        (:func:`_qualify`)."""
         self._caption_text = text
-        shown, own = (self._shown_text or "").strip(), ((self.scene.text if self.scene else None) or "").strip()
-        typed = bool(text) and shown != own
-        self.caption.setText(f"{text} {TYPED_NOTE}" if typed else text)
+        self._qualify()
+
+    def _qualify(self) -> None:
+        """Caption and title, said to be about the scene's own sentence / head / query while the figure shows a
+        typed sentence ("all 12×12 weights" stood under an 18 × 18 figure) or another head (Alt+arrows: "largest
+        0.39 on 'it'" under a head whose top weight was 0.130, issue 36)."""
+        if self.scene is None:
+            return
+        shown, own = (self._shown_text or "").strip(), (self.scene.text or "").strip()
+        typed = shown != own
+        state = self.selection.state if self.selection is not None else None
+        moved = moved_fields(self._own, state, self._selects, typed)
+        note = shown_note(typed, moved, self._own, self._selects)
+        text = self._caption_text
+        self.caption.setText(f"{text} {note}" if text and note else text)
+        self.title.setText(shown_title(self.scene.title, typed, moved))
 
     def _measure_failed(self, message: str) -> None:
         self.caption.setText(f"cannot measure the claim: {message}")
@@ -236,6 +270,10 @@ class LessonStage(QWidget):
         from attnviz.gui.views.lesson_page import on_page
 
         self.view, self.selection, self.trace = on_page(view), selection, trace
+        # what the caption was measured on; a figure of every head of a layer (per_head False) keeps its claim
+        # whichever head is outlined
+        self._own = selection.state
+        self._selects = tuple(f for f in spec.selects if f != "head" or spec.per_head)
         _figure_only(view)
         self.body.addWidget(view, 1)
         view.show()
@@ -261,6 +299,7 @@ class LessonStage(QWidget):
             self.view = self.selection = None
 
     def _selection_changed(self, state, changed) -> None:
+        self._qualify()
         # comparison figures are computed from the model for one head: recompute them for the new one
         if getattr(self.view, "needs_model", False) and changed & {"layer", "head"}:
             self._recompute_panels(state)

@@ -1,7 +1,11 @@
 """Live lesson scene 5 ("Many heads, one output: concat · W_O") at 1280×720 (issue 36): the to-scale figure is
 bound by its height on the wide, short page; it stood along the page's left edge with 60 px patterns P_h over token
 rows named at the legible floor (12 px, the labels' own size 21 px). Now the patterns give way when rows a full
-label line tall leave no readable pattern, and the figure stands in the middle of the page."""
+label line tall leave no readable pattern, and the figure stands in the middle of the page.
+
+Then the live page dropped both patterns at 1280×720 and 1920×1080 while the exported deck draws them and the
+caption's claim is "2 heads that look differently" (issue 36, audit a37): the rows now shrink toward the lesson's
+12 px floor so that each head's pattern stays above its Z."""
 
 from __future__ import annotations
 
@@ -16,12 +20,14 @@ from PySide6.QtGui import QFontInfo  # noqa: E402
 PAGE = (1240, 441)  # the figure's room on the lesson's page in a 1280×720 window (measured)
 
 
-def _figure(qtbot, size, T=19, H=2, dh=32, D=64):
+def _figure(qtbot, size, T=19, H=2, dh=32, D=64, lines=720):
     from attnviz.gui.panels.appearance import compose_style
     from attnviz.gui.walkthrough.concat_figure import ConcatFigure
+    from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
     rng = np.random.default_rng(0)
-    fig = ConcatFigure(compose_style("light", True, "viridis", lines=720))
+    fig = ConcatFigure(compose_style("light", True, "viridis", lines=lines))
+    fig.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)  # as the lesson's stage holds it: 12 px at every screen size
     qtbot.addWidget(fig)
     P = rng.random((H, T, T))
     fig.set_data(rng.normal(size=(H, T, dh)), rng.normal(size=(H * dh, D)), rng.normal(size=(T, D)),
@@ -31,11 +37,19 @@ def _figure(qtbot, size, T=19, H=2, dh=32, D=64):
     return fig
 
 
-def test_the_page_names_its_rows_near_the_labels_own_size(qtbot):
-    fig = _figure(qtbot, PAGE)
-    label_px, own_px = QFontInfo(fig.row_label_font()).pixelSize(), QFontInfo(fig._label_font()).pixelSize()
-    assert label_px >= 0.85 * own_px, (label_px, own_px)  # 11 of 18 px here before (the lesson: 12 of 21)
+@pytest.mark.parametrize("size, lines", [(PAGE, 720), ((1176, 402), 720), ((1860, 600), 1080)])
+def test_the_page_keeps_every_heads_pattern_and_names_every_row(qtbot, size, lines):
+    """The lesson's page at 1280×720 (page and dock) and 1920×1080: P_0 and P_1 drawn, at least 2 label lines tall,
+    above their Z; every token row named at 12 px or more (the rows gave the patterns their height)."""
+    fig = _figure(qtbot, size, lines=lines)
+    r = fig.rects
+    label = QFontInfo(fig._label_font()).pixelSize()
+    for h in (0, 1):
+        assert f"P{h}" in r, sorted(r)  # dropped before
+        assert r[f"P{h}"].bottom() <= r[f"Z{h}"].top() and r[f"P{h}"].height() >= 2 * label, r[f"P{h}"]
+    assert QFontInfo(fig.row_label_font()).pixelSize() >= 12, QFontInfo(fig.row_label_font()).pixelSize()
     assert fig.row_label_stride() == 1  # every token named
+    assert r["labels"].bottom() <= fig.height(), (r["labels"], fig.height())
 
 
 def test_the_figure_stands_in_the_middle_of_the_page(qtbot):
@@ -59,14 +73,8 @@ def test_a_figure_that_fills_its_width_is_not_moved(qtbot, size):
     assert fig.rects["labels"].left() <= 6 + 1 or fig.width() - fig.rects["A"].right() <= 6 + 1
 
 
-DOCK = (1176, 402)  # the figure's room when the lesson sits in a 1280×720 window's 1216×662 (measured, issue 36)
-
-
-def test_the_dock_names_its_rows_at_the_other_scenes_size(qtbot):
-    """In the lesson's dock of a 1280×720 window, scene 5's 19 rows are named at 14 px or more, as the other scenes'
-    T×T maps are (14.2 px there); they were 12 px, the floor, under the patterns P_h."""
-    fig = _figure(qtbot, DOCK)
-    assert QFontInfo(fig.row_label_font()).pixelSize() >= 14, QFontInfo(fig.row_label_font()).pixelSize()
-    assert fig.row_label_stride() == 1
-    last = fig.rects["labels"]  # no label cut: the 19 rows fit the room under the titles
-    assert last.bottom() <= fig.height(), (last, fig.height())
+def test_a_page_too_short_for_floor_rows_leaves_the_patterns_out(qtbot):
+    """Control: where 19 rows at the 12 px floor leave no readable pattern, none is drawn as a smear, and the rows
+    keep the room."""
+    fig = _figure(qtbot, (1176, 330))
+    assert "P0" not in fig.rects and "P1" not in fig.rects, sorted(fig.rects)

@@ -162,6 +162,11 @@ class ConcatFigure(QWidget):
             # rows a full label line tall; with no readable pattern left beside such rows, the rows take it all (a
             # lesson page at 1280×720 drew 60 px patterns over rows named at the 12 px floor, the labels' size 21 px)
             full = max(0.0, min(p_cell, (room - T * line * 0.85) / max(T, 1)))
+            if full * T < 2 * line:  # no readable pattern beside full-line rows: the rows shrink toward the legible
+                # floor (12 px) for a pattern 3 lines tall — the lesson's claim is that the heads look differently,
+                # and its live page dropped both patterns at 1280×720 and 1920×1080 (issue 36)
+                floor_row = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
+                full = max(0.0, min(p_cell, (room - T * floor_row) / max(T, 1), 3 * line / max(T, 1)))
             p_cell = full if full * T >= 2 * line else 0.0
         if p_cell * T < 2 * line:  # too small to read as a pattern: left out rather than drawn as a smear
             p_cell = 0.0
