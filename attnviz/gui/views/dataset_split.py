@@ -30,7 +30,8 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
-HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
+HEAD_PX = 32  # a head's column in the grid: its label ("H13") and its value ("0.00", 31 px with margins) at 12 px; at 30
+# the coref grid's cells were 30.4 px and its numbers hidden in the 1920×1080 dock
 GRID_LABELS_PX = 56  # the grid's layer labels ("L13") and margins, across (at 44 its cells lost their numbers)
 BAR_PX = 90  # the grid's colour bar with its rotated words
 # the mean map beside the grid whenever that gives it the larger side: under the grid of a 1920×1080 dock (600 ×

@@ -1,0 +1,79 @@
+"""What keeps the data-set view's figure legible once laid out: colour bars inside the part seen without scrolling,
+and a head grid whose columns never shrink below a label's line (the figure scrolls sideways instead).
+
+A bar is as tall as its map's row, and its rotated words are centred on it: a real model's 30-layer grid (642 px)
+and the mean map beside it (a 619-px row for a 379-px map) put the words' middle below the scroll area's bottom, so
+they read "ean weight / n maximum" at 1280×720 and "core / 1" at 1920×1080 (issue 36). Each bar is held to the
+height seen from the figure's top (and the mean map's to its matrix), at the top of its row, so its ends, ticks and
+words are all on screen at once; the grid's cells below it keep their colours, read against the same bar.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from attnviz.gui.widgets.square_cells import UNLIMITED
+
+__all__ = ["fit_view", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
+
+LEAST_BAR_PX = 160  # a bar never shorter: its two ends and a tick between, and words wrapped onto a few lines
+BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its end label is half a line lower)
+# a head's column at least one line of its label's 12-px font (13.95 px × the axis' 0.92 packing), the label turned
+# upright: 32 heads in a 600-px dock get 13.25 px; narrower, the figure scrolls sideways rather than shrink them
+LEAST_HEAD_PX = 13
+
+
+def _bar_room(heatmap, canvas, seen_h: float, own_h: float | None) -> float:
+    """The height ``heatmap``'s bar may take: to ``seen_h`` (the canvas's height seen without scrolling) from the
+    bar's top, no more than ``own_h`` (the matrix's, for a map with square cells), at least LEAST_BAR_PX."""
+    top = canvas.mapFromScene(heatmap.vb.sceneBoundingRect().topLeft()).y()  # the bar's top is the matrix row's
+    room = seen_h - top - BAR_MARGIN_PX
+    if own_h is not None:
+        room = min(room, own_h)
+    return max(float(LEAST_BAR_PX), room)
+
+
+def fit_bars(view) -> None:
+    """Hold the grid's and the mean map's colour bars of DatasetView ``view`` to what is seen without scrolling."""
+    canvas = view.canvas
+    seen_h = view.split.scroll.viewport().height()
+    if seen_h <= 0:
+        return
+    for heatmap in (view.grid, view.pattern):
+        rows = heatmap.image.shape_rc[0]
+        # (a square-cell map's bar spanned the spare height under its matrix too)
+        own = rows * heatmap._drawn_px + heatmap.left._metrics().height() if heatmap.lock_aspect and \
+            heatmap._drawn_px > 0 else None
+        room = _bar_room(heatmap, canvas, seen_h, own)
+        bar = heatmap.bar
+        most = room if room < heatmap.vb.height() - 1 else UNLIMITED  # a bar that fits keeps its row's height
+        if abs(bar.maximumHeight() - most) > 2:
+            bar.setMaximumHeight(most)
+            heatmap.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
+
+
+def fit_columns(view) -> None:
+    """The figure at least as wide as the grid's layer labels, LEAST_HEAD_PX a head and its colour bar need, when the
+    grid is under the mean map (beside it, :class:`DatasetSplit` gives it room for its labels and numbers)."""
+    grid, heads = view.grid, view.grid.image.shape_rc[1]
+    if grid.vb.width() <= 0:
+        return
+    # what is not the grid's cells (layer labels, colour bar, the layouts' margins: 54 px more than the labels and
+    # bar) keeps its width; the cells get LEAST_HEAD_PX a head
+    need = int(view.canvas.width() - grid.vb.width() + LEAST_HEAD_PX * heads + 1)
+    seen_w = view.split.scroll.viewport().width()
+    least = need if heads and not view.split.side_by_side and need > seen_w else 0
+    if view.canvas.minimumWidth() != least and seen_w > 0:
+        view.canvas.setMinimumWidth(least)
+
+
+def fit_view(view) -> None:
+    """Fit ``view``'s bars and columns to the scroll area (called after every layout change of its maps)."""
+    if getattr(view, "_fitting", False):
+        return
+    view._fitting = True
+    try:
+        fit_bars(view)
+        fit_columns(view)
+    finally:
+        view._fitting = False
