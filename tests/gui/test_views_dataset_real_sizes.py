@@ -75,3 +75,12 @@ def test_thirty_two_heads_keep_full_size_labels_and_the_figure_scrolls_sideways(
         heads = view.grid.bottom
         assert list(heads.visible_indices()) == list(range(32)) and heads.font_factor == 1.0, (width, heads.font_factor)
         assert (view.canvas.width() > _seen(view).width()) == scrolls, (width, view.canvas.width(), _seen(view))
+
+
+def test_the_mean_map_beside_a_thirty_layer_grid_is_seen_whole(qtbot, trace_30x9):
+    """1280×720: beside the grid (a 770-px figure in 434 px seen) the mean map took the grid's row height and its
+    last rows (30–36) were cut off at the scroll area's bottom. Control: the grid itself still scrolls."""
+    view = scored_view(qtbot, trace_30x9, *DOCKS["1280x720"])
+    seen, mean = _seen(view), _on_screen(view, view.pattern.image)
+    assert view.split.side_by_side and seen.contains(mean) and mean.height() >= 250, (mean, seen)
+    assert _on_screen(view, view.grid.image).bottom() > seen.bottom()

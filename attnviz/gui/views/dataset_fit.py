@@ -1,5 +1,6 @@
-"""What keeps the data-set view's figure legible once laid out: colour bars inside the part seen without scrolling,
-and a head grid whose columns never shrink below a label's line (the figure scrolls sideways instead).
+"""What keeps the data-set view's figure legible once laid out: colour bars (and a mean map beside a tall grid) inside
+the part seen without scrolling, and a head grid whose columns never shrink below a label's line (the figure scrolls
+sideways instead).
 
 A bar is as tall as its map's row, and its rotated words are centred on it: a real model's 30-layer grid (642 px)
 and the mean map beside it (a 619-px row for a 379-px map) put the words' middle below the scroll area's bottom, so
@@ -14,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
-__all__ = ["fit_view", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
+__all__ = ["fit_view", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
 
 LEAST_BAR_PX = 160  # a bar never shorter: its two ends and a tick between, and words wrapped onto a few lines
 BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its end label is half a line lower)
@@ -67,12 +68,24 @@ def fit_columns(view) -> None:
         view.canvas.setMinimumWidth(least)
 
 
+def fit_pattern(view) -> None:
+    """Beside a grid taller than the part seen (30 layers at 1280×720: a 770-px figure in 434 px), the mean map no
+    taller than that part: as tall as the grid's row, its last 5 rows were cut off at the scroll area's bottom."""
+    pattern, seen_h = view.pattern, view.split.scroll.viewport().height()
+    top = view.canvas.mapFromScene(pattern.sceneBoundingRect().topLeft()).y()
+    most = seen_h - top if view.split.side_by_side and view.canvas.height() > seen_h > top else UNLIMITED
+    if abs(pattern.maximumHeight() - most) > 2:
+        pattern.setMaximumHeight(most)
+        view.figure.layout.setAlignment(pattern, Qt.AlignmentFlag.AlignTop)
+
+
 def fit_view(view) -> None:
     """Fit ``view``'s bars and columns to the scroll area (called after every layout change of its maps)."""
     if getattr(view, "_fitting", False):
         return
     view._fitting = True
     try:
+        fit_pattern(view)
         fit_bars(view)
         fit_columns(view)
     finally:
