@@ -5,8 +5,8 @@ sideways instead).
 A bar is as tall as its map's row, and its rotated words are centred on it: a real model's 30-layer grid (642 px)
 and the mean map beside it (a 619-px row for a 379-px map) put the words' middle below the scroll area's bottom, so
 they read "ean weight / n maximum" at 1280×720 and "core / 1" at 1920×1080 (issue 36). Each bar is held to the
-height seen from the figure's top (and the mean map's to its matrix), at the top of its row, so its ends, ticks and
-words are all on screen at once; the grid's cells below it keep their colours, read against the same bar.
+height seen from the figure's top, at the top of its row, so its ends, ticks and words are all on screen at once; the
+grid's cells below it keep their colours, read against the same bar.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
-__all__ = ["fit_view", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
+__all__ = ["fit_view", "fit_on_layout", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
 
 LEAST_BAR_PX = 160  # a bar never shorter: its two ends and a tick between, and words wrapped onto a few lines
 BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its end label is half a line lower)
@@ -24,28 +24,18 @@ BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its en
 LEAST_HEAD_PX = 13
 
 
-def _bar_room(heatmap, canvas, seen_h: float, own_h: float | None) -> float:
-    """The height ``heatmap``'s bar may take: to ``seen_h`` (the canvas's height seen without scrolling) from the
-    bar's top, no more than ``own_h`` (the matrix's, for a map with square cells), at least LEAST_BAR_PX."""
-    top = canvas.mapFromScene(heatmap.vb.sceneBoundingRect().topLeft()).y()  # the bar's top is the matrix row's
-    room = seen_h - top - BAR_MARGIN_PX
-    if own_h is not None:
-        room = min(room, own_h)
-    return max(float(LEAST_BAR_PX), room)
-
-
 def fit_bars(view) -> None:
-    """Hold the grid's and the mean map's colour bars of DatasetView ``view`` to what is seen without scrolling."""
+    """Hold the grid's and the mean map's colour bars of DatasetView ``view`` to what is seen without scrolling: from
+    a bar's top down to the seen part's bottom, at least LEAST_BAR_PX. (Not to a square map's matrix: the bar's words
+    wrap onto more lines when it is shorter, it grows wider, the matrix narrower and so shorter — a 2-layer model's
+    mean map spiralled from 70 px to 57.)"""
     canvas = view.canvas
     seen_h = view.split.scroll.viewport().height()
     if seen_h <= 0:
         return
     for heatmap in (view.grid, view.pattern):
-        rows = heatmap.image.shape_rc[0]
-        # (a square-cell map's bar spanned the spare height under its matrix too)
-        own = rows * heatmap._drawn_px + heatmap.left._metrics().height() if heatmap.lock_aspect and \
-            heatmap._drawn_px > 0 else None
-        room = _bar_room(heatmap, canvas, seen_h, own)
+        top = canvas.mapFromScene(heatmap.vb.sceneBoundingRect().topLeft()).y()  # the bar's top is the matrix row's
+        room = max(float(LEAST_BAR_PX), seen_h - top - BAR_MARGIN_PX)
         bar = heatmap.bar
         most = room if room < heatmap.vb.height() - 1 else UNLIMITED  # a bar that fits keeps its row's height
         if abs(bar.maximumHeight() - most) > 2:
@@ -90,3 +80,12 @@ def fit_view(view) -> None:
         fit_columns(view)
     finally:
         view._fitting = False
+
+
+def fit_on_layout(view) -> None:
+    """Fit ``view`` again whenever its maps are resized or the scroll area's seen part changes (a sideways scroll
+    bar appearing took 14 px of height from under a bar already fitted: its end was cut)."""
+    for vb in (view.grid.vb, view.pattern.vb):
+        vb.sigResized.connect(lambda *_: fit_view(view))
+    for scroll_bar in (view.split.scroll.horizontalScrollBar(), view.split.scroll.verticalScrollBar()):
+        scroll_bar.rangeChanged.connect(lambda *_: fit_view(view))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QListWidgetItem
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.dataset_fit import fit_view
+from attnviz.gui.views.dataset_fit import fit_on_layout, fit_view
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
@@ -76,8 +76,7 @@ class DatasetView(SourceChoice, BaseView):
         lay.insertWidget(1, self.splitter, 1)
         lay.insertWidget(1, parts.notice)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
-        for vb in (self.grid.vb, self.pattern.vb):
-            vb.sigResized.connect(lambda *_: fit_view(self))
+        fit_on_layout(self)
         self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
