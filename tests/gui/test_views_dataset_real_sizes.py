@@ -83,3 +83,32 @@ def test_the_mean_map_beside_a_thirty_layer_grid_is_seen_whole(qtbot, trace_30x9
     seen, mean = _seen(view), _on_screen(view, view.pattern.image)
     assert view.split.side_by_side and seen.contains(mean) and mean.height() >= 250, (mean, seen)
     assert _on_screen(view, view.grid.image).bottom() > seen.bottom()
+
+
+def test_a_file_gets_the_whole_figure_not_the_screens_fitting(qtbot, trace_30x9):
+    """An export lays the figure out for its page, where nothing scrolls: bars and the mean map held to the screen's
+    434 px drew a 351-px bar beside a 500-px grid and a mean map half its room. Control: on screen they are held."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    view = scored_view(qtbot, trace_30x9, *DOCKS["1280x720"])
+    on_screen = view.grid.bar.height(), view.grid.vb.height()
+    assert on_screen[0] < on_screen[1] - 50, on_screen  # control: fitted to the scroll area
+    seen = {}
+    scene = view.canvas.scene()
+    draw = scene.render
+
+    def render(*args):
+        seen["bar"], seen["grid"] = view.grid.bar.height(), view.grid.vb.height()
+        seen["pattern"] = view.pattern.bar.height(), view.pattern.vb.height()
+        draw(*args)
+
+    scene.render = render
+    size = view.figure_size()
+    image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    view.render_figure(painter, QRectF(0, 0, size.width(), size.height()))
+    painter.end()
+    assert seen["bar"] >= seen["grid"] - 2, seen
+    assert seen["pattern"][0] >= 0.9 * seen["pattern"][1], seen
+    qtbot.waitUntil(lambda: view.grid.bar.height() < view.grid.vb.height() - 50, timeout=5000)  # fitted again

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
-__all__ = ["fit_view", "fit_on_layout", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
+__all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
 
 LEAST_BAR_PX = 160  # a bar never shorter: its two ends and a tick between, and words wrapped onto a few lines
 BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its end label is half a line lower)
@@ -67,6 +67,26 @@ def fit_pattern(view) -> None:
     if abs(pattern.maximumHeight() - most) > 2:
         pattern.setMaximumHeight(most)
         view.figure.layout.setAlignment(pattern, Qt.AlignmentFlag.AlignTop)
+
+
+def release(view) -> None:
+    """Undo the fitting: a file shows the whole figure, and bars and a mean map held to the screen's scroll area
+    drew short there (the screen's 434 px in a 650-px page)."""
+    for item in (view.grid.bar, view.pattern.bar, view.pattern):
+        item.setMaximumHeight(UNLIMITED)
+
+
+class FitsOnScreen:
+    """Mixed into DatasetView: its figure drawn for a file without the on-screen fitting, fitted again after."""
+
+    def render_figure(self, painter, rect, scale: float = 1.0) -> None:
+        self._fitting = True  # (the figure laid out for the file resizes the maps: no fitting meanwhile)
+        try:
+            release(self)
+            super().render_figure(painter, rect, scale)
+        finally:
+            self._fitting = False
+            fit_view(self)
 
 
 def fit_view(view) -> None:

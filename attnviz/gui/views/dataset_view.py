@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QListWidgetItem
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
-from attnviz.gui.views.dataset_fit import fit_on_layout, fit_view
+from attnviz.gui.views.dataset_fit import FitsOnScreen, fit_on_layout, fit_view
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
@@ -35,7 +35,7 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 
-class DatasetView(SourceChoice, BaseView):
+class DatasetView(FitsOnScreen, SourceChoice, BaseView):
     title = "Heads over a data set"
     tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
