@@ -112,3 +112,18 @@ def test_a_file_gets_the_whole_figure_not_the_screens_fitting(qtbot, trace_30x9)
     assert seen["bar"] >= seen["grid"] - 2, seen
     assert seen["pattern"][0] >= 0.9 * seen["pattern"][1], seen
     qtbot.waitUntil(lambda: view.grid.bar.height() < view.grid.vb.height() - 50, timeout=5000)  # fitted again
+
+
+def test_a_few_heads_beside_the_map_keep_their_title_on_two_lines_where_the_map_leaves_room(qtbot, tmp_path):
+    """1280×720 (~972 × 493): the grid's column beside the map was as wide as 2 heads' labels, and its title took five
+    lines while ~380 px beside the height-bound map stood empty. Control: the 1920×1080 dock (600 px, no room to
+    spare) keeps the map as large as before (~240 px)."""
+    trace = task_free_trace(tmp_path, 3, 2)
+    lines = {}
+    for dock in ("1280x720", "1920x1080"):
+        view = scored_view(qtbot, trace, *DOCKS[dock])
+        assert view.split.side_by_side
+        lines[dock] = view.grid.title.height() / view.style.metrics(1.2).height()
+        mean = _on_screen(view, view.pattern.image)
+        assert min(mean.width(), mean.height()) >= 230, (dock, mean)
+    assert lines["1280x720"] <= 2.6, lines
