@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
-__all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX", "LEAST_HEAD_PX"]
+__all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX",
+           "LEAST_HEAD_PX"]
 
 LEAST_BAR_PX = 160  # a bar never shorter: its two ends and a tick between, and words wrapped onto a few lines
 BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its end label is half a line lower)
@@ -35,7 +36,9 @@ def fit_bars(view) -> None:
         return
     for heatmap in (view.grid, view.pattern):
         top = canvas.mapFromScene(heatmap.vb.sceneBoundingRect().topLeft()).y()  # the bar's top is the matrix row's
-        room = max(float(LEAST_BAR_PX), seen_h - top - BAR_MARGIN_PX)
+        # a bar further down (the mean map's, under a tall grid) is seen once scrolled to: the whole part seen, not the
+        # least (its 170-px map had a 161-px bar)
+        room = max(float(LEAST_BAR_PX), (seen_h - top if top < seen_h else seen_h - BAR_MARGIN_PX) - BAR_MARGIN_PX)
         bar = heatmap.bar
         most = room if room < heatmap.vb.height() - 1 else UNLIMITED  # a bar that fits keeps its row's height
         if abs(bar.maximumHeight() - most) > 2:
