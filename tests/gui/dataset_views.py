@@ -1,4 +1,5 @@
-"""Shared by the data-set views' tests: a view of ``cls`` on its own selection, shown at 1300 × 700."""
+"""Shared by the data-set views' tests: a view of ``cls`` on its own selection, shown at 1300 × 700; a tiny random
+decoder of any layers × heads with no task, and a data-set view of a given size showing its scores."""
 
 from __future__ import annotations
 
@@ -14,3 +15,38 @@ def make(qtbot, cls, trace):
     qtbot.waitExposed(view)
     view.set_trace(trace)
     return view, sel
+
+
+def task_free_trace(folder, layers: int, heads: int):
+    """A trace of a tiny random decoder of ``layers`` × ``heads`` with no built-in task (scored on its own input)."""
+    from attnviz.models.checkpoint import save_checkpoint
+    from attnviz.models.config import ModelConfig
+    from attnviz.models.registry import build_model
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.text.tokenizer import Tokenizer
+
+    tok = Tokenizer.build("char", ["abc def"])
+    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=layers, n_heads=heads, d_model=2 * heads,
+                      max_len=16, head="lm")
+    path = save_checkpoint(folder / f"m{layers}x{heads}", build_model(cfg), cfg, {}, tokenizer=tok)
+    trace = run_trace(load_model(path), text="abc def")
+    trace.meta["model_name"] = str(path)  # the view finds the model by its folder
+    return trace
+
+
+def scored_view(qtbot, trace, width: int, height: int):
+    """A data-set view of ``width`` × ``height`` px showing ``trace``'s scores."""
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.gui.views.dataset_view import DatasetView
+
+    view = DatasetView(selection=Selection())
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_trace(trace)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    for _ in range(20):
+        QApplication.processEvents()
+    return view

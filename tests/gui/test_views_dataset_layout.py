@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from attnviz.gui.views.dataset_view import DatasetView  # noqa: E402
 from attnviz.selection import Selection  # noqa: E402
-from dataset_views import make  # noqa: E402
+from dataset_views import make, scored_view, task_free_trace  # noqa: E402
 
 
 def settle(n=20):
@@ -176,43 +176,13 @@ def test_the_table_shows_its_rows_whole_without_a_sideways_scroll_in_a_1920x1080
     assert table.horizontalScrollBar().isVisible() or table.viewport().height() // table.rowHeight(0) < n
 
 
-def _task_free_trace(folder, layers: int, heads: int):
-    """A trace of a tiny random decoder of ``layers`` × ``heads`` with no built-in task (scored on its own input)."""
-    from attnviz.models.checkpoint import save_checkpoint
-    from attnviz.models.config import ModelConfig
-    from attnviz.models.registry import build_model
-    from attnviz.runtime import load_model, run_trace
-    from attnviz.text.tokenizer import Tokenizer
-
-    tok = Tokenizer.build("char", ["abc def"])
-    cfg = ModelConfig(kind="decoder", vocab_size=len(tok.vocab), n_layers=layers, n_heads=heads, d_model=2 * heads,
-                      max_len=16, head="lm")
-    path = save_checkpoint(folder / f"m{layers}x{heads}", build_model(cfg), cfg, {}, tokenizer=tok)
-    trace = run_trace(load_model(path), text="abc def")
-    trace.meta["model_name"] = str(path)  # the view finds the model by its folder
-    return trace
-
-
-def _scored_view(qtbot, trace, width: int, height: int) -> DatasetView:
-    """A data-set view of ``width`` × ``height`` px showing ``trace``'s scores."""
-    view = DatasetView(selection=Selection())
-    qtbot.addWidget(view)
-    view.resize(width, height)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_trace(trace)
-    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
-    settle()
-    return view
-
-
 def test_a_real_models_thirty_layers_keep_legible_rows_and_mean_map_in_a_wide_dock(qtbot, tmp_path):
     """Issue 36 (real sizes): in the 1920×1080 dock (~600 × 676 px) a 30-layer grid got ~40 px, every 7th layer
     named, and the mean map ~50 px with its colour bar's words cut: the figure now scrolls instead, each layer
     named at a row of at least 12 px. The control: a 2-layer model's figure still fits without scrolling."""
     shown = {}
     for layers in (30, 2):
-        view = _scored_view(qtbot, _task_free_trace(tmp_path, layers, 9), 600, 676)
+        view = scored_view(qtbot, task_free_trace(tmp_path, layers, 9), 600, 676)
         grid, mean = on_screen(view, view.grid.image), on_screen(view, view.pattern.image)
         shown[layers] = (grid.height() / layers, min(mean.width(), mean.height()),
                          list(view.grid.left.visible_indices()), view.canvas.minimumHeight())
@@ -254,7 +224,7 @@ def test_a_14_head_grid_keeps_the_mean_map_under_it_in_a_600_px_dock(qtbot, tmp_
     (every 2nd named) and the map 110 px; side by side only when both fit across. The control: 2 heads go beside."""
     side = {}
     for heads in (14, 2):
-        view = _scored_view(qtbot, _task_free_trace(tmp_path, 3, heads), 600, 676)
+        view = scored_view(qtbot, task_free_trace(tmp_path, 3, heads), 600, 676)
         grid = on_screen(view, view.grid.image)
         side[heads] = view.split.side_by_side
         if heads == 14:

@@ -59,8 +59,9 @@ def test_the_mean_pattern_gets_the_room_beside_the_grid(qtbot, coref_trace):
         assert not axis.major_only and axis._metrics().height() >= 12 * 1.1, axis._metrics().height()  # … at full size
         assert axis.style.font_pt() * axis.font_factor * 96 / 72 >= 12 - 0.05
     grid = _on_screen(view, view.grid.image)
-    assert grid.width() / 4 >= 28, grid  # … and the grid's four heads keep room for their numbers
-    assert len(view._cell_labels) == 8
+    assert grid.width() / 4 >= 28, grid  # … and the grid's four heads keep room for their numbers, each shown
+    # (at 30.4 px a cell, 0.3 px short of "0.00" at 12 px with its margins, all eight were hidden)
+    assert len(view._cell_labels) == 8 and all(item.isVisible() for item in view._cell_labels)
     table = view.table
     assert view.splitter.sizes()[1] > 0 and table.viewport().height() >= 2 * table.rowHeight(0)
 

@@ -30,7 +30,8 @@ GRID_CHROME_PX, MEAN_MAP_PX, CAPTION_PX = 70, 380, 40
 # the least a wide view's figure may have before it scrolls: 14 px a layer (12 px labels) and a mean map with its
 # titles and position labels about 100 px square (the bundled models' few layers always fit)
 LEAST_ROW_PX, LEAST_MEAN_PX = 14, 200
-HEAD_PX = 30  # a head's column in the grid: its label ("H13") at 12 px with room either side
+HEAD_PX = 32  # a head's column in the grid: its label ("H13") and its value ("0.00", 31 px with margins) at 12 px; at 30
+# the coref grid's cells were 30.4 px and its numbers hidden in the 1920×1080 dock
 GRID_LABELS_PX = 56  # the grid's layer labels ("L13") and margins, across (at 44 its cells lost their numbers)
 BAR_PX = 90  # the grid's colour bar with its rotated words
 # the mean map beside the grid whenever that gives it the larger side: under the grid of a 1920×1080 dock (600 ×
@@ -38,6 +39,7 @@ BAR_PX = 90  # the grid's colour bar with its rotated words
 # layout's margins across, its two-line title, column labels and the caption down; a grid over it is about
 # STACKED_ROW_PX a layer with its title and head labels
 MAP_CHROME_W, MAP_CHROME_H, STACKED_ROW_PX = 180, 150, 40
+TITLE_COLUMN_PX = 280  # the grid's column beside the map, where the map leaves room: its title in two or three lines
 SIDE_MAP_PX = 300  # the mean map's side beside the grid that the table makes room for
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable; the bar says it then)
 
@@ -107,6 +109,11 @@ class DatasetSplit:
             # map is as tall as it can be wide, up to SIDE_MAP_PX
             side = min(SIDE_MAP_PX, width - grid_width(self.layers, self.heads) - MAP_CHROME_W)
             below = max(min(below, h - side - MAP_CHROME_H), int(h * (BELOW_SHARE - 0.1)))
+        # the width a height-bound map leaves goes to the grid's column, up to TITLE_COLUMN_PX: in a 2-head column
+        # beside the 1280×720 dock's map, with ~380 px to spare, the grid's title took five lines
+        grid_w = grid_width(self.layers, self.heads)
+        spare = width - grid_w - MAP_CHROME_W - max(0, min(width - grid_w - MAP_CHROME_W, h - below - MAP_CHROME_H))
+        self.grid_column = grid_w + max(0, min(spare, TITLE_COLUMN_PX - grid_w))
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
@@ -146,10 +153,10 @@ class DatasetSplit:
                 figure.removeItem(item)
             figure.addItem(pattern, row=0 if side else 1, col=1 if side else 0)
             figure.addItem(caption, row=2, col=0, colspan=2 if side else 1)
-        self.share(figure, side, layers, heads)
+        self.share(figure, side, layers, heads, getattr(self, "grid_column", None))
 
     @staticmethod
-    def share(figure, side: bool, layers: int, heads: int) -> None:
+    def share(figure, side: bool, layers: int, heads: int, grid_w: int | None = None) -> None:
         """The figure's rows and columns as the grid and the mean map need them: a fixed 2 : 5 of the height gave a
         30-layer grid 40 px (every 7th layer named) over a mean map with room to spare; beside it, the grid is as wide
         as its heads' labels need (14 heads in 2/5 of a 600-px dock were named every 2nd)."""
@@ -158,9 +165,11 @@ class DatasetSplit:
             lay.setRowStretchFactor(row, need)
         # beside the map, the grid takes the width its heads need and the map the rest (in proportion, a 600-px
         # dock gave a 4-head grid 200 px and the map 246 px)
-        grid_w = grid_width(layers, heads)
+        least = grid_width(layers, heads)
         # (a minimum, not a maximum: a column's maximum capped the whole layout's width, which kept it after the
-        # map went back under the grid)
-        lay.setColumnMinimumWidth(0, grid_w if side else 0)
+        # map went back under the grid; the room for its title only preferred: as a minimum it made the figure's
+        # minimum wider than a narrow dock)
+        lay.setColumnMinimumWidth(0, least if side else 0)
+        lay.setColumnPreferredWidth(0, max(least, grid_w or 0) if side else 0)
         for col, share in enumerate((1, 100) if side else (1, 0)):  # (a 0 stretch left the layout stuck narrow)
             lay.setColumnStretchFactor(col, share)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QListWidgetItem
 
 from attnviz.analysis.head_scores import SCORE_LABELS, SCORES, score_label
 from attnviz.gui.views.base import BaseView
+from attnviz.gui.views.dataset_fit import FitsOnScreen, fit_on_layout, fit_view
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_scoring import score_dataset_job
@@ -34,7 +35,7 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 
-class DatasetView(SourceChoice, BaseView):
+class DatasetView(FitsOnScreen, SourceChoice, BaseView):
     title = "Heads over a data set"
     tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
@@ -42,7 +43,8 @@ class DatasetView(SourceChoice, BaseView):
     scores_ready = Signal(object)  # HeadScores, once computed
 
     def _build(self) -> None:
-        self.grid = LabelledHeatmap(self.style)
+        # the heads named above the grid: under a real model's 30 layers they were scrolled out of view
+        self.grid = LabelledHeatmap(self.style, top_axis=True)
         self.pattern = LabelledHeatmap(self.style, lock_aspect=True)
         self.figure.addItem(self.grid, row=0, col=0)
         self.figure.addItem(self.pattern, row=1, col=0)  # the dock's width: beside the grid, 14 rows got ~100 px
@@ -74,6 +76,7 @@ class DatasetView(SourceChoice, BaseView):
         lay.insertWidget(1, self.splitter, 1)
         lay.insertWidget(1, parts.notice)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
+        fit_on_layout(self)
         self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
@@ -99,6 +102,7 @@ class DatasetView(SourceChoice, BaseView):
         layers, heads = self.result.scores[self.part][self.score].shape if known else (1, 1)
         self.split.arrange(self.width(), layers, heads)
         self.split.place(self.figure, self.pattern, self.caption, layers, heads)
+        fit_view(self)
 
     @property
     def narrow(self) -> bool:
