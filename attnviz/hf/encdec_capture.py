@@ -21,6 +21,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
+from attnviz.hf.deferred_softmax import DeferredSoftmax
 from attnviz.hf.dtype_support import compute_dtype_of, stored_precision
 from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
 from attnviz.hf.encdec_streams import StreamRecorder
@@ -183,9 +184,9 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                                "(L.h) of this layout")
             arrays.update(_embeddings(streams.embeddings(part), layers[0]["stream"], base, conv,
                                       T_enc if part == "enc" else T_dec))
-        next_probs = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T_dec, V)
-        arrays["next_probs"] = next_probs.astype(dtype, copy=False)
-        arrays["prediction"] = arrays["next_probs"][-1]
+        # (T_dec, V): the softmax runs for the rows asked for; the last position's is the prediction
+        deferred = {"next_probs": DeferredSoftmax(logits[0], dtype)}
+        arrays["prediction"] = deferred["next_probs"].row(-1)
     kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
     from attnviz.hf.describe import EMB_SUM, true_config  # the model's real activation and norm names
     missing = ([f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
@@ -202,4 +203,4 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         # T5: softmax(q kᵀ·scale + mask + bias)
         additive_bias=True if any(k.endswith((".bias", ".score_rel_table")) for k in arrays) else None,
         emb_sum=EMB_SUM)
-    return finish_trace(tokens, arrays, description, meta, notices=notices)
+    return finish_trace(tokens, arrays, description, meta, notices=notices, deferred=deferred)
