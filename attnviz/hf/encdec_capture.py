@@ -21,11 +21,13 @@ from attnviz.capture.on_demand import ON_DEMAND_T
 from attnviz.capture.trace import LARGE_T, Trace, layer_prefix
 from attnviz.errors import ModelLoadError
 from attnviz.hf.attention_record import AttentionRecorder, _bind
+from attnviz.hf.deferred_softmax import DeferredSoftmax
 from attnviz.hf.dtype_support import compute_dtype_of, stored_precision
 from attnviz.hf.encdec_rule import RelativeTable, relative_table, seed_rule
 from attnviz.hf.encdec_streams import StreamRecorder
 from attnviz.hf.layer_arrays import call_arrays
 from attnviz.hf.loader import quiet_transformers
+from attnviz.hf.module_plan import module_plan
 from attnviz.hf.check_memo import CheckMemo
 from attnviz.hf.projections import read_projections
 from attnviz.hf.tensor_numpy import TensorsToNumpy
@@ -126,7 +128,7 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
     """
     cfg = model.cfg
     arch = (getattr(model.config, "architectures", None) or [type(model).__name__])[0]
-    names = {id(m): n for n, m in model.named_modules()}
+    names = module_plan(model).names  # kept per model (hf/module_plan.py): a walk of its own cost ~0.5 ms a capture
     enc_name = names[id(model.get_encoder())]
     T_dec, T_enc = inputs["decoder_input_ids"].shape[1], inputs["input_ids"].shape[1]
     large = max(T_dec, T_enc) > LARGE_T
@@ -183,9 +185,9 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
                                "(L.h) of this layout")
             arrays.update(_embeddings(streams.embeddings(part), layers[0]["stream"], base, conv,
                                       T_enc if part == "enc" else T_dec))
-        next_probs = torch.softmax(logits.detach().float(), dim=-1)[0].cpu().numpy()  # (T_dec, V)
-        arrays["next_probs"] = next_probs.astype(dtype, copy=False)
-        arrays["prediction"] = arrays["next_probs"][-1]
+        # (T_dec, V): the softmax runs for the rows asked for; the last position's is the prediction
+        deferred = {"next_probs": DeferredSoftmax(logits[0], dtype)}
+        arrays["prediction"] = deferred["next_probs"].row(-1)
     kv_heads = int(rec.calls[0].key.shape[1]) if rec.calls else cfg.n_heads
     from attnviz.hf.describe import EMB_SUM, true_config  # the model's real activation and norm names
     missing = ([f"x, q, k, v, z, W_O of the {', '.join(_PART_NAMES[p] for p in unread)} "
@@ -202,4 +204,4 @@ def capture_encdec(model, inputs: dict, tokens: list[str], meta: dict | None = N
         # T5: softmax(q kᵀ·scale + mask + bias)
         additive_bias=True if any(k.endswith((".bias", ".score_rel_table")) for k in arrays) else None,
         emb_sum=EMB_SUM)
-    return finish_trace(tokens, arrays, description, meta, notices=notices)
+    return finish_trace(tokens, arrays, description, meta, notices=notices, deferred=deferred)

@@ -10,15 +10,13 @@ q, k, v, z, x and residual stream at once (~9 GB at 16,384 tokens on a 30-layer,
 from __future__ import annotations
 
 import bisect
-import ctypes
-import ctypes.util
 import itertools
-import os
 
 import numpy as np
 
 from attnviz.capture.record import LARGE_T
 from attnviz.capture.spill import SpillStore
+from attnviz.hf.allocator import TRIM, resident_bytes
 from attnviz.hf.check_memo import CheckMemo
 from attnviz.hf.layer_arrays import call_arrays, on_demand_arrays
 from attnviz.hf.projections import read_projections
@@ -41,29 +39,10 @@ def _storage(t) -> tuple[int, int] | None:
         return None
 
 
-def _malloc_trim():
-    """glibc's ``malloc_trim`` (None elsewhere): hands the free pages of every malloc arena back to the system."""
-    if os.environ.get("ATTNVIZ_MALLOC_TRIM", "1") == "0":
-        return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_TRIM = _malloc_trim()
+_TRIM = TRIM  # glibc's malloc_trim (None elsewhere): attnviz.hf.allocator
 # resident growth since the last trim worth handing back: a trim after every layer made the next layer fault its
 # pages in again (1.33x the forward's CPU at 4,096 tokens against 1.17x without trims, which grew the peak by 1 GiB)
 TRIM_STEP = 256 << 20
-
-
-def resident_bytes() -> int | None:
-    """This process's resident memory (Linux's /proc/self/statm; None elsewhere)."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 class LayerConverter:

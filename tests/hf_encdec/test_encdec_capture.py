@@ -121,8 +121,14 @@ def test_projections_and_output_equal_the_modules(family_run):
 
 
 def test_next_probs_equal_the_unhooked_models(family_run):
-    _, _, trace, (_, logits, _) = family_run
+    _, loaded, trace, (_, logits, _) = family_run
     ref = torch.softmax(logits[0].float(), dim=-1).numpy()
+    # computed when asked, per row or whole (the capture runs the softmax for the prediction's row only; a fresh
+    # trace: the shared one may have been asked for it by another test)
+    fresh = _trace(loaded, TARGET)
+    assert "next_probs" not in fresh.arrays and fresh.shape("next_probs") == ref.shape
+    assert np.abs(trace.row("next_probs", 2) - ref[2]).max() <= 1e-6
+    assert np.abs(trace.row("next_probs", 2) - ref[1]).max() > 1e-4  # control: another position's
     assert np.abs(trace["next_probs"] - ref).max() <= 1e-6
     assert np.array_equal(trace["prediction"], trace["next_probs"][-1])
 

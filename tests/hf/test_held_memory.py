@@ -1,0 +1,112 @@
+"""What a long capture's budget counts as held besides the weights (attnviz.hf.held_memory): not the memory a
+previous capture freed, which the allocator keeps resident and the next capture reuses first (counted, a
+second 4,096-token capture in one process wrote 657 of its 1,026 MiB to disk, the first 48).
+
+Free-but-resident memory is made with the C allocator itself: blocks below its mmap threshold, written, then
+freed below the highest one, kept live (so they cannot fold into the arena's top and be handed back)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+import torch
+
+from attnviz.hf import allocator
+from attnviz.hf.held_memory import held_besides_weights
+
+pytestmark = pytest.mark.skipif(allocator.free_arena_bytes() is None or allocator.resident_bytes() is None,
+                                reason="glibc 2.33+ on Linux (mallinfo2, /proc/self/statm)")
+
+_LIBC = ctypes.CDLL(None)
+_LIBC.malloc.restype = ctypes.c_void_p
+_LIBC.malloc.argtypes = [ctypes.c_size_t]
+_LIBC.free.argtypes = [ctypes.c_void_p]
+FREED = 192 << 20
+CHUNK = 64 << 10  # under glibc's smallest mmap threshold (128 KiB): from the arena
+
+
+def _freed_resident():
+    """Write FREED bytes of arena chunks and free them behind a live fence; returns the fence (free it after)."""
+    blocks = [_LIBC.malloc(CHUNK) for _ in range(FREED // CHUNK)]
+    for b in blocks:
+        ctypes.memset(b, 1, CHUNK)
+    fence = max(blocks)  # the highest block stays live: the others cannot fold into the arena's top
+    for b in blocks:
+        if b != fence:
+            _LIBC.free(b)
+    return fence
+
+
+def _settled():
+    """Trim first where the process can (what is free after a trim is the baseline ``reusable_bytes`` subtracts:
+    another test's trim must not decide this one's)."""
+    if allocator.TRIM is not None:
+        allocator.TRIM(0)
+
+
+def _model():
+    import transformers as tf
+
+    torch.manual_seed(0)
+    cfg = tf.LlamaConfig(vocab_size=97, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+    return tf.LlamaForCausalLM(cfg).eval()
+
+
+def test_freed_memory_the_allocator_keeps_is_not_held():
+    model = _model()
+    _settled()
+    own = sum(p.numel() * p.element_size() for p in model.parameters())
+    before = held_besides_weights(model)
+    fence = _freed_resident()
+    try:
+        rss_held = allocator.resident_bytes() - own  # the old measure: the whole resident size less the weights
+        after = held_besides_weights(model)
+        assert rss_held - before > FREED // 2  # control: the process did grow by the freed blocks
+        assert after - before < FREED // 4  # but what it holds besides them did not
+    finally:
+        _LIBC.free(fence)
+
+
+@pytest.mark.skipif(allocator.TRIM is None, reason="malloc_trim")
+def test_after_a_trim_freed_memory_is_not_taken_as_resident():
+    """A trim hands the free chunks' pages back: what is still free then may be non-resident, and reusing it
+    grows the process, so it is not subtracted (the budget stays on the safe side)."""
+    model = _model()
+    fence = _freed_resident()
+    try:
+        assert allocator.reusable_bytes() > FREED // 2  # control: before the trim it is resident and reusable
+        allocator.TRIM(0)
+        assert allocator.free_arena_bytes() > FREED // 2  # still free in the arena, its pages handed back
+        assert allocator.reusable_bytes() < FREED // 4
+        assert held_besides_weights(model) is not None
+    finally:
+        _LIBC.free(fence)
+
+
+def test_a_capture_after_another_gets_the_same_budget(monkeypatch):
+    """The capture asks its budget with what is held; memory freed before it does not shrink the budget."""
+    import attnviz.hf.capture as hc
+    from attnviz.capture import spill
+
+    monkeypatch.setattr(spill, "SPILL_BUDGET", None)
+    asked = []
+    real = hc.capture_budget
+    monkeypatch.setattr(hc, "capture_budget", lambda fwd, held_bytes=None: asked.append(held_bytes) or real(fwd, held_bytes))
+    model, T = _model(), 300  # above ON_DEMAND_T: the on-demand path that makes a spill store
+    ids = torch.randint(0, 97, (1, T), generator=torch.Generator().manual_seed(3))
+
+    def capture():
+        t = hc.capture_hf(model, {"input_ids": ids}, [str(i) for i in range(T)], attention="on_demand")
+        if t.spill is not None:
+            t.close()
+    _settled()
+    capture()
+    fence = _freed_resident()
+    try:
+        capture()
+    finally:
+        _LIBC.free(fence)
+    assert len(asked) == 2 and asked[0] > 0
+    assert asked[1] - asked[0] < FREED // 4
