@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 import shiboken6
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from attnviz.analysis.model_labels import norm_label
 from attnviz.analysis.steps_window import position_window
@@ -192,6 +193,11 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
             self._update()
         finally:
             self._forcing = False
+        # the board rebuilt its grids: Qt queues the show of a widget added to a visible parent for the next
+        # turn of the event loop, and an export paints before that turn (a 17-token ViT's page came out blank)
+        for child in self.figure_widget.findChildren(QWidget):
+            if child.isHidden() and not child.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
+                child.show()
 
     def _form_ready(self, key, form) -> None:
         if key != self._form_key:
