@@ -42,10 +42,8 @@ def grid_page(layers: int, heads: int, notes: bool) -> dict:
     low = L["grid_min_notes"] if notes else L["grid_min"]
     size = max(low, min(L["grid_max"], L["grid_width"] // max(1, heads) - gap))
     pitch = size + gap
-    fit_h, fit_l = max(1, min(heads, L["grid_width"] // pitch)), max(1, min(layers, L["grid_height"] // pitch))
-    # as many pages as needed, filled evenly (the app's all_heads_pages.page_shape, the script's gridPage)
-    return {"size": size, "gap": gap, "heads_per_page": -(-heads // -(-heads // fit_h)),
-            "layers_per_page": -(-layers // -(-layers // fit_l))}
+    return {"size": size, "gap": gap, "heads_per_page": max(1, min(heads, L["grid_width"] // pitch)),
+            "layers_per_page": max(1, min(layers, L["grid_height"] // pitch))}
 
 
 def page_height(meta: dict) -> int:

@@ -25,11 +25,11 @@ function gridPage(P) {  // as html_layout.grid_page: tiles never shrink below a 
   const own = window.self === window.top, cap = own ? LAY.grid_max_window : LAY.grid_max;
   const room = own ? Math.min(Math.floor(rw / H), Math.floor(rh / L)) : Math.floor(rw / H);
   const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(cap, room - gap));
-  const even = (n, fit) => Math.ceil(n / Math.ceil(n / fit));  // as many pages as needed, filled evenly
-  const hp = even(H, Math.max(1, Math.min(H, Math.floor(rw / (size + gap)))));
-  const lp = even(L, Math.max(1, Math.min(L, Math.floor(rh / (size + gap)))));
-  // fixed pages, as the app's (all_heads_pages.page_ranges): head k on page k // hp, the selected head's page shown;
-  // paging moves the selection a page, so the keyboard and the buttons agree
+  // as many a page as the window holds (a page's grid uses the window's width: test_html_grid_width)
+  const hp = Math.max(1, Math.min(H, Math.floor(rw / (size + gap))));
+  const lp = Math.max(1, Math.min(L, Math.floor(rh / (size + gap))));
+  // fixed pages, as the app's (all_heads_pages.page_ranges): head k on page k // hp, the last holding what is left,
+  // the selected head's page shown; paging moves the selection a page, so the keyboard and the buttons agree
   return {size, gap, notes, hp, lp, l0: Math.floor(st.layer / lp) * lp, h0: Math.floor(st.head / hp) * hp,
     paged: lp < L || hp < H};
 }
