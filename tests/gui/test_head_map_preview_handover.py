@@ -112,6 +112,11 @@ def test_a_half_filled_preview_hands_its_rows_and_the_fill_goes_on(qtbot, trace,
     view.show_preview(_preview(trace), head=0)
     shown = view.on_demand
     shown.cancel()  # its lane fill stops; fill the first bands here, as far as a forward would let it come
+    from attnviz.gui.lane import all_lanes
+
+    # a band already running on the lane would go on once ``cancelled`` is cleared (a loaded machine ran one:
+    # the preview then held 512 rows where ``half`` read 256)
+    qtbot.waitUntil(lambda: not any(lane.busy for lane in all_lanes()), timeout=30000)
     shown.cancelled = False
     fill = shown.fill_overview(band_rows=256)
     next(fill)
