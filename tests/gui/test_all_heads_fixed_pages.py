@@ -89,3 +89,20 @@ def test_the_last_pages_tiles_keep_the_pages_size(qtbot):
     last = view.grid.mapRectToScene(view.grid.tile_rect(31, 31))
     # (within 1.5 px: the last page's two-digit axis labels are wider; a range of its two heads would double them)
     assert abs(last.width() - first.width()) < 1.5 and abs(last.height() - first.height()) < 1.5
+
+
+def test_no_last_page_holds_a_remnant():
+    """32 layers fitting 6 a page gave 6, 6, 6, 6, 6, 2: the 32×32 export opened on the default head's page,
+    L30–L31, with ~55 % of the slide blank (auditor). Every last page is at least two-thirds full."""
+    from attnviz.gui.views.all_heads_pages import even_page
+
+    for n in range(1, 65):
+        for fit in range(1, n + 1):
+            p = even_page(n, fit)
+            assert 1 <= p <= fit
+            last = n - (-(-n // p) - 1) * p
+            if fit >= 3:
+                assert last >= 2 / 3 * p or p == max(range(-(-fit // 2), fit + 1), key=lambda q: (
+                    (n - (-(-n // q) - 1) * q) / q, q)), (n, fit, p, last)
+    assert even_page(32, 6) == 4 and even_page(9, 7) == 5 and even_page(32, 10) == 8
+    assert even_page(14, 8) == 7 and even_page(30, 6) == 6  # control: an even fit is kept

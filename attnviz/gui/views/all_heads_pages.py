@@ -12,7 +12,7 @@ from PySide6.QtCore import QRectF
 from attnviz.gui.views.grid_notes import DOC_MARGIN
 from attnviz.gui.widgets.legible import is_exporting
 
-__all__ = ["GridPages", "PITCH_X", "PITCH_Y", "MIN_TILE_PX", "NOTE_Y", "NOTE_MIN_PT"]
+__all__ = ["GridPages", "even_page", "PITCH_X", "PITCH_Y", "MIN_TILE_PX", "NOTE_Y", "NOTE_MIN_PT"]
 
 
 PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height holds the annotation
@@ -32,6 +32,22 @@ def _spans(every: range, shown: range) -> str:
     """The indices of ``every`` not in ``shown`` (a contiguous page) as "0–4 and 10–29"."""
     spans = [(every.start, shown.start - 1), (shown.stop, every.stop - 1)]
     return " and ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans if b >= a)
+
+
+def even_page(n: int, fit: int) -> int:
+    """A page size of at most ``fit`` for ``n`` layers or heads on fixed pages (k on page k // size): the fewest
+    pages whose last is at least two-thirds full, then the most even size for that many. F5 at 32 heads fitting
+    10 a page ended on H30–H31 alone in a slide's corner (now four pages of 8), and 32 layers fitting 6 on
+    L30–L31 alone (now eight of 4); 14 heads fitting 8 give 7 + 7. The fullest last page when none is."""
+    if n <= fit:
+        return n
+    pages = lambda p: -(-n // p)  # noqa: E731
+    last = lambda p: (n - (pages(p) - 1) * p) / p  # noqa: E731 - the last page's share of a full one
+    sizes = range(max(1, -(-fit // 2)), fit + 1)
+    good = [p for p in sizes if last(p) >= 2 / 3]
+    if not good:
+        return max(sizes, key=lambda p: (last(p), p))
+    return min(good, key=lambda p: (pages(p), p))
 
 
 class GridPages:
@@ -66,9 +82,7 @@ class GridPages:
         avail_h = fh - mt - mb - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
         cols = max(1, min(H, int((avail_w / unit - 1.12) // PITCH_X) + 1))
         rows = max(1, min(L, int((avail_h / unit - 1.5) // PITCH_Y) + 1))
-        # as many pages as that needs, filled evenly: F5 at 32 heads fits 10 a page, and its fixed pages ended on
-        # H30–H31 alone in a slide's corner; 8 a page makes four full pages (and larger tiles)
-        return -(-L // -(-L // rows)), -(-H // -(-H // cols))
+        return even_page(L, rows), even_page(H, cols)
 
     def page_ranges(self) -> tuple[range, range]:
         """The layers and heads of the page on screen: fixed pages (layer k on page k // rows, head k on page
