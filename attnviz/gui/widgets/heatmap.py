@@ -264,6 +264,12 @@ class LabelledHeatmap(SquareCells, pg.GraphicsLayout):
         self.bar.set_levels(lo, hi)
         if label:
             self.bar.set_label(label)
+        self.bar.show()  # a map has a scale again (see hide_scale)
+
+    def hide_scale(self) -> None:
+        """No colour bar until the next :meth:`set_levels`: an empty map has no values for a scale to read
+        (a refused input left a lone bar beside the empty head map)."""
+        self.bar.hide()
 
     def set_diverging(self, on: bool) -> None:
         """Signed data: draw image and colour bar with the style's diverging map (call before set_image)."""
