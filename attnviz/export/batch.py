@@ -221,7 +221,7 @@ ROW_GRID_FIGURES = ("matrix-form", "matrix-z", "many-heads")
 
 
 def row_legend(name: str, state: SelectionState, trace) -> str:
-    """The caption naming a row label the figure's grids cut: translate's cross-attention rows end in "(end): no…",
+    """The caption naming a row label the figure's grids cut: translate's cross-attention rows end in "(end)",
     the decoder position after [EOS] that wrote nothing (the pack printed the cut label with nothing to read it by).
     Empty where every row label is whole."""
     from attnviz.analysis.decoder_positions import END_ROW, end_row

@@ -36,6 +36,49 @@ def test_one_letter_keys_stay_level(qapp):
 def test_a_cut_label_ends_with_an_ellipsis(qapp):
     from attnviz.gui.walkthrough.matrix_grid_paint import LABEL_CHARS, short_label
 
-    assert short_label("(end): nothing written") == "(end): no…"
-    assert len(short_label("(end): nothing written")) == LABEL_CHARS
+    assert short_label("extraordinarily") == "extraordi…"
+    assert len(short_label("extraordinarily")) == LABEL_CHARS
     assert short_label("animal") == "animal" and short_label("0123456789") == "0123456789"  # whole when it fits
+
+
+def test_the_end_row_is_named_whole_in_a_grid(qapp):
+    """Issue 36: translate's matrix-form, Z = P V and many-heads grids cut the row after [EOS] to "(end): no…".
+    A grid now names it by its short name "(end)", whole; the hover keeps the full label. Control: any other long
+    label is still cut with "…"."""
+    from attnviz.analysis.decoder_positions import END, END_ROW
+    from attnviz.gui.walkthrough.matrix_grid_paint import short_label
+
+    assert short_label(END_ROW) == END
+    assert short_label("→ " + "x" * 20).endswith("…")  # control: other long labels are cut as before
+    g = _grid_with_rows(["→ un", "→ chat", END_ROW])
+    painted = _painted_texts(g)
+    assert END in painted and not any(t.startswith(END) and t != END for t in painted), painted
+    assert END_ROW in g.describe_cell(2, 0)  # the hover names the whole row
+
+
+def _grid_with_rows(rows):
+    from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
+
+    g = MatrixGrid("P")
+    p = np.random.default_rng(1).dirichlet(np.ones(4), size=len(rows))
+    g.set_data(p, kind="prob", row_labels=rows, col_labels=["le", "chat", "dort", "[EOS]"], min_side=160.0)
+    g.resize(420, 300)
+    return g
+
+
+def _painted_texts(grid) -> list[str]:
+    """Every string the grid draws, caught by a painter that records drawText."""
+    from PySide6.QtGui import QImage, QPainter
+
+    seen: list[str] = []
+
+    class Recorder(QPainter):
+        def drawText(self, *args):
+            seen.extend(a for a in args if isinstance(a, str))
+            return super().drawText(*args)
+
+    img = QImage(grid.width(), grid.height(), QImage.Format_ARGB32)
+    p = Recorder(img)
+    grid.paint(p)
+    p.end()
+    return seen

@@ -236,3 +236,16 @@ def test_title_names_the_map_again_after_the_view_was_cleared(make_view):
     assert "no input yet" in view.heatmap.title.text
     view.set_trace(sample_trace("encoder", T=8))  # the next model's first trace: same layer, head, scale
     assert "Layer 1 · head 0" in view.heatmap.title.text and "no input yet" not in view.heatmap.title.text
+
+
+def test_an_empty_map_draws_no_colour_bar(make_view):
+    """Issue 36: a refused input (empty text, "   ") cleared the map but left a lone colour bar beside it. An
+    empty view draws no scale; the next input's map brings its bar back. Control: a drawn map has its bar."""
+    view, sel = make_view(sample_trace("encoder", T=8))
+    sel.update(query=2)
+    assert view.heatmap.bar.isVisible() and view.heatmap.row_marks[0].isVisible()  # the control: a map, its marks
+    view.set_trace(None, empty_reason="the input was refused: the text is empty")
+    assert not view.heatmap.bar.isVisible() and "refused" in view.heatmap.title.text
+    assert not any(m.isVisible() for m in view.heatmap.row_marks)  # nor the last map's boxed row
+    view.set_trace(sample_trace("encoder", T=8))
+    assert view.heatmap.bar.isVisible()

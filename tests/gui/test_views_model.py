@@ -130,3 +130,14 @@ def test_full_12x12_grid_draws_and_updates(qtbot):
     os.makedirs(SHOTS, exist_ok=True)
     QApplication.processEvents()  # let pending layout requests apply before the picture
     assert view.grab().save(f"{SHOTS}/model_view_12x12.png")
+
+
+def test_an_empty_grid_draws_no_colour_bar(qtbot):
+    """Issue 36: a refused input cleared All heads but left its colour bar beside an empty grid. An empty view
+    draws no scale; the next input's grid brings it back. Control: a drawn grid has its bar."""
+    view, _ = make(qtbot, sample_trace("encoder", T=8))
+    assert view.bar.isVisible() and view.marks[0].isVisible()
+    view.set_trace(None, empty_reason="the input was refused: the text is empty")
+    assert not view.bar.isVisible() and not any(m.isVisible() for m in view.marks)
+    view.set_trace(sample_trace("encoder", T=8))
+    assert view.bar.isVisible() and view.marks[0].isVisible()

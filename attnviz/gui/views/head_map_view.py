@@ -181,6 +181,8 @@ class HeadMapView(BaseView):
             self.heatmap.set_labels([], [])
             self.heatmap.set_mask(None)
             self.heatmap.set_veiled_row(None)
+            self.heatmap.hide_scale()
+            self.heatmap.set_highlight(None)  # nor the last map's boxed row, an empty frame
             self.heatmap.set_title("no input yet")
             # the title and bar no longer show what _labelled remembers: the next map must set them,
             # even when it is the same layer, head and scale as the map before the clear

@@ -82,6 +82,7 @@ class PanelsView(BaseView):
             return
         while len(self.maps) < len(p.panels):
             m = LabelledHeatmap(self.style, lock_aspect=True, centred=True)
+            m.bottom.SLANT_LINE = m.bottom.SLANT_LINE_SLIDE  # a slide's slanted keys a whole line apart
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
             self.row.addItem(m, row=0, col=len(self.maps))
             self.maps.append(m)

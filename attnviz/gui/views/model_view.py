@@ -140,9 +140,13 @@ class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
             self._hold(False)
             self.thumbs = self.stats = self.res = self._part = None
             self._ensure_grid(0, 0)
+            self.bar.hide()  # an empty view draws no scale, nor the last grid's selection frame
+            for m in self.marks:
+                m.hide()
             set_title(self.title_item, self.empty_text, self.style)
             self._set_caption("")
             return
+        self.bar.show()
         self.res = r = resolve(self.trace, self.state)
         self._part = r.part
         trace, part = self.trace, r.part

@@ -12,6 +12,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText, QTransform
 
+from attnviz.analysis.decoder_positions import END, END_ROW
 from attnviz.gui.walkthrough.colour_scales import LEGEND_BAR, colours, paint_legend
 from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.number_format import MINUS, format_number
@@ -24,8 +25,13 @@ LABEL_CHARS = 10  # token labels are cut to this many characters (the hover name
 
 def short_label(text: str, limit: int = LABEL_CHARS) -> str:
     """``text`` cut to ``limit`` characters, the cut said with "…" (translate's "(end): nothing written" read
-    "(end): not")."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    "(end): not"). That row, too long for a grid, is named by its short name "(end)" whole rather than cut to
+    "(end): no…" (the hover and the pack's caption say the rest)."""
+    if len(text) <= limit:
+        return text
+    if text == END_ROW and len(END) <= limit:
+        return END
+    return text[:limit - 1] + "…"
 
 
 class MatrixGridPainting:

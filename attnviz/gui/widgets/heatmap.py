@@ -264,6 +264,15 @@ class LabelledHeatmap(SquareCells, pg.GraphicsLayout):
         self.bar.set_levels(lo, hi)
         if label:
             self.bar.set_label(label)
+        if getattr(self, "_scale_hidden", False):  # a map has a scale again (see hide_scale); only then: views
+            self._scale_hidden = False  # that hide their bars themselves (compare) keep them hidden
+            self.bar.show()
+
+    def hide_scale(self) -> None:
+        """No colour bar until the next :meth:`set_levels`: an empty map has no values for a scale to read
+        (a refused input left a lone bar beside the empty head map)."""
+        self._scale_hidden = True
+        self.bar.hide()
 
     def set_diverging(self, on: bool) -> None:
         """Signed data: draw image and colour bar with the style's diverging map (call before set_image)."""

@@ -36,6 +36,11 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
 
     MIN_FACTOR = 0.25
     LINE = 0.92  # labels are packed at this fraction of the font's line height (its leading is spare)
+    # slanted (45°) labels lie side by side along their whole length, so one's quotes can meet the next one's
+    # descenders; a slide sets a whole line and a bit (``SLANT_LINE_SLIDE``) on its axes (the lesson's scene 11
+    # at 1280×720: "5 “,”" touched "6 all"), else they stand upright
+    SLANT_LINE = LINE
+    SLANT_LINE_SLIDE = 1.08
 
     def __init__(self, orientation: str, style: ViewStyle | None = None, max_chars: int = 14):
         super().__init__()
@@ -197,7 +202,7 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
             if px >= self._max_text_w() + 6:
                 self.rotated, self.stride = False, 1  # side by side
                 return
-            self.angle = self.ANGLE if px >= full_h * self.LINE / math.sin(math.radians(self.ANGLE)) else 90.0
+            self.angle = self.ANGLE if px >= full_h * self.SLANT_LINE / math.sin(math.radians(self.ANGLE)) else 90.0
         self.rotated = self.angle > 0
         self.major_only = False
         if px > 0 and px < full_h * self.LINE and self.major and len(self.major) > 1:
@@ -226,7 +231,7 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
                 self.font_factor = max(self._min_factor(), math.floor(self.max_extent / reach * 25) / 25)
         need = self._metrics().height() * self.LINE
         if self.angle and self.angle < 90:
-            need /= math.sin(math.radians(self.angle))
+            need *= self.SLANT_LINE / self.LINE / math.sin(math.radians(self.angle))
         self.stride = max(1, math.ceil(need / px - 1e-9)) if px > 0 else 1
 
     def boundingRect(self) -> QRectF:
