@@ -8,6 +8,9 @@ freed below the highest one, kept live (so they cannot fold into the arena's top
 from __future__ import annotations
 
 import ctypes
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -38,6 +41,23 @@ def _freed_resident():
     return fence
 
 
+_CHILD = os.environ.get("ATTNVIZ_HELD_MEMORY_CHILD") == "1"
+
+
+def _in_fresh_process(name: str) -> bool:
+    """Run test ``name`` in a fresh interpreter (True: it ran there and passed). The allocator's state is the
+    process's history: after the whole suite its arenas held so much free-after-trim memory that the freed blocks
+    made here reused it and counted as possibly non-resident (the three tests failed in `make test` only)."""
+    if _CHILD:
+        return False
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::{name}"],
+                         env={**os.environ, "ATTNVIZ_HELD_MEMORY_CHILD": "1"}, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout, run.stdout[-2000:]
+    return True
+
+
 def _settled():
     """Trim first where the process can (what is free after a trim is the baseline ``reusable_bytes`` subtracts:
     another test's trim must not decide this one's)."""
@@ -55,6 +75,8 @@ def _model():
 
 
 def test_freed_memory_the_allocator_keeps_is_not_held():
+    if _in_fresh_process("test_freed_memory_the_allocator_keeps_is_not_held"):
+        return
     model = _model()
     _settled()
     own = sum(p.numel() * p.element_size() for p in model.parameters())
@@ -73,6 +95,8 @@ def test_freed_memory_the_allocator_keeps_is_not_held():
 def test_after_a_trim_freed_memory_is_not_taken_as_resident():
     """A trim hands the free chunks' pages back: what is still free then may be non-resident, and reusing it
     grows the process, so it is not subtracted (the budget stays on the safe side)."""
+    if _in_fresh_process("test_after_a_trim_freed_memory_is_not_taken_as_resident"):
+        return
     model = _model()
     fence = _freed_resident()
     try:
@@ -87,6 +111,8 @@ def test_after_a_trim_freed_memory_is_not_taken_as_resident():
 
 def test_a_capture_after_another_gets_the_same_budget(monkeypatch):
     """The capture asks its budget with what is held; memory freed before it does not shrink the budget."""
+    if _in_fresh_process("test_a_capture_after_another_gets_the_same_budget"):
+        return
     import attnviz.hf.capture as hc
     from attnviz.capture import spill
 
