@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_label", "numbered_labels", "merge_step_label"]
+__all__ = ["display_token", "plain_token", "differs_from_raw", "numbered_label", "numbered_labels", "merge_step_label", "axis_labels"]
 
 _BYTE_LEVEL = str.maketrans({"\u0120": " ", "\u2581": " ", "\u010a": "\n"})  # Ġ, ▁ → space; Ċ → newline
 
@@ -119,3 +119,10 @@ def merge_step_label(step: str) -> str:
     ('␣+be', '␣be+cause', 't+h')
     """
     return step.translate(_MERGE_MARKS)
+
+
+def axis_labels(r, long: bool) -> tuple[list, list]:
+    """A map's query and key labels (``r``: a resolved selection); a pooled long map's name their positions (its
+    axes draw every n-th token)."""
+    q, k = r.query_tokens, r.key_tokens
+    return (numbered_labels(q), numbered_labels(k)) if long else (q, k)

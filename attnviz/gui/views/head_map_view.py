@@ -19,18 +19,12 @@ from attnviz.analysis.decoder_positions import end_row
 from attnviz.analysis.trace_parts import format_value, masked_cells, resolve
 from attnviz.gui.widgets.heatmap import LabelledHeatmap
 from attnviz.gui.widgets.token_axis import display_token
-from attnviz.text.token_display import numbered_labels
+from attnviz.text.token_display import axis_labels
 
 if TYPE_CHECKING:
     from attnviz.gui.views.on_demand_map import OnDemandMap
 
-__all__ = ["HeadMapView", "axis_labels"]
-
-
-def axis_labels(r, long: bool) -> tuple[list, list]:
-    """Query and key labels; a pooled long map's name their positions (its axes draw every n-th token)."""
-    q, k = r.query_tokens, r.key_tokens
-    return (numbered_labels(q), numbered_labels(k)) if long else (q, k)
+__all__ = ["HeadMapView"]
 
 
 class HeadMapView(BaseView):

@@ -26,7 +26,7 @@ from attnviz.gui.walkthrough.colour_scales import colours
 from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
 from attnviz.gui.walkthrough.matrix_grid import visible_label
 from attnviz.gui.walkthrough.matrix_grid_paint import short_label
-from attnviz.gui.walkthrough.number_format import format_number
+from attnviz.gui.walkthrough.number_format import format_number, subscript
 from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["ConcatFigure"]
@@ -301,7 +301,7 @@ class ConcatFigure(QWidget):
         # titles: what each block is and its shape
         z0 = r["Z0"]
         y_title = r["W_O"].top() - ft.height() - fl.height() * 1.2
-        zs = f"Z{_sub(0)} … Z{_sub(H - 1)}" if H > 2 else ", ".join(f"Z{_sub(h)}" for h in range(H))
+        zs = f"Z{subscript(0)} … Z{subscript(H - 1)}" if H > 2 else ", ".join(f"Z{subscript(h)}" for h in range(H))
         # a title wider than its block (and the operator after it) gives way to its short form
         z_room = r["op0"].right() - z0.left()
         concat = f"concat({zs})" if ft.horizontalAdvance(f"concat({zs})") <= z_room else "concat(Z)"
@@ -391,11 +391,3 @@ class ConcatFigure(QWidget):
         else:  # under the title
             p.drawText(QRectF(x, y + ft.height(), fl.horizontalAdvance(shape) + 4, fl.height()),
                        int(Qt.AlignLeft | Qt.AlignVCenter), shape)
-
-
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def _sub(n: int) -> str:
-    """``n`` in subscript digits (Z₁₇)."""
-    return str(n).translate(_SUBSCRIPTS)

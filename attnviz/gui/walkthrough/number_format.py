@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_number", "exact_number", "format_vector", "dot_product_text", "product_text", "MINUS", "widest_candidates"]
+__all__ = ["subscript", "format_number", "exact_number", "format_vector", "dot_product_text", "product_text", "MINUS", "widest_candidates"]
 
 MINUS = "\u2212"  # a real minus sign: "−0.42" reads better than "-0.42" on a projector
 
@@ -92,3 +92,11 @@ def widest_candidates(values: np.ndarray, n: int = 48) -> np.ndarray:
         return flat
     order = np.argsort(np.abs(flat), kind="stable")
     return np.concatenate([flat[order[:n]], flat[order[-n:]], flat[:: max(1, flat.size // n)]])
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(n: int) -> str:
+    """``n`` in subscript digits (Z₁₇)."""
+    return str(n).translate(_SUBSCRIPTS)
