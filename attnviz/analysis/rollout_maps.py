@@ -15,8 +15,9 @@ import numpy as np
 from attnviz.analysis import compute_grad_rollout, compute_rollout
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T, rollout_row
 from attnviz.errors import AttnvizError
+from attnviz.text.token_display import display_token
 
-__all__ = ["RolloutSettings", "RolloutMaps", "compute_rollout_maps", "default_query"]
+__all__ = ["RolloutSettings", "RolloutMaps", "compute_rollout_maps", "default_query", "rollout_question"]
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,46 @@ class RolloutMaps:
         return max(found) if found else 1.0
 
 
-def default_query(trace) -> int:
-    """CLS (position 0) for classifiers and vision transformers; the last token for decoders."""
-    return len(trace.tokens) - 1 if trace.kind in ("decoder", "encoder-decoder") else 0
+def default_query(trace, part: str = "self") -> int:
+    """The row the rollout asks about when none is selected: [CLS] for an image or a classifier that reads
+    token 0, else the one default rule's
+    query (:func:`attnviz.analysis.walkthrough_default.default_query`: the task's query, never an
+    encoder–decoder's row that wrote nothing), so the Rollout tab, its export and the pack ask the same."""
+    from attnviz.analysis.walkthrough_default import default_query as one_rule
+
+    if trace.grid is not None and part == "self":
+        return 0
+    config = trace.description.config
+    if (part == "self" and config.get("head") == "classify" and config.get("pool", "cls") == "cls"
+            and trace.description.query_index is None):
+        return 0  # the classifier reads its answer from token 0: where that token's information comes from
+    return one_rule(trace, part)
+
+
+def rollout_question(trace, part: str, query: int, image_mode: bool) -> tuple[str, str | None]:
+    """The figure's question and a line on what it leaves out, naming the row as the other views do and what is rolled out: an
+    encoder–decoder's decoder position reads one token and writes the next, and its rollout follows the
+    decoder's self-attention only (cross-attention is not square, so the flow to the source is not in it)."""
+    from attnviz.analysis.decoder_positions import produced_tokens, produces_tokens
+
+    if image_mode:
+        return "Where does [CLS] get its information?", None
+    token = display_token(trace.query_tokens(part)[query])
+    if part == "self" and produces_tokens(trace):
+        wrote = produced_tokens(trace)[query]
+        writes = f", writes {display_token(wrote)}" if wrote is not None else ", writes nothing"
+        return (f"Where does decoder position {query} (reads {token}{writes}) get its information?",
+                "decoder self-attention only: the flow through cross-attention to the source is not rolled out")
+    return f"Where does {token} [{query}] get its information?", None
+
+
+def _grad_row(trace) -> int | None:
+    """The row whose output the recorded gradients are of: None for a classifier (its score reads the
+    whole sequence through its pooled token), else the last position (backward_to_target differentiates
+    the prediction after it)."""
+    if trace.description.config.get("head") == "classify":
+        return None
+    return len(trace.query_tokens("self")) - 1
 
 
 def _shares(row: np.ndarray, n_prefix: int) -> np.ndarray:
@@ -65,7 +103,7 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
     """
     image_mode = trace.grid is not None and part == "self"
     n_prefix = len(trace.tokens) - trace.grid[0] * trace.grid[1] if image_mode else 0
-    q = 0 if image_mode else (default_query(trace) if query is None else int(query))
+    q = 0 if image_mode else (default_query(trace, part) if query is None else int(query))
     n = trace.layers_in(part)
     start = min(max(settings.start_layer, 0), n - 1)
     last = trace.probs(n - 1, part, rows=q)[:, 0].astype(np.float64)  # (H, T): the one row drawn
@@ -80,13 +118,22 @@ def compute_rollout_maps(trace, settings: RolloutSettings, query: int | None = N
                               discard=settings.discard, part=part)[q]
     maps["rollout"] = _shares(row, n_prefix)
     notes["rollout"] = f"rollout ({settings.fusion}, residual {settings.residual:.2f}, from layer {start})"
+    target = None if image_mode else _grad_row(trace)
     try:
         R = compute_grad_rollout(trace, start_layer=start, part=part)
+        grad_of = "the predicted class's score" if target is None else \
+            "the top next token's logit after the last position"  # finish.backward_to_target's target
+        if target is not None and q != target:
+            # the gradients explain one position's prediction: row q's relevance under them would be drawn
+            # under a title about q while saying nothing about what q predicts
+            tok = display_token(trace.query_tokens(part)[target])
+            maps["grad"] = None
+            notes["grad"] = (f"gradient rollout explains the prediction after the last position, {tok} [{target}] "
+                             f"(the gradients are of that logit): select that row to see it")
+            return RolloutMaps(query=q, maps=maps, notes=notes, image_mode=image_mode, grad_of="")
         # R = I + attention terms: the identity is each token's own input, not attention
         maps["grad"] = _shares((R - np.eye(R.shape[0]))[q], n_prefix)
         notes["grad"] = f"gradient rollout (from layer {start})"
-        grad_of = "the predicted class's score" if trace.description.config.get("head") == "classify" else \
-            "the top next token's logit after the last position"  # finish.backward_to_target's target
     except AttnvizError:
         grad_of = ""
         maps["grad"] = None

@@ -206,7 +206,11 @@ def _run(args) -> int:
 
     spec = figure_spec(args.view) if args.view else None
     loaded = load_from_args(args)
-    grad = bool(args.lecture_pack) or (spec is not None and spec.needs_grad)
+    from attnviz.runtime.opening import wants_gradients
+
+    # gradients as the app records them (a small classifier's): the same rollout figure in the app, the
+    # export and the pack, never a gradient row the Rollout tab cannot show
+    grad = (bool(args.lecture_pack) or (spec is not None and spec.needs_grad)) and wants_gradients(loaded)
     # an interactive page holds probabilities only (every layer and head, pooled): a capture that keeps what
     # recomputes them, not the walkthrough's arrays (a 3,000-token page on a 30-layer decoder peaked at
     # 2.1 GB for a 12.6 MB page with the full capture)

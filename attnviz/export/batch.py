@@ -90,8 +90,12 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     w_layer, w_head, q, w_part = walk["layer"], walk["head"], walk["query"], walk["part"]
     q = q if query is None else query
     plan: list[tuple[str, SelectionState, int | None, str]] = []
-    focused = heads_of_interest(trace)
-    layer, head = focused[0]
+    # the attention views' part and head, as the app opens them (coref's focus head, translate's sharpest
+    # cross-attention head), then the most focused self-attention heads
+    att = default_selection(trace, "attention")
+    layer, head, a_part = att["layer"], att["head"], att["part"]
+    focused = [(layer, head, a_part)] + [(lyr, hd, "self") for lyr, hd in heads_of_interest(trace)
+                                          if (lyr, hd, "self") != (layer, head, a_part)][:3]
     mask_key = layer_prefix(w_layer, w_part) + "mask"
     masked = mask_key in trace and bool(np.isinf(np.asarray(trace[mask_key])[q]).any())
     steps = [1, 2, 3, "mask", 4, 5, 6] if masked else [1, 2, 3, 4, 5, 6]
@@ -100,18 +104,14 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
     plan.append(("matrix-form", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
     plan.append(("matrix-z", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
     plan.append(("many-heads", SelectionState(layer=w_layer, head=w_head, query=q, part=w_part), None, ""))
-    plan.append(("model", SelectionState(layer=layer, head=head), None, ""))
-    for lyr, hd in focused:
-        plan.append(("head-map", SelectionState(layer=lyr, head=hd), None, ""))
-        # the lines of the pack's query alone: "it" → "animal" reads at a glance, 144 faint lines do not
-        plan.append(("token-lines", SelectionState(layer=lyr, head=hd, query=q), None, ""))
-    if trace.has_cross:
-        cross = default_selection(trace, "attention", "cross")  # the app's cross-attention head
-        plan.append(("head-map", SelectionState(layer=cross["layer"], head=cross["head"], part="cross"), None, "cross"))
+    plan.append(("model", SelectionState(layer=layer, head=head, part=a_part), None, ""))
+    for lyr, hd, part in focused:
+        plan.append(("head-map", SelectionState(layer=lyr, head=hd, part=part), None, part if part != "self" else ""))
+        if part == "self":
+            # the lines of the pack's query alone: "it" → "animal" reads at a glance, 144 faint lines do not
+            plan.append(("token-lines", SelectionState(layer=lyr, head=hd, query=q), None, ""))
     for name in ("rollout", "filters-pca", "pos-similarity", "attention-distance", "token-pca", "pos-encoding"):
         if trace.kind in FIGURES[name].kinds:
-            if name == "rollout" and "L0.grad" not in trace.arrays:
-                continue
             if name in ("pos-similarity", "pos-encoding") and "emb.pos" not in trace:
                 continue  # a rotary, ALiBi or relative model adds no position vectors: an empty slide teaches nothing
             plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))

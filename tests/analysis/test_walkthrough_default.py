@@ -215,3 +215,58 @@ def test_the_walkthrough_notice_names_the_row_as_the_walkthrough_does():
         default_selection(t, "attention")[k] for k in ("layer", "head"))
     assert f"the row of {row_labels(t, 'cross')[q]!r}" in said
     assert f"the row of {str(t.query_tokens('cross')[q])!r}" not in said  # control: not the token it read
+
+
+@pytest.mark.parametrize("model", ["coref", "translate"])
+def test_the_pack_opens_its_attention_figures_on_the_apps_head(model, tmp_path, monkeypatch):
+    """The pack's "Every head at a glance" and first "Who attends to whom" used the lowest-entropy head
+    (coref L1·H2, translate decoder self L0·H0) while the app opens on coref's focus head L1·H3 and
+    translate's sharpest cross-attention head."""
+    from attnviz.analysis.walkthrough_default import default_selection
+    from attnviz.export import batch
+
+    t = _example_trace(model)
+    seen = []
+    monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
+    monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
+    batch.export_lecture_pack(t, tmp_path, opts=batch.ExportOptions())
+    att = default_selection(t, "attention")
+    want = (att["part"], att["layer"], att["head"])
+    first_map = next(s for name, s in seen if name == "head-map")
+    model_fig = next(s for name, s in seen if name == "model")
+    assert (first_map.part, first_map.layer, first_map.head) == want
+    assert (model_fig.part, model_fig.layer, model_fig.head) == want
+    lowest = batch.heads_of_interest(t)[0]  # negative control: the old pick differs from the app's
+    assert ("self", *lowest) != want
+
+
+def test_the_rollout_asks_about_the_rules_row_and_names_what_it_rolls_out():
+    """translate's Rollout tab opened on "[EOS] [9]", the row that wrote nothing, with the title not
+    saying it rolls out the decoder's self-attention alone."""
+    from attnviz.analysis.decoder_positions import END_ROW, row_labels
+    from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, rollout_question
+    from attnviz.analysis.walkthrough_default import default_query
+
+    t = _example_trace("translate")
+    m = compute_rollout_maps(t, RolloutSettings())
+    assert m.query == default_query(t, "self") and row_labels(t, "self")[m.query] != END_ROW
+    question, left_out = rollout_question(t, "self", m.query, False)
+    assert f"position {m.query}" in question and "writes" in question and "cross-attention" in left_out
+    coref = _example_trace("coref")  # control: a classifier's question names its token, nothing left out
+    cm = compute_rollout_maps(coref, RolloutSettings())
+    assert cm.query == coref.meta["query_index"]
+    assert rollout_question(coref, "self", cm.query, False) == ("Where does it [8] get its information?", None)
+
+
+def test_a_decoders_gradient_row_is_shown_only_at_the_position_whose_prediction_it_explains():
+    """The pack's "na [7]" slide drew gradients of the prediction after the last position under a title
+    about position 7."""
+    from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps
+    from attnviz.bench.traces import sample_trace
+
+    lm = sample_trace("decoder", T=8, grad=True, n_layers=2, n_heads=2)
+    last = compute_rollout_maps(lm, RolloutSettings(), query=7)
+    assert last.maps["grad"] is not None and "next token" in last.grad_of
+    inner = compute_rollout_maps(lm, RolloutSettings(), query=3)
+    assert inner.maps["grad"] is None and "[7]" in inner.notes["grad"] and inner.grad_of == ""
+    assert inner.maps["rollout"] is not None  # the attention rows are still drawn

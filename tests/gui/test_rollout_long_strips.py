@@ -13,6 +13,14 @@ from attnviz.bench.traces import sample_trace
 from tests.gui.test_views_rollout import make
 
 
+def _long_decoder(T: int):
+    """A decoder trace whose default row (the one rule: "it", else the last token) is the last token: the
+    sample text's "it" is renamed, so these tests keep measuring a window that ends at the query."""
+    trace = sample_trace("decoder", T=T, n_layers=2)
+    trace.tokens = ["she" if t == "it" else t for t in trace.tokens]
+    return trace
+
+
 def _window(view):
     """The strips' positions [lo, hi); every position where the view has no window (the code before the fix)."""
     strips = getattr(view, "strip_set", None)
@@ -43,7 +51,7 @@ def _strips_at_page(view, w, h):
 
 
 def test_a_long_texts_strips_fit_the_page_and_the_title_names_the_window(qtbot):
-    trace = sample_trace("decoder", T=600, n_layers=2)
+    trace = _long_decoder(600)
     view, _ = make(qtbot, trace)
     for w, h in ((1280, 720), (1920, 1080)):
         rects, title, lo, hi, tokens, marked, values = _strips_at_page(view, w, h)
@@ -111,7 +119,7 @@ def test_a_long_inputs_row_is_computed_on_the_lane_and_a_colour_change_does_not_
 
     monkeypatch.setattr(rollout_view, "LONG_ROLLOUT_T", 100)
     monkeypatch.setattr(rollout_maps, "LONG_ROLLOUT_T", 100)
-    trace = sample_trace("decoder", T=300, n_layers=2)
+    trace = _long_decoder(300)
     view, _ = make(qtbot, trace)
     assert view.maps is None or view.background_pending  # not computed on the GUI thread within set_trace
     qtbot.waitUntil(lambda: view.maps is not None, timeout=20000)
@@ -130,6 +138,6 @@ def test_the_long_path_says_what_it_computes_meanwhile(qtbot, monkeypatch):
 
     monkeypatch.setattr(rollout_view, "LONG_ROLLOUT_T", 100)
     monkeypatch.setattr(rollout_view.RolloutView, "run_in_background", lambda self, fn, done, progress=None: None)
-    view, _ = make(qtbot, sample_trace("decoder", T=300, n_layers=2))
+    view, _ = make(qtbot, _long_decoder(300))
     assert "computing the rollout row of" in view.title_item.text and "[299]" in view.title_item.text
     assert "2 layers × 300 keys" in view.title_item.text

@@ -92,16 +92,12 @@ def _sample_images() -> dict:
         return {}
 
 
-# the Rollout view's gradient rollout needs d(class logit)/d(attention): one backward pass, worth it
-# while it stays cheap (a bundled model's takes ~1-3 ms)
-GRAD_MAX_PARAMS = 20_000_000
-
-
 def wants_gradients(loaded) -> bool:
-    """Capture attention gradients for classifiers small enough to backpropagate on every keystroke."""
-    if loaded.config.head != "classify":
-        return False
-    return sum(p.numel() for p in loaded.model.parameters()) <= GRAD_MAX_PARAMS
+    """The one rule (:func:`attnviz.runtime.opening.wants_gradients`), imported when a job runs: the
+    runtime package pulls in torch, which the window must not load before its first paint."""
+    from attnviz.runtime.opening import wants_gradients as rule
+
+    return rule(loaded)
 
 
 def _preview_of(layer: int):

@@ -24,7 +24,7 @@ from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
 from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines
 from attnviz.gui.views.rollout_strips import RolloutStrips
-from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query
+from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query, rollout_question
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
@@ -198,7 +198,7 @@ class RolloutView(BaseView):
         tk = trace.probs_shape(0, part)[-1]
         if tk <= LONG_ROLLOUT_T or trace.grid is not None:
             return self._arrived(key, call_catching(work))
-        q = default_query(trace) if query is None else int(query)
+        q = default_query(trace, part) if query is None else int(query)
         set_title(self.title_item, f"computing the rollout row of {display_token(trace.query_tokens(part)[q])} [{q}]: "
                   f"every layer's rows, {trace.layers_in(part)} layers × {tk:,} keys, streamed in blocks …", self.style)
         self.run_in_background(work, lambda result: self._arrived(key, result))
@@ -215,13 +215,13 @@ class RolloutView(BaseView):
         mode = self.scale_box.mode
         self.tops = {name: scale_top(mode, float(v.max()) if v is not None and v.size else 1.0, m.vmax)
                      for name, v in m.maps.items()}
-        who = "[CLS]" if m.image_mode else f"{display_token(self.trace.query_tokens(part)[m.query])} [{m.query}]"
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
         # the strips' row says only "gradient rollout": gradients of what (an image's panels say it in their titles)
         grad = f"{m.notes['grad']}: gradients of {m.grad_of}" if not m.image_mode and m.grad_of else None
-        self._title = (f"Where does {who} get its information?", [how, verdict, grad])
+        question, left_out = rollout_question(self.trace, part, m.query, m.image_mode)
+        self._title = (question, [left_out, how, verdict, grad])
         if self._body is self.image_body:
             self._draw_images(mode)
             self._set_title()
