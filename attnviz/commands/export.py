@@ -49,7 +49,8 @@ def add_parser(sub) -> None:
     p.add_argument("--head", type=index, default=None,
                    help="head index, from 0 (default: the model's focus head, else its sharpest head, as the app opens)")
     p.add_argument("--query", type=index, default=None,
-                   help="query position, from 0 (default: none selected; the lecture pack picks the task's)")
+                   help="query position, from 0 (default, as the app opens: the task's query where it names one, "
+                        "e.g. coref's 'it'; the walkthrough's figures: its opening row; else none selected)")
     p.add_argument("--part", choices=("self", "cross", "enc"), default=None,
                    help="self: (decoder) self-attention; cross: decoder→encoder attention; enc: encoder layers "
                         "(default: cross for encoder–decoders, as the app opens, else self)")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QVBo
 from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
 from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
+from attnviz.gui.widgets.formula_text import show_formula as _say
 from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 from attnviz.lessons.shown_note import TYPED_NOTE, moved_fields, shown_note, shown_title
 
@@ -154,7 +155,7 @@ class LessonStage(QWidget):
         self.index = i
         self.scene = self.lesson.scenes[i]
         self._fonts()
-        self.title.setText(self.scene.title)
+        _say(self.title, self.scene.title)
         typing = self._typing()
         self.input.setVisible(typing)
         self.input.setText(self.scene.text or "")
@@ -248,11 +249,11 @@ class LessonStage(QWidget):
         moved = moved_fields(self._own, state, self._selects, typed)
         note = shown_note(typed, moved, self._own, self._selects)
         text = self._caption_text
-        self.caption.setText(f"{text} {note}" if text and note else text)
-        self.title.setText(shown_title(self.scene.title, typed, moved))
+        _say(self.caption, f"{text} {note}" if text and note else text)
+        _say(self.title, shown_title(self.scene.title, typed, moved))
 
     def _measure_failed(self, message: str) -> None:
-        self.caption.setText(f"cannot measure the claim: {message}")
+        _say(self.caption, f"cannot measure the claim: {message}")
 
     # -- the live figure ---------------------------------------------------------------------------
     def _computed(self, res) -> None:
@@ -281,7 +282,7 @@ class LessonStage(QWidget):
         self.scene_shown.emit(self.index)
 
     def _failed(self, message: str) -> None:
-        self.caption.setText(message)
+        _say(self.caption, message)
 
     def _style(self):
         """The window's view style (large type while presenting), else the one given."""

@@ -40,7 +40,7 @@ def test_preview_of_the_selected_layer_comes_before_the_trace(make_window, qtbot
     assert [e[0] for e in events] == ["preview", "trace"]
     _, item, title, where = events[0]
     trace = events[1][1].trace
-    assert title.replace("\u00a0", " ") == "Layer 2 · head 1 · self-attention — forward running, layer 3 of 4"
+    assert title.replace("\u00a0", " ") == "Layer 2 · head 1 · self-attention — forward running, layers 0–3"
     assert list(item.tokens) == trace.tokens
     np.testing.assert_array_equal(item.probs, trace["L2.probs"])  # the model's own numbers
     np.testing.assert_array_equal(item.masked, np.isneginf(trace["L2.mask"]))  # drawn grey, not as 0
@@ -64,7 +64,7 @@ def test_a_superseded_runs_preview_never_shows(make_window, qtbot, llama_folder)
     assert trace.meta["input_text"] == "it was tired"
     assert len(previews) == 1 and list(previews[0].tokens) == trace.tokens
     previewed = [t.replace("\u00a0", " ") for t in titles if "forward running" in t]
-    assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layer 2 of 4"]
+    assert previewed == [f"Layer 1 · head {win.selection.head} · self-attention — forward running, layers 0–3"]
 
 
 def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_window, qtbot, llama_folder):
@@ -75,7 +75,7 @@ def test_a_selection_change_during_the_preview_goes_back_to_the_trace(make_windo
     probs = np.full((4, len(win.trace.tokens), len(win.trace.tokens)), 0.5, np.float32)
     head_map.show_preview(LayerPreview(0, 4, probs, win.trace.tokens), head=9)  # head clamped to 3
     assert head_map.heatmap.title.text.replace("\u00a0", " ") == \
-        "Layer 0 · head 3 · self-attention — forward running, layer 1 of 4"
+        "Layer 0 · head 3 · self-attention — forward running, layers 0–3"
     other = (win.selection.head + 1) % 4  # a real change (the model may open on any head: the default rule)
     win.selection.update(head=other)
     assert head_map.preview is None and head_map.heatmap.title.text.startswith(
@@ -94,7 +94,7 @@ def test_a_long_preview_is_drawn_block_max_pooled_and_says_so(make_window, qtbot
     masked = np.triu(np.ones((T, T), bool), 1)
     head_map.show_preview(LayerPreview(1, 4, probs, [str(i) for i in range(T)], masked), head=1)
     assert head_map.heatmap.title.text.replace("\u00a0", " ") == ("Layer 1 · head 1 · self-attention · each drawn cell = max of 2×2 cells"
-                                           " — forward running, layer 2 of 4")
+                                           " — forward running, layers 0–3")
     img = head_map.image_data
     assert img.shape == (T // 2, T // 2) and img[1, 1] == quantize(np.float32([[0.75]]), 1.0)[0, 0] and img[0, 5] == 255  # 255: masked
 

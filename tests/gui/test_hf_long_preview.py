@@ -58,7 +58,7 @@ def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(m
     assert item.probs is None and item.layer == 2 and item.shape == (4, T, T)
     assert od is not None and od.trace.preview is item and (od.layer, od.head) == (2, 1)
     assert title.replace("\u00a0", " ").startswith("Layer 2 · head 1 · self-attention") \
-        and "forward running, layer 3 of 4" in title.replace("\u00a0", " ")
+        and "forward running, layers 0–3" in title.replace("\u00a0", " ")
     # the full trace replaces the preview (and its fill stops)
     qtbot.waitUntil(lambda: head_map.trace is trace, timeout=10000)
     assert head_map.preview is None and head_map.on_demand is None and od.cancelled
@@ -76,7 +76,7 @@ def test_a_long_runs_preview_is_pooled_off_the_gui_thread_and_equals_the_trace(m
     # negative control: another head's map is not what was drawn
     assert np.abs(block_max(trace.probs(2, heads=0)[0], f, f) - od.overview).max() > 1e-3
     qtbot.waitUntil(lambda: "computing overview" not in head_map.heatmap.title.text, timeout=10000)
-    assert "forward running, layer 3 of 4" in head_map.heatmap.title.text.replace("\u00a0", " ")
+    assert "forward running, layers 0–3" in head_map.heatmap.title.text.replace("\u00a0", " ")
     row, col = T - 1, 5  # the hover: the one exact cell, never a block's maximum
     exact = float(trace.probs(2, heads=1, rows=row, cols=col)[0, 0, 0])
     assert head_map.cell_text(row, col).endswith(format_value(exact))

@@ -38,9 +38,11 @@ class PreviewSelection:
 
 
 def running_suffix(preview) -> str:
-    """The title's note that the map is a preview: which layer of how many the running forward has reached
-    ("layer 13 of 30" joined by no-break spaces: at 1280×720 the title broke before a lone "of 30")."""
-    return " — forward running, " + f"layer {preview.layer + 1} of {preview.n_layers}".replace(" ", "\u00a0")
+    """The title's note that the map is a preview, drawn as soon as its layer was computed while the forward goes
+    on. It names the model's layers as the title names this one (0-based): "layer 1 of 30" beside "Layer 0" read
+    as two layers, and stayed on screen long after the forward had passed it. No-break spaces: at 1280×720 the
+    title broke before a lone "of 30"."""
+    return " — forward running, " + f"layers 0–{preview.n_layers - 1}".replace(" ", "\u00a0")
 
 
 def draw_full_preview(view, preview, head: int) -> None:
