@@ -246,7 +246,8 @@ def build_html_data(trace, part: str | None = None, precision: str = "auto", max
                            "veiled": end_row(trace, p) if rs == 1 else None})
     if side is not None:
         biggest = max(max(P["row_step"], P["col_step"]) for P in meta_parts)
-        notices.append(f"each cell is the largest weight of a block of up to {biggest}×{biggest} query × key "
+        # "stored", where the title says "drawn": the page keeps blocks, the screen may pool them again
+        notices.append(f"the page stores the largest weight of each block of up to {biggest}×{biggest} query × key "
                        f"positions: every weight would not fit in {_mb(max_bytes)}")
     image = _picture(trace)
     if image is not None:  # a vision input: the page draws the patch grid over it

@@ -65,7 +65,7 @@ function drawHeadMap(again) {
     ctx.strokeRect(g.left + st.hover[1] * g.cell, g.top + st.hover[0] * g.cell, Math.max(g.cell, 2), Math.max(g.cell, 2));
   }
   colourBar(ctx, g.left + g.dk * g.cell + 16, g.top, 16, Math.max(120, g.dq * g.cell), vmax, `attention weight · ${scaleNote()}`);
-  const pooled = g.rq > 1 || g.rk > 1 ? ` · each cell the largest weight of up to ${g.rq}×${g.rk} query × key positions` : "";
+  const pooled = g.rq > 1 || g.rk > 1 ? ` · each drawn cell the largest weight of up to ${g.rq}×${g.rk} query × key positions` : "";
   $("title").textContent = `Layer ${E.layer} · head ${h} · ${P.name}${pooled}`;
   cv.setAttribute("aria-label", `Head map of layer ${E.layer}, head ${h}, ${P.name}: ${P.queries.length} queries by ` +
     `${P.keys.length} keys. Left and right arrows change the head, up and down the layer; with Shift they move a cell cursor.`);

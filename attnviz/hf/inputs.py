@@ -29,11 +29,11 @@ def prepare_hf_text(loaded, text: str, truncate: bool = False):
     meta = {}
     if len(enc.ids) > limit:
         if not truncate:
-            raise InputError(f"the text has {len(enc.ids)} tokens but {loaded.name} takes at most {limit}; "
+            raise InputError(f"the text has {len(enc.ids):,} tokens but {loaded.name} takes at most {limit:,}; "
                              "shorten it")
         n = len(enc.ids)
         enc = tok.encode(text, max_length=limit)
-        meta["notice"] = f"the text was truncated to the model's {limit} positions (it had {n} tokens)"
+        meta["notice"] = f"the text was truncated to the model's {limit:,} positions (it had {n:,} tokens)"
     ids = torch.tensor([enc.ids], device=loaded.device)
     return Prepared({"input_ids": ids}, list(enc.tokens), meta=meta)
 

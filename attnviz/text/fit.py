@@ -15,5 +15,5 @@ def fit_tokens(ids: list[int], tokens: list[str], limit: int, truncate: bool, wh
     if len(ids) <= limit:
         return ids, tokens, None
     if not truncate:
-        raise InputError(f"{what} has {len(ids)} tokens but the model takes at most {limit}; shorten it")
+        raise InputError(f"{what} has {len(ids):,} tokens but the model takes at most {limit:,}; shorten it")
     return ids[:limit], tokens[:limit], f"{what} truncated to the model's {limit} positions (it had {len(ids)} tokens)"

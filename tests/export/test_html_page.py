@@ -125,7 +125,7 @@ def test_a_long_input_is_pooled_not_cut_and_stays_within_its_budget():
     P = meta["parts"][0]
     assert meta["precision"] == "uint8" and meta["pooled"] and len(P["layers"]) == 4  # every layer kept
     assert P["row_step"] == P["col_step"] == 2 and P["rows"] == P["cols"] == 512
-    assert meta["notices"] == ["each cell is the largest weight of a block of up to 2×2 query × key positions: "
+    assert meta["notices"] == ["the page stores the largest weight of each block of up to 2×2 query × key positions: "
                                "every weight would not fit in 24 MB"]
     assert meta["raw_bytes"] <= MAX_BYTES and len(page) <= MAX_BYTES * 4 / 3 * 1.05 + 200_000
     _, raw = _page_parts(page)
