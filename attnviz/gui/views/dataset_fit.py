@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from attnviz.gui.views.dataset_pages import ROW_PX
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
 __all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX",
@@ -23,6 +24,7 @@ BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its en
 # a head's column at least one line of its label's 12-px font (13.95 px × the axis' 0.92 packing), the label turned
 # upright: 32 heads in a 600-px dock get 13.25 px; narrower, the figure scrolls sideways rather than shrink them
 LEAST_HEAD_PX = 13
+PAGE_ROW_SLACK_PX = 2  # a page's grid row beyond its rows and what is around them, so a rounding never cuts a row
 
 
 def fit_bars(view) -> None:
@@ -56,7 +58,8 @@ def fit_columns(view) -> None:
     # bar) keeps its width; the cells get LEAST_HEAD_PX a head
     need = int(view.canvas.width() - grid.vb.width() + LEAST_HEAD_PX * heads + 1)
     seen_w = view.split.scroll.viewport().width()
-    least = need if heads and not view.split.side_by_side and need > seen_w else 0
+    # (a page of a larger grid fits across by construction: dataset_pages.py)
+    least = need if heads and not view.split.side_by_side and not view.split.paged and need > seen_w else 0
     if view.canvas.minimumWidth() != least and seen_w > 0:
         view.canvas.setMinimumWidth(least)
 
@@ -70,6 +73,20 @@ def fit_pattern(view) -> None:
     if abs(pattern.maximumHeight() - most) > 2:
         pattern.setMaximumHeight(most)
         view.figure.layout.setAlignment(pattern, Qt.AlignmentFlag.AlignTop)
+
+
+def fit_page_row(view) -> None:
+    """A page of the grid over the mean map: the grid's row held to the height of its page's rows (ROW_PX each) and what its last
+    layout put around them, the map the rest. In proportion to the rows' stretch the page's row took 45 px more than
+    its rows and the map lost them (246 px); a title wrapped onto two lines in a narrow dock left 15-px rows, too low
+    for their numbers. Measured after each layout, so it settles on the titles' real heights."""
+    lay, grid = view.figure.layout, view.grid
+    least, most = 0, UNLIMITED
+    if view.split.paged and not view.split.side_by_side and grid.vb.height() > 0:
+        least = most = round(grid.height() - grid.vb.height() + ROW_PX * view.page.shape[0] + PAGE_ROW_SLACK_PX)
+    if abs(lay.rowMaximumHeight(0) - most) > 1 or abs(lay.rowMinimumHeight(0) - least) > 1:
+        lay.setRowMinimumHeight(0, least)
+        lay.setRowMaximumHeight(0, most)
 
 
 def release(view) -> None:
@@ -98,6 +115,7 @@ def fit_view(view) -> None:
         return
     view._fitting = True
     try:
+        fit_page_row(view)
         fit_pattern(view)
         fit_bars(view)
         fit_columns(view)
