@@ -101,13 +101,19 @@ def test_a_small_model_is_not_paged(qtbot, tmp_path):
     assert len(_numbers_shown(view)) == 6 and "this grid" not in view.caption.item.toPlainText()
 
 
-def test_a_file_shows_the_page_on_screen_with_its_numbers_and_names_it(qtbot, traces):
+@pytest.mark.parametrize("dock", [DOCK_720, DOCK_1080])
+def test_a_file_shows_the_page_on_screen_with_its_numbers_and_names_it(qtbot, traces, dock):
     """A file cannot be paged: the export draws the page on screen, each head's number in its cell, and its caption
-    says which layers and heads of how many it shows."""
+    says which layers and heads of how many it shows. The page's row under the map is not held to the screen's
+    height there (a 1080-px file kept its 151 px: 14 columns of numbers squeezed into a strip, an "L4" under it)."""
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QImage, QPainter
 
-    view = scored_view(qtbot, traces[(32, 32)], *DOCK_720)
+    from attnviz.gui.widgets.square_cells import UNLIMITED
+
+    view = scored_view(qtbot, traces[(32, 32)], *dock)
+    held = view.figure.layout.rowMaximumHeight(0)
+    assert (held < UNLIMITED) == (dock == DOCK_1080)  # control: on screen the page's row under the map is held
     layers, heads = view.page.ranges()
     seen = {}
     scene = view.canvas.scene()
@@ -117,6 +123,7 @@ def test_a_file_shows_the_page_on_screen_with_its_numbers_and_names_it(qtbot, tr
         seen["range"] = view.grid.vb.viewRange()
         seen["numbers"] = _numbers_shown(view)
         seen["caption"] = view.caption.item.toPlainText()
+        seen["row"] = view.figure.layout.rowMaximumHeight(0)
         draw(*args)
 
     scene.render = render
@@ -129,3 +136,5 @@ def test_a_file_shows_the_page_on_screen_with_its_numbers_and_names_it(qtbot, tr
     assert set(seen["numbers"]) == {(l, h) for l in layers for h in heads}
     assert f"layers {layers.start}–{layers.stop - 1} of 32 · heads {heads.start}–{heads.stop - 1} of 32" \
         in seen["caption"]
+    assert seen["row"] >= UNLIMITED
+    qtbot.waitUntil(lambda: view.figure.layout.rowMaximumHeight(0) == held, timeout=5000)  # held again after

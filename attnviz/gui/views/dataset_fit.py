@@ -94,6 +94,8 @@ def release(view) -> None:
     drew short there (the screen's 434 px in a 650-px page)."""
     for item in (view.grid.bar, view.pattern.bar, view.pattern):
         item.setMaximumHeight(UNLIMITED)
+    view.figure.layout.setRowMinimumHeight(0, 0)  # a page's row too: a 1080-px file kept the screen's 151 px
+    view.figure.layout.setRowMaximumHeight(0, UNLIMITED)
 
 
 class FitsOnScreen:
