@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from attnviz.gui.views.dataset_pages import ROW_PX
+from attnviz.gui.views.dataset_pages import MIN_MAP_PX, ROW_PX
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
 __all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX",
@@ -24,6 +24,7 @@ BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its en
 # a head's column at least one line of its label's 12-px font (13.95 px × the axis' 0.92 packing), the label turned
 # upright: 32 heads in a 600-px dock get 13.25 px; narrower, the figure scrolls sideways rather than shrink them
 LEAST_HEAD_PX = 13
+MAX_ROWS_ADJUST = 4  # layers a measured page may differ from the estimate (a bound: no back and forth for ever)
 PAGE_ROW_SLACK_PX = 2  # a page's grid row beyond its rows and what is around them, so a rounding never cuts a row
 
 
@@ -89,6 +90,27 @@ def fit_page_row(view) -> None:
         lay.setRowMaximumHeight(0, most)
 
 
+def fit_page_rows(view) -> bool:
+    """A page under the mean map gets a layer more, or less, once the map is measured: the titles and the caption
+    take a line more or less than estimated (30 × 9 at 1920×1080: 3 layers over a 281-px map; 32 × 32, a caption a
+    line longer: 4 over 249 px). True when the page changed. The map's MIN_MAP_PX to MIN_MAP_PX + a row is left
+    alone, so a change never undoes the last."""
+    split = view.split
+    if not split.paged or split.side_by_side or split.narrow or view.pattern.image.shape_rc == (1, 1):
+        return False  # (nor while the map is the empty 1 × 1 placeholder: it stepped the page down to one layer)
+    side = view.canvas.mapFromScene(view.pattern.image.sceneBoundingRect()).boundingRect().height()
+    if side <= 1 or side == getattr(split, "stepped_at", None):  # (1 px: not laid out yet)
+        return False  # the layout for the last step is still to come (measured again, the same map stepped to 1 layer)
+    rows, layers = split.page_shape[0], split.layers
+    step = -1 if side < MIN_MAP_PX and rows > 1 else 1 if side >= MIN_MAP_PX + ROW_PX + 4 and rows < layers else 0
+    if not step or abs(split.rows_adjust + step) > MAX_ROWS_ADJUST:
+        return False
+    split.rows_adjust, split.stepped_at = split.rows_adjust + step, side
+    view.split_below()
+    fit_page_row(view)  # (split_below's own fitting is skipped inside this one) the row for the new page
+    return True
+
+
 def release(view) -> None:
     """Undo the fitting: a file shows the whole figure, and bars and a mean map held to the screen's scroll area
     drew short there (the screen's 434 px in a 650-px page)."""
@@ -118,6 +140,8 @@ def fit_view(view) -> None:
     view._fitting = True
     try:
         fit_page_row(view)
+        if fit_page_rows(view):
+            return
         fit_pattern(view)
         fit_bars(view)
         fit_columns(view)

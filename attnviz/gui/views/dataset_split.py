@@ -84,6 +84,7 @@ class DatasetSplit:
         self.side_by_side = False
         self.paged = False  # the grid a page at a time (dataset_pages.py), ``page_shape`` layers × heads a page
         self.page_shape = (1, 1)
+        self.rows_adjust = 0  # layers a page under the map gets beyond the estimate, once measured (fit_page_rows)
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -167,7 +168,9 @@ class DatasetSplit:
         rows, cols = page_fit(width - SCROLL_PX, seen_h - SCROLL_PX, side, labels_px=GRID_LABELS_PX,
                               head_px=HEAD_PX, chrome_px=GRID_CHROME_PX, caption_px=CAPTION_PX,
                               map_chrome_w=MAP_CHROME_W)
-        self.page_shape = rows, cols = even_page(self.layers, rows), even_page(self.heads, cols)
+        rows = max(1, rows + (0 if side or self.narrow else self.rows_adjust))
+        # (layers scroll a layer at a time: no even pages of them, as of heads)
+        self.page_shape = rows, cols = min(self.layers, rows), even_page(self.heads, cols)
         self.grid_column = grid_width(rows, cols, True)
         # a narrow dock's figure still scrolls, at the height its page and map need (its 325 px seen hold no legible
         # map under a page: fitted to them, the map was 57 px)
