@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from dataset_views import scored_view, task_free_trace  # noqa: E402
+from dataset_views import render_seeing, scored_view, task_free_trace  # noqa: E402
 
 DOCK_720, DOCK_1080 = (972, 493), (600, 676)
 
@@ -106,32 +106,15 @@ def test_a_file_shows_the_page_on_screen_with_its_numbers_and_names_it(qtbot, tr
     """A file cannot be paged: the export draws the page on screen, each head's number in its cell, and its caption
     says which layers and heads of how many it shows. The page's row under the map is not held to the screen's
     height there (a 1080-px file kept its 151 px: 14 columns of numbers squeezed into a strip, an "L4" under it)."""
-    from PySide6.QtCore import QRectF
-    from PySide6.QtGui import QImage, QPainter
-
     from attnviz.gui.widgets.square_cells import UNLIMITED
 
     view = scored_view(qtbot, traces[(32, 32)], *dock)
     held = view.figure.layout.rowMaximumHeight(0)
     assert (held < UNLIMITED) == (dock == DOCK_1080)  # control: on screen the page's row under the map is held
     layers, heads = view.page.ranges()
-    seen = {}
-    scene = view.canvas.scene()
-    draw = scene.render
-
-    def render(*args):
-        seen["range"] = view.grid.vb.viewRange()
-        seen["numbers"] = _numbers_shown(view)
-        seen["caption"] = view.caption.item.toPlainText()
-        seen["row"] = view.figure.layout.rowMaximumHeight(0)
-        draw(*args)
-
-    scene.render = render
-    size = view.figure_size()
-    image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    view.render_figure(painter, QRectF(0, 0, size.width(), size.height()))
-    painter.end()
+    seen = render_seeing(view, lambda v: {"range": v.grid.vb.viewRange(), "numbers": _numbers_shown(v),
+                                          "caption": v.caption.item.toPlainText(),
+                                          "row": v.figure.layout.rowMaximumHeight(0)})
     assert seen["range"] == [[heads.start, heads.stop], [layers.start, layers.stop]]
     assert set(seen["numbers"]) == {(l, h) for l in layers for h in heads}
     assert f"layers {layers.start}–{layers.stop - 1} of 32 · heads {heads.start}–{heads.stop - 1} of 32" \

@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-from dataset_views import scored_view, task_free_trace  # noqa: E402
+from dataset_views import render_seeing, scored_view, task_free_trace  # noqa: E402
 
 # the Data set dock tabbed beside the head map at 1280×720, in the right group at 1920×1080, and a narrow right group
 # at 1280×720 (there the grid scrolls sideways too, and that scroll bar takes height from the part seen)
@@ -91,29 +91,13 @@ def test_a_file_gets_the_whole_figure_not_the_screens_fitting(qtbot, tmp_path):
     """An export lays the figure out for its page, where nothing scrolls: bars and the mean map held to the screen's
     434 px drew a 351-px bar beside a 500-px grid and a mean map half its room. A 32-layer × 2-head grid (64 heads,
     each number written, not paged) still scrolls beside its map at 1280×720. Control: on screen the map is held."""
-    from PySide6.QtCore import QRectF
-    from PySide6.QtGui import QImage, QPainter
-
     from attnviz.gui.widgets.square_cells import UNLIMITED
 
     view = scored_view(qtbot, task_free_trace(tmp_path, 32, 2), *DOCKS["1280x720"])
     assert not view.split.paged and view.split.side_by_side
     assert view.pattern.maximumHeight() < UNLIMITED  # control: fitted to the scroll area
-    seen = {}
-    scene = view.canvas.scene()
-    draw = scene.render
-
-    def render(*args):
-        seen["map"] = view.pattern.maximumHeight()
-        seen["pattern"] = view.pattern.bar.height(), view.pattern.vb.height()
-        draw(*args)
-
-    scene.render = render
-    size = view.figure_size()
-    image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    view.render_figure(painter, QRectF(0, 0, size.width(), size.height()))
-    painter.end()
+    seen = render_seeing(view, lambda v: {"map": v.pattern.maximumHeight(),
+                                          "pattern": (v.pattern.bar.height(), v.pattern.vb.height())})
     assert seen["map"] >= UNLIMITED, seen
     assert seen["pattern"][0] >= 0.9 * seen["pattern"][1], seen
     qtbot.waitUntil(lambda: view.pattern.maximumHeight() < UNLIMITED, timeout=5000)  # fitted again
