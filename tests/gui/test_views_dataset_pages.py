@@ -62,10 +62,18 @@ def test_the_wheel_scrolls_the_layers_and_the_map_stays(qtbot, traces):
     layers, _ = view.page.ranges()
     mean = _on_screen(view, view.pattern.image)
     at = view.canvas.mapFromScene(view.grid.vb.sceneBoundingRect().center())
-    event = QWheelEvent(QPointF(at), QPointF(view.canvas.mapToGlobal(at)), QPoint(0, 0), QPoint(0, -360),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
-    QApplication.sendEvent(view.canvas.viewport(), event)
-    QApplication.processEvents()
+
+    def wheel(degrees_8ths):
+        event = QWheelEvent(QPointF(at), QPointF(view.canvas.mapToGlobal(at)), QPoint(0, 0), QPoint(0, degrees_8ths),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                            False)
+        QApplication.sendEvent(view.canvas.viewport(), event)
+        QApplication.processEvents()
+        return event.isAccepted()
+
+    assert not wheel(120)  # at the first layers already: the figure's scroll area takes it
+    assert view.page.ranges()[0] == layers
+    assert wheel(-360)
     assert view.page.ranges()[0] == range(layers.start + 3, layers.stop + 3)  # three notches, three layers
     assert view.grid.vb.viewRange()[1] == [layers.start + 3, layers.stop + 3]
     assert _on_screen(view, view.pattern.image) == mean and view.split.scroll.verticalScrollBar().value() == 0

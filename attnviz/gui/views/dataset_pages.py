@@ -161,13 +161,12 @@ class PagedGrid:
 
     def _grid_wheel(self, ev, axis=None) -> None:
         """The wheel over a grid with more layers than shown scrolls its layers, a layer a notch (the mean map
-        beside it stays); elsewhere the figure's scroll area takes it."""
+        beside it stays); past its first or last layer, or elsewhere, the figure's scroll area takes it."""
         notches = ev.delta() / 120
-        if self.page.shape[0] < self.page.full[0] and notches:
+        if notches and self.page.turn("up" if notches > 0 else "down", max(1, round(abs(notches)))):
             ev.accept()
-            if self.page.turn("up" if notches > 0 else "down", max(1, round(abs(notches)))):
-                self._apply_page()
-        else:
+            self._apply_page()
+        else:  # all layers shown, or the first or last already: a narrow dock's figure scrolls on
             ev.ignore()
 
     def follow_page(self, layer: int, head: int) -> None:
