@@ -1,5 +1,6 @@
 """Shared by the data-set views' tests: a view of ``cls`` on its own selection, shown at 1300 × 700; a tiny random
-decoder of any layers × heads with no task, and a data-set view of a given size showing its scores."""
+decoder of any layers × heads with no task, a data-set view of a given size showing its scores, and what its figure
+holds when rendered for a file."""
 
 from __future__ import annotations
 
@@ -50,3 +51,29 @@ def scored_view(qtbot, trace, width: int, height: int):
     for _ in range(20):
         QApplication.processEvents()
     return view
+
+
+def render_seeing(view, probe) -> dict:
+    """Render ``view``'s figure for a file (its figure_size) and return what ``probe(view)`` (a dict) saw while the
+    figure was laid out for the file, just before it was drawn."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    seen = {}
+    scene = view.canvas.scene()
+    draw = scene.render
+
+    def render(*args):
+        seen.update(probe(view))
+        draw(*args)
+
+    scene.render = render
+    try:
+        size = view.figure_size()
+        image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        view.render_figure(painter, QRectF(0, 0, size.width(), size.height()))
+        painter.end()
+    finally:
+        del scene.render  # the scene's own method again
+    return seen

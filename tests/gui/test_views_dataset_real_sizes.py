@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-from dataset_views import scored_view, task_free_trace  # noqa: E402
+from dataset_views import render_seeing, scored_view, task_free_trace  # noqa: E402
 
 # the Data set dock tabbed beside the head map at 1280×720, in the right group at 1920×1080, and a narrow right group
 # at 1280×720 (there the grid scrolls sideways too, and that scroll bar takes height from the part seen)
@@ -41,8 +41,8 @@ def test_every_head_is_named_in_view_over_a_thirty_layer_grid(qtbot, trace_30x9,
         (_on_screen(view, heads), _seen(view))
     assert list(heads.visible_indices()) == list(range(9)) and heads.font_factor == 1.0
     assert [heads._text(i) for i in range(9)] == [f"H{h}" for h in range(9)]
-    # control: the grid is taller than what is seen (layer 29 lies below it), so a label under it was out of view
-    assert _on_screen(view, view.grid.image).bottom() > _seen(view).bottom()
+    # control: the grid holds more layers than are shown (layer 29 is scrolled to), so a label under it was out of view
+    assert 29 not in view.page.ranges()[0]
     # the exact number on hover, any cell the user scrolls to
     view._grid_hovered(29, 8)
     value = view.score_table()[29, 8]
@@ -52,28 +52,30 @@ def test_every_head_is_named_in_view_over_a_thirty_layer_grid(qtbot, trace_30x9,
 @pytest.mark.parametrize("dock", DOCKS)
 def test_the_colour_bars_are_seen_whole(qtbot, trace_30x9, dock):
     """Each visible bar (its ends, ticks and the words centred on it) that starts in the part seen without scrolling
-    lies in it whole; one further down (the mean map's, under the grid) is no taller than that part."""
+    lies in it whole; one further down (the mean map's, under the grid) is no taller than that part. The grid's own
+    bar gave way to each shown head's number (a page at a time, test_views_dataset_pages.py)."""
     view = scored_view(qtbot, trace_30x9, *DOCKS[dock])
     seen = _seen(view)
     bars = [m.bar for m in (view.grid, view.pattern) if m.bar.isVisible()]
-    assert view.grid.bar in bars  # 270 heads: no numbers in the cells, the bar gives the scale
+    assert bars == [view.pattern.bar]
     for bar in bars:
         rect = _on_screen(view, bar)
         assert seen.contains(rect) if seen.contains(rect.topLeft()) else rect.height() <= seen.height(), (rect, seen)
-    assert _on_screen(view, view.grid.bar).height() >= 150  # ends, ticks between and its words in a few lines
-    # control: the figure itself scrolls (a bar as tall as the grid's row would not be seen whole)
-    assert _on_screen(view, view.grid.vb).height() > seen.height() - _on_screen(view, view.grid.vb).top()
+    assert _on_screen(view, view.pattern.bar).height() >= 150  # ends, ticks between and its words in a few lines
+    # the grid's scale is in its cells' numbers (and the caption)
+    assert view._cell_labels and all(item.isVisible() for item in view._cell_labels)
+    assert "head grid colours: fixed scale 0–1" in view.caption.item.toPlainText()
 
 
-def test_thirty_two_heads_keep_full_size_labels_and_the_figure_scrolls_sideways(qtbot, tmp_path):
-    """Llama-8B's 32 heads: named at full size in the 1920×1080 dock; in a 460-px one the labels shrank to fit, now
-    the figure scrolls across instead. Control: the 600-px dock needs no sideways scrolling."""
+def test_thirty_two_heads_keep_full_size_labels_a_page_at_a_time(qtbot, tmp_path):
+    """Llama-8B's 32 heads: in a 460-px dock the labels shrank to fit, then the figure scrolled across; now a page of
+    heads, each named at full size, fits across (◀▶ turn it). Control: the page holds fewer than the 32 heads."""
     trace = task_free_trace(tmp_path, 32, 32)
-    for width, scrolls in ((600, False), (460, True)):
+    for width in (600, 460):
         view = scored_view(qtbot, trace, width, 676)
-        heads = view.grid.bottom
-        assert list(heads.visible_indices()) == list(range(32)) and heads.font_factor == 1.0, (width, heads.font_factor)
-        assert (view.canvas.width() > _seen(view).width()) == scrolls, (width, view.canvas.width(), _seen(view))
+        heads, shown = view.grid.bottom, view.page.ranges()[1]
+        assert set(heads.visible_indices()) >= set(shown) and heads.font_factor == 1.0, (width, heads.font_factor)
+        assert 8 <= len(shown) < 32 and view.canvas.width() <= _seen(view).width(), (width, shown, _seen(view))
 
 
 def test_the_mean_map_beside_a_thirty_layer_grid_is_seen_whole(qtbot, trace_30x9):
@@ -85,33 +87,20 @@ def test_the_mean_map_beside_a_thirty_layer_grid_is_seen_whole(qtbot, trace_30x9
     assert _on_screen(view, view.grid.image).bottom() > seen.bottom()
 
 
-def test_a_file_gets_the_whole_figure_not_the_screens_fitting(qtbot, trace_30x9):
+def test_a_file_gets_the_whole_figure_not_the_screens_fitting(qtbot, tmp_path):
     """An export lays the figure out for its page, where nothing scrolls: bars and the mean map held to the screen's
-    434 px drew a 351-px bar beside a 500-px grid and a mean map half its room. Control: on screen they are held."""
-    from PySide6.QtCore import QRectF
-    from PySide6.QtGui import QImage, QPainter
+    434 px drew a 351-px bar beside a 500-px grid and a mean map half its room. A 32-layer × 2-head grid (64 heads,
+    each number written, not paged) still scrolls beside its map at 1280×720. Control: on screen the map is held."""
+    from attnviz.gui.widgets.square_cells import UNLIMITED
 
-    view = scored_view(qtbot, trace_30x9, *DOCKS["1280x720"])
-    on_screen = view.grid.bar.height(), view.grid.vb.height()
-    assert on_screen[0] < on_screen[1] - 50, on_screen  # control: fitted to the scroll area
-    seen = {}
-    scene = view.canvas.scene()
-    draw = scene.render
-
-    def render(*args):
-        seen["bar"], seen["grid"] = view.grid.bar.height(), view.grid.vb.height()
-        seen["pattern"] = view.pattern.bar.height(), view.pattern.vb.height()
-        draw(*args)
-
-    scene.render = render
-    size = view.figure_size()
-    image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    view.render_figure(painter, QRectF(0, 0, size.width(), size.height()))
-    painter.end()
-    assert seen["bar"] >= seen["grid"] - 2, seen
+    view = scored_view(qtbot, task_free_trace(tmp_path, 32, 2), *DOCKS["1280x720"])
+    assert not view.split.paged and view.split.side_by_side
+    assert view.pattern.maximumHeight() < UNLIMITED  # control: fitted to the scroll area
+    seen = render_seeing(view, lambda v: {"map": v.pattern.maximumHeight(),
+                                          "pattern": (v.pattern.bar.height(), v.pattern.vb.height())})
+    assert seen["map"] >= UNLIMITED, seen
     assert seen["pattern"][0] >= 0.9 * seen["pattern"][1], seen
-    qtbot.waitUntil(lambda: view.grid.bar.height() < view.grid.vb.height() - 50, timeout=5000)  # fitted again
+    qtbot.waitUntil(lambda: view.pattern.maximumHeight() < UNLIMITED, timeout=5000)  # fitted again
 
 
 def test_a_few_heads_beside_the_map_keep_their_title_on_two_lines_where_the_map_leaves_room(qtbot, tmp_path):

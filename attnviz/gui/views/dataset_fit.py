@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from attnviz.gui.views.dataset_pages import MIN_MAP_PX, ROW_PX
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
 __all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX",
@@ -23,6 +24,8 @@ BAR_MARGIN_PX = 6  # kept between a bar's end and the scroll area's edge (its en
 # a head's column at least one line of its label's 12-px font (13.95 px × the axis' 0.92 packing), the label turned
 # upright: 32 heads in a 600-px dock get 13.25 px; narrower, the figure scrolls sideways rather than shrink them
 LEAST_HEAD_PX = 13
+MAX_ROWS_ADJUST = 4  # layers a measured page may differ from the estimate (a bound: no back and forth for ever)
+PAGE_ROW_SLACK_PX = 2  # a page's grid row beyond its rows and what is around them, so a rounding never cuts a row
 
 
 def fit_bars(view) -> None:
@@ -56,7 +59,8 @@ def fit_columns(view) -> None:
     # bar) keeps its width; the cells get LEAST_HEAD_PX a head
     need = int(view.canvas.width() - grid.vb.width() + LEAST_HEAD_PX * heads + 1)
     seen_w = view.split.scroll.viewport().width()
-    least = need if heads and not view.split.side_by_side and need > seen_w else 0
+    # (a page of a larger grid fits across by construction: dataset_pages.py)
+    least = need if heads and not view.split.side_by_side and not view.split.paged and need > seen_w else 0
     if view.canvas.minimumWidth() != least and seen_w > 0:
         view.canvas.setMinimumWidth(least)
 
@@ -72,11 +76,48 @@ def fit_pattern(view) -> None:
         view.figure.layout.setAlignment(pattern, Qt.AlignmentFlag.AlignTop)
 
 
+def fit_page_row(view) -> None:
+    """A page of the grid over the mean map: the grid's row held to the height of its page's rows (ROW_PX each) and what its last
+    layout put around them, the map the rest. In proportion to the rows' stretch the page's row took 45 px more than
+    its rows and the map lost them (246 px); a title wrapped onto two lines in a narrow dock left 15-px rows, too low
+    for their numbers. Measured after each layout, so it settles on the titles' real heights."""
+    lay, grid = view.figure.layout, view.grid
+    least, most = 0, UNLIMITED
+    if view.split.paged and not view.split.side_by_side and grid.vb.height() > 0:
+        least = most = round(grid.height() - grid.vb.height() + ROW_PX * view.page.shape[0] + PAGE_ROW_SLACK_PX)
+    if abs(lay.rowMaximumHeight(0) - most) > 1 or abs(lay.rowMinimumHeight(0) - least) > 1:
+        lay.setRowMinimumHeight(0, least)
+        lay.setRowMaximumHeight(0, most)
+
+
+def fit_page_rows(view) -> bool:
+    """A page under the mean map gets a layer more, or less, once the map is measured: the titles and the caption
+    take a line more or less than estimated (30 × 9 at 1920×1080: 3 layers over a 281-px map; 32 × 32, a caption a
+    line longer: 4 over 249 px). True when the page changed. The map's MIN_MAP_PX to MIN_MAP_PX + a row is left
+    alone, so a change never undoes the last."""
+    split = view.split
+    if not split.paged or split.side_by_side or split.narrow or view.pattern.image.shape_rc == (1, 1):
+        return False  # (nor while the map is the empty 1 × 1 placeholder: it stepped the page down to one layer)
+    side = view.canvas.mapFromScene(view.pattern.image.sceneBoundingRect()).boundingRect().height()
+    if side <= 1 or side == getattr(split, "stepped_at", None):  # (1 px: not laid out yet)
+        return False  # the layout for the last step is still to come (measured again, the same map stepped to 1 layer)
+    rows, layers = split.page_shape[0], split.layers
+    step = -1 if side < MIN_MAP_PX and rows > 1 else 1 if side >= MIN_MAP_PX + ROW_PX + 4 and rows < layers else 0
+    if not step or abs(split.rows_adjust + step) > MAX_ROWS_ADJUST:
+        return False
+    split.rows_adjust, split.stepped_at = split.rows_adjust + step, side
+    view.split_below()
+    fit_page_row(view)  # (split_below's own fitting is skipped inside this one) the row for the new page
+    return True
+
+
 def release(view) -> None:
     """Undo the fitting: a file shows the whole figure, and bars and a mean map held to the screen's scroll area
     drew short there (the screen's 434 px in a 650-px page)."""
     for item in (view.grid.bar, view.pattern.bar, view.pattern):
         item.setMaximumHeight(UNLIMITED)
+    view.figure.layout.setRowMinimumHeight(0, 0)  # a page's row too: a 1080-px file kept the screen's 151 px
+    view.figure.layout.setRowMaximumHeight(0, UNLIMITED)
 
 
 class FitsOnScreen:
@@ -98,6 +139,9 @@ def fit_view(view) -> None:
         return
     view._fitting = True
     try:
+        fit_page_row(view)
+        if fit_page_rows(view):
+            return
         fit_pattern(view)
         fit_bars(view)
         fit_columns(view)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QSplitter, QTableWidget, QWidget
 
+from attnviz.gui.views.all_heads_pages import even_page
+from attnviz.gui.views.dataset_pages import MIN_MAP_PX, PAGE_MAP_CHROME_H, ROW_PX, page_fit
+
 __all__ = ["DatasetSplit", "BELOW_SHARE", "TABLE_ROWS", "NARROW_WIDTH", "NARROW_FIGURE_PX", "NARROW_ROW_PX",
            "GRID_CHROME_PX", "MEAN_MAP_PX", "HEAD_PX", "MAX_CELL_LABELS", "figure_need"]
 
@@ -41,6 +44,8 @@ BAR_PX = 90  # the grid's colour bar with its rotated words
 MAP_CHROME_W, MAP_CHROME_H, STACKED_ROW_PX = 180, 150, 40
 TITLE_COLUMN_PX = 280  # the grid's column beside the map, where the map leaves room: its title in two or three lines
 SIDE_MAP_PX = 300  # the mean map's side beside the grid that the table makes room for
+SCROLL_PX = 14  # the scroll area's vertical bar and frame, across (a 972-px view showed 958 px of its figure)
+PAGE_HEADS = 4  # a page beside the mean map has at least these many heads (else the map goes under it)
 MAX_CELL_LABELS = 64  # heads whose value is written in the grid (more would be unreadable; the bar says it then)
 
 
@@ -49,10 +54,11 @@ def figure_need(layers: int, row_px: int = NARROW_ROW_PX) -> tuple[int, int]:
     return GRID_CHROME_PX + row_px * max(1, layers), MEAN_MAP_PX
 
 
-def grid_width(layers: int, heads: int) -> int:
+def grid_width(layers: int, heads: int, paged: bool = False) -> int:
     """Px the head grid needs beside the mean map: its layer labels, a column a head, and its colour bar when its
-    cells carry no numbers (more heads than MAX_CELL_LABELS)."""
-    bar = BAR_PX if layers * heads > MAX_CELL_LABELS else 0
+    cells carry no numbers (more heads than MAX_CELL_LABELS, unless it is shown a page at a time, each number
+    written)."""
+    bar = BAR_PX if layers * heads > MAX_CELL_LABELS and not paged else 0
     return GRID_LABELS_PX + HEAD_PX * heads + bar
 
 
@@ -76,6 +82,9 @@ class DatasetSplit:
             sp.splitterMoved.connect(self._split_by_user)
         self.width, self.layers, self.heads = 0, 1, 1
         self.side_by_side = False
+        self.paged = False  # the grid a page at a time (dataset_pages.py), ``page_shape`` layers × heads a page
+        self.page_shape = (1, 1)
+        self.rows_adjust = 0  # layers a page under the map gets beyond the estimate, once measured (fit_page_rows)
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -90,15 +99,23 @@ class DatasetSplit:
         """Whether the view is too narrow for the figure and the table one above the other."""
         return 0 < self.width < NARROW_WIDTH
 
-    def arrange(self, width: int, layers: int, heads: int = 1) -> None:
-        """Split for a view ``width`` px wide whose grid has ``layers`` rows and ``heads`` columns."""
+    def arrange(self, width: int, layers: int, heads: int = 1, paged: bool = False) -> None:
+        """Split for a view ``width`` px wide whose grid has ``layers`` rows and ``heads`` columns (``paged``: too
+        many heads to write each one's number: shown a page at a time, see :meth:`_page`)."""
         self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
+        self.paged = paged
         h = self.splitter.height()
         alone = self.narrow or 0 < h < LOW_HEIGHT  # the figure alone until the Table button asks for the table
+        if paged and not self._page_side(width):
+            alone = True  # a page over a legible mean map needs the height (600 × 676 at 1920×1080: 396 px left)
         self.button.setVisible(alone)
         below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
         if self.user_split:
             below = self.splitter.sizes()[1]
+        if paged:
+            self._page(width, h, below, alone)
+            self._split(h, self.page_below)
+            return
         # the mean map beside the grid where that makes it larger (1280×720, ~970 × 280 px: under a 2-layer grid of
         # 900-px cells it was scrolled out of view; 1920×1080, 600 × 397: 110 px under the grid, ~240 beside it), and
         # only when both fit across (14 heads beside the map in a 600-px dock were 12 px each, every 2nd named)
@@ -121,6 +138,10 @@ class DatasetSplit:
             need = figure_need(self.layers)
             fold = max if self.side_by_side else sum
             self.canvas.setMinimumHeight(fold(need) + CAPTION_PX if fold(least) + CAPTION_PX > h - below else 0)
+        self._split(h, below)
+
+    def _split(self, h: int, below: int) -> None:
+        """The splitter's sizes: ``below`` px for the table over the top inputs, the table the height of its rows."""
         if self.user_split:
             return
         self.splitter.setSizes([h - below, below])
@@ -130,6 +151,30 @@ class DatasetSplit:
             + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height()
         table_h = min(want, below * 2 // 3)
         self.below.setSizes([table_h, below - table_h])
+
+    def _page_side(self, width: int) -> bool:
+        """Whether a page of at least PAGE_HEADS heads fits beside a legible mean map."""
+        across = width - SCROLL_PX - GRID_LABELS_PX - MAP_CHROME_W - MIN_MAP_PX
+        return not self.narrow and across >= HEAD_PX * min(self.heads, PAGE_HEADS)
+
+    def _page(self, width: int, h: int, below: int, alone: bool) -> None:
+        """A page of the grid and the mean map both in the part seen without scrolling: the map MIN_MAP_PX or more
+        beside the page where PAGE_HEADS heads fit beside it, else under it (the table then on its button)."""
+        side = self.side_by_side = self._page_side(width)
+        if side and not alone and not self.user_split:  # the table gives up to a tenth of the height to the map
+            below = max(min(below, h - MIN_MAP_PX - MAP_CHROME_H), int(h * (BELOW_SHARE - 0.1)))
+        self.page_below = below
+        seen_h = max(h - below, NARROW_FIGURE_PX) if self.narrow else h - below
+        rows, cols = page_fit(width - SCROLL_PX, seen_h - SCROLL_PX, side, labels_px=GRID_LABELS_PX,
+                              head_px=HEAD_PX, chrome_px=GRID_CHROME_PX, caption_px=CAPTION_PX,
+                              map_chrome_w=MAP_CHROME_W)
+        rows = max(1, rows + (0 if side or self.narrow else self.rows_adjust))
+        # (layers scroll a layer at a time: no even pages of them, as of heads)
+        self.page_shape = rows, cols = min(self.layers, rows), even_page(self.heads, cols)
+        self.grid_column = grid_width(rows, cols, True)
+        # a narrow dock's figure still scrolls, at the height its page and map need (its 325 px seen hold no legible
+        # map under a page: fitted to them, the map was 57 px)
+        self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * rows if self.narrow else 0)
 
     def _side_map(self, width: int, fig_h: int) -> int:
         """The mean map's side beside the grid (0 where the grid and a legible map do not fit across)."""
@@ -153,19 +198,21 @@ class DatasetSplit:
                 figure.removeItem(item)
             figure.addItem(pattern, row=0 if side else 1, col=1 if side else 0)
             figure.addItem(caption, row=2, col=0, colspan=2 if side else 1)
-        self.share(figure, side, layers, heads, getattr(self, "grid_column", None))
+        self.share(figure, side, layers, heads, getattr(self, "grid_column", None), self.paged)
 
     @staticmethod
-    def share(figure, side: bool, layers: int, heads: int, grid_w: int | None = None) -> None:
+    def share(figure, side: bool, layers: int, heads: int, grid_w: int | None = None, paged: bool = False) -> None:
         """The figure's rows and columns as the grid and the mean map need them: a fixed 2 : 5 of the height gave a
         30-layer grid 40 px (every 7th layer named) over a mean map with room to spare; beside it, the grid is as wide
         as its heads' labels need (14 heads in 2/5 of a 600-px dock were named every 2nd)."""
         lay = figure.layout
-        for row, need in enumerate((1, 0) if side else figure_need(layers)):
+        # (a page under the map: its rows as tall as the page was fitted for, the map the rest)
+        needs = (GRID_CHROME_PX + ROW_PX * layers, MIN_MAP_PX + PAGE_MAP_CHROME_H) if paged else figure_need(layers)
+        for row, need in enumerate((1, 0) if side else needs):
             lay.setRowStretchFactor(row, need)
         # beside the map, the grid takes the width its heads need and the map the rest (in proportion, a 600-px
         # dock gave a 4-head grid 200 px and the map 246 px)
-        least = grid_width(layers, heads)
+        least = grid_width(layers, heads, paged)
         # (a minimum, not a maximum: a column's maximum capped the whole layout's width, which kept it after the
         # map went back under the grid; the room for its title only preferred: as a minimum it made the figure's
         # minimum wider than a narrow dock)

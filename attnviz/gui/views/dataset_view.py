@@ -20,6 +20,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.dataset_fit import FitsOnScreen, fit_on_layout, fit_view
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
+from attnviz.gui.views.dataset_pages import PagedGrid
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_split import MAX_CELL_LABELS, DatasetSplit
 from attnviz.gui.views.dataset_titles import grid_words
@@ -35,7 +36,7 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 
-class DatasetView(FitsOnScreen, SourceChoice, BaseView):
+class DatasetView(FitsOnScreen, PagedGrid, SourceChoice, BaseView):
     title = "Heads over a data set"
     tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
@@ -76,6 +77,7 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
         lay.insertWidget(1, self.splitter, 1)
         lay.insertWidget(1, parts.notice)
         self._cell_labels = CellLabels(self.grid.vb, MAX_CELL_LABELS)
+        self._build_pages(parts.row)
         fit_on_layout(self)
         self.failure = ""
         self.result = None
@@ -100,8 +102,11 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
         """Share the view's height between the figure and the table (:class:`DatasetSplit`)."""
         known = self.result is not None and self.score in self.result.scores.get(self.part, {})
         layers, heads = self.result.scores[self.part][self.score].shape if known else (1, 1)
-        self.split.arrange(self.width(), layers, heads)
-        self.split.place(self.figure, self.pattern, self.caption, layers, heads)
+        # a grid too large to write every head's number goes a page at a time (dataset_pages.py)
+        self.split.arrange(self.width(), layers, heads, paged=known and layers * heads > MAX_CELL_LABELS)
+        shape = self.split.page_shape if self.split.paged else (layers, heads)
+        self.set_page_shape((layers, heads), shape)
+        self.split.place(self.figure, self.pattern, self.caption, *shape)
         fit_view(self)
 
     @property
@@ -253,6 +258,7 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
 
     def _clear(self) -> None:
         self._cell_labels.clear()
+        self.clear_page()
         self.grid.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_image(np.zeros((1, 1), np.uint8), (1, 1))
         self.pattern.set_title("")
@@ -309,10 +315,9 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
         self.grid.set_mask(undefined)
         natural = self.score == "induction" and self._label(self.score) != SCORE_LABELS[self.score]
         self.grid.set_levels(lo, hi, ("rep-ind" if natural else self._label(self.score)) + how)  # (the bar's short name)
-        self._label_cells(values, lo, hi)
         # every cell carries its number: no bar (the grid is a few layers tall, and the bar's rotated label, longer
         # than the bar, ran over its ticks); the title says the colour scale instead
-        written = L * H <= MAX_CELL_LABELS
+        written = L * H <= MAX_CELL_LABELS or self.split.paged
         self.grid.bar.set_style(self.style if not written else replace(self.style, colour_bar=False))
         self.grid.bar.setVisible(not written)
         # the caption sits under the mean pattern (its own bar: "own maximum"): it names the grid it speaks of
@@ -321,12 +326,8 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
                                     failure=self.failure, chosen_for=getattr(self, "_chosen_for", None), how=how,
                                     undefined=undefined)
         self.grid.set_title(title)
-        self._set_caption(caption)
+        self.write_cells(values, lo, hi, caption)
         self._show_head()
-
-    def _label_cells(self, values: np.ndarray, lo: float, hi: float) -> None:
-        """Write each head's value in its cell when the grid is small enough to read them."""
-        self._cell_labels.set(values, lo, hi, self.style)
 
     def _show_head(self) -> None:
         """Mean pattern and top inputs of the selected head."""
@@ -335,6 +336,7 @@ class DatasetView(FitsOnScreen, SourceChoice, BaseView):
         values = self.score_table()
         L, H = values.shape
         layer, head = min(self.state.layer, L - 1), min(self.state.head, H - 1)
+        self.follow_page(layer, head)
         self.grid.set_highlight(layer, head)
         self.grid.image.setToolTip("")
         pat = self.result.patterns.get(self.part)

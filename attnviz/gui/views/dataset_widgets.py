@@ -111,17 +111,19 @@ class CellLabels:
             self.vb.removeItem(item)
         self.items = []
 
-    def set(self, values: np.ndarray, lo: float, hi: float, style) -> None:
-        """Write ``values`` (layers × heads) on a colour scale from ``lo`` to ``hi``."""
+    def set(self, values: np.ndarray, lo: float, hi: float, style, window: tuple[range, range] | None = None) -> None:
+        """Write ``values`` (layers × heads) on a colour scale from ``lo`` to ``hi``: all of them, at most ``limit``
+        heads, or the page ``window`` (layers, heads) on screen of a larger grid."""
         import pyqtgraph as pg
 
         self.clear()
         self.style = style
         L, H = values.shape
-        if L * H > self.limit:
+        if window is None and L * H > self.limit:
             return
-        for layer in range(L):
-            for head in range(H):
+        layers, heads = window or (range(L), range(H))
+        for layer in layers:
+            for head in heads:
                 v = values[layer, head]
                 if not np.isfinite(v):
                     continue
