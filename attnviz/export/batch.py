@@ -114,7 +114,9 @@ def export_lecture_pack(trace, directory, opts: ExportOptions, style=None, base_
         if trace.kind in FIGURES[name].kinds:
             if name in ("pos-similarity", "pos-encoding") and "emb.pos" not in trace:
                 continue  # a rotary, ALiBi or relative model adds no position vectors: an empty slide teaches nothing
-            plan.append((name, SelectionState(layer=layer, head=head, query=q), None, ""))
+            # the rollout asks its own default row (a [CLS] classifier's [CLS], as the Rollout tab does), not the
+            # walkthrough's query: order-sentiment's pack asked "where does 'all' get its information?"
+            plan.append((name, SelectionState(layer=layer, head=head, query=None if name == "rollout" else q), None, ""))
     # a file per figure the pack really draws: a figure that does not depend on the head (token lines
     # show every head of the layer) is listed once, not once per head with the same picture
     files = [_pack_file(directory, name, state, step, fmt) for name, state, step, _ in plan]

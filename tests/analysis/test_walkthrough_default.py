@@ -270,3 +270,23 @@ def test_a_decoders_gradient_row_is_shown_only_at_the_position_whose_prediction_
     inner = compute_rollout_maps(lm, RolloutSettings(), query=3)
     assert inner.maps["grad"] is None and "[7]" in inner.notes["grad"] and inner.grad_of == ""
     assert inner.maps["rollout"] is not None  # the attention rows are still drawn
+
+
+@pytest.mark.parametrize("model", ["order-sentiment", "translate"])
+def test_the_packs_rollout_asks_what_the_rollout_tab_asks(model, tmp_path, monkeypatch):
+    """order-sentiment's pack asked "where does 'all' [9] get its information?" (the walkthrough's row) where the
+    Rollout tab and `export --view rollout` ask about [CLS], the token the classifier reads."""
+    from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query
+    from attnviz.export import batch
+
+    t = _example_trace(model)
+    seen = []
+    monkeypatch.setattr(batch, "export_one", lambda name, tr, s, path, *a, **k: seen.append((name, s)) or path)
+    monkeypatch.setattr(batch, "_write_index", lambda *a, **k: None)
+    batch.export_lecture_pack(t, tmp_path, opts=batch.ExportOptions())
+    state = next(s for name, s in seen if name == "rollout")
+    asked = compute_rollout_maps(t, RolloutSettings(), state.query).query
+    assert asked == default_query(t)
+    walk = next(s for name, s in seen if name == "steps")
+    if model == "order-sentiment":  # the case the fix is for: the walkthrough's row is not the classifier's token
+        assert walk.query != asked and asked == 0

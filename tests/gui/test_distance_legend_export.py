@@ -65,3 +65,26 @@ def test_every_figure_legend_follows_the_export_scale(qtbot):
     qtbot.addWidget(view)
     legends = [it for it in view.figure.scene().items() if isinstance(it, pg.LegendItem)]
     assert legends and not any(lg.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations for lg in legends)
+
+
+def test_a_two_stack_model_says_which_stack_it_measures(qtbot):
+    """translate with cross-attention selected plotted "Mean attention distance per head": the distances are the
+    decoder's self-attention (cross-attention's rows and columns are two sequences), and the title did not say so."""
+    from attnviz.gui.views.attention_distance_view import AttentionDistanceView
+    from attnviz.runtime import load_model, run_trace
+    from attnviz.selection import Selection
+
+    sel = Selection()
+    view = AttentionDistanceView(sel)
+    qtbot.addWidget(view)
+    view.set_trace(run_trace(load_model("translate", device="cpu"), text="the big dog sees a small cat"))
+    sel.update(part="cross")
+    qtbot.waitUntil(lambda: "per head" in view.title_item.text, timeout=10000)
+    assert "decoder self-attention" in view.title_item.text
+    sel.update(part="enc")
+    qtbot.waitUntil(lambda: "encoder self-attention" in view.title_item.text, timeout=10000)
+    coref = AttentionDistanceView(Selection())  # control: a one-stack model's title names no stack
+    qtbot.addWidget(coref)
+    coref.set_trace(run_trace(load_model("coref", device="cpu"), text=SENTENCE))
+    qtbot.waitUntil(lambda: "per head" in coref.title_item.text, timeout=10000)
+    assert "self-attention" not in coref.title_item.text

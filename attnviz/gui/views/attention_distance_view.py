@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from attnviz.gui.style import HEAD_COLOURS, head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
-from attnviz.analysis.trace_parts import resolve
+from attnviz.analysis.trace_parts import part_name, resolve
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
@@ -113,8 +113,13 @@ class AttentionDistanceView(BaseView):
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
         repeat = f"; colours repeat every {len(HEAD_COLOURS)} heads" if pts[:, 3].max() >= len(HEAD_COLOURS) else ""
-        set_title(self.title_item, f"Mean attention distance per head (one point per head, coloured by head{repeat})",
-                  self.style)
+        # a two-stack model measures one stack: say which (cross-attention has no distance: its rows and
+        # columns are positions of two different sequences, so the decoder's self-attention stands in)
+        part = "self" if self.res.part == "cross" else self.res.part
+        two = len(self.trace.parts) > 1
+        which = f" · {part_name(part, two)}" if two else ""
+        set_title(self.title_item, f"Mean attention distance per head{which} (one point per head, coloured by "
+                  f"head{repeat})", self.style)
         self._draw_marker()
 
     def _draw_legend(self, n_heads: int, size: float) -> None:
