@@ -106,3 +106,28 @@ def test_starting_a_lesson_offers_page_down_only(make_window, qtbot, monkeypatch
     finally:
         leave_presentation(win)
         qtbot.waitUntil(lambda: win.tabs.indexOf(stage) < 0, timeout=30_000)
+
+
+def test_a_paged_all_heads_grid_offers_the_keys_that_turn_its_pages(qtbot):
+    """F5 on All heads of a 32 × 32 model hides the ▲▼◀▶ buttons; the hint said only "Esc or F5", so a lecturer
+    was not told how to reach the other pages (Alt+arrows move the head, the page follows)."""
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.bench.traces import sample_trace
+    from attnviz.gui.views.model_view import ModelView
+    from attnviz.selection import Selection
+
+    def shown(n_layers, n_heads):
+        view = ModelView(selection=Selection())
+        qtbot.addWidget(view)
+        view.resize(740, 700)
+        view.show()
+        view.set_trace(sample_trace("encoder", T=8, n_layers=n_layers, n_heads=n_heads, d_model=2 * n_heads))
+        view.ensure_current()
+        QApplication.processEvents()
+        return view
+
+    big = shown(32, 32)
+    assert big.page_text() and "Alt+arrows: layer / head" in leave_text(big)
+    small = shown(2, 4)  # control: one page holds every head, nothing to turn
+    assert small.page_text() == "" and "Alt" not in leave_text(small)

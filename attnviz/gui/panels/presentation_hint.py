@@ -22,8 +22,14 @@ def leave_text(fig) -> str:
     leave = LEAVE_TEXT.split(" · Page Down")[0]
     if isinstance(fig, bool):
         return LEAVE_TEXT if fig else leave
-    keys = step_keys(fig)
-    return f"{leave} · {keys}" if keys else leave
+    keys = [k for k in (step_keys(fig), _call(fig, "keys_hint")) if k]
+    return " · ".join([leave] + keys)
+
+
+def _call(fig, name: str) -> str:
+    """``fig.name()`` when the figure offers it (a paged grid's keys), else ""."""
+    method = getattr(fig, name, None)
+    return method() if callable(method) else ""
 
 
 def step_unit(fig) -> str:

@@ -105,6 +105,11 @@ class GridPages:
             parts.append(f"heads {_span(heads)} of {H}")
         return " · ".join(parts)
 
+    def keys_hint(self) -> str:
+        """The presentation hint's words for a paged grid: F5 hides the ▲▼◀▶ buttons, and the keys that move the
+        selected head (the page follows it) are the only way to the other pages ("" when one page shows all)."""
+        return "Alt+arrows: layer / head (the page follows)" if self.page_text() else ""
+
     def page_note(self) -> str:
         """The caption's words on the page: on screen which page (the ▲▼◀▶ buttons beside the figure turn
         it); in an export, which a slide cannot page, which heads the slide shows and where the others are."""
