@@ -132,13 +132,21 @@ class Traced:
         return {"inputs": (image,), "folders": (folder,)}
 
     # -- figures -------------------------------------------------------------------------------
-    def _focus(self, layer, head, view: str = "head-map", part: str = "self") -> tuple[int, int]:
+    def _focus(self, layer, head, view: str = "head-map", part: str | None = None,
+               query: int | None = None) -> tuple[int, int, str, int | None]:
+        """(layer, head, part, query) of a figure: what the caller named, the rest by the one default rule as
+        `attnviz export` and the app open (the part: cross-attention for an encoder–decoder; the model's focus
+        head, else its sharpest; the walkthrough's head and row for its figures)."""
         from attnviz.analysis.walkthrough_default import WALKTHROUGH_VIEWS, default_selection
 
         layer, head = check_index("layer", layer), check_index("head", head)
-        # the one default rule, as `attnviz export` and the app: the model's focus head, else its sharpest
+        if part is not None:
+            check_choice("part", part, ("self", "cross", "enc"))
         d = default_selection(self.trace, "walkthrough" if view in WALKTHROUGH_VIEWS else "attention", part)
-        return (d["layer"] if layer is None else int(layer), d["head"] if head is None else int(head))
+        if layer is None and head is None and query is None:
+            query = d["query"]  # the row that goes with the default head (export does the same)
+        return (d["layer"] if layer is None else int(layer), d["head"] if head is None else int(head), d["part"],
+                query)
 
     def _trace_for(self, view: str):
         """The trace a view draws: the rollout view needs gradients; captured once, when asked for."""
@@ -167,7 +175,7 @@ class Traced:
                                f"(they draw {', '.join(PROBS_VIEWS)}); attnviz.load(model).trace(text) has it all")
 
     def figure(self, view: str = "head-map", layer: int | None = None, head: int | None = None,
-               query: int | None = None, part: str = "self", step=None, **options):
+               query: int | None = None, part: str | None = None, step=None, **options):
         """One of ``attnviz export``'s views as a :class:`~attnviz.api.Figure` (checked now: a view or
         part this model lacks raises :class:`attnviz.errors.AttnvizError` with one line).
 
@@ -176,7 +184,8 @@ class Traced:
         view : head-map, model, token-lines, rollout, steps, matrix-form … (all: :func:`attnviz.views`).
         layer, head : default the one default rule's (``attnviz.analysis.walkthrough_default``): the
             model's focus head, else its sharpest; the walkthrough's for steps/matrix-form/matrix-z.
-        query : a query position, or None; part : "self", "cross" or "enc"; step : for view "steps".
+        query : a query position, or None (with layer and head unset: the rule's row, as export opens);
+        part : "self", "cross" or "enc", default the rule's (cross for an encoder–decoder); step : for "steps".
         options : export options, as ``attnviz export`` takes them: ``size=(w, h)`` or ``preset``, ``dpi``,
             ``scale``, ``transparent``, ``title``, ``caption``, ``font_scale``, ``theme``, ``colormap``,
             ``colour_bar``, ``color_scale``.
@@ -184,22 +193,21 @@ class Traced:
         from attnviz.api.figure import Figure
 
         self._refuse_without(view)
-        check_choice("part", part, ("self", "cross", "enc"))
-        layer, head = self._focus(layer, head, view, part)
         query = check_index("query", query)
+        layer, head, part, query = self._focus(layer, head, view, part, query)
         fig = Figure(self._trace_for(view), view, layer, head, query, part, step, **options)
         fig.sources = self._sources()  # its save() never writes over what the trace was made from
         return fig
 
-    def html(self, view: str = "head-map", layer: int | None = None, head: int | None = None, part: str = "self",
-             **options):
+    def html(self, view: str = "head-map", layer: int | None = None, head: int | None = None,
+             part: str | None = None, **options):
         """The interactive page (head map, all heads, token lines) as a :class:`~attnviz.api.HtmlFigure`.
 
         options : ``colormap``, ``theme``, ``precision`` ("auto", "fp16", "uint8"), ``max_bytes``.
         """
         from attnviz.api.html_figure import HtmlFigure
 
-        layer, head = self._focus(layer, head, view, part)
+        layer, head, part, _ = self._focus(layer, head, view, part)
         page = HtmlFigure(self.trace, view, layer, head, part, **options)
         page.sources = self._sources()
         return page

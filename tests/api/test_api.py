@@ -165,3 +165,21 @@ def test_cli_html_export_and_its_one_line_refusals(model_dir, tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and says in err[0], err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_figure_without_part_or_head_opens_where_the_app_and_export_do():
+    """`attnviz.load("translate").trace().figure("head-map")` opened on decoder self-attention L0·H0 while the app
+    and `attnviz export` open on cross-attention at the sharpest head; `figure("steps")` on self-attention at
+    'na' rather than cross-attention at the row that wrote the last word."""
+    from attnviz.analysis.walkthrough_default import default_selection
+
+    t = attnviz.load("translate", device="cpu").trace()
+    for view, page in (("head-map", "attention"), ("steps", "walkthrough")):
+        fig = t.figure(view)
+        d = default_selection(t.trace, page)
+        assert (fig.state.part, fig.state.layer, fig.state.head, fig.state.query) == (
+            d["part"], d["layer"], d["head"], d["query"]) and d["part"] == "cross"
+    own = t.figure("head-map", part="self", layer=0, head=1)  # control: what the caller names is kept
+    assert (own.state.part, own.state.layer, own.state.head, own.state.query) == ("self", 0, 1, None)
+    d = default_selection(t.trace, "attention")
+    assert t.html("head-map").meta["start"] == {"part": "cross", "layer": d["layer"], "head": d["head"]}
