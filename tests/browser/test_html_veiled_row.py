@@ -44,3 +44,15 @@ def test_the_end_row_is_drawn_washed_out(context_with, tmp_path, translate):
     end, eos = page.evaluate(f"{ROW_MEAN}({last})"), page.evaluate(f"{ROW_MEAN}({last - 1})")
     assert end > 180 and eos < 120, (end, eos)  # washed towards the white page; [EOS]'s row dark (viridis)
     assert page.errors == []
+
+
+def test_a_long_label_is_cut_with_an_ellipsis_and_the_end_row_keeps_its_name(context_with, tmp_path, translate):
+    """The page cut every label at 14 characters with no mark: the end row read "(end): nothing" (a sentence cut
+    mid-way) and a long token lost its tail silently."""
+    text, meta = _page(translate, "cross")
+    page = open_in_window(context_with, tmp_path / "cut.html", text, (1280, 720))
+    end = meta["parts"][[P["part"] for P in meta["parts"]].index("cross")]["queries"][-1]
+    assert end == "(end): nothing written"
+    assert page.evaluate(f"window.attnviz.axisLabel({end!r})") == "(end)"
+    assert page.evaluate("window.attnviz.axisLabel('internationalisation')") == "international…"
+    assert page.evaluate("window.attnviz.axisLabel('vidas')") == "vidas"  # control: a short label is whole
