@@ -142,16 +142,16 @@ function colourBar(ctx, x, y, w, h, vmax, label) {
   ctx.save(); ctx.translate(x + w + 52, y + h / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
   ctx.fillText(label, 0, 0); ctx.restore();
 }
-function cut(t) {  // an axis label in its 14 characters: an ellipsis says a label was cut; "(end): nothing written" → "(end)"
+function axisText(t) {  // an axis label in its 14 characters: an ellipsis says a label was cut; "(end): nothing written" → "(end)"
   if (t.length <= 14) return t;
   return t.startsWith("(end)") ? "(end)" : t.slice(0, 13) + "…";
 }
-api.axisLabel = cut;  // what an axis draws for a label (for the tests)
+api.axisLabel = axisText;  // what an axis draws for a label (for the tests)
 function labels(ctx, names, at, step, font, vertical, x0) {
   ctx.font = `${font}px sans-serif`; ctx.fillStyle = M.fg; ctx.textBaseline = "middle";
   const every = Math.max(1, Math.ceil((font + 1) / step));
   for (let i = 0; i < names.length; i += every) {
-    const t = cut(tok(names[i]));
+    const t = axisText(tok(names[i]));
     if (vertical) { ctx.save(); ctx.translate(at(i), x0); ctx.rotate(-Math.PI / 2); ctx.textAlign = "right"; ctx.fillText(t, 0, 0); ctx.restore(); }
     else { ctx.textAlign = "right"; ctx.fillText(t, x0, at(i)); }
   }

@@ -162,7 +162,7 @@ function drawLines() {
   ctx.globalAlpha = 1;
   labels(ctx, P.queries.slice(0, nq), (i) => top + (i + 0.5) * pitch, pitch, font, false, lx);
   ctx.textAlign = "left";
-  for (let j = 0; j < nk; j += Math.max(1, Math.ceil((font + 1) / pitch))) ctx.fillText(cut(tok(P.keys[j])), rx, top + (j + 0.5) * pitch);
+  for (let j = 0; j < nk; j += Math.max(1, Math.ceil((font + 1) / pitch))) ctx.fillText(axisText(tok(P.keys[j])), rx, top + (j + 0.5) * pitch);
   Object.assign(G, {lTop: top, lPitch: pitch, lx, rx, lnq: nq, lnk: nk});
   const which = heads.length === P.heads && P.heads > 1 ? "all heads" : `heads ${heads.join(", ") || "none"}`;
   const shown = P.queries.length > nq || P.keys.length > nk ? ` · first ${M.line_tokens} tokens` : "";

@@ -57,7 +57,7 @@ function drawHeadMap(again) {
     const y = g.top + veil * g.cell;
     ctx.globalAlpha = 0.78; ctx.fillStyle = M.bg; ctx.fillRect(g.left, y, g.dk * g.cell, g.cell); ctx.globalAlpha = 1;
     ctx.fillRect(0, y, g.left - 1, g.cell);
-    ctx.fillStyle = "#888888"; ctx.textAlign = "right"; ctx.fillText(cut(tok(P.queries[veil])), g.left - 4, y + g.cell / 2);
+    ctx.fillStyle = "#888888"; ctx.textAlign = "right"; ctx.fillText(axisText(tok(P.queries[veil])), g.left - 4, y + g.cell / 2);
   }
   labels(ctx, kn, (j) => g.left + (j + 0.5) * g.cell, g.cell, font, true, g.top + g.dq * g.cell + 4);
   if (st.hover) {
