@@ -108,8 +108,16 @@ def trace_description(hf_config, cfg: ModelConfig, facts: list, probs_list: list
         missing = ["x, q, k, v, z, W_O: attention probabilities only, the model computes attention itself, not "
                    "through transformers' attention interface"]
     elif len(known) < len(facts):
-        missing.append(f"x, q, k, v, z of layers {', '.join(str(i) for i, f in enumerate(facts) if f is None)} "
-                       "(kept as probabilities only)")
+        # "layers 0–29", not thirty numbers: the whole list read like a failure on a page that asked for
+        # probabilities only
+        spans: list[list[int]] = []
+        for i in (i for i, f in enumerate(facts) if f is None):
+            if spans and i == spans[-1][1] + 1:
+                spans[-1][1] = i
+            else:
+                spans.append([i, i])
+        named = ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in spans)
+        missing.append(f"x, q, k, v, z of layers {named} (kept as probabilities only, enough for this figure)")
     cap = _one_or_list(caps) if caps else None
     return TraceDescription(
         config=true_config(hf_config, cfg), n_heads=H, n_kv_heads=kv or None, scale=float(scales[0]),

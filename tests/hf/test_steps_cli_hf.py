@@ -92,3 +92,16 @@ def test_a_broken_folder_without_text_is_named_not_the_missing_text(tmp_path, ca
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1
     assert said in err[0] and "--text" not in err[0]
+
+
+def test_a_page_of_probabilities_only_names_its_layers_as_a_span(folders, tmp_path, capsys):
+    """An HTML page (which keeps probabilities only) printed "not captured: x, q, k, v, z of layers 0, 1, …, 29": thirty
+    numbers that read like a failure; the layers are named as spans, and why they were left out."""
+    out = tmp_path / "page.html"
+    code = main(["export", "--model", str(folders["qwen2"]), "--text", "the cat sat on the mat", "--view", "head-map",
+                 "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0 and out.exists()
+    note = next((line for line in err.splitlines() if "not captured" in line), "")
+    assert "layers 0–1 (kept as probabilities only, enough for this figure)" in note, err
+    assert "layers 0, 1" not in note
