@@ -211,9 +211,11 @@ class MatrixFormRows:
                                  highlight_rows=hl)
         out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,
                               highlight_rows=hl)
-        mid = self._grid("h", h, f"R_mid (L{layer}.h)", subtitle=sub, row_labels=labels, highlight_rows=hl)
-        last = self._grid("resid", resid, f"R_out (L{layer}.resid)", subtitle=sub, row_labels=labels,
-                          highlight_rows=hl)
+        # named by what they are in the lecture's block, not by the trace's keys (a class read "R_mid (L17.h)")
+        mid_title = "R_mid = R + A" if pre else f"R_mid = {ln}(R + A)"
+        out_title = "R_out (next block's R)" if layer + 1 < t.layers_in(part) else "R_out (the last block's output)"
+        mid = self._grid("h", h, mid_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
+        last = self._grid("resid", resid, out_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
         if pre:
             self.board.add_note(f"Block (pre-{ln}): X = {ln}(R);  R_mid = R + A;  R_out = R_mid + {after}({ln}(R_mid)), "
                                 "the next block's R", 1.4)
