@@ -124,7 +124,7 @@ class MatrixFormRows:
         ], stretch=3, op_factor=1.5, equal=True)
         # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
         # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200)
-        self._concat_figure(c, patterns=False, stretch=1)
+        self._concat_figure(c, patterns=False, stretch=3)
         self._modest(set(self.grids) - {"P"})
 
     def _modest(self, names) -> None:
