@@ -123,8 +123,10 @@ class MatrixFormRows:
                         highlight_rows=c.hl, frame_colour=head_colour(head)), dh + lab),
         ], stretch=3, op_factor=1.5, equal=True)
         # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
-        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200)
-        self._concat_figure(c, patterns=False, stretch=3)
+        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200). As tall
+        # a share as P V = Z on a slide or a desk, so its token names are as large (at a share of 1 a 1920 slide named
+        # them in 12.7 px type beside P V = Z's 23.8, the strip 150 px wide); presenting, P keeps its 300 px first
+        self._concat_figure(c, patterns=False, stretch=1 if self.style.font_scale > 1 else 3)
         self._modest(set(self.grids) - {"P"})
 
     def _modest(self, names) -> None:
