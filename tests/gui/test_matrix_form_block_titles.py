@@ -1,5 +1,5 @@
-"""The matrix form's "the block" part names R_mid and R_out as the lecture does ("R_mid = R + A", "R_out (next
-block's R)"), never by the trace's keys: a class read "R_mid (L17.h)" and "R_out (L17.resid)" (issue 36)."""
+"""The matrix form's "the block" part names R_mid and R_out as the lecture does ("R_mid = R + A", "R_out → layer
+18": the next layer's R), never by the trace's keys: a class read "R_mid (L17.h)" and "R_out (L17.resid)" (issue 36)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_block_matrices_are_named_for_a_lecturer(qtbot, trace, layer):
     # the trace's keys (L0.h, L0.resid) are not shown; negative control: the grids do carry titles
     assert ".resid" not in shown and f"L{layer}." not in shown, titles
     assert titles["h"].startswith("R_mid = ") and "R + A" in titles["h"], titles
-    last = "next block's R" if layer == 0 else "last block's output"
-    assert titles["resid"].startswith("R_out (") and last in titles["resid"], titles
+    last = "R_out → layer 1" if layer == 0 else "R_out (last layer)"  # where it goes: the next layer's R
+    assert titles["resid"] == last, titles
     # drawn with real subscripts (the grid's title paint turns "R_mid" into R with "mid" below)
     assert has_subscripts(titles["h"]) and has_subscripts(titles["resid"])

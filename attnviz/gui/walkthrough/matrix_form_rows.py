@@ -215,7 +215,8 @@ class MatrixFormRows:
                               highlight_rows=hl)
         # named by what they are in the lecture's block, not by the trace's keys (a class read "R_mid (L17.h)")
         mid_title = "R_mid = R + A" if pre else f"R_mid = {ln}(R + A)"
-        out_title = "R_out (next block's R)" if layer + 1 < t.layers_in(part) else "R_out (the last block's output)"
+        # as short as "R_mid = R + A": a 1280×720 window's third of a row wrapped "R_out (next block's R)"
+        out_title = f"R_out → layer {layer + 1}" if layer + 1 < t.layers_in(part) else "R_out (last layer)"
         mid = self._grid("h", h, mid_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
         last = self._grid("resid", resid, out_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
         if pre:
