@@ -31,6 +31,11 @@ from attnviz.gui.widgets.legible import floor_pt
 __all__ = ["ConcatFigure"]
 
 MAX_UNIT = 14.0  # px per column at most (a 2-head, d_head 8 toy must not fill the slide with 4 cells)
+LEGEND_LINE = 1.4  # lines under the rows for legends that fit on one line
+# the share of the label font's size that rows_at_line asks room for: 96 %, so a slide's P (12 tokens, 13 rows
+# with [CLS]) keeps its 300 px above it (at 100 % it was drawn 298 px)
+FULL_ROWS = 0.96
+MARGIN = 4.0  # px around the figure (6 left P under P V = Z 1 px short of its 300 px on a slide)
 QUERY_ORANGE = "#EE7733"  # the selected query's row, as in every grid
 
 
@@ -49,6 +54,9 @@ class ConcatFigure(ConcatText, QWidget):
         self.ablated: set[int] = set()
         self.rects: dict[str, QRectF] = {}
         self.unit = self.row_px = 0.0
+        # asks for rows a full label line tall (its sizeHint too), not the floor: under P V = Z on a slide, where a
+        # share of the height named them in 12.7 px type beside P V = Z's 23.8 (``rows_at_line``)
+        self.rows_at_line = False
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
 
     def set_data(self, Z, W_O, A, q_tok, P=None, b_O=None, selected: int = 0, query: int | None = None,
@@ -70,19 +78,28 @@ class ConcatFigure(ConcatText, QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
+        if self.rows_at_line:  # what full-size token names need, no more: the rest is P V = Z's
+            return QSize(900, self._height(full=True))
         return QSize(900, 420)  # asks modestly: the row takes the spare height (stretch), notes keep theirs
 
     def minimumSizeHint(self) -> QSize:
         """Titles, head numbers, legend and (up to 24) rows each named at the legible floor, in this style's type:
         presented below P V = Z, a fixed 260 px left the rows ~5 px and the titles over each other."""
+        return QSize(400, self._height(full=False))
+
+    def _height(self, full: bool) -> int:
+        """What layout_rects needs for (up to 24) token rows named at the legible floor or, ``full``, at FULL_ROWS
+        of the label font's size: the rows, margins, title, head numbers and legend (b_O sits under W_O, beside the
+        rows)."""
         title_font, label_font, _ = self._fonts()
         ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
         T = self.Z.shape[1] if self.Z.ndim == 3 else 0
-        floor = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
-        # what layout_rects gives the token rows: the height less margins, title, head numbers and legend (b_O
-        # sits under W_O, beside the rows)
-        fixed = 12 + ft.height() + fl.height() * (1.2 + 1.1 + 2.5)
-        return QSize(400, math.ceil(max(160.0, fixed + min(T, 24) * floor)))
+        pitch = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
+        if full:
+            pitch = max(pitch, fl.height() * 0.8 * FULL_ROWS)  # row_label_font's pitch for that size
+        legend = LEGEND_LINE if self.rows_at_line else 2.5  # a slide's width keeps legends on one line
+        fixed = 2 * MARGIN + ft.height() + fl.height() * (1.2 + 1.1 + legend)
+        return math.ceil(max(160.0, fixed + min(T, 24) * pitch))
 
     # -- geometry ---------------------------------------------------------------------------------
     def _fonts(self):
@@ -119,7 +136,7 @@ class ConcatFigure(ConcatText, QWidget):
         ft, fl, fo = QFontMetricsF(title_font), QFontMetricsF(label_font), QFontMetricsF(op_font)
         H, T, dh = self.Z.shape
         D = self.A.shape[1]
-        m = 6.0
+        m = MARGIN
         label_w = max((fl.horizontalAdvance(s) for s in self.q_tok + ["P"]), default=0.0) + 10
         op_w = [fo.horizontalAdvance(s) + 28 for s in self._ops()]
         # title, then the shape under it in grey: a narrow block never runs its title into the next
@@ -152,6 +169,8 @@ class ConcatFigure(ConcatText, QWidget):
         zw = dh * u
         # P_h above Z_h: square cells, as wide as Z_h (never taller than a third of the room)
         Tk = self.P.shape[2] if self.P is not None else 0
+        if need is whole:  # legends on one line: the rows get the second line's room (W_O kept its unit above)
+            legend_h = fl.height() * LEGEND_LINE
         room = height - 2 * m - title_h - index_h - legend_h
         p_cell = min(zw / Tk, room / 3 / max(T, 1)) if Tk else 0.0
         if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first, for

@@ -123,10 +123,12 @@ class MatrixFormRows:
                         highlight_rows=c.hl, frame_colour=head_colour(head)), dh + lab),
         ], stretch=3, op_factor=1.5, equal=True)
         # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
-        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200). As tall
-        # a share as P V = Z on a slide or a desk, so its token names are as large (at a share of 1 a 1920 slide named
-        # them in 12.7 px type beside P V = Z's 23.8, the strip 150 px wide); presenting, P keeps its 300 px first
-        self._concat_figure(c, patterns=False, stretch=1 if self.style.font_scale > 1 else 3)
+        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200). On a
+        # slide or a desk as tall as its token names at full size need, the rest is P V = Z's (at a share of the
+        # height a 1920 slide named them in 12.7 px type beside P V = Z's 23.8, the strip 150 px wide);
+        # presenting, P keeps its 300 px first
+        presenting = self.style.font_scale > 1
+        self._concat_figure(c, patterns=False, stretch=1 if presenting else 0, rows_at_line=not presenting)
         self._modest(set(self.grids) - {"P"})
 
     def _modest(self, names) -> None:
@@ -166,7 +168,7 @@ class MatrixFormRows:
                             factor=1.2)
         self._concat_figure(c, patterns=True)
 
-    def _concat_figure(self, c: "_Context", patterns: bool, stretch: int = 4) -> None:
+    def _concat_figure(self, c: "_Context", patterns: bool, stretch: int = 4, rows_at_line: bool = False) -> None:
         """A row with concat(Z) × W_O (+ b_O) = A drawn to scale; ``patterns``: each head's P above its Z."""
         from attnviz.gui.walkthrough.concat_figure import ConcatFigure
 
@@ -175,6 +177,7 @@ class MatrixFormRows:
         gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
         ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
         self.concat_figure = ConcatFigure(self.style)
+        self.concat_figure.rows_at_line = rows_at_line
         self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if patterns and f.P.ndim == 3 else None,
                                     b_O=f.b_O if _has(c.t, c.prefix + "b_o") else None, selected=c.head,
                                     query=c.hl[0] if c.hl else None, ablated=ablated)
