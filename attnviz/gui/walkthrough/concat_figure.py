@@ -9,7 +9,8 @@ the pattern that made the head's Z, equally sized for every head. At 9 to 32 hea
 whole: the unit shrinks (down to a fraction of a pixel; cells become a heatmap) rather than cutting heads.
 
 One widget paints all of it with QPainter (images for the cells, text for labels), so the same drawing
-reaches the screen, F5, lessons and exports. ``rects`` holds where each matrix is drawn (tests read it).
+reaches the screen, F5, lessons and exports. ``rects`` holds where each matrix is drawn (tests read it); its
+words (titles, legends, labels) are drawn by concat_figure_text, whose ``text_boxes`` say where.
 """
 
 from __future__ import annotations
@@ -161,11 +162,7 @@ class ConcatFigure(ConcatText, QWidget):
         u_whole = self._fit_unit(u, cols, whole, label_w, op_w, width - 2 * m)
         need = whole if u_whole >= u_tight * 0.98 else tight
         u = u_whole if need is whole else u_tight
-
-        def slots(unit: float) -> list[float]:
-            return self._slots(unit, cols, need, op_w)
-
-        slot_z, slot_w, slot_a = slots(u)
+        slot_z, slot_w, slot_a = self._slots(u, cols, need, op_w)
         zw = dh * u
         # P_h above Z_h: square cells, as wide as Z_h (never taller than a third of the room)
         Tk = self.P.shape[2] if self.P is not None else 0
