@@ -53,34 +53,17 @@ def figures(qapp, trace24):
 def _painted(view, w: int, h: int, monkeypatch) -> list[tuple]:
     """Export ``view`` on a w × h page; return its grids with row labels as the export laid them out to paint them
     (within render_figure's ``page_layout``): (title, rows, row labels, stride, label px on the page)."""
-    from contextlib import contextmanager
-
-    import attnviz.gui.walkthrough.figure as figure
-    from attnviz.figures.render import ExportOptions, _body, layout_scale, render_image
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 
     from layout_audit import pt_to_px
+    from page_measure import measured_export
 
-    opts = ExportOptions(width=w, height=h)
-    body = _body(opts)
-    scale = layout_scale(body.width(), body.height())
-    grids = []
-    laid_out = figure.page_layout
+    def measure(fig, scale: float) -> list[tuple]:
+        return [(g.title, g.values.shape[0], list(g.row_labels), g.row_label_stride(),
+                 pt_to_px(g.row_label_font().pointSizeF()) * scale) for g in fig.findChildren(MatrixGrid)
+                if g.isVisibleTo(fig) and g.values.size and g.row_labels]
 
-    @contextmanager
-    def measured(host, fig, target, page_scale):
-        with laid_out(host, fig, target, page_scale) as board:
-            grids[:] = [(g.title, g.values.shape[0], list(g.row_labels), g.row_label_stride(),
-                         pt_to_px(g.row_label_font().pointSizeF()) * scale) for g in fig.findChildren(MatrixGrid)
-                        if g.isVisibleTo(fig) and g.values.size and g.row_labels]
-            yield board
-
-    # (patching the grids' paintEvent to measure them crashed shiboken on the second export)
-    monkeypatch.setattr(figure, "page_layout", measured)
-    try:
-        render_image(view, opts)
-    finally:
-        monkeypatch.setattr(figure, "page_layout", laid_out)
+    grids = measured_export(view, w, h, monkeypatch, measure)
     assert grids, "no grid with row labels was laid out"
     return grids
 

@@ -9,7 +9,8 @@ the pattern that made the head's Z, equally sized for every head. At 9 to 32 hea
 whole: the unit shrinks (down to a fraction of a pixel; cells become a heatmap) rather than cutting heads.
 
 One widget paints all of it with QPainter (images for the cells, text for labels), so the same drawing
-reaches the screen, F5, lessons and exports. ``rects`` holds where each matrix is drawn (tests read it).
+reaches the screen, F5, lessons and exports. ``rects`` holds where each matrix is drawn (tests read it); its
+words (titles, legends, labels) are drawn by concat_figure_text, whose ``text_boxes`` say where.
 """
 
 from __future__ import annotations
@@ -17,25 +18,29 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen, QStaticText
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.gui.style import ViewStyle, head_colour
 from attnviz.gui.walkthrough.colour_scales import colours
-from attnviz.gui.widgets.formula_text import formula_html, has_subscripts
+from attnviz.gui.walkthrough.concat_figure_text import ConcatText
 from attnviz.gui.walkthrough.matrix_grid import visible_label
 from attnviz.gui.walkthrough.matrix_grid_paint import short_label
-from attnviz.gui.walkthrough.number_format import format_number, subscript
 from attnviz.gui.widgets.legible import floor_pt
 
 __all__ = ["ConcatFigure"]
 
 MAX_UNIT = 14.0  # px per column at most (a 2-head, d_head 8 toy must not fill the slide with 4 cells)
+LEGEND_LINE = 1.4  # lines under the rows for legends that fit on one line
+# the share of the label font's size that rows_at_line asks room for: 96 %, so a slide's P (12 tokens, 13 rows
+# with [CLS]) keeps its 300 px above it (at 100 % it was drawn 298 px)
+FULL_ROWS = 0.96
+MARGIN = 4.0  # px around the figure (6 left P under P V = Z 1 px short of its 300 px on a slide)
 QUERY_ORANGE = "#EE7733"  # the selected query's row, as in every grid
 
 
-class ConcatFigure(QWidget):
+class ConcatFigure(ConcatText, QWidget):
     """concat(Z) × W_O (+ b_O) = A with a common column unit; ``set_data`` gives it the matrices."""
 
     def __init__(self, style: ViewStyle | None = None, parent=None):
@@ -50,6 +55,9 @@ class ConcatFigure(QWidget):
         self.ablated: set[int] = set()
         self.rects: dict[str, QRectF] = {}
         self.unit = self.row_px = 0.0
+        # asks for rows a full label line tall (its sizeHint too), not the floor: under P V = Z on a slide, where a
+        # share of the height named them in 12.7 px type beside P V = Z's 23.8 (``rows_at_line``)
+        self.rows_at_line = False
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
 
     def set_data(self, Z, W_O, A, q_tok, P=None, b_O=None, selected: int = 0, query: int | None = None,
@@ -71,19 +79,28 @@ class ConcatFigure(QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
+        if self.rows_at_line:  # what full-size token names need, no more: the rest is P V = Z's
+            return QSize(900, self._height(full=True))
         return QSize(900, 420)  # asks modestly: the row takes the spare height (stretch), notes keep theirs
 
     def minimumSizeHint(self) -> QSize:
         """Titles, head numbers, legend and (up to 24) rows each named at the legible floor, in this style's type:
         presented below P V = Z, a fixed 260 px left the rows ~5 px and the titles over each other."""
+        return QSize(400, self._height(full=False))
+
+    def _height(self, full: bool) -> int:
+        """What layout_rects needs for (up to 24) token rows named at the legible floor or, ``full``, at FULL_ROWS
+        of the label font's size: the rows, margins, title, head numbers and legend (b_O sits under W_O, beside the
+        rows)."""
         title_font, label_font, _ = self._fonts()
         ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
         T = self.Z.shape[1] if self.Z.ndim == 3 else 0
-        floor = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
-        # what layout_rects gives the token rows: the height less margins, title, head numbers and legend (b_O
-        # sits under W_O, beside the rows)
-        fixed = 12 + ft.height() + fl.height() * (1.2 + 1.1 + 2.5)
-        return QSize(400, math.ceil(max(160.0, fixed + min(T, 24) * floor)))
+        pitch = QFontMetricsF(self._label_font(floor_pt(self.style, self))).height() * 0.8
+        if full:
+            pitch = max(pitch, fl.height() * 0.8 * FULL_ROWS)  # row_label_font's pitch for that size
+        legend = LEGEND_LINE if self.rows_at_line else 2.5  # a slide's width keeps legends on one line
+        fixed = 2 * MARGIN + ft.height() + fl.height() * (1.2 + 1.1 + legend)
+        return math.ceil(max(160.0, fixed + min(T, 24) * pitch))
 
     # -- geometry ---------------------------------------------------------------------------------
     def _fonts(self):
@@ -120,7 +137,7 @@ class ConcatFigure(QWidget):
         ft, fl, fo = QFontMetricsF(title_font), QFontMetricsF(label_font), QFontMetricsF(op_font)
         H, T, dh = self.Z.shape
         D = self.A.shape[1]
-        m = 6.0
+        m = MARGIN
         label_w = max((fl.horizontalAdvance(s) for s in self.q_tok + ["P"]), default=0.0) + 10
         op_w = [fo.horizontalAdvance(s) + 28 for s in self._ops()]
         # title, then the shape under it in grey: a narrow block never runs its title into the next
@@ -135,27 +152,22 @@ class ConcatFigure(QWidget):
         u = max(0.05, min(u_w, u_h, MAX_UNIT))
         # each block's column at least as wide as the text it carries (title, shape, legend; the operator's column
         # is the title's too): a height-bound figure (the overview presented) drew "concat(Z)" over "W_O" and
-        # "+ b_O 1 × 64" over "="; the blocks keep their one unit, the room beside them is left blank
-        need, bias = self._text_widths(ft, fl, H, T, dh, D)
+        # "+ b_O 1 × 64" over "="; the blocks keep their one unit, the room beside them is left blank. Whole titles
+        # and one-line legends when they cost no unit (a 1920 slide ran "concat(Z₀ … Z₈)" into "W_O" and wrapped
+        # "Z: ±0.29, every / head" with half its width empty), else the short title and legends on two lines
         cols = (H * dh, D, D)
-
-        def slots(unit: float) -> list[float]:
-            # titles and legends, above and below the rows, may run over the operator's column; "+ b_O 1 × D",
-            # level with the rows, may not (it ran over "=")
-            out = [max(c * unit, n - o) for c, n, o in zip(cols, need, op_w + [0.0])]
-            out[1] = max(out[1], bias)
-            return out
-
-        if label_w + sum(op_w) + sum(slots(u)) > width - 2 * m:  # width-bound: the largest unit that fits
-            lo, hi = 0.05, u
-            for _ in range(30):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if label_w + sum(op_w) + sum(slots(mid)) <= width - 2 * m else (lo, mid)
-            u = max(0.05, lo)
-        slot_z, slot_w, slot_a = slots(u)
+        tight = self._text_widths(ft, fl, H, T, dh, D, whole=False)
+        whole = self._text_widths(ft, fl, H, T, dh, D, whole=True)
+        u_tight = self._fit_unit(u, cols, tight, label_w, op_w, width - 2 * m)
+        u_whole = self._fit_unit(u, cols, whole, label_w, op_w, width - 2 * m)
+        need = whole if u_whole >= u_tight * 0.98 else tight
+        u = u_whole if need is whole else u_tight
+        slot_z, slot_w, slot_a = self._slots(u, cols, need, op_w)
         zw = dh * u
         # P_h above Z_h: square cells, as wide as Z_h (never taller than a third of the room)
         Tk = self.P.shape[2] if self.P is not None else 0
+        if need is whole:  # legends on one line: the rows get the second line's room (W_O kept its unit above)
+            legend_h = fl.height() * LEGEND_LINE
         room = height - 2 * m - title_h - index_h - legend_h
         p_cell = min(zw / Tk, room / 3 / max(T, 1)) if Tk else 0.0
         if T <= 24 and Tk:  # up to 24 tokens every row is named: the patterns give up height first, for
@@ -196,16 +208,27 @@ class ConcatFigure(QWidget):
         rects["A"] = QRectF(x + op_w[1], y_z, D * u, T * row)
         return rects
 
-    def _text_widths(self, ft, fl, H: int, T: int, dh: int, D: int) -> tuple[list[float], float]:
-        """The narrowest each block's titles and legends allow, with its operator's column: concat(Z) (its short
-        title), W_O, A (a legend may wrap to two lines but no narrower); and W_O's "+ b_O 1 × D" line (0 without)."""
-        pad = 8.0
-        legend = fl.horizontalAdvance("W_O: ±0.00") + 4
-        z = max(ft.horizontalAdvance("concat(Z)"), fl.horizontalAdvance(f"{T} × {H}·{dh}"), legend) + pad
-        w = max(ft.horizontalAdvance("W_O"), fl.horizontalAdvance(f"{H * dh} × {D}"), legend) + pad
-        a = max(ft.horizontalAdvance("A"), fl.horizontalAdvance(f"{T} × {D}"), fl.horizontalAdvance("A: ±0.00")) + pad
-        bias = fl.horizontalAdvance("+ b_O  1 × ") + fl.horizontalAdvance(str(D)) + pad if self.b_O is not None else 0.0
-        return [z, w, a], bias
+    @staticmethod
+    def _slots(unit: float, cols, need, op_w) -> list[float]:
+        """Each block's width with its text: titles and legends, above and below the rows, may run over the
+        operator's column; "+ b_O 1 × D", level with the rows, may not (it ran over "=")."""
+        widths, bias = need
+        out = [max(c * unit, n - o) for c, n, o in zip(cols, widths, list(op_w) + [0.0])]
+        out[1] = max(out[1], bias)
+        return out
+
+    def _fit_unit(self, u: float, cols, need, label_w: float, op_w, room: float) -> float:
+        """``u``, or the largest unit under it whose blocks and texts fit ``room`` (width-bound)."""
+        def fits(unit: float) -> bool:
+            return label_w + sum(op_w) + sum(self._slots(unit, cols, need, op_w)) <= room
+
+        if fits(u):
+            return u
+        lo, hi = 0.05, u
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return max(0.05, lo)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -234,9 +257,6 @@ class ConcatFigure(QWidget):
         if not self.Z.size or self.A is None:
             return
         self.rects = r = self.layout_rects(self.width(), self.height())
-        title_font, label_font, op_font = self._fonts()
-        fl = QFontMetricsF(label_font)
-        fg = QColor(self.style.foreground)
         H, T, dh = self.Z.shape
         D = self.A.shape[1]
         z_max = self._vmax(self.Z)  # one scale for every head's Z: their magnitudes compare
@@ -250,7 +270,7 @@ class ConcatFigure(QWidget):
         p.drawImage(r["A"], self._image(self.A, "signed", self._vmax(self.A)))
         self._paint_frames(p, r, H)
         self._paint_query(p, r, H, T)
-        self._paint_text(p, r, H, T, dh, D, z_max)
+        self._paint_text(p, r, H, T, dh, D)
 
     def frame_widths(self) -> tuple[float, float]:
         """Pen widths of a head's frame and of the selected head's: the style's, but never wider than the
@@ -292,102 +312,3 @@ class ConcatFigure(QWidget):
         p.drawRect(QRectF(z0.left(), z0.top() + q * ch, zl.right() - z0.left(), ch))
         a = r["A"]
         p.drawRect(QRectF(a.left(), a.top() + q * ch, a.width(), ch))
-
-    def _paint_text(self, p: QPainter, r, H: int, T: int, dh: int, D: int, z_max: float) -> None:
-        title_font, label_font, op_font = self._fonts()
-        ft, fl = QFontMetricsF(title_font), QFontMetricsF(label_font)
-        fg = QColor(self.style.foreground)
-        grey = QColor("#606060") if self.style.background == "#ffffff" else fg.lighter(160)
-        # titles: what each block is and its shape
-        z0 = r["Z0"]
-        y_title = r["W_O"].top() - ft.height() - fl.height() * 1.2
-        zs = f"Z{subscript(0)} … Z{subscript(H - 1)}" if H > 2 else ", ".join(f"Z{subscript(h)}" for h in range(H))
-        # a title wider than its block (and the operator after it) gives way to its short form
-        z_room = r["op0"].right() - z0.left()
-        concat = f"concat({zs})" if ft.horizontalAdvance(f"concat({zs})") <= z_room else "concat(Z)"
-        self._title(p, z0.left(), y_title, concat, f"{T} × {H}·{dh}", ft, fl, fg, grey)
-        self._title(p, r["W_O"].left(), y_title, "W_O", f"{H * dh} × {D}", ft, fl, fg, grey)
-        a_title = "A (attention output)"
-        if ft.horizontalAdvance(a_title) > self.width() - r["A"].left():
-            a_title = "A"
-        self._title(p, r["A"].left(), y_title, a_title, f"{T} × {D}", ft, fl, fg, grey)
-        p.setFont(label_font)
-        p.setPen(fg)
-        if "P0" in r:  # the row of patterns is named in the label column
-            p.drawText(QRectF(r["labels"].left(), r["P0"].top(), r["labels"].width(), r["P0"].height()),
-                       int(Qt.AlignRight | Qt.AlignVCenter), "P")
-        # head numbers between P_h and Z_h, as many as fit side by side (the selected one always)
-        zw = z0.width()
-        every = max(1, math.ceil((fl.horizontalAdvance(str(H - 1)) + 6) / max(zw, 1e-6)))
-        for h in range(H):
-            # every k-th head and the selected one, never a number run into the selected one's ("1516")
-            if h != self.selected and (h % every or abs(h - self.selected) < every):
-                continue
-            box = QRectF(r[f"Z{h}"].center().x() - zw * every / 2, z0.top() - fl.height() * 1.1,
-                         zw * every, fl.height())
-            p.setPen(QColor(head_colour(h)) if h == self.selected else fg)
-            p.drawText(box, int(Qt.AlignCenter), ("✕" if h in self.ablated else "") + str(h))
-        # token names: one per row when a line fits, else thinned (the selected query always named)
-        p.setPen(fg)
-        p.setFont(self.row_label_font())
-        fl_rows = QFontMetricsF(self.row_label_font())
-        stride = self.row_label_stride()
-        lab = r["labels"]
-        for i, tok in enumerate(self.q_tok):
-            if i % stride and i != self.query:
-                continue
-            y = lab.top() + (i + 0.5) * self.row_px
-            p.drawText(QRectF(lab.left(), y - fl_rows.height() / 2, lab.width(), fl_rows.height()),
-                       int(Qt.AlignRight | Qt.AlignVCenter), tok)
-        p.setFont(op_font)
-        for name, op in zip(("op0", "op1"), self._ops()):
-            p.drawText(r[name], int(Qt.AlignCenter), op)
-        if "b_O" in r:
-            b = r["b_O"]
-            p.setFont(label_font)
-            self._title(p, b.left(), b.top() - fl.height() * 1.5, "+ b_O", f"1 × {D}", fl, fl, fg, grey)
-        # legends: the range of each colour scale, under its block
-        p.setFont(label_font)
-        ranges = [("Z", r[f"Z{H - 1}"].bottom(), z0.left(), f"Z: ±{format_number(z_max, 2)}, every head")]
-        if "P0" in r:
-            ranges[0] = (*ranges[0][:3], ranges[0][3] + " · P: 0…1")
-        wo = r["b_O"] if "b_O" in r else r["W_O"]
-        w_text = f"W_O: ±{format_number(self._vmax(self.W_O), 2)}"
-        if self.b_O is not None:
-            w_text += f" · b_O: ±{format_number(self._vmax(self.b_O), 2)}"
-        ranges.append(("W_O", wo.bottom(), r["W_O"].left(), w_text))
-        ranges.append(("A", r["A"].bottom(), r["A"].left(), f"A: ±{format_number(self._vmax(self.A), 2)}"))
-        p.setPen(fg)
-        widths = {"Z": r["op0"].right() - z0.left(), "W_O": r["op1"].right() - r["W_O"].left(),
-                  "A": max(r["A"].width(), self.width() - r["A"].left())}
-        for name, bottom, left, text in ranges:  # wrapped to its block, so no legend runs into the next
-            # ... between its "name: range" parts, never inside one (a narrow Z block wrapped "P:" / "0…1")
-            static = QStaticText(formula_html(text.replace(": ", ":\u00a0")))
-            static.setTextFormat(Qt.TextFormat.RichText)
-            static.setTextWidth(max(widths[name], fl.horizontalAdvance("W_O: ±0.00") + 4))
-            static.prepare(p.transform(), label_font)
-            p.drawStaticText(QPointF(left, bottom + 4), static)
-
-    def _title(self, p, x, y, title, shape, ft, fl, fg, grey) -> None:
-        """``title`` (W_O, b_O with a real subscript O) and its shape in grey after it."""
-        _, label_font, _ = self._fonts()
-        font = self._fonts()[0] if ft is not fl else label_font
-        p.setFont(font)
-        p.setPen(fg)
-        if has_subscripts(title):
-            text = QStaticText(formula_html(title))
-            text.setTextFormat(Qt.TextFormat.RichText)
-            text.prepare(p.transform(), font)
-            p.drawStaticText(QPointF(x, y + (ft.height() - text.size().height()) / 2), text)
-            width = text.size().width()
-        else:
-            width = ft.horizontalAdvance(title)
-            p.drawText(QRectF(x, y, width + 4, ft.height()), int(Qt.AlignLeft | Qt.AlignVCenter), title)
-        p.setFont(label_font)
-        p.setPen(grey)
-        if ft is fl:  # a label-sized title (+ b_O): its shape after it
-            p.drawText(QRectF(x + width + fl.horizontalAdvance("  "), y, fl.horizontalAdvance(shape) + 4, ft.height()),
-                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)
-        else:  # under the title
-            p.drawText(QRectF(x, y + ft.height(), fl.horizontalAdvance(shape) + 4, fl.height()),
-                       int(Qt.AlignLeft | Qt.AlignVCenter), shape)

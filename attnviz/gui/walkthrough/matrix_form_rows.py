@@ -123,8 +123,12 @@ class MatrixFormRows:
                         highlight_rows=c.hl, frame_colour=head_colour(head)), dh + lab),
         ], stretch=3, op_factor=1.5, equal=True)
         # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
-        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200)
-        self._concat_figure(c, patterns=False, stretch=1)
+        # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200). On a
+        # slide or a desk as tall as its token names at full size need, the rest is P V = Z's (at a share of the
+        # height a 1920 slide named them in 12.7 px type beside P V = Z's 23.8, the strip 150 px wide);
+        # presenting, P keeps its 300 px first
+        presenting = self.style.font_scale > 1
+        self._concat_figure(c, patterns=False, stretch=1 if presenting else 0, rows_at_line=not presenting)
         self._modest(set(self.grids) - {"P"})
 
     def _modest(self, names) -> None:
@@ -164,7 +168,7 @@ class MatrixFormRows:
                             factor=1.2)
         self._concat_figure(c, patterns=True)
 
-    def _concat_figure(self, c: "_Context", patterns: bool, stretch: int = 4) -> None:
+    def _concat_figure(self, c: "_Context", patterns: bool, stretch: int = 4, rows_at_line: bool = False) -> None:
         """A row with concat(Z) × W_O (+ b_O) = A drawn to scale; ``patterns``: each head's P above its Z."""
         from attnviz.gui.walkthrough.concat_figure import ConcatFigure
 
@@ -173,6 +177,7 @@ class MatrixFormRows:
         gate = f.concat.reshape(Tq, H, dh).transpose(1, 0, 2)  # (H, Tq, dh) as concatenated
         ablated = [h for h in range(H) if not np.array_equal(gate[h], f.Z[h])]
         self.concat_figure = ConcatFigure(self.style)
+        self.concat_figure.rows_at_line = rows_at_line
         self.concat_figure.set_data(gate, f.W_O, f.out, c.q_tok, P=f.P if patterns and f.P.ndim == 3 else None,
                                     b_O=f.b_O if _has(c.t, c.prefix + "b_o") else None, selected=c.head,
                                     query=c.hl[0] if c.hl else None, ablated=ablated)
@@ -211,9 +216,12 @@ class MatrixFormRows:
                                  highlight_rows=hl)
         out_grid = self._grid("out2", f.out, "A (attention output)", subtitle=sub, row_labels=labels,
                               highlight_rows=hl)
-        mid = self._grid("h", h, f"R_mid (L{layer}.h)", subtitle=sub, row_labels=labels, highlight_rows=hl)
-        last = self._grid("resid", resid, f"R_out (L{layer}.resid)", subtitle=sub, row_labels=labels,
-                          highlight_rows=hl)
+        # named by what they are in the lecture's block, not by the trace's keys (a class read "R_mid (L17.h)")
+        mid_title = "R_mid = R + A" if pre else f"R_mid = {ln}(R + A)"
+        # as short as "R_mid = R + A": a 1280×720 window's third of a row wrapped "R_out (next block's R)"
+        out_title = f"R_out → layer {layer + 1}" if layer + 1 < t.layers_in(part) else "R_out (last layer)"
+        mid = self._grid("h", h, mid_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
+        last = self._grid("resid", resid, out_title, subtitle=sub, row_labels=labels, highlight_rows=hl)
         if pre:
             self.board.add_note(f"Block (pre-{ln}): X = {ln}(R);  R_mid = R + A;  R_out = R_mid + {after}({ln}(R_mid)), "
                                 "the next block's R", 1.4)

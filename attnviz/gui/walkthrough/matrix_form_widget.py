@@ -27,6 +27,7 @@ from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.matrix_form_rows import PRESENTED_SIDE, SQUARE_SIDE, MatrixFormRows, _Context
+from attnviz.gui.walkthrough.rich_controls import FormulaComboBox
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE", "WINDOW_ABOVE",
@@ -62,7 +63,7 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         self._form_key = None
         self._pending = None
         self.gqa = None  # made with each drawing (_draw)
-        self.section_box = QComboBox()
+        self.section_box = FormulaComboBox()  # "concat(Z) W_O" with a real subscript, as the figure writes it
         self.section_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # its longest part whole
         for name, text in SECTIONS.items():
             self.section_box.addItem(text, name)

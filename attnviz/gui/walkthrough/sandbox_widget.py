@@ -20,6 +20,7 @@ from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
 from attnviz.gui.walkthrough.number_format import format_number, format_vector
+from attnviz.gui.walkthrough.rich_controls import FormulaCheckBox, FormulaComboBox, formula_label
 
 __all__ = ["SandboxWidget"]
 
@@ -73,10 +74,11 @@ class SandboxWidget(WalkthroughView):
         row.addWidget(self.seed_box)
         row.addWidget(load)
         form.addRow("Preset", row)
-        self.mode_box = QComboBox()
+        # formulae written as the figure writes them (W_Q with a real subscript), not in plain notation
+        self.mode_box = FormulaComboBox()
         self.mode_box.addItem("Q = X W_Q, K = X W_K, V = X W_V", "projected")
         self.mode_box.addItem("parameter-free: softmax(X Xᵀ) X", "parameter-free")
-        self.scale_box = QComboBox()
+        self.scale_box = FormulaComboBox()
         self.scale_box.addItem("÷ √d_k", "sqrt")
         self.scale_box.addItem("none (× 1)", "none")
         self.scale_box.addItem("custom factor", "custom")
@@ -85,7 +87,7 @@ class SandboxWidget(WalkthroughView):
         self.scale_spin.setDecimals(3)
         self.scale_spin.setValue(1.0)
         self.causal_box = QCheckBox("causal mask (query i sees keys j ≤ i)")
-        self.bias_box = QCheckBox("biases b_Q, b_K, b_V")
+        self.bias_box = FormulaCheckBox("biases b_Q, b_K, b_V")
         srow = QHBoxLayout()
         srow.addWidget(self.scale_box, 1)
         srow.addWidget(self.scale_spin)
@@ -108,7 +110,7 @@ class SandboxWidget(WalkthroughView):
             box.addWidget(self.editors[name])
             box.addWidget(self.shape_labels[name])
             self._rows[name] = form.rowCount()
-            form.addRow(name, box)
+            form.addRow(formula_label(name), box)
         self.error_label = QLabel("")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #b00020;")
