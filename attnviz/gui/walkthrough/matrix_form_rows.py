@@ -15,7 +15,7 @@ from attnviz.gui.style import head_colour
 from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 
-__all__ = ["MatrixFormRows", "GQA_BESIDE", "SQUARE_SIDE", "PRESENTED_SIDE"]
+__all__ = ["MatrixFormRows", "GQA_BESIDE", "SQUARE_SIDE", "PRESENTED_SIDE", "PRESENTED_OP_FACTOR"]
 
 GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K, V; more get a row of their own
 # px asked for each side of a T×T map in the one-head part: export lays a 1920×1080 slide out at
@@ -23,6 +23,7 @@ GQA_BESIDE = 8  # up to this many query heads the GQA diagram stands beside Q, K
 SQUARE_SIDE = 180
 # px asked for in presentation mode (large type, shown 1:1 on the projector): a slide's 300 px and a margin
 PRESENTED_SIDE = 320
+PRESENTED_OP_FACTOR = 1.25  # presenting: a row's operators at most the size of the grids' titles
 LABEL_COLUMNS = 5  # about the width of a grid's token names, in cells, when a row's widths go by columns
 
 
@@ -240,6 +241,10 @@ class MatrixFormRows:
 
     def _wrapping_row(self, maps: list, ops: list[str], stretch: int, op_factor: float = 2.0):
         """Grids of one shape with operators between them, on as many lines as the figure's width needs."""
+        if self.style.font_scale > 1:
+            # presenting, an operator is as large as the grids' titles (MatrixGrid's 1.25): at 2.0 the overview's
+            # "× 0.5" and "softmax" were 36-px type beside 12-px row names and took the maps' width (issue 36)
+            op_factor = min(op_factor, PRESENTED_OP_FACTOR)
         row = WrappingMapsRow(maps, [self.board.label(op, op_factor, bold=True) for op in ops])
         group_rows(maps)
         self.board.add_row([row], stretch=stretch)

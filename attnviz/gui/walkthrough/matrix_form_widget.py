@@ -29,6 +29,7 @@ from attnviz.gui.walkthrough.gqa_diagram import GqaDiagram
 from attnviz.gui.walkthrough.matrix_form_rows import PRESENTED_SIDE, SQUARE_SIDE, MatrixFormRows, _Context
 from attnviz.gui.walkthrough.rich_controls import FormulaComboBox
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
 
 __all__ = ["MatrixFormWidget", "SYNC_LIMIT", "SECTIONS", "SQUARE_SIDE", "PRESENTED_SIDE", "WINDOW_ABOVE",
            "WINDOW_TOKENS", "NAMED_ROWS"]
@@ -76,6 +77,10 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         controls.addStretch(1)
         self._lay_out(controls)
         self.slider = _SectionStep(self.section_box)  # what presentation mode's Page Down/Up step
+        # every label at least the docked 12 px, presented too: presenting's floor in proportion to the screen
+        # (8 px at 720 lines) let F5 fit a 32 × 32 model's 24 X/Q/K/V row names and the overview's into 7-px
+        # type, smaller than the docked figure's (issue 36); rows that do not fit are named every k-th instead
+        self.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)
 
     def _section_changed(self) -> None:
         # one head's parts show a window of a longer input's rows (NAMED_ROWS): computed anew when that differs
