@@ -6,30 +6,15 @@ model."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-
-def _bundled(name: str) -> str:
-    path = Path(__file__).resolve().parents[2] / "assets" / "models" / name
-    if not (path / "config.json").exists():
-        pytest.skip(f"the bundled {name} model is not built")
-    return str(path)
+from test_selection_per_model import _bundled, _switch
+from test_selection_per_model import _ready as _started
 
 
 def _ready(make_window, qtbot, **kwargs):
-    win = make_window(start=False, **kwargs)
-    with qtbot.waitSignal(win.trace_shown, timeout=60000):
-        win.start()
+    win = _started(make_window, qtbot, **kwargs)
     win.build_remaining_views()
     qtbot.waitUntil(lambda: win.walkthrough is not None and getattr(win.walkthrough, "built", True), timeout=60000)
     return win
-
-
-def _switch(win, qtbot, ref):
-    with qtbot.waitSignal(win.trace_shown, timeout=60000):
-        win.load_model(ref)
 
 
 def _at(win):
