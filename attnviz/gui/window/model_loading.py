@@ -39,8 +39,11 @@ class ModelLoading:
             # another model: the figures on screen are the previous model's. They are covered at once (a
             # real-size model loads for seconds, and its predecessor's maps stood unmarked meanwhile), not
             # cleared: a load that fails uncovers them as they were
+            from attnviz.gui.window.running_covers import loading_text
+
             for cover in self.win.loading_covers:
-                cover.cover(f"loading {Path(name).name or name}…\n(the previous model's figures are put away)")
+                cover.cover(loading_text(Path(name).name or name))
+        self.win.runs.load_started(Path(name).name or name)  # a running input's covers say so too
         # a new model makes waiting (and running) traces of the old one stale
         self.win.lane.submit("load", load_model_job, ref, self.win.model_panel.device,
                             getattr(self.win, "dtype", "auto"), supersedes=("trace",))
