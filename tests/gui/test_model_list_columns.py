@@ -35,11 +35,8 @@ def test_columns_whole_or_hidden(qtbot, tmp_path, width):
         assert shown == [0, 1, 2, 3]  # room for all: nothing hidden
 
 
-@pytest.mark.parametrize("width", [270, 400])
-def test_bundled_models_held_out_column_is_whole(qtbot, monkeypatch, width):
-    """The bundled models' real metrics ("hidden word guessed right (top-1 at [MASK]) …") at a 1280×720 list
-    (~270 px) and a 1920×1080 one: the held-out column fits (its score alone when the words do not); the
-    control: the words are cut at these widths (what the list showed before)."""
+def _bundled_panel(qtbot, monkeypatch, width: int):
+    """A shown model panel ``width`` px wide listing the real bundled models (skipped when they are not built)."""
     from pathlib import Path
 
     from attnviz.gui.panels.model_catalogue import scan_bundled
@@ -54,6 +51,15 @@ def test_bundled_models_held_out_column_is_whole(qtbot, monkeypatch, width):
     panel.resize(width, 400)
     panel.show()
     panel.set_catalogue(scan_bundled())
+    return panel
+
+
+@pytest.mark.parametrize("width", [270, 400])
+def test_bundled_models_held_out_column_is_whole(qtbot, monkeypatch, width):
+    """The bundled models' real metrics ("hidden word guessed right (top-1 at [MASK]) …") at a 1280×720 list
+    (~270 px) and a 1920×1080 one: the held-out column fits (its score alone when the words do not); the
+    control: the words are cut at these widths (what the list showed before)."""
+    panel = _bundled_panel(qtbot, monkeypatch, width)
     for _ in range(3):
         QApplication.processEvents()
     tree, header = panel.tree, panel.tree.header()
@@ -71,20 +77,7 @@ def test_wider_list_never_shows_fewer_columns(qtbot, monkeypatch):
     """Issue 36: a 1920×1080 list kept the held-out words and hid Params, which the narrower 1280×720 list
     (score form) showed. Swept over widths, the shown columns only grow (a column before the metric's
     words); the control: the words do take more room than the score, so the list had a real choice."""
-    from pathlib import Path
-
-    from attnviz.gui.panels.model_catalogue import scan_bundled
-    from attnviz.gui.panels.model_panel import ModelPanel
-
-    assets = Path(__file__).resolve().parents[2] / "assets"
-    if not (assets / "models" / "masked-lm" / "config.json").exists():
-        pytest.skip("the bundled models are not built (make assets)")
-    monkeypatch.setenv("ATTNVIZ_ASSETS", str(assets))
-    panel = ModelPanel()
-    qtbot.addWidget(panel)
-    panel.resize(240, 400)
-    panel.show()
-    panel.set_catalogue(scan_bundled())
+    panel = _bundled_panel(qtbot, monkeypatch, 300)
     tree, header = panel.tree, panel.tree.header()
     seen, forms = [], set()
     for width in range(300, 1000, 10):
