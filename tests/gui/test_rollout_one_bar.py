@@ -42,14 +42,14 @@ def _tops(view):
     return [_picture_rect(vb, pic).top() for vb, pic in panels]
 
 
-@pytest.mark.parametrize("mode,drawn", [("shared", ["raw"]), ("fixed", ["raw"]),
+@pytest.mark.parametrize("mode,drawn", [("shared", ["grad"]), ("fixed", ["grad"]),
                                         ("per-map", ["raw", "rollout", "grad"])])
 def test_one_bar_on_one_scale_and_the_pictures_in_aligned_columns(qtbot, mode, drawn):
     view, _ = make(qtbot, sample_trace("vit", n_layers=3, grad=True))
     view.scale_box.set_mode(mode)
     assert [n for n, bar in view.bars.items() if bar.isVisible()] == drawn  # per map: three scales, three bars
     if len(drawn) == 1:
-        assert "all three" in view.bars["raw"].label
+        assert "all three" in view.bars["grad"].label
     on_screen = (_lefts(view), view.image_body.cols, None)
     on_slide = _at_slide_size(view, lambda: (_lefts(view), view.image_body.cols, _tops(view)))
     assert on_screen[1] == 2  # the screen keeps two by two
