@@ -12,8 +12,9 @@ from attnviz.bench.traces import sample_trace
 from tests.gui.test_views_rollout import _picture_rect, make
 
 
-def _at_slide_size(view, measure):
-    """``measure()`` while the figure is laid out for a 1920×1080 slide (what an export draws)."""
+def _at_slide_size(view, measure, last: bool = False):
+    """``measure()`` while the figure is laid out for a 1920×1080 slide (what an export draws); ``last``: at its
+    last layout pass at that size (the panels arranged for the slide), else its first."""
     img = QImage(1920, 1080, QImage.Format.Format_ARGB32)
     painter, seen, orig = QPainter(img), [], view._relayout
     src = QRectF(0, 0, 1920 / 1.8, 1080 / 1.8)
@@ -29,7 +30,7 @@ def _at_slide_size(view, measure):
     finally:
         painter.end()
         view._relayout = orig
-    return seen[0]
+    return seen[-1] if last else seen[0]
 
 
 def _lefts(view):

@@ -5,31 +5,9 @@ and on screen (the row's centring is measured in the written file: tests/export/
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
-
 from attnviz.bench.traces import sample_trace
+from tests.gui.test_rollout_one_bar import _at_slide_size
 from tests.gui.test_views_rollout import _picture_rect, make
-
-
-def _at_slide_size(view, measure):
-    """``measure()`` once the figure is laid out for a 1920×1080 slide (what an export draws): at its last
-    layout pass at that size, after the panels are arranged."""
-    img = QImage(1920, 1080, QImage.Format.Format_ARGB32)
-    painter, seen, orig = QPainter(img), [], view._after_relayout
-
-    def record():
-        orig()
-        seen.append(measure())
-
-    view._after_relayout = record
-    try:
-        view.render_figure(painter, QRectF(0, 0, 1920, 1080), 1.8)
-    finally:
-        painter.end()
-        view._after_relayout = orig
-    slide = [m for m in seen if m[2].width() < 1100]  # laid out at 1067 × 600, not the screen's 1200 × 800
-    return slide[-1]
 
 
 def _layout(view):
@@ -44,7 +22,7 @@ def test_one_bar_at_the_edge_of_the_figure(qtbot, mode):
     view, _ = make(qtbot, sample_trace("vit", n_layers=3, grad=True))
     view.scale_box.set_mode(mode)
     on_screen = _layout(view)
-    on_slide = _at_slide_size(view, lambda: _layout(view))
+    on_slide = _at_slide_size(view, lambda: _layout(view), last=True)
     for where, (pictures, bars, _) in (("screen", on_screen), ("slide", on_slide)):
         assert len(bars) == 1, "control: one scale, one bar"
         bar = bars[0]
@@ -57,7 +35,7 @@ def test_per_map_bars_stay_beside_their_own_maps(qtbot):
     """Control: on three scales every map keeps its own bar, right of it."""
     view, _ = make(qtbot, sample_trace("vit", n_layers=3, grad=True))
     view.scale_box.set_mode("per-map")
-    pictures, bars, *_ = _at_slide_size(view, lambda: _layout(view))
+    pictures, bars, *_ = _at_slide_size(view, lambda: _layout(view), last=True)
     assert len(bars) == 3
     for picture, bar in zip(pictures[1:], bars):
         assert picture.right() - 1.0 <= bar.left() <= picture.right() + 40, (picture, bar)
