@@ -75,12 +75,12 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
-        if self.style.font_scale <= 1 and not is_exporting() and not self.col_labels:
+        if self.style.font_scale <= 1 and not is_exporting() and not self.col_labels and self.values.shape[0] > 1:
             # docked, a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a
             # 30 × 9 model's matrix form and shapes' 17 keys inked 10 px at 1280×720 (issue 36). Not yet a T×T
             # map's: its rows are as tall as its named columns are wide, and 24 columns at that size wrap the
             # maps of a 1920×1080 dock onto two lines; presented figures keep their own floors (the lesson's
-            # matrix-form scene, sized to them, would scroll)
+            # matrix-form scene, sized to them, would scroll); a strip (x_i, q_i) is a label-font line tall
             floor = max(floor, ink_pt(self._fonts()[2], DOCKED_FLOOR_PT))
         return floor
 
