@@ -250,7 +250,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
     def _measure_margins(self) -> tuple[float, float, float]:
         num_font, title_font, label_font = self._fonts()
         fl = QFontMetricsF(label_font)
-        left = self._label_width(self.row_labels, fl) + 8 if self.row_labels else 2
+        left = self._label_width(self.row_labels, QFontMetricsF(self.row_room_font())) + 8 if self.row_labels else 2
         top = QFontMetricsF(title_font).height() * 1.2
         if self._show_col_labels():
             # token names stand upright above the columns when they are wider than a cell could be
