@@ -54,7 +54,7 @@ def test_tick_labels_keep_clear_of_each_other(qtbot, height, font_scale):
         QApplication.processEvents()
     labels = _painted_labels(bar)
     texts = [t for t, _ in labels]
-    assert "-12.1" in texts and "15.9" in texts, f"control: the exact ends are always drawn ({texts})"
+    assert "\u221212.1" in texts and "15.9" in texts, f"control: the exact ends are always drawn ({texts})"
     assert len(labels) >= 3, f"control: in-between ticks are drawn too ({texts}, of {nice_ticks(-12.1, 15.9)})"
     boxes = sorted((r for _, r in labels), key=lambda r: r.top())
     for a, b in zip(boxes, boxes[1:]):
@@ -63,3 +63,11 @@ def test_tick_labels_keep_clear_of_each_other(qtbot, height, font_scale):
         gap = 0.8 * max(a.height(), b.height())
         assert b.top() - a.bottom() >= gap, (
             f"tick labels {texts} at {height} px: two are {b.top() - a.bottom():.1f} px apart (want ≥ {gap:.1f})")
+
+
+def test_negative_levels_print_a_real_minus_sign():
+    """The causal-mask scene's bar read "-10", "-12.1" (hyphens) beside slides that print "−2.98"."""
+    from attnviz.gui.widgets.colour_bar import format_level
+
+    assert format_level(-12.1) == "\u221212.1" and format_level(-1.2e-5) == "\u22121.2e\u221205"
+    assert format_level(12.1) == "12.1" and format_level(0.0) == "0"  # control: no sign where there is none

@@ -32,12 +32,12 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def format_level(v: float) -> str:
-    """A short, exact-enough label: 0, 1, 0.734, 1.2e-05."""
+    """A short, exact-enough label: 0, 1, 0.734, 1.2e-05, with a real minus sign ("−12.1": the hyphen of "-12.1"
+    reads as a dash on a projector, and every other number on the slides has the sign)."""
     if v == 0:
         return "0"
-    if abs(v) >= 1e4 or abs(v) < 1e-3:
-        return f"{v:.2g}"
-    return f"{v:.3g}"
+    text = f"{v:.2g}" if abs(v) >= 1e4 or abs(v) < 1e-3 else f"{v:.3g}"
+    return text.replace("-", "\u2212")
 
 
 class ColourBarItem(pg.GraphicsWidget):
