@@ -91,23 +91,24 @@ class WhatIfPanel(WalkthroughView):
         self._place_switches()
 
     def _place_switches(self) -> None:
-        """Above the figure in a narrow panel (the maps get the width), beside it otherwise; while presenting
-        (controls hidden) only the place is chosen, shown again by :meth:`set_controls_visible`."""
+        """Above the figure in a narrow panel (the maps get the width), beside it otherwise; presented (F5), in
+        the bar whatever the width: the class sees what is switched, and the lecturer can flip a switch there."""
         sw = self._switches
-        sw.place(0 < self.width() < NARROW_PX)
+        sw.place(sw.on_slide or 0 < self.width() < NARROW_PX)
         per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
         if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
             self._heads_arranged = (per_row, len(self.head_checks))
             arrange_heads(self, per_row)
         if getattr(self, "_hidden_for_figure", []):
+            sw.bar.setVisible(sw.on_slide)  # presented: the switches stay on the slide, in one bar above it
             return
         sw.bar.setVisible(sw.narrow)
         self.splitter.widget(0).setVisible(not sw.narrow)
 
     def set_controls_visible(self, on: bool) -> None:
+        self._switches.on_slide = not on
         super().set_controls_visible(on)
-        if on:
-            self._place_switches()
+        self._place_switches()
 
     # -- the view contract and inputs -----------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
@@ -345,6 +346,7 @@ class WhatIfPanel(WalkthroughView):
     # -- drawing ---------------------------------------------------------------------------------------------
     def _draw(self) -> None:
         from attnviz.gui.walkthrough.whatif_figure import draw_comparison, draw_permutation
+        from attnviz.gui.walkthrough.whatif_layout import bring_compared_row_into_view
 
         self.board.clear()
         self.grids = {}
@@ -364,6 +366,7 @@ class WhatIfPanel(WalkthroughView):
         if self.message:
             self.board.add_note(self.message)
         self.board.finish()
+        bring_compared_row_into_view(self)
 
     def _hold_maps(self) -> None:
         """On screen (docked), the two maps keep cells of at least :data:`MAP_MIN_PX`: a 1280×720 window's

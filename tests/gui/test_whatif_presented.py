@@ -1,0 +1,114 @@
+"""What if on a slide and in a 1280×720 dock (issue 36, items 7, 12, 13).
+
+Presented (F5) on a 1280×720 projector the two attention maps were drawn ~190 px (the tables' row above them took
+the height) and the notes scrolled off the slide; the switches were hidden. Now the tables stand beside the maps,
+the maps get ≥ 260 px with ≥ 12 px labels, the switches stay in a bar above the figure and nothing scrolls.
+Docked at 1280×720, translate's compared row ("→ vidas") sat under the viewport's edge: it is scrolled into view.
+The map titles name the head and the attention they show (translate's decoder self-attention, not its cross-).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+SLIDE_720 = (1276, 712)  # the What-if tab presented full screen on a 1280×720 projector (tab bar hidden)
+DOCK_720 = (980, 470)  # the Walkthrough tab's area in a 1280×720 window (test_whatif_map_room)
+TEXTS = {"coref": "The animal didn't cross the street because it was too tired", "translate": "the big dog sees a small cat"}
+
+
+def _panel(qtbot, model: str, size, presented: bool = False):
+    from attnviz.gui.panels.appearance import compose_style
+    from attnviz.gui.walkthrough import WhatIfPanel, sync_runner
+    from attnviz.runtime import load_model
+
+    panel = WhatIfPanel(run_async=sync_runner, style=compose_style("light", presented, "viridis", 720))
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_model(load_model(model, device="cpu"))
+    panel.set_input(text=TEXTS[model])
+    panel.rerun()
+    qtbot.waitUntil(lambda: "P_after" in panel.grids, timeout=30_000)
+    if presented:
+        panel.set_controls_visible(False)  # what F5 does (presentation.PresentationMode._present)
+    for _ in range(10):
+        QApplication.processEvents()
+    return panel
+
+
+def _label_px(grid) -> float:
+    return grid.row_label_font().pointSizeF() * grid.logicalDpiY() / 72
+
+
+@pytest.mark.parametrize("model", ["coref", "translate"])
+def test_presented_at_1280x720_the_maps_are_large_and_everything_stays_on_the_slide(qtbot, model):
+    panel = _panel(qtbot, model, SLIDE_720, presented=True)
+    for name in ("P_before", "P_after"):
+        grid = panel.grids[name]
+        area, _, _ = grid._cells()
+        assert min(area.width(), area.height()) >= 260, (name, area)
+        assert _label_px(grid) >= 12, name
+        assert grid.row_label_stride() == 1 and grid.col_label_stride() == 1  # every token named
+    # the switches stay on the slide, every group whole inside their bar
+    sw = panel._switches
+    assert sw.bar.isVisible() and not panel.splitter.widget(0).isVisible()
+    for g in sw.groups[:-1]:  # (the last is the state line, empty while nothing runs)
+        assert g.isVisible() and g.geometry().right() <= sw.bar.width(), g
+    # nothing cut or scrolled: not sideways, not off the bottom (the notes are under the maps)
+    assert panel.scroll.horizontalScrollBar().maximum() == 0
+    assert panel.scroll.verticalScrollBar().maximum() == 0
+    note = panel.board.items[-1]
+    bottom = note.mapTo(panel.scroll.viewport(), QPoint(0, note.height())).y()
+    assert "mean attention entropy" in note.text() and bottom <= panel.scroll.viewport().height()
+    # the tables stand beside the maps, every number shown
+    maps_right = panel.grids["P_after"].mapTo(panel.board, QPoint(panel.grids["P_after"].width(), 0)).x()
+    for name in ("top_before", "top_after", "H_before", "H_after"):
+        table = panel.grids[name]
+        assert table.mapTo(panel.board, QPoint(0, 0)).x() >= maps_right and table.numbers_shown, name
+
+
+def test_leaving_the_slide_puts_the_switches_back_beside_the_figure(qtbot):
+    """Control: docked again at 1920×1080, the switches are in their column and the tables above the maps."""
+    panel = _panel(qtbot, "coref", (1500, 820), presented=True)
+    assert panel._switches.bar.isVisible()
+    from attnviz.gui.panels.appearance import compose_style
+
+    panel.set_controls_visible(True)
+    panel.set_style(compose_style("light", False, "viridis", 1080))
+    for _ in range(10):
+        QApplication.processEvents()
+    assert not panel._switches.bar.isVisible() and panel.splitter.widget(0).isVisible()
+    assert panel.first_row is not None and len(panel.grids["top_before"].values) == 5  # top 5 docked, 3 on a slide
+
+
+def test_map_titles_name_the_head_and_the_attention(qtbot):
+    tr = _panel(qtbot, "translate", DOCK_720)
+    s = tr.state
+    for name in ("P_before", "P_after"):
+        grid = tr.grids[name]
+        assert f"L{s.layer} h{s.head}" in grid.title, grid.title
+        assert grid.subtitle.startswith("decoder self-attention"), grid.subtitle  # not the cross-attention
+    coref = _panel(qtbot, "coref", DOCK_720)
+    assert coref.grids["P_before"].subtitle.startswith("self-attention")  # one stack: no "decoder"
+
+
+def test_docked_at_1280x720_the_compared_row_is_scrolled_into_view(qtbot):
+    panel = _panel(qtbot, "translate", DOCK_720)
+    grid = panel.grids["P_before"]
+    (row,) = grid.highlight_rows
+    viewport = panel.scroll.viewport()
+    assert panel.scroll.verticalScrollBar().maximum() > 0  # the figure is taller than the dock
+
+    def row_on_screen() -> bool:
+        area, _, ch = grid._cells()
+        top = grid.mapTo(viewport, QPoint(0, int(area.top() + row * ch))).y()
+        return 0 <= top and top + ch <= viewport.height()
+
+    qtbot.waitUntil(row_on_screen, timeout=5_000)
