@@ -16,30 +16,20 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from whatif_fixtures import whatif_panel  # noqa: E402
 
 SLIDE_720 = (1276, 712)  # the What-if tab presented full screen on a 1280×720 projector (tab bar hidden)
 DOCK_720 = (980, 470)  # the Walkthrough tab's area in a 1280×720 window (test_whatif_map_room)
-TEXTS = {"coref": "The animal didn't cross the street because it was too tired", "translate": "the big dog sees a small cat"}
 
 
 def _panel(qtbot, model: str, size, presented: bool = False):
     from attnviz.gui.panels.appearance import compose_style
-    from attnviz.gui.walkthrough import WhatIfPanel, sync_runner
-    from attnviz.runtime import load_model
 
-    panel = WhatIfPanel(run_async=sync_runner, style=compose_style("light", presented, "viridis", 720))
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.set_model(load_model(model, device="cpu"))
-    panel.set_input(text=TEXTS[model])
-    panel.rerun()
-    qtbot.waitUntil(lambda: "P_after" in panel.grids, timeout=30_000)
+    panel = whatif_panel(qtbot, model, size, compose_style("light", presented, "viridis", 720))
     if presented:
         panel.set_controls_visible(False)  # what F5 does (presentation.PresentationMode._present)
-    for _ in range(10):
-        QApplication.processEvents()
+        for _ in range(10):
+            QApplication.processEvents()
     return panel
 
 
