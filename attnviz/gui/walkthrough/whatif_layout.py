@@ -63,8 +63,13 @@ def bring_compared_row_into_view(panel) -> None:
             return
         area, _, ch = grid._cells()
         row = min(grid.highlight_rows)
-        at = grid.mapTo(panel.figure_widget, QPoint(int(area.left()), int(area.top() + (row + 0.5) * ch)))
-        panel.scroll.ensureVisible(at.x(), at.y(), 0, int(ch * 1.5) + 4)
+        top = grid.mapTo(panel.figure_widget, QPoint(0, 0)).y()  # the map's title and key labels
+        row_top, row_bottom = top + int(area.top() + row * ch), top + int(area.top() + (row + 1) * ch) + 4
+        bar, seen = panel.scroll.verticalScrollBar(), panel.scroll.viewport().height()
+        if bar.value() <= row_top and row_bottom <= bar.value() + seen:
+            return  # on screen already: the verdict above stays in view
+        # the map from its title down when the row is then on screen (its keys named), else the row at the bottom
+        bar.setValue(top if row_bottom - top <= seen else row_bottom - seen)
 
     # after the layout passes the new figure starts (the board's rows, then the scroll area's widget size)
     QTimer.singleShot(0, panel, lambda: QTimer.singleShot(0, panel, scroll))
