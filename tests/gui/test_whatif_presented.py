@@ -39,6 +39,8 @@ def _label_px(grid) -> float:
 
 @pytest.mark.parametrize("model", ["coref", "translate"])
 def test_presented_at_1280x720_the_maps_are_large_and_everything_stays_on_the_slide(qtbot, model):
+    from layout_audit import grid_problems
+
     panel = _panel(qtbot, model, SLIDE_720, presented=True)
     for name in ("P_before", "P_after"):
         grid = panel.grids[name]
@@ -46,6 +48,8 @@ def test_presented_at_1280x720_the_maps_are_large_and_everything_stays_on_the_sl
         assert min(area.width(), area.height()) >= 260, (name, area)
         assert _label_px(grid) >= 12, name
         assert grid.row_label_stride() == 1 and grid.col_label_stride() == 1  # every token named
+    problems = [p for n in ("P_before", "P_after") for p in grid_problems(panel.grids[n], 1.0, 12.0, n)]
+    assert not problems, problems
     # the switches stay on the slide, every group whole inside their bar
     sw = panel._switches
     assert sw.bar.isVisible() and not panel.splitter.widget(0).isVisible()
