@@ -91,7 +91,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     ent = [panel._grid(name, e, title, kind="prob", vmax=top,
                        row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
                        subtitle=f"nats, ≤ {top:.2f}")
-           for name, e, title in (("H_before", c.entropy_before, "entropy"),
+           for name, e, title in (("H_before", c.entropy_before, "entropy, as trained"),
                                   ("H_after", c.entropy_after, "entropy, switched"))]
     slide = presenting(panel)  # F5: the tables stand beside the maps (whatif_layout)
     # on a slide the top 3: two tables of five, one above the other, were taller than the maps beside them
