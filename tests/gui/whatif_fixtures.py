@@ -6,7 +6,8 @@ from PySide6.QtWidgets import QApplication
 
 __all__ = ["TEXTS", "whatif_panel"]
 
-TEXTS = {"coref": "The animal didn't cross the street because it was too tired", "translate": "the big dog sees a small cat"}
+TEXTS = {"coref": "The animal didn't cross the street because it was too tired",
+         "translate": "the big dog sees a small cat"}
 
 
 def whatif_panel(qtbot, model: str, size, style=None):

@@ -3,8 +3,8 @@
 Docked, the predictions and the entropies stand in a row above the two attention maps. Presented on a 1280×720
 projector that row took ~200 of the slide's ~550 figure pixels and the maps were drawn at ~190 px (the notes under
 them scrolled off the slide). Presented, the four tables stand in two columns beside the maps (predictions, then
-entropies; as trained above switched) and the maps get the slide's height. The tables are as narrow as their numbers allow,
-so the two maps, side by side, get the rest of the slide's width.
+entropies; as trained above switched) and the maps get the slide's height. The tables are as narrow as their
+numbers allow, so the two maps, side by side, get the rest of the slide's width.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def _narrowest_with_numbers(table) -> int:
 
 def bring_compared_row_into_view(panel) -> None:
     """Scroll the docked figure (once laid out) so the boxed row of the first map — the position the verdict
-    compares — is on screen: in a 1280×720 window translate's row "→ vidas" sat under the viewport's edge."""
+    compares — is on screen: in a 1280×720 window translate's row "na" (which wrote "vidas") sat under the
+    viewport's edge."""
     def scroll() -> None:
         grid = panel.grids.get("P_before")
         if grid is None or not grid.highlight_rows or not grid.isVisible():
@@ -73,4 +74,3 @@ def bring_compared_row_into_view(panel) -> None:
 
     # after the layout passes the new figure starts (the board's rows, then the scroll area's widget size)
     QTimer.singleShot(0, panel, lambda: QTimer.singleShot(0, panel, scroll))
-
