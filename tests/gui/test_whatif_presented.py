@@ -106,3 +106,19 @@ def test_docked_at_1280x720_the_compared_row_is_scrolled_into_view(qtbot):
         return 0 <= top and top + ch <= viewport.height()
 
     qtbot.waitUntil(row_on_screen, timeout=5_000)
+
+
+def test_the_two_maps_are_drawn_alike_when_one_title_is_longer(qtbot):
+    """'switched off (z = 0) · L1 h0' stacked its subtitle where 'as trained · L1 h0' did not: the maps share their
+    rows, so one was drawn 15 px shorter and the other's cells out of square (translate, 1920×1080 dock)."""
+    panel = _panel(qtbot, "translate", (1250, 820))  # the figure ~880 px wide beside the switches, as in the app
+    panel.head_checks[(1, 0)].setChecked(True)
+    panel.rerun()
+    for _ in range(10):
+        QApplication.processEvents()
+    assert "switched off" in panel.grids["P_after"].title and not panel._switches.narrow
+    cells = [panel.grids[n]._cells() for n in ("P_before", "P_after")]
+    for area, cw, ch in cells:
+        assert abs(cw - ch) < 0.5, (cw, ch)  # square
+    assert abs(cells[0][0].height() - cells[1][0].height()) < 0.5  # alike
+    assert abs(cells[0][0].top() - cells[1][0].top()) < 0.5

@@ -13,6 +13,7 @@ from attnviz.analysis.trace_parts import masked_cells, part_name
 from attnviz.capture.trace import layer_prefix
 from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
+from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import format_number
 from attnviz.gui.walkthrough.whatif_layout import presenting, tables_beside_maps
 from attnviz.whatif import shown_head
@@ -50,6 +51,22 @@ def ablation_note(c, layer: int, head: int) -> str:
     if moved[li, hi] <= 1e-6:
         return text + "; no head's attention changed (the ablated heads are in the last layer, or unused)"
     return text + f"; the attention that moved most: L{li} h{hi} (max |ΔP| = {moved[li, hi]:.2f})"
+
+
+class _MapGrid(MatrixGrid):
+    """An attention map whose subtitle ("decoder self-attention · 10 × 10") always stands under its title: beside
+    "as trained · L1 h0" it fitted on the title's line while "switched off (z = 0) · L1 h0" stacked it, and the two
+    maps, sharing their rows, drew one 15 px shorter and the other's cells out of square."""
+
+    def _subtitle_below(self) -> bool:
+        return bool(self.subtitle) and self.width() > 0
+
+
+def _map(panel, name: str, values, title: str, **kw) -> MatrixGrid:
+    grid = _MapGrid(name, panel.style)
+    grid.set_data(values, title=title, **kw)
+    panel._adopt(grid)
+    return grid
 
 
 def _pair(board, grids: list) -> QWidget:
@@ -117,11 +134,11 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
             title = "switched off (z = 0)"
         # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
         rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
-        maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob",
-                                row_labels=labels, col_labels=labels, min_side=300,
-                                masked=_masked(tr, layer, p.shape), highlight_rows=rows,
-                                subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
-                                frame_colour="#CC3311" if name == "P_after" and off else None))
+        maps.append(_map(panel, name, p, f"{title} · L{layer} h{head}", kind="prob",
+                         row_labels=labels, col_labels=labels, min_side=300,
+                         masked=_masked(tr, layer, p.shape), highlight_rows=rows,
+                         subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
+                         frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
     panel.maps_row = WrappingMapsRow(maps, [board.label("→" if slide else "   ", 2.0, bold=True)])

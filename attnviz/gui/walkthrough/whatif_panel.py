@@ -375,7 +375,7 @@ class WhatIfPanel(WalkthroughView):
         row = getattr(self, "maps_row", None)
         if row is None or not shiboken6.isValid(row) or self.style.font_scale > 1:
             return  # presenting: the figure has the screen
-        need = max(sum(g._measure_margins()[1:]) for g in row.maps) + MAP_MIN_PX
+        need = max(sum(g._margins()[1:]) for g in row.maps) + MAP_MIN_PX  # (with a stacked subtitle)
         lines = 2 if row.wrapped else 1  # stacked in a narrow panel: each map its floor
         row.setMinimumHeight(math.ceil(need * lines + 12 * (lines - 1)))
         if row.property("whatif_held") is None:  # the arrangement follows the row's width: held again on a resize
