@@ -122,3 +122,40 @@ def test_the_two_maps_are_drawn_alike_when_one_title_is_longer(qtbot):
         assert abs(cw - ch) < 0.5, (cw, ch)  # square
     assert abs(cells[0][0].height() - cells[1][0].height()) < 0.5  # alike
     assert abs(cells[0][0].top() - cells[1][0].top()) < 0.5
+
+
+def test_a_wide_export_gets_the_slide_arrangement_and_the_dock_gets_its_own_back(qtbot, monkeypatch):
+    """A 1280×720 page (laid out at 1067 × 600) drew the docked arrangement: the maps ~170 layout px under the
+    row of tables. It now gets the slide's (tables beside the maps, maps ≥ 220 layout px), painted whole."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    import attnviz.gui.walkthrough.figure as figure
+
+    panel = _panel(qtbot, "translate", DOCK_720)
+    seen = []
+    real = figure._settle
+
+    def spy(widget):
+        real(widget)
+        if widget is panel.figure_widget:
+            grid = panel.grids["P_before"]
+            seen.append((panel.first_row, grid.isVisibleTo(panel.figure_widget), grid._cells()[0].width()))
+
+    monkeypatch.setattr(figure, "_settle", spy)
+    image = QImage(1280, 720, QImage.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    panel.render_figure(painter, QRectF(0, 0, 1280, 720), 1.2)
+    painter.end()
+    first_row, shown, side = seen[0]
+    assert first_row is None and shown and side >= 220, seen[0]
+    # painted, not a blank page: the redrawn grids are shown before the page is painted
+    white = QColor("white")
+    inked = sum(image.pixelColor(x, y) != white for x in range(0, 1280, 16) for y in range(0, 720, 16))
+    assert inked > 0.1 * (1280 // 16) * (720 // 16), inked
+    # the dock has its own arrangement back, with the maps' floor
+    monkeypatch.undo()
+    for _ in range(5):
+        QApplication.processEvents()
+    assert panel.first_row is not None and panel.maps_row.minimumHeight() >= 250

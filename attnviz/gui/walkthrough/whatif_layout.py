@@ -10,16 +10,48 @@ numbers allow, so the two maps, side by side, get the rest of the slide's width.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
-from PySide6.QtCore import QPoint, QTimer
+import shiboken6
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QWidget
 
-__all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view"]
+__all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view", "page_arrangement", "SLIDE_MIN_WIDTH"]
+
+# an exported page at least this wide (layout px: a 16:9 slide is laid out at 1067 × 600) gets the slide's arrangement
+SLIDE_MIN_WIDTH = 1000
 
 
 def presenting(panel) -> bool:
-    """Whether ``panel`` is drawn in the presentation style (large type: F5)."""
-    return panel.style.font_scale > 1
+    """Whether ``panel`` is drawn as a slide: the presentation style (large type: F5), or exported to a wide page."""
+    return panel.style.font_scale > 1 or getattr(panel, "export_as_slide", False)
+
+
+@contextmanager
+def page_arrangement(panel, page_width: float):
+    """The figure arranged for an exported page ``page_width`` layout px wide, put back after.
+
+    A wide page gets the slide's arrangement (tables beside the maps): docked, a 1280×720 export drew the maps
+    ~170 layout px (~200 on the page) under the row of tables. A narrow page (4:3, square) keeps the docked one, which stacks what does not
+    fit. Either way the on-screen floor of the maps (the panel's ``_hold_maps``) is let go: the page is the limit.
+    """
+    wide = page_width >= SLIDE_MIN_WIDTH and not presenting(panel)
+    if wide:
+        panel.export_as_slide = True
+        panel._draw()
+        _show_new_parts(panel.board)
+    row = getattr(panel, "maps_row", None)
+    held = row.minimumHeight() if row is not None and shiboken6.isValid(row) else 0
+    if held:
+        row.setMinimumHeight(0)
+    try:
+        yield
+    finally:
+        if held and shiboken6.isValid(row):
+            row.setMinimumHeight(held)
+        if wide:
+            panel.export_as_slide = False
+            panel._draw()
 
 
 def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidget:
@@ -52,6 +84,14 @@ def _narrowest_with_numbers(table) -> int:
     cols = table.values.shape[1]
     cells = table._measure_margins()[0] + cols * table._needed_cell()[0] + 8
     return max(table.minimumSizeHint().width(), math.ceil(cells))
+
+
+def _show_new_parts(board: QWidget) -> None:
+    """Show now what a redraw just put on the shown ``board``: Qt shows a widget added to a visible layout only on
+    the next event-loop turn, and the export paints before it (a blank page)."""
+    for w in board.findChildren(QWidget, options=Qt.FindDirectChildrenOnly):
+        if w.isHidden() and not w.testAttribute(Qt.WA_WState_ExplicitShowHide):
+            w.show()
 
 
 def bring_compared_row_into_view(panel) -> None:

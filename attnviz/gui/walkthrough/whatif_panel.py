@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
+from attnviz.gui.walkthrough.whatif_layout import page_arrangement, presenting
 from attnviz.gui.walkthrough.whatif_switches import (NARROW_PX, SwitchGroups, SwitchesPlacement, arrange_heads, build_switches,
                                                      layers_per_row)
 from attnviz.selection import Selection
@@ -371,9 +372,9 @@ class WhatIfPanel(WalkthroughView):
     def _hold_maps(self) -> None:
         """On screen (docked), the two maps keep cells of at least :data:`MAP_MIN_PX`: a 1280×720 window's
         figure was fitted to its ~480 px viewport and drew them ~130 px with ~10 px token labels; now the
-        figure scrolls to them instead. An export lays the figure out at its page (:meth:`render_figure`)."""
+        figure scrolls to them instead. An export lets it go (:meth:`render_figure`)."""
         row = getattr(self, "maps_row", None)
-        if row is None or not shiboken6.isValid(row) or self.style.font_scale > 1:
+        if row is None or not shiboken6.isValid(row) or presenting(self):
             return  # presenting: the figure has the screen
         need = max(sum(g._margins()[1:]) for g in row.maps) + MAP_MIN_PX  # (with a stacked subtitle)
         lines = 2 if row.wrapped else 1  # stacked in a narrow panel: each map its floor
@@ -388,13 +389,6 @@ class WhatIfPanel(WalkthroughView):
         return super().eventFilter(obj, event)
 
     def render_figure(self, painter, rect, scale: float = 1.0) -> None:
-        """The figure at the page's size: the on-screen floor of the maps (:meth:`_hold_maps`) is let go."""
-        row = getattr(self, "maps_row", None)
-        held = row.minimumHeight() if row is not None and shiboken6.isValid(row) else None
-        if held is not None:
-            row.setMinimumHeight(0)
-        try:
+        """The figure at the page's size, arranged for the page (:func:`whatif_layout.page_arrangement`)."""
+        with page_arrangement(self, rect.width() / (scale if scale and scale > 0 else 1.0)):
             super().render_figure(painter, rect, scale)
-        finally:
-            if held is not None and shiboken6.isValid(row):
-                row.setMinimumHeight(held)
