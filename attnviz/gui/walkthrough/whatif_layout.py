@@ -33,7 +33,8 @@ def page_arrangement(panel, page_width: float):
 
     A wide page gets the slide's arrangement (tables beside the maps): docked, a 1280×720 export drew the maps
     ~170 layout px (~200 on the page) under the row of tables. A narrow page (4:3, square) keeps the docked one,
-    which stacks what does not fit. Either way the on-screen floor of the maps (the panel's ``_hold_maps``) is let go: the page is the limit.
+    which stacks what does not fit. Either way the on-screen floor of the maps (the panel's ``_hold_maps``) is let
+    go: the page is the limit.
     """
     wide = page_width >= SLIDE_MIN_WIDTH and not presenting(panel)
     if wide:
