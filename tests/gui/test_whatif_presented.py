@@ -159,3 +159,26 @@ def test_a_wide_export_gets_the_slide_arrangement_and_the_dock_gets_its_own_back
     for _ in range(5):
         QApplication.processEvents()
     assert panel.first_row is not None and panel.maps_row.minimumHeight() >= 250
+
+
+def test_presented_with_a_head_switched_off_the_notes_are_one_paragraph(qtbot):
+    """Three notes (what ablating does, both decoders read one output, the mean entropy), each starting its own
+    line, took the maps down to 237 px on a 1280×720 slide; as one paragraph the maps keep ≥ 260 px."""
+    panel = _panel(qtbot, "translate", SLIDE_720, presented=True)
+    panel.head_checks[(1, 0)].setChecked(True)
+    panel.rerun()
+    for _ in range(10):
+        QApplication.processEvents()
+    note = panel.board.items[-1].text()
+    assert "switched off" in note and "Both decoders" in note and "mean attention entropy" in note
+    for name in ("P_before", "P_after"):
+        area, _, _ = panel.grids[name]._cells()
+        assert min(area.width(), area.height()) >= 260, (name, area)
+    assert panel.scroll.verticalScrollBar().maximum() == 0
+
+
+def test_docked_the_notes_stay_apart(qtbot):
+    """Control: docked (the figure scrolls), each note keeps its own line."""
+    panel = _panel(qtbot, "translate", DOCK_720)
+    texts = [w.text() for w in panel.board.items if hasattr(w, "text")]
+    assert any(t.startswith("Both decoders") for t in texts) and any(t.startswith("mean attention") for t in texts)
