@@ -83,7 +83,7 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
 def _narrowest_with_numbers(table) -> int:
     """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers, its title whole."""
     cols = table.values.shape[1]
-    cells = table._measure_margins()[0] + cols * table._needed_cell()[0] + 8
+    cells = table.measure_margins()[0] + cols * table.needed_cell()[0] + 8
     return max(table.minimumSizeHint().width(), math.ceil(cells))
 
 
