@@ -4,10 +4,12 @@ Views read it and subscribe; clicking a thumbnail or a token sets it, and every 
 
 It also remembers, per model, where that model was left (``keep``/``kept``: layer, head and part, and the
 clicked query with a fingerprint of the input it was clicked in, so it comes back only with that same input; a
-clicked key belongs to one input of one model and is never carried into another), and a *detour*: a page
-that opens elsewhere than the shared selection (the walkthrough on a head whose row mixes) starts one, and
-leaving that page untouched ends it where the other tabs were (``start_detour``/``end_detour``). No widgets:
-the window state builds on it.
+clicked key belongs to one input of one model and is never carried into another), the head a page's user
+chose in it (``choose_on_page``/``page_choice``: the walkthrough opens there, not where a click in another
+tab left the shared selection), and a *detour*: a page that opens elsewhere than the shared selection (the
+walkthrough on a head whose row mixes) starts one, and leaving that page ends it where the other tabs were
+(``start_detour``/``end_detour``: their head unless the user chose one on the page, their row and key unless
+the user clicked others). No widgets: the window state builds on it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import hashlib
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Iterable
 
-__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight",
+__all__ = ["Selection", "SelectionState", "KEPT_FIELDS", "TOKEN_FIELDS", "HIGHLIGHT_ONLY_VIEWS", "without_highlight",
            "input_fingerprint"]
 
 KEPT_FIELDS = ("layer", "head", "part")  # what is remembered of a model (a query/key belongs to one input)
+TOKEN_FIELDS = ("query", "key")  # a detour gives these back apart from the head: a row clicked on the page stays
 # figures in which the selected query is only a highlight (a boxed row, bold token, the lines of one
 # token); elsewhere (rollout, the walkthrough's figures) the query is what the figure is about
 HIGHLIGHT_ONLY_VIEWS = ("head-map", "model", "token-lines", "attention-distance", "pos-similarity",
@@ -58,6 +61,7 @@ class Selection:
     _listeners: list[Callable[[SelectionState, set[str]], None]] = field(default_factory=list, repr=False)
     _kept: dict = field(default_factory=dict, repr=False)  # model → {layer, head, part} where it was left
     _detour: tuple | None = field(default=None, repr=False)  # (state to return to, state the detour set)
+    _chosen: dict = field(default_factory=dict, repr=False)  # (page, model) → {layer, head, part} chosen there
 
     def __getattr__(self, name):
         if name in {f.name for f in fields(SelectionState)}:
@@ -143,14 +147,37 @@ class Selection:
         return before
 
     def end_detour(self) -> bool:
-        """Leave the detour page: back where the other tabs were if the selection is still the one the
-        detour set (a head or token picked meanwhile is the user's and stays). True when it went back."""
+        """Leave the detour page: back on the head (layer, head, part) the other tabs showed unless the user
+        chose another on the page, and on their row and key unless the user clicked others (a row clicked in
+        the walkthrough is the user's, and it alone never moved the head map's head). True when the other
+        tabs' head came back."""
         detour, self._detour = self._detour, None
-        if detour is None or self.state != detour[1]:
+        if detour is None:
             return False
-        back = detour[0]
-        self.update(**{f.name: getattr(back, f.name) for f in fields(SelectionState)})
-        return True
+        back, set_ = detour
+        now = self.state
+        changes = {}
+        head_back = all(getattr(now, k) == getattr(set_, k) for k in KEPT_FIELDS)
+        if head_back:
+            changes.update({k: getattr(back, k) for k in KEPT_FIELDS})
+        # the rows of another part are other positions: a row clicked there cannot stay on this part's
+        if all(getattr(now, k) == getattr(set_, k) for k in TOKEN_FIELDS) or (head_back and back.part != now.part):
+            changes.update({k: getattr(back, k) for k in TOKEN_FIELDS})
+        moved = any(getattr(now, k) != changes[k] for k in KEPT_FIELDS if k in changes)
+        self.update(**changes)
+        return moved
+
+    # -- a page's own choice -----------------------------------------------------------------------
+    def choose_on_page(self, page: str, model: str) -> None:
+        """The user chose the head on ``page`` (a spin box of the walkthrough): that page opens there for
+        ``model`` from now on, whatever is clicked in other tabs meanwhile."""
+        if model:
+            self._chosen[(page, str(model))] = {k: getattr(self.state, k) for k in KEPT_FIELDS}
+
+    def page_choice(self, page: str, model: str) -> dict | None:
+        """{layer, head, part} the user chose on ``page`` for ``model`` (:meth:`choose_on_page`), or None."""
+        got = self._chosen.get((page, str(model))) if model else None
+        return dict(got) if got is not None else None
 
     @property
     def in_detour(self) -> bool:
@@ -158,6 +185,6 @@ class Selection:
 
     @property
     def detour_origin(self) -> SelectionState | None:
-        """Where the other tabs are while a detour is under way and untouched (None otherwise)."""
+        """Where the other tabs are while a detour is under way and its head untouched (None otherwise)."""
         d = self._detour
-        return d[0] if d is not None and self.state == d[1] else None
+        return d[0] if d is not None and all(getattr(self.state, k) == getattr(d[1], k) for k in KEPT_FIELDS) else None

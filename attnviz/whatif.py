@@ -62,7 +62,8 @@ class WhatIf:
         return replace(self, **changes)
 
     def describe(self) -> str:
-        """A short caption: "no scaling · T = 2 · causal mask off · no positions · ablated L0H1"."""
+        """A short caption: "no scaling · T = 2 · causal mask off · no positions · L0·H1 switched off (z = 0)", the
+        words the app's What-if panel uses."""
         parts = []
         if self.scale == "none":
             parts.append("no scaling")
@@ -73,7 +74,7 @@ class WhatIf:
         if not self.positional:
             parts.append("no positions")
         if self.ablate:
-            parts.append("ablated " + ", ".join(f"L{layer}H{h}" for layer, h in sorted(self.ablate)))
+            parts.append(", ".join(f"L{layer}·H{h}" for layer, h in sorted(self.ablate)) + " switched off (z = 0)")
         return " · ".join(parts) or "as trained"
 
 

@@ -52,3 +52,25 @@ def test_listeners_of_a_detour_already_know_where_the_other_tabs_are():
     assert seen == [SelectionState(layer=1, head=3)]
     sel.update(head=1)
     assert sel.detour_origin is None  # the user moved: no longer the detour the app made
+
+
+def test_a_row_clicked_on_the_detour_page_stays_and_the_other_tabs_get_their_head_back():
+    sel = Selection(SelectionState(layer=1, head=3, query=8))
+    sel.start_detour(layer=0, head=2)
+    sel.update(query=3, key=5)  # a row and a key clicked in the walkthrough: not a choice of head
+    assert sel.detour_origin == SelectionState(layer=1, head=3, query=8)  # the heading still names it
+    assert sel.end_detour() and (sel.layer, sel.head, sel.query, sel.key) == (1, 3, 3, 5)
+    # control: a head chosen on the page stays, and so does the row
+    sel.start_detour(layer=0, head=2, query=8)
+    sel.update(head=1, query=4)
+    assert not sel.end_detour() and (sel.layer, sel.head, sel.query) == (0, 1, 4)
+
+
+def test_a_head_chosen_on_a_page_is_kept_per_page_and_model():
+    sel = Selection(SelectionState(layer=1, head=3))
+    assert sel.page_choice("walkthrough", "coref") is None
+    sel.update(layer=0, head=1)
+    sel.choose_on_page("walkthrough", "coref")
+    sel.update(layer=1, head=3, key=7)  # clicks elsewhere afterwards do not rewrite the choice
+    assert sel.page_choice("walkthrough", "coref") == {"layer": 0, "head": 1, "part": "self"}
+    assert sel.page_choice("walkthrough", "translate") is None and sel.page_choice("attention", "coref") is None

@@ -34,8 +34,10 @@ def length_words(trace, noun: str = "token") -> str:
 
 
 def produces_tokens(trace) -> bool:
-    """True for an encoder–decoder trace, whose decoder positions are the model's own output."""
-    return trace.kind == "encoder-decoder"
+    """True for an encoder–decoder trace, whose decoder positions are the model's own output, and for a
+    training snapshot of one (the Training tab's replay: its cross-attention rows are the same positions; it
+    named them by the token read, "[BOS]" … "[EOS]", beside the Attention tab's "→ lo" … "(end)")."""
+    return trace.kind == "encoder-decoder" or (trace.kind == "snapshot" and trace.has_cross)
 
 
 def produced_tokens(trace) -> list[str | None]:

@@ -18,7 +18,8 @@ The app (the attention views on a model's first trace, the walkthrough the first
   when its row at the query mixes (largest weight < ``MIX_TOP``), else it takes the head whose row mixes most
   visibly (the largest second-largest weight): a one-hot row makes z = v of one token, and the lecture's
   "z is a weighted mix of the values" never shows. When the walkthrough so opens on another head than the
-  attention views, the app says so and each tab keeps its own (:class:`attnviz.selection.Selection`).
+  attention views, the app says so and each tab keeps its own (:class:`attnviz.selection.Selection`); a key,
+  row or head clicked in another tab never changes the walkthrough's head, only a head chosen in it does.
 Qt-free.
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["walkthrough_default", "default_selection", "default_part", "default_query", "vision_has_cls",
-           "open_walkthrough", "emerged_head", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
+           "open_walkthrough", "page_model", "emerged_head", "MIX_TOP", "SHARP_ROWS", "WALKTHROUGH_VIEWS", "PAGES"]
 
 WALKTHROUGH_VIEWS = ("steps", "matrix-form", "matrix-z")  # the figures that open where the walkthrough does
 PAGES = ("attention", "walkthrough")  # the two kinds of page a default is chosen for
@@ -131,38 +132,56 @@ def walkthrough_default(trace, part: str = "self") -> tuple[int, int, int]:
     return d["layer"], d["head"], d["query"]
 
 
-def _at(d: dict) -> str:
-    return f"layer {d['layer']} · head {d['head']}"
+def _at(d) -> str:
+    get = d.get if isinstance(d, dict) else (lambda k: getattr(d, k))
+    return f"layer {get('layer')} · head {get('head')}"
+
+
+def page_model(trace) -> str:
+    """The name a page's own choice is kept under for ``trace``'s model (its folder, else its name)."""
+    return str(trace.description.model_path or trace.description.model_name or "")
 
 
 def open_walkthrough(selection, trace) -> str | None:
-    """The walkthrough comes on screen: when the shared ``selection`` is still where the attention views
-    opened (:func:`default_selection`), move it to the walkthrough's default as a *detour*
-    (:meth:`attnviz.selection.Selection.start_detour`: leaving the walkthrough untouched restores it). A
-    head or token the user picked is kept. Returns the sentence that tells the user, or None."""
+    """The walkthrough comes on screen: move the shared ``selection`` to the walkthrough's own head as a
+    *detour* (:meth:`attnviz.selection.Selection.start_detour`: leaving the walkthrough gives the other tabs
+    their head back). Its own head is the one the user chose in it for this model
+    (:meth:`~attnviz.selection.Selection.page_choice`), else the rule's (:func:`default_selection`): a key,
+    row or head clicked in another tab never changes it (a clicked key put the walkthrough on the head map's
+    head, issue 36). A row the user clicked is kept when it is a row of that part; else the rule's row.
+    Returns the sentence that tells the user, or None."""
     from attnviz.errors import AttnvizError
 
     s = selection.state
+    chosen = selection.page_choice("walkthrough", page_model(trace))
+    if chosen is not None and (s.layer, s.head, s.part) == (chosen["layer"], chosen["head"], chosen["part"]):
+        return None  # already on the user's own head: the walkthrough shows it (clamped there if out of range)
     try:
+        if chosen is not None and not trace.selection_error(chosen["part"], chosen["layer"], chosen["head"]):
+            there = dict(chosen, query=default_query(trace, chosen["part"]))
+        else:
+            chosen = None
+            there = default_selection(trace, "walkthrough")
         here = default_selection(trace, "attention")
-        if (s.layer, s.head, s.part) != (here["layer"], here["head"], here["part"]) or s.query not in (
-                None, here["query"]) or s.key is not None:
-            return None  # the user chose something: the walkthrough shows it
-        there = default_selection(trace, "walkthrough", s.part)
     except AttnvizError:  # a trace the rule cannot read: the walkthrough says why itself
         return None
-    if selection.start_detour(**{k: there[k] for k in ("layer", "head", "query", "part")}) is None:
-        return None
-    if (there["layer"], there["head"]) == (s.layer, s.head):
-        return None  # only the query row was chosen (the attention views single none out)
+    rule_row = there["query"]
+    if s.part == there["part"] and s.query is not None and s.query not in (here["query"], rule_row):
+        there["query"] = s.query  # the row the user clicked: the walkthrough computes that one
+    before = selection.start_detour(**{k: there[k] for k in ("layer", "head", "query", "part")})
+    if before is None or (there["layer"], there["head"], there["part"]) == (before.layer, before.head, before.part):
+        return None  # nothing moved, or only the row (the attention views single none out)
+    if chosen is not None:
+        return (f"The walkthrough opens on {_at(there)}, the head you chose in it; "
+                f"the Attention tab keeps {_at(before)} and shows it again when you switch back.")
     from attnviz.analysis.decoder_positions import row_labels
     from attnviz.text.token_display import display_token
 
     # the row as the walkthrough's picker and `steps` name it ("→ vidas" for the decoder position that
     # wrote "vidas", "cat" for a BPE "Ġcat"), not the raw token the position read
-    token = display_token(row_labels(trace, there["part"])[there["query"]])
+    token = display_token(row_labels(trace, there["part"])[rule_row])
     return (f"The walkthrough opens on {_at(there)}, where the row of {token!r} mixes several values; "
-            f"the Attention tab keeps {_at(here)} and shows it again when you switch back.")
+            f"the Attention tab keeps {_at(before)} and shows it again when you switch back.")
 
 
 def emerged_head(snaps, probe: int = 0, part: str = "self") -> tuple[int, int]:

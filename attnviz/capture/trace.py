@@ -68,12 +68,19 @@ def _pick(sel, n: int, axis: str):
     if arr.size == 0:
         return np.zeros(0, np.intp)
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise InputError(f"{axis} takes an index, a slice or a list of whole-number indices, "
-                         f"not {arr.dtype.name} values shaped {arr.shape}")
+        got = repr(sel) if arr.ndim == 0 else f"a list of {_kind_words(arr)}" if arr.ndim == 1 else \
+            f"a {arr.ndim}-dimensional array"
+        raise InputError(f"{axis} takes an index, a slice or a list of whole-number indices, not {got}")
     lo, hi = int(arr.min()), int(arr.max())
     if lo < -n or hi >= n:
         raise InputError(f"{axis} holds {hi if hi >= n else lo}, out of range: there are {n:,} ({_span(n)})")
     return np.where(arr < 0, arr + n, arr).astype(np.intp, copy=False)
+
+
+def _kind_words(arr: np.ndarray) -> str:
+    """"text", "fractions" …: what a list held, in a user's words rather than NumPy's ("str32")."""
+    return {"U": "text", "S": "text", "f": "fractions", "c": "complex numbers", "b": "true/false values",
+            "O": "mixed values"}.get(arr.dtype.kind, arr.dtype.name)
 
 
 def _span(n: int) -> str:

@@ -74,7 +74,7 @@ def whatif_panels(loaded, whatif, state, text: str | None = None, image=None) ->
 
     panels = [Panel("As trained", before, numbered_labels(tokens), numbered_labels(tokens),
                     masked=mask(cmp.before, before)),
-              Panel(whatif.describe().capitalize(), after, after_labels, after_labels, masked=mask(cmp.after, after))]
+              Panel(_sentence_case(whatif.describe()), after, after_labels, after_labels, masked=mask(cmp.after, after))]
     h_b, h_a = _entropy(before[q]), _entropy(after[q])
 
     def top(pairs):
@@ -213,3 +213,8 @@ def panels_data(fig: FigurePanels) -> dict:
     for k, v in fig.numbers.items():
         out[k.replace(" ", "_")] = np.asarray(v)
     return out
+
+
+def _sentence_case(text: str) -> str:
+    """The first letter up, the rest as written ("L1·H0", not str.capitalize's "l1h0")."""
+    return text[:1].upper() + text[1:]

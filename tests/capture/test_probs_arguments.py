@@ -37,8 +37,9 @@ def traces():
 BAD = [
     ({"heads": 4}, "heads=4 is out of range"),
     ({"heads": -5}, "heads=-5 is out of range"),
-    ({"heads": "a"}, "heads takes"),
-    ({"heads": [1.5]}, "whole-number"),
+    ({"heads": "a"}, "heads takes an index, a slice or a list of whole-number indices, not 'a'"),
+    ({"heads": [1.5]}, "not a list of fractions"),  # in a user's words, not NumPy's "float64 values shaped (1,)"
+    ({"heads": ["a", "b"]}, "not a list of text"),
     ({"heads": True}, "heads takes"),
     ({"rows": [[0, 1]]}, "rows (queries) takes"),
     ({"cols": [0, 5000]}, "cols (keys) holds 5000, out of range"),

@@ -36,7 +36,10 @@ def test_presented_supporting_grids_name_rows_at_the_presented_size(qtbot, trace
 
 
 def test_docked_supporting_grids_keep_the_docked_floor(qtbot, trace):
-    """Control: docked (not presenting) the X, Q, K, V rows are not asked the presented size."""
+    """Control: docked (not presenting) the X, Q, K, V rows are not asked the presented size, only the docked
+    floor's 12 px of ink (legible.ink_pt: 9 pt of type inks 10 px)."""
+    from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, ink_pt
+
     w = matrix_form_shown(qtbot, trace, (1500, 820), section="head")
     g = w.grids["X"]
-    assert not g.compact and g.row_floor_pt() == pytest.approx(9.0)
+    assert not g.compact and g.row_floor_pt() == pytest.approx(ink_pt(g._fonts()[2], DOCKED_FLOOR_PT))

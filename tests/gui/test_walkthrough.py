@@ -52,10 +52,12 @@ def test_walkthrough_shows_the_numbers_of_steps_json(gqa_decoder, qtbot, capsys)
 def test_clicking_a_token_makes_it_the_query(gqa_decoder, qtbot):
     sel = Selection()
     w = show_widget(qtbot, WalkthroughWidget(sel))
-    w.set_trace(make_trace(gqa_decoder))
-    from attnviz.analysis.walkthrough_default import walkthrough_default
+    trace = make_trace(gqa_decoder)
+    from attnviz.analysis.walkthrough_default import open_walkthrough, walkthrough_default
 
-    # no query selected: the walkthrough's default head and query, as `attnviz steps`, the lesson and the pack
+    open_walkthrough(sel, trace)  # what the window does as the tab comes on screen
+    w.set_trace(trace)
+    # the walkthrough's default head and query, as `attnviz steps`, the lesson and the pack
     assert (w.steps.layer, w.steps.head, w.steps.query) == walkthrough_default(w.trace)
     assert (sel.layer, sel.head, sel.query) == walkthrough_default(w.trace)
     box = w.tokens._layout(w.tokens.width())[2]

@@ -70,7 +70,6 @@ def test_walkthrough_widget_states_its_window(qtbot, trace):
     sel = Selection()
     w = WalkthroughWidget(selection=sel)
     qtbot.addWidget(w)
-    w._opened_for = None  # no model path: the opening rule would pick the last row; choose one here
     w.resize(1200, 800)
     w.show()
     w.set_trace(trace)

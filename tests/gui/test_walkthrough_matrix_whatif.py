@@ -222,3 +222,19 @@ def test_whatif_top5_and_maps_are_labelled_before_any_switch(tmp_path, qtbot):
         g = panel.grids[name]
         assert g.row_labels == g.col_labels == [str(t) for t in panel.comparison.before.tokens]
         assert g._show_col_labels() and g.row_label_stride() == 1
+
+
+@pytest.mark.parametrize("size", [(1280, 620), (1900, 960)])
+def test_a_gqa_diagram_beside_q_k_v_names_every_head(gqa_decoder, qtbot, size):
+    """A 4-query / 2-key-value model's diagram beside Q, K, V was squeezed to 5-px boxes without their names
+    (the board gave it its minimum width)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from walkthrough_fixtures import matrix_form_shown
+
+    w = matrix_form_shown(qtbot, make_trace(gqa_decoder), size)
+    q_boxes, kv_boxes = w.gqa.boxes()
+    name = QFontMetricsF(w.gqa.style.font(1.1)).horizontalAdvance("Q0")
+    assert len(q_boxes) == 4 and len(kv_boxes) == 2
+    assert all(b.width() >= name for b in q_boxes + kv_boxes), [b.width() for b in q_boxes]
+    assert w.gqa.width() >= w.gqa.minimumSizeHint().width()  # control: the measure is the widget as laid out

@@ -14,28 +14,14 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from whatif_fixtures import whatif_panel  # noqa: E402
 
 DOCK_720 = (980, 470)  # the Walkthrough tab's area in a 1280×720 window (test_walkthrough_side_editors)
 DOCK_1080 = (1500, 820)
-TEXTS = {"coref": "The animal didn't cross the street because it was too tired", "translate": "the big dog sees a small cat"}
 
 
 def _panel(qtbot, model: str, size):
-    from attnviz.gui.walkthrough import WhatIfPanel, sync_runner
-    from attnviz.runtime import load_model
-
-    panel = WhatIfPanel(run_async=sync_runner)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.set_model(load_model(model, device="cpu"))
-    panel.set_input(text=TEXTS[model])
-    panel.rerun()
-    qtbot.waitUntil(lambda: "P_after" in panel.grids, timeout=30_000)
-    for _ in range(10):
-        QApplication.processEvents()
-    return panel
+    return whatif_panel(qtbot, model, size)
 
 
 def _cells(panel, name: str) -> tuple[float, float]:

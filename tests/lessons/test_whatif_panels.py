@@ -67,3 +67,13 @@ def test_the_mask_figure_says_what_this_models_mask_is(model, causal):
     assert ("up to the query" in fig.notes[1]) == causal
     assert fig.title.startswith("The causal mask") == causal
     assert bool(m.masked.any()) == causal
+
+
+def test_the_switched_panel_names_the_head_as_the_app_does(translate):
+    """The exported What-if figure titled its second map "Ablated l1h0" (str.capitalize lowered the head's name);
+    the app's panel says "switched off (z = 0) · L1 h0"."""
+    fig = whatif_panels(translate, WhatIf(ablate={(1, 0)}), SelectionState(layer=1, head=0), text=SOURCE)
+    switched = fig.panels[-1].title
+    assert switched == "L1·H0 switched off (z = 0)", switched
+    control = whatif_panels(translate, WhatIf(temperature=2.0), SelectionState(layer=1, head=0), text=SOURCE)
+    assert control.panels[-1].title == "T = 2"  # control: a caption without a head name keeps its words

@@ -22,6 +22,7 @@ __all__ = ["ImageInput", "IMAGE_FILTER"]
 
 IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff *.webp);;All files (*)"
 PREVIEW = 168  # px: large enough to see the patches of a 32 px image at a glance
+EMPTY_TEXTS = ("no image", "no\nimage", "none")  # the preview before any image, the first that fits its box
 COMPACT_PREVIEW = 36  # px in a compact window (1280×720): a button's height, so the dock is one line (72 px
 # under two rows left the head map's figure under half the window)
 
@@ -138,9 +139,21 @@ class ImageInput(QWidget):
         """A smaller preview in a compact window (the head map's axes name the patches)."""
         side = COMPACT_PREVIEW if on else PREVIEW
         self.preview.setFixedSize(side, side)
+        self._fit_empty_text()
         self._buttons.setDirection(QBoxLayout.Direction.LeftToRight if on else QBoxLayout.Direction.TopToBottom)
         self.caption.setWordWrap(not on)  # one line beside the buttons
         self._draw_preview()
+
+    def _fit_empty_text(self) -> None:
+        """"no image" whole in the preview's box: on two lines, or "none", in a compact window's 36 px (issue
+        36: the box read "o imag", both ends cut)."""
+        box = self.preview.contentsRect().adjusted(2, 2, -2, -2)
+        metrics = self.preview.fontMetrics()
+        for text in EMPTY_TEXTS:
+            need = metrics.boundingRect(box, int(Qt.AlignmentFlag.AlignCenter), text)
+            if need.width() <= box.width() and need.height() <= box.height():
+                break
+        self.preview.setText(text)  # (this drops a pixmap: set_compact draws the image again after it)
 
     def _draw_preview(self) -> None:
         pix = getattr(self, "_shown", None)

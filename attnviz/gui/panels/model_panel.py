@@ -121,29 +121,30 @@ class ModelPanel(QWidget):
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        """Every column whole or hidden, never cut: the list drops Architecture, then Params, when it is too
-        narrow for them (a 1280×720 window's model list); a row's tooltip still says everything."""
+        """Every column whole or hidden, never cut: the list shows the metric's score alone, then drops
+        Architecture, then Params, when it is too narrow for them; a row's tooltip still says everything."""
         width = self.tree.viewport().width()
         if width == self._fitted_width and not self._refit:
             return  # a resize of the same width (or one the last fit caused): nothing changes
         self._fitted_width, self._refit = width, False
-        shown = self._fit(width, _WORDS)
-        if sum(self._need(c) for c in shown) > width:  # the metric in words is too wide: its score alone
-            shown = self._fit(width, _SCORE)
+        # a column counts more than the metric's words: the words first dropped the columns and kept
+        # themselves, so a 1920×1080 list (wide enough for the words, not for words and Params) showed fewer
+        # columns than a 1280×720 one (score form, Params kept). Fewest columns dropped first, words before
+        # score at the same columns: a wider list never shows less.
+        for shown in ([0, 1, 2, 3], [0, 1, 2], [0, 2]):  # Architecture, then Params, go first
+            if self._fits(shown, width, _WORDS) or self._fits(shown, width, _SCORE):
+                break
         for col in range(len(COLUMNS)):
             self.tree.setColumnHidden(col, col not in shown)
 
-    def _fit(self, width: int, form) -> list[int]:
-        """The held-out cells in ``form`` (words or score), and the columns that fit ``width`` with them."""
+    def _fits(self, shown: list[int], width: int, form) -> bool:
+        """Put the held-out cells in ``form`` (words or score); do columns ``shown`` fit ``width`` with them?
+        The name and the held-out score always stay, so the last try is kept even when it does not fit."""
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             if item.data(2, form) is not None:
                 item.setText(2, item.data(2, form))
-        shown = list(range(len(COLUMNS)))
-        for col in (3, 1):  # the least needed first; the name and the held-out score always stay
-            if sum(self._need(c) for c in shown) > width:
-                shown.remove(col)
-        return shown
+        return sum(self._need(c) for c in shown) <= width
 
     def _need(self, col: int) -> int:
         return max(self.tree.sizeHintForColumn(col), self.tree.header().sectionSizeHint(col))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QLabel, QToolBar, QToolButton
 
-__all__ = ["PartBar", "PARTS", "available_parts"]
+__all__ = ["PartBar", "PARTS", "available_parts", "model_parts"]
 
 # (selection value, button text, tooltip)
 PARTS = (
@@ -26,6 +26,11 @@ def available_parts(trace) -> list[str]:
         return []
     have = {"enc": bool(trace.n_enc_layers), "cross": bool(trace.has_cross), "self": True}
     return [p for p, _, _ in PARTS if have[p]]
+
+
+def model_parts(config) -> list[str]:
+    """The parts a loaded model's traces will hold (its ModelConfig): an encoder–decoder's three, else one."""
+    return [p for p, _, _ in PARTS] if config.kind == "encoder-decoder" else ["self"]
 
 
 class PartBar(QToolBar):
@@ -55,7 +60,14 @@ class PartBar(QToolBar):
         self.setVisible(False)
 
     def set_trace(self, trace) -> None:
-        parts = available_parts(trace)
+        self.set_parts(available_parts(trace))
+
+    def set_model(self, config) -> None:
+        """A model just loaded, before its first trace: its parts, never the previous model's (issue 36:
+        shapes, loaded and not run yet, still showed translate's "Show: encoder self-attention | …" row)."""
+        self.set_parts(model_parts(config))
+
+    def set_parts(self, parts: list[str]) -> None:
         if parts != self._parts:
             self._parts = parts
             for part, button in self.buttons.items():

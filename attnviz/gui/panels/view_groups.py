@@ -69,12 +69,16 @@ def split_back(area, resplit: bool = True) -> None:
         area._split_timer.start(0)
 
 
-def offer_for_model(area, trace) -> None:
+def offer_for_model(area, trace, config=None) -> None:
     """Close the docks whose view has nothing for ``trace``'s model (the class's ``not_offered_for(trace)`` gives
     the reason), their View ▸ Panels entries disabled with the reason as tooltip; open them again for a model
     they serve. Only docks closed here come back: one the user closed stays closed. (A text model's "Patch
-    filters" tab showed one line saying it belongs to image models, and took a tab of a full row.)"""
-    if trace is None:  # a cleared input: the same model, nothing to change
+    filters" tab showed one line saying it belongs to image models, and took a tab of a full row.)
+    With no trace, ``config``: a model just loaded (``not_offered_for_model``), its tabs before its first run
+    (issue 36: shapes, loaded and not run yet, showed translate's tab set over "no input yet")."""
+    if config is not None:
+        area.offered_config = config  # what a restored layout is fitted to again while no trace is shown
+    if trace is None and config is None:  # a cleared input: the same model, nothing to change
         return
     closed = getattr(area, "not_offered", None)  # dock name -> why it is closed
     if closed is None:
@@ -82,7 +86,8 @@ def offer_for_model(area, trace) -> None:
     changed = False
     for name, dock in area.docks.items():
         cls = area._classes.get(name)
-        reason = cls.not_offered_for(trace) if cls is not None and hasattr(cls, "not_offered_for") else None
+        ask = getattr(cls, "not_offered_for" if trace is not None else "not_offered_for_model", None)
+        reason = ask(trace if trace is not None else config) if ask is not None else None
         action = dock.toggleViewAction()
         action.setEnabled(reason is None)
         action.setToolTip(reason or dock.toolTip())
@@ -103,7 +108,7 @@ def offer_for_model(area, trace) -> None:
 def offer_again(area) -> None:
     """After a layout is restored: the docks closed for the model shown closed again (the layout has them open)."""
     area.not_offered = {}
-    offer_for_model(area, getattr(area, "_trace", None))
+    offer_for_model(area, getattr(area, "_trace", None), getattr(area, "offered_config", None))
 
 
 def save_state(area, save):

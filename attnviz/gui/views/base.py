@@ -86,6 +86,11 @@ class BaseView(QWidget):
         """Why this view has nothing for ``trace``'s model (its tab is then closed), or None: it is offered."""
         return None
 
+    @classmethod
+    def not_offered_for_model(cls, config) -> str | None:
+        """The same for a loaded model (its ModelConfig) before any trace of it is shown."""
+        return None
+
     def __init__(self, selection: Selection | None = None, style: ViewStyle | None = None, parent=None):
         super().__init__(parent)
         self.trace = None

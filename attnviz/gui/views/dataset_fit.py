@@ -98,7 +98,11 @@ def fit_page_rows(view) -> bool:
     split = view.split
     if not split.paged or split.side_by_side or split.narrow or view.pattern.image.shape_rc == (1, 1):
         return False  # (nor while the map is the empty 1 × 1 placeholder: it stepped the page down to one layer)
-    side = view.canvas.mapFromScene(view.pattern.image.sceneBoundingRect()).boundingRect().height()
+    # the map's side from its view box, laid out at once, not from the image's scene rectangle: that follows the
+    # box's range only at the next paint, and measured there a page stepped on a stale 2,234-px "side"
+    box = view.canvas.mapFromScene(view.pattern.vb.sceneBoundingRect()).boundingRect()
+    side = min(box.width(), box.height()) if view.pattern.image.shape_rc[0] == view.pattern.image.shape_rc[1] \
+        else view.canvas.mapFromScene(view.pattern.image.sceneBoundingRect()).boundingRect().height()
     if side <= 1 or side == getattr(split, "stepped_at", None):  # (1 px: not laid out yet)
         return False  # the layout for the last step is still to come (measured again, the same map stepped to 1 layer)
     rows, layers = split.page_shape[0], split.layers
@@ -136,15 +140,21 @@ class FitsOnScreen:
 def fit_view(view) -> None:
     """Fit ``view``'s bars and columns to the scroll area (called after every layout change of its maps)."""
     if getattr(view, "_fitting", False):
+        # a map resized while fitting: the heatmaps lay themselves out at once when their shape changes, so the
+        # new page's layout (and the resize that asks for its measure) came inside this call and was lost
+        view._fit_again = True
         return
     view._fitting = True
     try:
-        fit_page_row(view)
-        if fit_page_rows(view):
-            return
-        fit_pattern(view)
-        fit_bars(view)
-        fit_columns(view)
+        for _ in range(2 * MAX_ROWS_ADJUST + 2):  # bounded: each pass follows a layout this one caused
+            view._fit_again = False
+            fit_page_row(view)
+            if not fit_page_rows(view):
+                fit_pattern(view)
+                fit_bars(view)
+                fit_columns(view)
+            if not view._fit_again:
+                return
     finally:
         view._fitting = False
 

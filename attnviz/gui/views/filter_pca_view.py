@@ -145,6 +145,10 @@ class FilterPCAView(BaseView):
     def not_offered_for(cls, trace) -> str | None:
         return TEXT_MODEL if trace.grid is None else None
 
+    @classmethod
+    def not_offered_for_model(cls, config) -> str | None:
+        return TEXT_MODEL if config.kind != "vit" else None  # (a trace has a grid for a ViT alone)
+
     def _trace_changed(self) -> None:
         # a new trace brings its own filters or none: never the previous (image) model's
         has = self.trace is not None and FILTER_KEY in self.trace

@@ -128,6 +128,15 @@ class PanelGrid(pg.GraphicsLayout):
             bar.setMaximumHeight(picture if self.cols == 4 else UNLIMITED)
             cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
             cell.layout.activate()
+        if self.cols == 4:
+            # the row centred on the pictures it drew: centred on its estimate (which leaves out the spacing),
+            # a slide had 200 px blank above the row and 280 px below
+            caption = self.cells[0].layout.rowMinimumHeight(0) + self.cells[0].layout.verticalSpacing()
+            _, top, _, _ = self.layout.getContentsMargins()
+            pad = max(0.0, (self.height() - caption - picture) / 2)
+            if abs(pad - top) > 1.0:
+                self.layout.setContentsMargins(0, pad, 0, 0)
+                self.layout.activate()
 
     def _stretch(self) -> None:
         for k in range(1, 6):  # equal cells, the gutters beside them; a column left empty takes nothing

@@ -270,13 +270,14 @@ class RolloutView(BaseView):
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
             # short: the bar is only as tall as its map (the title says "share of attention"); on one scale
-            # the three bars were identical: one is drawn, beside the first map, and says it serves all three
+            # the three bars were identical: one is drawn, beside the last map at the figure's right edge (beside
+            # the first, it stood between two maps in a slide's row), and says it serves all three
             bar.set_label("share · " + {"per-map": "own scale", "shared": "all three maps",
                                         "fixed": "fixed 0–1, all three"}[mode])
             # a bar not drawn still takes its width (and the input's invisible one the same), so the four
             # pictures stay in two aligned columns: a narrower label had shifted a panel ~20 px
-            bar.setVisible(mode == "per-map" or name == "raw")
-            if name == "raw":
+            bar.setVisible(mode == "per-map" or name == NAMES[-1])
+            if name == NAMES[-1]:
                 self.spacer_bar.set_levels(0.0, self.tops[name])
                 self.spacer_bar.set_label(bar.label)
             if values is None:

@@ -43,8 +43,11 @@ class GqaDiagram(QWidget):
         return QSize(int(190 + self.n_heads * (fm.horizontalAdvance("Q00") + 14)), int(fm.height() * 5.2))
 
     def minimumSizeHint(self) -> QSize:
-        # boxes shrink to a few pixels and lose their text before a head is cut (32 query heads)
-        return QSize(int(self._label_width() + self.n_heads * 5 + 8), self.sizeHint().height())
+        # a box keeps room for its name while the heads fit in ~640 px (4 query heads beside Q, K, V were
+        # squeezed to 5-px boxes with no names); 32 query heads shrink to a few pixels before a head is cut
+        fm = QFontMetricsF(self.style.font(1.1))
+        per = max(5.0, min(fm.horizontalAdvance("Q00") + 8, 640 / max(self.n_heads, 1)))
+        return QSize(int(self._label_width() + self.n_heads * per + 8), self.sizeHint().height())
 
     def _label_width(self) -> float:
         fm = QFontMetricsF(self.style.font(1.1))

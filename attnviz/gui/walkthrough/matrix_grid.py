@@ -223,11 +223,11 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
             # the scroll area gives the room
             col_w = self._named_column_px()
-            width = max(width, self._measure_margins()[0] + cols * col_w + 8)
+            width = max(width, self.measure_margins()[0] + cols * col_w + 8)
             if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
                 cell_h = max(cell_h, col_w)
         if self.subtitle and width < self._title_width():
-            top = self._measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
+            top = self.measure_margins()[1] + QFontMetricsF(self._fonts()[2]).height()  # subtitle stacked
         if self.row_labels and rows <= 24:
             # the row's grids of the same tokens share the top and bottom of their cells (_cells): a taller title
             # beside this one (A's stacked subtitle beside Z_0) took the height its named rows asked for
@@ -240,17 +240,19 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
     def _margins(self, upright: QFont | None = None) -> tuple[float, float, float]:
         """Room for the labels, title and legend around the cells; upright column labels take the room they
         need in the font they are drawn in (``upright``: in that font instead)."""
-        left, top, bottom = self._memoized("margins", self._measure_margins)
+        left, top, bottom = self._memoized("margins", self.measure_margins)
         if self._subtitle_below():
             top += QFontMetricsF(self._fonts()[2]).height()
         if self.values.size and self._show_col_labels() and self._rotated_cols():
             top -= self._upright_room_saved(upright if upright is not None else self.col_label_font())
         return left, top, bottom
 
-    def _measure_margins(self) -> tuple[float, float, float]:
+    def measure_margins(self) -> tuple[float, float, float]:
+        """(left, top, bottom) px around the cells: row labels, title and column labels (public: the What-if
+        slide sizes its tables from it)."""
         num_font, title_font, label_font = self._fonts()
         fl = QFontMetricsF(label_font)
-        left = self._label_width(self.row_labels, fl) + 8 if self.row_labels else 2
+        left = self._label_width(self.row_labels, QFontMetricsF(self.row_room_font())) + 8 if self.row_labels else 2
         top = QFontMetricsF(title_font).height() * 1.2
         if self._show_col_labels():
             # token names stand upright above the columns when they are wider than a cell could be
@@ -276,7 +278,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
 
         return self._memoized("rotated", compute)
 
-    def _needed_cell(self) -> tuple[float, float]:
+    def needed_cell(self) -> tuple[float, float]:
         """The smallest cell that still holds its number legibly."""
         pcw, _ = self._preferred_cell()
         fm = QFontMetricsF(self._fonts()[0])
@@ -327,7 +329,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
         rows, cols = self.values.shape
         avail_w, avail_h = max(self.width() - left - 8, 1), max(self.height() - top - bottom, 1)
         pcw, pch = self._preferred_cell()
-        need_w, need_h = self._needed_cell()
+        need_w, need_h = self.needed_cell()
         padded = min(avail_w / (cols * pcw), avail_h / (rows * pch))
         tight = min(avail_w / (cols * need_w), avail_h / (rows * need_h))
         self._numbers = True

@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, is_exporting
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, ink_pt, is_exporting
 
 __all__ = ["MatrixGridLabels", "PRESENTED_ROW_PT"]
 
@@ -47,7 +47,18 @@ class MatrixGridLabels:
         height from the T×T maps)."""
         # never under the size the grid asked its rows' room for (row_floor_pt): fitted to that room, the 0.98
         # steps of the fit landed a presented 20-px row label at 19.7
-        return self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch, self.row_floor_pt())
+        floor = self.row_floor_pt()
+        font = self._fitted_font(self._cells()[2] if self.values.size else None, self.row_pitch, floor)
+        if font.pointSizeF() < floor:  # the label font itself under the floor (a 9-pt one under the ink floor)
+            font.setPointSizeF(floor)
+        return font
+
+    def row_room_font(self) -> QFont:
+        """The font the row labels' margin is measured in: the label font, or the floor where that is larger (on
+        screen the ink floor exceeds a 9-pt label font)."""
+        font = QFont(self._fonts()[2])
+        font.setPointSizeF(max(font.pointSizeF(), self.row_floor_pt()))
+        return font
 
     def row_floor_pt(self) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
@@ -64,6 +75,13 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
+        if self.style.font_scale <= 1 and not is_exporting() and not self.col_labels and self.values.shape[0] > 1:
+            # docked, a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a
+            # 30 × 9 model's matrix form and shapes' 17 keys inked 10 px at 1280×720 (issue 36). Not yet a T×T
+            # map's: its rows are as tall as its named columns are wide, and 24 columns at that size wrap the
+            # maps of a 1920×1080 dock onto two lines; presented figures keep their own floors (the lesson's
+            # matrix-form scene, sized to them, would scroll); a strip (x_i, q_i) is a label-font line tall
+            floor = max(floor, ink_pt(self._fonts()[2], DOCKED_FLOOR_PT))
         return floor
 
     def col_floor_pt(self) -> float:

@@ -155,13 +155,14 @@ class MatrixGridPainting:
             # thinned, never dropped: every k-th token when the rows are denser than the text (at a
             # slightly smaller size first, see row_label_font)
             p.setFont(self.row_label_font())
+            fr = QFontMetricsF(p.font())  # its own line: a row font above the label font was cut to the latter's
             every = self.row_label_stride()
             near = {h + d for h in self.highlight_rows for d in range(1 - every, every)} if every > 1 else set()
             for r, lab in enumerate(self.row_labels[:rows]):
                 # the selected row is always named; thinned neighbours make way for it
                 if r in self.highlight_rows or (r % every == 0 and r not in near):
                     y = area.top() + r * ch + ch / 2
-                    p.drawText(QRectF(0, y - fm.height() / 2, area.left() - 6, fm.height()),
+                    p.drawText(QRectF(0, y - fr.height() / 2, area.left() - 6, fr.height()),
                                int(Qt.AlignRight | Qt.AlignVCenter), short_label(lab))
         p.setFont(font)
         if not self._show_col_labels():

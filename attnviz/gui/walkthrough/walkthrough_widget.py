@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
 from attnviz.analysis.model_labels import x_words
-from attnviz.analysis.walkthrough_default import default_query
+from attnviz.analysis.walkthrough_default import default_query, page_model
 from attnviz.capture.trace import layer_prefix
 from attnviz.errors import AttnvizError
 from attnviz.gui.style import ViewStyle
@@ -117,6 +117,9 @@ class WalkthroughWidget(WalkthroughView):
     def _select(self, **changes) -> None:
         if self.selection is not None and not getattr(self, "_syncing", False):
             self.selection.update(**changes)
+            if self.trace is not None and changes.keys() & {"layer", "head", "part"}:
+                # the user's own head: the walkthrough opens here from now on (clicks elsewhere never move it)
+                self.selection.choose_on_page("walkthrough", page_model(self.trace))
 
     def _resolved(self) -> tuple[str, int, int, int] | None:
         """(part, layer, head, query) valid for the trace; the selection is never rewritten here."""
@@ -133,31 +136,14 @@ class WalkthroughWidget(WalkthroughView):
         query = s.query if s.query is not None and 0 <= s.query < n_q else default_query(t, part)
         return part, min(s.layer, n_layers - 1), min(s.head, t.n_heads - 1), query
 
-    def _open_default(self) -> bool:
-        """Once per model, when the walkthrough is first on screen: the one default rule's walkthrough head
-        and query (:func:`attnviz.analysis.walkthrough_default.open_walkthrough`, the same as ``attnviz
-        steps``, the lesson and the lecture pack), as a detour the window ends when another tab is shown.
-        True when the selection changed (its listener updates again)."""
-        from attnviz.analysis.walkthrough_default import open_walkthrough
-
-        t = self.trace
-        if t is None or self.selection is None or getattr(self, "_forcing", False):
-            return False
-        model = t.description.model_path or t.description.model_name
-        if model == getattr(self, "_opened_for", None):
-            return False
-        self._opened_for = model
-        before = self.selection.state
-        self.opening_note = open_walkthrough(self.selection, t)
-        return self.selection.state != before
-
     def _update(self) -> None:
         from attnviz.analysis.steps import compute_six_steps
         from attnviz.analysis.steps_window import key_window
 
+        # where the walkthrough opens is the window's to say (pages.tab_changed → open_walkthrough, the one
+        # rule): a widget shows its selection as given (a lesson's scene, an export, a test), only a missing
+        # query takes the rule's row
         if self._skip_while_hidden():
-            return
-        if self._open_default():
             return
         where = self._resolved()
         self.steps, self.message = None, ""

@@ -9,11 +9,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from attnviz.analysis.permutation import permutation_matrix
-from attnviz.analysis.trace_parts import masked_cells
+from attnviz.analysis.trace_parts import masked_cells, part_name
 from attnviz.capture.trace import layer_prefix
 from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
+from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import format_number
+from attnviz.gui.walkthrough.whatif_layout import presenting, tables_beside_maps
 from attnviz.whatif import shown_head
 
 __all__ = ["draw_comparison", "draw_permutation", "ablation_note"]
@@ -49,6 +51,22 @@ def ablation_note(c, layer: int, head: int) -> str:
     if moved[li, hi] <= 1e-6:
         return text + "; no head's attention changed (the ablated heads are in the last layer, or unused)"
     return text + f"; the attention that moved most: L{li} h{hi} (max |ΔP| = {moved[li, hi]:.2f})"
+
+
+class _MapGrid(MatrixGrid):
+    """An attention map whose subtitle ("decoder self-attention · 10 × 10") always stands under its title: beside
+    "as trained · L1 h0" it fitted on the title's line while "switched off (z = 0) · L1 h0" stacked it, and the two
+    maps, sharing their rows, drew one 15 px shorter and the other's cells out of square."""
+
+    def _subtitle_below(self) -> bool:
+        return bool(self.subtitle) and self.width() > 0
+
+
+def _map(panel, name: str, values, title: str, **kw) -> MatrixGrid:
+    grid = _MapGrid(name, panel.style)
+    grid.set_data(values, title=title, **kw)
+    panel._adopt(grid)
+    return grid
 
 
 def _pair(board, grids: list) -> QWidget:
@@ -90,43 +108,54 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     ent = [panel._grid(name, e, title, kind="prob", vmax=top,
                        row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
                        subtitle=f"nats, ≤ {top:.2f}")
-           for name, e, title in (("H_before", c.entropy_before, "entropy"),
+           for name, e, title in (("H_before", c.entropy_before, "entropy, as trained"),
                                   ("H_after", c.entropy_after, "entropy, switched"))]
-    tops = [_top(panel, "top_before", c.top_before, "as trained"), _top(panel, "top_after", c.top_after, "switched")]
+    slide = presenting(panel)  # F5: the tables stand beside the maps (whatif_layout)
+    # on a slide the top 3: two tables of five, one above the other, were taller than the maps beside them
+    k = 3 if slide else len(c.top_before)
+    tops = [_top(panel, "top_before", c.top_before[:k], "as trained"),
+            _top(panel, "top_after", c.top_after[:k], "switched")]
     # two pairs side by side, or the entropies under the predictions when the figure is narrow (a 1280×720
     # window: the four in one line squeezed "entropy" below its numbers while "entropy, switched" showed them)
-    panel.first_row = WrappingMapsRow([_pair(board, tops), _pair(board, ent)], [board.label("   ")])
-    board.add_row([panel.first_row], stretch=3)
+    panel.first_row = None if slide else WrappingMapsRow([_pair(board, tops), _pair(board, ent)], [board.label("   ")])
+    if not slide:
+        board.add_row([panel.first_row], stretch=3)
     n_layers, n_heads = c.before.n_layers, c.before.n_heads
     layer, head = shown_head(wi, min(layer, n_layers - 1), min(head, n_heads - 1))
     off = (layer, head) in wi.ablate
+    # the switches act on the main stack's self-attention (translate's decoder, not its cross-attention): said
+    # under each title, or "attention · L1 h1" reads as whichever part the walkthrough shows
+    part = part_name("self", bool(c.before.has_cross or c.before.n_enc_layers))
     maps = []
-    for name, tr, title in (("P_before", c.before, "attention as trained"), ("P_after", c.after, "with the switches")):
+    for name, tr, title in (("P_before", c.before, "as trained"), ("P_after", c.after, "with the switches")):
         p = tr.probs(layer)[head]
         labels = _labels(tr, p.shape[-1])
         if name == "P_after" and off:  # its weights are still computed, but z = 0: nothing of it reaches the output
             title = "switched off (z = 0)"
         # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
         rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
-        maps.append(panel._grid(name, p, f"{title} · L{layer} h{head}", kind="prob", row_labels=labels,
-                                col_labels=labels, min_side=300, masked=_masked(tr, layer, p.shape),
-                                highlight_rows=rows,
-                                frame_colour="#CC3311" if name == "P_after" and off else None))
+        maps.append(_map(panel, name, p, f"{title} · L{layer} h{head}", kind="prob",
+                         row_labels=labels, col_labels=labels, min_side=300,
+                         masked=_masked(tr, layer, p.shape), highlight_rows=rows,
+                         subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
+                         frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
-    panel.maps_row = WrappingMapsRow(maps, [board.label("   ")])
+    panel.maps_row = WrappingMapsRow(maps, [board.label("→" if slide else "   ", 2.0, bold=True)])
     group_rows(maps)
-    board.add_row([panel.maps_row], stretch=8)
-    if wi.ablate:
-        board.add_note(ablation_note(c, layer, head))
+    board.add_row([tables_beside_maps(panel.maps_row, tops, ent) if slide else panel.maps_row], stretch=8)
+    notes = [ablation_note(c, layer, head)] if wi.ablate else []
     if c.before.kind == "encoder-decoder" and list(c.after.tokens) == list(c.before.tokens):
         # said, or a student expects the switched map to show the switched model's own translation
-        board.add_note(f"Both decoders read the trained output “{c.before.description.output_text}”: "
-                       "a row is the same prefix in both runs.")
+        notes.append(f"Both decoders read the trained output “{c.before.description.output_text}”: "
+                     "a row is the same prefix in both runs.")
     mean_b, mean_a = float(c.entropy_before.mean()), float(c.entropy_after.mean())
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"
-    board.add_note(f"mean attention entropy {mean_b:.3f} → {mean_a:.3f} nats: attention is {trend}")
+    notes.append(f"mean attention entropy {mean_b:.3f} → {mean_a:.3f} nats: attention is {trend}")
+    # on a slide one paragraph: three notes, each starting a line, took ~45 px of the maps' height
+    for note in ([" · ".join(notes)] if slide else notes):
+        board.add_note(note)
 
 
 def draw_permutation(panel, r, layer: int, head: int) -> None:

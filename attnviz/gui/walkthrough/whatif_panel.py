@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 
 from attnviz.gui.style import ViewStyle
 from attnviz.gui.walkthrough.walkthrough_view import WalkthroughView
+from attnviz.gui.walkthrough.whatif_layout import page_arrangement, presenting
 from attnviz.gui.walkthrough.whatif_switches import (NARROW_PX, SwitchGroups, SwitchesPlacement, arrange_heads, build_switches,
                                                      layers_per_row)
 from attnviz.selection import Selection
@@ -91,23 +92,24 @@ class WhatIfPanel(WalkthroughView):
         self._place_switches()
 
     def _place_switches(self) -> None:
-        """Above the figure in a narrow panel (the maps get the width), beside it otherwise; while presenting
-        (controls hidden) only the place is chosen, shown again by :meth:`set_controls_visible`."""
+        """Above the figure in a narrow panel (the maps get the width), beside it otherwise; presented (F5), in
+        the bar whatever the width: the class sees what is switched, and the lecturer can flip a switch there."""
         sw = self._switches
-        sw.place(0 < self.width() < NARROW_PX)
+        sw.place(sw.on_slide or 0 < self.width() < NARROW_PX)
         per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
         if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
             self._heads_arranged = (per_row, len(self.head_checks))
             arrange_heads(self, per_row)
         if getattr(self, "_hidden_for_figure", []):
+            sw.bar.setVisible(sw.on_slide)  # presented: the switches stay on the slide, in one bar above it
             return
         sw.bar.setVisible(sw.narrow)
         self.splitter.widget(0).setVisible(not sw.narrow)
 
     def set_controls_visible(self, on: bool) -> None:
+        self._switches.on_slide = not on
         super().set_controls_visible(on)
-        if on:
-            self._place_switches()
+        self._place_switches()
 
     # -- the view contract and inputs -----------------------------------------------------------------------
     def _selection_changed(self, state, changed) -> None:
@@ -345,6 +347,7 @@ class WhatIfPanel(WalkthroughView):
     # -- drawing ---------------------------------------------------------------------------------------------
     def _draw(self) -> None:
         from attnviz.gui.walkthrough.whatif_figure import draw_comparison, draw_permutation
+        from attnviz.gui.walkthrough.whatif_layout import bring_compared_row_into_view
 
         self.board.clear()
         self.grids = {}
@@ -364,15 +367,16 @@ class WhatIfPanel(WalkthroughView):
         if self.message:
             self.board.add_note(self.message)
         self.board.finish()
+        bring_compared_row_into_view(self)
 
     def _hold_maps(self) -> None:
         """On screen (docked), the two maps keep cells of at least :data:`MAP_MIN_PX`: a 1280×720 window's
         figure was fitted to its ~480 px viewport and drew them ~130 px with ~10 px token labels; now the
-        figure scrolls to them instead. An export lays the figure out at its page (:meth:`render_figure`)."""
+        figure scrolls to them instead. An export lets it go (:meth:`render_figure`)."""
         row = getattr(self, "maps_row", None)
-        if row is None or not shiboken6.isValid(row) or self.style.font_scale > 1:
+        if row is None or not shiboken6.isValid(row) or presenting(self):
             return  # presenting: the figure has the screen
-        need = max(sum(g._measure_margins()[1:]) for g in row.maps) + MAP_MIN_PX
+        need = max(sum(g._margins()[1:]) for g in row.maps) + MAP_MIN_PX  # (with a stacked subtitle)
         lines = 2 if row.wrapped else 1  # stacked in a narrow panel: each map its floor
         row.setMinimumHeight(math.ceil(need * lines + 12 * (lines - 1)))
         if row.property("whatif_held") is None:  # the arrangement follows the row's width: held again on a resize
@@ -385,13 +389,6 @@ class WhatIfPanel(WalkthroughView):
         return super().eventFilter(obj, event)
 
     def render_figure(self, painter, rect, scale: float = 1.0) -> None:
-        """The figure at the page's size: the on-screen floor of the maps (:meth:`_hold_maps`) is let go."""
-        row = getattr(self, "maps_row", None)
-        held = row.minimumHeight() if row is not None and shiboken6.isValid(row) else None
-        if held is not None:
-            row.setMinimumHeight(0)
-        try:
+        """The figure at the page's size, arranged for the page (:func:`whatif_layout.page_arrangement`)."""
+        with page_arrangement(self, rect.width() / (scale if scale and scale > 0 else 1.0)):
             super().render_figure(painter, rect, scale)
-        finally:
-            if held is not None and shiboken6.isValid(row):
-                row.setMinimumHeight(held)

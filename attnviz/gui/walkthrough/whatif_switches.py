@@ -131,6 +131,7 @@ class SwitchesPlacement:
         self._column.addStretch(1)
         self.bar = FlowRow(spacing=14)
         self.narrow: bool | None = None
+        self.on_slide = False  # presented (F5): in the bar, whatever the width, and shown with the figure
         self.place(False)
 
     def panel_heads(self, narrow: bool) -> None:

@@ -32,12 +32,12 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def format_level(v: float) -> str:
-    """A short, exact-enough label: 0, 1, 0.734, 1.2e-05."""
+    """A short, exact-enough label: 0, 1, 0.734, 1.2e-05, with a real minus sign ("−12.1": the hyphen of "-12.1"
+    reads as a dash on a projector, and every other number on the slides has the sign)."""
     if v == 0:
         return "0"
-    if abs(v) >= 1e4 or abs(v) < 1e-3:
-        return f"{v:.2g}"
-    return f"{v:.3g}"
+    text = f"{v:.2g}" if abs(v) >= 1e4 or abs(v) < 1e-3 else f"{v:.3g}"
+    return text.replace("-", "\u2212")
 
 
 class ColourBarItem(pg.GraphicsWidget):
@@ -164,6 +164,22 @@ class ColourBarItem(pg.GraphicsWidget):
     def _bar_w(self) -> float:
         return 14 * max(1.0, self.style.font_scale)
 
+    def tick_rows(self) -> list[tuple[float, float]]:
+        """(value, y) of the ticks drawn: the exact ends always, an in-between tick only where its label
+        keeps about a blank line clear of every label kept before it (at a lesson's 1280×720 bar, "−10" one
+        line above "−12.1" read as a two-line "−10 −12.1", not as two places on the scale)."""
+        fm = self.style.metrics()
+        bar = self._bar_rect()
+        lo, hi = self.levels
+        span = (hi - lo) or 1.0
+        pitch = fm.height() * 1.5  # label centres this far apart leave an ink gap about a digit tall
+        rows = []
+        for v in [lo, hi] + nice_ticks(lo, hi):
+            y = bar.bottom() - (v - lo) / span * bar.height()
+            if len(rows) < 2 or all(abs(y - kept) >= pitch for _, kept in rows):
+                rows.append((v, y))
+        return rows
+
     def paint(self, p, *args):
         st = self.style
         if not st.colour_bar:
@@ -181,16 +197,9 @@ class ColourBarItem(pg.GraphicsWidget):
         p.fillRect(bar, grad)
         p.setPen(QPen(fg, 1))
         p.drawRect(bar)
-        lo, hi = self.levels
-        span = (hi - lo) or 1.0
-        ticks = [(lo, True), (hi, True)] + [(t, False) for t in nice_ticks(lo, hi)]
-        for v, exact in ticks:
-            y = bar.bottom() - (v - lo) / span * bar.height()
+        for v, y in self.tick_rows():
             p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
             text_rect = QRectF(bar.right() + 6, y - fm.height() / 2, r.width(), fm.height())
-            if not exact:  # keep in-between ticks from overlapping the exact ends
-                if min(abs(y - bar.top()), abs(y - bar.bottom())) < fm.height():
-                    continue
             p.drawText(text_rect, int(Qt.AlignLeft | Qt.AlignVCenter), format_level(v))
         lines = self._label_lines()
         if lines:

@@ -225,9 +225,24 @@ class LabelledHeatmap(SquareCells, pg.GraphicsLayout):
         if new_shape or bounds is not None or self.image_bounds != (r0, r1, c0, c1):
             self.image.setRect(QRectF(c0, r0, c1 - c0, r1 - r0))
         self.image_bounds = (r0, r1, c0, c1)
+        if new_shape:
+            self._settle_layout()
         # pyqtgraph applies a new range lazily, in the next paint; changing the view's transform
         # there makes Qt paint the whole figure a second time (charlm: ~6 ms a keystroke)
         self.vb.prepareForPaint()
+
+    def _settle_layout(self) -> None:
+        """Lay the figure out now: a new shape can change an axis' size (column labels slanted → upright when
+        the input grows), and the relayout Qt posts for it came after the first paint, so the whole figure was
+        painted twice more (the view shrank, then its cells were squared again)."""
+        parent = self.parentLayoutItem()
+        for _ in range(3):  # each pass may resize the view, whose new range may resize an axis again
+            before = (self.bottom.height(), self.left.width(), self.vb.width(), self.vb.height())
+            if parent is not None and hasattr(parent, "activate"):
+                parent.activate()
+            self.layout.activate()
+            if (self.bottom.height(), self.left.width(), self.vb.width(), self.vb.height()) == before:
+                break
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)

@@ -15,13 +15,21 @@
 
 Where labels do not fit at the floor, a view names every k-th label or gives the figure more room; it
 never draws type under it.
+
+The floors are type sizes (em), and a font's letters ink less than its em: DejaVu Sans at 12 px inks a 'b' or a
+'0' 10 px tall, which a measurement of the screen reads as a 10-px label. :func:`ink_pt` gives the size whose
+tallest letters ink a floor's pixels, for labels fitted down to the floor (issue 36: the matrix form's row labels
+at 1280×720).
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import lru_cache
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT"]
+from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
+
+__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 SLIDE_SCALE = 1.8  # a bare 1920×1080 slide's layout scale: what an export laid out without its scale assumes
@@ -78,3 +86,26 @@ def held_floor_pt(widget) -> float:
             return float(held)
         widget = widget.parentWidget()
     return 0.0
+
+
+INK_SAMPLE = "bdhkABD0"  # letters up to the ascender line, none below the baseline: a label's tallest ink
+
+
+def ink_pt(font: QFont, pt: float) -> float:
+    """Points at which ``font``'s tallest letters (b, d, A, 0) ink as many screen pixels as a ``pt`` type size
+    names (9 pt: 12 px at 96 dpi); at least ``pt``."""
+    return _ink_pt(font.family(), round(float(pt), 3))
+
+
+@lru_cache(maxsize=64)
+def _ink_pt(family: str, pt: float) -> float:
+    screen = QGuiApplication.primaryScreen()
+    px = pt * (screen.logicalDotsPerInch() if screen is not None else 96.0) / 72.0
+    font = QFont(family)
+    size = pt
+    for _ in range(40):  # quarter points: the hinting makes the ink step at whole pixels
+        font.setPointSizeF(size)
+        if QFontMetricsF(font).tightBoundingRect(INK_SAMPLE).height() >= px - 0.01:
+            break
+        size += 0.25
+    return size

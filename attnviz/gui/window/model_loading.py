@@ -39,8 +39,11 @@ class ModelLoading:
             # another model: the figures on screen are the previous model's. They are covered at once (a
             # real-size model loads for seconds, and its predecessor's maps stood unmarked meanwhile), not
             # cleared: a load that fails uncovers them as they were
+            from attnviz.gui.window.running_covers import loading_text
+
             for cover in self.win.loading_covers:
-                cover.cover(f"loading {Path(name).name or name}…\n(the previous model's figures are put away)")
+                cover.cover(loading_text(Path(name).name or name))
+        self.win.runs.load_started(Path(name).name or name)  # a running input's covers say so too
         # a new model makes waiting (and running) traces of the old one stale
         self.win.lane.submit("load", load_model_job, ref, self.win.model_panel.device,
                             getattr(self.win, "dtype", "auto"), supersedes=("trace",))
@@ -72,6 +75,7 @@ class ModelLoading:
         # run keeps what is on screen, even a head picked meanwhile, so nothing jumps when it takes over
         # (the walkthrough follows ``loaded`` through the state: the what-if lab drops the old results)
         model.update(loaded=loaded, new_model=not opening, ref=res.ref)
+        self.offer_model(loaded.config)
         bundled = res.ref in bundled_models()
         win.settings.last_model = res.ref
         panel = win.model_panel
@@ -99,6 +103,13 @@ class ModelLoading:
         win.pages.tab_changed(win.tabs.currentIndex())
         self.feed_first_input(res, keep_text=not switched)
         win.model_loaded.emit(res.ref)
+
+    def offer_model(self, config) -> None:
+        """The part row and the tabs of the model just loaded: they follow the model, not the last trace."""
+        from attnviz.gui.panels.view_groups import offer_for_model
+
+        self.win.part_bar.set_model(config)
+        offer_for_model(self.win.views_area, self.state.shown.trace, config)
 
     def uncover(self) -> None:
         """The covers of a switch away (the new model is in, or its load failed: the figures were kept)."""

@@ -5,7 +5,9 @@ covered: it marks its own map as the previous input's and draws the new input's 
 
 A component of :class:`attnviz.gui.window.runs.Runs`: it covers when a run has gone on for a moment and uncovers
 when its trace or its refusal comes. A view built during the run (its dock first shown) gets the previous trace,
-so it is covered as it is built.
+so it is covered as it is built. Each cover says what is really going on: a model switch asked during the run
+drops the run, so its covers say the model loads (:func:`loading_texts`); with nothing shown (a new model's first
+input, or after a refusal) nothing of a previous input is under them, and they say so (:func:`nothing_yet_texts`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from PySide6.QtCore import QEvent, QObject
 
 from attnviz.gui.window.loading_cover import LoadingCover
 
-__all__ = ["RunningCovers", "RunningCover", "NOT_OF_THE_INPUT", "PREDICTION", "FIGURE", "STRIP"]
+__all__ = ["RunningCovers", "RunningCover", "NOT_OF_THE_INPUT", "PREDICTION", "FIGURE", "STRIP", "loading_text",
+           "loading_texts", "nothing_yet_texts"]
 
 # docks whose figure is not the input's: the head map marks its own (and previews the new input's layer); the
 # data-set views show a data set run through the model, which a new input does not change
@@ -23,6 +26,23 @@ NOT_OF_THE_INPUT = frozenset({"HeadMapView", "DatasetView", "QKEmbeddingView"})
 PREDICTION = "running the new input…\n(the prediction of the previous input is put away)"
 FIGURE = "running the new input…\n(this figure of the previous input is put away)"
 STRIP = "running the new input… (the previous input's tokens are put away)"
+
+
+def loading_text(name: str, one_line: bool = False) -> str:
+    """What covers the previous model's figures while ``name`` loads."""
+    return f"loading {name}…" + (" " if one_line else "\n") + "(the previous model's figures are put away)"
+
+
+def loading_texts(name: str) -> tuple[str, str, str]:
+    """(prediction, figure, strip) texts while ``name`` loads: a switch asked during a run drops that run."""
+    return loading_text(name), loading_text(name), loading_text(name, one_line=True)
+
+
+def nothing_yet_texts(name: str, first: bool) -> tuple[str, str, str]:
+    """(prediction, figure, strip) texts over views that show nothing while model ``name`` runs (its ``first``
+    input after a switch, or an input after a refused one): no previous input is under them."""
+    what = f"{name} runs its first input…" if first else f"{name} runs the input…"
+    return (f"nothing to show yet: {what}",) * 3
 
 
 def _of_the_input(view) -> bool:
@@ -50,12 +70,22 @@ class RunningCovers:
         self.win = win
         self.up = False
         self._covers: dict[int, LoadingCover] = {}  # id(target) -> its cover
+        self._texts = (PREDICTION, FIGURE, STRIP)  # what the covers up say
         win.views_area.view_built.connect(self._built)
 
-    def cover(self) -> None:
+    def cover(self, texts: tuple[str, str, str] | None = None) -> None:
+        """Cover everything of the input with ``texts`` (prediction, figure, strip); None: what the run does."""
         self.up = True
+        self._texts = texts or self._run_texts()
         for target, text in self._targets():
             self._cover(target, text)
+
+    def _run_texts(self) -> tuple[str, str, str]:
+        state = self.win.state
+        if state.shown.trace is not None:
+            return PREDICTION, FIGURE, STRIP  # the previous input's figures are under the covers
+        loaded = state.model.loaded
+        return nothing_yet_texts(getattr(loaded, "name", None) or "the model", state.model.new_model)
 
     def uncover(self) -> None:
         self.up = False
@@ -71,13 +101,14 @@ class RunningCovers:
 
     def _targets(self):
         win = self.win
-        yield win.prediction_panel, PREDICTION
-        yield win.input_panel.strip, STRIP
+        prediction, figure, strip = self._texts
+        yield win.prediction_panel, prediction
+        yield win.input_panel.strip, strip
         for view in win.views_area.views:
-            if _of_the_input(view):
-                yield view, FIGURE
+            if self._covers_view(view):
+                yield view, figure
         if win.walkthrough is not None:  # built: it shows the previous input's steps
-            yield win.walkthrough_page, FIGURE
+            yield win.walkthrough_page, figure
 
     def _cover(self, target, text: str) -> None:
         cover = self._covers.get(id(target))
@@ -91,6 +122,12 @@ class RunningCovers:
             self._covers[id(target)] = cover
         cover.cover(text)
 
+    def _covers_view(self, view) -> bool:
+        # the head map marks its own map as the previous input's; with a model loading or nothing shown there is
+        # no such map, and its "no input yet" would be wrong: it is covered like the rest
+        own_mark = self._texts == (PREDICTION, FIGURE, STRIP)
+        return _of_the_input(view) or (not own_mark and type(view).__name__ == "HeadMapView")
+
     def _built(self, view) -> None:
-        if self.up and _of_the_input(view):
-            self._cover(view, FIGURE)
+        if self.up and self._covers_view(view):
+            self._cover(view, self._texts[1])

@@ -64,6 +64,15 @@ class Runs:
         if run == self._run and self._pending:
             self.covers.cover()
 
+    def load_started(self, name: str) -> None:
+        """A model load was asked for: it drops a running input's run (its trace never comes), so its covers
+        say the model loads, and a run still too young to be covered is not covered as running any more."""
+        from attnviz.gui.window.running_covers import loading_texts
+
+        self._pending = False
+        if self._covers is not None and self._covers.up:
+            self._covers.cover(loading_texts(name))
+
     def _ended(self) -> None:
         self._pending = False
         if self._covers is not None:

@@ -165,6 +165,10 @@ def _restore_walkthrough(win, scene) -> None:
         win.notify(f"the scene ablates heads this model does not have ({heads}): ignored", "warning")
     tab = _WALKTHROUGH_TABS.get(scene.view)
     if tab is not None:
+        if win.trace is not None:  # the scene's head is the walkthrough's own: opening it keeps that head
+            from attnviz.analysis.walkthrough_default import page_model
+
+            win.selection.choose_on_page("walkthrough", page_model(win.trace))
         win.tabs.setCurrentWidget(win.walkthrough_page)
         page.setCurrentWidget(getattr(page, tab))
         if tab == "steps" and scene.step is not None:
