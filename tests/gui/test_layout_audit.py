@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from attnviz.gui.widgets.legible import exporting  # noqa: E402
 
-from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems,  # noqa: E402
+from layout_audit import (MIN_PX, PRESENT_PX, grid_problems, panel_scale_problems, row_label_problems,  # noqa: E402
                           presented_label_problems, scene_problems, square_map_problems)
 from layout_audit_controls import cut_combo_problems  # noqa: E402
 
@@ -97,6 +97,9 @@ def _audit_view(view, name: str, w: int, h: int, scale: float, min_px) -> list[s
             with page_layout(view, fig, target, scale):  # as its render_figure lays it out: 12 px on every page
                 for grid in view.findChildren(MatrixGrid):
                     problems += grid_problems(grid, scale, min_px, what)
+                # the Z = P V strip too (a ConcatFigure, not a MatrixGrid: its 6–8 px rows went unmeasured)
+                problems += [p for p in row_label_problems(fig, min_px / scale, what) if "concat(Z)" in p
+                             or "many-heads" in p]
         finally:
             fig.resize(old)
             _settle(fig)
