@@ -15,10 +15,13 @@ from attnviz.gui.style import HEAD_COLOURS, head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.analysis.trace_parts import part_name, resolve
+from attnviz.gui.widgets.legible import layout_scale
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
-__all__ = ["AttentionDistanceView"]
+__all__ = ["AttentionDistanceView", "POINT_PX"]
+
+POINT_PX = 12.0  # a point's diameter in layout pixels at font scale 1: as large as the legend's marker
 
 
 def _offsets(n_heads: int) -> np.ndarray:
@@ -100,12 +103,13 @@ class AttentionDistanceView(BaseView):
         if self.stats is None or self.stats.distance is None:
             return
         pts = self.points()
-        size = 9 * max(1.0, self.style.font_scale)
+        size = self._point_size()
         spots = [{"pos": (x, y), "data": (int(layer), int(h)), "size": size,
                   "brush": pg.mkBrush(head_colour(int(h))), "pen": pg.mkPen(self.style.foreground, width=0.5)}
                  for x, y, layer, h in pts]
         self.scatter.setData(spots)
-        self._draw_legend(int(pts[:, 3].max()) + 1, size)
+        # the legend's samples are drawn in layout pixels (scaled with an export), the points in page pixels
+        self._draw_legend(int(pts[:, 3].max()) + 1, POINT_PX * max(1.0, self.style.font_scale))
         L = self.stats.distance.shape[0]
         self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
         self.plot.setXRange(-0.6, L - 0.4, padding=0)
@@ -121,6 +125,18 @@ class AttentionDistanceView(BaseView):
         set_title(self.title_item, f"Mean attention distance per head{which} (one point per head, coloured by "
                   f"head{repeat})", self.style)
         self._draw_marker()
+
+    def _point_size(self, ring: float = 1.0) -> float:
+        """A point's diameter in the pixels it is drawn in: pyqtgraph draws pxMode symbols after resetting the
+        painter's transform, so an export drawn ×1.8 (a 1920×1080 slide) drew 9-px dots beside the legend's
+        16-px markers; they are scaled here with the export's layout scale, as the legend is by the painter."""
+        return ring * POINT_PX * max(1.0, self.style.font_scale) * layout_scale()
+
+    def _after_relayout(self) -> None:
+        # laid out for a file, or back on screen: the points (and the ring round the selected one) at its scale
+        if self.stats is not None and self.stats.distance is not None and len(self.scatter.data):
+            self.scatter.setSize([self._point_size()] * len(self.scatter.data))
+            self._draw_marker()
 
     def _draw_legend(self, n_heads: int, size: float) -> None:
         st = self.style
@@ -158,6 +174,9 @@ class AttentionDistanceView(BaseView):
             top = max(float(np.nanmax(self.stats.distance)), 1e-6)
             # the legend's rows (and its 10 px offset) take this share of the height: the points stay under it
             share = min(0.6, (self.legend.boundingRect().height() + 16) / height)
+            # the axis starts at 0 (no distance) on purpose: a mean distance is a ratio quantity, and the slide's
+            # point is how far heads look, not how they differ in the second digit; an axis fitted to coref's 3.9-4.3
+            # tokens would draw its layers as "near" and "far" heads that differ by a tenth
             self.plot.setYRange(0, max(top * 1.1, top / (1 - share)), padding=0)
         finally:
             self._fitting = False
@@ -169,7 +188,7 @@ class AttentionDistanceView(BaseView):
         L, H = self.stats.distance.shape
         layer, head = min(self.res.layer, L - 1), min(self.res.head, H - 1)
         x = layer + _offsets(H)[head]
-        size = 18 * max(1.0, self.style.font_scale)
+        size = self._point_size(ring=2.0)
         self.marker.setData([x], [self.stats.distance[layer, head]], size=size, brush=None,
                             pen=pg.mkPen(self.style.foreground, width=2 * self.style.line_width))
 
