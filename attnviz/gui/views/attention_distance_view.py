@@ -25,8 +25,9 @@ POINT_PX = 12.0  # a point's diameter in layout pixels at font scale 1: as large
 
 
 def _offsets(n_heads: int) -> np.ndarray:
-    # spread the heads of a layer a little so equal distances do not hide each other
-    return (np.arange(n_heads) - (n_heads - 1) / 2) * (0.5 / max(n_heads, 1))
+    # spread the heads of a layer so equal distances do not hide each other: over 0.7 of the layer's slot (0.5 left
+    # coref's 12-px points touching in a 560-px dock)
+    return (np.arange(n_heads) - (n_heads - 1) / 2) * (0.7 / max(n_heads, 1))
 
 
 class AttentionDistanceView(BaseView):
@@ -173,7 +174,9 @@ class AttentionDistanceView(BaseView):
                 self.legend.setColumnCount(cols)
             top = max(float(np.nanmax(self.stats.distance)), 1e-6)
             # the legend's rows (and its 10 px offset) take this share of the height: the points stay under it
-            share = min(0.6, (self.legend.boundingRect().height() + 16) / height)
+            # (and half the selection ring: it touched the legend's row)
+            ring = self._point_size(ring=2.0) / max(layout_scale(), 1e-6)
+            share = min(0.6, (self.legend.boundingRect().height() + 16 + ring / 2) / height)
             # the axis starts at 0 (no distance) on purpose: a mean distance is a ratio quantity, and the slide's
             # point is how far heads look, not how they differ in the second digit; an axis fitted to coref's 3.9-4.3
             # tokens would draw its layers as "near" and "far" heads that differ by a tenth
