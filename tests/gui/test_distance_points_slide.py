@@ -33,6 +33,14 @@ def run_width(rgb: np.ndarray, at: QPointF, colour: QColor) -> int:
     return right - left + 1
 
 
+def to_scene(vb, x: float, y: float) -> QPointF:
+    """Data (x, y) in scene pixels from the plot's box and range as laid out (the data group's transform is brought
+    up to date only when it is painted)."""
+    box = vb.sceneBoundingRect()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    return QPointF(box.left() + (x - x0) / (x1 - x0) * box.width(), box.bottom() - (y - y0) / (y1 - y0) * box.height())
+
+
 @pytest.fixture
 def view(qtbot):
     from attnviz.gui.views.attention_distance_view import AttentionDistanceView
@@ -58,9 +66,10 @@ def widths(view, width: int, height: int, scale: float) -> list[tuple[int, int]]
 
     def record(geom):  # where the legend's markers and the points are while the page is drawn
         orig(geom)
+        if "legend" in where:
+            return  # (laid out again for the screen afterwards)
         where["legend"] = [s.mapRectToScene(s.boundingRect()).center() for s, _ in view.legend.items]
-        where["points"] = [(int(h), view.scatter.mapToScene(QPointF(x, y)))
-                           for x, y, _layer, h in view.points() if h < 3]
+        where["points"] = [(int(h), to_scene(view.plot.vb, x, y)) for x, y, _layer, h in view.points() if h < 3]
 
     view._relayout = record
     painter = QPainter(img)
@@ -94,3 +103,54 @@ def test_the_measurement_sees_small_points(view):
     view._draw()
     found = widths(view, 1920, 1080, 1.8)
     assert found and all(point < legend - 2 for legend, point in found), found
+
+
+def layer_gaps(view, width: int = 1920, height: int = 1080, scale: float = 1.8) -> list[float]:
+    """Page pixels between the right edge of each layer's rightmost point and the left edge of the next layer's
+    leftmost point, laid out for a ``width``×``height`` slide (negative: the layers' points run into each other)."""
+    got, orig = {}, view._relayout
+
+    def record(geom):
+        orig(geom)
+        if "gaps" in got:
+            return  # (laid out again for the screen afterwards)
+        size = float(view.scatter.data["size"][0])  # page pixels while exporting
+        # page pixels a layer: from the plot's box and x range as laid out (its child transform follows at paint)
+        lo, hi = view.plot.vb.viewRange()[0]
+        per_layer = view.plot.vb.width() / (hi - lo) * scale
+        xs = {}
+        for x, _y, layer, _h in view.points():
+            xs.setdefault(int(layer), []).append(x * per_layer)
+        got["gaps"] = [min(xs[i + 1]) - max(xs[i]) - size for i in range(len(xs) - 1)]
+
+    view._relayout = record
+    img = QImage(width, height, QImage.Format.Format_RGB32)  # held: the painter draws into it
+    painter = QPainter(img)
+    try:
+        view.render_figure(painter, QRectF(0, 0, width, height), scale)
+    finally:
+        painter.end()
+        view._relayout = orig
+    return got["gaps"]
+
+
+def test_thirty_layers_of_nine_heads_keep_their_layers_apart(view):
+    """A 30 × 9 model (SmolLM's grid) in a narrow dock (560 px): the points, now as large as the legend's markers,
+    are held to a share of a layer's slot, so each layer's points stay apart from the next layer's (a guard for the
+    larger points: at full size they ran together)."""
+    from attnviz.gui.views.model_summary import HeadStats
+
+    rng = np.random.default_rng(0)
+    view.set_stats(HeadStats(np.ones((30, 9)), 2.2 + 0.1 * rng.standard_normal((30, 9)), "tokens"))
+    for page in [(1920, 1080, 1.8), (560, 400, 1.0)]:
+        gaps = layer_gaps(view, *page)
+        assert len(gaps) == 29 and min(gaps) > 1, (page, min(gaps))
+    # control: the same points drawn at full size are reported as running together in the dock
+    import attnviz.gui.views.attention_distance_view as adv
+
+    crowded = adv.CROWDED
+    adv.CROWDED = 10.0
+    try:
+        assert min(layer_gaps(view, 560, 400, 1.0)) < 0, "full-size points over 30 layers did not touch"
+    finally:
+        adv.CROWDED = crowded

@@ -24,10 +24,14 @@ __all__ = ["AttentionDistanceView", "POINT_PX"]
 POINT_PX = 12.0  # a point's diameter in layout pixels at font scale 1: as large as the legend's marker
 
 
+SPREAD = 0.6  # the share of a layer's slot its heads are spread over: equal distances do not hide each other
+MARGIN = 0.65  # x-axis room past the first and last layer's centres: their outer heads and the ring round them
+CROWDED = 0.3  # at most this share of a layer's slot per point: many layers (30 × 9) keep a gap between layers
+
+
 def _offsets(n_heads: int) -> np.ndarray:
-    # spread the heads of a layer so equal distances do not hide each other: over 0.7 of the layer's slot (0.5 left
-    # coref's 12-px points touching in a 560-px dock)
-    return (np.arange(n_heads) - (n_heads - 1) / 2) * (0.7 / max(n_heads, 1))
+    # (0.5 left coref's 12-px points touching in a 560-px dock)
+    return (np.arange(n_heads) - (n_heads - 1) / 2) * (SPREAD / max(n_heads, 1))
 
 
 class AttentionDistanceView(BaseView):
@@ -55,7 +59,9 @@ class AttentionDistanceView(BaseView):
         self.stats: HeadStats | None = None
         self.res = None
         self._fitting = False
-        self.plot.vb.sigResized.connect(self._fit_legend)  # the legend's columns and headroom follow the width
+        # the legend's columns, the headroom and the points' size follow the plot's size
+        self.plot.vb.sigResized.connect(self._fit_legend)
+        self.plot.vb.sigResized.connect(self._size_points)
         self._apply_style()
 
     def _trace_changed(self) -> None:
@@ -113,7 +119,7 @@ class AttentionDistanceView(BaseView):
         self._draw_legend(int(pts[:, 3].max()) + 1, POINT_PX * max(1.0, self.style.font_scale))
         L = self.stats.distance.shape[0]
         self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
-        self.plot.setXRange(-0.6, L - 0.4, padding=0)
+        self.plot.setXRange(-MARGIN, L - 1 + MARGIN, padding=0)
         self._fit_legend()
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
@@ -131,13 +137,21 @@ class AttentionDistanceView(BaseView):
         """A point's diameter in the pixels it is drawn in: pyqtgraph draws pxMode symbols after resetting the
         painter's transform, so an export drawn ×1.8 (a 1920×1080 slide) drew 9-px dots beside the legend's
         16-px markers; they are scaled here with the export's layout scale, as the legend is by the painter."""
-        return ring * POINT_PX * max(1.0, self.style.font_scale) * layout_scale()
+        size = POINT_PX * max(1.0, self.style.font_scale)
+        if self.stats is not None and self.stats.distance is not None and self.plot.vb.width() > 0:
+            # a layer's slot in layout pixels: 30 layers' points at full size ran into the next layer's
+            slot = self.plot.vb.width() / (self.stats.distance.shape[0] - 1 + 2 * MARGIN)
+            size = min(size, max(6.0, CROWDED * slot))
+        return ring * size * layout_scale()
 
-    def _after_relayout(self) -> None:
-        # laid out for a file, or back on screen: the points (and the ring round the selected one) at its scale
+    def _size_points(self) -> None:
+        """The points (and the ring round the selected one) at the size for the plot's width and the scale drawn."""
         if self.stats is not None and self.stats.distance is not None and len(self.scatter.data):
             self.scatter.setSize([self._point_size()] * len(self.scatter.data))
             self._draw_marker()
+
+    def _after_relayout(self) -> None:
+        self._size_points()  # laid out for a file, or back on screen
 
     def _draw_legend(self, n_heads: int, size: float) -> None:
         st = self.style
