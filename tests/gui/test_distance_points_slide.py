@@ -56,20 +56,16 @@ def view(qtbot):
     return v
 
 
-def widths(view, width: int, height: int, scale: float) -> list[tuple[int, int]]:
-    """(legend marker, point) widths in page pixels for every point of heads 0-2 (head 3's point in layer 1 has
-    the selection ring), drawn on a ``width``×``height`` page at ``scale``."""
-    from attnviz.gui.style import head_colour
+def draw_measuring(view, width: int, height: int, scale: float, measure):
+    """Draw the figure on a ``width``×``height`` page at ``scale``; ``measure()`` runs once, while it is laid out for
+    the page (not again when it is laid out for the screen afterwards). (The page image, what it returned.)"""
+    img = QImage(width, height, QImage.Format.Format_RGB32)  # held: the painter draws into it
+    got, orig = [], view._relayout
 
-    img = QImage(width, height, QImage.Format.Format_RGB32)
-    where, orig = {}, view._relayout
-
-    def record(geom):  # where the legend's markers and the points are while the page is drawn
+    def record(geom):
         orig(geom)
-        if "legend" in where:
-            return  # (laid out again for the screen afterwards)
-        where["legend"] = [s.mapRectToScene(s.boundingRect()).center() for s, _ in view.legend.items]
-        where["points"] = [(int(h), to_scene(view.plot.vb, x, y)) for x, y, _layer, h in view.points() if h < 3]
+        if not got:
+            got.append(measure())
 
     view._relayout = record
     painter = QPainter(img)
@@ -78,11 +74,24 @@ def widths(view, width: int, height: int, scale: float) -> list[tuple[int, int]]
     finally:
         painter.end()
         view._relayout = orig
+    return img, got[0]
+
+
+def widths(view, width: int, height: int, scale: float) -> list[tuple[int, int]]:
+    """(legend marker, point) widths in page pixels for every point of heads 0-2 (head 3's point in layer 1 has
+    the selection ring), drawn on a ``width``×``height`` page at ``scale``."""
+    from attnviz.gui.style import head_colour
+
+    def where():  # the legend's markers and the points
+        return ([sample.mapRectToScene(sample.boundingRect()).center() for sample, _ in view.legend.items],
+                [(int(h), to_scene(view.plot.vb, x, y)) for x, y, _layer, h in view.points() if h < 3])
+
+    img, (legend, points) = draw_measuring(view, width, height, scale, where)
     rgb = _pixels(img)
     out = []
-    for h, at in where["points"]:
+    for h, at in points:
         colour = QColor(head_colour(h))
-        out.append((run_width(rgb, where["legend"][h] * scale, colour), run_width(rgb, at * scale, colour)))
+        out.append((run_width(rgb, legend[h] * scale, colour), run_width(rgb, at * scale, colour)))
     return out
 
 
@@ -108,12 +117,7 @@ def test_the_measurement_sees_small_points(view):
 def layer_gaps(view, width: int = 1920, height: int = 1080, scale: float = 1.8) -> list[float]:
     """Page pixels between the right edge of each layer's rightmost point and the left edge of the next layer's
     leftmost point, laid out for a ``width``×``height`` slide (negative: the layers' points run into each other)."""
-    got, orig = {}, view._relayout
-
-    def record(geom):
-        orig(geom)
-        if "gaps" in got:
-            return  # (laid out again for the screen afterwards)
+    def gaps():
         size = float(view.scatter.data["size"][0])  # page pixels while exporting
         # page pixels a layer: from the plot's box and x range as laid out (its child transform follows at paint)
         lo, hi = view.plot.vb.viewRange()[0]
@@ -121,17 +125,9 @@ def layer_gaps(view, width: int = 1920, height: int = 1080, scale: float = 1.8) 
         xs = {}
         for x, _y, layer, _h in view.points():
             xs.setdefault(int(layer), []).append(x * per_layer)
-        got["gaps"] = [min(xs[i + 1]) - max(xs[i]) - size for i in range(len(xs) - 1)]
+        return [min(xs[i + 1]) - max(xs[i]) - size for i in range(len(xs) - 1)]
 
-    view._relayout = record
-    img = QImage(width, height, QImage.Format.Format_RGB32)  # held: the painter draws into it
-    painter = QPainter(img)
-    try:
-        view.render_figure(painter, QRectF(0, 0, width, height), scale)
-    finally:
-        painter.end()
-        view._relayout = orig
-    return got["gaps"]
+    return draw_measuring(view, width, height, scale, gaps)[1]
 
 
 def test_thirty_layers_of_nine_heads_keep_their_layers_apart(view):
