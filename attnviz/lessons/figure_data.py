@@ -15,7 +15,7 @@ from attnviz.errors import InputError
 from attnviz.text.token_display import numbered_label, numbered_labels
 
 __all__ = ["Panel", "FigurePanels", "whatif_panels", "permutation_panels", "word_order_panels", "mask_panels",
-           "MODEL_FIGURES", "panels_data"]
+           "MODEL_FIGURES", "panels_data", "signed"]
 
 # figures whose numbers need the model (a re-run), not only a trace
 MODEL_FIGURES = ("what-if", "permutation", "word-order")
@@ -113,6 +113,11 @@ def permutation_panels(loaded, text: str, state, seed: int = 0) -> FigurePanels:
                                 "max_error_all": res.max_error, "perm": res.perm})
 
 
+def signed(v: float, digits: int = 3) -> str:
+    """``v`` with its sign, the minus a real minus sign: "−0.183", not the hyphen of "-0.183" (on a slide)."""
+    return f"{v:+.{digits}f}".replace("-", "\u2212")
+
+
 def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
                       with_positions: str = "order-sentiment", without: str = "order-sentiment-nopos") -> FigurePanels:
     """Both models on the sentence and its swapped twin; their swapped-pair accuracy on held-out pairs."""
@@ -151,7 +156,7 @@ def word_order_panels(bench, text: str, n: int = 200, seed: int | None = None,
         diff = cls_rows[0] - cls_rows[1]
         at = int(np.argmax(np.abs(diff)))
         numbers[f"{what}.cls_difference"] = diff
-        notes.append(f"{what}: typed − swapped [CLS] attention changes most at {cols[at]} ({diff[at]:+.3f}; largest "
+        notes.append(f"{what}: typed − swapped [CLS] attention changes most at {cols[at]} ({signed(diff[at])}; largest "
                      f"weight {cls_rows.max():.2f})")
         if name == with_positions:
             from attnviz.lessons.claims_order import NEW_TEMPLATES, new_template_accuracy

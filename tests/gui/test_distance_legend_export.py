@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
-SENTENCE = "The animal didn't cross the street because it was too tired"
+from test_distance_points_slide import SENTENCE, view  # noqa: F401 - coref's view at 1067×600, laid out
 
 
 def _ink_rows(img: QImage, rect: QRectF) -> int:
@@ -22,17 +22,7 @@ def _ink_rows(img: QImage, rect: QRectF) -> int:
     return int((a[y0:y1, x0:x1] < 100).any(axis=1).sum())
 
 
-def test_the_legend_scales_with_the_exported_slide(qtbot):
-    from attnviz.gui.views.attention_distance_view import AttentionDistanceView
-    from attnviz.runtime import load_model, run_trace
-    from attnviz.selection import Selection
-
-    view = AttentionDistanceView(Selection())
-    qtbot.addWidget(view)
-    view.resize(1067, 600)
-    view.show()
-    view.set_trace(run_trace(load_model("coref", device="cpu"), text=SENTENCE))
-    qtbot.waitUntil(lambda: len(view.legend.items) == 4, timeout=5000)
+def test_the_legend_scales_with_the_exported_slide(view):  # noqa: F811 - the fixture
     assert not view.legend.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
     img = QImage(1920, 1080, QImage.Format.Format_RGB32)
     scale, boxes, orig = 1.8, {}, view._relayout

@@ -15,15 +15,23 @@ from attnviz.gui.style import HEAD_COLOURS, head_colour
 from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.model_summary import HeadStats, summarize_stats
 from attnviz.analysis.trace_parts import part_name, resolve
+from attnviz.gui.widgets.legible import layout_scale
 from attnviz.gui.widgets.plot_style import plain_axes, style_plot
 from attnviz.gui.widgets.title import make_title, set_title
 
-__all__ = ["AttentionDistanceView"]
+__all__ = ["AttentionDistanceView", "POINT_PX"]
+
+POINT_PX = 12.0  # a point's diameter in layout pixels at font scale 1: as large as the legend's marker
+
+
+SPREAD = 0.6  # the share of a layer's slot its heads are spread over: equal distances do not hide each other
+MARGIN = 0.65  # x-axis room past the first and last layer's centres: their outer heads and the ring round them
+CROWDED = 0.3  # at most this share of a layer's slot per point: many layers (30 × 9) keep a gap between layers
 
 
 def _offsets(n_heads: int) -> np.ndarray:
-    # spread the heads of a layer a little so equal distances do not hide each other
-    return (np.arange(n_heads) - (n_heads - 1) / 2) * (0.5 / max(n_heads, 1))
+    # (0.5 left coref's 12-px points touching in a 560-px dock)
+    return (np.arange(n_heads) - (n_heads - 1) / 2) * (SPREAD / max(n_heads, 1))
 
 
 class AttentionDistanceView(BaseView):
@@ -51,7 +59,9 @@ class AttentionDistanceView(BaseView):
         self.stats: HeadStats | None = None
         self.res = None
         self._fitting = False
-        self.plot.vb.sigResized.connect(self._fit_legend)  # the legend's columns and headroom follow the width
+        # the legend's columns, the headroom and the points' size follow the plot's size
+        self.plot.vb.sigResized.connect(self._fit_legend)
+        self.plot.vb.sigResized.connect(self._size_points)
         self._apply_style()
 
     def _trace_changed(self) -> None:
@@ -100,15 +110,16 @@ class AttentionDistanceView(BaseView):
         if self.stats is None or self.stats.distance is None:
             return
         pts = self.points()
-        size = 9 * max(1.0, self.style.font_scale)
+        size = self._point_size()
         spots = [{"pos": (x, y), "data": (int(layer), int(h)), "size": size,
                   "brush": pg.mkBrush(head_colour(int(h))), "pen": pg.mkPen(self.style.foreground, width=0.5)}
                  for x, y, layer, h in pts]
         self.scatter.setData(spots)
-        self._draw_legend(int(pts[:, 3].max()) + 1, size)
+        # the legend's samples are drawn in layout pixels (scaled with an export), the points in page pixels
+        self._draw_legend(int(pts[:, 3].max()) + 1, POINT_PX * max(1.0, self.style.font_scale))
         L = self.stats.distance.shape[0]
         self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(L)]])
-        self.plot.setXRange(-0.6, L - 0.4, padding=0)
+        self.plot.setXRange(-MARGIN, L - 1 + MARGIN, padding=0)
         self._fit_legend()
         unit = self.stats.distance_unit
         style_plot(self.plot, self.style, bottom="layer (network depth)", left=f"mean attention distance ({unit})")
@@ -121,6 +132,26 @@ class AttentionDistanceView(BaseView):
         set_title(self.title_item, f"Mean attention distance per head{which} (one point per head, coloured by "
                   f"head{repeat})", self.style)
         self._draw_marker()
+
+    def _point_size(self, ring: float = 1.0) -> float:
+        """A point's diameter in the pixels it is drawn in: pyqtgraph draws pxMode symbols after resetting the
+        painter's transform, so an export drawn ×1.8 (a 1920×1080 slide) drew 9-px dots beside the legend's
+        16-px markers; they are scaled here with the export's layout scale, as the legend is by the painter."""
+        size = POINT_PX * max(1.0, self.style.font_scale)
+        if self.stats is not None and self.stats.distance is not None and self.plot.vb.width() > 0:
+            # a layer's slot in layout pixels: 30 layers' points at full size ran into the next layer's
+            slot = self.plot.vb.width() / (self.stats.distance.shape[0] - 1 + 2 * MARGIN)
+            size = min(size, max(6.0, CROWDED * slot))
+        return ring * size * layout_scale()
+
+    def _size_points(self) -> None:
+        """The points (and the ring round the selected one) at the size for the plot's width and the scale drawn."""
+        if self.stats is not None and self.stats.distance is not None and len(self.scatter.data):
+            self.scatter.setSize([self._point_size()] * len(self.scatter.data))
+            self._draw_marker()
+
+    def _after_relayout(self) -> None:
+        self._size_points()  # laid out for a file, or back on screen
 
     def _draw_legend(self, n_heads: int, size: float) -> None:
         st = self.style
@@ -157,7 +188,12 @@ class AttentionDistanceView(BaseView):
                 self.legend.setColumnCount(cols)
             top = max(float(np.nanmax(self.stats.distance)), 1e-6)
             # the legend's rows (and its 10 px offset) take this share of the height: the points stay under it
-            share = min(0.6, (self.legend.boundingRect().height() + 16) / height)
+            # (and half the selection ring: it touched the legend's row)
+            ring = self._point_size(ring=2.0) / max(layout_scale(), 1e-6)
+            share = min(0.6, (self.legend.boundingRect().height() + 16 + ring / 2) / height)
+            # the axis starts at 0 (no distance) on purpose: a mean distance is a ratio quantity, and the slide's
+            # point is how far heads look, not how they differ in the second digit; an axis fitted to coref's 3.9-4.3
+            # tokens would draw its layers as "near" and "far" heads that differ by a tenth
             self.plot.setYRange(0, max(top * 1.1, top / (1 - share)), padding=0)
         finally:
             self._fitting = False
@@ -169,7 +205,7 @@ class AttentionDistanceView(BaseView):
         L, H = self.stats.distance.shape
         layer, head = min(self.res.layer, L - 1), min(self.res.head, H - 1)
         x = layer + _offsets(H)[head]
-        size = 18 * max(1.0, self.style.font_scale)
+        size = self._point_size(ring=2.0)
         self.marker.setData([x], [self.stats.distance[layer, head]], size=size, brush=None,
                             pen=pg.mkPen(self.style.foreground, width=2 * self.style.line_width))
 

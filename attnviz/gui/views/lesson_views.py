@@ -33,6 +33,7 @@ class PanelsView(BaseView):
 
     title = "Comparison"
     needs_model = True
+    square_cells = True  # matrices (rows and columns both tokens) keep square cells; strips may fill the room
 
     def _build(self) -> None:
         self.header = make_title()
@@ -81,7 +82,8 @@ class PanelsView(BaseView):
             set_title(self.notes, "", self.style)
             return
         while len(self.maps) < len(p.panels):
-            m = LabelledHeatmap(self.style, lock_aspect=True, centred=True)
+            sq = self.square_cells
+            m = LabelledHeatmap(self.style, lock_aspect=sq, top_axis=True, centred=sq)
             m.bottom.SLANT_LINE = m.bottom.SLANT_LINE_SLIDE  # a slide's slanted keys a whole line apart
             m.vb.sigResized.connect(self._show_legible_cell_text)  # cells grow or shrink with the window
             self.row.addItem(m, row=0, col=len(self.maps))
@@ -167,7 +169,8 @@ class PanelsView(BaseView):
             for m in maps:
                 m.layout.invalidate()
                 m.layout.activate()  # the axes now have the widths their labels need at this size
-                m._fit_square()
+                if m.lock_aspect:
+                    m._fit_square()
         self._show_legible_cell_text()
 
     def _hold_bar_widths(self) -> None:
@@ -331,7 +334,12 @@ class PermutationView(PanelsView):
 
 
 class WordOrderView(PanelsView):
+    """The two models' [CLS] rows for the typed and the swapped sentence: two strips of 2 × 10 cells. Square, their
+    cells were bound by half the stage's width (~65 px at 1920×1080): the strips took its top third, the bottom 40 %
+    blank. Rows of one query over positions are no T × T matrix, so their cells may be taller than wide."""
+
     title = "Word order"
+    square_cells = False
 
 
 def figure_panels(name: str, bench, scene, trace, state):

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt", "layout_scale"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 SLIDE_SCALE = 1.8  # a bare 1920×1080 slide's layout scale: what an export laid out without its scale assumes
@@ -62,6 +62,12 @@ def is_exporting() -> bool:
     """True while a figure is laid out for a file (within :func:`exporting`): what a slide cannot do, e.g.
     page with ▲▼◀▶, its text must not offer."""
     return bool(_exports)
+
+
+def layout_scale() -> float:
+    """How many times larger than its layout the figure being exported is drawn (1 on screen): what items
+    drawn in page pixels, not layout pixels (pyqtgraph's pxMode scatter symbols), multiply their sizes by."""
+    return _exports[-1] if _exports else 1.0
 
 
 def floor_pt(style, widget=None) -> float:
