@@ -104,13 +104,18 @@ def permutation_panels(loaded, text: str, state, seed: int = 0) -> FigurePanels:
               Panel("R·P(X)·Rᵀ: the original attention, shuffled", want, labels, labels, vmax=vmax)]
     flat = float(np.max(np.abs(want - 1.0 / want.shape[-1])))
     pos = loaded.config.pos
-    notes = [f"Largest difference |P(RX) − R·P·Rᵀ| = {diff:.1e} over this head; {res.max_error:.1e} over all layers "
+    notes = [f"Largest difference |P(RX) − R·P·Rᵀ| = {sci(diff)} over this head; {sci(res.max_error)} over all layers "
              f"and heads",
              f"Positional encoding: {pos}; the attention is far from uniform (max |P − 1/T| = {flat:.2f})",
              "Shuffled order: " + " ".join(res.permuted_tokens)]
     return FigurePanels(f"Permutation equivariance · {loaded.name} · layer {state.layer}, head {state.head}", panels,
                         notes, {"probs_permuted": got, "probs_expected": want, "max_difference": diff,
                                 "max_error_all": res.max_error, "perm": res.perm})
+
+
+def sci(v: float) -> str:
+    """``v`` in scientific notation with real minus signs: "1.2e−07" (the hyphen of "1.2e-07" reads as a dash)."""
+    return f"{v:.1e}".replace("-", "\u2212")
 
 
 def signed(v: float, digits: int = 3) -> str:
@@ -204,7 +209,7 @@ def mask_panels(trace, state) -> FigurePanels:
     notes = [f"{int(neg.sum())} of {mask.size} cells are −∞ ({why}); their weight after the softmax: {leak:g}",
              f"Each row {'still sums to 1 over the tokens up to the query' if neg.any() else 'sums to 1 over every key'}"
              f" (max |Σ − 1| = "
-             f"{float(np.max(np.abs(probs.sum(-1) - 1))):.1e})"]
+             f"{sci(float(np.max(np.abs(probs.sum(-1) - 1))))})"]
     name = "The causal mask" if causal else "The attention mask (none)" if not neg.any() else "The attention mask"
     return FigurePanels(f"{name} · layer {state.layer}, head {state.head}", panels, notes,
                         {"mask": mask, "scores": logits, "probs": probs, "future_weight": leak})

@@ -77,3 +77,11 @@ def test_the_switched_panel_names_the_head_as_the_app_does(translate):
     assert switched == "L1·H0 switched off (z = 0)", switched
     control = whatif_panels(translate, WhatIf(temperature=2.0), SelectionState(layer=1, head=0), text=SOURCE)
     assert control.panels[-1].title == "T = 2"  # control: a caption without a head name keeps its words
+
+
+def test_small_numbers_in_the_notes_print_real_minus_signs():
+    """The permutation and mask notes printed "1.2e-07": a hyphen that reads as a dash on a slide."""
+    from attnviz.lessons.figure_data import sci
+
+    assert sci(1.2e-7) == "1.2e\u221207" and sci(-3.0e-5) == "\u22123.0e\u221205"
+    assert sci(250.0) == "2.5e+02"  # control: no minus where there is none
