@@ -26,6 +26,7 @@ from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell
 from attnviz.gui.views.rollout_strips import RolloutStrips
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query, rollout_question
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
+from attnviz.analysis.rollout_window import masked_after
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
@@ -302,7 +303,7 @@ class RolloutView(BaseView):
             self.bar.set_levels(0.0, self.tops["raw"])
             self.bar.set_label("share of attention · " + ("fixed scale 0–1" if mode == "fixed" else "shared scale"))
         m = self.maps
-        self.strip_set.set_maps(tokens, m.maps, m.notes, self.tops, m.query)
+        self.strip_set.set_maps(tokens, m.maps, m.notes, self.tops, m.query, masked_after(self.trace, part, m.query))
         self._fit_strips()
 
     def _fit_strips(self, resized: bool = False) -> None:
@@ -315,6 +316,13 @@ class RolloutView(BaseView):
             return
         self._fitted = room.size()
         self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title)
+        # the bar as tall as the strips it keys (20 lines stood beside three strips grown to fill a slide)
+        tall = max(self.strip_set.height_used(), 8 * self.style.metrics().height())
+        if abs(self.bar.maximumHeight() - tall) > 0.5:
+            self.bar.setMaximumHeight(tall)
+            self.figure.setGeometry(room)
+            self.figure.layout.invalidate()
+            self.figure.layout.activate()
 
     def _relayout(self, geom: QRectF) -> None:
         self._room = QRectF(geom)  # the export's page: what the strips must fit (see _fit_strips)
@@ -393,7 +401,8 @@ class RolloutView(BaseView):
             self.set_hover_text("")
             return
         tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
-        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {format_value(values[i])}")
+        what = "masked (after the query)" if self.strip_set.is_masked(i) else format_value(values[i])
+        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {what}")
 
     def _click_token(self, i: int) -> None:
         self.selection is not None and self.selection.update(query=i)
