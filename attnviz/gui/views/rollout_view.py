@@ -292,6 +292,9 @@ class RolloutView(BaseView):
         # every bar (drawn or not) as wide as the widest: each picture sits against its bar, and per map the
         # tick numbers differ in width ("0.512", "0.09"), which moved the pictures out of their columns
         ColourBarItem.share_width([self.spacer_bar, *self.bars.values()])
+        if self.image_body.seat_bars([self.spacer_bar, *self.bars.values()]):  # no gap where no bar is drawn
+            self._settle_panels()
+            self._fit_image()
         self._apply_opacity()
 
     def _draw_strips(self, mode: str, part: str) -> None:
@@ -336,17 +339,7 @@ class RolloutView(BaseView):
         if self._body is self.image_body:
             # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
             self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
-            self.figure.layout.activate()
-            # the margins that keep the four panels together are measured from the settled captions and
-            # bars: once the layout has settled at the export size, measure and lay out once more
-            cap = None
-            for _ in range(4):  # settles in one or two rounds: the cap depends on the bars' settled widths
-                if cap == (cap := self.image_body.centre()):
-                    break
-                self.figure.layout.activate()
-                self.image_body.layout.activate()
-                for cell in self.image_body.cells:
-                    cell.layout.activate()
+            self._settle_panels()
             self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
@@ -359,6 +352,22 @@ class RolloutView(BaseView):
             self.figure.layout.invalidate()
             self.figure.layout.activate()
             self.text_body.layout.activate()
+
+    def _settle_panels(self) -> None:
+        """Lay the panels out until their width cap settles: the cap that keeps the four panels together is
+        measured from the settled captions and bars (in one or two rounds)."""
+        def activate():
+            self.figure.layout.activate()
+            self.image_body.layout.activate()
+            for cell in self.image_body.cells:
+                cell.layout.activate()
+
+        activate()
+        cap = None
+        for _ in range(4):
+            if cap == (cap := self.image_body.centre()):
+                break
+            activate()
 
     def _size_text_bar(self) -> None:
         """The strips' bar beside the strips, not the whole height of a tall dock."""
