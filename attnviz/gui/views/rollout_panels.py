@@ -125,6 +125,22 @@ class PanelGrid(pg.GraphicsLayout):
                 moved = True
         return moved
 
+    def settle(self, activate_figure) -> None:
+        """Lay the panels out until their width caps settle: the caps that keep the four panels together are
+        measured from the settled captions and bars (in one or two rounds). ``activate_figure()``: the figure's."""
+        def activate():
+            activate_figure()
+            self.layout.activate()
+            for cell in self.cells:
+                cell.layout.activate()
+
+        activate()
+        cap = None
+        for _ in range(4):
+            if cap == (cap := self.centre()):
+                break
+            activate()
+
     def hug_bars(self, bars) -> None:
         """In one row, each map's drawn bar (``bars``: the maps', in order) as tall as the pictures, not as the cell (the
         row's height was estimated with less spacing than the layout gives, and the pictures, bound by their width,

@@ -128,15 +128,18 @@ class RolloutStrips:
         shown = list(self.strips.values())
         return sum(s.preferredHeight() for s in shown) + self.body.layout.verticalSpacing() * (len(shown) - 1)
 
-    def fit_figure(self, figure, title_item, room, set_title: Callable[[], None]) -> None:
+    def fit_figure(self, figure, title_item, room, set_title: Callable[[], None], bar=None) -> None:
         """Fit the strips under the title of ``figure`` laid out in ``room``; ``set_title`` writes the title (with
-        :meth:`caption`) before (its window line takes height) and after the fit."""
+        :meth:`caption`) before (its window line takes height) and after the fit; ``bar``, their colour bar, made as
+        tall as the strips (20 lines stood beside three strips grown to fill a slide)."""
         set_title()
         figure.setGeometry(room)
         figure.layout.activate()
         height = room.height() - title_item.geometry().bottom() - 2 * self.style.metrics().height()
         if self.fit(height):
             set_title()
+        if bar is not None:
+            bar.setMaximumHeight(max(self.height_used(), 8 * self.style.metrics().height()))
         figure.setGeometry(room)  # the layout grew the figure to what the strips asked before the fit
         figure.layout.invalidate()
         figure.layout.activate()

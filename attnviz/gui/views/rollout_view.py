@@ -293,7 +293,7 @@ class RolloutView(BaseView):
         # tick numbers differ in width ("0.512", "0.09"), which moved the pictures out of their columns
         ColourBarItem.share_width([self.spacer_bar, *self.bars.values()])
         if self.image_body.seat_bars([self.spacer_bar, *self.bars.values()]):  # no gap where no bar is drawn
-            self._settle_panels()
+            self.image_body.settle(self.figure.layout.activate)
             self._fit_image()
         self._apply_opacity()
 
@@ -318,14 +318,7 @@ class RolloutView(BaseView):
         if resized and room.size() == self._fitted:
             return
         self._fitted = room.size()
-        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title)
-        # the bar as tall as the strips it keys (20 lines stood beside three strips grown to fill a slide)
-        tall = max(self.strip_set.height_used(), 8 * self.style.metrics().height())
-        if abs(self.bar.maximumHeight() - tall) > 0.5:
-            self.bar.setMaximumHeight(tall)
-            self.figure.setGeometry(room)
-            self.figure.layout.invalidate()
-            self.figure.layout.activate()
+        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title, self.bar)
 
     def _relayout(self, geom: QRectF) -> None:
         self._room = QRectF(geom)  # the export's page: what the strips must fit (see _fit_strips)
@@ -339,7 +332,7 @@ class RolloutView(BaseView):
         if self._body is self.image_body:
             # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
             self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
-            self._settle_panels()
+            self.image_body.settle(self.figure.layout.activate)
             self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
@@ -352,22 +345,6 @@ class RolloutView(BaseView):
             self.figure.layout.invalidate()
             self.figure.layout.activate()
             self.text_body.layout.activate()
-
-    def _settle_panels(self) -> None:
-        """Lay the panels out until their width cap settles: the cap that keeps the four panels together is
-        measured from the settled captions and bars (in one or two rounds)."""
-        def activate():
-            self.figure.layout.activate()
-            self.image_body.layout.activate()
-            for cell in self.image_body.cells:
-                cell.layout.activate()
-
-        activate()
-        cap = None
-        for _ in range(4):
-            if cap == (cap := self.image_body.centre()):
-                break
-            activate()
 
     def _size_text_bar(self) -> None:
         """The strips' bar beside the strips, not the whole height of a tall dock."""
