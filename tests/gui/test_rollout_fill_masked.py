@@ -78,3 +78,32 @@ def test_encoder_has_nothing_masked(qtbot):
     qtbot.waitUntil(lambda: view.strip_set.query == 1)
     assert not view.strips["rollout"].masked.any()
     assert "hatched" not in view.strip_set.caption()
+
+
+def test_masked_boxes_are_not_painted_as_a_zero_share(qtbot):
+    """The hidden keys' boxes are painted in the masked colour and hatch, not the colour map's 0 (as they were)."""
+    from PySide6.QtGui import QColor
+
+    from attnviz.gui.style import colour_lut
+
+    view, sel = make(qtbot, sample_trace("decoder", n_layers=2))
+    sel.update(query=3)
+    qtbot.waitUntil(lambda: view.strip_set.query == 3)
+    strip = view.strips["raw"]
+    img = QImage(int(strip.size().width()), int(strip.size().height()), QImage.Format.Format_RGB32)
+    img.fill(0xFFFFFFFF)
+    painter = QPainter(img)
+    strip.paint(painter, None)
+    painter.end()
+    lut = colour_lut(view.style)
+
+    def colours(i):  # the pixels along the box's left inner edge (text never reaches it)
+        box = strip._boxes[i]
+        return {QColor(img.pixel(int(box.left()) + 3, int(y))).getRgb()[:3]
+                for y in range(int(box.top()) + 3, int(box.bottom()) - 3)}
+
+    seen = strip.indices[2]  # control: a visible key's box is its colour
+    assert colours(2) == {tuple(int(c) for c in lut[seen][:3])}
+    zero = tuple(int(c) for c in lut[0][:3])
+    hidden = colours(5)
+    assert zero not in hidden and len(hidden) > 1, hidden  # the masked fill crossed by hatch lines
