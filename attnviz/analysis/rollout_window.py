@@ -12,10 +12,32 @@ import numpy as np
 
 from attnviz.text.token_display import display_token
 
-__all__ = ["strip_window", "window_caption", "MIN_WINDOW", "MAX_WINDOW"]
+__all__ = ["masked_after", "strip_window", "window_caption", "MIN_WINDOW", "MAX_WINDOW"]
 
 MIN_WINDOW = 8  # never fewer boxes than this, even in a tiny dock (they wrap instead)
 MAX_WINDOW = 512  # the most boxes tried: beyond this no figure shows them legibly
+
+
+def masked_after(trace, part: str, query: int) -> np.ndarray | None:
+    """(Tk,) bool: the keys after ``query`` that every layer's mask hides from it (a decoder's causal mask), or None.
+
+    Raw attention, rollout and gradient rollout are all exactly 0 there, but not because the model weighed the key
+    at 0: the query cannot see it, and the strips mark it so rather than colour it as a real 0. Only keys after the
+    query count: one masked before it (a sliding window) is still reached through other positions by the rollout."""
+    from attnviz.analysis.trace_parts import masked_cells
+    from attnviz.capture.trace import layer_prefix
+
+    hidden = None
+    for layer in range(trace.layers_in(part)):
+        m = masked_cells(trace, layer_prefix(layer, part))
+        if m is None or m.ndim != 2 or not 0 <= query < m.shape[0]:
+            return None
+        hidden = m[query] if hidden is None else hidden & m[query]
+    if hidden is None:
+        return None
+    hidden = hidden.copy()
+    hidden[: query + 1] = False
+    return hidden if hidden.any() else None
 
 
 def strip_window(n_keys: int, query: int, size: int) -> tuple[int, int]:

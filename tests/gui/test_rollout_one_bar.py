@@ -74,4 +74,6 @@ def test_text_strips_sit_in_the_middle_of_a_slide(qtbot):
     top, bottom, body = _at_slide_size(view, where)
     centre = (top + bottom) / 2
     assert body.top() + body.height() / 3 < centre < body.bottom() - body.height() / 3, (top, bottom, body)
-    assert bottom - top < body.height() / 2  # control of the measure: the strips do not fill the body
+    # the short input's strips grow into the slide (test_rollout_fill_masked.py) and stay inside the body
+    assert body.top() - 1 <= top and bottom <= body.bottom() + 1, (top, bottom, body)
+    assert bottom - top > body.height() / 2, (top, bottom, body)

@@ -98,15 +98,11 @@ class PanelGrid(pg.GraphicsLayout):
                 cols, tall, pad = 4, caption + one_row, max(0.0, (h - caption - one_row) / 2)
         self.set_cols(cols)
         self.layout.setContentsMargins(0, pad, 0, 0)
-        for cell, bar in zip(self.cells, bars):
+        for cell in self.cells:
             cell.setMaximumHeight(tall)
             self.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
-            keep, inside = cols == 2 or bar.isVisible(), cell.getItem(1, 1) is bar
-            if keep and not inside:
-                cell.addItem(bar, row=1, col=1)
-            elif inside and not keep:
-                cell.removeItem(bar)
             cell.layout.setRowMinimumHeight(0, 0)
+        self.seat_bars(bars)
         if cols == 4:  # the captions' row as tall as the tallest caption: the pictures start on one line
             settle()
             for cell in self.cells:
@@ -114,6 +110,36 @@ class PanelGrid(pg.GraphicsLayout):
             need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in self.cells)
             for cell in self.cells:
                 cell.layout.setRowMinimumHeight(0, need)
+
+    def seat_bars(self, bars) -> bool:
+        """A bar (``bars``: each cell's, the input's invisible spacer first) keeps its place in its cell while a bar
+        is drawn in the same column, so that column's pictures stay aligned; a column that draws none gives the
+        width up (two by two on one scale, the hidden bars of the input and rollout stood between the columns as a
+        wide gap; in a row, each hidden bar took half of its cell). True when a bar moved."""
+        moved = False
+        for i, (cell, bar) in enumerate(zip(self.cells, bars)):
+            column = bars[i % self.cols::self.cols]
+            keep, inside = any(b.isVisible() for b in column), cell.getItem(1, 1) is bar
+            if keep != inside:
+                cell.addItem(bar, row=1, col=1) if keep else cell.removeItem(bar)
+                moved = True
+        return moved
+
+    def settle(self, activate_figure) -> None:
+        """Lay the panels out until their width caps settle: the caps that keep the four panels together are
+        measured from the settled captions and bars (in one or two rounds). ``activate_figure()``: the figure's."""
+        def activate():
+            activate_figure()
+            self.layout.activate()
+            for cell in self.cells:
+                cell.layout.activate()
+
+        activate()
+        cap = None
+        for _ in range(4):
+            if cap == (cap := self.centre()):
+                break
+            activate()
 
     def hug_bars(self, bars) -> None:
         """In one row, each map's drawn bar (``bars``: the maps', in order) as tall as the pictures, not as the cell (the
@@ -149,7 +175,7 @@ class PanelGrid(pg.GraphicsLayout):
         self.centre()
 
     def centre(self, *_args) -> float:
-        """Cap every cell at the width its map (as tall as the cell allows), bar and caption need.
+        """Cap every cell at the width its column's maps (as tall as the cell allows), bars and captions need.
 
         Computed from this grid's own size and the cells' heights (never from their capped widths), so a
         second call changes nothing. Returns the cap in pixels (0: none)."""
@@ -166,15 +192,22 @@ class PanelGrid(pg.GraphicsLayout):
             cl, ct, cr, cb = cell.layout.getContentsMargins()
             label_h = label.geometry().height() if label is not None else 0.0
             img_h = max(0.0, cell_h - label_h - cell.layout.verticalSpacing() - ct - cb)
+            vb = cell.getItem(1, 0)
+            if vb is not None and 0 < vb.height() < img_h:
+                # laid out, the picture's box is shorter than the estimate (by the rows' spacing): its spare width
+                # stood beside the maps' pictures as a gap between the columns. Its height never follows the cap.
+                img_h = vb.height()
             img_w = img_h * self.image_size[1] / self.image_size[0]
             bar_w = bar.geometry().width() + cell.layout.horizontalSpacing() if bar is not None else 0.0
             caption = _natural_width(label) if label is not None else 0.0
             widths.append(cl + cr + max(img_w + bar_w, caption) + 1.0)  # 1 px: rounding in the layout
-        cap = max(widths)
-        for cell in self.cells:
-            if abs(cell.maximumWidth() - cap) > 1.0:
-                cell.setMaximumWidth(cap)
-        return cap
+        # each column at its own cap: one cap for all let the input's wide caption widen the maps' column too, and
+        # its spare width stood left of the maps' pictures as a gap between the columns
+        caps = [max(widths[c::self.cols]) for c in range(self.cols)]
+        for i, cell in enumerate(self.cells):
+            if abs(cell.maximumWidth() - caps[i % self.cols]) > 1.0:
+                cell.setMaximumWidth(caps[i % self.cols])
+        return max(caps)
 
 
 def two_lines(note: str) -> str:

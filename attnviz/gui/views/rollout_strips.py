@@ -49,6 +49,7 @@ class RolloutStrips:
         self.notes: dict[str, str] = {}
         self.tops: dict[str, float] = {}
         self.query = 0
+        self.masked: np.ndarray | None = None  # (T,) keys hidden from the query by the causal mask, or None
         self.window = MAX_WINDOW  # how many positions the strips show (fit() sets it from the figure's height)
         self.lo, self.hi = 0, 0
 
@@ -58,14 +59,22 @@ class RolloutStrips:
         for strip in self.strips.values():
             strip.set_style(style)
 
-    def set_maps(self, tokens, maps, notes, tops, query: int) -> None:
-        """The whole rows (shares over every key); drawn in the current window."""
+    def set_maps(self, tokens, maps, notes, tops, query: int, masked: np.ndarray | None = None) -> None:
+        """The whole rows (shares over every key); drawn in the current window. ``masked``: keys the query cannot
+        see (hatched)."""
         self.tokens, self.maps, self.notes, self.tops, self.query = list(tokens), maps, notes, tops, int(query)
+        self.masked = masked
         self._draw()
 
+    def is_masked(self, i: int) -> bool:
+        return self.masked is not None and 0 <= i < len(self.masked) and bool(self.masked[i])
+
     def caption(self) -> str:
-        """What the strips leave out ("" when they show every position)."""
-        return window_caption(self.lo, self.hi, len(self.tokens), self.maps, self.names, self.tokens)
+        """What the strips leave out ("" when they show every position), and what the hatching means."""
+        lines = [window_caption(self.lo, self.hi, len(self.tokens), self.maps, self.names, self.tokens)]
+        if self.masked is not None and self.masked[self.lo:self.hi].any():
+            lines.append("hatched: masked (after the query, which the causal mask hides from it), not a 0 share")
+        return "<br>".join(line for line in lines if line)
 
     def _draw(self) -> None:
         self.lo, self.hi = strip_window(len(self.tokens), self.query, self.window)
@@ -76,7 +85,7 @@ class RolloutStrips:
                 strip.set_values([], [], [], message=self.notes.get(name, ""))
                 continue
             strip.set_values(self.tokens[lo:hi], values[lo:hi], quantize(values, self.tops[name])[lo:hi],
-                             marked=self.query - lo)
+                             marked=self.query - lo, masked=None if self.masked is None else self.masked[lo:hi])
 
     def _needed(self) -> float:
         gaps = self.body.layout.verticalSpacing() * (len(self.strips) + 1)
@@ -88,6 +97,8 @@ class RolloutStrips:
         if not n or height <= 0:
             return False
         before = self.window
+        for strip in self.strips.values():  # the window is chosen at the strips' natural heights
+            strip.set_fill(None)
         lo, hi = MIN_WINDOW, min(n, MAX_WINDOW)
         self.window = hi
         self._draw()
@@ -98,17 +109,37 @@ class RolloutStrips:
                 lo, hi = (self.window, hi) if self._needed() <= height else (lo, self.window)
             self.window = lo
             self._draw()
+        self._fill(height)
         return self.window != before
 
-    def fit_figure(self, figure, title_item, room, set_title: Callable[[], None]) -> None:
+    def _fill(self, height: float) -> None:
+        """The height left over shared by the strips that draw tokens (larger text, taller cells): on a slide the
+        strips had sat in a band across the middle, half the page blank."""
+        spare = height - self._needed()
+        drawing = [s for s in self.strips.values() if s.tokens and not s.message]
+        if spare <= 0 or not drawing:
+            return
+        share = spare / len(drawing)
+        for strip in drawing:
+            strip.set_fill(strip.preferredHeight() + share)
+
+    def height_used(self) -> float:
+        """The strips' height with the gaps between them (not above and below): the colour bar's height."""
+        shown = list(self.strips.values())
+        return sum(s.preferredHeight() for s in shown) + self.body.layout.verticalSpacing() * (len(shown) - 1)
+
+    def fit_figure(self, figure, title_item, room, set_title: Callable[[], None], bar=None) -> None:
         """Fit the strips under the title of ``figure`` laid out in ``room``; ``set_title`` writes the title (with
-        :meth:`caption`) before (its window line takes height) and after the fit."""
+        :meth:`caption`) before (its window line takes height) and after the fit; ``bar``, their colour bar, made as
+        tall as the strips (20 lines stood beside three strips grown to fill a slide)."""
         set_title()
         figure.setGeometry(room)
         figure.layout.activate()
         height = room.height() - title_item.geometry().bottom() - 2 * self.style.metrics().height()
         if self.fit(height):
             set_title()
+        if bar is not None:
+            bar.setMaximumHeight(max(self.height_used(), 8 * self.style.metrics().height()))
         figure.setGeometry(room)  # the layout grew the figure to what the strips asked before the fit
         figure.layout.invalidate()
         figure.layout.activate()

@@ -26,6 +26,7 @@ from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell
 from attnviz.gui.views.rollout_strips import RolloutStrips
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query, rollout_question
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
+from attnviz.analysis.rollout_window import masked_after
 from attnviz.analysis.trace_parts import format_value, resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
@@ -291,6 +292,9 @@ class RolloutView(BaseView):
         # every bar (drawn or not) as wide as the widest: each picture sits against its bar, and per map the
         # tick numbers differ in width ("0.512", "0.09"), which moved the pictures out of their columns
         ColourBarItem.share_width([self.spacer_bar, *self.bars.values()])
+        if self.image_body.seat_bars([self.spacer_bar, *self.bars.values()]):  # no gap where no bar is drawn
+            self.image_body.settle(self.figure.layout.activate)
+            self._fit_image()
         self._apply_opacity()
 
     def _draw_strips(self, mode: str, part: str) -> None:
@@ -302,7 +306,7 @@ class RolloutView(BaseView):
             self.bar.set_levels(0.0, self.tops["raw"])
             self.bar.set_label("share of attention · " + ("fixed scale 0–1" if mode == "fixed" else "shared scale"))
         m = self.maps
-        self.strip_set.set_maps(tokens, m.maps, m.notes, self.tops, m.query)
+        self.strip_set.set_maps(tokens, m.maps, m.notes, self.tops, m.query, masked_after(self.trace, part, m.query))
         self._fit_strips()
 
     def _fit_strips(self, resized: bool = False) -> None:
@@ -314,7 +318,7 @@ class RolloutView(BaseView):
         if resized and room.size() == self._fitted:
             return
         self._fitted = room.size()
-        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title)
+        self.strip_set.fit_figure(self.figure, self.title_item, room, self._set_title, self.bar)
 
     def _relayout(self, geom: QRectF) -> None:
         self._room = QRectF(geom)  # the export's page: what the strips must fit (see _fit_strips)
@@ -328,17 +332,7 @@ class RolloutView(BaseView):
         if self._body is self.image_body:
             # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
             self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
-            self.figure.layout.activate()
-            # the margins that keep the four panels together are measured from the settled captions and
-            # bars: once the layout has settled at the export size, measure and lay out once more
-            cap = None
-            for _ in range(4):  # settles in one or two rounds: the cap depends on the bars' settled widths
-                if cap == (cap := self.image_body.centre()):
-                    break
-                self.figure.layout.activate()
-                self.image_body.layout.activate()
-                for cell in self.image_body.cells:
-                    cell.layout.activate()
+            self.image_body.settle(self.figure.layout.activate)
             self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
@@ -393,7 +387,8 @@ class RolloutView(BaseView):
             self.set_hover_text("")
             return
         tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
-        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {format_value(values[i])}")
+        what = "masked (after the query)" if self.strip_set.is_masked(i) else format_value(values[i])
+        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {what}")
 
     def _click_token(self, i: int) -> None:
         self.selection is not None and self.selection.update(query=i)

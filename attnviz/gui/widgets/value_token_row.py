@@ -12,11 +12,16 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.gui.style import ViewStyle, colour_lut
+from attnviz.gui.widgets.hatch import draw_hatch
 from attnviz.gui.widgets.token_axis import display_token
 
 __all__ = ["TokenStripItem", "MAX_ZOOM"]
 
 MAX_ZOOM = 2.0  # largest enlargement of the tokens of a short input on a wide figure
+# with a height to fill (a slide's rollout strips), the text may grow further and wrap, the cells taller: at ×2 and
+# one row, three strips took 45 % of a 1920×1080 page and left the rest blank
+FILL_ZOOM = 3.0
+FILL_STRETCH = 1.6  # a cell at most this much taller than its text needs
 
 
 class TokenStripItem(pg.GraphicsWidget):
@@ -35,6 +40,8 @@ class TokenStripItem(pg.GraphicsWidget):
         self.values = np.zeros(0)
         self.indices = np.zeros(0, np.uint8)
         self.marked: int | None = None
+        self.masked = np.zeros(0, bool)  # tokens the query cannot see (hatched, not coloured as a 0 share)
+        self.fill_height: float | None = None  # the height to grow into (set_fill), else the natural one
         self.message = ""
         self.on_hover: Callable[[int | None], None] | None = None
         self.on_click: Callable[[int], None] | None = None
@@ -43,13 +50,22 @@ class TokenStripItem(pg.GraphicsWidget):
         self._boxes: list[QRectF] = []
         self._relayout()
 
-    def set_values(self, tokens, values, indices, marked: int | None = None, message: str = "") -> None:
+    def set_values(self, tokens, values, indices, marked: int | None = None, message: str = "",
+                   masked=None) -> None:
         self.tokens = [display_token(t) for t in tokens]
         self.values = np.asarray(values, dtype=np.float64)
         self.indices = np.asarray(indices, dtype=np.uint8)
+        self.masked = np.zeros(len(self.tokens), bool) if masked is None else np.asarray(masked, bool)
         self.marked, self.message = marked, message
         self._relayout()
         self.update()
+
+    def set_fill(self, height: float | None) -> None:
+        """Grow into ``height`` px (larger text, wrapped, and taller cells) or, with None, take the natural height."""
+        if height != self.fill_height:
+            self.fill_height = height
+            self._relayout()
+            self.update()
 
     def set_style(self, style: ViewStyle) -> None:
         self.style = style
@@ -67,32 +83,50 @@ class TokenStripItem(pg.GraphicsWidget):
         """Place the token boxes in wrapped rows for the current width; fix the height to fit.
 
         A short input on a wide figure (a slide) gets larger tokens, up to MAX_ZOOM, so one row fills
-        the width instead of a small strip in a corner."""
-        pad, gap = 6.0, 3.0
+        the width instead of a small strip in a corner. Given a height to fill, the largest zoom up to FILL_ZOOM
+        whose wrapped rows fit it, then the cells taller (up to FILL_STRETCH) to take the rest."""
         x0 = self._label_w()
         width = max(self.size().width(), x0 + 200)
-        fm = self.style.metrics()
-        natural = sum(fm.horizontalAdvance(t) + 2 * pad + gap for t in self.tokens)
-        self.zoom = max(1.0, min(MAX_ZOOM, (width - x0 - 8) / natural)) if natural > 0 else 1.0
-        self._font = self.style.font(self.zoom)
-        fm = QFontMetricsF(self._font)
-        pad *= self.zoom
-        h = fm.height() + 2 * pad * 0.6
-        x, y = x0, 2.0
-        self._boxes = []
-        for tok in self.tokens:
-            w = min(fm.horizontalAdvance(tok) + 2 * pad, width - x0)
-            if x + w > width and x > x0:
-                x, y = x0, y + h + gap
-            self._boxes.append(QRectF(x, y, w, h))
-            x += w + gap
+        natural = sum(self.style.metrics().horizontalAdvance(t) + 15.0 for t in self.tokens)
+        zoom = max(1.0, min(MAX_ZOOM, (width - x0 - 8) / natural)) if natural > 0 else 1.0
+        fill = self.fill_height if self.tokens and not self.message else None
+        if fill is not None and self._place(FILL_ZOOM, width)[1] <= fill:
+            zoom = FILL_ZOOM
+        elif fill is not None and self._place(zoom, width)[1] <= fill:
+            lo, hi = zoom, FILL_ZOOM  # the wrapped height grows with the zoom: bisect
+            for _ in range(8):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if self._place(mid, width)[1] <= fill else (lo, mid)
+            zoom = lo
+        self.zoom = zoom
+        self._font = self.style.font(zoom)
+        self._boxes, height = self._place(zoom, width, fill)
         if self.message:  # wrapped to the strip's width (on one line it ran under the colour bar beside it)
-            h = max(h, self.message_rect(width).height())
-        height = math.ceil(y + h + 4)
+            height = max(height, math.ceil(self.message_rect(width).height() + 6))
         if abs(self.preferredHeight() - height) > 0.5:
             self.setPreferredHeight(height)
             self.setMinimumHeight(height)
             self.setMaximumHeight(height)
+
+    def _place(self, zoom: float, width: float, fill: float | None = None) -> tuple[list[QRectF], int]:
+        """The boxes at ``zoom`` wrapped to ``width`` and the strip's height; with ``fill``, the rows stretched
+        towards it."""
+        pad, gap = 6.0 * zoom, 3.0
+        x0 = self._label_w()
+        fm = QFontMetricsF(self.style.font(zoom))
+        h = fm.height() + 2 * pad * 0.6
+        x, row, rows = x0, 0, []
+        for tok in self.tokens:
+            w = min(fm.horizontalAdvance(tok) + 2 * pad, width - x0)
+            if x + w > width and x > x0:
+                x, row = x0, row + 1
+            rows.append((row, x, w))
+            x += w + gap
+        n = row + 1
+        if fill is not None:
+            h = max(h, min(FILL_STRETCH * h, (fill - 6 - (n - 1) * gap) / n))
+        boxes = [QRectF(x, 2.0 + r * (h + gap), w, h) for r, x, w in rows]
+        return boxes, math.ceil(2.0 + n * h + (n - 1) * gap + 4)
 
     def message_rect(self, width: float) -> QRectF:
         """Where the message goes (its top at 0): right of the label, wrapped to ``width``."""
@@ -120,6 +154,14 @@ class TokenStripItem(pg.GraphicsWidget):
             return
         lut = colour_lut(st)
         for i, (tok, box) in enumerate(zip(self.tokens, self._boxes)):
+            if i < len(self.masked) and self.masked[i]:
+                # hidden from the query: hatched as the head map hatches masked cells, not coloured as a 0 share
+                p.fillRect(box, QColor(st.masked))
+                draw_hatch(p, box, QColor(st.foreground), spacing=7.0)
+                p.setPen(QPen(fg))
+                p.drawRect(box)
+                p.drawText(box, int(Qt.AlignCenter), fm.elidedText(tok, Qt.ElideRight, box.width() - 4))
+                continue
             r, g, b, _ = (int(c) for c in lut[self.indices[i]])
             p.fillRect(box, QColor(r, g, b))
             light = 0.299 * r + 0.587 * g + 0.114 * b > 140
