@@ -107,3 +107,24 @@ def test_masked_boxes_are_not_painted_as_a_zero_share(qtbot):
     zero = tuple(int(c) for c in lut[0][:3])
     hidden = colours(5)
     assert zero not in hidden and len(hidden) > 1, hidden  # the masked fill crossed by hatch lines
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_a_sentence_on_one_row_stays_on_one_row_when_it_fills_a_slide(qtbot, size):
+    """Grown to fill a slide, translate's ten decoder tokens wrapped "na vidas [EOS]" onto a second row under the
+    rest: the cells grow taller instead, and the sentence reads as one line."""
+    view, _ = make(qtbot, sample_trace("decoder", T=10, n_layers=2))
+    seen, orig = [], view._relayout
+
+    def record(geom):
+        orig(geom)
+        seen.append({name: ({round(b.top()) for b in s._boxes}, s.zoom) for name, s in view.strips.items()
+                     if s._boxes})
+    view._relayout = record
+    try:
+        _slide(view, *size)
+    finally:
+        view._relayout = orig
+    on_slide = seen[0]  # the layout the slide was drawn with (the screen's comes back after it)
+    assert on_slide and all(len(rows) == 1 for rows, _ in on_slide.values()), on_slide
+    assert all(zoom > 1.5 for _, zoom in on_slide.values()), on_slide  # control: it did grow to fill the page

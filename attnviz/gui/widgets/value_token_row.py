@@ -21,7 +21,7 @@ MAX_ZOOM = 2.0  # largest enlargement of the tokens of a short input on a wide f
 # with a height to fill (a slide's rollout strips), the text may grow further and wrap, the cells taller: at ×2 and
 # one row, three strips took 45 % of a 1920×1080 page and left the rest blank
 FILL_ZOOM = 3.0
-FILL_STRETCH = 1.6  # a cell at most this much taller than its text needs
+FILL_STRETCH = 4.0  # a cell at most this much taller than its text needs (a one-row sentence keeps its row)
 
 
 class TokenStripItem(pg.GraphicsWidget):
@@ -90,13 +90,21 @@ class TokenStripItem(pg.GraphicsWidget):
         natural = sum(self.style.metrics().horizontalAdvance(t) + 15.0 for t in self.tokens)
         zoom = max(1.0, min(MAX_ZOOM, (width - x0 - 8) / natural)) if natural > 0 else 1.0
         fill = self.fill_height if self.tokens and not self.message else None
-        if fill is not None and self._place(FILL_ZOOM, width)[1] <= fill:
+        one_row = len({round(b.top()) for b in self._place(zoom, width)[0]}) == 1
+
+        def fits(z: float) -> bool:
+            # a sentence on one line stays on one line: wrapped to fill a slide, "na vidas [EOS]" stood on a
+            # second row under the rest and the sentence no longer read as one
+            boxes, height = self._place(z, width)
+            return height <= fill and (not one_row or len({round(b.top()) for b in boxes}) == 1)
+
+        if fill is not None and fits(FILL_ZOOM):
             zoom = FILL_ZOOM
-        elif fill is not None and self._place(zoom, width)[1] <= fill:
+        elif fill is not None and fits(zoom):
             lo, hi = zoom, FILL_ZOOM  # the wrapped height grows with the zoom: bisect
             for _ in range(8):
                 mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if self._place(mid, width)[1] <= fill else (lo, mid)
+                lo, hi = (mid, hi) if fits(mid) else (lo, mid)
             zoom = lo
         self.zoom = zoom
         self._font = self.style.font(zoom)
