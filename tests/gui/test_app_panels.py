@@ -353,8 +353,9 @@ def test_the_model_list_settles_after_fitting_its_columns(make_window, qtbot, as
     from attnviz.gui.panels.model_panel import ModelPanel
 
     calls = []
-    original = ModelPanel._fit
-    monkeypatch.setattr(ModelPanel, "_fit", lambda self, width, form: (calls.append(1), original(self, width, form))[1])
+    original = ModelPanel._fits  # every fitting pass tries column sets through it
+    monkeypatch.setattr(ModelPanel, "_fits",
+                        lambda self, shown, width, form: (calls.append(1), original(self, shown, width, form))[1])
     win = _ready(make_window, qtbot, model="tiny-encoder", text="the cat")
     qtbot.waitUntil(lambda: len(win.model_panel.names()) == 4, timeout=30000)
     before = len(calls)

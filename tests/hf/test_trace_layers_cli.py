@@ -28,7 +28,7 @@ def test_only_the_asked_for_layers_are_kept_in_full(qwen, tmp_path, capsys):
     for i in range(4):
         assert f"L{i}.probs" in part
         assert (f"L{i}.q" in part) == (i in (0, 3)) and (f"L{i}.z" in part) == (i in (0, 3))
-    assert "layers 1, 2" in part.meta["notice"] and "probabilities only" in part.meta["notice"]
+    assert "layers 1–2" in part.meta["notice"] and "probabilities only" in part.meta["notice"]
     full_code, full = _trace(qwen, tmp_path)
     assert full_code == 0 and all(f"L{i}.q" in full for i in range(4))
     for i in range(4):  # the same forward: the probabilities agree whether a layer is kept in full or not

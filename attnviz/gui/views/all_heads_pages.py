@@ -23,7 +23,7 @@ NOTE_Y = 1.06  # a note's anchor under its tile's top, in tile units (under the 
 NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
 
 
-def _span(shown: range) -> str:
+def span_text(shown: range) -> str:
     """"30–31", or "31" for a page of one."""
     return f"{shown.start}–{shown.stop - 1}" if len(shown) > 1 else f"{shown.start}"
 
@@ -100,9 +100,9 @@ class GridPages:
         layers, heads = self.page_ranges()
         parts = []
         if rows < L:
-            parts.append(f"layers {_span(layers)} of {L}")
+            parts.append(f"layers {span_text(layers)} of {L}")
         if cols < H:
-            parts.append(f"heads {_span(heads)} of {H}")
+            parts.append(f"heads {span_text(heads)} of {H}")
         return " · ".join(parts)
 
     def keys_hint(self) -> str:

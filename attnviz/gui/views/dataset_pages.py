@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QToolButton
 
-from attnviz.gui.views.all_heads_pages import _span, even_page
+from attnviz.gui.views.all_heads_pages import even_page, span_text
 
 __all__ = ["GridPage", "PageControls", "page_fit", "ROW_PX", "MIN_MAP_PX", "PAGE_MAP_CHROME_H"]
 
@@ -97,8 +97,8 @@ class GridPage:
         """"layers 0–11 of 24 · heads 0–13 of 32" (the dimensions not shown whole), "" when all are shown."""
         (L, H), (rows, cols) = self.full, self.shape
         layers, heads = self.ranges()
-        return " · ".join(words for words, on in ((f"layers {_span(layers)} of {L}", rows < L),
-                                                  (f"heads {_span(heads)} of {H}", cols < H)) if on)
+        return " · ".join(words for words, on in ((f"layers {span_text(layers)} of {L}", rows < L),
+                                                  (f"heads {span_text(heads)} of {H}", cols < H)) if on)
 
     def view_rect(self) -> QRectF:
         """The grid's view range: the page's cells, a last page of heads the size of every page's (its cells not

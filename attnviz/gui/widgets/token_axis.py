@@ -190,7 +190,11 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
         last = self._last_layout
         if last is not None and last[0] == key and px > 0 and abs(px - last[1]) <= self.HYSTERESIS * last[1]:
             self.font_factor, self.angle, self.rotated, self.stride, self.major_only, self._major_shown = last[2]
-            return
+            # kept inside the band unless its labels would now touch (64 rows presented at 1920×1080 kept a
+            # font chosen for a 0.4 % taller pitch): a smaller font then, which still fits when the pitch
+            # comes back, so the two never alternate
+            if self.major_only or self.stride * px >= self._need() - 1e-6:
+                return
         self._choose_layout(px)
         self._last_layout = (key, px, (self.font_factor, self.angle, self.rotated, self.stride, self.major_only,
                                        getattr(self, "_major_shown", [])))
@@ -230,10 +234,15 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
             reach = self._texts()[1] * math.sin(math.radians(self.angle))
             if reach * self.font_factor > self.max_extent:
                 self.font_factor = max(self._min_factor(), math.floor(self.max_extent / reach * 25) / 25)
+        need = self._need()
+        self.stride = max(1, math.ceil(need / px - 1e-9)) if px > 0 else 1
+
+    def _need(self) -> float:
+        """Pixels along the axis one label takes at the chosen font and angle (its neighbour's start)."""
         need = self._metrics().height() * self.LINE
         if self.angle and self.angle < 90:
             need *= self.SLANT_LINE / self.LINE / math.sin(math.radians(self.angle))
-        self.stride = max(1, math.ceil(need / px - 1e-9)) if px > 0 else 1
+        return need
 
     def boundingRect(self) -> QRectF:
         # rotated labels end at their cell and run left, past the axis' own rectangle (the first
