@@ -24,6 +24,11 @@ FILL_ZOOM = 3.0
 FILL_STRETCH = 4.0  # a cell at most this much taller than its text needs (a one-row sentence keeps its row)
 
 
+def _rows(boxes) -> int:
+    """How many wrapped rows the token boxes stand in."""
+    return len({round(b.top()) for b in boxes})
+
+
 class TokenStripItem(pg.GraphicsWidget):
     """``label`` at the left, then every token in a box coloured by its LUT index.
 
@@ -90,13 +95,13 @@ class TokenStripItem(pg.GraphicsWidget):
         natural = sum(self.style.metrics().horizontalAdvance(t) + 15.0 for t in self.tokens)
         zoom = max(1.0, min(MAX_ZOOM, (width - x0 - 8) / natural)) if natural > 0 else 1.0
         fill = self.fill_height if self.tokens and not self.message else None
-        one_row = len({round(b.top()) for b in self._place(zoom, width)[0]}) == 1
+        one_row = fill is not None and _rows(self._place(zoom, width)[0]) == 1
 
         def fits(z: float) -> bool:
             # a sentence on one line stays on one line: wrapped to fill a slide, "na vidas [EOS]" stood on a
             # second row under the rest and the sentence no longer read as one
             boxes, height = self._place(z, width)
-            return height <= fill and (not one_row or len({round(b.top()) for b in boxes}) == 1)
+            return height <= fill and (not one_row or _rows(boxes) == 1)
 
         if fill is not None and fits(FILL_ZOOM):
             zoom = FILL_ZOOM
