@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.errors import InputError
+from attnviz.text.fit import too_long
 
 __all__ = ["prepare_hf_text", "prepare_hf_image", "vision_tokens"]
 
@@ -29,8 +30,7 @@ def prepare_hf_text(loaded, text: str, truncate: bool = False):
     meta = {}
     if len(enc.ids) > limit:
         if not truncate:
-            raise InputError(f"the text has {len(enc.ids):,} tokens but {loaded.name} takes at most {limit:,}; "
-                             "shorten it")
+            raise InputError(too_long("the text", len(enc.ids), loaded.name, limit))
         n = len(enc.ids)
         enc = tok.encode(text, max_length=limit)
         meta["notice"] = f"the text was truncated to the model's {limit:,} positions (it had {n:,} tokens)"

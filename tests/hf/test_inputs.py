@@ -17,8 +17,10 @@ LONG = " ".join(["the cat sat on the mat"] * 10)  # 60 words, far beyond the tin
 def test_long_text_is_refused_or_truncated_with_a_notice(name, closing, hf_loaded):
     loaded = hf_loaded[name]
     assert loaded.config.max_len == 24  # RoBERTa: 26 position rows, counted from padding id + 1
-    with pytest.raises(InputError, match=r"tokens but .* takes at most 24; shorten it"):
+    with pytest.raises(InputError, match=r"tokens but .* takes at most 24; shorten it") as refused:
         prepare(loaded, LONG)
+    # the refusal names the way on in both places it is seen (the app cuts by itself)
+    assert "--truncate" in str(refused.value) and "truncate=True" in str(refused.value)
     trace, prep = trace_of(loaded, text=LONG, truncate=True)
     assert len(trace.tokens) == 24 and prep.inputs["input_ids"].shape == (1, 24)
     assert "truncated to the model's 24 positions" in trace.meta["notice"]
