@@ -64,16 +64,27 @@ def attends_to(scene, bench, trace, state, p, seed, n):
 
 
 def cross_alignment(scene, bench, trace, state, p, seed, n):
+    """The alignment of the head on screen when it is the model's best single head (both numbers that head's),
+    else of the scene's layer with its heads averaged (both numbers the layer's): never one measure "here" and
+    another "held", and ``which`` says which it is, for the caption under a one-head map."""
     pairs = trace.description.alignment
     if not pairs:
         raise InputError("the scene's sentence has no reference alignment (not a sentence of the grammar)")
-    P = np.asarray(trace[f"L{state.layer}.cross.probs"], dtype=np.float64).mean(0)  # heads averaged
+    metrics = bench.task_metrics(scene.model, seed)
+    probs = np.asarray(trace[f"L{state.layer}.cross.probs"], dtype=np.float64)
+    best = (int(metrics["alignment_best_head_layer"]), int(metrics["alignment_best_head_index"]))
+    if best == (state.layer, state.head):
+        P, held = probs[state.head], float(metrics["alignment_best_head"])
+        which = f"this head, L{state.layer}·H{state.head}, the best single head"
+    else:
+        P, held = probs.mean(0), float(metrics["alignment"])
+        which = f"layer {state.layer}, heads averaged"
+        if int(metrics["alignment_layer"]) != state.layer:
+            which += f" (held out: the best layer, {int(metrics['alignment_layer'])})"
     # an output shorter than the reference (a model that stopped early) gets its missing words wrong
     here = float(np.mean([int(r < len(P) and np.argmax(P[r]) == s) for r, s in pairs]))
-    metrics = bench.task_metrics(scene.model, seed)
-    held = float(metrics["alignment"])
     ok = here >= 0.8 and held >= 0.9
-    line = (f"cross-attention (layer {state.layer}, heads averaged) peaks on the aligned source word for "
+    line = (f"cross-attention ({which}) peaks on the aligned source word for "
             f"{here:.0%} of {len(pairs)} words here, {held:.1%} over {metrics['n_eval']} fresh held-out sentences")
     return ClaimResult("cross-alignment", here, held, ok, line, {"here": here, "held": held, "n": metrics["n_eval"],
-                                                                 "words": len(pairs)})
+                                                                 "words": len(pairs), "which": which})

@@ -223,3 +223,24 @@ def test_rollout_against_raw_attention_is_called_a_tie_within_noise():
     assert _versus(0.992, 0.990, 1000) == _versus(0.96, 0.99, 1000) == "a tie within noise"
     assert _versus(0.99, 0.90, 1000) == "rollout ahead" and _versus(0.80, 0.95, 1000) == "rollout behind"
     assert _versus(0.99, 0.90, 10) == "a tie within noise"  # the same gap on ten scenes proves nothing
+
+
+def test_cross_alignment_caption_measures_the_head_on_screen():
+    """Scene 16 draws one head (cross L1·H0) under its caption: both numbers are that head's when it is the best
+    single head, and the caption says so; on another head both are the layer's, heads averaged, and it says that."""
+    import dataclasses
+
+    from attnviz.lessons.claims import HELD_OUT_SEED, format_caption
+
+    scene = _scene("cross-alignment")
+    bench = Workbench()
+    metrics = bench.task_metrics(scene.model, HELD_OUT_SEED)
+    best = (metrics["alignment_best_head_layer"], metrics["alignment_best_head_index"])
+    assert (scene.layer, scene.head) == best  # the lecture's map is the best head
+    r = evaluate_claim(scene, bench, n=20)
+    assert r.ok and r.held_out == pytest.approx(metrics["alignment_best_head"])
+    caption = format_caption(scene.caption, r)
+    assert f"this head, L{scene.layer}·H{scene.head}" in caption
+    other = dataclasses.replace(scene, head=1 - scene.head)  # control: a head that is not the best one
+    r2 = evaluate_claim(other, bench, n=20)
+    assert r2.held_out == pytest.approx(metrics["alignment"]) and "heads averaged" in format_caption(other.caption, r2)

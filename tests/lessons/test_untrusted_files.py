@@ -14,7 +14,7 @@ from attnviz.lessons.caption import MAX_WIDTH, check_caption, fill_caption
 from attnviz.lessons.lesson import builtin_dir, load_lesson
 from attnviz.lessons.scene import is_scene_file, load_scene
 
-VALUES = {"here": 0.81234, "held": 0.955, "n": 200, "query": "it", "target": "animal", "T": 11, "H": 4, "cells": 55,
+VALUES = {"here": 0.81234, "which": "this head, L1·H0, the best single head", "held": 0.955, "n": 200, "query": "it", "target": "animal", "T": 11, "H": 4, "cells": 55,
           "top_weight": 0.61, "top_token": "animal", "d_k": 16, "trained": 0.5, "raw": 0.9, "held_trained": 0.4,
           "held_raw": 0.8, "contrast": 0.3, "with_positions": 0.2, "with": 0.9, "without": 0.5, "positions": 128,
           "dims": 64, "used": 11, "noise": 0.2, "chance": 0.1, "words": 5, "peak": "animal", "row_sum": 1.0,
