@@ -92,7 +92,12 @@ def format_table(doc: dict) -> str:
                  else "previous-patch" if patches and name == "previous_token" else name.replace("_", "-"))
         lines.append(f"best {label}: {best['part']} layer {best['layer']} head {best['head']} "
                      f"({best['scores'][name]:.3f})")
-    lines.append("prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token; "
+    # the legend names the columns as headed above (a renamed column is explained by its own note below)
+    shown = dict(zip((name for name, _ in COLUMNS), headers))
+    legend = [(shown["previous_token"], "the previous"), (shown["duplicate_token"], "an earlier same"),
+              (shown["induction"], "the after-previous-occurrence")]
+    plain = [(h, what) for h, what in legend if h in ("prev", "dup", "induct")]
+    lines.append("/".join(h for h, _ in plain) + ": attention on " + " / ".join(w for _, w in plain) + " token; "
                  "sink: share on the first token; entropy in nats; dist in tokens (pixels for images); "
                  "grad%: share of |gradient × attention|")
     if patches:

@@ -18,6 +18,7 @@ def test_without_the_probe_the_column_is_named_for_what_it_measures():
     header = table.splitlines()[2]
     assert INDUCTION_NATURAL in header and "induct" not in header
     assert "best repeat-induction pattern" in table and "not the induction score" in table
+    assert "induct:" not in table and "prev/dup: attention on the previous / an earlier same token" in table
 
 
 def test_with_the_probe_it_is_the_induction_score():  # negative control
@@ -25,6 +26,7 @@ def test_with_the_probe_it_is_the_induction_score():  # negative control
     assert induction_measured_on(doc) == "repeated random sequences"
     table = format_table(doc)
     assert "induct" in table.splitlines()[2] and INDUCTION_NATURAL not in table
+    assert "prev/dup/induct: attention on the previous / an earlier same / the after-previous-occurrence token" in table
 
 
 def test_a_vision_models_previous_token_column_names_the_patch():
