@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from attnviz.errors import InputError
+from attnviz.text.number_format import format_number
 from attnviz.text.token_display import numbered_label, numbered_labels
 
 __all__ = ["Panel", "FigurePanels", "whatif_panels", "permutation_panels", "word_order_panels", "mask_panels",
@@ -77,13 +78,13 @@ def whatif_panels(loaded, whatif, state, text: str | None = None, image=None) ->
               Panel(_sentence_case(whatif.describe()), after, after_labels, after_labels, masked=mask(cmp.after, after))]
     h_b, h_a = _entropy(before[q]), _entropy(after[q])
 
-    def top(pairs):
-        return ", ".join(f"{label} {p:.2f}" for label, p in pairs)
+    def top(pairs):  # a runner-up of 0.0012 reads "0.001", as the app prints it, not "0.00"
+        return ", ".join(f"{label} {format_number(p, 2)}" for label, p in pairs)
 
     notes = [f"Row “{tokens[q]}” (position {q}): entropy {h_b:.2f} → {h_a:.2f} nats; largest weight "
              f"{before[q].max():.2f} → {after[q].max():.2f}",
              f"Prediction {cmp.where}: {top(cmp.top_before)} → {top(cmp.top_after)}",
-             f"Output changed by {cmp.changed:.2f} (total variation){' — the answer flips' if cmp.argmax_changed else ''}"]
+             f"Output changed by {format_number(cmp.changed, 3)} (total variation){' — the answer flips' if cmp.argmax_changed else ''}"]
     numbers = {"probs_before": before, "probs_after": after, "entropy_before": h_b, "entropy_after": h_a,
                "changed": cmp.changed, "query": q, "layer": layer, "head": head}
     part = " · decoder self-attention" if cmp.before.kind == "encoder-decoder" else ""

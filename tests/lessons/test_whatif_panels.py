@@ -85,3 +85,16 @@ def test_small_numbers_in_the_notes_print_real_minus_signs():
 
     assert sci(1.2e-7) == "1.2e\u221207" and sci(-3.0e-5) == "\u22123.0e\u221205"
     assert sci(250.0) == "2.5e+02"  # control: no minus where there is none
+
+
+def test_small_probabilities_are_not_printed_as_zero(translate):
+    """The prediction line names runners-up of ~0.001 as the app prints them ("0.001"), never "0.00"; control:
+    the top prediction keeps two decimals."""
+    import re
+
+    fig = whatif_panels(translate, WhatIf(ablate={(1, 0)}), SelectionState(layer=0, head=0), text=SOURCE)
+    line = fig.notes[1].split("): ", 1)[1]  # the predictions, after the position's name
+    values = [float(v) for v in re.findall(r" (\d+(?:\.\d+)?(?:e-\d+)?)(?:,|$| →)", line)]
+    assert values and max(values) > 0.5 and f"{max(values):.2f}" in line
+    assert "0.00," not in line and not line.endswith("0.00") and " 0.00 " not in line
+    assert all(v > 0 for v in values)
