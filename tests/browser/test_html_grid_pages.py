@@ -86,12 +86,46 @@ def test_a_small_model_is_one_page_without_buttons(open_page, tmp_path, lut):
 def test_pages_are_fixed_as_the_apps(open_page, tmp_path, lut):
     """The page's last page ended full at the last head (32 heads by 10: H22–H31, overlapping H20–H29) while the
     app's All heads pages are fixed (all_heads_pages.page_ranges): head k on page k // per page."""
-    o, _ = _open(open_page, tmp_path, lut, 4, 32)
+    o, _ = _open(open_page, tmp_path, lut, 4, 31)  # 31: balanced pages of any size but 1 and 31 leave a remainder
     hp = int(re.search(r"heads 0–(\d+)", o.page.inner_text("#title")).group(1)) + 1
-    assert 32 % hp, f"{hp} a page divides 32: the page size does not test the last page"
+    assert 31 % hp, f"{hp} a page divides 31: the page size does not test the last page"
     o.page.focus("#grid")
-    for _ in range(31):
+    for _ in range(30):
         o.page.keyboard.press("ArrowRight")
-    start = int(re.search(r"heads (\d+)–31", o.page.inner_text("#title")).group(1))
-    assert start == 31 // hp * hp, (start, hp)  # the last page holds what is left
+    start = int(re.search(r"heads (\d+)–30", o.page.inner_text("#title")).group(1))
+    assert start == 30 // hp * hp, (start, hp)  # the last page holds what is left
     assert o.errors == []
+
+
+def test_a_deep_model_in_a_large_window_fills_it_with_balanced_pages(context_with, tmp_path, lut):
+    """30 × 9 heads in a 1,920 × 1,080 window: the page drew 64-px tiles sized for all 30 layers in the window's
+    top-left 42 %, nine layers a page, so the selected layer 29 opened on a page of three (L27–L29). Now the tiles
+    take the width (at least six layers a page) and the pages are balanced; control: the 1,280 × 720 window's
+    tiles are smaller, and both still page."""
+    from tests.browser.conftest import Opened
+
+    trace = sample_trace("decoder", T=6, n_layers=30, n_heads=9, d_model=18, std=0.5)
+    page, _ = html_page(trace, lut, view="model")
+    path = tmp_path / "deep.html"
+    path.write_text(page, encoding="utf-8")
+    seen = {}
+    for w, h in ((1920, 1080), (1280, 720)):
+        o = Opened(context_with(viewport={"width": w, "height": h}), path.as_uri())
+        o.page.evaluate("(() => { window.attnviz.layer; })()")
+        title = o.page.inner_text("#title")
+        spans = []
+        o.page.focus("#grid")
+        while True:
+            m = re.search(r"page: layers (\d+)–(\d+)", o.page.inner_text("#title"))
+            spans.append(int(m.group(2)) - int(m.group(1)) + 1)
+            if int(m.group(2)) == 29:
+                break
+            o.page.click("#grid-down")
+        assert "page:" in title and len(spans) > 1
+        assert max(spans) - min(spans) <= 1 or min(spans) >= max(spans) * 0.7, spans  # balanced, no page of 3
+        assert min(spans) >= 5, spans
+        gw, _ = _grid_css(o)
+        seen[w] = (gw, spans)
+        assert o.errors == []
+    assert seen[1920][0] >= 0.6 * 1920, seen  # the grid uses the large window's width
+    assert seen[1280][0] < seen[1920][0]
