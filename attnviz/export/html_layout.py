@@ -42,13 +42,13 @@ def grid_page(layers: int, heads: int, notes: bool) -> dict:
     low = L["grid_min_notes"] if notes else L["grid_min"]
     size = max(low, min(L["grid_max"], L["grid_width"] // max(1, heads) - gap))
     pitch = size + gap
-    return {"size": size, "gap": gap, "heads_per_page": even_pages(heads, L["grid_width"] // pitch),
+    return {"size": size, "gap": gap, "heads_per_page": max(1, min(heads, L["grid_width"] // pitch)),
             "layers_per_page": even_pages(layers, L["grid_height"] // pitch)}
 
 
 def even_pages(n: int, most: int) -> int:
-    """Items a page when at most ``most`` fit, balanced over the pages that takes (30 layers, nine fit: 8, 8, 8, 6
-    rather than 9, 9, 9, 3), as the script's ``even``."""
+    """Layers a page when at most ``most`` fit, balanced over the pages that takes (30 layers, nine fit: 8, 8, 8, 6
+    rather than 9, 9, 9, 3), as the script's ``even``. (Heads are not balanced: a page of them takes the width.)"""
     most = max(1, min(n, most))
     return -(-n // -(-n // most))
 

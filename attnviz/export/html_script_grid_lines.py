@@ -27,10 +27,10 @@ function gridPage(P) {  // as html_layout.grid_page: tiles never shrink below a 
   const own = window.self === window.top, cap = own ? LAY.grid_max_window : LAY.grid_max, PAGE_ROWS = 6;
   const room = own ? Math.min(Math.floor(rw / H), Math.floor(rh / Math.min(L, PAGE_ROWS))) : Math.floor(rw / H);
   const size = Math.max(notes ? LAY.grid_min_notes : LAY.grid_min, Math.min(cap, room - gap));
-  // as many a page as the window holds (a page's grid uses the window's width: test_html_grid_width), balanced
-  // over the pages that takes: a 30-layer model nine a page ended on a page of three (L27–L29) in a tall window
+  // as many a page as the window holds (a page's grid uses the window's width: test_html_grid_width); layers
+  // balanced over the pages that takes: a 30-layer model nine a page ended on a page of three (L27–L29)
   const even = (n, most) => Math.ceil(n / Math.ceil(n / Math.max(1, Math.min(n, most))));
-  const hp = even(H, Math.floor(rw / (size + gap))), lp = even(L, Math.floor(rh / (size + gap)));
+  const hp = Math.max(1, Math.min(H, Math.floor(rw / (size + gap)))), lp = even(L, Math.floor(rh / (size + gap)));
   // fixed pages, as the app's (all_heads_pages.page_ranges): head k on page k // hp, the last holding what is left,
   // the selected head's page shown; paging moves the selection a page, so the keyboard and the buttons agree
   return {size, gap, notes, hp, lp, l0: Math.floor(st.layer / lp) * lp, h0: Math.floor(st.head / hp) * hp,
