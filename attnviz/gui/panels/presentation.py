@@ -152,7 +152,7 @@ class PresentationMode(QObject):
         win = self.win
         if not self.active:
             self._was_full_screen, self._was_maximized = win.isFullScreen(), win.isMaximized()
-            self._geometry = win.saveGeometry()  # size and place: showNormal alone does not bring them back
+            self._geometry = win.geometry()  # size and place: showNormal alone does not bring them back
             area = win.views_area
             self._views_front = [d for n, d in area.docks.items() if area.on_screen(n)]
             self._dock_sizes = _dock_sizes(win)
@@ -206,9 +206,11 @@ class PresentationMode(QObject):
             if not self._was_maximized and self._geometry is not None:
                 # after the normal type is back (its layout pass resized the window), and once more a turn
                 # later: leaving full screen is asynchronous on some platforms and lands after this call
+                # the rectangle itself, not restoreGeometry: that keeps room for a title bar above a window
+                # at the top of the screen, and without a window manager (Xvfb, no frame) it came back 25 px lower
                 geometry = self._geometry
-                win.restoreGeometry(geometry)
-                QTimer.singleShot(0, win, lambda: win.isFullScreen() or win.restoreGeometry(geometry))
+                win.setGeometry(geometry)
+                QTimer.singleShot(0, win, lambda: win.isFullScreen() or win.setGeometry(geometry))
         # hiding the docks and reparenting the figure let Qt re-split the dock areas (786 | 644 px became
         # 1069 | 359 px): give each dock the size it had, now and once the window is back at its size
         sizes, self._dock_sizes = self._dock_sizes, None

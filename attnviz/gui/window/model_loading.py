@@ -108,7 +108,13 @@ class ModelLoading:
         """The part row and the tabs of the model just loaded: they follow the model, not the last trace."""
         from attnviz.gui.panels.view_groups import offer_for_model
 
-        self.win.part_bar.set_model(config)
+        from attnviz.gui.panels.part_bar import opening_part
+
+        model = self.state.model
+        # a new model's first trace opens on this part (trace_defaults); a stored opening trace already chose
+        # the part on screen (new_model is then False), which stays
+        part = opening_part(config, self.state.selection.kept(model.ref or "")) if model.new_model else None
+        self.win.part_bar.set_model(config, part)
         offer_for_model(self.win.views_area, self.state.shown.trace, config)
 
     def uncover(self) -> None:

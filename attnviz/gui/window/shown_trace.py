@@ -92,12 +92,12 @@ class ShownTrace:
         previous, trace = shown.trace, res.trace
         shown.update(source=res.source, empty_reason=None, trace=trace)  # the source first: the trace's listeners read it
         win.views_area.set_trace(trace)
-        win.part_bar.set_trace(trace)
         changes = trace_defaults(previous, trace, selection.query, model.new_model,
                                  selection.kept(model.ref or model.opening_ref or ""))
         model.new_model = False
         if changes:
             selection.update(**changes)
+        win.part_bar.set_trace(trace)  # after the trace's part is chosen: the row never shows the one before
         win.prediction_panel.set_trace(trace)
         if res.strip is not None:
             win.input_panel.set_strip(res.strip)
