@@ -252,15 +252,17 @@ def index_label(title: str, name: str, state: SelectionState) -> str:
 def _write_index(directory: Path, entries: list[PackEntry], trace) -> None:
     from attnviz.io import write_atomic
     from attnviz.io.outputs import PACK_MARKER_TAG  # says what made the page (grants nothing: io.outputs)
+    from attnviz.text.formula_markup import formula_html, formula_plain
 
     described = trace.description
     model = described.model_name or "model"
     src = described.input_text or "image input"
     md = [f"# attnviz lecture pack: {model}", "", f"Input: {src}", "", "| figure | file | command |", "|---|---|---|"]
-    md += [f"| {e.title} | [{e.path.name}]({e.path.name}) | `{e.command}` |" for e in entries]
+    # titles as the slides write them: "W_O", "√d_k" with real subscripts (GitHub's Markdown keeps <sub>)
+    md += [f"| {formula_html(e.title)} | [{e.path.name}]({e.path.name}) | `{e.command}` |" for e in entries]
     rows = "\n".join(
-        f"<tr><td>{html.escape(e.title)}</td><td><a href='{html.escape(e.path.name)}'>"
-        f"<img src='{html.escape(e.path.name)}' width='320' alt='{html.escape(e.title)}'></a></td>"
+        f"<tr><td>{formula_html(e.title)}</td><td><a href='{html.escape(e.path.name)}'>"
+        f"<img src='{html.escape(e.path.name)}' width='320' alt='{html.escape(formula_plain(e.title))}'></a></td>"
         f"<td><code>{html.escape(e.command)}</code></td></tr>" for e in entries)
     page = (f"<!doctype html><html><head><meta charset='utf-8'>"
             f"{PACK_MARKER_TAG}<title>attnviz: {html.escape(model)}</title></head>"

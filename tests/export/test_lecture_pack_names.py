@@ -66,6 +66,11 @@ def test_index_rows_name_their_head_and_steps_say_their_number_once(qapp, tmp_pa
     assert all(t in index for t in maps)
     assert _painted_title("Step 1: queries, keys, values", 1) == "Queries, keys, values"
     assert _painted_title("Who attends to whom", None) == "Who attends to whom"  # (control: not a step)
+    # titles as the slides write them: "W_O", "√d_k" with real subscripts in both index pages (a40: raw markup)
+    marked = [t for t in titles if "W_O" in t or "d_k" in t]
+    page = (tmp_path / "pack" / "index.html").read_text(encoding="utf-8")
+    assert marked and all("W_O" not in text and "d_k" not in text for text in (index, page))
+    assert "W<sub>O</sub>" in page and "d<sub>k</sub>" in page and "W<sub>O</sub>" in index
 
 
 def test_a_language_models_pack_says_no_classifier_and_leaves_out_empty_position_slides(qapp, tmp_path):
