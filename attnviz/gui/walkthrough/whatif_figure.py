@@ -105,12 +105,17 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     # the height of the slide (stacked in three rows they were a few pixels per token in presentation)
     T = c.before.probs(0).shape[-1]
     top = math.log(T)  # the entropy of a uniform row: the colour scale's honest top
-    ent = [panel._grid(name, e, title, kind="prob", vmax=top,
-                       row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
-                       subtitle=f"nats, ≤ {top:.2f}")
-           for name, e, title in (("H_before", c.entropy_before, "entropy, as trained"),
-                                  ("H_after", c.entropy_after, "entropy, switched"))]
     slide = presenting(panel)  # F5: the tables stand beside the maps (whatif_layout)
+    # a slide's rows closer together: the 1280×720 slide's height went to the maps' title lines, not to the maps
+    board.layout().setSpacing(6 if slide else 10)
+    board.layout().setContentsMargins(14, 4 if slide else 10, 14, 4 if slide else 10)
+    # on a slide the run is said under "entropy" (the table as narrow as its numbers; the top, ln T, is on its
+    # colour bar): "entropy, as trained" made the column 250 px wide for two heads' numbers (~130), width the
+    # maps beside it need
+    ent = [panel._grid(name, e, "entropy" if slide else f"entropy, {run}", kind="prob", vmax=top,
+                       row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
+                       subtitle=f"{run} · nats" if slide else f"nats, ≤ {top:.2f}")
+           for name, e, run in (("H_before", c.entropy_before, "as trained"), ("H_after", c.entropy_after, "switched"))]
     # on a slide the top 3: two tables of five, one above the other, were taller than the maps beside them
     k = 3 if slide else len(c.top_before)
     tops = [_top(panel, "top_before", c.top_before[:k], "as trained"),
@@ -155,7 +160,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     notes.append(f"mean attention entropy {mean_b:.3f} → {mean_a:.3f} nats: attention is {trend}")
     # on a slide one paragraph: three notes, each starting a line, took ~45 px of the maps' height
     for note in ([" · ".join(notes)] if slide else notes):
-        board.add_note(note)
+        board.add_note(note, 1.0 if slide else 1.2)
 
 
 def draw_permutation(panel, r, layer: int, head: int) -> None:

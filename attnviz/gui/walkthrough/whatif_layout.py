@@ -61,13 +61,13 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
     row = QWidget()
     lay = QHBoxLayout(row)
     lay.setContentsMargins(0, 0, 0, 0)
-    lay.setSpacing(24)
+    lay.setSpacing(16)
     # side by side, never stacked: stacked, each map would get half the slide's height
     maps_row.setMinimumWidth(maps_row.one_line_width())
     lay.addWidget(maps_row, 1)
     tables = QGridLayout()
     tables.setContentsMargins(0, 0, 0, 0)
-    tables.setHorizontalSpacing(18)
+    tables.setHorizontalSpacing(12)
     tables.setVerticalSpacing(10)
     for col, pair in enumerate((tops, entropies)):
         # as narrow as keeps every number (their preferred cells took ~160 px of the maps' width), the two of

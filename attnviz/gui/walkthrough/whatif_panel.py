@@ -96,6 +96,7 @@ class WhatIfPanel(WalkthroughView):
         the bar whatever the width: the class sees what is switched, and the lecturer can flip a switch there."""
         sw = self._switches
         sw.place(sw.on_slide or 0 < self.width() < NARROW_PX)
+        sw.bar.flow.setSpacing(8 if sw.on_slide else 14)
         per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
         if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
             self._heads_arranged = (per_row, len(self.head_checks))
