@@ -81,10 +81,13 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
 
 
 def _narrowest_with_numbers(table) -> int:
-    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers, its title whole."""
+    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers, its title whole and its colour
+    bar with both ends labelled (narrower, the bar dropped its "0": an exported slide's "▬ 2.30")."""
     cols = table.values.shape[1]
-    cells = table.measure_margins()[0] + cols * table.needed_cell()[0] + 8
-    return max(table.minimumSizeHint().width(), math.ceil(cells))
+    left = table.measure_margins()[0]
+    cells = left + cols * table.needed_cell()[0] + 8
+    legend = left + table._legend_width() + 2  # (paint_legend's room: from the cells' left to the edge)
+    return max(table.minimumSizeHint().width(), math.ceil(cells), math.ceil(legend))
 
 
 def _show_new_parts(board: QWidget) -> None:
