@@ -108,7 +108,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     slide = presenting(panel)  # F5: the tables stand beside the maps (whatif_layout)
     # a slide's rows closer together: the 1280×720 slide's height went to the maps' title lines, not to the maps
     board.layout().setSpacing(6 if slide else 10)
-    board.layout().setContentsMargins(14, 4 if slide else 10, 14, 4 if slide else 10)
+    board.layout().setContentsMargins(*((8, 4, 8, 4) if slide else (14, 10, 14, 10)))
     # on a slide the run is said under "entropy" (the table as narrow as its numbers; the top, ln T, is on its
     # colour bar): "entropy, as trained" made the column 250 px wide for two heads' numbers (~130), width the
     # maps beside it need

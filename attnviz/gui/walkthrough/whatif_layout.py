@@ -18,6 +18,9 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QWidget
 
 __all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view", "page_arrangement", "SLIDE_MIN_WIDTH"]
 
+# the tables' numbers on a slide at this fraction of their type (~16 px presented at 720 lines, the maps' labels
+# ~18): at full size coref's four heads of entropies took 223 px of the 1280×720 slide's width from the maps
+TABLE_ZOOM = 0.85
 # an exported page at least this wide (layout px: a 16:9 slide is laid out at 1067 × 600) gets the slide's arrangement
 SLIDE_MIN_WIDTH = 1000
 
@@ -81,11 +84,12 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
 
 
 def _narrowest_with_numbers(table) -> int:
-    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers, its title whole and its colour
+    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers (at TABLE_ZOOM: MatrixGrid shrinks
+    them to fit, down to its MIN_ZOOM), its title whole and its colour
     bar with both ends labelled (narrower, the bar dropped its "0": an exported slide's "▬ 2.30")."""
     cols = table.values.shape[1]
     left = table.measure_margins()[0]
-    cells = left + cols * table.needed_cell()[0] + 8
+    cells = left + cols * table.needed_cell()[0] * TABLE_ZOOM + 8
     legend = left + table._legend_width() + 2  # (paint_legend's room: from the cells' left to the edge)
     return max(table.minimumSizeHint().width(), math.ceil(cells), math.ceil(legend))
 
