@@ -111,3 +111,27 @@ def test_control_a_squeezed_slide_fails_the_check(qtbot):
     panel = _presented(qtbot, "coref", (1000, 560))
     _switch_off(panel)
     assert any("cells" in p for p in slide_problems(panel))
+
+
+def test_with_every_switch_changed_the_heading_keeps_one_line(qtbot):
+    """"What if: no scaling · T = 2 · no positions · L0·H1, L1·H0 switched off (z = 0)" wrapped its "0)" onto a
+    second line in the 1.7 heading type and the maps fell to 236 px; its type now shrinks (not under 1.3) to one
+    line. Control: a short heading keeps the full 1.7 type."""
+    from PySide6.QtGui import QFontMetricsF
+
+    panel = _presented(qtbot, "coref", WINDOW_720)
+    _switch_off(panel)
+    heading = panel.board.items[0]
+    full = panel.style.font(1.7, True).pointSizeF()
+    assert heading.font().pointSizeF() == pytest.approx(full)  # control: "What if: L1·H0 switched off (z = 0)"
+    panel.head_checks[(0, 1)].setChecked(True)
+    panel.temp_slider.setValue(6)
+    panel.pos_box.setChecked(False)
+    panel.scale_box.setCurrentIndex(1)
+    panel.rerun()
+    _pump()
+    heading = panel.board.items[0]
+    assert "T = 2" in heading.text() and "L0·H1, L1·H0" in heading.text()
+    assert heading.height() < 1.5 * QFontMetricsF(heading.font()).height(), heading.height()  # one line
+    assert panel.style.font(1.3, True).pointSizeF() <= heading.font().pointSizeF() < full
+    assert not slide_problems(panel), slide_problems(panel)

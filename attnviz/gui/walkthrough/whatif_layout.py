@@ -13,10 +13,12 @@ import math
 from contextlib import contextmanager
 
 import shiboken6
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QWidget
 
-__all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view", "page_arrangement", "SLIDE_MIN_WIDTH"]
+__all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view", "page_arrangement", "SLIDE_MIN_WIDTH",
+           "OneLineHeading"]
 
 # the tables' numbers on a slide at this fraction of their type (~16 px presented at 720 lines, the maps' labels
 # ~18): at full size coref's four heads of entropies took 223 px of the 1280×720 slide's width from the maps
@@ -81,6 +83,37 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
             tables.addWidget(table, line, col)
     lay.addLayout(tables, 0)
     return row
+
+
+class OneLineHeading(QObject):
+    """Keeps a slide's heading on one line, its type shrunk from the board's 1.7 down to 1.3 (still above the 1.2
+    line under it) as the board's width asks: "What if: no scaling · T = 2 · no positions · L0·H1, L1·H0 switched off
+    (z = 0)" wrapped its "0)" onto a second line, and the maps lost that line's 34 px. Watches the board's resizes
+    (F5 and an export lay the board out after the figure is drawn); a child of the heading, it goes with it."""
+
+    HIGH, LOW = 1.7, 1.3  # (FigureBoard.add_heading's factor; the floor)
+
+    def __init__(self, board: QWidget, head):
+        super().__init__(head)
+        self.board, self.head = board, head
+        board.installEventFilter(self)  # (before the board's own resizeEvent: its notes are fitted after)
+        self.fit(board.width())
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.board and event.type() == QEvent.Type.Resize:
+            self.fit(event.size().width())
+        return False
+
+    def fit(self, width: int) -> None:
+        m = self.board.layout().contentsMargins()
+        room = width - m.left() - m.right() - 4
+        if room <= 0 or not shiboken6.isValid(self.head):
+            return
+        style = self.board.style
+        text = getattr(self.head, "plain_text", self.head.text())
+        need = QFontMetricsF(style.font(self.HIGH, True)).horizontalAdvance(text)
+        factor = self.HIGH if need <= room else max(self.LOW, self.HIGH * room / need * 0.98)
+        self.head.setFont(style.font(factor, True))
 
 
 def _narrowest_with_numbers(table) -> int:
