@@ -135,3 +135,23 @@ def test_with_every_switch_changed_the_heading_keeps_one_line(qtbot):
     assert heading.height() < 1.5 * QFontMetricsF(heading.font()).height(), heading.height()  # one line
     assert panel.style.font(1.3, True).pointSizeF() <= heading.font().pointSizeF() < full
     assert not slide_problems(panel), slide_problems(panel)
+
+
+def test_the_source_word_note_joins_the_slide_paragraph(qtbot):
+    """translate with a source word as the walkthrough's query: its note ("the encoder writes nothing …") stood on its
+    own in the larger type and took the maps from 273 to 215 px; on a slide it ends the one notes paragraph (the maps
+    253 px: four notes in the note type still take four lines, left as it is). Control: docked it keeps its line."""
+    panel = _presented(qtbot, "translate", WINDOW_720)
+    _switch_off(panel)
+    panel.selection.update(part="enc", query=2)
+    _pump(20)
+    texts = [w.text() for w in panel.board.items if hasattr(w, "text")]
+    assert texts[-1].startswith("L1 h0 switched off") and "source word" in texts[-1]
+    assert sum("source word" in t for t in texts) == 1
+    area, _, _ = panel.grids["P_before"]._cells()
+    assert area.height() > 240, area  # (215 with the note apart)
+    docked = whatif_panel(qtbot, "translate", (980, 470))
+    docked.selection.update(part="enc", query=2)
+    _pump(20)
+    assert any(w.text().startswith("The walkthrough's query is a source word") for w in docked.board.items
+               if hasattr(w, "text"))

@@ -90,8 +90,9 @@ def _pair(board, grids: list) -> QWidget:
     return pair
 
 
-def draw_comparison(panel, c, layer: int, head: int) -> None:
-    """Predictions, the selected head's attention and the entropies, as trained and with the switches."""
+def draw_comparison(panel, c, layer: int, head: int, more_notes: list[str] = ()) -> None:
+    """Predictions, the selected head's attention and the entropies, as trained and with the switches; the notes
+    under them end with ``more_notes``."""
     board = panel.board
     wi = c.whatif
     old, new = c.top_before[0][0], c.top_after[0][0]
@@ -162,6 +163,7 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"
     notes.append(f"mean attention entropy {mean_b:.3f} → {mean_a:.3f} nats: attention is {trend}")
+    notes += list(more_notes)
     # on a slide one paragraph: three notes, each starting a line, took ~45 px of the maps' height
     for note in ([" · ".join(notes)] if slide else notes):
         board.add_note(note, 1.0 if slide else 1.2)

@@ -358,11 +358,13 @@ class WhatIfPanel(WalkthroughView):
             self.board.finish()
             return
         s = self.state
-        draw_comparison(self, c, s.layer, s.head)
+        # with the figure's own notes: on a slide they are one paragraph in the note type (a note of its own in the
+        # larger type took translate's maps from 273 to 215 px when a source word was the walkthrough's query)
+        notes = ["The walkthrough's query is a source word: the encoder writes nothing, so the outputs are compared "
+                 "at the decoder position the walkthrough opens on."] \
+            if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None else []
+        draw_comparison(self, c, s.layer, s.head, notes)
         self._hold_maps()
-        if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None:
-            self.board.add_note("The walkthrough's query is a source word: the encoder writes nothing, so the "
-                                "outputs are compared at the decoder position the walkthrough opens on.")
         if self.permutation is not None:
             draw_permutation(self, self.permutation, s.layer, s.head)
         if self.message:
