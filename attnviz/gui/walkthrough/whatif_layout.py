@@ -4,7 +4,10 @@ Docked, the predictions and the entropies stand in a row above the two attention
 projector that row took ~200 of the slide's ~550 figure pixels and the maps were drawn at ~190 px (the notes under
 them scrolled off the slide). Presented, the four tables stand in two columns beside the maps (predictions, then
 entropies; as trained above switched) and the maps get the slide's height. The tables are as narrow as their
-numbers allow, so the two maps, side by side, get the rest of the slide's width.
+numbers allow, so the two maps, side by side, get the rest of the slide's width; the heading keeps one line
+(:class:`OneLineHeading`). With a head switched off in a 1216×662 window the maps were 207–217 px: measured, the
+height went to the switch bar, the board's gaps, the notes in the large type and a wrapped heading, the width to an
+entropy column as wide as its title (whatif_figure now draws a slide with those compacted).
 """
 
 from __future__ import annotations
@@ -87,9 +90,10 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
 
 class OneLineHeading(QObject):
     """Keeps a slide's heading on one line, its type shrunk from the board's 1.7 down to 1.3 (still above the 1.2
-    line under it) as the board's width asks: "What if: no scaling · T = 2 · no positions · L0·H1, L1·H0 switched off
-    (z = 0)" wrapped its "0)" onto a second line, and the maps lost that line's 34 px. Watches the board's resizes
-    (F5 and an export lay the board out after the figure is drawn); a child of the heading, it goes with it."""
+    line under it) as the board's width asks: "What if: no scaling · T = 2 · no positions · L0·H1, L1·H0 switched
+    off (z = 0)" wrapped its "0)" onto a second line, and the maps lost that line's 34 px. Watches the board's
+    resizes (F5 and an export lay the board out after the figure is drawn); a child of the heading, it goes with
+    it."""
 
     HIGH, LOW = 1.7, 1.3  # (FigureBoard.add_heading's factor; the floor)
 
