@@ -77,9 +77,10 @@ def slide_problems(panel) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("size", [WINDOW_720, (1216, 662)])  # (and the panel at the window's own size)
 @pytest.mark.parametrize("model", ["coref", "translate", "shapes"])
-def test_presented_with_a_head_switched_off_the_maps_keep_260_px(qtbot, model):
-    panel = _presented(qtbot, model, WINDOW_720)
+def test_presented_with_a_head_switched_off_the_maps_keep_260_px(qtbot, model, size):
+    panel = _presented(qtbot, model, size)
     _switch_off(panel)
     assert not slide_problems(panel), slide_problems(panel)
     # the two maps drawn alike (they share their rows)
