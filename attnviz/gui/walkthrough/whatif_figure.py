@@ -15,7 +15,7 @@ from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import format_number
-from attnviz.gui.walkthrough.whatif_layout import OneLineHeading, presenting, tables_beside_maps
+from attnviz.gui.walkthrough.whatif_layout import TABLE_ZOOM, OneLineHeading, presenting, tables_beside_maps
 from attnviz.whatif import shown_head
 
 __all__ = ["draw_comparison", "draw_permutation", "ablation_note"]
@@ -153,7 +153,8 @@ def draw_comparison(panel, c, layer: int, head: int, more_notes: list[str] = ())
     # named (21 tokens scrolled sideways by 103 px)
     panel.maps_row = WrappingMapsRow(maps, [board.label("→" if slide else "   ", 2.0, bold=True)])
     group_rows(maps)
-    board.add_row([tables_beside_maps(panel.maps_row, tops, ent) if slide else panel.maps_row], stretch=8)
+    board.add_row([tables_beside_maps(panel.maps_row, tops, ent, 1.0 if getattr(panel, "export_as_slide", False)
+                                      else TABLE_ZOOM) if slide else panel.maps_row], stretch=8)
     notes = [ablation_note(c, layer, head)] if wi.ablate else []
     if c.before.kind == "encoder-decoder" and list(c.after.tokens) == list(c.before.tokens):
         # said, or a student expects the switched map to show the switched model's own translation

@@ -24,7 +24,8 @@ __all__ = ["presenting", "tables_beside_maps", "bring_compared_row_into_view", "
            "OneLineHeading"]
 
 # the tables' numbers on a slide at this fraction of their type (~16 px presented at 720 lines, the maps' labels
-# ~18): at full size coref's four heads of entropies took 223 px of the 1280×720 slide's width from the maps
+# ~18): at full size coref's four heads of entropies took 223 px of the 1280×720 slide's width from the maps. Not
+# in an export: a 1280×720 page drew them ~11 px
 TABLE_ZOOM = 0.85
 # an exported page at least this wide (layout px: a 16:9 slide is laid out at 1067 × 600) gets the slide's arrangement
 SLIDE_MIN_WIDTH = 1000
@@ -63,9 +64,10 @@ def page_arrangement(panel, page_width: float):
             panel._draw()
 
 
-def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidget:
+def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list, zoom: float = TABLE_ZOOM) -> QWidget:
     """One row: ``maps_row`` (the two maps side by side, taking the spare width and height) and, right of it, the
-    prediction tables ``tops`` and the ``entropies`` in two columns, as trained above switched."""
+    prediction tables ``tops`` and the ``entropies`` in two columns, as trained above switched, their numbers at
+    ``zoom`` of their type."""
     row = QWidget()
     lay = QHBoxLayout(row)
     lay.setContentsMargins(0, 0, 0, 0)
@@ -80,7 +82,7 @@ def tables_beside_maps(maps_row: QWidget, tops: list, entropies: list) -> QWidge
     for col, pair in enumerate((tops, entropies)):
         # as narrow as keeps every number (their preferred cells took ~160 px of the maps' width), the two of
         # a column alike (drawn to the same cells)
-        width = max(_narrowest_with_numbers(t) for t in pair)
+        width = max(_narrowest_with_numbers(t, zoom) for t in pair)
         for line, table in enumerate(pair):
             table.setFixedWidth(width)
             tables.addWidget(table, line, col)
@@ -120,13 +122,13 @@ class OneLineHeading(QObject):
         self.head.setFont(style.font(factor, True))
 
 
-def _narrowest_with_numbers(table) -> int:
-    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers (at TABLE_ZOOM: MatrixGrid shrinks
+def _narrowest_with_numbers(table, zoom: float) -> int:
+    """Width of ``table`` (a small MatrixGrid) whose cells still hold their numbers (at ``zoom``: MatrixGrid shrinks
     them to fit, down to its MIN_ZOOM), its title whole and its colour
     bar with both ends labelled (narrower, the bar dropped its "0": an exported slide's "▬ 2.30")."""
     cols = table.values.shape[1]
     left = table.measure_margins()[0]
-    cells = left + cols * table.needed_cell()[0] * TABLE_ZOOM + 8
+    cells = left + cols * table.needed_cell()[0] * zoom + 8
     legend = left + table._legend_width() + 2  # (paint_legend's room: from the cells' left to the edge)
     return max(table.minimumSizeHint().width(), math.ceil(cells), math.ceil(legend))
 
