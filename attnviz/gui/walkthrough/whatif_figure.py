@@ -102,8 +102,8 @@ def draw_comparison(panel, c, layer: int, head: int, more_notes: list[str] = ())
     verdict = (f"{c.where}, the {what} changes: {old!r} → {new!r}" if c.argmax_changed
                else f"{c.where}, the top {what} stays {old!r}")
     heading = board.add_heading(f"What if: {wi.describe()}",
-                      f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
-                      f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
+                                f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
+                                f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
     # predictions and entropies share the first row: small tables, so the attention maps below get
     # the height of the slide (stacked in three rows they were a few pixels per token in presentation)
     T = c.before.probs(0).shape[-1]
@@ -145,10 +145,10 @@ def draw_comparison(panel, c, layer: int, head: int, more_notes: list[str] = ())
         # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
         rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
         maps.append(_grid(panel, name, p, f"{title} · L{layer} h{head}", kind="prob",
-                         row_labels=labels, col_labels=labels, min_side=300,
-                         masked=_masked(tr, layer, p.shape), highlight_rows=rows,
-                         subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
-                         frame_colour="#CC3311" if name == "P_after" and off else None))
+                          row_labels=labels, col_labels=labels, min_side=300,
+                          masked=_masked(tr, layer, p.shape), highlight_rows=rows,
+                          subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
+                          frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
     panel.maps_row = WrappingMapsRow(maps, [board.label("→" if slide else "   ", 2.0, bold=True)])
