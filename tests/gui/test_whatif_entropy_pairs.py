@@ -9,6 +9,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from walkthrough_fixtures import TEXT, gqa_decoder, show_widget  # noqa: E402,F401
 
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
 from attnviz.gui.walkthrough import WhatIfPanel, sync_runner  # noqa: E402
 from attnviz.runtime import load_model  # noqa: E402
 
@@ -18,7 +20,10 @@ def _panel(qtbot, model, size):
     panel.set_model(load_model(model, device="cpu"))
     panel.set_input(text=TEXT)
     panel.rerun()
-    qtbot.wait(50)
+    # every posted layout pass run (a 50 ms wait ended before them on a loaded machine: the grids still had their
+    # first sizes and "entropy" showed no numbers, on main too)
+    for _ in range(10):
+        QApplication.processEvents()
     return panel
 
 

@@ -11,17 +11,22 @@ TEXTS = {"coref": "The animal didn't cross the street because it was too tired",
 
 
 def whatif_panel(qtbot, model: str, size, style=None):
-    """A shown :class:`WhatIfPanel` of ``size`` in ``style`` (default: the docked style), run on ``model``'s text."""
+    """A shown :class:`WhatIfPanel` of ``size`` in ``style`` (default: the docked style), run on ``model``'s text
+    (or, for a vision model, its task's example image)."""
     from attnviz.gui.walkthrough import WhatIfPanel, sync_runner
-    from attnviz.runtime import load_model
+    from attnviz.runtime import load_model, task_of
 
     panel = WhatIfPanel(run_async=sync_runner, style=style)
     qtbot.addWidget(panel)
     panel.resize(*size)
     panel.show()
     qtbot.waitExposed(panel)
-    panel.set_model(load_model(model, device="cpu"))
-    panel.set_input(text=TEXTS[model])
+    loaded = load_model(model, device="cpu")
+    panel.set_model(loaded)
+    if model in TEXTS:
+        panel.set_input(text=TEXTS[model])
+    else:  # a vision model (shapes): the image the app opens it on
+        panel.set_input(image=task_of(loaded).example_input())
     panel.rerun()
     qtbot.waitUntil(lambda: "P_after" in panel.grids, timeout=30_000)
     for _ in range(10):

@@ -15,7 +15,7 @@ from attnviz.gui.walkthrough.figure import group_rows
 from attnviz.gui.walkthrough.maps_row import WrappingMapsRow
 from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 from attnviz.gui.walkthrough.number_format import format_number
-from attnviz.gui.walkthrough.whatif_layout import presenting, tables_beside_maps
+from attnviz.gui.walkthrough.whatif_layout import TABLE_ZOOM, OneLineHeading, presenting, tables_beside_maps
 from attnviz.whatif import shown_head
 
 __all__ = ["draw_comparison", "draw_permutation", "ablation_note"]
@@ -26,10 +26,10 @@ def _labels(trace, n: int) -> list[str]:
     return toks if len(toks) == n else [str(i) for i in range(n)]
 
 
-def _top(panel, name: str, top: list[tuple[str, float]], title: str):
+def _top(panel, name: str, top: list[tuple[str, float]], title: str, stacked: bool):
     labels = [lbl if lbl.strip() else repr(lbl) for lbl, _ in top]
-    return panel._grid(name, np.array([[p] for _, p in top]), title, row_labels=labels, col_labels=["p"],
-                       kind="prob", subtitle=f"top {len(top)}")
+    return _grid(panel, name, np.array([[p] for _, p in top]), title, stacked, row_labels=labels, col_labels=["p"],
+                 kind="prob", subtitle=f"top {len(top)}")
 
 
 def _masked(trace, layer: int, shape) -> np.ndarray | None:
@@ -53,17 +53,19 @@ def ablation_note(c, layer: int, head: int) -> str:
     return text + f"; the attention that moved most: L{li} h{hi} (max |ΔP| = {moved[li, hi]:.2f})"
 
 
-class _MapGrid(MatrixGrid):
-    """An attention map whose subtitle ("decoder self-attention · 10 × 10") always stands under its title: beside
+class _StackedGrid(MatrixGrid):
+    """A grid whose subtitle ("decoder self-attention · 10 × 10", "top 3") always stands under its title. Beside
     "as trained · L1 h0" it fitted on the title's line while "switched off (z = 0) · L1 h0" stacked it, and the two
-    maps, sharing their rows, drew one 15 px shorter and the other's cells out of square."""
+    maps, sharing their rows, drew one 15 px shorter and the other's cells out of square; on a slide "switched  top 3"
+    (its table widened by a long token) stood on one line above "as trained / top 3"."""
 
     def _subtitle_below(self) -> bool:
         return bool(self.subtitle) and self.width() > 0
 
 
-def _map(panel, name: str, values, title: str, **kw) -> MatrixGrid:
-    grid = _MapGrid(name, panel.style)
+def _grid(panel, name: str, values, title: str, stacked: bool = True, **kw) -> MatrixGrid:
+    """A grid of the figure (``stacked``: its subtitle always under its title)."""
+    grid = (_StackedGrid if stacked else MatrixGrid)(name, panel.style)
     grid.set_data(values, title=title, **kw)
     panel._adopt(grid)
     return grid
@@ -88,8 +90,9 @@ def _pair(board, grids: list) -> QWidget:
     return pair
 
 
-def draw_comparison(panel, c, layer: int, head: int) -> None:
-    """Predictions, the selected head's attention and the entropies, as trained and with the switches."""
+def draw_comparison(panel, c, layer: int, head: int, more_notes: list[str] = ()) -> None:
+    """Predictions, the selected head's attention and the entropies, as trained and with the switches; the notes
+    under them end with ``more_notes``."""
     board = panel.board
     wi = c.whatif
     old, new = c.top_before[0][0], c.top_after[0][0]
@@ -98,23 +101,30 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     what = "class" if c.read_at is None else "prediction"  # a classifier's one answer is a class
     verdict = (f"{c.where}, the {what} changes: {old!r} → {new!r}" if c.argmax_changed
                else f"{c.where}, the top {what} stays {old!r}")
-    board.add_heading(f"What if: {wi.describe()}",
-                      f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
-                      f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
+    heading = board.add_heading(f"What if: {wi.describe()}",
+                                f"{verdict[0].upper()}{verdict[1:]} · the output distribution moved by "
+                                f"{format_number(c.changed, 3)} (total variation, 0 = same, 1 = disjoint)")
     # predictions and entropies share the first row: small tables, so the attention maps below get
     # the height of the slide (stacked in three rows they were a few pixels per token in presentation)
     T = c.before.probs(0).shape[-1]
     top = math.log(T)  # the entropy of a uniform row: the colour scale's honest top
-    ent = [panel._grid(name, e, title, kind="prob", vmax=top,
-                       row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
-                       subtitle=f"nats, ≤ {top:.2f}")
-           for name, e, title in (("H_before", c.entropy_before, "entropy, as trained"),
-                                  ("H_after", c.entropy_after, "entropy, switched"))]
     slide = presenting(panel)  # F5: the tables stand beside the maps (whatif_layout)
+    if slide:
+        OneLineHeading(board, heading)
+    # a slide's rows closer together: the 1280×720 slide's height went to the maps' title lines, not to the maps
+    board.layout().setSpacing(6 if slide else 10)
+    board.layout().setContentsMargins(*((8, 4, 8, 4) if slide else (14, 10, 14, 10)))
+    # on a slide the run is said under "entropy" (the table as narrow as its numbers; the top, ln T, is on its
+    # colour bar): "entropy, as trained" made the column 250 px wide for two heads' numbers (~130), width the
+    # maps beside it need
+    ent = [_grid(panel, name, e, "entropy" if slide else f"entropy, {run}", slide, kind="prob", vmax=top,
+                 row_labels=[f"L{i}" for i in range(e.shape[0])], col_labels=[f"h{h}" for h in range(e.shape[1])],
+                 subtitle=f"{run} · nats" if slide else f"nats, ≤ {top:.2f}")
+           for name, e, run in (("H_before", c.entropy_before, "as trained"), ("H_after", c.entropy_after, "switched"))]
     # on a slide the top 3: two tables of five, one above the other, were taller than the maps beside them
     k = 3 if slide else len(c.top_before)
-    tops = [_top(panel, "top_before", c.top_before[:k], "as trained"),
-            _top(panel, "top_after", c.top_after[:k], "switched")]
+    tops = [_top(panel, "top_before", c.top_before[:k], "as trained", slide),
+            _top(panel, "top_after", c.top_after[:k], "switched", slide)]
     # two pairs side by side, or the entropies under the predictions when the figure is narrow (a 1280×720
     # window: the four in one line squeezed "entropy" below its numbers while "entropy, switched" showed them)
     panel.first_row = None if slide else WrappingMapsRow([_pair(board, tops), _pair(board, ent)], [board.label("   ")])
@@ -134,16 +144,17 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
             title = "switched off (z = 0)"
         # the row whose output the verdict compares is boxed, as the walkthrough boxes its query
         rows = (c.read_at,) if c.read_at is not None and c.read_at < p.shape[0] else ()
-        maps.append(_map(panel, name, p, f"{title} · L{layer} h{head}", kind="prob",
-                         row_labels=labels, col_labels=labels, min_side=300,
-                         masked=_masked(tr, layer, p.shape), highlight_rows=rows,
-                         subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
-                         frame_colour="#CC3311" if name == "P_after" and off else None))
+        maps.append(_grid(panel, name, p, f"{title} · L{layer} h{head}", kind="prob",
+                          row_labels=labels, col_labels=labels, min_side=300,
+                          masked=_masked(tr, layer, p.shape), highlight_rows=rows,
+                          subtitle=f"{part} · {p.shape[0]} × {p.shape[1]}",
+                          frame_colour="#CC3311" if name == "P_after" and off else None))
     # side by side, or one above the other when a 1280×720 dock is narrower than two maps with every token
     # named (21 tokens scrolled sideways by 103 px)
     panel.maps_row = WrappingMapsRow(maps, [board.label("→" if slide else "   ", 2.0, bold=True)])
     group_rows(maps)
-    board.add_row([tables_beside_maps(panel.maps_row, tops, ent) if slide else panel.maps_row], stretch=8)
+    board.add_row([tables_beside_maps(panel.maps_row, tops, ent, 1.0 if getattr(panel, "export_as_slide", False)
+                                      else TABLE_ZOOM) if slide else panel.maps_row], stretch=8)
     notes = [ablation_note(c, layer, head)] if wi.ablate else []
     if c.before.kind == "encoder-decoder" and list(c.after.tokens) == list(c.before.tokens):
         # said, or a student expects the switched map to show the switched model's own translation
@@ -153,9 +164,10 @@ def draw_comparison(panel, c, layer: int, head: int) -> None:
     trend = "sharper: the softmax saturates" if mean_a < 0.95 * mean_b else \
         "flatter" if mean_a > 1.05 * mean_b else "about as sharp as before"
     notes.append(f"mean attention entropy {mean_b:.3f} → {mean_a:.3f} nats: attention is {trend}")
+    notes += list(more_notes)
     # on a slide one paragraph: three notes, each starting a line, took ~45 px of the maps' height
     for note in ([" · ".join(notes)] if slide else notes):
-        board.add_note(note)
+        board.add_note(note, 1.0 if slide else 1.2)
 
 
 def draw_permutation(panel, r, layer: int, head: int) -> None:

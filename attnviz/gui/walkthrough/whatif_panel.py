@@ -96,6 +96,7 @@ class WhatIfPanel(WalkthroughView):
         the bar whatever the width: the class sees what is switched, and the lecturer can flip a switch there."""
         sw = self._switches
         sw.place(sw.on_slide or 0 < self.width() < NARROW_PX)
+        sw.bar.flow.setSpacing(8 if sw.on_slide else 14)
         per_row = layers_per_row(self, self.width() // 2) if sw.narrow else 1
         if (per_row, len(self.head_checks)) != getattr(self, "_heads_arranged", None):  # not on every resize
             self._heads_arranged = (per_row, len(self.head_checks))
@@ -357,11 +358,13 @@ class WhatIfPanel(WalkthroughView):
             self.board.finish()
             return
         s = self.state
-        draw_comparison(self, c, s.layer, s.head)
+        # with the figure's own notes: on a slide they are one paragraph in the note type (a note of its own in the
+        # larger type took translate's maps from 273 to 215 px when a source word was the walkthrough's query)
+        notes = ["The walkthrough's query is a source word: the encoder writes nothing, so the outputs are compared "
+                 "at the decoder position the walkthrough opens on."] \
+            if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None else []
+        draw_comparison(self, c, s.layer, s.head, notes)
         self._hold_maps()
-        if c.before.kind == "encoder-decoder" and s.part == "enc" and s.query is not None:
-            self.board.add_note("The walkthrough's query is a source word: the encoder writes nothing, so the "
-                                "outputs are compared at the decoder position the walkthrough opens on.")
         if self.permutation is not None:
             draw_permutation(self, self.permutation, s.layer, s.head)
         if self.message:
