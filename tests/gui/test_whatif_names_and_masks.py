@@ -33,3 +33,22 @@ def test_masked_cells_are_hatched_without_a_number_and_the_ablated_head_is_shown
     assert before.values[r, c] == 0.0 and before.cell_text(r, c) == ""  # no "0" written in it
     assert before.cell_text(0, 0) != ""  # negative control: an unmasked cell keeps its number
     assert "switched off" in _headings(panel) and "moved most" in _headings(panel)
+
+
+def test_translates_switches_name_the_part_they_switch_off(qtbot):
+    """translate's boxes zero decoder self-attention heads while the walkthrough stands on cross-attention: the
+    caption and the note said only "Ablate heads" / "L1 h0 switched off" (a40). Control: coref (one stack) names
+    no part."""
+    from whatif_fixtures import whatif_panel
+
+    panel = whatif_panel(qtbot, "translate", (1400, 900))
+    assert "decoder self-attention" in panel.heads_caption.text()
+    panel.head_checks[(1, 0)].setChecked(True)
+    panel.rerun()
+    qtbot.waitUntil(lambda: "of decoder self-attention switched off" in _notes(panel), timeout=30_000)
+    coref = whatif_panel(qtbot, "coref", (1400, 900))
+    assert "Ablate heads" in coref.heads_caption.text() and "attention" not in coref.heads_caption.text()
+
+
+def _notes(panel) -> str:
+    return " ".join(w.text() for w in panel.findChildren(type(panel.heads_caption)))

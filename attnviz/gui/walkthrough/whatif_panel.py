@@ -246,6 +246,9 @@ class WhatIfPanel(WalkthroughView):
         self.switches_box.setToolTip(self._refused)
         n_layers = (cfg.dec_layers if cfg.kind == "encoder-decoder" else cfg.n_layers) if cfg else 0
         shape = (n_layers, cfg.n_heads if cfg else 0) if not self._refused else (0, 0)
+        two_stacks = cfg is not None and cfg.kind == "encoder-decoder"  # whatif.applied: the main stack's self
+        self._switches.part = "decoder self-attention" if two_stacks else ""
+        self._switches.panel_heads(bool(self._switches.narrow))
         if getattr(self, "_heads_shape", None) != shape:
             # every widget of the grid goes, the row labels too (a 3-layer model's "L2" stayed, with no boxes)
             while self.heads_grid.count():

@@ -22,6 +22,15 @@ NARROW_PX = 1100
 HEADS_CAPTION = "Ablate heads (tick to zero a head's output):"
 
 
+def heads_caption(narrow: bool, part: str = "") -> str:
+    """The ablation boxes' caption; ``part`` names the stack they switch off where a model has two ("decoder
+    self-attention": translate's boxes zero decoder self-attention heads, not the cross-attention the walkthrough
+    and the Attention tab stand on, and said only "Ablate heads")."""
+    if not part:
+        return "Ablate heads:" if narrow else HEADS_CAPTION
+    return f"Ablate {part} heads:" if narrow else f"Ablate {part} heads (tick to zero a head's output):"
+
+
 def arrange_heads(panel, per_row: int) -> None:
     """The ablation boxes, ``per_row`` layers a line ("L0 h0 h1  L1 h0 h1"): in the bar above the figure a layer a
     line made it as many lines tall as the model has layers (shapes: three), height the maps need."""
@@ -132,12 +141,13 @@ class SwitchesPlacement:
         self.bar = FlowRow(spacing=14)
         self.narrow: bool | None = None
         self.on_slide = False  # presented (F5): in the bar, whatever the width, and shown with the figure
+        self.part = ""  # the stack the boxes switch off, named where a model has two (heads_caption)
         self.place(False)
 
     def panel_heads(self, narrow: bool) -> None:
         """The ablation group: caption over the boxes in the column; beside them, shorter, in the bar."""
         caption = self.heads_caption
-        caption.setText("Ablate heads:" if narrow else HEADS_CAPTION)
+        caption.setText(heads_caption(narrow, self.part))
         self.heads_row.setDirection(QBoxLayout.Direction.LeftToRight if narrow else QBoxLayout.Direction.TopToBottom)
 
     def place(self, narrow: bool) -> bool:
