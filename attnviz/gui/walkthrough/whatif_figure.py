@@ -42,8 +42,6 @@ def ablation_note(c, layer: int, head: int) -> str:
     """What switching heads off did: the shown head's output is zeroed, its pattern is still computed;
     the head whose attention moved most (max |ΔP|) is named, when the two runs have the same positions."""
     heads = ", ".join(f"L{a} h{b}" for a, b in sorted(c.whatif.ablate))
-    if c.before.kind == "encoder-decoder":  # the switches zero the decoder's self-attention (whatif.applied)
-        heads += " of decoder self-attention"
     text = f"{heads} switched off: the output z is zeroed, the weights are still computed (so the map can look alike)"
     b_tr, a_tr = c.before, c.after
     if len(b_tr.tokens) != len(a_tr.tokens):
