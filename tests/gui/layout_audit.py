@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
@@ -37,6 +38,22 @@ def pt_to_px(pt: float) -> float:
     screen = QApplication.primaryScreen()
     dpi = screen.logicalDotsPerInch() if screen is not None else 96.0
     return pt * dpi / 72.0
+
+
+INK_SAMPLE = "bdhkABD0"  # letters up to the ascender line, none below the baseline: a label's tallest ink
+
+
+def ink_px(font: QFont, scale: float = 1.0) -> float:
+    """Pixels the tallest letters of ``font`` ink, drawn ``scale`` times larger (issue 36, Deliver 4: a label's
+    size is its letters' height as a measurement of the PNG reads it, not its type: DejaVu's 12-px type inks 10).
+    On screen (scale 1) the hinted glyphs' box; on a page the outline's share of the em (a scaled painter draws
+    outlines, measured on the exported PNGs: 12-px type inked 10-11 px) times the page's pixels per em."""
+    if abs(scale - 1.0) < 1e-6:
+        return QFontMetricsF(font).tightBoundingRect(INK_SAMPLE).height()
+    big = QFont(font)
+    big.setPixelSize(480)
+    share = QFontMetricsF(big).tightBoundingRect(INK_SAMPLE).height() / 480.0
+    return share * pt_to_px(font.pointSizeF()) * scale
 
 
 def _label_pt(item) -> float | None:
@@ -74,9 +91,9 @@ def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list
             problems.append(f"{what}: {ax.orientation} axis draws every {ax.stride}th of {n} labels")
         if ax.selected is not None and ax.selected not in shown and ax.stride == 1 and not ax.major_only:
             problems.append(f"{what}: {ax.orientation} axis does not name the selected token")
-        px = pt_to_px(ax.style.font_pt(ax.font_factor)) * scale
+        px = ink_px(ax.style.font(ax.font_factor), scale)
         if min_px and px < min_px - 0.05:
-            problems.append(f"{what}: {ax.orientation} axis labels are {px:.1f} px")
+            problems.append(f"{what}: {ax.orientation} axis labels ink {px:.1f} px")
     for bar in [it for it in scene.items() if isinstance(it, ColourBarItem) and it.isVisible()]:
         px = pt_to_px(bar.style.font_pt()) * scale
         if min_px and bar.style.colour_bar and px < min_px - 0.05:
@@ -115,10 +132,11 @@ def grid_problems(grid, scale: float, min_px: float | None, what: str) -> list[s
     if grid.col_labels and cols <= 24 and grid.col_label_stride() > 1:
         problems.append(f"{what}: {grid.title} names every {grid.col_label_stride()}th of {cols} columns")
     font = grid.row_label_font() if grid.row_labels else grid._fonts()[2]
-    for font, used in ((font, grid.row_labels), (grid.col_label_font(), grid.col_labels)):
-        px = pt_to_px(font.pointSizeF()) * scale
+    for font, used, ink in ((font, grid.row_labels, rows > 1), (grid.col_label_font(), grid.col_labels, True)):
+        # the letters' ink; a strip's one row name (x_i, q_i) its type for now: the strip is a label-font line tall
+        px = ink_px(font, scale) if ink else pt_to_px(font.pointSizeF()) * scale
         if min_px and used and px < min_px - 0.05:
-            problems.append(f"{what}: {grid.title} labels are {px:.1f} px")
+            problems.append(f"{what}: {grid.title} labels {'ink' if ink else 'are'} {px:.1f} px")
     if rows == 1 and grid.values.shape[1] > 1 and ch * scale < MIN_STRIP_PX - 0.05:
         problems.append(f"{what}: strip {grid.title} is {ch * scale:.1f} px tall")
     return problems
