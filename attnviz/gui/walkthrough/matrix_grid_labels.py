@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, is_exporting, label_floor_pt
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, is_exporting, label_floor_pt, on_one_page
 
 __all__ = ["MatrixGridLabels", "PRESENTED_ROW_PT"]
 
@@ -75,13 +75,11 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
-        if self.values.shape[0] > 1 and (is_exporting() or not self.col_labels):
+        if self.values.shape[0] > 1 and (not self.col_labels or self._tt_inked()):
             # a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a 30 × 9
             # model's matrix form and shapes' 17 keys inked 10 px at 1280×720, and exported or presented (F5, the
-            # lesson) 9–10 px (issue 36). On screen not yet a T×T map's: its rows are as tall as its named columns
-            # are wide, and 24 columns at that size wrap the maps of a 1920×1080 dock onto two lines and pushed
-            # the live lesson's matrix-form scene 14 px past a 1280×720 screen (a slide names every k-th
-            # instead); a strip (x_i, q_i) is a label-font line tall
+            # lesson) 9–10 px (issue 36). A T×T map's where _tt_inked says; a strip (x_i, q_i) is a label-font
+            # line tall
             floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
 
@@ -92,9 +90,16 @@ class MatrixGridLabels:
         floor = floor_pt(self.style, self)
         if self.min_side and 0 < len(self.col_labels) <= 24 and not is_exporting():
             floor = max(floor, DOCKED_FLOOR_PT)
-        if is_exporting():  # in ink, as the rows (row_floor_pt; on screen not yet, as a T×T map's rows)
+        if self._tt_inked():  # in ink, as the rows (row_floor_pt)
             floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
+
+    def _tt_inked(self) -> bool:
+        """Whether a T×T map's labels hold the ink floor: exported and presented (F5), not docked nor on a page that
+        must fit (the live lesson's scenes, legible.ONE_PAGE). Its rows are as tall as its named columns are wide:
+        24 columns at 12 px of ink wrap the maps of a 1920×1080 dock onto two lines, and pushed the lesson's
+        matrix-form scene 10-14 px past a 1280×720 screen (its T×T maps draw 12-px ink there anyway, 22 at 1080)."""
+        return is_exporting() or (self.style.font_scale > 1 and not on_one_page(self))
 
     def col_label_font(self) -> QFont:
         """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""

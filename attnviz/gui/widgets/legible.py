@@ -29,13 +29,14 @@ from functools import lru_cache
 
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt", "label_floor_pt", "layout_scale"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt", "label_floor_pt", "layout_scale", "ONE_PAGE", "on_one_page"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 SLIDE_SCALE = 1.8  # a bare 1920×1080 slide's layout scale: what an export laid out without its scale assumes
 PAGE_FLOOR_PX = 12.0  # the smallest label on an exported page, in the page's pixels
 DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
 HELD_FLOOR = "legible_floor_pt"  # a widget property: the floor its figures keep whatever the screen's size
+ONE_PAGE = "legible_one_page"  # a widget property: its figures fit its page, never scroll (the live lesson's scenes)
 PRESENTED_FLOOR_PT = 9.0  # 12 px at 96 dpi on a 1080-line screen
 FULL_HD_LINES = 1080.0
 
@@ -92,6 +93,15 @@ def held_floor_pt(widget) -> float:
             return float(held)
         widget = widget.parentWidget()
     return 0.0
+
+
+def on_one_page(widget) -> bool:
+    """True when ``widget`` is drawn inside a container whose figures must fit its page (:data:`ONE_PAGE`)."""
+    while widget is not None:
+        if widget.property(ONE_PAGE):
+            return True
+        widget = widget.parentWidget()
+    return False
 
 
 INK_SAMPLE = "bdhkABD0"  # letters up to the ascender line, none below the baseline: a label's tallest ink
