@@ -217,16 +217,21 @@ def square_map_problems(widget, min_px: float, what: str) -> list[str]:
     return out
 
 
-def row_label_problems(widget, min_px: float, what: str) -> list[str]:
+def row_label_problems(widget, min_px: float, what: str, thinned: bool = False) -> list[str]:
     """Every part of a figure that names token rows (the walkthrough's grids: X, Q, K, V and the T×T maps; the
     many-heads concat) names each of up to 24 rows, in at least ``min_px`` on screen; the concat figure's own
-    text (titles, shapes, legends) too."""
+    text (titles, shapes, legends) too. ``thinned``: a page too short for every row (a presented window smaller
+    than its screen) may name every k-th row of a grid, in letters inking ``min_px`` (issue 36, Deliver 4)."""
     from attnviz.gui.walkthrough.concat_figure import ConcatFigure
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 
     out = []
     for g in widget.findChildren(MatrixGrid):
         if not (g.isVisibleTo(g.window()) and g.values.size and g.row_labels) or g.values.shape[0] > 24:
+            continue
+        if thinned and g.row_label_stride() > 1:
+            ink = ink_px(g.row_label_font())
+            out += [f"{what}: {g.title} names every k-th row in {ink:.1f} px of ink"] if ink < min_px - 0.05 else []
             continue
         out += _rows_named(g, g.title, g.values.shape[0], min_px, what)
     for c in widget.findChildren(ConcatFigure):

@@ -212,7 +212,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
         small = QFont(self._fonts()[2])
-        small.setPointSizeF(self.row_floor_pt())
+        small.setPointSizeF(self.row_floor_pt(least=True))
         line = QFontMetricsF(small).height()  # a line of the smallest legible label
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720

@@ -60,7 +60,7 @@ class MatrixGridLabels:
         font.setPointSizeF(max(font.pointSizeF(), self.row_floor_pt()))
         return font
 
-    def row_floor_pt(self) -> float:
+    def row_floor_pt(self, least: bool = False) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
         on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) for up to 12 tokens
         PRESENTED_ROW_PT in proportion to the screen (20 px at 1080 lines, 13 at 720) and at least the docked
@@ -75,6 +75,12 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
+        if least and self.compact and self.style.font_scale > 1 and on_one_page(self):
+            # the least room a page must give the rows (minimumSizeHint): a presented supporting grid (X, Q, K, V) on
+            # a page that must fit asks its rows' room at the type floor, and names every k-th row at the ink floor
+            # when the page gives it less (issue 36: at 12 px of ink the lesson's matrix-form scene scrolled 22 px in
+            # a 1216×662 window); its size hint asks the ink floor's room
+            return floor
         if self.values.shape[0] > 1 and (not self.col_labels or self._tt_inked()):
             # a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a 30 × 9
             # model's matrix form and shapes' 17 keys inked 10 px at 1280×720, and exported or presented (F5, the
