@@ -75,11 +75,7 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
-        if least and self.compact and self.style.font_scale > 1 and on_one_page(self):
-            # the least room a page must give the rows (minimumSizeHint): a presented supporting grid (X, Q, K, V) on
-            # a page that must fit asks its rows' room at the type floor, and names every k-th row at the ink floor
-            # when the page gives it less (issue 36: at 12 px of ink the lesson's matrix-form scene scrolled 22 px in
-            # a 1216×662 window); its size hint asks the ink floor's room
+        if least and self._page_least():
             return floor
         if self.values.shape[0] > 1 and (not self.col_labels or self._tt_inked()):
             # a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a 30 × 9
@@ -89,23 +85,29 @@ class MatrixGridLabels:
             floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
 
-    def col_floor_pt(self) -> float:
+    def _page_least(self) -> bool:
+        """Whether the least room this grid asks (``least``: its minimumSizeHint) is at the type floor, not the ink
+        floor: presented on a page that must fit (legible.ONE_PAGE, the live lesson). It names every k-th row or
+        column at the ink floor when the page gives it less (issue 36: at 12 px of ink the lesson's matrix-form
+        scene scrolled 22 px in a 1216×662 window); its size hint and its drawing keep the ink floor."""
+        return self.style.font_scale > 1 and not is_exporting() and on_one_page(self)
+
+    def col_floor_pt(self, least: bool = False) -> float:
         """Points of the smallest upright column label: the legible floor; a T×T map (``min_side``) of up to 24
         keys presented on screen at least the docked 12 px, as every column of the matrix form is named (at
         1280×720, F5 drew them 8–11 px, the floor in proportion); the figure wraps its maps to make the room."""
         floor = floor_pt(self.style, self)
         if self.min_side and 0 < len(self.col_labels) <= 24 and not is_exporting():
             floor = max(floor, DOCKED_FLOOR_PT)
-        if self._tt_inked():  # in ink, as the rows (row_floor_pt)
+        if self._tt_inked() and not (least and self._page_least()):  # in ink, as the rows (row_floor_pt)
             floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
 
     def _tt_inked(self) -> bool:
-        """Whether a T×T map's labels hold the ink floor: exported and presented (F5), not docked nor on a page that
-        must fit (the live lesson's scenes, legible.ONE_PAGE). Its rows are as tall as its named columns are wide:
-        24 columns at 12 px of ink wrap the maps of a 1920×1080 dock onto two lines, and pushed the lesson's
-        matrix-form scene 10-14 px past a 1280×720 screen (its T×T maps draw 12-px ink there anyway, 22 at 1080)."""
-        return is_exporting() or (self.style.font_scale > 1 and not on_one_page(self))
+        """Whether a T×T map's labels hold the ink floor: exported and presented (F5), not docked. Its rows are as
+        tall as its named columns are wide: 24 columns at 12 px of ink wrap the maps of a 1920×1080 dock onto two
+        lines."""
+        return is_exporting() or self.style.font_scale > 1
 
     def col_label_font(self) -> QFont:
         """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""
