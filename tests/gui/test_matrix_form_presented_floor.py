@@ -67,7 +67,7 @@ def test_without_the_held_floor_presented_rows_shrink(qtbot, trace48, monkeypatc
     from attnviz.gui.widgets.legible import FULL_HD_LINES, HELD_FLOOR, PRESENTED_FLOOR_PT
 
     monkeypatch.setattr(MatrixGridLabels, "row_floor_pt",
-                        lambda self: PRESENTED_FLOOR_PT * max(2 / 3, min(1.0, self.window().height() / FULL_HD_LINES)))
+                        lambda self, least=False: PRESENTED_FLOOR_PT * max(2 / 3, min(1.0, self.window().height() / FULL_HD_LINES)))
     w = _presented(qtbot, trace48, "head")
     w.setProperty(HELD_FLOOR, None)
     w._draw()  # the grids made anew, under no held floor
