@@ -27,7 +27,7 @@ from attnviz.errors import AttnvizError
 from attnviz.figures.scenes import CAPTION_N
 from attnviz.gui.panels.presentation_hint import HINT_COLOURS, SHOWN_MS
 from attnviz.gui.widgets.formula_text import show_formula as _say
-from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, HELD_FLOOR, ONE_PAGE
 from attnviz.lessons.shown_note import TYPED_NOTE, moved_fields, shown_note, shown_title
 
 __all__ = ["LessonStage", "start_lesson", "TYPED_NOTE", "INPUT_FREE_VIEWS"]
@@ -96,6 +96,7 @@ class LessonStage(QWidget):
         # the lesson is projected to a hall: 12 px type at every screen size, not the presenting floor in
         # proportion (8 px on a 1280×720 projector drew row labels nobody at the back could read, issue 36)
         self.setProperty(HELD_FLOOR, DOCKED_FLOOR_PT)
+        self.setProperty(ONE_PAGE, True)  # a scene is a page: T×T maps keep the type floor to fit it (legible.py)
         self.index = -1
         self.scene = None
         self._shown_text = None

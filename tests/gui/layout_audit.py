@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtWidgets import QApplication
+from label_ink import ink_px, label_px, pt_to_px
 
 __all__ = ["MIN_PX", "PRESENT_PX", "MIN_STRIP_PX", "FULL_LABELS", "scene_problems", "grid_problems",
            "panel_scale_problems", "presented_label_problems", "pt_to_px", "square_map_problems",
@@ -30,13 +30,6 @@ MIN_STRIP_PX = 14.0  # a strip must be at least a text line tall
 FULL_LABELS = 40  # up to this many tokens every label of an axis is drawn at 1920×1080
 MAX_MAP_ASPECT = 1.25  # a tokens × tokens map drawn as a heatmap is read as a square: at most this stretched
 BAD_TITLES = ("no input yet", "unavailable", "cannot", "error", "Traceback")
-
-
-def pt_to_px(pt: float) -> float:
-    """Pixels of a ``pt`` point font on this screen (the DPI the views measure at)."""
-    screen = QApplication.primaryScreen()
-    dpi = screen.logicalDotsPerInch() if screen is not None else 96.0
-    return pt * dpi / 72.0
 
 
 def _label_pt(item) -> float | None:
@@ -74,9 +67,9 @@ def scene_problems(scene, scale: float, min_px: float | None, what: str) -> list
             problems.append(f"{what}: {ax.orientation} axis draws every {ax.stride}th of {n} labels")
         if ax.selected is not None and ax.selected not in shown and ax.stride == 1 and not ax.major_only:
             problems.append(f"{what}: {ax.orientation} axis does not name the selected token")
-        px = pt_to_px(ax.style.font_pt(ax.font_factor)) * scale
+        px, verb = label_px(ax.style.font(ax.font_factor), scale, ax.style)
         if min_px and px < min_px - 0.05:
-            problems.append(f"{what}: {ax.orientation} axis labels are {px:.1f} px")
+            problems.append(f"{what}: {ax.orientation} axis labels {verb} {px:.1f} px")
     for bar in [it for it in scene.items() if isinstance(it, ColourBarItem) and it.isVisible()]:
         px = pt_to_px(bar.style.font_pt()) * scale
         if min_px and bar.style.colour_bar and px < min_px - 0.05:
@@ -115,10 +108,11 @@ def grid_problems(grid, scale: float, min_px: float | None, what: str) -> list[s
     if grid.col_labels and cols <= 24 and grid.col_label_stride() > 1:
         problems.append(f"{what}: {grid.title} names every {grid.col_label_stride()}th of {cols} columns")
     font = grid.row_label_font() if grid.row_labels else grid._fonts()[2]
-    for font, used in ((font, grid.row_labels), (grid.col_label_font(), grid.col_labels)):
-        px = pt_to_px(font.pointSizeF()) * scale
+    for font, used, ink in ((font, grid.row_labels, rows > 1), (grid.col_label_font(), grid.col_labels, True)):
+        # the letters' ink; a strip's one row name (x_i, q_i) its type for now: the strip is a label-font line tall
+        px, verb = label_px(font, scale, grid.style) if ink else (pt_to_px(font.pointSizeF()) * scale, "are")
         if min_px and used and px < min_px - 0.05:
-            problems.append(f"{what}: {grid.title} labels are {px:.1f} px")
+            problems.append(f"{what}: {grid.title} labels {verb} {px:.1f} px")
     if rows == 1 and grid.values.shape[1] > 1 and ch * scale < MIN_STRIP_PX - 0.05:
         problems.append(f"{what}: strip {grid.title} is {ch * scale:.1f} px tall")
     return problems
@@ -188,16 +182,21 @@ def square_map_problems(widget, min_px: float, what: str) -> list[str]:
     return out
 
 
-def row_label_problems(widget, min_px: float, what: str) -> list[str]:
+def row_label_problems(widget, min_px: float, what: str, thinned: bool = False) -> list[str]:
     """Every part of a figure that names token rows (the walkthrough's grids: X, Q, K, V and the T×T maps; the
     many-heads concat) names each of up to 24 rows, in at least ``min_px`` on screen; the concat figure's own
-    text (titles, shapes, legends) too."""
+    text (titles, shapes, legends) too. ``thinned``: a page too short for every row (a presented window smaller
+    than its screen) may name every k-th row of a grid, in letters inking ``min_px`` (issue 36, Deliver 4)."""
     from attnviz.gui.walkthrough.concat_figure import ConcatFigure
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 
     out = []
     for g in widget.findChildren(MatrixGrid):
         if not (g.isVisibleTo(g.window()) and g.values.size and g.row_labels) or g.values.shape[0] > 24:
+            continue
+        if thinned and g.row_label_stride() > 1:
+            ink = ink_px(g.row_label_font())
+            out += [f"{what}: {g.title} names every k-th row in {ink:.1f} px of ink"] if ink < min_px - 0.05 else []
             continue
         out += _rows_named(g, g.title, g.values.shape[0], min_px, what)
     for c in widget.findChildren(ConcatFigure):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 from layout_audit import MIN_PX, pt_to_px  # noqa: E402
 
 from attnviz.gui.style import PRESETS  # noqa: E402
-from attnviz.gui.widgets.legible import EXPORT_FLOOR_PT, exporting, floor_pt  # noqa: E402
+from attnviz.gui.widgets.legible import EXPORT_FLOOR_PT, exporting, floor_pt, label_floor_pt  # noqa: E402
 
 
 def _crowded_grid():
@@ -39,10 +39,13 @@ def test_docked_labels_thin_rather_than_shrink_under_12_px(qapp):
         docked = pt_to_px(grid.row_label_font().pointSizeF())
         assert docked >= MIN_PX - 0.05, f"docked row labels {docked:.1f} px"
         assert grid.row_label_stride() > 1  # every k-th named instead (the audit reports it up to 24 rows)
-        # the export's layout of the same grid may use its own, smaller floor (it is drawn larger)
+        # the export's layout of the same grid may use its own, smaller floor (it is drawn larger): the page's 12 px
+        # as ink (label_floor_pt: 5 pt of type × DejaVu's em over its letters' height, issue 36 Deliver 4)
         with exporting():
             exported = grid.row_label_font().pointSizeF()
-            assert exported < grid.style.font_pt(1.1) and abs(exported - EXPORT_FLOOR_PT) < 0.6
+            page_floor = label_floor_pt(grid._fonts()[2], grid.style, grid)
+            assert EXPORT_FLOOR_PT < page_floor < grid.style.font_pt(1.1)
+            assert exported < grid.style.font_pt(1.1) and abs(exported - page_floor) < 0.6
         assert grid.row_label_font().pointSizeF() * 96 / 72 >= MIN_PX - 0.05  # docked again after the export
     finally:
         holder.close()

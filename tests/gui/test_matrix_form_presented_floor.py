@@ -57,13 +57,17 @@ def test_presented_row_names_are_at_least_the_docked_size(qtbot, trace48, sectio
     assert _small_row_names(w) == []
 
 
-def test_without_the_held_floor_presented_rows_shrink(qtbot, trace48):
-    """Control: the same part with the matrix form's held floor taken away draws its 24 X, Q, K, V rows under
-    12 px at 720 lines (presenting's floor in proportion), so the check above can fail."""
+def test_without_the_held_floor_presented_rows_shrink(qtbot, trace48, monkeypatch):
+    """Control: the same part with its rows held to presenting's floor in proportion (8 px at 720 lines; the held
+    floor and the presented ink floor, legible.label_floor_pt, taken away) draws its 24 X, Q, K, V rows under 12 px,
+    so the check above can fail."""
     from PySide6.QtWidgets import QApplication
 
-    from attnviz.gui.widgets.legible import HELD_FLOOR
+    from attnviz.gui.walkthrough.matrix_grid_labels import MatrixGridLabels
+    from attnviz.gui.widgets.legible import FULL_HD_LINES, HELD_FLOOR, PRESENTED_FLOOR_PT
 
+    monkeypatch.setattr(MatrixGridLabels, "row_floor_pt",
+                        lambda self, least=False: PRESENTED_FLOOR_PT * max(2 / 3, min(1.0, self.window().height() / FULL_HD_LINES)))
     w = _presented(qtbot, trace48, "head")
     w.setProperty(HELD_FLOOR, None)
     w._draw()  # the grids made anew, under no held floor

@@ -5,7 +5,9 @@ Two bands of 24 rows and three T×T maps do not fit a 720-line page at 12 px: th
 1920×1080 slide's floor there (~8.7 px row labels on a 1280×720 page, 11.6 px on 1600×1200), step 1 of the steps
 (K and V under a row of biases) 8.9 px. Now the matrix form's one-head parts show the positions around the selected
 query that the page names at 12 px and say so; step 1 puts the biases on x_i's line. Measured from what the export
-paints (``render_image``): each grid's row-label stride and font, in page pixels.
+paints (``render_image``): each grid's row-label stride and its letters' ink, in page pixels (the 12-px type floor
+inked 9.6 px on a 1280×720 page; a 1920×1080 page now names the 16 positions around the query at 12 px of ink, where
+it drew all 24 in 8–10-px letters).
 """
 
 from __future__ import annotations
@@ -52,15 +54,15 @@ def figures(qapp, trace24):
 
 def _painted(view, w: int, h: int, monkeypatch) -> list[tuple]:
     """Export ``view`` on a w × h page; return its grids with row labels as the export laid them out to paint them
-    (within render_figure's ``page_layout``): (title, rows, row labels, stride, label px on the page)."""
+    (within render_figure's ``page_layout``): (title, rows, row labels, stride, the labels' ink in page px)."""
     from attnviz.gui.walkthrough.matrix_grid import MatrixGrid
 
-    from layout_audit import pt_to_px
+    from layout_audit import ink_px
     from page_measure import measured_export
 
     def measure(fig, scale: float) -> list[tuple]:
         return [(g.title, g.values.shape[0], list(g.row_labels), g.row_label_stride(),
-                 pt_to_px(g.row_label_font().pointSizeF()) * scale) for g in fig.findChildren(MatrixGrid)
+                 ink_px(g.row_label_font(), scale)) for g in fig.findChildren(MatrixGrid)
                 if g.isVisibleTo(fig) and g.values.size and g.row_labels]
 
     grids = measured_export(view, w, h, monkeypatch, measure)
@@ -71,12 +73,20 @@ def _painted(view, w: int, h: int, monkeypatch) -> list[tuple]:
 def _problems(view, w: int, h: int, monkeypatch) -> list[str]:
     grids = _painted(view, w, h, monkeypatch)
     out = [f"{w}×{h}: {title} names every {k}th of {rows} rows" for title, rows, _l, k, _px in grids if k > 1]
-    return out + [f"{w}×{h}: {title}'s row labels are {px:.1f} px" for title, _r, _l, _k, px in grids if px < 12 - 0.05]
+    return out + [f"{w}×{h}: {title}'s row labels ink {px:.1f} px" for title, _r, _l, _k, px in grids if px < 12 - 0.05]
+
+
+# known gap (issue 36, Deliver 4): step 1 has no window of positions to fall back on; its 24 key rows do not fit a
+# 720-line page at 12 px of ink, so it is laid out at the 1920×1080 slide's floor: 10.6 px of ink (the same page as
+# at the 12-px type floor). Strict: it fails once step 1 holds the floor, so the mark comes off then.
+STEPS_720 = pytest.mark.xfail(strict=True, reason="steps at 1280x720: K and V rows ink 10.6 px (slide floor)")
 
 
 @pytest.mark.parametrize("name", ["matrix-form", "matrix-z", "steps"])
 @pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_row_named_at_12px_on_a_small_page(figures, name, size, monkeypatch):
+def test_every_row_named_at_12px_on_a_small_page(figures, name, size, monkeypatch, request):
+    if name == "steps" and size == (1280, 720):
+        request.applymarker(STEPS_720)
     assert _problems(figures[name], *size, monkeypatch) == []
 
 
@@ -104,9 +114,12 @@ def test_a_small_page_says_which_rows_it_shows(figures, trace24):
                    if not label.isHidden())  # (the rows cleared wait hidden for their deletion)
 
 
-def test_a_1920x1080_page_keeps_all_24_rows(figures, monkeypatch):
+def test_a_1920x1080_page_names_most_rows_at_12_px_of_ink(figures, monkeypatch):
+    """A slide names at least two thirds of the 24 rows, each one, in letters 12 px tall (at 12-px type it drew all 24
+    in 8–10-px letters: the ink floor takes the room of 8 rows)."""
+    assert _problems(figures["matrix-form"], 1920, 1080, monkeypatch) == []
     grids = _painted(figures["matrix-form"], 1920, 1080, monkeypatch)
-    assert {rows for _t, rows, _l, _k, _px in grids} == {24}
+    assert min(rows for _t, rows, _l, _k, _px in grids) >= 16
 
 
 def test_without_the_window_a_small_page_draws_small_labels(figures, monkeypatch):

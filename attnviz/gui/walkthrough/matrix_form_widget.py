@@ -254,9 +254,9 @@ class MatrixFormWidget(MatrixFormRows, WalkthroughView):
         section = self.section
         ctx = _Context(t, f, layer, part, head, q_tok, k_tok, hl)
         if f.windowed and self.page_rows:  # an export's small page (page_layout): said first, as below
-            slide = f"all {f.n_queries}" if f.n_queries <= NAMED_ROWS else f"{NAMED_ROWS}"
+            # (no "a 1920×1080 page shows all": at the 12-px ink floor a 23-token slide shows 16, issue 36)
             self.board.add_note(f"this page names {b - a} of the {f.n_queries} rows: queries {a}–{b - 1} and keys "
-                                f"{ka}–{kb - 1}, around the selected query (a 1920×1080 page shows {slide}); "
+                                f"{ka}–{kb - 1}, around the selected query; "
                                 f"each row's softmax, Z and A are over all {f.n_keys} keys", 1.2)
         elif f.windowed:  # said first: every matrix below is this window's
             why = "a long input" if f.n_queries > WINDOW_ABOVE else f"{b - a} rows, each named"

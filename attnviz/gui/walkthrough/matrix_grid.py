@@ -212,7 +212,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
         # slide with its row label taller than the strip
         cell_h = QFontMetricsF(self._fonts()[2]).height() if (rows <= 8 and cols <= 8) or rows == 1 else 2
         small = QFont(self._fonts()[2])
-        small.setPointSizeF(self.row_floor_pt())
+        small.setPointSizeF(self.row_floor_pt(least=True))
         line = QFontMetricsF(small).height()  # a line of the smallest legible label
         if self.row_labels and rows <= 24:
             # a row of tokens keeps a line of the smallest legible label per row (a lesson's 1280×720
@@ -222,7 +222,7 @@ class MatrixGrid(SquareCells, MatrixGridLabels, MatrixGridPainting, QWidget):
             # a line of the smallest legible label per column, so every token is named upright (a 1280×720
             # window named every other key of Q Kᵀ) or level in a cell that shows more than a sliver of it;
             # the scroll area gives the room
-            col_w = self._named_column_px()
+            col_w = self._named_column_px(least=True)
             width = max(width, self.measure_margins()[0] + cols * col_w + 8)
             if self.min_side:  # a T×T map's cells are square: its rows as tall as its columns are wide
                 cell_h = max(cell_h, col_w)

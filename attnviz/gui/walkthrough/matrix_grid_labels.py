@@ -7,7 +7,7 @@ import math
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, ink_pt, is_exporting
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, FULL_HD_LINES, floor_pt, is_exporting, label_floor_pt, on_one_page
 
 __all__ = ["MatrixGridLabels", "PRESENTED_ROW_PT"]
 
@@ -60,7 +60,7 @@ class MatrixGridLabels:
         font.setPointSizeF(max(font.pointSizeF(), self.row_floor_pt()))
         return font
 
-    def row_floor_pt(self) -> float:
+    def row_floor_pt(self, least: bool = False) -> float:
         """Points of the smallest row label a grid asks room for: the legible floor; a supporting grid presented
         on screen (``compact``: the matrix form's X, Q, K, V beside its T×T maps) for up to 12 tokens
         PRESENTED_ROW_PT in proportion to the screen (20 px at 1080 lines, 13 at 720) and at least the docked
@@ -75,23 +75,39 @@ class MatrixGridLabels:
             # in proportion as floor_pt scales the presenting floor (not the lesson's held 12 px: at 720 lines
             # 20 px rows took the room of the T×T maps)
             floor = max(floor, DOCKED_FLOOR_PT, PRESENTED_ROW_PT * min(1.0, lines / FULL_HD_LINES))
-        if self.style.font_scale <= 1 and not is_exporting() and not self.col_labels and self.values.shape[0] > 1:
-            # docked, a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a
-            # 30 × 9 model's matrix form and shapes' 17 keys inked 10 px at 1280×720 (issue 36). Not yet a T×T
-            # map's: its rows are as tall as its named columns are wide, and 24 columns at that size wrap the
-            # maps of a 1920×1080 dock onto two lines; presented figures keep their own floors (the lesson's
-            # matrix-form scene, sized to them, would scroll); a strip (x_i, q_i) is a label-font line tall
-            floor = max(floor, ink_pt(self._fonts()[2], DOCKED_FLOOR_PT))
+        if least and self._page_least():
+            return floor
+        if self.values.shape[0] > 1 and (not self.col_labels or self._tt_inked()):
+            # a row label inks at least the floor's 12 px: at the 12-px type floor the 24 rows of a 30 × 9
+            # model's matrix form and shapes' 17 keys inked 10 px at 1280×720, and exported or presented (F5, the
+            # lesson) 9–10 px (issue 36). A T×T map's where _tt_inked says; a strip (x_i, q_i) is a label-font
+            # line tall
+            floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
 
-    def col_floor_pt(self) -> float:
+    def _page_least(self) -> bool:
+        """Whether the least room this grid asks (``least``: its minimumSizeHint) is at the type floor, not the ink
+        floor: presented on a page that must fit (legible.ONE_PAGE, the live lesson). It names every k-th row or
+        column at the ink floor when the page gives it less (issue 36: at 12 px of ink the lesson's matrix-form
+        scene scrolled 22 px in a 1216×662 window); its size hint and its drawing keep the ink floor."""
+        return self.style.font_scale > 1 and not is_exporting() and on_one_page(self)
+
+    def col_floor_pt(self, least: bool = False) -> float:
         """Points of the smallest upright column label: the legible floor; a T×T map (``min_side``) of up to 24
         keys presented on screen at least the docked 12 px, as every column of the matrix form is named (at
         1280×720, F5 drew them 8–11 px, the floor in proportion); the figure wraps its maps to make the room."""
         floor = floor_pt(self.style, self)
         if self.min_side and 0 < len(self.col_labels) <= 24 and not is_exporting():
             floor = max(floor, DOCKED_FLOOR_PT)
+        if self._tt_inked() and not (least and self._page_least()):  # in ink, as the rows (row_floor_pt)
+            floor = max(floor, label_floor_pt(self._fonts()[2], self.style, self))
         return floor
+
+    def _tt_inked(self) -> bool:
+        """Whether a T×T map's labels hold the ink floor: exported and presented (F5), not docked. Its rows are as
+        tall as its named columns are wide: 24 columns at 12 px of ink wrap the maps of a 1920×1080 dock onto two
+        lines."""
+        return is_exporting() or self.style.font_scale > 1
 
     def col_label_font(self) -> QFont:
         """Upright column labels: as :meth:`row_label_font`, fitted to the column width."""

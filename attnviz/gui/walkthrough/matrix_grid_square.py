@@ -35,10 +35,11 @@ class SquareCells:
             return side, side
         return self._square_heatmap(cw, ch)
 
-    def _named_column_px(self) -> float:
-        """Width a column needs for its label upright at the smallest legible size (col_floor_pt)."""
+    def _named_column_px(self, least: bool = False) -> float:
+        """Width a column needs for its label upright at the smallest legible size (col_floor_pt; ``least``: the
+        least room a page that must fit gives it, see MatrixGridLabels._page_least)."""
         small = QFont(self._fonts()[2])
-        small.setPointSizeF(self.col_floor_pt())
+        small.setPointSizeF(self.col_floor_pt(least))
         return QFontMetricsF(small).height() * 0.9 + 0.25
 
     def _square_heatmap(self, cw: float, ch: float) -> tuple[float, float]:

@@ -19,7 +19,7 @@ never draws type under it.
 The floors are type sizes (em), and a font's letters ink less than its em: DejaVu Sans at 12 px inks a 'b' or a
 '0' 10 px tall, which a measurement of the screen reads as a 10-px label. :func:`ink_pt` gives the size whose
 tallest letters ink a floor's pixels, for labels fitted down to the floor (issue 36: the matrix form's row labels
-at 1280×720).
+at 1280×720); :func:`label_floor_pt` is that floor for a figure's row and column labels, in exports and presented.
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from functools import lru_cache
 
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
 
-__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt", "layout_scale"]
+__all__ = ["floor_pt", "exporting", "is_exporting", "export_floor_pt", "EXPORT_FLOOR_PT", "PAGE_FLOOR_PX", "DOCKED_FLOOR_PT", "HELD_FLOOR", "held_floor_pt", "PRESENTED_FLOOR_PT", "ink_pt", "label_floor_pt", "layout_scale", "ONE_PAGE", "on_one_page"]
 
 EXPORT_FLOOR_PT = 5.0  # the smallest layout size an export draws (×1.8 on a 1920×1080 slide: 12 px)
 SLIDE_SCALE = 1.8  # a bare 1920×1080 slide's layout scale: what an export laid out without its scale assumes
 PAGE_FLOOR_PX = 12.0  # the smallest label on an exported page, in the page's pixels
 DOCKED_FLOOR_PT = 9.0  # 12 px at 96 dpi
 HELD_FLOOR = "legible_floor_pt"  # a widget property: the floor its figures keep whatever the screen's size
+ONE_PAGE = "legible_one_page"  # a widget property: its figures fit its page, never scroll (the live lesson's scenes)
 PRESENTED_FLOOR_PT = 9.0  # 12 px at 96 dpi on a 1080-line screen
 FULL_HD_LINES = 1080.0
 
@@ -94,6 +95,15 @@ def held_floor_pt(widget) -> float:
     return 0.0
 
 
+def on_one_page(widget) -> bool:
+    """True when ``widget`` is drawn inside a container whose figures must fit its page (:data:`ONE_PAGE`)."""
+    while widget is not None:
+        if widget.property(ONE_PAGE):
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
 INK_SAMPLE = "bdhkABD0"  # letters up to the ascender line, none below the baseline: a label's tallest ink
 
 
@@ -115,3 +125,28 @@ def _ink_pt(family: str, pt: float) -> float:
             break
         size += 0.25
     return size
+
+
+def label_floor_pt(font: QFont, style, widget=None) -> float:
+    """Points of the smallest row or column label ``font``'s family may draw (issue 36, Deliver 4): the floor
+    of :func:`floor_pt` as letters' ink, not type. On screen (hinted) :func:`ink_pt`; presented at least the docked
+    floor (presenting's floor in proportion is 8 px at 720 lines: presented labels never smaller than docked ones);
+    in an export the type that inks the floor's page pixels once drawn ``scale`` times larger (there the glyphs
+    are scaled outlines, so the font's own proportion of ink to em: DejaVu's 12-px type inked 10-11 px on a slide)."""
+    pt = floor_pt(style, widget)
+    if _exports:
+        return pt * _ink_share_of_em(font.family())
+    if style.font_scale > 1:
+        pt = max(pt, DOCKED_FLOOR_PT)
+    return ink_pt(font, pt)
+
+
+@lru_cache(maxsize=16)
+def _ink_share_of_em(family: str) -> float:
+    """Em over the height of the tallest letters (b, d, A, 0) of ``family`` drawn large (no hinting to speak of),
+    with a quarter pixel in 12 to spare for the antialiased edge a measurement of the page does not count (half a
+    pixel left 21 tokens on a 1200×1200 page 0.1 px a label short of naming each one)."""
+    font = QFont(family)
+    font.setPixelSize(480)
+    ink = QFontMetricsF(font).tightBoundingRect(INK_SAMPLE).height() / 480.0
+    return (12.25 / 12.0) / max(ink, 0.3)
