@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
+from attnviz.gui.views.rollout_arrangement import LAYOUTS, ONE_BAR, choose, estimates
 from attnviz.gui.widgets.square_cells import UNLIMITED
 from attnviz.gui.widgets.title import make_title
 
@@ -35,7 +36,10 @@ class PanelGrid(pg.GraphicsLayout):
     def __init__(self):
         super().__init__()
         self.cells: list[pg.GraphicsLayout] = []
-        self.cols = 2
+        self.arrangement = "grid"
+        self.places = LAYOUTS["grid"]  # (row, column, rows spanned) of each cell
+        self.input_cap = UNLIMITED  # the input picture's width when it is drawn larger than the maps
+        self.cols, self.n_rows = 2, 2  # (GraphicsLayout keeps its own dict in .rows)
         self.image_size: tuple[int, int] | None = None  # (rows, columns) of the picture in pixels
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.layout.setContentsMargins(0, 0, 0, 0)  # the figure's own margins frame it already
@@ -52,64 +56,81 @@ class PanelGrid(pg.GraphicsLayout):
             self.gutters.append(gutter)
         self.geometryChanged.connect(self.centre)
 
-    def add_cell(self, cell: pg.GraphicsLayout) -> None:
-        self.cells.append(cell)
-        i = len(self.cells) - 1
+    def _place(self, i: int, cell) -> None:
         # columns 1..cols hold the cells; an empty column on either side takes the width capped cells
         # leave, so the grid itself never gets a maximum width (the figure would shrink to it)
-        self.addItem(cell, row=i // self.cols, col=1 + i % self.cols)
+        row, col, span = self.places[i]
+        self.addItem(cell, row=row, col=1 + col, rowspan=span)
+
+    def add_cell(self, cell: pg.GraphicsLayout) -> None:
+        self.cells.append(cell)
+        self._place(len(self.cells) - 1, cell)
         self._stretch()
         # captions and bars settle a layout pass after the grid: measure again then
         for item in (cell.getItem(0, 0), cell.getItem(1, 0), cell.getItem(1, 1)):
             if item is not None:
                 item.geometryChanged.connect(self.centre)
 
-    def set_cols(self, cols: int) -> bool:
-        """The cells ``cols`` a row (2: two by two; 4: one row, for a slide whose height bounds two rows); True
-        when that changed."""
-        if cols == self.cols:
+    def set_arrangement(self, name: str) -> bool:
+        """Lay the cells out as ``LAYOUTS[name]``; True when that changed."""
+        if name == self.arrangement:
             return False
         for item in [*self.cells, self.gutters[1]]:
             self.removeItem(item)
-        self.cols = cols
+        self.arrangement, self.places = name, LAYOUTS[name]
+        self.cols = 1 + max(col for _, col, _ in self.places)
+        self.n_rows = max(row + span for row, _, span in self.places)
         for i, cell in enumerate(self.cells):
-            self.addItem(cell, row=i // cols, col=1 + i % cols)
-        self.addItem(self.gutters[1], row=0, col=cols + 1)
+            self._place(i, cell)
+        self.addItem(self.gutters[1], row=0, col=self.cols + 1)
         self._stretch()
         return True
 
-    def arrange(self, bars, exporting: bool, settle) -> None:
-        """An export lays the four panels out in one row when that draws them larger (a 16:9 slide's height bounds
-        two rows: deck page 15 drew 225-px maps on a 720-line page); the screen keeps two by two. In a row the bars
-        that are not drawn leave their cells (each took a bar's width, half of a cell). ``bars``: each cell's bar
-        (the input's invisible spacer first); ``settle()`` lays the figure out."""
+    def one_bar(self) -> str:
+        """The map whose bar is drawn on one colour scale (rollout_arrangement.ONE_BAR)."""
+        return ONE_BAR[self.arrangement]
+
+    def arrange(self, bars, per_map: bool, settle) -> None:
+        """The arrangement that draws the largest maps and fills the room (rollout_arrangement.choose): on a 16:9
+        slide the input large beside the maps (one row left a third of the page blank), in a wide dock one row
+        (two by two drew 126-px maps in a 950 × 350 px dock). In a row the bars that are not drawn leave their
+        cells (each took a bar's width, half of a cell). ``bars``: each cell's bar (the input's invisible spacer
+        first, then raw's, rollout's, grad's); ``per_map``: every map draws its bar (else the one of ``one_bar()``);
+        ``settle()`` lays the figure out."""
         size, maps = self.image_size, bars[1:]
-        cols, tall, pad = 2, UNLIMITED, 0.0
-        if exporting and size is not None and self.width() > 0:
+        name, tall, pad = "grid", UNLIMITED, 0.0
+        self.input_cap = UNLIMITED
+        if size is not None and self.width() > 0:
             w, h = self.width(), self.height()
-            caption = max(cell.getItem(0, 0).geometry().height() for cell in self.cells) + 4
+            captions = [cell.getItem(0, 0).geometry().height() + 4 for cell in self.cells]
             bar = max(b.width_at(h / 2) for b in maps) + 4
-            drawn = sum(b.isVisible() for b in maps)
-            aspect = size[1] / size[0]  # picture width per unit of height
-            two = min((w / 2 - bar) / aspect, h / 2 - caption)  # a picture's height, two by two
-            one_row = min((w - drawn * bar) / 4 / aspect, h - caption)
-            if one_row > 1.05 * two:
+            found = estimates(w, h, size[1] / size[0], captions[0], max(captions[1:]), bar, per_map,
+                              self.layout.horizontalSpacing())
+            name = choose(found)
+            if name == "beside":  # the input no wider than estimated: the columns then leave the maps their height
+                self.input_cap = found[2].input_side * size[1] / size[0]
+            if name == "row":
                 # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
-                cols, tall, pad = 4, caption + one_row, max(0.0, (h - caption - one_row) / 2)
-        self.set_cols(cols)
+                one_row, caption = found[1].map_side, max(captions)
+                tall, pad = caption + one_row, max(0.0, (h - caption - one_row) / 2)
+        self.set_arrangement(name)
+        for bar, map_name in zip(maps, ("raw", "rollout", "grad")):
+            bar.setVisible(per_map or map_name == self.one_bar())
         self.layout.setContentsMargins(0, pad, 0, 0)
         for cell in self.cells:
             cell.setMaximumHeight(tall)
             self.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
             cell.layout.setRowMinimumHeight(0, 0)
         self.seat_bars(bars)
-        if cols == 4:  # the captions' row as tall as the tallest caption: the pictures start on one line
+        if name != "grid":  # the captions of a row as tall as its tallest caption: its pictures start on one line
             settle()
             for cell in self.cells:
                 cell.layout.activate()
-            need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in self.cells)
-            for cell in self.cells:
-                cell.layout.setRowMinimumHeight(0, need)
+            for row in range(self.n_rows):
+                here = [cell for cell, (r, _, _) in zip(self.cells, self.places) if r == row]
+                need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in here)
+                for cell in here:
+                    cell.layout.setRowMinimumHeight(0, need)
 
     def seat_bars(self, bars) -> bool:
         """A bar (``bars``: each cell's, the input's invisible spacer first) keeps its place in its cell while a bar
@@ -117,8 +138,9 @@ class PanelGrid(pg.GraphicsLayout):
         width up (two by two on one scale, the hidden bars of the input and rollout stood between the columns as a
         wide gap; in a row, each hidden bar took half of its cell). True when a bar moved."""
         moved = False
-        for i, (cell, bar) in enumerate(zip(self.cells, bars)):
-            column = bars[i % self.cols::self.cols]
+        cols = [col for _, col, _ in self.places]
+        for cell, bar, col in zip(self.cells, bars, cols):
+            column = [b for b, c in zip(bars, cols) if c == col]
             keep, inside = any(b.isVisible() for b in column), cell.getItem(1, 1) is bar
             if keep != inside:
                 cell.addItem(bar, row=1, col=1) if keep else cell.removeItem(bar)
@@ -145,16 +167,17 @@ class PanelGrid(pg.GraphicsLayout):
         """In one row, each map's drawn bar (``bars``: the maps', in order) as tall as the pictures, not as the cell (the
         row's height was estimated with less spacing than the layout gives, and the pictures, bound by their width,
         came out shorter)."""
-        boxes = [cell.getItem(1, 0) for cell in self.cells]
+        boxes = [cell.getItem(1, 0) for cell in self.cells[1:]]  # the maps' (the input may be larger)
         if self.image_size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
             return
         rows, cols = self.image_size
         picture = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes) * rows
+        hug = self.arrangement != "grid"
         for cell, bar in zip(self.cells[1:], bars):
-            bar.setMaximumHeight(picture if self.cols == 4 else UNLIMITED)
+            bar.setMaximumHeight(picture if hug else UNLIMITED)
             cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
             cell.layout.activate()
-        if self.cols == 4:
+        if self.arrangement == "row":
             # the row centred on the pictures it drew: centred on its estimate (which leaves out the spacing),
             # a slide had 200 px blank above the row and 280 px below
             caption = self.cells[0].layout.rowMinimumHeight(0) + self.cells[0].layout.verticalSpacing()
@@ -168,7 +191,7 @@ class PanelGrid(pg.GraphicsLayout):
         for k in range(1, 6):  # equal cells, the gutters beside them; a column left empty takes nothing
             self.layout.setColumnStretchFactor(k, 100 if k <= self.cols else int(k == self.cols + 1))
         for k in range(4):  # unused rows take nothing
-            self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
+            self.layout.setRowStretchFactor(k, 1 if k < self.n_rows else 0)
 
     def set_image_size(self, size: tuple[int, int]) -> None:
         self.image_size = (int(size[0]), int(size[1]))
@@ -183,11 +206,12 @@ class PanelGrid(pg.GraphicsLayout):
         if self.image_size is None or not self.cells:
             return 0.0
         rect = self.geometry()
-        rows = -(-len(self.cells) // self.cols)
+        rows, gap = self.n_rows, lay.verticalSpacing()
         _, top, _, bottom = lay.getContentsMargins()
-        cell_h = (rect.height() - top - bottom - lay.verticalSpacing() * (rows - 1)) / rows
+        row_h = (rect.height() - top - bottom - gap * (rows - 1)) / rows
         widths = []
-        for cell in self.cells:
+        for cell, (_, _, span) in zip(self.cells, self.places):
+            cell_h = row_h * span + gap * (span - 1)
             label, bar = cell.getItem(0, 0), cell.getItem(1, 1)
             cl, ct, cr, cb = cell.layout.getContentsMargins()
             label_h = label.geometry().height() if label is not None else 0.0
@@ -198,15 +222,18 @@ class PanelGrid(pg.GraphicsLayout):
                 # stood beside the maps' pictures as a gap between the columns. Its height never follows the cap.
                 img_h = vb.height()
             img_w = img_h * self.image_size[1] / self.image_size[0]
+            if cell is self.cells[0]:
+                img_w = min(img_w, self.input_cap)
             bar_w = bar.geometry().width() + cell.layout.horizontalSpacing() if bar is not None else 0.0
             caption = _natural_width(label) if label is not None else 0.0
             widths.append(cl + cr + max(img_w + bar_w, caption) + 1.0)  # 1 px: rounding in the layout
         # each column at its own cap: one cap for all let the input's wide caption widen the maps' column too, and
         # its spare width stood left of the maps' pictures as a gap between the columns
-        caps = [max(widths[c::self.cols]) for c in range(self.cols)]
-        for i, cell in enumerate(self.cells):
-            if abs(cell.maximumWidth() - caps[i % self.cols]) > 1.0:
-                cell.setMaximumWidth(caps[i % self.cols])
+        cols = [col for _, col, _ in self.places]
+        caps = [max(wd for wd, c in zip(widths, cols) if c == col) for col in range(self.cols)]
+        for cell, col in zip(self.cells, cols):
+            if abs(cell.maximumWidth() - caps[col]) > 1.0:
+                cell.setMaximumWidth(caps[col])
         return max(caps)
 
 

@@ -256,7 +256,12 @@ class RolloutView(BaseView):
         set_title(self.input_panel[0], f"input: {patch_caption(self.trace, self._image_size)}", self.style, 1.0)
 
     def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
-        fit_pictures([self.input_panel[1]] + [p[1] for p in self.panels.values()], getattr(self, "_image_size", None))
+        size, maps = getattr(self, "_image_size", None), [p[1] for p in self.panels.values()]
+        if self.image_body.arrangement == "beside":  # the input drawn larger than the maps beside it
+            fit_pictures([self.input_panel[1]], size)
+            fit_pictures(maps, size)
+        else:
+            fit_pictures([self.input_panel[1]] + maps, size)
 
     def _draw_images(self, mode: str) -> None:
         gh, gw = self.trace.grid
@@ -271,13 +276,14 @@ class RolloutView(BaseView):
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
             # short: the bar is only as tall as its map (the title says "share of attention"); on one scale
-            # the three bars were identical: one is drawn, beside the last map at the figure's right edge (beside
-            # the first, it stood between two maps in a slide's row), and says it serves all three
+            # the three bars were identical: one is drawn, beside a map at the figure's right edge (the last, or
+            # rollout when the input stands beside the maps; beside the first, it stood between two maps in a slide's
+            # row), and says it serves all three
             bar.set_label("share · " + {"per-map": "own scale", "shared": "all three maps",
                                         "fixed": "fixed 0–1, all three"}[mode])
             # a bar not drawn still takes its width (and the input's invisible one the same), so the four
             # pictures stay in two aligned columns: a narrower label had shifted a panel ~20 px
-            bar.setVisible(mode == "per-map" or name == NAMES[-1])
+            bar.setVisible(mode == "per-map" or name == self.image_body.one_bar())
             if name == NAMES[-1]:
                 self.spacer_bar.set_levels(0.0, self.tops[name])
                 self.spacer_bar.set_label(bar.label)
@@ -330,8 +336,10 @@ class RolloutView(BaseView):
 
     def _after_relayout(self) -> None:
         if self._body is self.image_body:
-            # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
-            self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
+            # two by two, a row, or the input beside the maps: what fills this room (rollout_arrangement.py)
+            self.image_body.arrange([self.spacer_bar, *self.bars.values()], self.scale_box.mode == "per-map",
+                                    self.figure.layout.activate)
+            self._fit_image()
             self.image_body.settle(self.figure.layout.activate)
             self.image_body.hug_bars(list(self.bars.values()))
         # the strips wrap to their new width while the layout is applied, changing their heights:
