@@ -4,8 +4,9 @@ A 16:9 slide's body is about twice as wide as it is tall: two by two (aspect 1) 
 a third of the page blank (issue 36 item 10: 400-px pictures on a 1920×1080 slide, 30 % of it covered). The input
 large on the left, the three maps beside it (raw and rollout over gradient rollout), fills such a page.
 :func:`choose` estimates each arrangement's sides from the room, the captions and the bars, and picks the one that
-covers the most of it among those whose maps are within 15 % of the largest maps any arrangement draws: a slide
-trades a tenth of the maps' side for twice the picture, a wide dock keeps its maps twice as large in a row.
+covers the most of it among those whose maps are within 20 % of the largest maps any arrangement draws: a slide
+trades an eighth of the maps' side for 1.6 times the picture (48 % of the page, not 30 %), a wide dock keeps its
+maps twice as large in a row.
 Pure arithmetic (no Qt), so the rule is tested on its own.
 """
 
@@ -24,7 +25,7 @@ LAYOUTS = {
 # on one colour scale the bar drawn is this map's: at the figure's right edge, beside no other map in its row
 ONE_BAR = {"grid": "grad", "row": "grad", "beside": "rollout"}
 # a map may be this much smaller than the largest any arrangement draws when that covers more of the room
-MAP_SLACK = 0.85
+MAP_SLACK = 0.80
 # the input beside the maps only when it is drawn clearly larger than they are (else it is two by two, less tidy)
 BESIDE_AT_LEAST = 1.25
 

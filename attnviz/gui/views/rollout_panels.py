@@ -123,14 +123,26 @@ class PanelGrid(pg.GraphicsLayout):
             cell.layout.setRowMinimumHeight(0, 0)
         self.seat_bars(bars)
         if name != "grid":  # the captions of a row as tall as its tallest caption: its pictures start on one line
+            self._even_captions(settle)
+
+    def _even_captions(self, settle) -> None:
+        """Each row's captions as tall as its tallest, measured again until the widths they wrap at settle (measured
+        once, a caption wrapped in a cell not yet widened kept three lines' height: 70 px between the captions and
+        the maps of a presented slide, and the maps' columns, capped from the pictures' height, drew them smaller)."""
+        last = None
+        for _ in range(4):
             settle()
-            for cell in self.cells:
-                cell.layout.activate()
+            self.settle(settle)
+            needs = []
             for row in range(self.n_rows):
                 here = [cell for cell, (r, _, _) in zip(self.cells, self.places) if r == row]
                 need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in here)
+                needs.append(need)
                 for cell in here:
                     cell.layout.setRowMinimumHeight(0, need)
+            if needs == last:
+                return
+            last = needs
 
     def seat_bars(self, bars) -> bool:
         """A bar (``bars``: each cell's, the input's invisible spacer first) keeps its place in its cell while a bar
@@ -224,7 +236,9 @@ class PanelGrid(pg.GraphicsLayout):
             img_w = img_h * self.image_size[1] / self.image_size[0]
             if cell is self.cells[0]:
                 img_w = min(img_w, self.input_cap)
-            bar_w = bar.geometry().width() + cell.layout.horizontalSpacing() if bar is not None else 0.0
+            # the spacing before the bar's column stays without a bar (the caption spans both columns): left out,
+            # the maps' boxes of a slide's "beside" were 6 px narrower than tall and drew the maps 6 px smaller
+            bar_w = (bar.geometry().width() if bar is not None else 0.0) + cell.layout.horizontalSpacing()
             caption = _natural_width(label) if label is not None else 0.0
             widths.append(cl + cr + max(img_w + bar_w, caption) + 1.0)  # 1 px: rounding in the layout
         # each column at its own cap: one cap for all let the input's wide caption widen the maps' column too, and

@@ -103,6 +103,11 @@ class RolloutView(BaseView):
         self._fit_timer.timeout.connect(lambda: self._fit_strips(resized=True))
         self._room, self._fitted = None, None
         self.figure.geometryChanged.connect(self._fit_timer.start)
+        # the image panels' arrangement follows the canvas too (an export arranges them in _after_relayout)
+        self._arrange_timer = QTimer(self, singleShot=True, interval=0)
+        self._arrange_timer.timeout.connect(self._arrange_on_screen)
+        self._arranged = None  # the (size, scale mode) the panels were arranged for
+        self.figure.geometryChanged.connect(self._arrange_timer.start)
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -302,6 +307,24 @@ class RolloutView(BaseView):
             self.image_body.settle(self.figure.layout.activate)
             self._fit_image()
         self._apply_opacity()
+        self._arrange_timer.start()
+
+    def _arrange_on_screen(self) -> None:
+        """Arrange the image panels for the canvas once its size (or the scale mode: one bar or three) changed."""
+        if self._body is not self.image_body or is_exporting():
+            return
+        key = (self.canvas.viewport().size(), self.scale_box.mode)
+        if key != self._arranged:
+            self._arranged = key
+            self._arrange_images()
+
+    def _arrange_images(self) -> None:
+        """Two by two, a row, or the input beside the maps: what fills this room (rollout_arrangement.py)."""
+        self.image_body.arrange([self.spacer_bar, *self.bars.values()], self.scale_box.mode == "per-map",
+                                self.figure.layout.activate)
+        self.image_body.settle(self.figure.layout.activate)
+        self.image_body.hug_bars(list(self.bars.values()))
+        self._fit_image()
 
     def _draw_strips(self, mode: str, part: str) -> None:
         tokens = self.trace.key_tokens(part)
@@ -336,12 +359,8 @@ class RolloutView(BaseView):
 
     def _after_relayout(self) -> None:
         if self._body is self.image_body:
-            # two by two, a row, or the input beside the maps: what fills this room (rollout_arrangement.py)
-            self.image_body.arrange([self.spacer_bar, *self.bars.values()], self.scale_box.mode == "per-map",
-                                    self.figure.layout.activate)
-            self._fit_image()
-            self.image_body.settle(self.figure.layout.activate)
-            self.image_body.hug_bars(list(self.bars.values()))
+            self._arrange_images()
+            self._arranged = None  # the screen arranges its own size again after the export
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)
