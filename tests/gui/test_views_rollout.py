@@ -148,8 +148,9 @@ def _picture_rect(vb, picture):
 
 
 def test_image_panels_stay_together_on_a_wide_slide(qtbot):
-    """On a 16:9 figure the four maps are as tall as their rows allow, all the same size, and grouped in
-    the middle (equal half-width cells once left a third of the width empty between the columns)."""
+    """On a 16:9 figure the three maps are as tall as their rows allow, all the same size, the input larger beside
+    them, and grouped in the middle (equal half-width cells once left a third of the width empty between the
+    columns)."""
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QImage, QPainter
 
@@ -175,10 +176,12 @@ def test_image_panels_stay_together_on_a_wide_slide(qtbot):
     finally:
         painter.end()
     (rects, grid), = geometry
-    sizes = {(round(r.width()), round(r.height())) for r in rects}
-    assert len(sizes) == 1, sizes  # one size for the input and the three maps
+    sizes = {(round(r.width()), round(r.height())) for r in rects[1:]}
+    assert len(sizes) == 1, sizes  # one size for the three maps
+    assert view.image_body.arrangement == "beside"  # (on a slide the input stands large beside them)
+    assert rects[0].height() > 1.5 * rects[1].height(), (rects[0], rects[1])
     row_h = (grid.height()) / 2
-    assert rects[0].height() > 0.7 * row_h  # as tall as the row allows, less its caption
+    assert rects[1].height() > 0.7 * row_h  # as tall as the row allows, less its caption
     left, right = min(r.left() for r in rects), max(r.right() for r in rects)
     apart_px = rects[1].left() - rects[0].right()  # empty pixels between the input and raw attention
     assert apart_px < 0.2 * grid.width(), (apart_px, grid.width())

@@ -49,13 +49,16 @@ def estimates(w: float, h: float, aspect: float, caption_in: float, caption_map:
     ``caption_in``/``caption_map``: the captions' heights; ``bar``: a colour bar's width with its gap; ``per_map``: a bar
     beside every map (else one)."""
     out = []
+    # every column costs the grid's spacing and its cell's (before the bar's column, drawn or not), the two
+    # gutters the grid's: left out, "beside" was estimated ~30 px too wide and its maps came out 15 % smaller
+    w = w - 2 * spacing
     top = max(caption_in, caption_map)  # the first row's captions are as tall as its tallest
-    m = min((w - spacing - _bars_in("grid", per_map) * bar) / 2 / aspect, (h - spacing - top - caption_map) / 2)
+    m = min((w - 4 * spacing - _bars_in("grid", per_map) * bar) / 2 / aspect, (h - spacing - top - caption_map) / 2)
     out.append(Estimate("grid", m, m, 4 * aspect * m * m))
-    m = min((w - 3 * spacing - _bars_in("row", per_map) * bar) / 4 / aspect, h - top)
+    m = min((w - 8 * spacing - _bars_in("row", per_map) * bar) / 4 / aspect, h - top)
     out.append(Estimate("row", m, m, 4 * aspect * m * m))
     m = (h - spacing - 2 * caption_map) / 2
-    beside = w - 2 * spacing - _bars_in("beside", per_map) * bar  # width of the three pictures' columns
+    beside = w - 6 * spacing - _bars_in("beside", per_map) * bar  # width of the three pictures' columns
     i = min(h - caption_in, beside / aspect - 2 * m)
     if i < m:  # too narrow for the input to be larger: three equal columns
         m = i = beside / 3 / aspect
