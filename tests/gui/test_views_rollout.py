@@ -243,3 +243,22 @@ def test_a_strips_message_wraps_inside_the_strip(qtbot):
     assert strip.size().height() >= rect.height(), "the strip is shorter than its wrapped note"
     bar = view.bar.mapRectToScene(view.bar.boundingRect())
     assert strip.mapRectToScene(rect).right() <= bar.left() + 0.5, "the note runs under the colour bar"
+
+
+def test_the_image_title_says_what_was_trained_and_what_it_says():
+    """Issue 36 item 10: the slide asked "Where does [CLS] get its information?" without the model or its answer."""
+    from attnviz.capture.description import TraceDescription
+    from attnviz.gui.views.rollout_panels import predicted_label, trained_line
+
+    class T(dict):  # a trace: its arrays by name, and a description
+        pass
+
+    t = T(prediction=np.array([0.1, 0.2, 0.05, 0.05, 0.6]))
+    t.description = TraceDescription(n_layers=3, labels=["circle", "square", "triangle", "cross", "star"])
+    assert trained_line(t) == ("3-layer vision transformer trained on 5 classes (circle, square, triangle, cross, "
+                               "star), classifying from [CLS]: it says star")
+    assert predicted_label(t) == "star"
+    t.description = TraceDescription(n_layers=3, labels=[str(d) for d in range(10)])
+    assert "10 classes (0–9)" in trained_line(t)
+    t.description = TraceDescription(n_layers=3)  # control: no labels, no line
+    assert trained_line(t) is None and predicted_label(t) is None

@@ -10,6 +10,7 @@ did the same on screen but raised the figure's minimum width with them: a dock c
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
@@ -18,7 +19,7 @@ from attnviz.gui.views.rollout_arrangement import LAYOUTS, ONE_BAR, choose, esti
 from attnviz.gui.widgets.square_cells import UNLIMITED
 from attnviz.gui.widgets.title import make_title
 
-__all__ = ["PanelGrid", "fit_pictures", "panel_cell", "patch_caption", "two_lines"]
+__all__ = ["PanelGrid", "fit_pictures", "panel_cell", "patch_caption", "predicted_label", "trained_line", "two_lines"]
 
 
 def _natural_width(label) -> float:
@@ -266,6 +267,28 @@ def patch_caption(trace, image_hw: tuple[int, int]) -> str:
     size = trace.description.config.get("patch_size")
     ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
     return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
+
+
+def predicted_label(trace) -> str | None:
+    """The class the image model says (its labels and prediction), or None."""
+    labels = list(trace.description.labels or ())
+    if not labels or "prediction" not in trace:
+        return None
+    return labels[int(np.argmax(np.asarray(trace["prediction"])))]
+
+
+def trained_line(trace) -> str | None:
+    """ "3-layer vision transformer trained on 5 classes (circle, …, star), classifying from [CLS]: it says star" —
+    what was trained and what the maps explain (the slide said only "Where does [CLS] get its information?").
+    None without labels."""
+    d = trace.description
+    labels = list(d.labels or ())
+    if not labels:
+        return None
+    names = ", ".join(labels) if len(labels) <= 6 else f"{labels[0]}–{labels[-1]}"
+    said = predicted_label(trace)
+    return (f"{d.n_layers}-layer vision transformer trained on {len(labels)} classes ({names}), classifying from "
+            f"[CLS]" + (f": it says {said}" if said else ""))
 
 
 def fit_pictures(boxes, size) -> None:

@@ -22,12 +22,14 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView, call_catching  # exceptions returned, as the lane does
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines
+from attnviz.gui.views.rollout_pointing import SHORT, RolloutPointing
+from attnviz.gui.views.rollout_panels import (PanelGrid, fit_pictures, panel_cell, patch_caption, predicted_label,
+                                              trained_line, two_lines)
 from attnviz.gui.views.rollout_strips import RolloutStrips
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query, rollout_question
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
 from attnviz.analysis.rollout_window import masked_after
-from attnviz.analysis.trace_parts import format_value, resolve
+from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
@@ -38,7 +40,6 @@ from attnviz.text.token_display import display_token
 __all__ = ["RolloutView"]
 
 NAMES = ("raw", "rollout", "grad")
-SHORT = {"raw": "raw attention", "rollout": "rollout", "grad": "gradient rollout"}
 DEBOUNCE_MS = 80
 
 
@@ -54,7 +55,7 @@ def _slider(lo: int, hi: int, value: int) -> QSlider:
 OVERLAY_OPACITY = 50
 
 
-class RolloutView(BaseView):
+class RolloutView(RolloutPointing, BaseView):
     title = "Rollout"
 
     def _build(self) -> None:
@@ -224,10 +225,11 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        # the strips' row says only "gradient rollout": gradients of what (an image's panels say it in their titles)
+        # the strips' row says only "gradient rollout": gradients of what (an image's title says it in trained_line)
         grad = f"{m.notes['grad']}: gradients of {m.grad_of}" if not m.image_mode and m.grad_of else None
         question, left_out = rollout_question(self.trace, part, m.query, m.image_mode)
-        self._title = (question, [left_out, how, verdict, grad])
+        trained = trained_line(self.trace) if m.image_mode else None
+        self._title = (question, [trained, left_out, how, verdict, grad])
         if self._body is self.image_body:
             self._draw_images(mode)
             self._set_title()
@@ -276,7 +278,9 @@ class RolloutView(BaseView):
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
-            set_title(label, two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
+            said = predicted_label(self.trace) if name == "grad" and self.maps.grad_of else None
+            caption = two_lines(note) + (f" · × gradients of {said}'s score" if said else "")  # of what
+            set_title(label, caption if values is not None else "gradient rollout<br>no gradients captured",
                       self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
@@ -385,37 +389,3 @@ class RolloutView(BaseView):
         self.strip_set.set_style(self.style)
         if self.trace is not None:
             self.recompute()
-
-    # -- interaction -----------------------------------------------------------------------------
-    def patch_text(self, name: str, r: int, c: int) -> str:
-        """Hover text for patch (r, c) of map ``name``."""
-        gh, gw = self.trace.grid
-        values = self.maps.maps[name]
-        v = "—" if values is None else format_value(values[r * gw + c])
-        return f"patch {r},{c} · {SHORT[name]}: {v}"
-
-    def _patch_of(self, y: int, x: int) -> tuple[int, int]:
-        gh, gw = self.trace.grid
-        S = self._image_size
-        return y * gh // S[0], x * gw // S[1]
-
-    def _hover_pixel(self, name, y, x) -> None:
-        self.set_hover_text("" if y is None or self.maps is None else self.patch_text(name, *self._patch_of(y, x)))
-
-    def _click_pixel(self, y, x) -> None:
-        if self.selection is not None:
-            r, c = self._patch_of(y, x)
-            self.selection.update(query=1 + r * self.trace.grid[1] + c)  # token 0 is CLS
-
-    def _hover_token(self, name, i) -> None:
-        """``i``: an input position (the strips add their window's start)."""
-        values = None if self.maps is None else self.maps.maps[name]
-        if i is None or values is None:
-            self.set_hover_text("")
-            return
-        tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
-        what = "masked (after the query)" if self.strip_set.is_masked(i) else format_value(values[i])
-        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {what}")
-
-    def _click_token(self, i: int) -> None:
-        self.selection is not None and self.selection.update(query=i)
