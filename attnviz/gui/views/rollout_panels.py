@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
-from attnviz.gui.views.rollout_arrangement import LAYOUTS, ONE_BAR, choose, estimates
+from attnviz.gui.views.rollout_arrangement import LAYOUTS, MAP_SLACK, ONE_BAR, choose, estimates
 from attnviz.gui.widgets.square_cells import UNLIMITED
 from attnviz.gui.widgets.title import make_title
 
@@ -40,6 +40,7 @@ class PanelGrid(pg.GraphicsLayout):
         self.arrangement = "grid"
         self.places = LAYOUTS["grid"]  # (row, column, rows spanned) of each cell
         self.input_cap = UNLIMITED  # the input picture's width when it is drawn larger than the maps
+        self._bar_own: dict[int, tuple] = {}  # each map bar's maximum height and alignment before a row or "beside" limited it
         self.cols, self.n_rows = 2, 2  # (GraphicsLayout keeps its own dict in .rows)
         self.image_size: tuple[int, int] | None = None  # (rows, columns) of the picture in pixels
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -99,32 +100,56 @@ class PanelGrid(pg.GraphicsLayout):
         first, then raw's, rollout's, grad's); ``per_map``: every map draws its bar (else the one of ``one_bar()``);
         ``settle()`` lays the figure out."""
         size, maps = self.image_size, bars[1:]
-        name, tall, pad = "grid", UNLIMITED, 0.0
-        self.input_cap = UNLIMITED
+        name, found = "grid", None
         if size is not None and self.width() > 0:
             w, h = self.width(), self.height()
             captions = [cell.getItem(0, 0).geometry().height() + 4 for cell in self.cells]
             bar = max(b.width_at(h / 2) for b in maps) + 4
-            found = estimates(w, h, size[1] / size[0], captions[0], max(captions[1:]), bar, per_map,
-                              self.layout.horizontalSpacing())
-            name = choose(found)
-            if name == "beside":  # the input no wider than estimated: the columns then leave the maps their height
-                self.input_cap = found[2].input_side * size[1] / size[0]
-            if name == "row":
-                # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
-                one_row, caption = found[1].map_side, max(captions)
-                tall, pad = caption + one_row, max(0.0, (h - caption - one_row) / 2)
+            found = {e.name: e for e in estimates(w, h, size[1] / size[0], captions[0], max(captions[1:]), bar,
+                                                  per_map, self.layout.horizontalSpacing())}
+            name = choose(list(found.values()))
+        self._apply(name, found, bars, per_map, settle)
+        if name != "grid" and self._map_side() < MAP_SLACK * found[name].map_side:
+            # the captions, rewrapped in the new columns, took the maps' room (large type in a dock: four-line
+            # captions left raw attention and rollout no height at all): two by two, as before the rule
+            self._apply("grid", found, bars, per_map, settle)
+
+    def _apply(self, name: str, found, bars, per_map: bool, settle) -> None:
+        """Lay the panels out as ``name`` (``found``: the estimates by name, or None)."""
+        maps, tall, pad = bars[1:], UNLIMITED, 0.0
+        self.input_cap = UNLIMITED
+        if name == "beside":  # the input no wider than estimated: the columns then leave the maps their height
+            self.input_cap = found[name].input_side * self.image_size[1] / self.image_size[0]
+        elif name == "row":
+            # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
+            caption = max(cell.getItem(0, 0).geometry().height() + 4 for cell in self.cells)
+            tall = caption + found[name].map_side
+            pad = max(0.0, (self.height() - tall) / 2)
         self.set_arrangement(name)
         for bar, map_name in zip(maps, ("raw", "rollout", "grad")):
             bar.setVisible(per_map or map_name == self.one_bar())
         self.layout.setContentsMargins(0, pad, 0, 0)
         for cell in self.cells:
             cell.setMaximumHeight(tall)
+            # caps measured again from unwrapped captions: the last arrangement's narrow caps wrapped them taller,
+            # and caps measured under taller captions came out narrower still (85-px maps fell to 63)
+            cell.setMaximumWidth(UNLIMITED)
             self.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
             cell.layout.setRowMinimumHeight(0, 0)
         self.seat_bars(bars)
         if name != "grid":  # the captions of a row as tall as its tallest caption: its pictures start on one line
             self._even_captions(settle)
+        else:
+            settle()
+            self.settle(settle)
+
+    def _map_side(self) -> float:
+        """The maps' pictures' height as laid out now (0 before there is a picture)."""
+        boxes = [cell.getItem(1, 0) for cell in self.cells[1:]]
+        if self.image_size is None:
+            return 0.0
+        rows, cols = self.image_size
+        return max(0.0, min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)) * rows
 
     def _even_captions(self, settle) -> None:
         """Each row's captions as tall as its tallest, measured again until the widths they wrap at settle (measured
@@ -183,13 +208,19 @@ class PanelGrid(pg.GraphicsLayout):
         boxes = [cell.getItem(1, 0) for cell in self.cells[1:]]  # the maps' (the input may be larger)
         if self.image_size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
             return
-        rows, cols = self.image_size
-        picture = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes) * rows
+        picture = self._map_side()
         hug = self.arrangement != "grid"
         for cell, bar in zip(self.cells[1:], bars):
-            bar.setMaximumHeight(picture if hug else UNLIMITED)
-            cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
-            cell.layout.activate()
+            # two by two gives the bars back their own height limit and alignment, untouched when they have them:
+            # set again (unlimited, pinned to the top), a dock in large type drew its maps at 63 px, not 85
+            own = self._bar_own.setdefault(id(bar), (bar.maximumHeight(), cell.layout.alignment(bar)))
+            if hug:
+                bar.setMaximumHeight(picture)
+                cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
+                cell.layout.activate()
+            elif (bar.maximumHeight(), cell.layout.alignment(bar)) != own:
+                bar.setMaximumHeight(own[0])
+                cell.layout.setAlignment(bar, own[1])
         if self.arrangement == "row":
             # the row centred on the pictures it drew: centred on its estimate (which leaves out the spacing),
             # a slide had 200 px blank above the row and 280 px below
