@@ -1,9 +1,10 @@
 """RolloutView: raw attention vs attention rollout vs gradient rollout, side by side.
 
 Images: the plain input, then each map overlaid on it (patch grid from ``trace.grid``, opacity
-slider, 50 % so the digit or shape stays visible under the map), two by two. Each map has its own
-colour bar; by default all share one range, so the brightest colour means the same share in every map
-(the maps are compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
+slider, 50 % so the digit or shape stays visible under the map), two by two, in a row, or the input large beside
+the three maps, whichever fills the room (rollout_arrangement.py). Each map can have its own colour bar; by
+default all share one range and one bar, so the brightest colour means the same share in every map (the maps are
+compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
 Text: one highlighted token strip per map for the selected query (or CLS / the last token), on one shared scale by
 default, over as many positions around the query as fit (rollout_strips.py; the title names them).
 The colour-scale chooser switches between per-map, shared and fixed 0–1; the bars say which.
