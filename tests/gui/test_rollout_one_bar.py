@@ -1,5 +1,5 @@
 """Rollout figure (issue 36 finding 10): on one colour scale one bar is drawn, not three identical ones, and
-the four pictures stay in two aligned columns (a narrower bar label had shifted a panel ~20 px); the text
+the pictures stay in aligned columns in each arrangement (a narrower bar label had shifted a panel ~20 px); the text
 figure's strips sit in the middle of a slide instead of leaving its bottom half blank."""
 
 from __future__ import annotations
@@ -33,6 +33,13 @@ def _at_slide_size(view, measure, last: bool = False):
     return seen[-1] if last else seen[0]
 
 
+def _resize(qtbot, view, size) -> None:
+    """Resize the view and wait until its panels are arranged for the new canvas."""
+    view.resize(*size)
+    qtbot.waitUntil(lambda: view.canvas.viewport().width() <= size[0]
+                    and view._arranged == (view.canvas.viewport().size(), view.scale_box.mode), timeout=10_000)
+
+
 def _lefts(view):
     panels = [view.input_panel[1:]] + [p[1:3] for p in view.panels.values()]
     return [_picture_rect(vb, pic).left() for vb, pic in panels]  # input, raw, rollout, grad
@@ -48,18 +55,24 @@ def _tops(view):
 def test_one_bar_on_one_scale_and_the_pictures_in_aligned_columns(qtbot, mode, drawn):
     view, _ = make(qtbot, sample_trace("vit", n_layers=3, grad=True))
     view.scale_box.set_mode(mode)
+    _resize(qtbot, view, (590, 500))
     assert [n for n, bar in view.bars.items() if bar.isVisible()] == drawn  # per map: three scales, three bars
     if len(drawn) == 1:
         assert "all three" in view.bars["grad"].label
-    on_screen = (_lefts(view), view.image_body.cols, None)
-    on_slide = _at_slide_size(view, lambda: (_lefts(view), view.image_body.cols, _tops(view)))
-    assert on_screen[1] == 2  # the screen keeps two by two
-    for lefts, cols, tops in (on_screen, on_slide):  # screen and slide
+    _resize(qtbot, view, (590, 500))  # a dock two by two
+    seen = [(_lefts(view), view.image_body.arrangement, _tops(view))]
+    _resize(qtbot, view, (1000, 330))  # a wide, low dock: one row
+    seen.append((_lefts(view), view.image_body.arrangement, _tops(view)))
+    seen.append(_at_slide_size(view, lambda: (_lefts(view), view.image_body.arrangement, _tops(view)), last=True))
+    assert [name for _, name, _ in seen] == ["grid", "row", "beside"], f"control: each arrangement once {seen}"
+    for lefts, name, tops in seen:
         inp, raw, rollout, grad = lefts
-        if cols == 2:
+        if name == "grid":
             assert abs(inp - rollout) <= 1.0 and abs(raw - grad) <= 1.0, lefts
-        else:  # a slide whose height bounds two rows: one row, the pictures side by side on one line
+        elif name == "row":  # the pictures side by side on one line
             assert inp < raw < rollout < grad and max(tops) - min(tops) <= 1.0, (lefts, tops)
+        else:  # the input left of raw attention and rollout, gradient rollout under raw attention
+            assert inp < raw < rollout and abs(raw - grad) <= 1.0 and abs(tops[1] - tops[2]) <= 1.0, (lefts, tops)
 
 
 def test_text_strips_sit_in_the_middle_of_a_slide(qtbot):

@@ -148,8 +148,9 @@ def _picture_rect(vb, picture):
 
 
 def test_image_panels_stay_together_on_a_wide_slide(qtbot):
-    """On a 16:9 figure the four maps are as tall as their rows allow, all the same size, and grouped in
-    the middle (equal half-width cells once left a third of the width empty between the columns)."""
+    """On a 16:9 figure the three maps are as tall as their rows allow, all the same size, the input larger beside
+    them, and grouped in the middle (equal half-width cells once left a third of the width empty between the
+    columns)."""
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QImage, QPainter
 
@@ -175,10 +176,12 @@ def test_image_panels_stay_together_on_a_wide_slide(qtbot):
     finally:
         painter.end()
     (rects, grid), = geometry
-    sizes = {(round(r.width()), round(r.height())) for r in rects}
-    assert len(sizes) == 1, sizes  # one size for the input and the three maps
+    sizes = {(round(r.width()), round(r.height())) for r in rects[1:]}
+    assert len(sizes) == 1, sizes  # one size for the three maps
+    assert view.image_body.arrangement == "beside"  # (on a slide the input stands large beside them)
+    assert rects[0].height() > 1.5 * rects[1].height(), (rects[0], rects[1])
     row_h = (grid.height()) / 2
-    assert rects[0].height() > 0.7 * row_h  # as tall as the row allows, less its caption
+    assert rects[1].height() > 0.7 * row_h  # as tall as the row allows, less its caption
     left, right = min(r.left() for r in rects), max(r.right() for r in rects)
     apart_px = rects[1].left() - rects[0].right()  # empty pixels between the input and raw attention
     assert apart_px < 0.2 * grid.width(), (apart_px, grid.width())
@@ -240,3 +243,22 @@ def test_a_strips_message_wraps_inside_the_strip(qtbot):
     assert strip.size().height() >= rect.height(), "the strip is shorter than its wrapped note"
     bar = view.bar.mapRectToScene(view.bar.boundingRect())
     assert strip.mapRectToScene(rect).right() <= bar.left() + 0.5, "the note runs under the colour bar"
+
+
+def test_the_image_title_says_what_was_trained_and_what_it_says():
+    """Issue 36 item 10: the slide asked "Where does [CLS] get its information?" without the model or its answer."""
+    from attnviz.capture.description import TraceDescription
+    from attnviz.gui.views.rollout_panels import predicted_label, trained_line
+
+    class T(dict):  # a trace: its arrays by name, and a description
+        pass
+
+    t = T(prediction=np.array([0.1, 0.2, 0.05, 0.05, 0.6]))
+    t.description = TraceDescription(n_layers=3, labels=["circle", "square", "triangle", "cross", "star"])
+    assert trained_line(t) == ("3-layer vision transformer trained on 5 classes (circle, square, triangle, cross, "
+                               "star), classifying from [CLS]: it says star")
+    assert predicted_label(t) == "star"
+    t.description = TraceDescription(n_layers=3, labels=[str(d) for d in range(10)])
+    assert "10 classes (0–9)" in trained_line(t)
+    t.description = TraceDescription(n_layers=3)  # control: no labels, no line
+    assert trained_line(t) is None and predicted_label(t) is None

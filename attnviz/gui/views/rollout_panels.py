@@ -10,14 +10,16 @@ did the same on screen but raised the figure's minimum width with them: a dock c
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsWidget, QSizePolicy
 
+from attnviz.gui.views.rollout_arrangement import LAYOUTS, MAP_SLACK, ONE_BAR, choose, estimates
 from attnviz.gui.widgets.square_cells import UNLIMITED
 from attnviz.gui.widgets.title import make_title
 
-__all__ = ["PanelGrid", "fit_pictures", "panel_cell", "patch_caption", "two_lines"]
+__all__ = ["PanelGrid", "fit_pictures", "panel_cell", "patch_caption", "predicted_label", "trained_line", "two_lines"]
 
 
 def _natural_width(label) -> float:
@@ -35,7 +37,11 @@ class PanelGrid(pg.GraphicsLayout):
     def __init__(self):
         super().__init__()
         self.cells: list[pg.GraphicsLayout] = []
-        self.cols = 2
+        self.arrangement = "grid"
+        self.places = LAYOUTS["grid"]  # (row, column, rows spanned) of each cell
+        self.input_cap = UNLIMITED  # the input picture's width when it is drawn larger than the maps
+        self._bar_own: dict[int, tuple] = {}  # each map bar's maximum height and alignment before a row or "beside" limited it
+        self.cols, self.n_rows = 2, 2  # (GraphicsLayout keeps its own dict in .rows)
         self.image_size: tuple[int, int] | None = None  # (rows, columns) of the picture in pixels
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.layout.setContentsMargins(0, 0, 0, 0)  # the figure's own margins frame it already
@@ -52,64 +58,117 @@ class PanelGrid(pg.GraphicsLayout):
             self.gutters.append(gutter)
         self.geometryChanged.connect(self.centre)
 
-    def add_cell(self, cell: pg.GraphicsLayout) -> None:
-        self.cells.append(cell)
-        i = len(self.cells) - 1
+    def _place(self, i: int, cell) -> None:
         # columns 1..cols hold the cells; an empty column on either side takes the width capped cells
         # leave, so the grid itself never gets a maximum width (the figure would shrink to it)
-        self.addItem(cell, row=i // self.cols, col=1 + i % self.cols)
+        row, col, span = self.places[i]
+        self.addItem(cell, row=row, col=1 + col, rowspan=span)
+
+    def add_cell(self, cell: pg.GraphicsLayout) -> None:
+        self.cells.append(cell)
+        self._place(len(self.cells) - 1, cell)
         self._stretch()
         # captions and bars settle a layout pass after the grid: measure again then
         for item in (cell.getItem(0, 0), cell.getItem(1, 0), cell.getItem(1, 1)):
             if item is not None:
                 item.geometryChanged.connect(self.centre)
 
-    def set_cols(self, cols: int) -> bool:
-        """The cells ``cols`` a row (2: two by two; 4: one row, for a slide whose height bounds two rows); True
-        when that changed."""
-        if cols == self.cols:
+    def set_arrangement(self, name: str) -> bool:
+        """Lay the cells out as ``LAYOUTS[name]``; True when that changed."""
+        if name == self.arrangement:
             return False
         for item in [*self.cells, self.gutters[1]]:
             self.removeItem(item)
-        self.cols = cols
+        self.arrangement, self.places = name, LAYOUTS[name]
+        self.cols = 1 + max(col for _, col, _ in self.places)
+        self.n_rows = max(row + span for row, _, span in self.places)
         for i, cell in enumerate(self.cells):
-            self.addItem(cell, row=i // cols, col=1 + i % cols)
-        self.addItem(self.gutters[1], row=0, col=cols + 1)
+            self._place(i, cell)
+        self.addItem(self.gutters[1], row=0, col=self.cols + 1)
         self._stretch()
         return True
 
-    def arrange(self, bars, exporting: bool, settle) -> None:
-        """An export lays the four panels out in one row when that draws them larger (a 16:9 slide's height bounds
-        two rows: deck page 15 drew 225-px maps on a 720-line page); the screen keeps two by two. In a row the bars
-        that are not drawn leave their cells (each took a bar's width, half of a cell). ``bars``: each cell's bar
-        (the input's invisible spacer first); ``settle()`` lays the figure out."""
+    def one_bar(self) -> str:
+        """The map whose bar is drawn on one colour scale (rollout_arrangement.ONE_BAR)."""
+        return ONE_BAR[self.arrangement]
+
+    def arrange(self, bars, per_map: bool, settle) -> None:
+        """The arrangement that draws the largest maps and fills the room (rollout_arrangement.choose): on a 16:9
+        slide the input large beside the maps (one row left a third of the page blank), in a wide dock one row
+        (two by two drew 126-px maps in a 950 × 350 px dock). In a row the bars that are not drawn leave their
+        cells (each took a bar's width, half of a cell). ``bars``: each cell's bar (the input's invisible spacer
+        first, then raw's, rollout's, grad's); ``per_map``: every map draws its bar (else the one of ``one_bar()``);
+        ``settle()`` lays the figure out."""
         size, maps = self.image_size, bars[1:]
-        cols, tall, pad = 2, UNLIMITED, 0.0
-        if exporting and size is not None and self.width() > 0:
+        name, found = "grid", None
+        if size is not None and self.width() > 0:
             w, h = self.width(), self.height()
-            caption = max(cell.getItem(0, 0).geometry().height() for cell in self.cells) + 4
+            captions = [cell.getItem(0, 0).geometry().height() + 4 for cell in self.cells]
             bar = max(b.width_at(h / 2) for b in maps) + 4
-            drawn = sum(b.isVisible() for b in maps)
-            aspect = size[1] / size[0]  # picture width per unit of height
-            two = min((w / 2 - bar) / aspect, h / 2 - caption)  # a picture's height, two by two
-            one_row = min((w - drawn * bar) / 4 / aspect, h - caption)
-            if one_row > 1.05 * two:
-                # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
-                cols, tall, pad = 4, caption + one_row, max(0.0, (h - caption - one_row) / 2)
-        self.set_cols(cols)
+            found = {e.name: e for e in estimates(w, h, size[1] / size[0], captions[0], max(captions[1:]), bar,
+                                                  per_map, self.layout.horizontalSpacing())}
+            name = choose(list(found.values()))
+        self._apply(name, found, bars, per_map, settle)
+        if name != "grid" and self._map_side() < MAP_SLACK * found[name].map_side:
+            # the captions, rewrapped in the new columns, took the maps' room (large type in a dock: four-line
+            # captions left raw attention and rollout no height at all): two by two, as before the rule
+            self._apply("grid", found, bars, per_map, settle)
+
+    def _apply(self, name: str, found, bars, per_map: bool, settle) -> None:
+        """Lay the panels out as ``name`` (``found``: the estimates by name, or None)."""
+        maps, tall, pad = bars[1:], UNLIMITED, 0.0
+        self.input_cap = UNLIMITED
+        if name == "beside":  # the input no wider than estimated: the columns then leave the maps their height
+            self.input_cap = found[name].input_side * self.image_size[1] / self.image_size[0]
+        elif name == "row":
+            # each cell as tall as its caption and picture (the bar as tall as the maps), the row in the middle
+            caption = max(cell.getItem(0, 0).geometry().height() + 4 for cell in self.cells)
+            tall = caption + found[name].map_side
+            pad = max(0.0, (self.height() - tall) / 2)
+        self.set_arrangement(name)
+        for bar, map_name in zip(maps, ("raw", "rollout", "grad")):
+            bar.setVisible(per_map or map_name == self.one_bar())
         self.layout.setContentsMargins(0, pad, 0, 0)
         for cell in self.cells:
             cell.setMaximumHeight(tall)
+            # caps measured again from unwrapped captions: the last arrangement's narrow caps wrapped them taller,
+            # and caps measured under taller captions came out narrower still (85-px maps fell to 63)
+            cell.setMaximumWidth(UNLIMITED)
             self.layout.setAlignment(cell, Qt.AlignmentFlag.AlignTop)  # the pictures on one line
             cell.layout.setRowMinimumHeight(0, 0)
         self.seat_bars(bars)
-        if cols == 4:  # the captions' row as tall as the tallest caption: the pictures start on one line
+        if name != "grid":  # the captions of a row as tall as its tallest caption: its pictures start on one line
+            self._even_captions(settle)
+        else:
             settle()
-            for cell in self.cells:
-                cell.layout.activate()
-            need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in self.cells)
-            for cell in self.cells:
-                cell.layout.setRowMinimumHeight(0, need)
+            self.settle(settle)
+
+    def _map_side(self) -> float:
+        """The maps' pictures' height as laid out now (0 before there is a picture)."""
+        boxes = [cell.getItem(1, 0) for cell in self.cells[1:]]
+        if self.image_size is None:
+            return 0.0
+        rows, cols = self.image_size
+        return max(0.0, min(min(vb.width() / cols, vb.height() / rows) for vb in boxes)) * rows
+
+    def _even_captions(self, settle) -> None:
+        """Each row's captions as tall as its tallest, measured again until the widths they wrap at settle (measured
+        once, a caption wrapped in a cell not yet widened kept three lines' height: 70 px between the captions and
+        the maps of a presented slide, and the maps' columns, capped from the pictures' height, drew them smaller)."""
+        last = None
+        for _ in range(4):
+            settle()
+            self.settle(settle)
+            needs = []
+            for row in range(self.n_rows):
+                here = [cell for cell, (r, _, _) in zip(self.cells, self.places) if r == row]
+                need = max(cell.getItem(0, 0).item.boundingRect().height() for cell in here)
+                needs.append(need)
+                for cell in here:
+                    cell.layout.setRowMinimumHeight(0, need)
+            if needs == last:
+                return
+            last = needs
 
     def seat_bars(self, bars) -> bool:
         """A bar (``bars``: each cell's, the input's invisible spacer first) keeps its place in its cell while a bar
@@ -117,8 +176,9 @@ class PanelGrid(pg.GraphicsLayout):
         width up (two by two on one scale, the hidden bars of the input and rollout stood between the columns as a
         wide gap; in a row, each hidden bar took half of its cell). True when a bar moved."""
         moved = False
-        for i, (cell, bar) in enumerate(zip(self.cells, bars)):
-            column = bars[i % self.cols::self.cols]
+        cols = [col for _, col, _ in self.places]
+        for cell, bar, col in zip(self.cells, bars, cols):
+            column = [b for b, c in zip(bars, cols) if c == col]
             keep, inside = any(b.isVisible() for b in column), cell.getItem(1, 1) is bar
             if keep != inside:
                 cell.addItem(bar, row=1, col=1) if keep else cell.removeItem(bar)
@@ -145,16 +205,23 @@ class PanelGrid(pg.GraphicsLayout):
         """In one row, each map's drawn bar (``bars``: the maps', in order) as tall as the pictures, not as the cell (the
         row's height was estimated with less spacing than the layout gives, and the pictures, bound by their width,
         came out shorter)."""
-        boxes = [cell.getItem(1, 0) for cell in self.cells]
+        boxes = [cell.getItem(1, 0) for cell in self.cells[1:]]  # the maps' (the input may be larger)
         if self.image_size is None or any(vb.width() <= 0 or vb.height() <= 0 for vb in boxes):
             return
-        rows, cols = self.image_size
-        picture = min(min(vb.width() / cols, vb.height() / rows) for vb in boxes) * rows
+        picture = self._map_side()
+        hug = self.arrangement != "grid"
         for cell, bar in zip(self.cells[1:], bars):
-            bar.setMaximumHeight(picture if self.cols == 4 else UNLIMITED)
-            cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
-            cell.layout.activate()
-        if self.cols == 4:
+            # two by two gives the bars back their own height limit and alignment, untouched when they have them:
+            # set again (unlimited, pinned to the top), a dock in large type drew its maps at 63 px, not 85
+            own = self._bar_own.setdefault(id(bar), (bar.maximumHeight(), cell.layout.alignment(bar)))
+            if hug:
+                bar.setMaximumHeight(picture)
+                cell.layout.setAlignment(bar, Qt.AlignmentFlag.AlignTop)
+                cell.layout.activate()
+            elif (bar.maximumHeight(), cell.layout.alignment(bar)) != own:
+                bar.setMaximumHeight(own[0])
+                cell.layout.setAlignment(bar, own[1])
+        if self.arrangement == "row":
             # the row centred on the pictures it drew: centred on its estimate (which leaves out the spacing),
             # a slide had 200 px blank above the row and 280 px below
             caption = self.cells[0].layout.rowMinimumHeight(0) + self.cells[0].layout.verticalSpacing()
@@ -168,7 +235,7 @@ class PanelGrid(pg.GraphicsLayout):
         for k in range(1, 6):  # equal cells, the gutters beside them; a column left empty takes nothing
             self.layout.setColumnStretchFactor(k, 100 if k <= self.cols else int(k == self.cols + 1))
         for k in range(4):  # unused rows take nothing
-            self.layout.setRowStretchFactor(k, 1 if k < -(-len(self.cells) // self.cols) else 0)
+            self.layout.setRowStretchFactor(k, 1 if k < self.n_rows else 0)
 
     def set_image_size(self, size: tuple[int, int]) -> None:
         self.image_size = (int(size[0]), int(size[1]))
@@ -183,11 +250,12 @@ class PanelGrid(pg.GraphicsLayout):
         if self.image_size is None or not self.cells:
             return 0.0
         rect = self.geometry()
-        rows = -(-len(self.cells) // self.cols)
+        rows, gap = self.n_rows, lay.verticalSpacing()
         _, top, _, bottom = lay.getContentsMargins()
-        cell_h = (rect.height() - top - bottom - lay.verticalSpacing() * (rows - 1)) / rows
+        row_h = (rect.height() - top - bottom - gap * (rows - 1)) / rows
         widths = []
-        for cell in self.cells:
+        for cell, (_, _, span) in zip(self.cells, self.places):
+            cell_h = row_h * span + gap * (span - 1)
             label, bar = cell.getItem(0, 0), cell.getItem(1, 1)
             cl, ct, cr, cb = cell.layout.getContentsMargins()
             label_h = label.geometry().height() if label is not None else 0.0
@@ -198,15 +266,20 @@ class PanelGrid(pg.GraphicsLayout):
                 # stood beside the maps' pictures as a gap between the columns. Its height never follows the cap.
                 img_h = vb.height()
             img_w = img_h * self.image_size[1] / self.image_size[0]
-            bar_w = bar.geometry().width() + cell.layout.horizontalSpacing() if bar is not None else 0.0
+            if cell is self.cells[0]:
+                img_w = min(img_w, self.input_cap)
+            # the spacing before the bar's column stays without a bar (the caption spans both columns): left out,
+            # the maps' boxes of a slide's "beside" were 6 px narrower than tall and drew the maps 6 px smaller
+            bar_w = (bar.geometry().width() if bar is not None else 0.0) + cell.layout.horizontalSpacing()
             caption = _natural_width(label) if label is not None else 0.0
             widths.append(cl + cr + max(img_w + bar_w, caption) + 1.0)  # 1 px: rounding in the layout
         # each column at its own cap: one cap for all let the input's wide caption widen the maps' column too, and
         # its spare width stood left of the maps' pictures as a gap between the columns
-        caps = [max(widths[c::self.cols]) for c in range(self.cols)]
-        for i, cell in enumerate(self.cells):
-            if abs(cell.maximumWidth() - caps[i % self.cols]) > 1.0:
-                cell.setMaximumWidth(caps[i % self.cols])
+        cols = [col for _, col, _ in self.places]
+        caps = [max(wd for wd, c in zip(widths, cols) if c == col) for col in range(self.cols)]
+        for cell, col in zip(self.cells, cols):
+            if abs(cell.maximumWidth() - caps[col]) > 1.0:
+                cell.setMaximumWidth(caps[col])
         return max(caps)
 
 
@@ -225,6 +298,28 @@ def patch_caption(trace, image_hw: tuple[int, int]) -> str:
     size = trace.description.config.get("patch_size")
     ph, pw = (size, size) if size else (h // gh if gh else 0, w // gw if gw else 0)
     return f"{w} × {h} pixels<br>a {gh} × {gw} grid of patches, each {pw} × {ph} pixels"
+
+
+def predicted_label(trace) -> str | None:
+    """The class the image model says (its labels and prediction), or None."""
+    labels = list(trace.description.labels or ())
+    if not labels or "prediction" not in trace:
+        return None
+    return labels[int(np.argmax(np.asarray(trace["prediction"])))]
+
+
+def trained_line(trace) -> str | None:
+    """ "3-layer vision transformer trained on 5 classes (circle, …, star), classifying from [CLS]: it says star" —
+    what was trained and what the maps explain (the slide said only "Where does [CLS] get its information?").
+    None without labels."""
+    d = trace.description
+    labels = list(d.labels or ())
+    if not labels:
+        return None
+    names = ", ".join(labels) if len(labels) <= 6 else f"{labels[0]}–{labels[-1]}"
+    said = predicted_label(trace)
+    return (f"{d.n_layers}-layer vision transformer trained on {len(labels)} classes ({names}), classifying from "
+            f"[CLS]" + (f": it says {said}" if said else ""))
 
 
 def fit_pictures(boxes, size) -> None:

@@ -1,9 +1,10 @@
 """RolloutView: raw attention vs attention rollout vs gradient rollout, side by side.
 
 Images: the plain input, then each map overlaid on it (patch grid from ``trace.grid``, opacity
-slider, 50 % so the digit or shape stays visible under the map), two by two. Each map has its own
-colour bar; by default all share one range, so the brightest colour means the same share in every map
-(the maps are compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
+slider, 50 % so the digit or shape stays visible under the map), two by two, in a row, or the input large beside
+the three maps, whichever fills the room (rollout_arrangement.py). Each map can have its own colour bar; by
+default all share one range and one bar, so the brightest colour means the same share in every map (the maps are
+compared). "each map its own maximum" shows faint maps' patterns, and every bar says so.
 Text: one highlighted token strip per map for the selected query (or CLS / the last token), on one shared scale by
 default, over as many positions around the query as fit (rollout_strips.py; the title names them).
 The colour-scale chooser switches between per-map, shared and fixed 0–1; the bars say which.
@@ -22,12 +23,14 @@ from attnviz.gui.style import colour_lut
 from attnviz.gui.views.base import BaseView, call_catching  # exceptions returned, as the lane does
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_top
 from attnviz.gui.views.heatmap_data import quantize
-from attnviz.gui.views.rollout_panels import PanelGrid, fit_pictures, panel_cell, patch_caption, two_lines
+from attnviz.gui.views.rollout_pointing import SHORT, RolloutPointing
+from attnviz.gui.views.rollout_panels import (PanelGrid, fit_pictures, panel_cell, patch_caption, predicted_label,
+                                              trained_line, two_lines)
 from attnviz.gui.views.rollout_strips import RolloutStrips
 from attnviz.analysis.rollout_maps import RolloutSettings, compute_rollout_maps, default_query, rollout_question
 from attnviz.analysis.rollout_row import LONG_ROLLOUT_T
 from attnviz.analysis.rollout_window import masked_after
-from attnviz.analysis.trace_parts import format_value, resolve
+from attnviz.analysis.trace_parts import resolve
 from attnviz.gui.widgets.colour_bar import ColourBarItem
 from attnviz.gui.widgets.flow_row import FlowRow
 from attnviz.gui.widgets.heatmap import CellImageItem
@@ -38,7 +41,6 @@ from attnviz.text.token_display import display_token
 __all__ = ["RolloutView"]
 
 NAMES = ("raw", "rollout", "grad")
-SHORT = {"raw": "raw attention", "rollout": "rollout", "grad": "gradient rollout"}
 DEBOUNCE_MS = 80
 
 
@@ -54,7 +56,7 @@ def _slider(lo: int, hi: int, value: int) -> QSlider:
 OVERLAY_OPACITY = 50
 
 
-class RolloutView(BaseView):
+class RolloutView(RolloutPointing, BaseView):
     title = "Rollout"
 
     def _build(self) -> None:
@@ -103,6 +105,11 @@ class RolloutView(BaseView):
         self._fit_timer.timeout.connect(lambda: self._fit_strips(resized=True))
         self._room, self._fitted = None, None
         self.figure.geometryChanged.connect(self._fit_timer.start)
+        # the image panels' arrangement follows the canvas too (an export arranges them in _after_relayout)
+        self._arrange_timer = QTimer(self, singleShot=True, interval=0)
+        self._arrange_timer.timeout.connect(self._arrange_on_screen)
+        self._arranged = None  # the (size, scale mode) the panels were arranged for
+        self.figure.geometryChanged.connect(self._arrange_timer.start)
 
     def _build_controls(self) -> None:
         c = self.controls
@@ -219,10 +226,11 @@ class RolloutView(BaseView):
         how = {"per-map": "each map on its own colour scale", "shared": "one colour scale for all three maps",
                "fixed": "colour scale fixed at 0–1"}[mode] + " · colour = share of attention"
         verdict = rollout_verdict(self.trace.description.metrics or {}) if m.image_mode else None
-        # the strips' row says only "gradient rollout": gradients of what (an image's panels say it in their titles)
+        # the strips' row says only "gradient rollout": gradients of what (an image's title says it in trained_line)
         grad = f"{m.notes['grad']}: gradients of {m.grad_of}" if not m.image_mode and m.grad_of else None
         question, left_out = rollout_question(self.trace, part, m.query, m.image_mode)
-        self._title = (question, [left_out, how, verdict, grad])
+        trained = trained_line(self.trace) if m.image_mode else None
+        self._title = (question, [trained, left_out, how, verdict, grad])
         if self._body is self.image_body:
             self._draw_images(mode)
             self._set_title()
@@ -256,7 +264,12 @@ class RolloutView(BaseView):
         set_title(self.input_panel[0], f"input: {patch_caption(self.trace, self._image_size)}", self.style, 1.0)
 
     def _fit_image(self, _vb: pg.ViewBox | None = None) -> None:
-        fit_pictures([self.input_panel[1]] + [p[1] for p in self.panels.values()], getattr(self, "_image_size", None))
+        size, maps = getattr(self, "_image_size", None), [p[1] for p in self.panels.values()]
+        if self.image_body.arrangement == "beside":  # the input drawn larger than the maps beside it
+            fit_pictures([self.input_panel[1]], size)
+            fit_pictures(maps, size)
+        else:
+            fit_pictures([self.input_panel[1]] + maps, size)
 
     def _draw_images(self, mode: str) -> None:
         gh, gw = self.trace.grid
@@ -266,18 +279,21 @@ class RolloutView(BaseView):
         for name, (label, vb, picture, heat) in self.panels.items():
             values = self.maps.maps[name]
             note = self.maps.notes[name]
-            set_title(label, two_lines(note) if values is not None else "gradient rollout<br>no gradients captured",
+            said = predicted_label(self.trace) if name == "grad" and self.maps.grad_of else None
+            caption = two_lines(note) + (f" · × gradients of {said}'s score" if said else "")  # of what
+            set_title(label, caption if values is not None else "gradient rollout<br>no gradients captured",
                       self.style, 1.0)
             bar = self.bars[name]
             bar.set_levels(0.0, self.tops[name])
             # short: the bar is only as tall as its map (the title says "share of attention"); on one scale
-            # the three bars were identical: one is drawn, beside the last map at the figure's right edge (beside
-            # the first, it stood between two maps in a slide's row), and says it serves all three
+            # the three bars were identical: one is drawn, beside a map at the figure's right edge (the last, or
+            # rollout when the input stands beside the maps; beside the first, it stood between two maps in a slide's
+            # row), and says it serves all three
             bar.set_label("share · " + {"per-map": "own scale", "shared": "all three maps",
                                         "fixed": "fixed 0–1, all three"}[mode])
             # a bar not drawn still takes its width (and the input's invisible one the same), so the four
             # pictures stay in two aligned columns: a narrower label had shifted a panel ~20 px
-            bar.setVisible(mode == "per-map" or name == NAMES[-1])
+            bar.setVisible(mode == "per-map" or name == self.image_body.one_bar())
             if name == NAMES[-1]:
                 self.spacer_bar.set_levels(0.0, self.tops[name])
                 self.spacer_bar.set_label(bar.label)
@@ -296,6 +312,24 @@ class RolloutView(BaseView):
             self.image_body.settle(self.figure.layout.activate)
             self._fit_image()
         self._apply_opacity()
+        self._arrange_timer.start()
+
+    def _arrange_on_screen(self) -> None:
+        """Arrange the image panels for the canvas once its size (or the scale mode: one bar or three) changed."""
+        if self._body is not self.image_body or is_exporting():
+            return
+        key = (self.canvas.viewport().size(), self.scale_box.mode)
+        if key != self._arranged:
+            self._arranged = key
+            self._arrange_images()
+
+    def _arrange_images(self) -> None:
+        """Two by two, a row, or the input beside the maps: what fills this room (rollout_arrangement.py)."""
+        self.image_body.arrange([self.spacer_bar, *self.bars.values()], self.scale_box.mode == "per-map",
+                                self.figure.layout.activate)
+        self.image_body.settle(self.figure.layout.activate)
+        self.image_body.hug_bars(list(self.bars.values()))
+        self._fit_image()
 
     def _draw_strips(self, mode: str, part: str) -> None:
         tokens = self.trace.key_tokens(part)
@@ -330,10 +364,8 @@ class RolloutView(BaseView):
 
     def _after_relayout(self) -> None:
         if self._body is self.image_body:
-            # an export: one row of four where that draws the pictures larger (rollout_panels.PanelGrid.arrange)
-            self.image_body.arrange([self.spacer_bar, *self.bars.values()], is_exporting(), self.figure.layout.activate)
-            self.image_body.settle(self.figure.layout.activate)
-            self.image_body.hug_bars(list(self.bars.values()))
+            self._arrange_images()
+            self._arranged = None  # the screen arranges its own size again after the export
         # the strips wrap to their new width while the layout is applied, changing their heights:
         # apply it once more so the rows take those heights (an export after a screen layout
         # otherwise spread the strips over the old, taller rows)
@@ -358,37 +390,3 @@ class RolloutView(BaseView):
         self.strip_set.set_style(self.style)
         if self.trace is not None:
             self.recompute()
-
-    # -- interaction -----------------------------------------------------------------------------
-    def patch_text(self, name: str, r: int, c: int) -> str:
-        """Hover text for patch (r, c) of map ``name``."""
-        gh, gw = self.trace.grid
-        values = self.maps.maps[name]
-        v = "—" if values is None else format_value(values[r * gw + c])
-        return f"patch {r},{c} · {SHORT[name]}: {v}"
-
-    def _patch_of(self, y: int, x: int) -> tuple[int, int]:
-        gh, gw = self.trace.grid
-        S = self._image_size
-        return y * gh // S[0], x * gw // S[1]
-
-    def _hover_pixel(self, name, y, x) -> None:
-        self.set_hover_text("" if y is None or self.maps is None else self.patch_text(name, *self._patch_of(y, x)))
-
-    def _click_pixel(self, y, x) -> None:
-        if self.selection is not None:
-            r, c = self._patch_of(y, x)
-            self.selection.update(query=1 + r * self.trace.grid[1] + c)  # token 0 is CLS
-
-    def _hover_token(self, name, i) -> None:
-        """``i``: an input position (the strips add their window's start)."""
-        values = None if self.maps is None else self.maps.maps[name]
-        if i is None or values is None:
-            self.set_hover_text("")
-            return
-        tok = self.trace.key_tokens("self" if self.res.part == "cross" else self.res.part)[i]
-        what = "masked (after the query)" if self.strip_set.is_masked(i) else format_value(values[i])
-        self.set_hover_text(f"{tok} [{i}] · {SHORT[name]}: {what}")
-
-    def _click_token(self, i: int) -> None:
-        self.selection is not None and self.selection.update(query=i)
