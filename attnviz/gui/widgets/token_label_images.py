@@ -58,6 +58,16 @@ class LabelImages:
         a 128-row map (3.7 px rows) centred its label 2 px under the axis' top, half of it above, cut and under
         the figure's title (the lesson's "Positions as waves"). The tick stays at the row; a label the moved one
         would now touch gives way."""
+        if self.orientation != "left" and self.rotated and len(positions):
+            # a turned column label reaches sin(angle) half a line right of its cell (the left is the overhang's,
+            # see boundingRect): past the axis' end it was cut by the item's cache, as the last column of a
+            # 131,072-token map ("130,934" cut in half). Dropped, not moved: it has no tick to say where it points
+            # (its glyphs: the packing's LINE of it, so every column of a map labelled token by token keeps its label)
+            reach = fm.height() * self.LINE / 2 * math.sin(math.radians(self.angle))
+            end = r.right()  # (the rectangle starts left of the axis by the overhang)
+            inside = (positions >= 0) & (positions <= end)
+            keep = ~inside | (positions + reach <= end + 0.5)
+            return idx[keep], positions[keep]
         if self.orientation != "left" or not len(positions):
             return idx, positions
         half, height = fm.height() / 2, r.height()
