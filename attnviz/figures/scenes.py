@@ -13,6 +13,7 @@ from pathlib import Path
 
 from attnviz.errors import AttnvizError
 from attnviz.figures.render import ExportOptions, export_pdf_pages, export_widget
+from attnviz.text.formula_markup import formula_html, formula_plain
 
 __all__ = ["build_scene_figure", "compute_scene_figure", "make_scene_view", "export_scene", "export_lesson_pdf", "export_lesson_pack", "scene_style",
            "CAPTION_N"]
@@ -146,10 +147,11 @@ def export_lesson_pack(lesson, directory, opts: ExportOptions | None = None, fmt
                 finally:
                     _close(view)
                 rows.append((directory / name, scene.title, caption))
-            md = [f"# {lesson.title}", ""] + [f"{i}. **{t}** — {c} ([{f.name}]({f.name}))"
+            # "W_O", "√d_k" with real subscripts, as the slides draw them (formula_html escapes the rest)
+            md = [f"# {lesson.title}", ""] + [f"{i}. **{formula_html(t)}** — {formula_html(c)} ([{f.name}]({f.name}))"
                                               for i, (f, t, c) in enumerate(rows, 1)]
-            body = "\n".join(f"<h2>{i}. {html.escape(t)}</h2><p>{html.escape(c)}</p><img src='{html.escape(f.name)}' "
-                             f"width='800' alt='{html.escape(t)}'>" for i, (f, t, c) in enumerate(rows, 1))
+            body = "\n".join(f"<h2>{i}. {formula_html(t)}</h2><p>{formula_html(c)}</p><img src='{html.escape(f.name)}' "
+                             f"width='800' alt='{html.escape(formula_plain(t))}'>" for i, (f, t, c) in enumerate(rows, 1))
             page = (f"<!doctype html><html><head><meta charset='utf-8'>"
                     f"{PACK_MARKER_TAG}<title>{html.escape(lesson.title)}</title></head>"
                     f"<body><h1>{html.escape(lesson.title)}</h1>{body}</body></html>")

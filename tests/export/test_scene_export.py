@@ -75,7 +75,7 @@ def test_whatif_view_needs_a_switch_and_writes_before_and_after(tmp_path, capsys
 def test_lesson_deck_has_one_pdf_page_per_scene_and_bad_outputs_exit_2(tmp_path, capsys):
     lesson = {"format": "attnviz-lesson", "version": 1, "name": "two", "title": "Two", "scenes": [
         {"title": "Mask", "model": "induction", "text": "dragonflydragonfly", "view": "causal-mask", "layer": 1},
-        {"title": "Heads", "model": "coref", "text": TIRED, "view": "model"},
+        {"title": "Heads, concat · W_O", "model": "coref", "text": TIRED, "view": "model"},
     ]}
     path = tmp_path / "two.json"
     path.write_text(json.dumps(lesson), encoding="utf-8")
@@ -86,6 +86,9 @@ def test_lesson_deck_has_one_pdf_page_per_scene_and_bad_outputs_exit_2(tmp_path,
     assert main(["export", "--lesson", str(path), "-o", str(tmp_path / "deck.png")]) == 2
     assert main(["export", "--lesson", str(path), "--lecture-pack", str(tmp_path / "pack")]) == 0
     assert (tmp_path / "pack" / "index.html").is_file() and len(list((tmp_path / "pack").glob("*.png"))) == 2
+    for index in ("index.html", "index.md"):  # titles as the slides draw them (a40: raw "W_O")
+        text = (tmp_path / "pack" / index).read_text(encoding="utf-8")
+        assert "W<sub>O</sub>" in text and "W_O" not in text
     assert main(["export", "--scene", str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.png")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) >= 1
 
