@@ -85,6 +85,7 @@ class DatasetSplit:
         self.paged = False  # the grid a page at a time (dataset_pages.py), ``page_shape`` layers × heads a page
         self.page_shape = (1, 1)
         self.rows_adjust = 0  # layers a page under the map gets beyond the estimate, once measured (fit_page_rows)
+        self.presented = False  # F5: the figure alone, the table and top inputs hidden (dataset_presented.py)
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -105,12 +106,13 @@ class DatasetSplit:
         self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
         self.paged = paged
         h = self.splitter.height()
-        alone = self.narrow or 0 < h < LOW_HEIGHT  # the figure alone until the Table button asks for the table
+        # the figure alone until the Table button asks for the table; presented, alone whatever was asked
+        alone = self.presented or self.narrow or 0 < h < LOW_HEIGHT
         if paged and not self._page_side(width):
             alone = True  # a page over a legible mean map needs the height (600 × 676 at 1920×1080: 396 px left)
         self.button.setVisible(alone)
-        below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
-        if self.user_split:
+        below = 0 if self.presented or alone and not self.button.isChecked() else int(h * BELOW_SHARE)
+        if self.user_split and not self.presented:
             below = self.splitter.sizes()[1]
         if paged:
             self._page(width, h, below, alone)
@@ -130,7 +132,9 @@ class DatasetSplit:
         # beside the 1280×720 dock's map, with ~380 px to spare, the grid's title took five lines
         grid_w = grid_width(self.layers, self.heads)
         spare = width - grid_w - MAP_CHROME_W - max(0, min(width - grid_w - MAP_CHROME_W, h - below - MAP_CHROME_H))
-        self.grid_column = grid_w + max(0, min(spare, TITLE_COLUMN_PX - grid_w))
+        # presented, all of it: at 1280×720 a 280-px column wrapped the title on 3 lines over cells 105 × 235 px, and
+        # ~370 px stayed blank right of the map's bar
+        self.grid_column = grid_w + max(0, spare if self.presented else min(spare, TITLE_COLUMN_PX - grid_w))
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
