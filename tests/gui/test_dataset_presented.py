@@ -76,8 +76,9 @@ def test_presented_the_figure_has_the_slide_and_the_table_comes_back(qtbot, trac
 
 
 def test_a_paged_real_size_grid_presented_keeps_its_pages_without_the_table(qtbot, tmp_path):
-    """30 × 9 heads presented: the figure alone, the grid still fitted a page at a time (its layers' rows at least
-    ROW_PX, not squeezed into the slide), the page and the mean map in the part seen without scrolling."""
+    """30 × 9 heads presented: the figure alone, the grid still fitted a page at a time (its layers' rows tall enough
+    for their numbers in the presented type, not squeezed into the slide), the page and the mean map in the part seen
+    without scrolling."""
     from attnviz.gui.views.dataset_pages import MIN_MAP_PX, ROW_PX
 
     view = scored_view(qtbot, task_free_trace(tmp_path, 30, 9), *SLIDE)
@@ -88,6 +89,11 @@ def test_a_paged_real_size_grid_presented_keeps_its_pages_without_the_table(qtbo
     assert len(layers) >= docked_rows and len(heads) == 9, (layers, docked_rows)  # the table's height to the page
     row_px = view.grid.vb.height() / len(layers)
     assert row_px >= ROW_PX - 1, f"{len(layers)} layers in rows of {row_px:.1f} px"
+    # every head of the page carries its number in the presented type (rows of the docked 18 px hid them all)
+    labels = list(view._cell_labels)
+    assert len(labels) == len(layers) * len(heads) and all(item.isVisible() for item in labels), \
+        f"{sum(item.isVisible() for item in labels)} of {len(layers) * len(heads)} numbers shown"
+    assert row_px >= view.style.metrics(1.0).height(), row_px
     seen = view.split.scroll.viewport().rect()
     for item in (view.grid.vb, view.pattern.vb):
         assert seen.contains(view.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect()), item

@@ -185,7 +185,7 @@ class GridPages:
         self.top.set_labels([f"H{i}" for i in heads], [i * PITCH_X + 0.5 for i in heads])
         self._mark_selected()
         for key, on in (("up", l0 > 0), ("down", l0 + rows < L), ("left", h0 > 0), ("right", h0 + cols < H)):
-            self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
+            self.page_buttons[key].setVisible(self._controls_on and (rows < L if key in ("up", "down") else cols < H))
             self.page_buttons[key].setEnabled(on)
         self._size_grid()
         self._ask_page()  # a long input's grid computes the page's heads (all_heads_long.py)

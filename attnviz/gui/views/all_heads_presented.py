@@ -32,6 +32,7 @@ class PresentedGrid:
     """Pitch, note size and centring of the All heads grid when presented (mixed into ModelView)."""
 
     _pitch_y = PITCH_Y  # the rows' pitch in use (tile units); the docked one until presented
+    _controls_on = True  # False while the figure is presented alone (set_controls_visible)
 
     @property
     def presented(self) -> bool:
@@ -71,6 +72,13 @@ class PresentedGrid:
         self._place_notes()
         self._apply_page()
         return True
+
+    def set_controls_visible(self, on: bool) -> None:
+        """Figure first: the controls row hides (the base view), and the ▲▼◀▶ page buttons stay hidden when a new page
+        shape shows them (presented, a 30 × 9 grid's ▲▼ came back above the slide at the first layout)."""
+        super().set_controls_visible(on)
+        self._controls_on = on
+        self._apply_page()
 
     def range_height(self, rows: int) -> float:
         """The page's height in tile units: its rows and the number under the last."""

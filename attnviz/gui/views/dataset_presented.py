@@ -9,6 +9,11 @@ Table button step aside and the figure takes their height, and they come back as
 
 from __future__ import annotations
 
+import math
+
+from attnviz.gui.views.dataset_pages import ROW_PX
+from attnviz.gui.views.dataset_split import HEAD_PX
+
 __all__ = ["PresentedFigureOnly"]
 
 
@@ -18,6 +23,12 @@ class PresentedFigureOnly:
     def set_controls_visible(self, on: bool) -> None:
         """Figure first (``on`` False): the controls row (the base view's) and the table with the top inputs hide."""
         super().set_controls_visible(on)
-        self.split.presented = not on
+        split = self.split
+        split.presented = not on
+        # a page's rows and columns as tall and wide as a cell's number in the presented type (1.0 of the style's:
+        # dataset_widgets.CELL_FONT_FACTORS): at the docked 18 px a row, 30 × 9 presented hid every number
+        metrics = self.style.metrics(1.0)
+        split.row_px = ROW_PX if on else max(ROW_PX, math.ceil(metrics.height()) + 2)
+        split.head_px = HEAD_PX if on else max(HEAD_PX, math.ceil(metrics.horizontalAdvance("0.00")) + 6)
         self.below.setVisible(on)
         self.split_below()
