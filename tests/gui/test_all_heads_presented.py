@@ -95,3 +95,20 @@ def test_docked_the_grid_keeps_the_docked_pitch_at_the_left(qtbot, trace):
     assert view._pitch_y == PITCH_Y
     assert view.notes.font.pointSizeF() == pytest.approx(max(view.style.font_pt(NOTE_FACTOR), NOTE_MIN_PT))
     assert not page_problems(view, "translate docked") and not _frame_overlaps_numbers(view)
+
+
+def test_a_real_size_grid_presented_stays_paged_and_hides_its_page_buttons(qtbot, tmp_path):
+    """30 × 9 presented: paged at the docked pitch and note size (what its pages are fitted for), and the ▲▼ buttons
+    stay hidden (they came back above the slide when the presented page's shape was applied); they come back docked."""
+    import real_sizes
+    from attnviz.gui.views.all_heads_pages import NOTE_FACTOR, NOTE_MIN_PT, PITCH_Y
+
+    view = _view(qtbot, real_sizes.trace_of(real_sizes.build("30x9", tmp_path / "m")), (1920, 1080), True)
+    assert view.page_text() and view._pitch_y == PITCH_Y
+    assert view.notes.font.pointSizeF() <= max(view.style.font_pt(NOTE_FACTOR), NOTE_MIN_PT) + 0.05
+    shown = [k for k, b in view.page_buttons.items() if b.isVisible()]
+    assert not shown, f"presented, the page buttons {shown} are on screen"
+    view.set_controls_visible(True)
+    QApplication.processEvents()
+    assert view.page_buttons["down"].isVisible(), "control: docked again, ▼ is back"
+    assert not page_problems(view, "30 × 9 presented")
