@@ -14,7 +14,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from test_all_heads_pages import page_problems  # noqa: E402
+from test_all_heads_pages import _view as pages_view, page_problems  # noqa: E402
 
 SENTENCE = "the big dog sees a small cat"
 
@@ -27,20 +27,12 @@ def trace():
 
 
 def _view(qtbot, trace, size, presenting: bool):
-    from attnviz.gui.panels.appearance import compose_style
-    from attnviz.gui.views.model_view import ModelView
-    from attnviz.selection import Selection
-
-    style = compose_style("light", presenting, "viridis", lines=size[1] if presenting else None)
-    view = ModelView(selection=Selection(), style=style)
-    qtbot.addWidget(view)
-    view.resize(*size)
-    view.show()
-    view.set_trace(trace)
-    view.ensure_current()
+    """The view as test_all_heads_pages makes it, presented as presentation mode does (its controls row hidden), the
+    frame on the lower row, under the upper row's numbers."""
+    view = pages_view(qtbot, trace, size, presenting, lines=size[1])
     if presenting:
-        view.set_controls_visible(False)  # what presentation mode does
-    view.selection.update(layer=1, head=0)  # the frame on the lower row, under the upper row's numbers
+        view.set_controls_visible(False)
+    view.selection.update(layer=1, head=0)
     for _ in range(10):
         QApplication.processEvents()
     return view

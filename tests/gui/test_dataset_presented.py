@@ -14,6 +14,7 @@ import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from dataset_views import scored_view, task_free_trace  # noqa: E402
+from test_all_heads_pages import _lines  # noqa: E402 - lines a title is drawn in
 
 SLIDE = (1280, 720)
 
@@ -21,17 +22,6 @@ SLIDE = (1280, 720)
 def _settle():
     for _ in range(20):
         QApplication.processEvents()
-
-
-def _lines(label) -> int:
-    """Lines a title item is drawn in (wrapped to its width)."""
-    doc = label.item.document()
-    doc.setTextWidth(label.item.textWidth())
-    n, block = 0, doc.begin()
-    while block.isValid():
-        n += block.layout().lineCount()
-        block = block.next()
-    return n
 
 
 def _map_side(view) -> float:
