@@ -90,8 +90,9 @@ def test_docked_the_grid_keeps_the_docked_pitch_at_the_left(qtbot, trace):
 
 
 def test_a_real_size_grid_presented_stays_paged_and_hides_its_page_buttons(qtbot, tmp_path):
-    """30 × 9 presented: paged at the docked pitch and note size (what its pages are fitted for), and the ▲▼ buttons
-    stay hidden (they came back above the slide when the presented page's shape was applied); they come back docked."""
+    """30 × 9 presented: paged at the docked pitch and note size (what its pages are fitted for), and the ▲▼
+    buttons stay hidden (they came back above the slide when the presented page's shape was applied); back docked,
+    they are shown."""
     import real_sizes
     from attnviz.gui.views.all_heads_pages import NOTE_FACTOR, NOTE_MIN_PT, PITCH_Y
 

@@ -1,8 +1,8 @@
 """F5 on the Data set dock gives the figure the slide (issue 36, Deliver 5–6): presenting hid only the controls row,
-and the table and the top inputs under the figure stayed — at 1280×720 the figure had the top ~60 % (mean map ~220 px,
-the grid's title on 3 lines, the table cut by its own scroll bar). Presented (``set_controls_visible(False)``, what
-presentation mode and a lesson's scene call) the table and the list hide, the figure takes their height and the grid's
-column the width the map leaves; leaving brings them back. Controls: the same view docked shows its table."""
+and the table and the top inputs under the figure stayed — at 1280×720 the figure had the top ~60 % (mean map
+~220 px, the grid's title on 3 lines, the table cut by its own scroll bar). Presented (``set_controls_visible(False)``,
+what presentation mode and a lesson's scene call) the table and the list hide, the figure takes their height and the
+grid's column the width the map leaves; leaving brings them back. Controls: the same view docked shows its table."""
 
 from __future__ import annotations
 

@@ -49,7 +49,8 @@ class PresentedGrid:
 
     def wanted_pitch_y(self) -> float:
         """The rows' pitch: the docked PITCH_Y, or presented on one page the tile and its number's line. A tile of t px
-        in a height of V px over L rows: t · (NOTE_Y · L + TAIL) + L · g = V (g: the note's line with its margins)."""
+        in V px over L rows: t · (reach · L + TAIL) + L · g = V (reach: the note's anchor and the frame's reach in
+        tile units; g: the note's line, the frame's pen and a pad in px)."""
         if not self.one_page_presented():
             return PITCH_Y
         L, H = self._grid_shape
@@ -74,7 +75,7 @@ class PresentedGrid:
         return True
 
     def set_controls_visible(self, on: bool) -> None:
-        """Figure first: the controls row hides (the base view), and the ▲▼◀▶ page buttons stay hidden when a new page
+        """Figure first: the controls row hides (the base view), and the page buttons stay hidden when a new page
         shape shows them (presented, a 30 × 9 grid's ▲▼ came back above the slide at the first layout)."""
         super().set_controls_visible(on)
         self._controls_on = on
