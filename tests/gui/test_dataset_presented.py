@@ -46,10 +46,14 @@ def test_presented_the_figure_has_the_slide_and_the_table_comes_back(qtbot, trac
     # a tall view first (the table under the figure is shown docked at this height): the control
     view = scored_view(qtbot, trace_2x2, SLIDE[0], 900)
     assert view.table.isVisible() and view.below.isVisible(), "control: docked, the table is under the figure"
+    notice = view._parts.notice.text()
+    assert notice and view._parts.notice.isVisible(), "control: docked, the notice (no held-out inputs) is shown"
     docked_map = _map_side(view)
     view.resize(*SLIDE)
     _present(view, SLIDE[1])
     assert not view.table.isVisible() and not view.top_list.isVisible() and not view.table_button.isVisible()
+    # the notice over the figure is left to the caption under it, which says the same
+    assert not view._parts.notice.isVisible() and notice in view.caption.text
     seen = view.split.scroll.viewport().height()
     assert seen >= 0.9 * view.height(), f"the figure has {seen} of {view.height()} px"
     side = _map_side(view)
@@ -62,6 +66,7 @@ def test_presented_the_figure_has_the_slide_and_the_table_comes_back(qtbot, trac
     view.resize(SLIDE[0], 900)
     _settle()
     assert view.table.isVisible() and view.below.isVisible(), "the table did not come back"
+    assert view._parts.notice.isVisible(), "the notice did not come back"
     assert abs(_map_side(view) - docked_map) <= 0.1 * docked_map
 
 

@@ -3,8 +3,9 @@ titles, colour bars and caption — on the whole slide.
 
 Presenting hid only the controls row: the table and the list of top inputs under the figure stayed, and at 1280×720
 the figure got the top ~60 % of the slide (head grid ~215 × 230 px, mean map ~220 px) over a table cut by its own
-scroll bar (issue 36). The table and the list belong to the docked view; presented, the splitter's lower half and its
-Table button step aside and the figure takes their height, and they come back as they were on leaving.
+scroll bar (issue 36). The table and the list belong to the docked view; presented, the splitter's lower half, its
+Table button and the notice over the figure (its caption says the same) step aside and the figure takes their height;
+they come back as they were on leaving.
 """
 
 from __future__ import annotations
@@ -31,4 +32,6 @@ class PresentedFigureOnly:
         split.row_px = ROW_PX if on else max(ROW_PX, math.ceil(metrics.height()) + 2)
         split.head_px = HEAD_PX if on else max(HEAD_PX, math.ceil(metrics.horizontalAdvance("0.00")) + 6)
         self.below.setVisible(on)
+        self._parts.figure_only = not on
+        self._parts.show_notice(self._parts.notice.text())
         self.split_below()
