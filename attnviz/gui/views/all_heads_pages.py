@@ -20,6 +20,7 @@ PITCH_X, PITCH_Y = 1.12, 1.42  # tile pitch in tile units; the extra height hold
 # layers and heads at a time (▲▼◀▶) rather than as a column of 20-px thumbnails with overlapping numbers
 MIN_TILE_PX = 44.0
 NOTE_Y = 1.06  # a note's anchor under its tile's top, in tile units (under the selection frame)
+NOTE_FACTOR = 0.8  # the notes' font, of the style's, docked and on every page of a paged grid
 NOTE_MIN_PT = 9.0  # the notes' smallest font (12 px on a 96-dpi screen); a page has tiles wide enough for it
 
 
@@ -63,7 +64,7 @@ class GridPages:
         fw, fh = self.figure.width(), self.figure.height()
         if not L or fw <= 0 or fh <= 0:
             return L, H
-        font = QFont(self.style.font(0.8))
+        font = QFont(self.style.font(NOTE_FACTOR))
         font.setPointSizeF(max(font.pointSizeF(), NOTE_MIN_PT))
         # a long input's notes arrive head by head: its page is sized for the widest one it can get (else the
         # first wider note changed the page's shape, and the page went back to the selected head's)
@@ -73,16 +74,24 @@ class GridPages:
         # px per tile side: the widest note fits between its neighbours, and its line (drawn a text margin
         # under the tile's frame) above the next row's tiles
         unit = max(MIN_TILE_PX, widest / 0.92 / PITCH_X, (DOC_MARGIN + metrics.height()) / (PITCH_Y - NOTE_Y))
+        avail_w, avail_h = self.grid_room()
+        cols = max(1, min(H, int((avail_w / unit - 1.12) // PITCH_X) + 1))
+        rows = max(1, min(L, int((avail_h / unit - 1.5) // PITCH_Y) + 1))
+        return even_page(L, rows), even_page(H, cols)
+
+    def grid_room(self) -> tuple[float, float]:
+        """(width, height) in px the grid's view box can have in the figure: what the labels, the colour bar, the
+        title and the caption leave."""
         spacing = self.figure.layout.horizontalSpacing()
         # the figure's own margins too (9 px a side): without them two columns of notes were planned for 133 px
         # that had 115, and at 30 × 9 in a 1280×720 dock the notes ran together ("2.67 · 8.72.67 · 9.2")
         ml, mt, mr, mb = self.figure.layout.getContentsMargins()
-        avail_w = fw - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
+        # (5 spacings across: the spare columns either side, the axis, the grid, the bar)
+        avail_w = self.figure.width() - ml - mr - self.left.width() - self.bar.width() - 5 * spacing - 2
         caption = self.caption.height() if self.caption.isVisible() else 0.0
-        avail_h = fh - mt - mb - self.title_item.height() - caption - self.top.height() - 5 * spacing - 2
-        cols = max(1, min(H, int((avail_w / unit - 1.12) // PITCH_X) + 1))
-        rows = max(1, min(L, int((avail_h / unit - 1.5) // PITCH_Y) + 1))
-        return even_page(L, rows), even_page(H, cols)
+        avail_h = self.figure.height() - mt - mb - self.title_item.height() - caption - self.top.height() \
+            - 5 * spacing - 2
+        return avail_w, avail_h
 
     def page_ranges(self) -> tuple[range, range]:
         """The layers and heads of the page on screen: fixed pages (layer k on page k // rows, head k on page
@@ -164,19 +173,19 @@ class GridPages:
         h0 = max(0, min(self._page[1], H - 1)) // cols * cols
         self._page = (l0, h0)
         # the range includes the annotations under the last row (TextItems do not count as bounds)
-        self.vb.setRange(QRectF(h0 * PITCH_X - 0.06, l0 * PITCH_Y - 0.06, (cols - 1) * PITCH_X + 1.12,
-                                (rows - 1) * PITCH_Y + 1.5), padding=0)
+        self.vb.setRange(QRectF(h0 * PITCH_X - 0.06, l0 * self._pitch_y - 0.06, (cols - 1) * PITCH_X + 1.12,
+                                self.range_height(rows)), padding=0)
         # only the page is drawn and named: the aspect lock shows more of the grid than the page, and the
         # tiles there were cut at the edge, with their notes hidden or read as the next row's. A last page
         # holding fewer keeps the page's range: its tiles the size of every page's, the rest of it empty
         layers, heads = self.page_ranges()
         self.grid.set_window(layers, heads)
         self.notes.set_window(layers, heads)
-        self.left.set_labels([f"L{i}" for i in layers], [i * PITCH_Y + 0.5 for i in layers])
+        self.left.set_labels([f"L{i}" for i in layers], [i * self._pitch_y + 0.5 for i in layers])
         self.top.set_labels([f"H{i}" for i in heads], [i * PITCH_X + 0.5 for i in heads])
         self._mark_selected()
         for key, on in (("up", l0 > 0), ("down", l0 + rows < L), ("left", h0 > 0), ("right", h0 + cols < H)):
-            self.page_buttons[key].setVisible(rows < L if key in ("up", "down") else cols < H)
+            self.page_buttons[key].setVisible(self._controls_on and (rows < L if key in ("up", "down") else cols < H))
             self.page_buttons[key].setEnabled(on)
         self._size_grid()
         self._ask_page()  # a long input's grid computes the page's heads (all_heads_long.py)
@@ -196,7 +205,7 @@ class GridPages:
         for m in self.marks:
             m.setVisible(on_page)
             if r is not None:
-                m.setRect(QRectF(r.head * PITCH_X - 0.04, r.layer * PITCH_Y - 0.04, 1.08, 1.08))
+                m.setRect(QRectF(r.head * PITCH_X - 0.04, r.layer * self._pitch_y - 0.04, 1.08, 1.08))
         self.left.set_selected(r.layer - l0 if on_page else None)
         self.top.set_selected(r.head - h0 if on_page else None)
 
@@ -212,18 +221,18 @@ class GridPages:
         return max(self.style.font_pt(self._note_factor()), NOTE_MIN_PT)
 
     def _note_factor(self) -> float:
-        """Font size of the notes under the tiles: 0.8 of the style's, smaller when the widest note
-        would run into its neighbour (presentation fonts on a small grid)."""
-        texts = self.notes.all_texts()
+        """Font size of the notes under the tiles: 0.8 of the style's (presented on one page, 1.0), smaller when
+        the widest note would run into its neighbour (presentation fonts on a small grid)."""
+        texts, base = self.notes.all_texts(), self.note_base_factor()
         if not texts or self.vb.width() <= 0:
-            return 0.8
+            return base
         (x0, x1), _ = self.vb.viewRange()
         pitch_px = PITCH_X * self.vb.width() / max(x1 - x0, 1e-9)
-        metrics = self.style.metrics(0.8)
+        metrics = self.style.metrics(base)
         widest = max(metrics.horizontalAdvance(t) for t in set(texts))  # "…" under all 144 while computing
         if widest <= pitch_px * 0.92:
-            return 0.8
-        return max(0.4, round(0.8 * pitch_px * 0.92 / widest, 2))
+            return base
+        return max(0.4, round(base * pitch_px * 0.92 / widest, 2))
 
     def _size_grid(self) -> None:
         """Give the grid the width its tiles need at the height it has; the rest to the spare column."""
@@ -231,15 +240,13 @@ class GridPages:
         if not L or not H or self.vb.height() <= 0:
             return
         L, H = self.page_shape()
-        aspect = ((H - 1) * PITCH_X + 1.12) / ((L - 1) * PITCH_Y + 1.5)
-        spacing = self.figure.layout.horizontalSpacing()
-        ml, _, mr, _ = self.figure.layout.getContentsMargins()
-        avail = self.figure.width() - ml - mr - self.left.width() - self.bar.width() - 4 * spacing - 2
-        extra = max(0.0, avail - self.vb.height() * aspect)
-        if abs(self.spare.preferredWidth() - extra) > 1:
-            self.spare.setMinimumWidth(0)  # preferred only: a narrow dock may still squeeze it
-            self.spare.setPreferredWidth(extra)
-            self.spare.setMaximumWidth(extra)
+        aspect = ((H - 1) * PITCH_X + 1.12) / self.range_height(L)
+        extra = max(0.0, self.grid_room()[0] - self.vb.height() * aspect)
+        for spare, width in zip((self.spare_left, self.spare), self.split_spare(extra)):
+            if abs(spare.preferredWidth() - width) > 1:
+                spare.setMinimumWidth(0)  # preferred only: a narrow dock may still squeeze it
+                spare.setPreferredWidth(width)
+                spare.setMaximumWidth(width)
 
     def _fit_notes(self, *args) -> None:
         if hasattr(self, "_page") and self._grid_shape[0]:
@@ -249,6 +256,7 @@ class GridPages:
                 self._apply_page()
                 self._follow_selection()
         if hasattr(self, "spare"):
+            self.fit_pitch()  # presented on one page: the rows' pitch for the height the figure has now
             self._size_grid()
         notes = getattr(self, "notes", None)  # resized while _build is still adding items
         if notes is not None and notes.texts and abs(notes.font.pointSizeF() - self._note_pt()) > 0.05:

@@ -93,6 +93,7 @@ class DatasetControls:
         self.table = self._score_table()
         # what is missing when only the input on screen is scored, in one line under the controls: as the figure's
         # caption alone it sat under a 30-layer grid that scrolls, out of view
+        self.figure_only = False  # presented: the notice is left to the figure's caption (dataset_presented.py)
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
@@ -135,8 +136,10 @@ class DatasetControls:
         self.wanted_score = self.score_box.currentData()
 
     def show_notice(self, text: str) -> None:
+        """Say ``text`` over the figure (nothing: hidden); presented, the caption under the figure says it (12-px words
+        above a slide repeated it)."""
         self.notice.setText(text)
-        self.notice.setVisible(bool(text))
+        self.notice.setVisible(bool(text) and not self.figure_only)
 
     @staticmethod
     def _score_table() -> QTableWidget:

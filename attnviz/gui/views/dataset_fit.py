@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from attnviz.gui.views.dataset_pages import MIN_MAP_PX, ROW_PX
+from attnviz.gui.views.dataset_pages import MIN_MAP_PX
 from attnviz.gui.widgets.square_cells import UNLIMITED
 
 __all__ = ["fit_view", "fit_on_layout", "FitsOnScreen", "release", "fit_pattern", "LEAST_BAR_PX", "BAR_MARGIN_PX",
@@ -77,14 +77,16 @@ def fit_pattern(view) -> None:
 
 
 def fit_page_row(view) -> None:
-    """A page of the grid over the mean map: the grid's row held to the height of its page's rows (ROW_PX each) and what its last
-    layout put around them, the map the rest. In proportion to the rows' stretch the page's row took 45 px more than
-    its rows and the map lost them (246 px); a title wrapped onto two lines in a narrow dock left 15-px rows, too low
-    for their numbers. Measured after each layout, so it settles on the titles' real heights."""
+    """A page of the grid over the mean map: the grid's row held to the height of its page's rows (ROW_PX each;
+    presented, ``split.row_px``) and what its last layout put around them, the map the rest. In proportion to the
+    rows' stretch the page's row took 45 px more than its rows and the map lost them (246 px); a title wrapped onto
+    two lines in a narrow dock left 15-px rows, too low for their numbers. Measured after each layout, so it settles on
+    the titles' real heights."""
     lay, grid = view.figure.layout, view.grid
     least, most = 0, UNLIMITED
     if view.split.paged and not view.split.side_by_side and grid.vb.height() > 0:
-        least = most = round(grid.height() - grid.vb.height() + ROW_PX * view.page.shape[0] + PAGE_ROW_SLACK_PX)
+        rows_px = view.split.row_px * view.page.shape[0]  # (presented, rows as tall as their numbers' type)
+        least = most = round(grid.height() - grid.vb.height() + rows_px + PAGE_ROW_SLACK_PX)
     if abs(lay.rowMaximumHeight(0) - most) > 1 or abs(lay.rowMinimumHeight(0) - least) > 1:
         lay.setRowMinimumHeight(0, least)
         lay.setRowMaximumHeight(0, most)
@@ -106,7 +108,7 @@ def fit_page_rows(view) -> bool:
     if side <= 1 or side == getattr(split, "stepped_at", None):  # (1 px: not laid out yet)
         return False  # the layout for the last step is still to come (measured again, the same map stepped to 1 layer)
     rows, layers = split.page_shape[0], split.layers
-    step = -1 if side < MIN_MAP_PX and rows > 1 else 1 if side >= MIN_MAP_PX + ROW_PX + 4 and rows < layers else 0
+    step = -1 if side < MIN_MAP_PX and rows > 1 else 1 if side >= MIN_MAP_PX + split.row_px + 4 and rows < layers else 0
     if not step or abs(split.rows_adjust + step) > MAX_ROWS_ADJUST:
         return False
     split.rows_adjust, split.stepped_at = split.rows_adjust + step, side

@@ -27,15 +27,15 @@ PAGE_MAP_CHROME_H = 120
 
 
 def page_fit(seen_w: int, seen_h: int, side: bool, *, labels_px: int, head_px: int, chrome_px: int,
-             caption_px: int, map_chrome_w: int) -> tuple[int, int]:
+             caption_px: int, map_chrome_w: int, row_px: int = ROW_PX) -> tuple[int, int]:
     """(layers, heads) of a page that fits ``seen_w`` × ``seen_h`` with the mean map ``MIN_MAP_PX`` beside it
-    (``side``) or under it: ``head_px`` a head, ``ROW_PX`` a layer, ``labels_px`` of layer labels across and
+    (``side``) or under it: ``head_px`` a head, ``row_px`` a layer, ``labels_px`` of layer labels across and
     ``chrome_px`` of title and head labels down, the caption under both."""
     across = seen_w - labels_px - (map_chrome_w + MIN_MAP_PX if side else 0)
     # under the grid the map is as wide as the view lets it be (a narrow dock: ~80 px, not the 260 it has no room for)
     under = max(0, min(MIN_MAP_PX, seen_w - map_chrome_w)) + PAGE_MAP_CHROME_H
     down = seen_h - chrome_px - caption_px - (0 if side else under)
-    return max(1, down // ROW_PX), max(1, across // head_px)
+    return max(1, down // row_px), max(1, across // head_px)
 
 
 class GridPage:

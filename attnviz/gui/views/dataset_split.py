@@ -85,6 +85,9 @@ class DatasetSplit:
         self.paged = False  # the grid a page at a time (dataset_pages.py), ``page_shape`` layers × heads a page
         self.page_shape = (1, 1)
         self.rows_adjust = 0  # layers a page under the map gets beyond the estimate, once measured (fit_page_rows)
+        self.presented = False  # F5: the figure alone, the table and top inputs hidden (dataset_presented.py)
+        # a page's layer and head in px: the docked ones, or presented those its numbers' larger type needs
+        self.row_px, self.head_px = ROW_PX, HEAD_PX
         button.toggled.connect(self._button_toggled)
 
     def _split_by_user(self, *_args) -> None:
@@ -105,12 +108,13 @@ class DatasetSplit:
         self.width, self.layers, self.heads = width, max(1, layers), max(1, heads)
         self.paged = paged
         h = self.splitter.height()
-        alone = self.narrow or 0 < h < LOW_HEIGHT  # the figure alone until the Table button asks for the table
+        # the figure alone until the Table button asks for the table; presented, alone whatever was asked
+        alone = self.presented or self.narrow or 0 < h < LOW_HEIGHT
         if paged and not self._page_side(width):
             alone = True  # a page over a legible mean map needs the height (600 × 676 at 1920×1080: 396 px left)
         self.button.setVisible(alone)
-        below = 0 if alone and not self.button.isChecked() else int(h * BELOW_SHARE)
-        if self.user_split:
+        below = 0 if self.presented or alone and not self.button.isChecked() else int(h * BELOW_SHARE)
+        if self.user_split and not self.presented:
             below = self.splitter.sizes()[1]
         if paged:
             self._page(width, h, below, alone)
@@ -128,9 +132,7 @@ class DatasetSplit:
             below = max(min(below, h - side - MAP_CHROME_H), int(h * (BELOW_SHARE - 0.1)))
         # the width a height-bound map leaves goes to the grid's column, up to TITLE_COLUMN_PX: in a 2-head column
         # beside the 1280×720 dock's map, with ~380 px to spare, the grid's title took five lines
-        grid_w = grid_width(self.layers, self.heads)
-        spare = width - grid_w - MAP_CHROME_W - max(0, min(width - grid_w - MAP_CHROME_W, h - below - MAP_CHROME_H))
-        self.grid_column = grid_w + max(0, min(spare, TITLE_COLUMN_PX - grid_w))
+        self.grid_column = self._grid_column(grid_width(self.layers, self.heads), width, h - below)
         if self.narrow:
             self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * self.layers)
         else:  # scrolls, at the room a narrow view gives, only when its share cannot hold legible rows and map
@@ -139,6 +141,14 @@ class DatasetSplit:
             fold = max if self.side_by_side else sum
             self.canvas.setMinimumHeight(fold(need) + CAPTION_PX if fold(least) + CAPTION_PX > h - below else 0)
         self._split(h, below)
+
+    def _grid_column(self, grid_w: int, width: int, fig_h: int) -> int:
+        """The grid's column beside the mean map: the width a height-bound map leaves, up to TITLE_COLUMN_PX docked;
+        presented, all of it (at 1280×720 a 280-px column wrapped the grid's title on 3 lines over cells 105 × 235 px,
+        and ~370 px stayed blank right of the map's bar; 30 × 9 at 1920×1080, ~750 px)."""
+        across = width - grid_w - MAP_CHROME_W
+        spare = across - max(0, min(across, fig_h - MAP_CHROME_H))
+        return grid_w + max(0, spare if self.presented else min(spare, TITLE_COLUMN_PX - grid_w))
 
     def _split(self, h: int, below: int) -> None:
         """The splitter's sizes: ``below`` px for the table over the top inputs, the table the height of its rows."""
@@ -155,7 +165,7 @@ class DatasetSplit:
     def _page_side(self, width: int) -> bool:
         """Whether a page of at least PAGE_HEADS heads fits beside a legible mean map."""
         across = width - SCROLL_PX - GRID_LABELS_PX - MAP_CHROME_W - MIN_MAP_PX
-        return not self.narrow and across >= HEAD_PX * min(self.heads, PAGE_HEADS)
+        return not self.narrow and across >= self.head_px * min(self.heads, PAGE_HEADS)
 
     def _page(self, width: int, h: int, below: int, alone: bool) -> None:
         """A page of the grid and the mean map both in the part seen without scrolling: the map MIN_MAP_PX or more
@@ -166,12 +176,14 @@ class DatasetSplit:
         self.page_below = below
         seen_h = max(h - below, NARROW_FIGURE_PX) if self.narrow else h - below
         rows, cols = page_fit(width - SCROLL_PX, seen_h - SCROLL_PX, side, labels_px=GRID_LABELS_PX,
-                              head_px=HEAD_PX, chrome_px=GRID_CHROME_PX, caption_px=CAPTION_PX,
-                              map_chrome_w=MAP_CHROME_W)
+                              head_px=self.head_px, chrome_px=GRID_CHROME_PX, caption_px=CAPTION_PX,
+                              map_chrome_w=MAP_CHROME_W, row_px=self.row_px)
         rows = max(1, rows + (0 if side or self.narrow else self.rows_adjust))
         # (layers scroll a layer at a time: no even pages of them, as of heads)
         self.page_shape = rows, cols = min(self.layers, rows), even_page(self.heads, cols)
         self.grid_column = grid_width(rows, cols, True)
+        if side and self.presented:  # (docked, a page's column is as wide as its heads need)
+            self.grid_column = self._grid_column(self.grid_column, width - SCROLL_PX, seen_h - SCROLL_PX)
         # a narrow dock's figure still scrolls, at the height its page and map need (its 325 px seen hold no legible
         # map under a page: fitted to them, the map was 57 px)
         self.canvas.setMinimumHeight(NARROW_FIGURE_PX + NARROW_ROW_PX * rows if self.narrow else 0)

@@ -21,6 +21,7 @@ from attnviz.gui.views.dataset_fit import FitsOnScreen, fit_on_layout, fit_view
 from attnviz.gui.views.dataset_controls import DEFAULT_INPUTS, SHORT, DatasetControls, choose_defined_score
 from attnviz.gui.views.dataset_links import describe_item, open_input_in_app, window_model_ref
 from attnviz.gui.views.dataset_pages import PagedGrid
+from attnviz.gui.views.dataset_presented import PresentedFigureOnly
 from attnviz.gui.views.dataset_scoring import score_dataset_job
 from attnviz.gui.views.dataset_split import MAX_CELL_LABELS, DatasetSplit
 from attnviz.gui.views.dataset_titles import grid_words
@@ -36,7 +37,7 @@ from attnviz.runtime.model_copies import model_stamp
 __all__ = ["DatasetView", "score_dataset_job", "DEFAULT_INPUTS"]
 
 
-class DatasetView(FitsOnScreen, PagedGrid, SourceChoice, BaseView):
+class DatasetView(PresentedFigureOnly, FitsOnScreen, PagedGrid, SourceChoice, BaseView):
     title = "Heads over a data set"
     tab_title = "Data set"  # the dock's tab: twelve tabs fit a 1920-px window without scrolling
 
@@ -82,8 +83,7 @@ class DatasetView(FitsOnScreen, PagedGrid, SourceChoice, BaseView):
         self.failure = ""
         self.result = None
         self.ran_on: str | None = None  # the worker thread's name (tests: the GUI thread only queued it)
-        self._ref = None
-        self._job = None
+        self._ref = self._job = None
         self._job_id = 0
         self._cancel = threading.Event()
         self._progress = [0, 0]

@@ -31,10 +31,12 @@ class GridNotes(pg.GraphicsObject):
         self.window: tuple[range, range] | None = None  # (rows, columns) drawn; None: every note
 
     def set_grid(self, anchors: list[list[tuple[float, float]]], bounds: QRectF) -> None:
-        """Anchor (x, y) of every note; ``bounds`` a rectangle (view coordinates) holding all of them."""
+        """Anchor (x, y) of every note; ``bounds`` a rectangle (view coordinates) holding all of them. The texts are
+        kept when the grid's shape is (the rows' pitch changed: presented, all_heads_presented.py)."""
         self.prepareGeometryChange()
+        if [len(row) for row in anchors] != [len(row) for row in self.anchors]:
+            self.texts = [["" for _ in row] for row in anchors]
         self.anchors = anchors
-        self.texts = [["" for _ in row] for row in anchors]
         self._bounds = QRectF(bounds)
         self.update()
 

@@ -16,6 +16,7 @@ from attnviz.gui.views.base import BaseView
 from attnviz.gui.views.colour_scale import ScaleChooser, scale_note
 from attnviz.gui.views.all_heads_long import LongGrid
 from attnviz.gui.views.all_heads_work import AllHeadsWork, weights_in
+from attnviz.gui.views.all_heads_presented import PresentedGrid, frame_pen_px
 from attnviz.gui.views.all_heads_pages import (MIN_TILE_PX, NOTE_MIN_PT, NOTE_Y, PITCH_X, PITCH_Y,  # noqa: F401
                                              GridPages)
 from attnviz.gui.views.grid_notes import GridNotes
@@ -41,7 +42,7 @@ INLINE_STATS = 1 << 17
 ON_DEMAND_INLINE = 1 << 21
 
 
-class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
+class ModelView(PresentedGrid, LongGrid, GridPages, AllHeadsWork, BaseView):
     """Layers × heads thumbnails (one ImageItem each, in one ViewBox) and a sortable table."""
 
     title = "All heads"  # the dock's name and tooltip: "Model" is the model panel's
@@ -60,19 +61,22 @@ class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
         # the spare column keeps the grid's size (no sigResized), and a 32 × 32 caption said "heads 0–16" of 16
         self.left.geometryChanged.connect(self._fit_notes)
         self.bar = ColourBarItem(self.style, "attention weight")
-        self.figure.addItem(self.title_item, row=0, col=0, colspan=4)
-        self.figure.addItem(self.top, row=1, col=1)
-        self.figure.addItem(self.left, row=2, col=0)
-        self.figure.addItem(self.vb, row=2, col=1)
-        self.figure.addItem(self.bar, row=2, col=2)
-        # the width the grid cannot use goes right of the colour bar, which stays next to the tiles
-        self.spare = pg.GraphicsWidget()
-        self.spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        self.figure.addItem(self.spare, row=2, col=3)
+        self.figure.addItem(self.title_item, row=0, col=0, colspan=5)
+        self.figure.addItem(self.top, row=1, col=2)
+        self.figure.addItem(self.left, row=2, col=1)
+        self.figure.addItem(self.vb, row=2, col=2)
+        self.figure.addItem(self.bar, row=2, col=3)
+        # the width the grid cannot use goes right of the colour bar, which stays next to the tiles (presented, half
+        # of it left of the grid: all_heads_presented.py)
+        self.spare_left, self.spare = pg.GraphicsWidget(), pg.GraphicsWidget()
+        for col, spare in ((0, self.spare_left), (4, self.spare)):
+            spare.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+            spare.setMaximumWidth(0)
+            self.figure.addItem(spare, row=2, col=col)
         # the title names the figure in one line; which page and what the numbers are go in a caption under
         # it (one title holding both wrapped to 7 lines at 1280×720 presenting)
         self.caption = make_title()
-        self.figure.addItem(self.caption, row=3, col=0, colspan=4)
+        self.figure.addItem(self.caption, row=3, col=0, colspan=5)
         self.left.link_view(self.vb)
         self.top.link_view(self.vb)
         # the axes name the page's layers and heads only: a click gives the index on the page
@@ -210,13 +214,18 @@ class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
         self._grid_shape = (L, H)
         if not L:
             self.grid.set_tiles(np.zeros((0, 0, 1, 1, 4), np.uint8))
-        # each note centred below its tile's selection frame, above the tiles
-        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * PITCH_Y + NOTE_Y) for h in range(H)] for layer in range(L)],
-                            QRectF(-PITCH_X, -PITCH_Y, (H + 2) * PITCH_X, (L + 2) * PITCH_Y))
+        self._place_notes()
         self.notes.setZValue(1)
         self._style_notes()
         self._page = (0, 0)
         self._apply_page()
+
+    def _place_notes(self) -> None:
+        """Each note centred below its tile's selection frame, above the next row's tiles (at the rows' pitch)."""
+        L, H = self._grid_shape
+        py = self._pitch_y
+        self.notes.set_grid([[(h * PITCH_X + 0.5, layer * py + NOTE_Y) for h in range(H)] for layer in range(L)],
+                            QRectF(-PITCH_X, -py, (H + 2) * PITCH_X, (L + 2) * py))
 
     def _write_notes(self) -> None:
         L, H = self._grid_shape
@@ -315,6 +324,7 @@ class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
     # -- style ---------------------------------------------------------------------------------
     def _style_changed(self) -> None:
         self.scale_box.follow_style(self.style.scale)
+        self.fit_pitch()  # presented or not: the rows' pitch and the notes' size go with the style
         self._apply_style()
         if self.trace is not None:
             self._rebuild()
@@ -324,8 +334,8 @@ class ModelView(LongGrid, GridPages, AllHeadsWork, BaseView):
         for ax in (self.left, self.top):
             ax.set_style(st)
         self.bar.set_style(st)
-        w = 1.5 * st.line_width
-        for m, colour, width in zip(self.marks, ("#000000", st.highlight), (w + 2, w)):
+        w = frame_pen_px(st)
+        for m, colour, width in zip(self.marks, ("#000000", st.highlight), (w, w - 2)):
             pen = QPen(QColor(colour), width)
             pen.setCosmetic(True)
             m.setPen(pen)
