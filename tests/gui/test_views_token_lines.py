@@ -198,6 +198,10 @@ def test_the_heads_legend_never_covers_the_query_and_key_headings(qtbot):
         assert not any(rect.intersects(h) for h in item.heading_rects()), "a legend entry covers a heading"
         assert rect.bottom() <= top + 0.5, "the legend runs into the token rows"
         assert 0 <= rect.left() and rect.right() <= item.boundingRect().width() + 0.5
+    fm = item.style.metrics()  # each entry's words end a line's height before the next swatch ("head 0▬head 1")
+    for h, rect in zip(item.heads, legend):
+        ink = fm.height() * 1.4 + 4 + fm.horizontalAdvance(f"head {h}")
+        assert rect.width() - ink >= 0.9 * fm.height(), (rect.width(), ink, fm.height())
 
 
 def test_a_32_head_model_keeps_its_head_boxes_in_a_popup_not_a_row_wider_than_the_screen(qtbot):

@@ -114,7 +114,8 @@ class TokenLinesItem(pg.GraphicsWidget):
         rows, row = [], []
         for h in self.heads:
             text = f"head {h}"
-            w = sw + 4 + fm.horizontalAdvance(text) + 12
+            w = sw + 4 + fm.horizontalAdvance(text) + fm.height()  # a line's height apart: 12 px ran "head 0" into
+            # the next swatch on a slide, where the text is larger than the gap
             if row and sum(e[2] for e in row) + w > room:
                 rows.append(row)
                 row = []
