@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QTabWidget
 
 from attnviz.gui.panels import view_groups
+from attnviz.gui.panels.last_pressed import LastPressed
 
 __all__ = ["ViewsArea", "ViewDock", "discover_view_classes", "order_view_classes", "PREFERRED_ORDER"]
 
@@ -84,6 +85,7 @@ class ViewsArea(QMainWindow):
         self._waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setCentralWidget(self._waiting)
         self.views: list = []  # the views built so far, in the order they were built
+        self.pressed = LastPressed(lambda: self.views, self)  # the view last clicked (figure_actions)
         self.docks: dict[str, QDockWidget] = {}
         self._classes: dict[str, type] = {}  # dock name -> view class, for every dock
         self._built: dict[str, object] = {}  # dock name -> its view, once built

@@ -13,13 +13,16 @@ __all__ = ["current_figure", "export_figure", "copy_figure", "start_export", "ex
 
 
 def current_figure(win):
-    """The walkthrough's sub-tab, else the view holding the focus (or the first one on screen) in the
-    Attention tab; the training tab exports its page."""
+    """The walkthrough's sub-tab, else the view last clicked, or holding the focus (or the first one on screen)
+    in the Attention tab; the training tab exports its page."""
     page = win.tabs.currentWidget()
     if page is win.walkthrough_page and win.walkthrough is not None:
         return win.walkthrough.current_view()
     if page is win.views_area:
         shown = win.views_area.visible_views()
+        pressed = win.views_area.pressed.view()
+        if pressed is not None and any(pressed is v for v in shown):  # the view last clicked, still on screen
+            return pressed
         focus = QApplication.focusWidget()
         for view in shown:
             if focus is not None and (focus is view or view.isAncestorOf(focus)):
