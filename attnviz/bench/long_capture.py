@@ -10,7 +10,9 @@ heads, intermediate 1,536, vocabulary 49,152, tied embeddings, rotary). Figures 
    shared: CPU time is the steadier figure).
 2. memory: each figure is a fresh child process's peak resident memory minus its memory once the model is
    built (so: over the weights). "added" is capture's peak minus the SDPA forward's, against the bytes of the
-   arrays the trace keeps (``Trace.nbytes``).
+   arrays the trace keeps (``Trace.nbytes``), and how much the C allocator's free bytes grew during each run
+   (resident, held by no array: at 512 tokens the capture's grew by 90-115 MiB in most fresh children and ~15 MiB
+   in a few, the forward's by 25-50 MiB: what the capture adds beyond what it keeps is these holes).
 3. T = 8,192 and 16,384 at full depth (every layer kept in full, as ``attnviz trace`` and
    ``attnviz.load(dir).trace(text)`` keep it; beyond a memory budget the layers are written to the trace's
    temporary folder and memory-mapped: :mod:`attnviz.capture.spill`): each a fresh child's peak resident memory
@@ -170,7 +172,14 @@ def _memory_rows(sizes: dict, mem_T: int) -> dict:
         f"T={mem_T}: added / kept beyond the weight views": added / max(1, beyond_weights),
         f"T={mem_T}: minor page faults SDPA forward / capture (fresh child, first call)":
             f"{fwd.get('faults', 0):,} / {cap.get('faults', 0):,}",
+        # resident but free: the part of the peak neither run's arrays hold (glibc's arenas; n/a elsewhere)
+        f"T={mem_T}: C allocator's free bytes grown during the run, SDPA forward / capture MiB":
+            f"{_mib(fwd.get('arena_free_grown'))} / {_mib(cap.get('arena_free_grown'))}",
     }
+
+
+def _mib(n) -> str:
+    return "n/a" if n is None else f"{n / 2**20:.4g}"
 
 
 def _full_depth_rows(sizes: dict, T_long: int, dtype: str) -> dict:
@@ -212,6 +221,8 @@ def _weight_view_bytes(trace, model) -> int:
 def _child(spec: dict) -> dict:
     import transformers  # noqa: F401 - imported before the baseline
 
+    from attnviz.hf.allocator import free_arena_bytes
+
     model = _model(spec["sizes"], spec["dtype"])
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     sdpa, capture = _runs(model, 8, spec["layers"])
@@ -223,11 +234,13 @@ def _child(spec: dict) -> dict:
             fh.write("5")
     except OSError:
         pass
+    free0 = free_arena_bytes()
     f0, t0, c0 = _minor_faults(), time.perf_counter(), time.process_time()
     result = capture() if spec["mode"] == "capture" else sdpa()
     seconds, cpu, faults = time.perf_counter() - t0, time.process_time() - c0, _minor_faults() - f0
-    hwm = _rss("VmHWM:")
+    hwm, free1 = _rss("VmHWM:"), free_arena_bytes()
     got = {"weight_bytes": weight_bytes, "peak": hwm - base, "hwm": hwm, "seconds": seconds, "cpu": cpu, "faults": faults,
+           "arena_free_grown": None if free0 is None or free1 is None else free1 - free0,
            "trace_bytes": result.nbytes if spec["mode"] == "capture" else 0,
            "weight_view_bytes": _weight_view_bytes(result, model) if spec["mode"] == "capture" else 0,
            "spilled_bytes": result.spill.spilled_bytes if getattr(result, "spill", None) is not None else 0,

@@ -27,6 +27,10 @@ def test_memory_and_full_depth_rows_print_for_float32_and_float16_weights():
     assert isinstance(rows["T=300: capture peak over weights MiB"], float)
     assert isinstance(rows["T=300: added / kept"], float)
     assert " / " in rows["T=300: minor page faults SDPA forward / capture (fresh child, first call)"]
+    free_row = "T=300: C allocator's free bytes grown during the run, SDPA forward / capture MiB"
+    fwd_free, cap_free = rows[free_row].split(" / ")
+    for got in (fwd_free, cap_free):  # a number of MiB (may be negative: a run can reuse what was free before)
+        assert got == "n/a" or isinstance(float(got), float)
     for dtype in ("float32", "float16"):  # the same rows with the model's weights in half precision
         name = f"T=300 full depth, {dtype} weights"
         assert isinstance(rows[f"{name}: capture peak over weights MiB (goal <= 2048)"], float)
