@@ -123,6 +123,12 @@ class MatrixFormRows:
             (self._grid("Z", f.Z[head], f"Z = P V  (head {head})", subtitle=f"{Tq} × {dh}", row_labels=c.q_tok,
                         highlight_rows=c.hl, frame_colour=head_colour(head)), dh + lab),
         ], stretch=3, op_factor=1.5, equal=True)
+        # V's and Z's d_head columns equally wide: the wider of their least widths for both (Z's title, at a
+        # slide's type, asked 5 px more than its share and drew its columns 3 % wider than V's)
+        v, z = self.grids["V"], self.grids["Z"]
+        least = max(v.minimumSizeHint().width(), z.minimumSizeHint().width())
+        v.setMinimumWidth(least)
+        z.setMinimumWidth(least)
         # concat(Z) W_O (+ b_O) = A to scale, by the many-heads figure's one column unit (as grids each took a
         # share of the row's width: the same 64 columns at three widths and a 64 × 64 W_O drawn 238 × 200). On a
         # slide or a desk as tall as its token names at full size need, the rest is P V = Z's (at a share of the
