@@ -166,7 +166,7 @@ class LessonStage(QWidget):
         self._keys_text = (f"scene {i + 1} of {len(self.lesson.scenes)} · Page Down / Up · "
                            + ("Enter: run the sentence · " if typing else "")
                            + ("Alt+arrows: layer / head · " if self._moves_heads() else "")
-                           + "Esc: back to the app")
+                           + "Esc or F5: back to the app")  # (F5 leaves the lesson too: a40)
         if not self._hint_timer.isActive():  # a hint on screen keeps the strip for its seconds
             self.footer.setText(self._keys_text)
         self._drop_view()

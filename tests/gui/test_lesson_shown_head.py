@@ -36,7 +36,8 @@ def test_another_head_gets_a_note_and_fixed_figures_no_typing_line(make_window, 
         qtbot.waitUntil(lambda: "measuring" not in stage.caption.text(), timeout=120_000)
         caption, title, own = stage.caption.text(), stage.title.text(), stage.selection.state
         assert "scene's own" not in caption and title == stage.scene.title  # control: the scene as measured
-        assert stage.input.isVisibleTo(stage) and "Enter: run the sentence" in stage._keys_text  # the footer may show the hint for its seconds
+        assert stage.input.isVisibleTo(stage) and "Enter: run the sentence" in stage._keys_text \
+            and stage._keys_text.endswith("Esc or F5: back to the app")  # the footer may show the hint for its seconds
 
         def alt(key):
             QTest.keyClick(QApplication.focusWidget() or win, key, Qt.KeyboardModifier.AltModifier)

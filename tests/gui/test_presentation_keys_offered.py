@@ -80,7 +80,7 @@ def test_a_plain_flag_still_reads_as_before():  # control: callers that only kno
 def test_the_end_of_a_lesson_names_scenes():
     from attnviz.gui.panels.presentation_hint import end_text
 
-    assert end_text(_Stage(16, 17), +1) == "This is the last scene (17 of 17) · Page Up goes back · Esc: back to the app"
+    assert end_text(_Stage(16, 17), +1) == "This is the last scene (17 of 17) · Page Up goes back · Esc or F5: back to the app"
     assert end_text(_Stage(0, 17), -1).startswith("This is the first scene (1 of 17) · Page Down goes on")
     assert end_text(_MatrixForm(4, 5), +1).startswith("This is the last part (5 of 5)")
 

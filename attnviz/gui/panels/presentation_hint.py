@@ -61,7 +61,7 @@ def end_text(fig, delta: int) -> str:
     unit = step_unit(fig)
     where = "the last" if delta > 0 else "the first"
     back = "Page Up goes back" if delta > 0 else "Page Down goes on"
-    return f"This is {where} {unit} ({i + 1} of {n}) · {back} · Esc: back to the app"
+    return f"This is {where} {unit} ({i + 1} of {n}) · {back} · Esc or F5: back to the app"
 
 
 SHOWN_MS = 4000

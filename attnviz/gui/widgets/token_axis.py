@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from PySide6.QtGui import QColor, QFontMetricsF, QPen
 
 from attnviz.gui.style import ViewStyle
-from attnviz.gui.widgets.legible import floor_pt, is_exporting, label_floor_pt
+from attnviz.gui.widgets.legible import DOCKED_FLOOR_PT, floor_pt, is_exporting, label_floor_pt
 from attnviz.gui.widgets.token_label_images import LabelImages
 from attnviz.text.token_display import display_token  # the one token label text (app, HTML page, CLI)
 
@@ -241,6 +241,25 @@ class TokenAxisItem(LabelImages, pg.GraphicsWidget):
         # (1 % of a line's pitch is no overlap one sees: at the ink floor 21 tokens on a 1200×1200 page were
         # 13.9 px apart where a label needed 13.9x, and were named every 2nd)
         self.stride = max(1, math.ceil(need / px - 0.01)) if px > 0 else 1
+        if self.stride > 1 and px > 0 and self.style.font_scale > 1 and not is_exporting() \
+                and not self.major_only:
+            # presented, a label for every token at the docked floor (12 px of type) beats every 2nd at the ink
+            # floor: a 64-token map full screen was named every 2nd, where docked it named each one
+            docked = max(self.MIN_FACTOR, DOCKED_FLOOR_PT / self.style.font_pt())
+            kept = self.font_factor
+            f = docked
+            while f + 0.04 < kept and self._need_at(f + 0.04) <= px:  # as large as fits, under the ink floor
+                f = round(f + 0.04, 2)
+            if f < kept and self._need_at(f) <= px:
+                self.font_factor, self.stride = f, 1
+
+    def _need_at(self, factor: float) -> float:
+        """:meth:`_need` at font ``factor``."""
+        kept, self.font_factor = self.font_factor, factor
+        try:
+            return self._need()
+        finally:
+            self.font_factor = kept
 
     def _need(self) -> float:
         """Pixels along the axis one label takes at the chosen font and angle (its neighbour's start)."""
