@@ -17,9 +17,9 @@ DOCK = (496, 470)  # the Compare dock of the 1280×720 window (measured on Xvfb)
 @pytest.fixture
 def floor_12px(monkeypatch):
     """The docked window's label floor the lead decided (12 px = 9 pt), whatever legible.py says today."""
-    import attnviz.gui.widgets.token_axis as token_axis
+    import attnviz.gui.widgets.token_axis_layout as token_axis_layout  # (the axis' floor is read there)
 
-    monkeypatch.setattr(token_axis, "floor_pt", lambda style, widget=None: 9.0)
+    monkeypatch.setattr(token_axis_layout, "floor_pt", lambda style, widget=None: 9.0)
 
 
 def _shown(qtbot, first, second, size, layer=1, head=3):
