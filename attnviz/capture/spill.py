@@ -30,7 +30,8 @@ from attnviz.capture.finite import all_finite
 from attnviz.capture.spill_writer import SpillWriter, write_failed
 from attnviz.errors import AttnvizError
 
-__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_FLOOR", "RESIDENT_GOAL", "PROCESS_GOAL", "capture_budget", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
+__all__ = ["SpillStore", "SPILL_BUDGET", "SPILL_FLOOR", "RESIDENT_GOAL", "PROCESS_GOAL", "PROCESS_BOUND",
+           "capture_budget", "SPILL_MIN_BYTES", "remove_stale", "OWNER_FILE", "FOLDER_PREFIX"]
 
 FOLDER_PREFIX = "attnviz-trace-"
 # the file in each folder saying it is attnviz's and which process made it: {"attnviz": OWNER_MARK, "pid": n}
@@ -61,13 +62,19 @@ RESIDENT_GOAL = 1408 << 20
 # RESIDENT_GOAL was measured in a command-line process; the app holds ~0.7 GB more besides its weights (Qt, its
 # views, the input shown before), and with the same budget peaked at 2.67 GB at 8,192 tokens on a 0.44 GB model
 PROCESS_GOAL = 2_000_000_000 - (384 << 20)
+# the bound itself less the forward's transients beyond its estimate (attnviz.models.memory.forward_bytes: 276 MiB
+# against 327 measured at 4,096 tokens): where a whole trace fits under it, it is kept whole (capture_budget)
+PROCESS_BOUND = 2_000_000_000 - (128 << 20)
 
 
-def capture_budget(forward_bytes: int = 0, held_bytes: int | None = None) -> int:
+def capture_budget(forward_bytes: int = 0, held_bytes: int | None = None, whole_bytes: int | None = None) -> int:
     """Bytes of arrays a capture keeps in memory, when the model's own forward holds about ``forward_bytes`` at
     its peak (``attnviz.models.memory.forward_bytes``): what RESIDENT_GOAL leaves, never under SPILL_FLOOR.
     ``held_bytes``: what the process holds now besides the model's weights (its resident size less them); the
-    budget is then also at most what PROCESS_GOAL leaves beside it and the forward.
+    budget is then also at most what PROCESS_GOAL leaves beside it and the forward. ``whole_bytes``: about what
+    the whole trace keeps (``attnviz.models.memory.on_demand_trace_bytes``); when that fits under the bound itself (PROCESS_BOUND) and
+    RESIDENT_GOAL, the budget is the room there: nothing is written and no trim runs, so PROCESS_GOAL's room
+    for the growth between trims is not needed.
 
     Writing the arrays costs the forward CPU time (2.2 s of 25 at 4,096 tokens on the decoder above, the writer
     thread beside the model's two), so arrays that fit stay in memory: at 4,096 tokens all of them (1,026 MiB),
@@ -76,6 +83,9 @@ def capture_budget(forward_bytes: int = 0, held_bytes: int | None = None) -> int
         return SPILL_BUDGET
     budget = RESIDENT_GOAL - int(forward_bytes)
     if held_bytes is not None:
+        room = min(budget, PROCESS_BOUND - int(forward_bytes) - int(held_bytes))
+        if whole_bytes is not None and int(whole_bytes) <= room:
+            return room
         budget = min(budget, PROCESS_GOAL - int(forward_bytes) - int(held_bytes))
     return max(SPILL_FLOOR, budget)
 

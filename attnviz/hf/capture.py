@@ -24,6 +24,7 @@ from attnviz.capture.on_demand import ON_DEMAND_T, OnDemandProbs
 from attnviz.capture.preview import LayerPreview
 from attnviz.capture.compute_dtype import array_bytes
 from attnviz.capture.spill import SpillStore, capture_budget
+from attnviz.hf.allocator import keep_freed_memory
 from attnviz.hf.held_memory import held_besides_weights
 from attnviz.capture.trace import Trace
 from attnviz.errors import InputError, ModelLoadError
@@ -40,7 +41,7 @@ from attnviz.hf.own_attention_fast import OwnAttentionFastRecorder, on_demand_po
 from attnviz.hf.private_names import attn_implementation
 from attnviz.hf.score_rule import rule_of
 from attnviz.hf.tensor_numpy import TensorsToNumpy as _Numpy
-from attnviz.models.memory import forward_bytes
+from attnviz.models.memory import forward_bytes, on_demand_trace_bytes
 
 __all__ = ["capture_hf", "eager_attention", "ON_DEMAND_T", "MAX_FULL_T"]
 
@@ -174,6 +175,19 @@ def _layer_reporter(preview, only, tokens, n_layers: int):
     return report
 
 
+def _long_store(model, cfg, T: int) -> tuple[SpillStore, int]:
+    """(the store of a long capture's arrays, the bytes kept up to which it does not trim the allocator): the
+    budget leaves room for the model's own forward and what the process holds; a trace expected to fit whole
+    stays in memory untrimmed (``LayerConverter``'s ``untrimmed``). The allocator's thresholds are fixed first
+    (:func:`attnviz.hf.allocator.keep_freed_memory`)."""
+    keep_freed_memory()
+    element = array_bytes(compute_dtype_of(model))
+    whole = on_demand_trace_bytes(cfg, T, element)
+    budget = capture_budget(forward_bytes(cfg.d_model, cfg.mlp_ratio, T, element),
+                            held_bytes=held_besides_weights(model), whole_bytes=whole)
+    return SpillStore(budget), (whole if whole <= budget else 0)
+
+
 def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None, grad: bool = False,
                target: int | None = None, precision: str = "auto", layers=None, preview=None,
                preview_layers=None, attention: str = "auto") -> Trace:
@@ -231,9 +245,9 @@ def capture_hf(model, inputs: dict, tokens: list[str], meta: dict | None = None,
     # a long capture on the fastest kernel converts each layer as soon as its block has run, keeping arrays on
     # disk beyond a memory budget (attnviz.capture.spill); others convert after the forward, in memory
     # (the in-memory budget: what the resident goal leaves beside the forward's own peak at this length)
-    spill = SpillStore(capture_budget(forward_bytes(cfg.d_model, cfg.mlp_ratio, T, array_bytes(compute_dtype_of(model))),
-                                      held_bytes=held_besides_weights(model))) if fast and generic else None
-    layers_out = LayerConverter(conv, qk_dtype, post_ln=family is not None and family.norm == "post", spill=spill)
+    spill, untrimmed = _long_store(model, cfg, T) if fast and generic else (None, 0)
+    layers_out = LayerConverter(conv, qk_dtype, post_ln=family is not None and family.norm == "post", spill=spill,
+                                untrimmed=untrimmed)
     with torch.set_grad_enabled(grad), OutputHead(model, head, enabled=not grad) as output_head:
         if generic:
             post_h = family.h if family is not None and family.norm == "post" else None

@@ -56,10 +56,15 @@ class LayerConverter:
     post_ln : the family normalises after the residual sum.
     spill : where a long capture's large arrays go (None: everything stays in memory, converted after the
         forward).
+    untrimmed : bytes of arrays kept in memory up to which the capture does not hand freed memory back (see
+        TRIM_STEP): what a trace expected to fit its memory budget whole keeps (0: trim from the start, as a
+        capture that will spill does). Beyond it (the estimate was short) or once an array is written, it trims.
     """
 
-    def __init__(self, conv, qk_dtype, post_ln: bool, spill: SpillStore | None = None):
+    def __init__(self, conv, qk_dtype, post_ln: bool, spill: SpillStore | None = None, untrimmed: int = 0):
         self.conv, self.qk_dtype, self.post_ln, self.spill = conv, qk_dtype, post_ln, spill
+        self.untrimmed = untrimmed
+        self.kept_bytes = 0  # of the arrays stored so far, besides views of the weights
         self.arrays: dict[str, np.ndarray] = {}
         self.facts: dict[int, object] = {}
         self.readings: list = []  # alive until every tensor is converted (conv keys by address)
@@ -111,6 +116,7 @@ class LayerConverter:
         own = {k: a for k, a in layer.items() if k.rpartition(".")[2].startswith(_WEIGHT_LEAVES)}
         shared = [k for k in layer if k.rpartition(".")[2] in _SHARED_LEAVES]
         rest = {k: a for k, a in layer.items() if k not in own}
+        self.kept_bytes += sum(getattr(a, "nbytes", 0) for k, a in rest.items() if k not in shared)
         self.arrays.update(own)
         self.spill.keep(rest, shared=shared, into=self.arrays)  # written on the store's writer thread
 
@@ -146,7 +152,9 @@ class LayerConverter:
                     seen[n - 1] = None
         self._forget(released)
         del released
-        if _TRIM is not None and self.spill is not None:
+        # a trace kept whole is not trimmed: each trim handed back the holes the next layer faulted in again
+        # (at 4,096 tokens 6-33 thousand faults, 0.2-0.9 s of system time, with nothing to bound)
+        if _TRIM is not None and self.spill is not None and (self.kept_bytes > self.untrimmed or self.spill.files):
             # a layer's tensors (tens of MB each at 8,192 tokens) freed between the small ones kept stay
             # resident as free holes of the allocator's arenas unless given back: the peak grew layer by layer.
             # Also before the first array is spilled: at 8,192 tokens the app's budget kept the first ~15 layers

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from attnviz.errors import ModelLoadError
 
 __all__ = ["MemoryEstimate", "count_parameters", "position_table_elements", "activation_bytes", "estimate_memory",
-           "check_config_memory", "available_memory", "check_memory", "LOAD_CHECK_TOKENS", "FLOAT_BYTES"]
+           "check_config_memory", "available_memory", "check_memory", "LOAD_CHECK_TOKENS", "FLOAT_BYTES",
+           "on_demand_trace_bytes"]
 
 FLOAT_BYTES = 4  # float32 weights and activations
 LOAD_CHECK_TOKENS = 256  # the input length a model must at least be able to show to be worth loading
@@ -107,6 +108,22 @@ def forward_bytes(d_model: int, mlp_ratio: float, tokens: int, element_bytes: in
     (the one computing and the stream it hands on). Measured on a 30-layer d 576 decoder, float32: 327 MiB at
     4,096 tokens (this gives 276), ~1,320 at 16,384 (1,103)."""
     return int(2 * layer_elements(d_model, mlp_ratio, tokens) * element_bytes)
+
+
+def on_demand_trace_bytes(cfg, tokens: int, element_bytes: int = FLOAT_BYTES) -> int:
+    """About the bytes an on-demand capture's trace keeps besides views of the weights (``cfg`` an attnviz
+    ModelConfig): per layer q and z (H·d_head each), k (H_kv·d_head), the residual stream (D) and each row's
+    log-sum-exp (float32); the embeddings and the first layer's input (3·D) and the rotary tables once. A
+    30-layer d 576, 9/3-head decoder at 4,096 tokens: 934 MiB (its trace keeps 925 beyond the weight views).
+    Arrays of another dtype than float32 keep also q and k before rotation, v and each layer's input (their
+    rules are exact in float32 only: ``attnviz.hf.layer_arrays``): the same decoder's float16 trace at 8,192
+    tokens keeps 1,690 MiB (this gives 1,659)."""
+    t, dh = int(tokens), cfg.head_dim
+    per_token = (2 * cfg.n_heads + cfg.kv_heads) * dh + cfg.d_model
+    if element_bytes != 4:
+        per_token += (cfg.n_heads + 2 * cfg.kv_heads) * dh + cfg.d_model
+    per_layer = t * per_token * element_bytes + t * cfg.n_heads * 4
+    return int(cfg.n_layers * per_layer + 3 * t * cfg.d_model * element_bytes + 2 * t * dh * 4)
 
 
 def activation_bytes(n_layers: int, n_heads: int, d_model: int, mlp_ratio: float, tokens: int, batch: int = 1,

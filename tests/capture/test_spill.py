@@ -151,14 +151,20 @@ def test_long_capture_prediction_is_the_last_positions(model, monkeypatch):
     assert np.abs(got - want[-2]).max() > 1e-4
 
 
-@pytest.mark.parametrize("spilled, growth, trims", [(True, 0, 0), (True, 1 << 30, 2), (False, 1 << 30, 2),
-                                                     (False, 0, 0)])
-def test_memory_is_handed_back_only_when_it_has_grown(monkeypatch, spilled, growth, trims):
+@pytest.mark.parametrize("spilled, estimate, growth, trims", [(True, None, 0, 0), (True, None, 1 << 30, 2),
+                                                               (False, 1 << 41, 1 << 30, 2), (False, 1 << 39, 1 << 30, 0),
+                                                               (False, 1, 1 << 30, 2), (False, 1 << 41, 0, 0)])
+def test_memory_is_handed_back_only_when_it_has_grown(monkeypatch, spilled, estimate, growth, trims):
     """A layer-by-layer capture trims the allocator only after the resident size has grown by the step since its
     first layer (a trim after every layer made each next layer fault its pages in again; one at the first layer
     handed back the previous capture's memory, faulted in again at once); a process that grows by a GiB a layer is
-    trimmed after every later layer (2 of 3: the control), one that does not grow never. Also while nothing is spilled (every array
-    within the budget: the app's 8,192-token capture's first ~15 layers), which untrimmed grew by 1.9 GB."""
+    trimmed after every later layer (2 of 3: the control), one that does not grow never. Also while nothing is
+    spilled yet, when the whole trace is not expected to fit the budget (the app's 8,192-token capture keeps its
+    first ~15 layers in memory: untrimmed, it grew by 1.9 GB). A trace expected to fit whole is not trimmed (at
+    4,096 tokens each trim's holes were faulted in again: 6-33 thousand faults a capture), however it grows,
+    unless it keeps more than expected (an estimate of 1 byte: trimmed as before; a float16 trace at 8,192
+    tokens kept 1,690 MiB against an estimate of 934 and, untrimmed, peaked at weights + 2,173 MiB)."""
+    import attnviz.hf.capture as hc
     import attnviz.hf.layer_convert as lc
 
     calls, rss = [], [0]
@@ -172,6 +178,9 @@ def test_memory_is_handed_back_only_when_it_has_grown(monkeypatch, spilled, grow
         trace = _capture(_model(), True, monkeypatch)
     else:
         monkeypatch.setattr(spill, "SPILL_BUDGET", 1 << 40)
+        # what the whole trace is expected to keep: within the budget, beyond it (it then spills late, if at
+        # all), or short of what it keeps
+        monkeypatch.setattr(hc, "on_demand_trace_bytes", lambda cfg, t, e: estimate)
         trace = _capture(_model(), False, monkeypatch)
         assert trace.spill is None or not trace.spill.files  # nothing was written: every array stayed in memory
     if trace.spill is not None:

@@ -82,6 +82,53 @@ def test_the_capture_tells_the_budget_what_the_process_holds(monkeypatch):
 
     asked = []
     real = hc.capture_budget
-    monkeypatch.setattr(hc, "capture_budget", lambda fwd, held_bytes=None: asked.append(held_bytes) or real(fwd, held_bytes))
+    monkeypatch.setattr(hc, "capture_budget", lambda fwd, held_bytes=None, whole_bytes=None:
+                        asked.append(held_bytes) or real(fwd, held_bytes, whole_bytes))
     _capture(_model()).close()
     assert asked and asked[0] is not None and asked[0] > 0  # this test process holds Python, torch, NumPy
+
+
+def test_a_trace_that_fits_whole_under_the_bound_is_kept_whole(monkeypatch):
+    """A 4,096-token capture of a SmolLM2-shaped decoder in a command-line process (~400 MiB held besides the
+    weights) fits under the bound whole (forward + trace + held < 2 GB): its budget takes it all, so nothing is
+    written (writing cost time at 4,096 tokens and the trims' faults more). The room PROCESS_GOAL keeps for the
+    growth between trims would have sent ~150 MiB to disk. Controls: the app's ~1.1 GB held, or a trace expected
+    to be larger than the room, get the budget with that room left (and spill)."""
+    import dataclasses
+
+    from attnviz.models.config import ModelConfig
+
+    monkeypatch.setattr(spill, "SPILL_BUDGET", None)
+    cfg = ModelConfig(kind="decoder", n_layers=30, n_heads=9, n_kv_heads=3, d_model=576, mlp_ratio=1536 / 576,
+                      pos="rotary", head="lm", vocab_size=49152)
+    fwd = memory.forward_bytes(576, 1536 / 576, 4096)
+    whole = memory.on_demand_trace_bytes(cfg, 4096)
+    assert 900 << 20 <= whole <= 1000 << 20  # the trace keeps 925 MiB beyond the weight views (bench long)
+    cli = 400 << 20
+    assert spill.capture_budget(fwd, held_bytes=cli, whole_bytes=whole) >= whole
+    assert fwd + whole + cli <= spill.PROCESS_BOUND  # and the bound holds
+    assert spill.capture_budget(fwd, held_bytes=cli) < whole  # control: without the estimate, the room is kept
+    app = 1100 << 20
+    assert spill.capture_budget(fwd, held_bytes=app, whole_bytes=whole) < whole  # control: the app spills
+    bigger = memory.on_demand_trace_bytes(dataclasses.replace(cfg, n_layers=40), 4096)
+    assert spill.capture_budget(fwd, held_bytes=cli, whole_bytes=bigger) < bigger  # control: larger than the room
+
+
+def test_the_estimate_of_a_whole_trace_is_what_a_capture_keeps():
+    """on_demand_trace_bytes against a real capture's bytes beyond the views of the weights (tiny decoder; the
+    output head's prediction and the small per-layer facts make the rest)."""
+    import numpy as np
+
+    from attnviz.hf.describe import describe_model
+
+    model = _model()
+    trace = _capture(model)
+    params = [p.detach().numpy() for p in model.parameters()]
+    arrays = {id(a): a for a in trace.arrays.values()}.values()
+    views = sum(a.nbytes for a in arrays if any(np.may_share_memory(a, p) for p in params))
+    kept = trace.nbytes - views
+    cfg = describe_model(model.config, "LlamaForCausalLM")
+    estimate = memory.on_demand_trace_bytes(cfg, T)
+    if trace.spill is not None:
+        trace.close()
+    assert 0.9 * kept <= estimate <= 1.2 * kept, (estimate, kept)

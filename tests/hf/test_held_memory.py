@@ -119,7 +119,8 @@ def test_a_capture_after_another_gets_the_same_budget(monkeypatch):
     monkeypatch.setattr(spill, "SPILL_BUDGET", None)
     asked = []
     real = hc.capture_budget
-    monkeypatch.setattr(hc, "capture_budget", lambda fwd, held_bytes=None: asked.append(held_bytes) or real(fwd, held_bytes))
+    monkeypatch.setattr(hc, "capture_budget", lambda fwd, held_bytes=None, whole_bytes=None:
+                        asked.append(held_bytes) or real(fwd, held_bytes, whole_bytes))
     model, T = _model(), 300  # above ON_DEMAND_T: the on-demand path that makes a spill store
     ids = torch.randint(0, 97, (1, T), generator=torch.Generator().manual_seed(3))
 
