@@ -125,6 +125,8 @@ def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T=(512, 4096), l
     full-depth lengths (default: ``ATTNVIZ_BENCH_LONG_T`` or none; 0 or () for none)."""
     import torch
 
+    from attnviz.hf.allocator import MMAP_THRESHOLD, TRIM_THRESHOLD, keep_freed_memory
+
     sizes = {**SMOLLM2, **(sizes or {})}
     model = _model(sizes)
     yield {"decoder": f"SmolLM2-shaped random Llama {sizes['num_hidden_layers']}L d{sizes['hidden_size']} "
@@ -135,6 +137,11 @@ def iter_long_capture(repeat: int = 3, lengths=(512, 4096), mem_T=(512, 4096), l
            # wake for the next product: 512 tokens measured 1.10x in a script with it, 1.04x without)
            "OpenMP wait policy / huge pages (environment)": f"{os.environ.get('OMP_WAIT_POLICY', 'default')} / "
                                                            f"{os.environ.get('THP_MEM_ALLOC_ENABLE', 'unset')}",
+           # fixed by the first long capture (attnviz.hf.allocator.keep_freed_memory): here before either run, so the
+           # SDPA forward and the capture run under the same thresholds
+           "C allocator thresholds (glibc)": f"fixed: blocks under {MMAP_THRESHOLD >> 20} MiB reused, up to "
+                                             f"{TRIM_THRESHOLD >> 20} MiB kept free at the top" if keep_freed_memory()
+                                             else "the allocator's own",
            "parameters": sum(p.numel() for p in model.parameters()),
            "goal": "capture <= 1.05x the SDPA forward (wall and CPU); added <= 1.1x kept; 16,384: peak <= weights "
                    "+ 2 GB"}
