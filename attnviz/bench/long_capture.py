@@ -17,7 +17,9 @@ heads, intermediate 1,536, vocabulary 49,152, tied embeddings, rotary). Figures 
    ``attnviz.load(dir).trace(text)`` keep it; beyond a memory budget the layers are written to the trace's
    temporary folder and memory-mapped: :mod:`attnviz.capture.spill`): each a fresh child's peak resident memory
    (VmHWM, /proc/self/status) absolute and over the weights' bytes (the goal: weights + 2 GB), the capture's wall
-   time against the same child's SDPA forward afterwards, and what went to disk; the same with float16 weights.
+   time against the same child's SDPA forward afterwards (warm: in the memory the capture freed) and against the
+   SDPA forward in a fresh child of its own (cold, as the capture), and what went to disk; the same with float16
+   weights.
    These take minutes each on two cores, so they run only when asked: ``attnviz bench --only long --long-T
    8192,16384`` (or ``ATTNVIZ_BENCH_LONG_T``).
 """
@@ -191,8 +193,14 @@ def _mib(n) -> str:
 
 def _full_depth_rows(sizes: dict, T_long: int, dtype: str) -> dict:
     cap = child({"sizes": sizes, "T": T_long, "dtype": dtype, "layers": None, "mode": "capture", "then_sdpa": True})
+    # the same child's forward runs warm, in the memory the capture freed; this one is cold, as the capture was
+    cold = child({"sizes": sizes, "T": T_long, "dtype": dtype, "layers": None, "mode": "sdpa"})
     name = f"T={T_long} full depth, {dtype} weights"
     return {
+        f"{name}: SDPA forward in a fresh child of its own, wall s / CPU s (cold, as the capture)":
+            f"{cold['seconds']:.1f} / {cold['cpu']:.1f}",
+        f"{name}: capture / that cold SDPA forward (wall; CPU)": f"{cap['seconds'] / cold['seconds']:.3f}; "
+                                                                 f"{cap['cpu'] / cold['cpu']:.3f}",
         f"{name}: weights MiB": cap["weight_bytes"] / 2**20,
         f"{name}: capture peak resident (VmHWM) MiB": cap["hwm"] / 2**20,
         f"{name}: capture peak over weights MiB (goal <= 2048)": (cap["hwm"] - cap["weight_bytes"]) / 2**20,

@@ -72,9 +72,9 @@ def capture_budget(forward_bytes: int = 0, held_bytes: int | None = None, whole_
     its peak (``attnviz.models.memory.forward_bytes``): what RESIDENT_GOAL leaves, never under SPILL_FLOOR.
     ``held_bytes``: what the process holds now besides the model's weights (its resident size less them); the
     budget is then also at most what PROCESS_GOAL leaves beside it and the forward. ``whole_bytes``: about what
-    the whole trace keeps (``attnviz.models.memory.on_demand_trace_bytes``); when that fits under the bound itself (PROCESS_BOUND) and
-    RESIDENT_GOAL, the budget is the room there: nothing is written and no trim runs, so PROCESS_GOAL's room
-    for the growth between trims is not needed.
+    the whole trace keeps (``attnviz.models.memory.on_demand_trace_bytes``); when that fits under the bound
+    itself (PROCESS_BOUND) and RESIDENT_GOAL, the budget is the room there: nothing is written and no trim
+    runs, so PROCESS_GOAL's room for the growth between trims is not needed.
 
     Writing the arrays costs the forward CPU time (2.2 s of 25 at 4,096 tokens on the decoder above, the writer
     thread beside the model's two), so arrays that fit stay in memory: at 4,096 tokens all of them (1,026 MiB),

@@ -151,9 +151,9 @@ def test_long_capture_prediction_is_the_last_positions(model, monkeypatch):
     assert np.abs(got - want[-2]).max() > 1e-4
 
 
-@pytest.mark.parametrize("spilled, estimate, growth, trims", [(True, None, 0, 0), (True, None, 1 << 30, 2),
-                                                               (False, 1 << 41, 1 << 30, 2), (False, 1 << 39, 1 << 30, 0),
-                                                               (False, 1, 1 << 30, 2), (False, 1 << 41, 0, 0)])
+@pytest.mark.parametrize("spilled, estimate, growth, trims", [
+    (True, None, 0, 0), (True, None, 1 << 30, 2), (False, 1 << 41, 1 << 30, 2), (False, 1 << 39, 1 << 30, 0),
+    (False, 1, 1 << 30, 2), (False, 1 << 41, 0, 0)])
 def test_memory_is_handed_back_only_when_it_has_grown(monkeypatch, spilled, estimate, growth, trims):
     """A layer-by-layer capture trims the allocator only after the resident size has grown by the step since its
     first layer (a trim after every layer made each next layer fault its pages in again; one at the first layer

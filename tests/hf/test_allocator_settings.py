@@ -49,6 +49,7 @@ def _child(settings: str) -> dict:
 def test_a_freed_block_stays_in_the_arena_once_the_thresholds_are_fixed():
     fixed, default = _child("1"), _child("0")
     assert fixed["settled"] and fixed["again"]  # set once, and the second call says so without setting again
-    assert fixed["kept_free"] >= BLOCK * 3 // 4  # freed, still the arena's: the next layer's block of this size reuses it
+    # freed, still the arena's: the next layer's block of this size reuses it
+    assert fixed["kept_free"] >= BLOCK * 3 // 4
     assert not default["settled"]  # control: switched off, glibc's defaults
     assert default["kept_free"] < BLOCK // 4  # the block was mapped for itself and handed back when freed
